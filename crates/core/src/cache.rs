@@ -1,0 +1,253 @@
+//! The apiserver's watch cache for one kind (`apiserver/pkg/storage/cacher/watch_cache.go`): a
+//! cyclic buffer of recent events, the store it serves lists from, and the exact "too old" rule.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::config::{CacheMode, EVENT_FRESH_MS};
+use crate::model::{Change, NameId, Object, Rv, TimeMs};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+pub struct WatchCache {
+    pub mode: CacheMode,
+    pub capacity: u32,
+    pub buffer: VecDeque<Change>,
+    /// RV of the cache's own last list of etcd.
+    pub list_rv: Rv,
+    /// An event was evicted since that list (`removedEventSinceRelist`).
+    pub evicted_since_list: bool,
+    /// The newest RV the cache has processed.
+    pub rv: Rv,
+    pub store: BTreeMap<NameId, Object>,
+    /// False while the cache (re)initialises: watches get 429.
+    pub ready: bool,
+}
+
+/// What adding one event did to the buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AddOutcome {
+    pub evicted: u32,
+    pub capacity_before: u32,
+}
+
+/// The answer to "may a watch start at r?".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatchStart {
+    Ok,
+    /// 410 Expired: `too old resource version: r (oldest-1)`.
+    TooOld {
+        requested: Rv,
+        oldest_minus_one: Rv,
+    },
+}
+
+impl WatchCache {
+    pub fn new(mode: CacheMode) -> Self {
+        let capacity = match mode {
+            CacheMode::Fixed { capacity } => capacity,
+            CacheMode::Dynamic { capacity_min, .. } => capacity_min,
+            CacheMode::Off => 0,
+        };
+        WatchCache {
+            mode,
+            capacity,
+            buffer: VecDeque::new(),
+            list_rv: 0,
+            evicted_since_list: false,
+            rv: 0,
+            store: BTreeMap::new(),
+            ready: true,
+        }
+    }
+
+    /// Relist from etcd: empty history, `list_rv` = the list's RV (`watchCache.Replace`).
+    pub fn replace(&mut self, objects: impl Iterator<Item = Object>, list_rv: Rv) {
+        self.buffer.clear();
+        self.store = objects.map(|o| (o.name, o)).collect();
+        self.list_rv = list_rv;
+        self.rv = list_rv;
+        self.evicted_since_list = false;
+        self.ready = true;
+        if let CacheMode::Dynamic { capacity_min, .. } = self.mode {
+            self.capacity = capacity_min;
+        }
+    }
+
+    /// The oldest RV a watch can be served from, plus one (`GetIntervalLocked`).
+    pub fn oldest(&self) -> Rv {
+        match self.buffer.front() {
+            Some(first) if self.evicted_since_list => first.object.rv,
+            _ => self.list_rv + 1,
+        }
+    }
+
+    pub fn check_watch_start(&self, from: Rv) -> WatchStart {
+        let oldest = self.oldest();
+        if from + 1 < oldest {
+            WatchStart::TooOld {
+                requested: from,
+                oldest_minus_one: oldest - 1,
+            }
+        } else {
+            WatchStart::Ok
+        }
+    }
+
+    /// Events a watch from `from` replays (strictly newer than `from`).
+    pub fn events_after(&self, from: Rv) -> impl Iterator<Item = &Change> {
+        let start = self.buffer.partition_point(|c| c.object.rv <= from);
+        self.buffer.range(start..)
+    }
+
+    /// `resizeCacheLocked` then `updateCache`: grow, shrink or evict, then append.
+    pub fn add(&mut self, change: Change) -> AddOutcome {
+        let capacity_before = self.capacity;
+        let mut evicted = 0;
+        if let CacheMode::Dynamic {
+            capacity_min,
+            capacity_max,
+        } = self.mode
+        {
+            evicted += self.resize(change.time_ms, capacity_min, capacity_max);
+        }
+        if self.buffer.len() as u32 >= self.capacity {
+            self.buffer.pop_front();
+            self.evicted_since_list = true;
+            evicted += 1;
+        }
+        self.rv = change.object.rv;
+        match change.event {
+            crate::model::EventType::Deleted => {
+                self.store.remove(&change.object.name);
+            }
+            _ => {
+                self.store.insert(change.object.name, change.object);
+            }
+        }
+        self.buffer.push_back(change);
+        AddOutcome {
+            evicted,
+            capacity_before,
+        }
+    }
+
+    fn resize(&mut self, now: TimeMs, capacity_min: u32, capacity_max: u32) -> u32 {
+        let full = self.buffer.len() as u32 >= self.capacity;
+        if !full || self.buffer.is_empty() {
+            return 0;
+        }
+        let oldest_time = self.buffer.front().map(|c| c.time_ms).unwrap_or(now);
+        if now.saturating_sub(oldest_time) < EVENT_FRESH_MS {
+            self.capacity = (self.capacity * 2).min(capacity_max);
+            return 0;
+        }
+        let quarter_back = self.buffer.len() - (self.capacity as usize / 4).max(1);
+        let quarter_time = self.buffer[quarter_back].time_ms;
+        if now.saturating_sub(quarter_time) > EVENT_FRESH_MS {
+            let target = (self.capacity / 2).max(capacity_min);
+            if target < self.capacity {
+                self.capacity = target;
+                let mut evicted = 0;
+                while self.buffer.len() as u32 > self.capacity {
+                    self.buffer.pop_front();
+                    evicted += 1;
+                }
+                if evicted > 0 {
+                    self.evicted_since_list = true;
+                }
+                return evicted;
+            }
+        }
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{EventType, KindId};
+
+    fn obj(name: u32, rv: Rv) -> Object {
+        Object {
+            kind: KindId(0),
+            name: NameId(name),
+            namespace: NameId(0),
+            uid: name as u64,
+            rv,
+            generation: 1,
+            spec: 0,
+            status: 0,
+            owner: None,
+            finalizers: 0,
+            deletion_ms: None,
+        }
+    }
+
+    fn change(rv: Rv, time_ms: TimeMs) -> Change {
+        Change {
+            event: EventType::Modified,
+            object: obj(1, rv),
+            time_ms,
+        }
+    }
+
+    /// semantics.md §10 "Boundaries", both halves.
+    #[test]
+    fn too_old_boundaries_match_the_worked_example() {
+        let mut c = WatchCache::new(CacheMode::Fixed { capacity: 3 });
+        c.replace(std::iter::empty(), 10);
+        c.add(change(11, 0));
+        c.add(change(12, 0));
+        assert_eq!(c.check_watch_start(10), WatchStart::Ok);
+        assert_eq!(
+            c.check_watch_start(9),
+            WatchStart::TooOld {
+                requested: 9,
+                oldest_minus_one: 10
+            }
+        );
+        for rv in 13..=15 {
+            c.add(change(rv, 0));
+        }
+        let rvs: Vec<Rv> = c.buffer.iter().map(|c| c.object.rv).collect();
+        assert_eq!(rvs, vec![13, 14, 15]);
+        assert_eq!(c.check_watch_start(12), WatchStart::Ok);
+        assert_eq!(c.check_watch_start(15), WatchStart::Ok);
+        assert_eq!(
+            c.check_watch_start(11),
+            WatchStart::TooOld {
+                requested: 11,
+                oldest_minus_one: 12
+            }
+        );
+        assert_eq!(
+            c.check_watch_start(10),
+            WatchStart::TooOld {
+                requested: 10,
+                oldest_minus_one: 12
+            }
+        );
+        assert_eq!(
+            c.events_after(12).map(|c| c.object.rv).collect::<Vec<_>>(),
+            vec![13, 14, 15]
+        );
+    }
+
+    #[test]
+    fn dynamic_cache_doubles_while_fresh_and_evicts_when_stale() {
+        let mut c = WatchCache::new(CacheMode::Dynamic {
+            capacity_min: 4,
+            capacity_max: 16,
+        });
+        for rv in 1..=20 {
+            c.add(change(rv, rv));
+        }
+        assert_eq!(c.capacity, 16);
+        assert_eq!(c.buffer.len(), 16);
+        // Everything now is older than 75 s: the buffer halves, evicting many at once.
+        let out = c.add(change(21, 200_000));
+        assert_eq!(c.capacity, 8);
+        assert_eq!(out.evicted, 9);
+        assert_eq!(c.buffer.len(), 8);
+        assert!(c.evicted_since_list);
+    }
+}

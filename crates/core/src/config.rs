@@ -1,0 +1,543 @@
+//! What a run is made of: the cluster's settings, the controllers, the timeline of inputs and the
+//! caps. The script crate compiles scenarios into this; the core validates it.
+
+use crate::model::{ApiserverId, ControllerId, KindId, TimeMs};
+
+/// How a kind's watch cache sizes itself.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum CacheMode {
+    /// Kubernetes before 1.19 (`--watch-cache-sizes`): a fixed ring; a full ring evicts the oldest.
+    Fixed { capacity: u32 },
+    /// Kubernetes 1.19+: starts at `capacity_min`, doubles while the oldest event is fresher than
+    /// 75 s, halves when a quarter back is older than 75 s.
+    Dynamic {
+        capacity_min: u32,
+        capacity_max: u32,
+    },
+    /// No watch cache for this kind: lists and watches are served from etcd.
+    Off,
+}
+
+pub const DYNAMIC_CAPACITY_MIN: u32 = 100;
+pub const DYNAMIC_CAPACITY_MAX: u32 = 102_400;
+pub const EVENT_FRESH_MS: TimeMs = 75_000;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct KindConfig {
+    pub name: String,
+    pub cache: CacheMode,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiserverConfig {
+    pub name: String,
+    /// How far its watch caches lag behind etcd.
+    pub lag_ms: TimeMs,
+}
+
+/// How an informer event becomes a reconcile key.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum KeyMap {
+    /// The object's own name (controller-runtime `For`).
+    Itself,
+    /// The controller owner of the object, if it is of the controller's primary kind (`Owns`).
+    Owner,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct WatchConfig {
+    pub kind: KindId,
+    pub map: KeyMap,
+    /// Only objects of this namespace (a field selector); `None` watches all namespaces.
+    pub namespace: Option<String>,
+}
+
+/// The reconcile library. Level-triggered behaviours decide from the latest state only; the
+/// `*Buggy` ones depend on history the way Sieve's real bugs did.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Behaviour {
+    /// Keep `parent.spec` children (owned, named `parent-0`, `parent-1`, ...) of `child`.
+    Children { child: KindId, finalizer: bool },
+    /// Keep an object of `target` with the same name and the same spec as each primary object.
+    Mirror { target: KindId },
+    /// rabbitmq#648: a parent seen with a deletion mark makes the controller delete `parent-data`
+    /// by name. `fixed` deletes with a UID precondition taken from the parent's own child.
+    StaleDelete { child: KindId, fixed: bool },
+    /// rabbitmq#758: a parent scaled to 0 must have its data child wiped (deleted, made anew on
+    /// scale-up). It acts on the transitions it observes, so a 0 it never saw wipes nothing: no
+    /// level-triggered twin exists without recording the intent in the API.
+    WipeOnZero { child: KindId },
+    /// rabbitmq#782: two writes, create `parent-data` then set `parent.status = spec`. The buggy
+    /// one skips everything once the child exists, so a crash between the writes is never repaired.
+    TwoWrites { child: KindId, fixed: bool },
+}
+
+/// Which work queue the controller uses.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum QueueKind {
+    /// client-go's rate-limited queue: per-item 5 ms · 2^n (cap 1000 s) and a 10 qps / 100 bucket.
+    Classic,
+    /// controller-runtime's priority queue (0.20+): per-item backoff only; adds from the initial
+    /// list go behind every other key.
+    Priority,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ControllerConfig {
+    pub name: String,
+    pub primary: KindId,
+    pub watches: Vec<WatchConfig>,
+    pub behaviour: Behaviour,
+    pub workers: u32,
+    pub apiserver: ApiserverId,
+    /// Time a reconcile takes; its writes are spread evenly over it.
+    pub reconcile_ms: TimeMs,
+    /// `RequeueAfter` returned by every successful reconcile; 0 for none.
+    pub requeue_after_ms: TimeMs,
+    /// Probability that a reconcile returns an error, in parts per million.
+    pub error_ppm: u32,
+    /// Informer resync period; 0 disables it (controller-runtime's default is 10 h).
+    pub resync_ms: TimeMs,
+    /// Message delay on the link between this controller and its apiserver.
+    pub link_delay_ms: TimeMs,
+    pub queue: QueueKind,
+    /// Anvil's abstraction: no watches, consistent reads, a reconcile scheduled for every primary
+    /// object every `anvil_period_ms`.
+    pub anvil: bool,
+    pub anvil_period_ms: TimeMs,
+    /// Start time of the controller.
+    pub start_ms: TimeMs,
+}
+
+/// Reflector options that differ between Kubernetes versions.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct ReflectorConfig {
+    /// `allowWatchBookmarks=true` (client-go always sends it).
+    pub bookmarks: bool,
+    /// Streaming list (`sendInitialEvents=true`), client-go's default from 1.35.
+    pub streaming_list: bool,
+    pub backoff_ms_initial: TimeMs,
+    pub backoff_ms_max: TimeMs,
+    pub backoff_reset_ms: TimeMs,
+    pub watch_timeout_ms_min: TimeMs,
+}
+
+impl Default for ReflectorConfig {
+    fn default() -> Self {
+        ReflectorConfig {
+            bookmarks: true,
+            streaming_list: false,
+            backoff_ms_initial: 800,
+            backoff_ms_max: 30_000,
+            backoff_reset_ms: 120_000,
+            watch_timeout_ms_min: 300_000,
+        }
+    }
+}
+
+/// Something that happens at a moment of the timeline: a write by another client, or a fault.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Input {
+    Create {
+        kind: KindId,
+        name: String,
+        spec: i64,
+    },
+    /// Set the spec (a no-op when equal).
+    Update {
+        kind: KindId,
+        name: String,
+        spec: i64,
+    },
+    /// Set the status only (no generation change).
+    UpdateStatus {
+        kind: KindId,
+        name: String,
+        status: i64,
+    },
+    Delete {
+        kind: KindId,
+        name: String,
+    },
+    /// Close the controller's watches and refuse its connections for a while.
+    Disconnect {
+        controller: ControllerId,
+        duration_ms: TimeMs,
+    },
+    /// Set the message delay on a controller's link.
+    Delay {
+        controller: ControllerId,
+        delay_ms: TimeMs,
+    },
+    /// Drop the next `count` watch events sent to the controller.
+    Drop {
+        controller: ControllerId,
+        count: u32,
+    },
+    PauseCache {
+        apiserver: ApiserverId,
+    },
+    ResumeCache {
+        apiserver: ApiserverId,
+    },
+    /// The apiserver restarts: every watch closes, caches empty and refill after `down_ms`.
+    RestartApiserver {
+        apiserver: ApiserverId,
+        down_ms: TimeMs,
+    },
+    /// Re-initialise one kind's cache as after a failed etcd watch.
+    ReinitCache {
+        apiserver: ApiserverId,
+        kind: KindId,
+        down_ms: TimeMs,
+    },
+    /// Kill the controller; with `after_writes`, only once its next reconcile made that many writes.
+    Crash {
+        controller: ControllerId,
+        after_writes: Option<u32>,
+    },
+    /// Start a crashed controller (fresh informers), optionally against another apiserver.
+    Restart {
+        controller: ControllerId,
+        apiserver: Option<ApiserverId>,
+    },
+    /// Narration shown at its moment.
+    Say {
+        text: String,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimedInput {
+    pub at_ms: TimeMs,
+    pub input: Input,
+}
+
+/// Caps that bound every run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    pub max_events: u64,
+    pub max_time_ms: TimeMs,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_events: 5_000_000,
+            max_time_ms: 24 * 3_600_000,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub seed: u64,
+    pub kinds: Vec<KindConfig>,
+    pub apiservers: Vec<ApiserverConfig>,
+    pub controllers: Vec<ControllerConfig>,
+    pub reflector: ReflectorConfig,
+    /// etcd compaction interval (`--etcd-compaction-interval`); 0 disables.
+    pub compaction_ms: TimeMs,
+    /// Bookmark period of the watch cache.
+    pub bookmark_ms: TimeMs,
+    /// Events a server-side watch may have in flight before the server closes it as too slow.
+    pub watch_chan_capacity: u32,
+    /// Dependents of a deleted owner are deleted by the garbage collector after this delay.
+    pub gc_delay_ms: TimeMs,
+    pub timeline: Vec<TimedInput>,
+    /// When the run stops.
+    pub end_ms: TimeMs,
+    pub limits: Limits,
+}
+
+impl Config {
+    /// A one-kind, one-apiserver cluster with modern defaults and nothing happening.
+    pub fn new(kinds: &[&str]) -> Config {
+        Config {
+            seed: 1,
+            kinds: kinds
+                .iter()
+                .map(|k| KindConfig {
+                    name: k.to_string(),
+                    cache: CacheMode::Dynamic {
+                        capacity_min: DYNAMIC_CAPACITY_MIN,
+                        capacity_max: DYNAMIC_CAPACITY_MAX,
+                    },
+                })
+                .collect(),
+            apiservers: vec![ApiserverConfig {
+                name: "apiserver".into(),
+                lag_ms: 0,
+            }],
+            controllers: vec![],
+            reflector: ReflectorConfig::default(),
+            compaction_ms: 300_000,
+            bookmark_ms: 60_000,
+            watch_chan_capacity: 100,
+            gc_delay_ms: 0,
+            timeline: vec![],
+            end_ms: 60_000,
+            limits: Limits::default(),
+        }
+    }
+
+    pub fn kind_id(&self, name: &str) -> Option<KindId> {
+        self.kinds
+            .iter()
+            .position(|k| k.name == name)
+            .map(|i| KindId(i as u16))
+    }
+
+    /// A controller with client-go defaults watching its primary kind.
+    pub fn controller(name: &str, primary: KindId, behaviour: Behaviour) -> ControllerConfig {
+        ControllerConfig {
+            name: name.to_string(),
+            primary,
+            watches: vec![WatchConfig {
+                kind: primary,
+                map: KeyMap::Itself,
+                namespace: None,
+            }],
+            behaviour,
+            workers: 1,
+            apiserver: ApiserverId(0),
+            reconcile_ms: 10,
+            requeue_after_ms: 0,
+            error_ppm: 0,
+            resync_ms: 0,
+            link_delay_ms: 0,
+            queue: QueueKind::Classic,
+            anvil: false,
+            anvil_period_ms: 60_000,
+            start_ms: 0,
+        }
+    }
+}
+
+/// Why a configuration cannot run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConfigError {
+    NoKinds,
+    TooMany {
+        what: &'static str,
+        count: usize,
+        max: usize,
+    },
+    UnknownKind {
+        index: usize,
+    },
+    UnknownApiserver {
+        index: usize,
+    },
+    UnknownController {
+        index: usize,
+    },
+    BadCapacity {
+        kind: String,
+        reason: String,
+    },
+    BadController {
+        controller: String,
+        reason: String,
+    },
+    InputAfterEnd {
+        at_ms: TimeMs,
+        end_ms: TimeMs,
+    },
+    EndBeyondLimit {
+        end_ms: TimeMs,
+        max_time_ms: TimeMs,
+    },
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConfigError::NoKinds => write!(f, "the cluster has no kinds"),
+            ConfigError::TooMany { what, count, max } => {
+                write!(f, "{count} {what} is more than the limit of {max}")
+            }
+            ConfigError::UnknownKind { index } => write!(f, "kind #{index} does not exist"),
+            ConfigError::UnknownApiserver { index } => {
+                write!(f, "apiserver #{index} does not exist")
+            }
+            ConfigError::UnknownController { index } => {
+                write!(f, "controller #{index} does not exist")
+            }
+            ConfigError::BadCapacity { kind, reason } => {
+                write!(f, "watch cache of {kind}: {reason}")
+            }
+            ConfigError::BadController { controller, reason } => {
+                write!(f, "controller {controller}: {reason}")
+            }
+            ConfigError::InputAfterEnd { at_ms, end_ms } => write!(
+                f,
+                "an input at {} comes after the end of the run at {}",
+                crate::model::format_ms(*at_ms),
+                crate::model::format_ms(*end_ms)
+            ),
+            ConfigError::EndBeyondLimit {
+                end_ms,
+                max_time_ms,
+            } => write!(
+                f,
+                "the run would last {}, more than the cap of {}",
+                crate::model::format_ms(*end_ms),
+                crate::model::format_ms(*max_time_ms)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+pub const MAX_KINDS: usize = 32;
+pub const MAX_APISERVERS: usize = 8;
+pub const MAX_CONTROLLERS: usize = 31;
+pub const MAX_WORKERS: u32 = 64;
+pub const MAX_TIMELINE: usize = 100_000;
+
+impl Config {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.kinds.is_empty() {
+            return Err(ConfigError::NoKinds);
+        }
+        let too_many = |what, count, max| {
+            if count > max {
+                Err(ConfigError::TooMany { what, count, max })
+            } else {
+                Ok(())
+            }
+        };
+        too_many("kinds", self.kinds.len(), MAX_KINDS)?;
+        too_many("apiservers", self.apiservers.len(), MAX_APISERVERS)?;
+        too_many("controllers", self.controllers.len(), MAX_CONTROLLERS)?;
+        too_many("timeline entries", self.timeline.len(), MAX_TIMELINE)?;
+        if self.apiservers.is_empty() {
+            return Err(ConfigError::TooMany {
+                what: "apiservers",
+                count: 0,
+                max: 0,
+            });
+        }
+        for k in &self.kinds {
+            match k.cache {
+                CacheMode::Fixed { capacity } if capacity == 0 || capacity > DYNAMIC_CAPACITY_MAX => {
+                    return Err(ConfigError::BadCapacity {
+                        kind: k.name.clone(),
+                        reason: format!("capacity {capacity} is outside 1..={DYNAMIC_CAPACITY_MAX}"),
+                    })
+                }
+                CacheMode::Dynamic { capacity_min, capacity_max }
+                    if capacity_min == 0
+                        || capacity_min > capacity_max
+                        || capacity_max > DYNAMIC_CAPACITY_MAX =>
+                {
+                    return Err(ConfigError::BadCapacity {
+                        kind: k.name.clone(),
+                        reason: format!(
+                            "dynamic capacity {capacity_min}..{capacity_max} must satisfy 1 <= min <= max <= {DYNAMIC_CAPACITY_MAX}"
+                        ),
+                    })
+                }
+                _ => {}
+            }
+        }
+        let kind_ok = |k: KindId| {
+            if k.index() < self.kinds.len() {
+                Ok(())
+            } else {
+                Err(ConfigError::UnknownKind { index: k.index() })
+            }
+        };
+        let api_ok = |a: ApiserverId| {
+            if a.index() < self.apiservers.len() {
+                Ok(())
+            } else {
+                Err(ConfigError::UnknownApiserver { index: a.index() })
+            }
+        };
+        let ctl_ok = |c: ControllerId| {
+            if c.index() < self.controllers.len() {
+                Ok(())
+            } else {
+                Err(ConfigError::UnknownController { index: c.index() })
+            }
+        };
+        for c in &self.controllers {
+            kind_ok(c.primary)?;
+            api_ok(c.apiserver)?;
+            let bad = |reason: &str| {
+                Err(ConfigError::BadController {
+                    controller: c.name.clone(),
+                    reason: reason.into(),
+                })
+            };
+            if c.workers == 0 || c.workers > MAX_WORKERS {
+                return bad(&format!("workers must be 1..={MAX_WORKERS}"));
+            }
+            if c.anvil && c.anvil_period_ms == 0 {
+                return bad("the Anvil reconcile period must be positive");
+            }
+            for w in &c.watches {
+                kind_ok(w.kind)?;
+            }
+            match c.behaviour {
+                Behaviour::Children { child, .. }
+                | Behaviour::StaleDelete { child, .. }
+                | Behaviour::WipeOnZero { child, .. }
+                | Behaviour::TwoWrites { child, .. } => kind_ok(child)?,
+                Behaviour::Mirror { target } => {
+                    kind_ok(target)?;
+                    if target == c.primary {
+                        return bad("a mirror's target kind must differ from its primary kind");
+                    }
+                }
+            }
+        }
+        if self.end_ms > self.limits.max_time_ms {
+            return Err(ConfigError::EndBeyondLimit {
+                end_ms: self.end_ms,
+                max_time_ms: self.limits.max_time_ms,
+            });
+        }
+        for t in &self.timeline {
+            if t.at_ms > self.end_ms {
+                return Err(ConfigError::InputAfterEnd {
+                    at_ms: t.at_ms,
+                    end_ms: self.end_ms,
+                });
+            }
+            match &t.input {
+                Input::Create { kind, .. }
+                | Input::Update { kind, .. }
+                | Input::UpdateStatus { kind, .. }
+                | Input::Delete { kind, .. } => kind_ok(*kind)?,
+                Input::Disconnect { controller, .. }
+                | Input::Delay { controller, .. }
+                | Input::Drop { controller, .. }
+                | Input::Crash { controller, .. } => ctl_ok(*controller)?,
+                Input::Restart {
+                    controller,
+                    apiserver,
+                } => {
+                    ctl_ok(*controller)?;
+                    if let Some(a) = apiserver {
+                        api_ok(*a)?;
+                    }
+                }
+                Input::PauseCache { apiserver }
+                | Input::ResumeCache { apiserver }
+                | Input::RestartApiserver { apiserver, .. } => api_ok(*apiserver)?,
+                Input::ReinitCache {
+                    apiserver, kind, ..
+                } => {
+                    api_ok(*apiserver)?;
+                    kind_ok(*kind)?;
+                }
+                Input::Say { .. } => {}
+            }
+        }
+        Ok(())
+    }
+}

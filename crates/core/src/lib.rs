@@ -1,0 +1,18 @@
+//! listwatch-core: a deterministic, sans-IO simulation of Kubernetes list-then-watch.
+//!
+//! Inputs go in (`Sim::handle_input`), virtual time is passed in (`Sim::handle_timeout`), and the
+//! output is a trace of every state change with its cause. No clock, no IO, no threads; all
+//! randomness comes from the configured seed.
+
+pub mod cache;
+pub mod config;
+pub mod model;
+pub mod queue;
+pub mod reconcile;
+pub mod sim;
+pub mod trace;
+
+pub use config::*;
+pub use model::*;
+pub use sim::{Sim, Stop};
+pub use trace::*;

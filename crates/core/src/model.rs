@@ -1,0 +1,166 @@
+//! Plain data: identifiers, objects, the name interner and the seeded RNG.
+
+use std::collections::HashMap;
+
+/// A resource version: etcd's global revision. Clients treat it as opaque; the model compares.
+pub type Rv = u64;
+/// Virtual time in milliseconds since the start of the run.
+pub type TimeMs = u64;
+
+macro_rules! id_type {
+    ($(#[$m:meta])* $name:ident, $inner:ty) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+        pub struct $name(pub $inner);
+        impl $name {
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+id_type!(/// Index into `Config::kinds`.
+    KindId, u16);
+id_type!(/// An interned string: an object's `namespace/name`, a namespace, or narration.
+    NameId, u32);
+id_type!(/// Index into `Config::apiservers`.
+    ApiserverId, u8);
+id_type!(/// Index into `Config::controllers`.
+    ControllerId, u16);
+id_type!(/// Index into the run's reflectors (one per controller watch statement).
+    WatcherId, u16);
+
+/// An owner reference: enough for the owner handler and garbage collection.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Owner {
+    pub kind: KindId,
+    pub name: NameId,
+    pub uid: u64,
+}
+
+/// One API object. `spec` and `status` are single integers: enough for generation-changed
+/// versus status-only updates, replica counts and mirrors.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Object {
+    pub kind: KindId,
+    pub name: NameId,
+    pub namespace: NameId,
+    pub uid: u64,
+    pub rv: Rv,
+    pub generation: u64,
+    pub spec: i64,
+    pub status: i64,
+    pub owner: Option<Owner>,
+    /// One bit per controller that put a finalizer on the object.
+    pub finalizers: u32,
+    /// Set when deletion was requested while finalizers remained.
+    pub deletion_ms: Option<TimeMs>,
+}
+
+/// The type of a watch event.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// A committed change, as etcd's watch reports it: the object's new state (for a delete, its last
+/// state stamped with the deletion's RV).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Change {
+    pub event: EventType,
+    pub object: Object,
+    pub time_ms: TimeMs,
+}
+
+/// Interns strings so objects and trace events stay `Copy` and small.
+#[derive(Clone, Debug, Default)]
+pub struct Names {
+    strings: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl Names {
+    pub fn intern(&mut self, s: &str) -> NameId {
+        if let Some(&i) = self.index.get(s) {
+            return NameId(i);
+        }
+        let i = self.strings.len() as u32;
+        self.strings.push(s.to_string());
+        self.index.insert(s.to_string(), i);
+        NameId(i)
+    }
+    pub fn get(&self, s: &str) -> Option<NameId> {
+        self.index.get(s).map(|&i| NameId(i))
+    }
+    pub fn resolve(&self, id: NameId) -> &str {
+        self.strings
+            .get(id.index())
+            .map(String::as_str)
+            .unwrap_or("?")
+    }
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+}
+
+/// SplitMix64: tiny, seedable, and the same on every platform (native and wasm).
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `[0, n)`; 0 when `n == 0`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next_u64() % n
+        }
+    }
+    /// True with probability `per_million / 1_000_000`.
+    pub fn chance_ppm(&mut self, per_million: u32) -> bool {
+        self.below(1_000_000) < per_million as u64
+    }
+}
+
+/// Formats a duration the way scripts write it: `1.5s`, `250ms`, `2m`.
+pub fn format_ms(ms: TimeMs) -> String {
+    if ms == 0 {
+        "0s".to_string()
+    } else if ms % 60_000 == 0 && ms >= 60_000 {
+        format!("{}m", ms / 60_000)
+    } else if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else if ms < 1000 {
+        format!("{ms}ms")
+    } else {
+        format!("{}.{:03}s", ms / 1000, ms % 1000)
+            .trim_end_matches('0')
+            .to_string()
+    }
+}

@@ -1,0 +1,167 @@
+//! client-go's work queue (`util/workqueue`): a key is never in two workers at once, waiting
+//! duplicates collapse, and failures back off.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use crate::config::QueueKind;
+use crate::model::{NameId, TimeMs};
+use crate::trace::QueueAdd;
+
+pub const ITEM_BACKOFF_MS_BASE: TimeMs = 5;
+pub const ITEM_BACKOFF_MS_MAX: TimeMs = 1_000_000;
+const BUCKET_QPS: u64 = 10;
+const BUCKET_BURST: u64 = 100;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+pub struct WorkQueue {
+    pub kind: QueueKind,
+    /// Keys waiting, in order.
+    pub queue: VecDeque<NameId>,
+    /// Low-priority keys (priority queue only): initial-list adds, served after `queue`.
+    pub queue_low: VecDeque<NameId>,
+    pub dirty: BTreeSet<NameId>,
+    pub processing: BTreeSet<NameId>,
+    pub failures: BTreeMap<NameId, u32>,
+    /// Token bucket of the classic queue, in thousandths of a token; negative while reserved ahead.
+    bucket_millitokens: i64,
+    bucket_at_ms: TimeMs,
+}
+
+impl WorkQueue {
+    pub fn new(kind: QueueKind) -> Self {
+        WorkQueue {
+            kind,
+            queue: VecDeque::new(),
+            queue_low: VecDeque::new(),
+            dirty: BTreeSet::new(),
+            processing: BTreeSet::new(),
+            failures: BTreeMap::new(),
+            bucket_millitokens: (BUCKET_BURST * 1000) as i64,
+            bucket_at_ms: 0,
+        }
+    }
+
+    pub fn add(&mut self, key: NameId, low_priority: bool) -> QueueAdd {
+        if self.dirty.contains(&key) {
+            return QueueAdd::AlreadyQueued;
+        }
+        self.dirty.insert(key);
+        if self.processing.contains(&key) {
+            return QueueAdd::MarkedDirty;
+        }
+        if low_priority && self.kind == QueueKind::Priority {
+            self.queue_low.push_back(key);
+        } else {
+            self.queue.push_back(key);
+        }
+        QueueAdd::Added
+    }
+
+    pub fn get(&mut self) -> Option<NameId> {
+        let key = self
+            .queue
+            .pop_front()
+            .or_else(|| self.queue_low.pop_front())?;
+        self.processing.insert(key);
+        self.dirty.remove(&key);
+        Some(key)
+    }
+
+    /// Returns true when the key was dirty and is queued again.
+    pub fn done(&mut self, key: NameId) -> bool {
+        self.processing.remove(&key);
+        if self.dirty.contains(&key) {
+            self.queue.push_back(key);
+            true
+        } else {
+            false
+        }
+    }
+
+    pub fn forget(&mut self, key: NameId) {
+        self.failures.remove(&key);
+    }
+
+    /// `AddRateLimited`'s delay: the max of the per-item exponential backoff and (classic queue)
+    /// the shared token bucket.
+    pub fn rate_limit_delay(&mut self, key: NameId, now: TimeMs) -> TimeMs {
+        let n = self.failures.entry(key).or_insert(0);
+        let exp = ITEM_BACKOFF_MS_BASE
+            .saturating_mul(1u64 << (*n).min(40))
+            .min(ITEM_BACKOFF_MS_MAX);
+        *n += 1;
+        if self.kind == QueueKind::Priority {
+            return exp;
+        }
+        let refill = (now.saturating_sub(self.bucket_at_ms) * BUCKET_QPS) as i64;
+        self.bucket_millitokens =
+            (self.bucket_millitokens + refill).min((BUCKET_BURST * 1000) as i64) - 1000;
+        self.bucket_at_ms = self.bucket_at_ms.max(now);
+        let bucket = if self.bucket_millitokens >= 0 {
+            0
+        } else {
+            (self.bucket_millitokens.unsigned_abs()).div_ceil(BUCKET_QPS)
+        };
+        exp.max(bucket)
+    }
+
+    pub fn waiting(&self) -> impl Iterator<Item = &NameId> {
+        self.queue.iter().chain(self.queue_low.iter())
+    }
+
+    pub fn len(&self) -> usize {
+        self.queue.len() + self.queue_low.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waiting_duplicates_collapse_and_processing_keys_run_once_more() {
+        let mut q = WorkQueue::new(QueueKind::Classic);
+        let a = NameId(1);
+        assert_eq!(q.add(a, false), QueueAdd::Added);
+        assert_eq!(q.add(a, false), QueueAdd::AlreadyQueued);
+        assert_eq!(q.len(), 1);
+        assert_eq!(q.get(), Some(a));
+        assert_eq!(q.get(), None, "a key is never handed to two workers");
+        assert_eq!(q.add(a, false), QueueAdd::MarkedDirty);
+        assert_eq!(q.add(a, false), QueueAdd::AlreadyQueued);
+        assert!(q.done(a));
+        assert_eq!(q.get(), Some(a));
+        assert!(!q.done(a));
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn item_backoff_doubles_from_5ms_and_caps_at_1000s() {
+        let mut q = WorkQueue::new(QueueKind::Priority);
+        let a = NameId(1);
+        let delays: Vec<_> = (0..4).map(|_| q.rate_limit_delay(a, 0)).collect();
+        assert_eq!(delays, vec![5, 10, 20, 40]);
+        for _ in 0..30 {
+            q.rate_limit_delay(a, 0);
+        }
+        assert_eq!(q.rate_limit_delay(a, 0), ITEM_BACKOFF_MS_MAX);
+        q.forget(a);
+        assert_eq!(q.rate_limit_delay(a, 0), 5);
+    }
+
+    #[test]
+    fn classic_bucket_allows_a_burst_of_100_then_10_per_second() {
+        let mut q = WorkQueue::new(QueueKind::Classic);
+        for i in 0..100 {
+            assert_eq!(q.rate_limit_delay(NameId(i), 0), 5);
+        }
+        assert_eq!(q.rate_limit_delay(NameId(1000), 0), 100);
+        assert_eq!(q.rate_limit_delay(NameId(1001), 0), 200);
+        // 300 ms later three tokens came back, two of them already reserved.
+        assert_eq!(q.rate_limit_delay(NameId(1002), 300), 5);
+    }
+}

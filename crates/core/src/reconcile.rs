@@ -1,0 +1,311 @@
+//! The reconcile library: what a controller decides from what it reads. Pure functions of the
+//! state read (and, for the history-dependent variants, the controller's in-memory notes).
+
+use std::collections::BTreeMap;
+
+use crate::config::Behaviour;
+use crate::model::{KindId, NameId, Names, Object, Owner, Rv};
+
+/// Most children one parent may ask for: a limit on every run.
+pub const MAX_CHILDREN: i64 = 1000;
+
+/// One write a reconcile makes, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Write {
+    Create {
+        kind: KindId,
+        name: NameId,
+        namespace: NameId,
+        spec: i64,
+        owner: Option<Owner>,
+    },
+    /// Replace spec, status and finalizers, guarded by the RV the controller read.
+    Update {
+        kind: KindId,
+        name: NameId,
+        expect_rv: Rv,
+        spec: i64,
+        status: i64,
+        finalizers: u32,
+    },
+    Delete {
+        kind: KindId,
+        name: NameId,
+        uid: Option<u64>,
+    },
+}
+
+/// Where a reconcile reads: the informer cache (client-go) or etcd (Anvil's consistent reads).
+pub trait Reader {
+    fn get(&self, kind: KindId, name: NameId) -> Option<Object>;
+    /// Objects of `kind` whose owner has this UID.
+    fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object>;
+}
+
+/// In-memory notes of edge-triggered controllers; lost on a crash.
+pub type Memory = BTreeMap<NameId, i64>;
+
+fn data_name(names: &mut Names, parent: &Object) -> NameId {
+    let s = format!("{}-data", names.resolve(parent.name));
+    names.intern(&s)
+}
+
+fn owner_of(parent: &Object) -> Option<Owner> {
+    Some(Owner {
+        kind: parent.kind,
+        name: parent.name,
+        uid: parent.uid,
+    })
+}
+
+fn with_finalizer(parent: &Object, bit: u32, on: bool) -> Write {
+    let finalizers = if on {
+        parent.finalizers | bit
+    } else {
+        parent.finalizers & !bit
+    };
+    Write::Update {
+        kind: parent.kind,
+        name: parent.name,
+        expect_rv: parent.rv,
+        spec: parent.spec,
+        status: parent.status,
+        finalizers,
+    }
+}
+
+/// The numeric suffix of `parent-N`, for ordering children.
+fn child_index(names: &Names, name: NameId) -> u64 {
+    names
+        .resolve(name)
+        .rsplit('-')
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(u64::MAX)
+}
+
+/// Decides the writes of one reconcile of `key`.
+pub fn plan(
+    behaviour: Behaviour,
+    primary: KindId,
+    key: NameId,
+    finalizer_bit: u32,
+    read: &dyn Reader,
+    names: &mut Names,
+    memory: &mut Memory,
+) -> Vec<Write> {
+    let Some(parent) = read.get(primary, key) else {
+        memory.remove(&key);
+        return vec![];
+    };
+    let deleting = parent.deletion_ms.is_some();
+    let mut writes = vec![];
+    match behaviour {
+        Behaviour::Children { child, finalizer } => {
+            let children: Vec<Object> = read
+                .owned_by(child, parent.uid)
+                .into_iter()
+                .filter(|c| c.deletion_ms.is_none())
+                .collect();
+            if finalizer && deleting {
+                for c in &children {
+                    writes.push(Write::Delete {
+                        kind: child,
+                        name: c.name,
+                        uid: Some(c.uid),
+                    });
+                }
+                if parent.finalizers & finalizer_bit != 0 {
+                    writes.push(with_finalizer(&parent, finalizer_bit, false));
+                }
+                return writes;
+            }
+            if deleting {
+                return writes;
+            }
+            if finalizer && parent.finalizers & finalizer_bit == 0 {
+                writes.push(with_finalizer(&parent, finalizer_bit, true));
+            }
+            let desired = parent.spec.clamp(0, MAX_CHILDREN) as usize;
+            if children.len() < desired {
+                let base = names.resolve(parent.name).to_string();
+                let mut i = 0u64;
+                let mut missing = desired - children.len();
+                while missing > 0 {
+                    let name = names.intern(&format!("{base}-{i}"));
+                    if read.get(child, name).is_none() {
+                        writes.push(Write::Create {
+                            kind: child,
+                            name,
+                            namespace: parent.namespace,
+                            spec: 0,
+                            owner: owner_of(&parent),
+                        });
+                        missing -= 1;
+                    }
+                    i += 1;
+                }
+            } else if children.len() > desired {
+                let mut sorted = children.clone();
+                sorted.sort_by_key(|c| child_index(names, c.name));
+                for c in sorted.iter().skip(desired).rev() {
+                    writes.push(Write::Delete {
+                        kind: child,
+                        name: c.name,
+                        uid: Some(c.uid),
+                    });
+                }
+            }
+        }
+        Behaviour::Mirror { target } => {
+            if deleting {
+                return writes;
+            }
+            match read.get(target, key) {
+                None => writes.push(Write::Create {
+                    kind: target,
+                    name: key,
+                    namespace: parent.namespace,
+                    spec: parent.spec,
+                    owner: owner_of(&parent),
+                }),
+                Some(m) if m.spec != parent.spec => writes.push(Write::Update {
+                    kind: target,
+                    name: key,
+                    expect_rv: m.rv,
+                    spec: parent.spec,
+                    status: m.status,
+                    finalizers: m.finalizers,
+                }),
+                Some(_) => {}
+            }
+        }
+        Behaviour::StaleDelete { child, fixed } => {
+            let data = data_name(names, &parent);
+            let cached = read.get(child, data);
+            if deleting {
+                if fixed {
+                    // Delete only our own child, and say so with a UID precondition.
+                    if let Some(c) = cached.filter(|c| c.owner.map(|o| o.uid) == Some(parent.uid)) {
+                        writes.push(Write::Delete {
+                            kind: child,
+                            name: data,
+                            uid: Some(c.uid),
+                        });
+                    }
+                } else if cached.is_some() {
+                    writes.push(Write::Delete {
+                        kind: child,
+                        name: data,
+                        uid: None,
+                    });
+                }
+                if parent.finalizers & finalizer_bit != 0 {
+                    writes.push(with_finalizer(&parent, finalizer_bit, false));
+                }
+                return writes;
+            }
+            if parent.finalizers & finalizer_bit == 0 {
+                writes.push(with_finalizer(&parent, finalizer_bit, true));
+            }
+            if cached.is_none() {
+                writes.push(Write::Create {
+                    kind: child,
+                    name: data,
+                    namespace: parent.namespace,
+                    spec: 0,
+                    owner: owner_of(&parent),
+                });
+            }
+        }
+        Behaviour::WipeOnZero { child } => {
+            let data = data_name(names, &parent);
+            let cached = read.get(child, data);
+            // Acts on the transition to 0 it observes: a 1 -> 0 -> 1 it never saw wipes nothing.
+            let wipe = parent.spec == 0 && memory.get(&key) != Some(&0);
+            memory.insert(key, parent.spec);
+            if wipe {
+                if let Some(c) = cached {
+                    writes.push(Write::Delete {
+                        kind: child,
+                        name: data,
+                        uid: Some(c.uid),
+                    });
+                }
+            } else if parent.spec > 0 && cached.is_none() {
+                writes.push(Write::Create {
+                    kind: child,
+                    name: data,
+                    namespace: parent.namespace,
+                    spec: 0,
+                    owner: owner_of(&parent),
+                });
+            }
+        }
+        Behaviour::TwoWrites { child, fixed } => {
+            if deleting {
+                return writes;
+            }
+            let data = data_name(names, &parent);
+            let exists = read.get(child, data).is_some();
+            if exists && !fixed {
+                // "The child exists, so we must have finished": history, not state.
+                return writes;
+            }
+            if !exists {
+                writes.push(Write::Create {
+                    kind: child,
+                    name: data,
+                    namespace: parent.namespace,
+                    spec: 0,
+                    owner: owner_of(&parent),
+                });
+            }
+            if parent.status != parent.spec {
+                writes.push(Write::Update {
+                    kind: parent.kind,
+                    name: parent.name,
+                    expect_rv: parent.rv,
+                    spec: parent.spec,
+                    status: parent.spec,
+                    finalizers: parent.finalizers,
+                });
+            }
+        }
+    }
+    writes
+}
+
+/// The desired state of one primary object, read from the truth (etcd): what ESR checks.
+pub fn desired_holds(
+    behaviour: Behaviour,
+    parent: &Object,
+    names: &Names,
+    read: &dyn Reader,
+) -> bool {
+    if parent.deletion_ms.is_some() {
+        return true;
+    }
+    let data = |child: KindId| {
+        names
+            .get(&format!("{}-data", names.resolve(parent.name)))
+            .and_then(|n| read.get(child, n))
+            .filter(|c| c.owner.map(|o| o.uid) == Some(parent.uid))
+    };
+    match behaviour {
+        Behaviour::Children { child, .. } => {
+            let live = read
+                .owned_by(child, parent.uid)
+                .into_iter()
+                .filter(|c| c.deletion_ms.is_none())
+                .count() as i64;
+            live == parent.spec.clamp(0, MAX_CHILDREN)
+        }
+        Behaviour::Mirror { target } => read
+            .get(target, parent.name)
+            .is_some_and(|m| m.spec == parent.spec),
+        Behaviour::StaleDelete { child, .. } => data(child).is_some(),
+        Behaviour::WipeOnZero { child } => data(child).is_some() == (parent.spec > 0),
+        Behaviour::TwoWrites { child, .. } => data(child).is_some() && parent.status == parent.spec,
+    }
+}

@@ -1,0 +1,604 @@
+//! The output of a run: every event with its time, actor, cause and the state change it made.
+//! Events are small and `Copy`; strings live once in `Names`.
+
+use crate::model::{
+    format_ms, ApiserverId, ControllerId, EventType, KindId, NameId, Rv, TimeMs, WatcherId,
+};
+
+/// Index of an event in its trace.
+pub type EventId = u32;
+pub const NO_CAUSE: EventId = u32::MAX;
+
+/// Who did something.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Actor {
+    /// A client writing from the timeline (kubectl, another team's tooling).
+    User,
+    Etcd,
+    Apiserver(ApiserverId),
+    Watcher(WatcherId),
+    Controller(ControllerId),
+    Narrator,
+    GarbageCollector,
+}
+
+/// The visible state of a reflector: the seed's three states, refined with the backoff wait.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum WatcherState {
+    /// Needs a list (never listed, or after 410).
+    Empty,
+    /// A list request is in flight.
+    Listing,
+    /// Listed; the watch request is in flight.
+    InitListed,
+    Watching,
+    /// Waiting out a backoff before relisting.
+    BackoffRelist,
+    /// Waiting out a backoff before re-watching (429, connection refused).
+    BackoffRewatch,
+    /// The controller is down.
+    Stopped,
+}
+
+impl WatcherState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WatcherState::Empty => "empty",
+            WatcherState::Listing => "listing",
+            WatcherState::InitListed => "listed",
+            WatcherState::Watching => "watching",
+            WatcherState::BackoffRelist => "backoff-relist",
+            WatcherState::BackoffRewatch => "backoff-rewatch",
+            WatcherState::Stopped => "stopped",
+        }
+    }
+}
+
+/// The `resourceVersion` parameter of a list.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum ListRv {
+    /// `""`: most recent, consistent.
+    Consistent,
+    /// `"0"`: any, from the cache.
+    Any,
+    /// `"N"`: not older than N.
+    NotOlderThan(Rv),
+}
+
+impl ListRv {
+    pub fn param(self) -> String {
+        match self {
+            ListRv::Consistent => "\"\"".into(),
+            ListRv::Any => "\"0\"".into(),
+            ListRv::NotOlderThan(rv) => format!("\"{rv}\""),
+        }
+    }
+}
+
+/// Why a watch stream ended.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum WatchEnd {
+    /// The server-side timeout the client asked for.
+    Timeout,
+    /// The network connection broke.
+    Disconnected,
+    /// The server closed it because the client was too slow to drain it.
+    TooSlow,
+    /// The apiserver or its cache restarted.
+    ServerClosed,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum WriteOp {
+    Create,
+    Update,
+    UpdateStatus,
+    /// Deletion requested with finalizers left: the deletion timestamp is set.
+    MarkDeleting,
+    Delete,
+}
+
+impl WriteOp {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WriteOp::Create => "create",
+            WriteOp::Update => "update",
+            WriteOp::UpdateStatus => "update status",
+            WriteOp::MarkDeleting => "mark deleting",
+            WriteOp::Delete => "delete",
+        }
+    }
+}
+
+/// An API error a client can get.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum ApiError {
+    /// 409: the update's RV is stale.
+    Conflict,
+    /// 409: create of an existing name.
+    AlreadyExists,
+    NotFound,
+    /// 409: a delete's UID precondition does not match.
+    UidMismatch,
+    /// 410 from the watch cache: `too old resource version: r (oldest-1)`.
+    TooOld {
+        requested: Rv,
+        oldest_minus_one: Rv,
+    },
+    /// 410 from etcd for a watch.
+    WatchCompacted,
+    /// 504: a NotOlderThan list waited 3 s for the cache.
+    TooLargeRv {
+        requested: Rv,
+        current: Rv,
+    },
+    /// 429 while the cache is not ready.
+    TooManyRequests,
+    /// The connection was refused.
+    ConnectionRefused,
+    /// The reconcile itself failed (its error rate).
+    ReconcileError,
+}
+
+impl ApiError {
+    pub fn code(self) -> u16 {
+        match self {
+            ApiError::Conflict | ApiError::AlreadyExists | ApiError::UidMismatch => 409,
+            ApiError::NotFound => 404,
+            ApiError::TooOld { .. } | ApiError::WatchCompacted => 410,
+            ApiError::TooLargeRv { .. } => 504,
+            ApiError::TooManyRequests => 429,
+            ApiError::ConnectionRefused | ApiError::ReconcileError => 0,
+        }
+    }
+    /// The message text the apiserver sends.
+    pub fn message(self) -> String {
+        match self {
+            ApiError::Conflict => "the object has been modified; please apply your changes to the latest version and try again".into(),
+            ApiError::AlreadyExists => "already exists".into(),
+            ApiError::NotFound => "not found".into(),
+            ApiError::UidMismatch => "Precondition failed: UID in precondition does not match the UID of the object".into(),
+            ApiError::TooOld { requested, oldest_minus_one } => {
+                format!("too old resource version: {requested} ({oldest_minus_one})")
+            }
+            ApiError::WatchCompacted => {
+                "The resourceVersion for the provided watch is too old.".into()
+            }
+            ApiError::TooLargeRv { requested, current } => {
+                format!("Too large resource version: {requested}, current: {current}")
+            }
+            ApiError::TooManyRequests => "the watch cache is not ready (429)".into(),
+            ApiError::ConnectionRefused => "connection refused".into(),
+            ApiError::ReconcileError => "reconcile returned an error".into(),
+        }
+    }
+}
+
+/// How a reconcile ended.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum ReconcileResult {
+    Done,
+    RequeueAfter(TimeMs),
+    Error(ApiError),
+    /// The controller crashed mid-reconcile.
+    Crashed,
+}
+
+/// What the informer delivered to the handlers.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Delta {
+    Added,
+    Updated,
+    Deleted,
+    /// A delete found by a relist's diff: the last known state, `DeletedFinalStateUnknown`.
+    DeletedFinalStateUnknown,
+    /// Resync: the same object again.
+    Sync,
+}
+
+impl Delta {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Delta::Added => "add",
+            Delta::Updated => "update",
+            Delta::Deleted => "delete",
+            Delta::DeletedFinalStateUnknown => "delete (DeletedFinalStateUnknown)",
+            Delta::Sync => "sync",
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum QueueAdd {
+    Added,
+    /// The key was already waiting: collapsed.
+    AlreadyQueued,
+    /// The key is being reconciled: marked dirty, it runs once more afterwards.
+    MarkedDirty,
+}
+
+/// Every state change of a run.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum EventKind {
+    Write {
+        op: WriteOp,
+        kind: KindId,
+        name: NameId,
+        rv: Rv,
+        spec: i64,
+        status: i64,
+    },
+    WriteFailed {
+        op: WriteOp,
+        kind: KindId,
+        name: NameId,
+        error: ApiError,
+    },
+    /// An update that changed nothing: no RV, no event.
+    NoOpWrite {
+        kind: KindId,
+        name: NameId,
+    },
+    CacheAdd {
+        apiserver: ApiserverId,
+        kind: KindId,
+        rv: Rv,
+        name: NameId,
+        evicted: u32,
+        capacity: u32,
+    },
+    CacheReset {
+        apiserver: ApiserverId,
+        kind: KindId,
+        list_rv: Rv,
+        ready: bool,
+    },
+    Compacted {
+        rev: Rv,
+    },
+    ListRequest {
+        watcher: WatcherId,
+        rv: ListRv,
+    },
+    ListResult {
+        watcher: WatcherId,
+        list_rv: Rv,
+        items: u32,
+        from_etcd: bool,
+    },
+    ListFailed {
+        watcher: WatcherId,
+        error: ApiError,
+    },
+    WatchRequest {
+        watcher: WatcherId,
+        from_rv: Rv,
+        timeout_ms: TimeMs,
+    },
+    WatchOpened {
+        watcher: WatcherId,
+        from_rv: Rv,
+        replayed: u32,
+    },
+    WatchFailed {
+        watcher: WatcherId,
+        error: ApiError,
+    },
+    WatchEvent {
+        watcher: WatcherId,
+        event: EventType,
+        name: NameId,
+        rv: Rv,
+        spec: i64,
+    },
+    Bookmark {
+        watcher: WatcherId,
+        rv: Rv,
+    },
+    WatchEnded {
+        watcher: WatcherId,
+        reason: WatchEnd,
+    },
+    EventDropped {
+        watcher: WatcherId,
+        rv: Rv,
+    },
+    State {
+        watcher: WatcherId,
+        state: WatcherState,
+        last_rv: Rv,
+    },
+    Backoff {
+        watcher: WatcherId,
+        delay_ms: TimeMs,
+    },
+    Informer {
+        watcher: WatcherId,
+        delta: Delta,
+        name: NameId,
+        rv: Rv,
+        spec: i64,
+        deleting: bool,
+    },
+    Enqueue {
+        controller: ControllerId,
+        key: NameId,
+        outcome: QueueAdd,
+        delay_ms: TimeMs,
+    },
+    ReconcileStart {
+        controller: ControllerId,
+        key: NameId,
+        worker: u32,
+    },
+    ReconcileEnd {
+        controller: ControllerId,
+        key: NameId,
+        result: ReconcileResult,
+    },
+    Crash {
+        controller: ControllerId,
+    },
+    Restart {
+        controller: ControllerId,
+        apiserver: ApiserverId,
+    },
+    Disconnect {
+        controller: ControllerId,
+        until_ms: TimeMs,
+    },
+    Reconnect {
+        controller: ControllerId,
+    },
+    LinkDelay {
+        controller: ControllerId,
+        delay_ms: TimeMs,
+    },
+    DropArmed {
+        controller: ControllerId,
+        count: u32,
+    },
+    CachePaused {
+        apiserver: ApiserverId,
+        paused: bool,
+    },
+    ApiserverRestart {
+        apiserver: ApiserverId,
+        down_ms: TimeMs,
+    },
+    Say {
+        text: NameId,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Event {
+    pub time_ms: TimeMs,
+    pub actor: Actor,
+    pub cause: EventId,
+    pub kind: EventKind,
+}
+
+impl Event {
+    pub fn cause(&self) -> Option<EventId> {
+        (self.cause != NO_CAUSE).then_some(self.cause)
+    }
+}
+
+/// Names needed to render events as text.
+pub trait Labels {
+    fn name(&self, id: NameId) -> &str;
+    fn kind(&self, id: KindId) -> &str;
+    fn apiserver(&self, id: ApiserverId) -> &str;
+    fn controller(&self, id: ControllerId) -> &str;
+    /// `controller/Kind` for a reflector.
+    fn watcher(&self, id: WatcherId) -> String;
+}
+
+pub fn actor_label(actor: Actor, l: &dyn Labels) -> String {
+    match actor {
+        Actor::User => "user".into(),
+        Actor::Etcd => "etcd".into(),
+        Actor::Apiserver(a) => l.apiserver(a).to_string(),
+        Actor::Watcher(w) => l.watcher(w),
+        Actor::Controller(c) => l.controller(c).to_string(),
+        Actor::Narrator => "say".into(),
+        Actor::GarbageCollector => "garbage-collector".into(),
+    }
+}
+
+/// One line of prose for an event, without time or actor.
+pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
+    use EventKind::*;
+    let obj = |k: KindId, n: NameId| format!("{}/{}", l.kind(k), l.name(n));
+    match *kind {
+        Write {
+            op,
+            kind,
+            name,
+            rv,
+            spec,
+            status,
+        } => {
+            format!(
+                "{} {} -> rv {rv} (spec {spec}, status {status})",
+                op.as_str(),
+                obj(kind, name)
+            )
+        }
+        WriteFailed {
+            op,
+            kind,
+            name,
+            error,
+        } => format!(
+            "{} {} failed: {} {}",
+            op.as_str(),
+            obj(kind, name),
+            error.code(),
+            error.message()
+        ),
+        NoOpWrite { kind, name } => format!("no-op update of {}: nothing written", obj(kind, name)),
+        CacheAdd {
+            kind,
+            rv,
+            name,
+            evicted,
+            capacity,
+            ..
+        } => {
+            let mut s = format!("{} cache += rv {rv} ({})", l.kind(kind), l.name(name));
+            if evicted > 0 {
+                s += &format!(", evicted {evicted}");
+            }
+            s + &format!(", capacity {capacity}")
+        }
+        CacheReset {
+            kind,
+            list_rv,
+            ready,
+            ..
+        } => {
+            if ready {
+                format!(
+                    "{} cache listed etcd at rv {list_rv}: history emptied",
+                    l.kind(kind)
+                )
+            } else {
+                format!(
+                    "{} cache re-initialising: watches closed, 429 until ready",
+                    l.kind(kind)
+                )
+            }
+        }
+        Compacted { rev } => format!("compacted etcd to rev {rev}"),
+        ListRequest { rv, .. } => format!("list resourceVersion={}", rv.param()),
+        ListResult {
+            list_rv,
+            items,
+            from_etcd,
+            ..
+        } => format!(
+            "list returned {items} items at rv {list_rv} (from {})",
+            if from_etcd { "etcd" } else { "the watch cache" }
+        ),
+        ListFailed { error, .. } => format!("list failed: {} {}", error.code(), error.message()),
+        WatchRequest {
+            from_rv,
+            timeout_ms,
+            ..
+        } => {
+            format!(
+                "watch from rv {from_rv} (timeout {})",
+                format_ms(timeout_ms)
+            )
+        }
+        WatchOpened {
+            from_rv, replayed, ..
+        } => {
+            format!("watch from rv {from_rv} open, replaying {replayed} events")
+        }
+        WatchFailed { error, .. } => {
+            if error.code() == 410 || error.code() == 429 {
+                format!("ERROR {} {}", error.code(), error.message())
+            } else {
+                format!("watch failed: {}", error.message())
+            }
+        }
+        WatchEvent {
+            event,
+            name,
+            rv,
+            spec,
+            ..
+        } => {
+            format!("{} {} rv {rv} (spec {spec})", event.as_str(), l.name(name))
+        }
+        Bookmark { rv, .. } => format!("BOOKMARK rv {rv}"),
+        WatchEnded { reason, .. } => match reason {
+            WatchEnd::Timeout => "watch timed out (normal close)".into(),
+            WatchEnd::Disconnected => "watch connection broke".into(),
+            WatchEnd::TooSlow => "server closed the watch: client too slow".into(),
+            WatchEnd::ServerClosed => "server closed the watch".into(),
+        },
+        EventDropped { rv, .. } => format!("event rv {rv} dropped on the link"),
+        State { state, last_rv, .. } => format!("state {} (last rv {last_rv})", state.as_str()),
+        Backoff { delay_ms, .. } => format!("backing off {}", format_ms(delay_ms)),
+        Informer {
+            delta,
+            name,
+            rv,
+            spec,
+            deleting,
+            ..
+        } => format!(
+            "informer {} {} rv {rv} (spec {spec}{})",
+            delta.as_str(),
+            l.name(name),
+            if deleting { ", deleting" } else { "" }
+        ),
+        Enqueue {
+            key,
+            outcome,
+            delay_ms,
+            ..
+        } => {
+            let what = match outcome {
+                QueueAdd::Added => "queued",
+                QueueAdd::AlreadyQueued => "already queued (collapsed)",
+                QueueAdd::MarkedDirty => "marked dirty (runs again after the current reconcile)",
+            };
+            if delay_ms > 0 {
+                format!("{} {what} after {}", l.name(key), format_ms(delay_ms))
+            } else {
+                format!("{} {what}", l.name(key))
+            }
+        }
+        ReconcileStart { key, worker, .. } => {
+            format!("reconcile {} (worker {worker})", l.name(key))
+        }
+        ReconcileEnd { key, result, .. } => match result {
+            ReconcileResult::Done => format!("reconcile {} done", l.name(key)),
+            ReconcileResult::RequeueAfter(d) => {
+                format!(
+                    "reconcile {} done, requeue after {}",
+                    l.name(key),
+                    format_ms(d)
+                )
+            }
+            ReconcileResult::Error(e) => {
+                format!("reconcile {} error: {}", l.name(key), e.message())
+            }
+            ReconcileResult::Crashed => format!("reconcile {} cut short by a crash", l.name(key)),
+        },
+        Crash { .. } => "crashed".into(),
+        Restart { apiserver, .. } => format!("restarted against {}", l.apiserver(apiserver)),
+        Disconnect { until_ms, .. } => format!("disconnected until {}", format_ms(until_ms)),
+        Reconnect { .. } => "connection restored".into(),
+        LinkDelay { delay_ms, .. } => format!("link delay set to {}", format_ms(delay_ms)),
+        DropArmed { count, .. } => format!("the next {count} watch events will be dropped"),
+        CachePaused { paused, .. } => {
+            if paused {
+                "watch cache paused (stale)".into()
+            } else {
+                "watch cache resumed".into()
+            }
+        }
+        ApiserverRestart { down_ms, .. } => format!("restarting, down for {}", format_ms(down_ms)),
+        Say { text } => l.name(text).to_string(),
+    }
+}
+
+/// The compact one-line form: `12.345s  actor  message  <- #cause`.
+pub fn line(id: EventId, e: &Event, l: &dyn Labels) -> String {
+    let t = format!("{}.{:03}s", e.time_ms / 1000, e.time_ms % 1000);
+    let mut s = format!(
+        "#{id:<5} {t:>10}  {:<18} {}",
+        actor_label(e.actor, l),
+        describe(&e.kind, l)
+    );
+    if let Some(c) = e.cause() {
+        s += &format!("  <- #{c}");
+    }
+    s
+}
