@@ -16,3 +16,6 @@ pub use config::*;
 pub use model::*;
 pub use sim::{Sim, Stop};
 pub use trace::*;
+pub mod invariants;
+pub mod verdict;
+pub mod view;

@@ -1114,6 +1114,13 @@ impl Sim {
             }
             return;
         }
+        // etcd progress notifications move every other kind's cache to the same revision, so a
+        // list's RV is usually above its largest item and bookmarks move quiet watchers forward.
+        for (k, other) in server.caches.iter_mut().enumerate() {
+            if k != kind.index() && other.ready && other.mode != CacheMode::Off {
+                other.rv = other.rv.max(change.object.rv);
+            }
+        }
         let cache = &mut server.caches[kind.index()];
         let out = cache.add(change);
         let capacity = cache.capacity;
@@ -1212,7 +1219,7 @@ impl Sim {
         }
         let (watcher, session) = (w.watcher, w.session);
         self.watches[watch as usize].last_sent = rv;
-        self.to_client(watcher, session, cause, Msg::Bookmark { watch, rv });
+        self.to_client(watcher, session, cause, Msg::Bookmark { rv });
     }
 
     fn close_watch(&mut self, watch: u32, reason: WatchEnd, cause: EventId) {

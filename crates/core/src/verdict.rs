@@ -1,0 +1,480 @@
+//! Facts read off a finished run, the expectations scripts state about them, and ESR.
+
+use std::collections::BTreeSet;
+
+use crate::config::Config;
+use crate::model::{format_ms, ApiserverId, ControllerId, KindId, NameId, TimeMs, WatcherId};
+use crate::sim::Sim;
+use crate::trace::*;
+
+/// What a count expectation counts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Counted {
+    /// 410 Gone answers to watches.
+    Gone,
+    /// Lists after the first one of each informer life.
+    Relists,
+    Lists,
+    Watches,
+    Reconciles,
+    /// Committed writes with this operation.
+    Writes(WriteOp),
+    /// Events the cache evicted.
+    Evictions,
+    /// Enqueues collapsed into a waiting key.
+    Collapsed,
+    Bookmarks,
+}
+
+/// Restricts what is counted.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Scope {
+    pub controller: Option<ControllerId>,
+    pub kind: Option<KindId>,
+    pub name: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Cmp {
+    pub fn holds(self, a: i64, b: i64) -> bool {
+        match self {
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+            Cmp::Lt => a < b,
+            Cmp::Le => a <= b,
+            Cmp::Gt => a > b,
+            Cmp::Ge => a >= b,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cmp::Eq => "==",
+            Cmp::Ne => "!=",
+            Cmp::Lt => "<",
+            Cmp::Le => "<=",
+            Cmp::Gt => ">",
+            Cmp::Ge => ">=",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    Spec,
+    Status,
+}
+
+/// One expectation, checked after the run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expect {
+    Count {
+        what: Counted,
+        scope: Scope,
+        cmp: Cmp,
+        value: i64,
+        by_ms: Option<TimeMs>,
+    },
+    /// The controller's informers did (or never did) show the object with this spec.
+    Saw {
+        controller: ControllerId,
+        kind: KindId,
+        name: String,
+        spec: i64,
+        negated: bool,
+    },
+    /// The object's field at the end of the run.
+    Final {
+        kind: KindId,
+        name: String,
+        field: Field,
+        cmp: Cmp,
+        value: i64,
+    },
+    Exists {
+        kind: KindId,
+        name: String,
+        negated: bool,
+    },
+    /// Eventually stable reconciliation for one controller (or all).
+    Esr { controller: Option<ControllerId> },
+}
+
+/// The outcome of one expectation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    pub pass: bool,
+    /// What was found, in words.
+    pub found: String,
+    /// The event that decided it, if one did.
+    pub decided_by: Option<EventId>,
+    pub decided_ms: TimeMs,
+}
+
+fn watcher_matches(sim: &Sim, w: WatcherId, scope: &Scope) -> bool {
+    let r = &sim.reflectors[w.index()];
+    scope.controller.is_none_or(|c| c == r.controller) && scope.kind.is_none_or(|k| k == r.kind)
+}
+
+fn name_matches(sim: &Sim, n: NameId, scope: &Scope) -> bool {
+    scope.name.as_deref().is_none_or(|want| {
+        let have = sim.names.resolve(n);
+        have == want || have.split_once('/').is_some_and(|(_, short)| short == want)
+    })
+}
+
+/// Does this event count for `what` within `scope`?
+pub fn counts(sim: &Sim, e: &Event, what: &Counted, scope: &Scope) -> u64 {
+    use EventKind::*;
+    match (what, &e.kind) {
+        (Counted::Gone, WatchFailed { watcher, error }) if error.code() == 410 => {
+            watcher_matches(sim, *watcher, scope) as u64
+        }
+        (Counted::Relists, ListRequest { watcher, rv }) if *rv != ListRv::Any => {
+            watcher_matches(sim, *watcher, scope) as u64
+        }
+        (Counted::Lists, ListRequest { watcher, .. }) => {
+            watcher_matches(sim, *watcher, scope) as u64
+        }
+        (Counted::Watches, WatchOpened { watcher, .. }) => {
+            watcher_matches(sim, *watcher, scope) as u64
+        }
+        (Counted::Bookmarks, Bookmark { watcher, .. }) => {
+            watcher_matches(sim, *watcher, scope) as u64
+        }
+        (
+            Counted::Reconciles,
+            ReconcileStart {
+                controller, key, ..
+            },
+        ) => {
+            (scope.controller.is_none_or(|c| c == *controller) && name_matches(sim, *key, scope))
+                as u64
+        }
+        (
+            Counted::Collapsed,
+            Enqueue {
+                controller,
+                key,
+                outcome,
+                ..
+            },
+        ) if *outcome == QueueAdd::AlreadyQueued => {
+            (scope.controller.is_none_or(|c| c == *controller) && name_matches(sim, *key, scope))
+                as u64
+        }
+        (
+            Counted::Writes(op),
+            Write {
+                op: o, kind, name, ..
+            },
+        ) if op == o => {
+            let by = match e.actor {
+                Actor::Controller(c) => Some(c),
+                _ => None,
+            };
+            (scope.controller.is_none_or(|c| Some(c) == by)
+                && scope.kind.is_none_or(|k| k == *kind)
+                && name_matches(sim, *name, scope)) as u64
+        }
+        (Counted::Evictions, CacheAdd { kind, evicted, .. }) => {
+            if scope.kind.is_none_or(|k| k == *kind) {
+                *evicted as u64
+            } else {
+                0
+            }
+        }
+        _ => 0,
+    }
+}
+
+pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
+    let end = sim.now_ms;
+    match expect {
+        Expect::Count {
+            what,
+            scope,
+            cmp,
+            value,
+            by_ms,
+        } => {
+            let limit = by_ms.unwrap_or(TimeMs::MAX);
+            let mut n = 0i64;
+            let mut last = None;
+            for (i, e) in sim.trace.iter().enumerate() {
+                if e.time_ms > limit {
+                    break;
+                }
+                let c = counts(sim, e, what, scope) as i64;
+                if c > 0 {
+                    n += c;
+                    last = Some(i as EventId);
+                }
+            }
+            let pass = cmp.holds(n, *value);
+            let decided_ms = last.map(|i| sim.trace[i as usize].time_ms).unwrap_or(0);
+            Outcome {
+                pass,
+                found: format!("{n}"),
+                decided_by: last,
+                decided_ms,
+            }
+        }
+        Expect::Saw {
+            controller,
+            kind,
+            name,
+            spec,
+            negated,
+        } => {
+            let first = sim.trace.iter().position(|e| match e.kind {
+                EventKind::WatchEvent {
+                    watcher,
+                    name: n,
+                    spec: s,
+                    event,
+                    ..
+                } => {
+                    event != crate::model::EventType::Deleted
+                        && sim.reflectors[watcher.index()].controller == *controller
+                        && sim.reflectors[watcher.index()].kind == *kind
+                        && s == *spec
+                        && name_matches(
+                            sim,
+                            n,
+                            &Scope {
+                                name: Some(name.clone()),
+                                ..Default::default()
+                            },
+                        )
+                }
+                EventKind::Informer {
+                    watcher,
+                    name: n,
+                    spec: s,
+                    delta,
+                    ..
+                } => {
+                    !matches!(delta, Delta::Deleted | Delta::DeletedFinalStateUnknown)
+                        && sim.reflectors[watcher.index()].controller == *controller
+                        && sim.reflectors[watcher.index()].kind == *kind
+                        && s == *spec
+                        && name_matches(
+                            sim,
+                            n,
+                            &Scope {
+                                name: Some(name.clone()),
+                                ..Default::default()
+                            },
+                        )
+                }
+                _ => false,
+            });
+            let saw = first.is_some();
+            Outcome {
+                pass: saw != *negated,
+                found: if saw {
+                    "seen".into()
+                } else {
+                    "never seen".into()
+                },
+                decided_by: first.map(|i| i as EventId),
+                decided_ms: first.map(|i| sim.trace[i].time_ms).unwrap_or(end),
+            }
+        }
+        Expect::Final {
+            kind,
+            name,
+            field,
+            cmp,
+            value,
+        } => {
+            let obj = find(sim, *kind, name);
+            match obj {
+                None => Outcome {
+                    pass: false,
+                    found: "absent".into(),
+                    decided_by: None,
+                    decided_ms: end,
+                },
+                Some(o) => {
+                    let v = match field {
+                        Field::Spec => o.spec,
+                        Field::Status => o.status,
+                    };
+                    let by = last_write(sim, *kind, o.name);
+                    Outcome {
+                        pass: cmp.holds(v, *value),
+                        found: format!("{v}"),
+                        decided_by: by,
+                        decided_ms: by.map(|i| sim.trace[i as usize].time_ms).unwrap_or(0),
+                    }
+                }
+            }
+        }
+        Expect::Exists {
+            kind,
+            name,
+            negated,
+        } => {
+            let obj = find(sim, *kind, name);
+            let by = sim
+                .names
+                .get(&crate::sim::qualify(name))
+                .and_then(|n| last_write(sim, *kind, n));
+            Outcome {
+                pass: obj.is_some() != *negated,
+                found: if obj.is_some() {
+                    "exists".into()
+                } else {
+                    "absent".into()
+                },
+                decided_by: by,
+                decided_ms: by.map(|i| sim.trace[i as usize].time_ms).unwrap_or(0),
+            }
+        }
+        Expect::Esr { controller } => {
+            let mut worst: Option<(NameId, TimeMs)> = None;
+            let mut since = 0;
+            for ((c, key), st) in &sim.esr {
+                if controller.is_some_and(|want| want != *c) {
+                    continue;
+                }
+                if !st.holds {
+                    worst = Some((*key, st.since_ms));
+                    break;
+                }
+                since = since.max(st.since_ms);
+            }
+            match worst {
+                Some((key, t)) => Outcome {
+                    pass: false,
+                    found: format!(
+                        "{} has not reached its desired state (wrong since {})",
+                        sim.names.resolve(key),
+                        format_ms(t)
+                    ),
+                    decided_by: None,
+                    decided_ms: t,
+                },
+                None => Outcome {
+                    pass: true,
+                    found: format!("stable since {}", format_ms(since)),
+                    decided_by: None,
+                    decided_ms: since,
+                },
+            }
+        }
+    }
+}
+
+fn find(sim: &Sim, kind: KindId, name: &str) -> Option<crate::model::Object> {
+    let id = sim.names.get(&crate::sim::qualify(name))?;
+    sim.etcd.objects.get(&(kind, id)).copied()
+}
+
+fn last_write(sim: &Sim, kind: KindId, name: NameId) -> Option<EventId> {
+    sim.trace.iter().rposition(|e| matches!(e.kind, EventKind::Write { kind: k, name: n, .. } if k == kind && n == name)).map(|i| i as EventId)
+}
+
+/// Labels for rendering a run's events.
+impl Labels for Sim {
+    fn name(&self, id: NameId) -> &str {
+        self.names.resolve(id)
+    }
+    fn kind(&self, id: KindId) -> &str {
+        self.config
+            .kinds
+            .get(id.index())
+            .map(|k| k.name.as_str())
+            .unwrap_or("?")
+    }
+    fn apiserver(&self, id: ApiserverId) -> &str {
+        self.config
+            .apiservers
+            .get(id.index())
+            .map(|a| a.name.as_str())
+            .unwrap_or("?")
+    }
+    fn controller(&self, id: ControllerId) -> &str {
+        self.config
+            .controllers
+            .get(id.index())
+            .map(|c| c.name.as_str())
+            .unwrap_or("?")
+    }
+    fn watcher(&self, id: WatcherId) -> String {
+        let r = &self.reflectors[id.index()];
+        format!(
+            "{}/{}",
+            Labels::controller(self, r.controller),
+            Labels::kind(self, r.kind)
+        )
+    }
+}
+
+/// "Why did this happen?": the event and its causes, newest first, in words.
+pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
+    let mut out = vec![];
+    let mut seen = BTreeSet::new();
+    let mut cur = Some(id);
+    while let Some(i) = cur {
+        if !seen.insert(i) || out.len() >= 64 {
+            break;
+        }
+        let Some(e) = sim.trace.get(i as usize) else {
+            break;
+        };
+        let mut text = format!(
+            "at {}: {} {}",
+            format_ms(e.time_ms),
+            actor_label(e.actor, sim),
+            describe(&e.kind, sim)
+        );
+        if let EventKind::WatchFailed {
+            error: ApiError::TooOld {
+                oldest_minus_one, ..
+            },
+            watcher,
+        } = e.kind
+        {
+            let r = &sim.reflectors[watcher.index()];
+            let evicted: u64 = sim.trace[..i as usize]
+                .iter()
+                .filter_map(|x| match x.kind {
+                    EventKind::CacheAdd { kind, evicted, .. } if kind == r.kind => {
+                        Some(evicted as u64)
+                    }
+                    _ => None,
+                })
+                .sum();
+            text += &format!(
+                " (the cache's oldest RV is {} after {evicted} evictions)",
+                oldest_minus_one + 1
+            );
+        }
+        out.push((i, text));
+        cur = e.cause();
+    }
+    out
+}
+
+/// The whole verdict of a run: every expectation with its outcome.
+pub fn check_all(sim: &Sim, expects: &[Expect]) -> Vec<Outcome> {
+    expects.iter().map(|e| check(sim, e)).collect()
+}
+
+/// A run of a configuration to its end.
+pub fn run(config: Config) -> Result<Sim, crate::config::ConfigError> {
+    let mut sim = Sim::new(config)?;
+    sim.run();
+    Ok(sim)
+}
