@@ -125,7 +125,6 @@ enum Msg {
         change: Change,
     },
     Bookmark {
-        watch: u32,
         rv: Rv,
     },
     WatchErr(ApiError),
