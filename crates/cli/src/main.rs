@@ -1,1 +1,296 @@
-fn main() {}
+//! `listwatch`: run and check scenario scripts.
+
+use std::io::{IsTerminal, Read, Write};
+use std::process::ExitCode;
+
+use listwatch_core::verdict::{explain, Expect};
+use listwatch_core::*;
+use listwatch_script::{render, Report};
+
+mod json;
+
+const HELP: &str = "\
+listwatch: run Kubernetes list-then-watch scenarios and check their expectations
+
+USAGE:
+    listwatch run FILE [--trace] [--json]   run a scenario and print a summary
+    listwatch check FILE...                 check that files parse and every expectation holds
+    listwatch help                          print this help
+
+FILE may be `-` for standard input.
+
+run:
+    --trace     print the one-line-per-event log after the summary
+    --json      print the run as JSON (schema: docs/trace-format.md) instead of the summary
+
+check exit codes:
+    0  every file parses and every expectation holds
+    1  an expectation failed (the failures are printed)
+    2  a file is invalid (located diagnostics are printed) or cannot be read
+";
+
+fn read(path: &str) -> Result<String, String> {
+    let mut s = String::new();
+    if path == "-" {
+        std::io::stdin()
+            .take(listwatch_script::MAX_SCRIPT_BYTES as u64 + 1)
+            .read_to_string(&mut s)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+    } else {
+        let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        if meta.len() > listwatch_script::MAX_SCRIPT_BYTES as u64 {
+            return Err(format!(
+                "{path} is {} bytes, more than the limit of 64 KiB",
+                meta.len()
+            ));
+        }
+        s = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    }
+    Ok(s)
+}
+
+fn color(on: bool, code: &str, s: &str) -> String {
+    if on {
+        format!("\x1b[{code}m{s}\x1b[0m")
+    } else {
+        s.to_string()
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let tty = std::io::stdout().is_terminal();
+    let out = match args.first().map(String::as_str) {
+        None | Some("help" | "--help" | "-h") => {
+            print!("{HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Some("run") => cmd_run(&args[1..], tty),
+        Some("check") => cmd_check(&args[1..], tty),
+        Some(other) => {
+            eprintln!("error: unknown command `{other}`\n\n{HELP}");
+            return ExitCode::from(2);
+        }
+    };
+    let _ = std::io::stdout().flush();
+    out
+}
+
+fn cmd_run(args: &[String], tty: bool) -> ExitCode {
+    let mut file = None;
+    let (mut trace, mut as_json) = (false, false);
+    for a in args {
+        match a.as_str() {
+            "--trace" => trace = true,
+            "--json" => as_json = true,
+            f if file.is_none() && (f == "-" || !f.starts_with('-')) => file = Some(f.to_string()),
+            other => {
+                eprintln!("error: unexpected argument `{other}`\n\n{HELP}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let Some(file) = file else {
+        eprintln!("error: `run` needs a FILE\n\n{HELP}");
+        return ExitCode::from(2);
+    };
+    let src = match read(&file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let report = match listwatch_script::run(&src) {
+        Ok(r) => r,
+        Err(diags) => {
+            for d in &diags {
+                eprint!("{}", render(d, &file, &src));
+            }
+            return ExitCode::from(2);
+        }
+    };
+    if as_json {
+        println!("{}", json::report(&report));
+    } else {
+        print!("{}", summary(&report, tty));
+        if trace {
+            println!("\ntrace:");
+            for (i, e) in report.sim.trace.iter().enumerate() {
+                println!("{}", line(i as EventId, e, &report.sim));
+            }
+        }
+    }
+    if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn cmd_check(args: &[String], tty: bool) -> ExitCode {
+    if args.is_empty() {
+        eprintln!("error: `check` needs at least one FILE\n\n{HELP}");
+        return ExitCode::from(2);
+    }
+    let (mut invalid, mut failed) = (0, 0);
+    for file in args {
+        let src = match read(file) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {e}");
+                invalid += 1;
+                continue;
+            }
+        };
+        match listwatch_script::run(&src) {
+            Err(diags) => {
+                for d in &diags {
+                    eprint!("{}", render(d, file, &src));
+                }
+                invalid += 1;
+            }
+            Ok(report) => {
+                let bad: Vec<_> = report.outcomes.iter().filter(|(_, o)| !o.pass).collect();
+                if bad.is_empty() {
+                    println!(
+                        "{} {file} ({} expectations)",
+                        color(tty, "32", "ok"),
+                        report.outcomes.len()
+                    );
+                } else {
+                    failed += 1;
+                    println!("{} {file}", color(tty, "31", "FAILED"));
+                    for (x, o) in bad {
+                        println!(
+                            "  {file}:{}: {}\n    found {}, decided at {}",
+                            x.line,
+                            x.text,
+                            o.found,
+                            format_ms(o.decided_ms)
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if invalid > 0 {
+        ExitCode::from(2)
+    } else if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The readable summary of `listwatch run`.
+pub fn summary(r: &Report, tty: bool) -> String {
+    let sim = &r.sim;
+    let mut s = String::new();
+    let stop = match sim.stopped {
+        Some(Stop::EventCap) => " (stopped at the event cap)",
+        _ => "",
+    };
+    s += &format!(
+        "ran {} of virtual time: {} events, final rv {}{stop}\n",
+        format_ms(sim.now_ms),
+        sim.trace.len(),
+        sim.etcd.rev
+    );
+    s += "\nwatchers:\n";
+    for (i, w) in sim.reflectors.iter().enumerate() {
+        let id = WatcherId(i as u16);
+        let (mut lists, mut watches, mut gone) = (0, 0, vec![]);
+        for e in &sim.trace {
+            match e.kind {
+                EventKind::ListRequest { watcher, .. } if watcher == id => lists += 1,
+                EventKind::WatchOpened { watcher, .. } if watcher == id => watches += 1,
+                EventKind::WatchFailed { watcher, error }
+                    if watcher == id && error.code() == 410 =>
+                {
+                    gone.push(error.message())
+                }
+                _ => {}
+            }
+        }
+        s += &format!(
+            "  {:<24} {lists} lists, {watches} watches, {} x 410, state {} at rv {}\n",
+            Labels::watcher(sim, id),
+            gone.len(),
+            w.state.as_str(),
+            w.last_rv
+        );
+        for g in gone.iter().take(5) {
+            s += &format!("      410: {g}\n");
+        }
+    }
+    s += "\ncontrollers:\n";
+    for (i, c) in sim.config.controllers.iter().enumerate() {
+        let id = ControllerId(i as u16);
+        let mut per_key: std::collections::BTreeMap<&str, u32> = Default::default();
+        for e in &sim.trace {
+            if let EventKind::ReconcileStart {
+                controller, key, ..
+            } = e.kind
+            {
+                if controller == id {
+                    *per_key.entry(sim.names.resolve(key)).or_default() += 1;
+                }
+            }
+        }
+        let total: u32 = per_key.values().sum();
+        let keys: Vec<String> = per_key
+            .iter()
+            .take(12)
+            .map(|(k, n)| format!("{k} x{n}"))
+            .collect();
+        let more = if per_key.len() > 12 { ", ..." } else { "" };
+        s += &format!(
+            "  {:<24} {total} reconciles ({}{more})\n",
+            c.name,
+            keys.join(", ")
+        );
+    }
+    // Why each relist happened.
+    let relists: Vec<EventId> = sim
+        .trace
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e.kind, EventKind::ListRequest { rv, .. } if rv != ListRv::Any))
+        .map(|(i, _)| i as EventId)
+        .take(5)
+        .collect();
+    if !relists.is_empty() {
+        s += "\nwhy the relists happened:\n";
+        for id in relists {
+            for (n, (_, text)) in explain(sim, id).iter().enumerate().take(6) {
+                s += &format!("  {}{text}\n", if n == 0 { "" } else { "  <- " });
+            }
+        }
+    }
+    s += "\nexpectations:\n";
+    if r.outcomes.is_empty() {
+        s += "  (none)\n";
+    }
+    for (x, o) in &r.outcomes {
+        let mark = if o.pass {
+            color(tty, "32", "PASS")
+        } else {
+            color(tty, "31", "FAIL")
+        };
+        s += &format!(
+            "  {mark} line {}: {}  (found {}, decided at {})\n",
+            x.line,
+            x.text,
+            o.found,
+            format_ms(o.decided_ms)
+        );
+    }
+    let esr = listwatch_core::verdict::check(sim, &Expect::Esr { controller: None });
+    s += &format!(
+        "\nESR: {} ({})\n",
+        if esr.pass { "holds" } else { "fails" },
+        esr.found
+    );
+    s
+}

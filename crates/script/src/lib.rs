@@ -1,1 +1,45 @@
+//! listwatch-script: the scenario language. `parse` turns a script into a core `Config` plus
+//! expectations, or into diagnostics that name a line and column. The CLI and the editor both
+//! call it, so both show the same errors.
 
+mod diag;
+mod lexer;
+mod parse;
+
+pub use diag::{render, Diagnostic};
+pub use parse::{parse, Expectation, Scenario};
+
+/// Scripts larger than this are refused before parsing.
+pub const MAX_SCRIPT_BYTES: usize = 64 * 1024;
+
+use listwatch_core::verdict::Outcome;
+use listwatch_core::Sim;
+
+/// A scenario run to its end, with every expectation's outcome.
+pub struct Report {
+    pub sim: Sim,
+    pub outcomes: Vec<(Expectation, Outcome)>,
+}
+
+impl Report {
+    pub fn passed(&self) -> bool {
+        self.outcomes.iter().all(|(_, o)| o.pass)
+    }
+}
+
+/// Parses and runs a script.
+pub fn run(src: &str) -> Result<Report, Vec<Diagnostic>> {
+    let scenario = parse(src)?;
+    run_scenario(&scenario)
+}
+
+pub fn run_scenario(scenario: &Scenario) -> Result<Report, Vec<Diagnostic>> {
+    let sim = listwatch_core::verdict::run(scenario.config.clone())
+        .map_err(|e| vec![Diagnostic::at(1, 1, 1, e.to_string())])?;
+    let outcomes = scenario
+        .expectations
+        .iter()
+        .map(|x| (x.clone(), listwatch_core::verdict::check(&sim, &x.expect)))
+        .collect();
+    Ok(Report { sim, outcomes })
+}

@@ -1,0 +1,67 @@
+//! The `--json` document (docs/trace-format.md), written by hand: serde stays at the boundary
+//! and out of the dependency graph.
+
+use listwatch_core::*;
+use listwatch_script::Report;
+
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len() + 2);
+    o.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => o += "\\\"",
+            '\\' => o += "\\\\",
+            '\n' => o += "\\n",
+            c if (c as u32) < 0x20 || c == '<' || c == '>' || c == '&' => {
+                o += &format!("\\u{:04x}", c as u32)
+            }
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+pub fn report(r: &Report) -> String {
+    let sim = &r.sim;
+    let events: Vec<String> = sim
+        .trace
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            format!(
+                "{{\"id\":{i},\"time_ms\":{},\"actor\":{},\"cause\":{},\"text\":{}}}",
+                e.time_ms,
+                esc(&actor_label(e.actor, sim)),
+                e.cause()
+                    .map(|c| c.to_string())
+                    .unwrap_or_else(|| "null".into()),
+                esc(&describe(&e.kind, sim))
+            )
+        })
+        .collect();
+    let expectations: Vec<String> = r
+        .outcomes
+        .iter()
+        .map(|(x, o)| {
+            format!(
+                "{{\"line\":{},\"text\":{},\"pass\":{},\"found\":{},\"decided_ms\":{},\"decided_by\":{}}}",
+                x.line,
+                esc(&x.text),
+                o.pass,
+                esc(&o.found),
+                o.decided_ms,
+                o.decided_by.map(|c| c.to_string()).unwrap_or_else(|| "null".into())
+            )
+        })
+        .collect();
+    format!(
+        "{{\"format\":\"listwatch-trace/1\",\"end_ms\":{},\"final_rv\":{},\"trace_hash\":\"{:016x}\",\"passed\":{},\"expectations\":[{}],\"events\":[{}]}}",
+        sim.now_ms,
+        sim.etcd.rev,
+        listwatch_core::sim::trace_hash(&sim.trace),
+        r.passed(),
+        expectations.join(","),
+        events.join(",")
+    )
+}

@@ -1,0 +1,1050 @@
+//! Statements, one a line. See docs/scenario-language.md for every statement with an example.
+
+use listwatch_core::verdict::{Cmp, Counted, Expect, Field, Scope};
+use listwatch_core::*;
+
+use crate::diag::{nearest, Diagnostic};
+use crate::lexer::{words, Word};
+use crate::MAX_SCRIPT_BYTES;
+
+/// One `expect` line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expectation {
+    pub line: usize,
+    /// The statement as written, for reports.
+    pub text: String,
+    pub expect: Expect,
+}
+
+/// A parsed, checked scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub config: Config,
+    pub expectations: Vec<Expectation>,
+    /// The first comment line: the scenario's one-line description.
+    pub title: String,
+}
+
+const STATEMENTS: &[&str] = &[
+    "seed",
+    "kind",
+    "apiserver",
+    "compaction",
+    "bookmarks",
+    "controller",
+    "at",
+    "every",
+    "run",
+    "expect",
+];
+const BEHAVIOURS: &[&str] = &[
+    "children",
+    "mirror",
+    "stale-delete",
+    "wipe-on-zero",
+    "two-writes",
+];
+const CONTROLLER_OPTIONS: &[&str] = &[
+    "workers",
+    "watches",
+    "requeue-after",
+    "errors",
+    "resync",
+    "apiserver",
+    "reconcile",
+    "link-delay",
+    "queue",
+    "anvil",
+    "start",
+    "finalizer",
+];
+const ACTIONS: &[&str] = &[
+    "create",
+    "update",
+    "status",
+    "delete",
+    "disconnect",
+    "delay",
+    "drop",
+    "pause",
+    "resume",
+    "restart-apiserver",
+    "reinit-cache",
+    "crash",
+    "restart",
+    "say",
+];
+const COUNTED: &[&str] = &[
+    "gone",
+    "relists",
+    "lists",
+    "watches",
+    "reconciles",
+    "creates",
+    "updates",
+    "deletes",
+    "evictions",
+    "collapsed",
+    "bookmarks",
+];
+const MAX_TIME_MS: TimeMs = 24 * 3_600_000;
+const MAX_BURST: u64 = 100_000;
+const MAX_SPEC: i64 = 1_000_000_000;
+
+type R<T> = Result<T, Diagnostic>;
+
+struct Parser<'a> {
+    line: usize,
+    words: &'a [Word],
+    pos: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn err_at(&self, w: &Word, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic::at(self.line, w.col, w.len, msg)
+    }
+    fn end_col(&self) -> usize {
+        self.words.last().map(|w| w.col + w.len).unwrap_or(1)
+    }
+    fn next(&mut self, what: &str) -> R<&'a Word> {
+        match self.words.get(self.pos) {
+            Some(w) => {
+                self.pos += 1;
+                Ok(w)
+            }
+            None => Err(Diagnostic::at(
+                self.line,
+                self.end_col(),
+                1,
+                format!("expected {what} here"),
+            )),
+        }
+    }
+    fn peek(&self) -> Option<&'a Word> {
+        self.words.get(self.pos)
+    }
+    fn eat(&mut self, kw: &str) -> bool {
+        if self.peek().is_some_and(|w| !w.quoted && w.text == kw) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn expect_kw(&mut self, kw: &str) -> R<()> {
+        let w = self.next(&format!("`{kw}`"))?;
+        if w.text == kw {
+            Ok(())
+        } else {
+            Err(self.err_at(w, format!("expected `{kw}`, found `{}`", w.text)))
+        }
+    }
+    fn done(&self) -> R<()> {
+        match self.peek() {
+            None => Ok(()),
+            Some(w) => Err(self.err_at(
+                w,
+                format!("unexpected `{}` at the end of the statement", w.text),
+            )),
+        }
+    }
+    fn duration(&mut self, what: &str) -> R<TimeMs> {
+        let w = self.next(what)?;
+        parse_duration(&w.text)
+            .ok_or_else(|| {
+                self.err_at(w, format!("`{}` is not a duration", w.text))
+                    .help("write a number and a unit: 250ms, 1.5s, 2m, 1h")
+            })
+            .and_then(|ms| {
+                if ms > MAX_TIME_MS {
+                    Err(self.err_at(w, format!("{} is longer than the limit of 24h", w.text)))
+                } else {
+                    Ok(ms)
+                }
+            })
+    }
+    fn number(&mut self, what: &str, max: i64) -> R<i64> {
+        let w = self.next(what)?;
+        let n: i64 = w
+            .text
+            .parse()
+            .map_err(|_| self.err_at(w, format!("`{}` is not a whole number", w.text)))?;
+        if n.abs() > max {
+            return Err(self.err_at(w, format!("{n} is out of range (at most {max})")));
+        }
+        Ok(n)
+    }
+}
+
+pub fn parse_duration(s: &str) -> Option<TimeMs> {
+    let split = s.find(|c: char| c.is_ascii_alphabetic())?;
+    let (num, unit) = s.split_at(split);
+    let n: f64 = num.parse().ok()?;
+    if !n.is_finite() || n < 0.0 || n > 1e12 {
+        return None;
+    }
+    let mult = match unit {
+        "ms" => 1.0,
+        "s" => 1000.0,
+        "m" => 60_000.0,
+        "h" => 3_600_000.0,
+        _ => return None,
+    };
+    Some((n * mult).round() as TimeMs)
+}
+
+struct Builder {
+    config: Config,
+    expectations: Vec<Expectation>,
+    kinds_declared: bool,
+    apiservers_declared: bool,
+    /// (line, statement words) of expectations, resolved after all declarations.
+    pending_expects: Vec<(usize, String, Vec<Word>)>,
+    end_set: bool,
+    last_at: TimeMs,
+    title: String,
+}
+
+/// Parses and checks a whole script.
+pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
+    if src.len() > MAX_SCRIPT_BYTES {
+        return Err(vec![Diagnostic::at(
+            1,
+            1,
+            1,
+            format!(
+                "the script is {} bytes, more than the limit of {} (64 KiB)",
+                src.len(),
+                MAX_SCRIPT_BYTES
+            ),
+        )]);
+    }
+    let mut config = Config::new(&[]);
+    config.kinds.clear();
+    config.end_ms = 0;
+    let mut b = Builder {
+        config,
+        expectations: vec![],
+        kinds_declared: false,
+        apiservers_declared: false,
+        pending_expects: vec![],
+        end_set: false,
+        last_at: 0,
+        title: String::new(),
+    };
+    let mut diags = vec![];
+    let mut in_controller = false;
+    for (i, raw) in src.lines().enumerate() {
+        let line = i + 1;
+        if b.title.is_empty() {
+            if let Some(t) = raw.trim().strip_prefix('#') {
+                b.title = t.trim().to_string();
+            }
+        }
+        let ws = match words(raw) {
+            Ok(ws) => ws,
+            Err((col, msg)) => {
+                diags.push(Diagnostic::at(line, col, 1, msg));
+                continue;
+            }
+        };
+        if ws.is_empty() {
+            continue;
+        }
+        let indented = raw.starts_with(' ') || raw.starts_with('\t');
+        let mut p = Parser {
+            line,
+            words: &ws,
+            pos: 0,
+        };
+        let r = if indented && in_controller {
+            b.controller_option(&mut p)
+        } else {
+            in_controller = false;
+            let r = b.statement(&mut p, raw.trim());
+            if r.is_ok() && ws[0].text == "controller" {
+                in_controller = true;
+            }
+            r
+        };
+        if let Err(d) = r {
+            diags.push(d);
+        }
+        if diags.len() >= 50 {
+            break;
+        }
+    }
+    if diags.is_empty() {
+        b.finish(&mut diags);
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    Ok(Scenario {
+        config: b.config,
+        expectations: b.expectations,
+        title: b.title,
+    })
+}
+
+impl Builder {
+    fn kind(&self, p: &Parser, w: &Word) -> R<KindId> {
+        self.config.kind_id(&w.text).ok_or_else(|| {
+            let mut d = p.err_at(w, format!("unknown kind `{}`", w.text));
+            if let Some(n) = nearest(&w.text, self.config.kinds.iter().map(|k| k.name.as_str())) {
+                d = d.help(format!("did you mean `{n}`?"));
+            } else if self.config.kinds.is_empty() {
+                d = d.help("declare it first: `kind NAME`");
+            }
+            d
+        })
+    }
+    fn controller(&self, p: &Parser, w: &Word) -> R<ControllerId> {
+        self.config
+            .controllers
+            .iter()
+            .position(|c| c.name == w.text)
+            .map(|i| ControllerId(i as u16))
+            .ok_or_else(|| {
+                let mut d = p.err_at(w, format!("unknown controller `{}`", w.text));
+                if let Some(n) = nearest(
+                    &w.text,
+                    self.config.controllers.iter().map(|c| c.name.as_str()),
+                ) {
+                    d = d.help(format!("did you mean `{n}`?"));
+                }
+                d
+            })
+    }
+    fn apiserver(&self, p: &Parser, w: &Word) -> R<ApiserverId> {
+        self.config
+            .apiservers
+            .iter()
+            .position(|a| a.name == w.text)
+            .map(|i| ApiserverId(i as u8))
+            .ok_or_else(|| {
+                let mut d = p.err_at(w, format!("unknown apiserver `{}`", w.text));
+                if let Some(n) = nearest(
+                    &w.text,
+                    self.config.apiservers.iter().map(|a| a.name.as_str()),
+                ) {
+                    d = d.help(format!("did you mean `{n}`?"));
+                }
+                d
+            })
+    }
+
+    fn unknown(p: &Parser, w: &Word, what: &str, list: &[&str]) -> Diagnostic {
+        let mut d = p.err_at(w, format!("unknown {what} `{}`", w.text));
+        d = match nearest(&w.text, list.iter().copied()) {
+            Some(n) => d.help(format!("did you mean `{n}`?")),
+            None => d.help(format!("expected one of: {}", list.join(", "))),
+        };
+        d
+    }
+
+    fn statement(&mut self, p: &mut Parser, text: &str) -> R<()> {
+        let w = p.next("a statement")?;
+        match w.text.as_str() {
+            "seed" => {
+                let n = p.number("a seed", i64::MAX)?;
+                self.config.seed = n as u64;
+            }
+            "kind" => {
+                let name = p.next("a kind name")?;
+                if !name
+                    .text
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic())
+                {
+                    return Err(p.err_at(name, "a kind name starts with a letter"));
+                }
+                if self.config.kind_id(&name.text).is_some() {
+                    return Err(p.err_at(name, format!("kind `{}` is declared twice", name.text)));
+                }
+                let mut cache = CacheMode::Dynamic {
+                    capacity_min: DYNAMIC_CAPACITY_MIN,
+                    capacity_max: DYNAMIC_CAPACITY_MAX,
+                };
+                if p.eat("cache") {
+                    let m = p.next("a cache mode (fixed N, dynamic, off)")?;
+                    cache = match m.text.as_str() {
+                        "fixed" => {
+                            let n = p.number("a capacity", DYNAMIC_CAPACITY_MAX as i64)?;
+                            if n < 1 {
+                                return Err(p.err_at(m, "a fixed cache holds at least 1 event"));
+                            }
+                            CacheMode::Fixed { capacity: n as u32 }
+                        }
+                        "dynamic" => {
+                            let mut c = cache;
+                            if let Some(r) = p.peek() {
+                                let (lo, hi) = r
+                                    .text
+                                    .split_once("..")
+                                    .ok_or_else(|| p.err_at(r, "write the range as MIN..MAX"))?;
+                                let (lo, hi): (u32, u32) = match (lo.parse(), hi.parse()) {
+                                    (Ok(a), Ok(b)) if a >= 1 && a <= b && b <= DYNAMIC_CAPACITY_MAX => (a, b),
+                                    _ => return Err(p.err_at(r, format!("capacities must satisfy 1 <= MIN <= MAX <= {DYNAMIC_CAPACITY_MAX}"))),
+                                };
+                                p.pos += 1;
+                                c = CacheMode::Dynamic {
+                                    capacity_min: lo,
+                                    capacity_max: hi,
+                                };
+                            }
+                            c
+                        }
+                        "off" => CacheMode::Off,
+                        _ => {
+                            return Err(Self::unknown(
+                                p,
+                                m,
+                                "cache mode",
+                                &["fixed", "dynamic", "off"],
+                            ))
+                        }
+                    };
+                }
+                p.done()?;
+                if self.config.kinds.len() >= MAX_KINDS {
+                    return Err(p.err_at(name, format!("more than {MAX_KINDS} kinds")));
+                }
+                self.kinds_declared = true;
+                self.config.kinds.push(KindConfig {
+                    name: name.text.clone(),
+                    cache,
+                });
+            }
+            "apiserver" => {
+                let name = p.next("an apiserver name")?;
+                let mut lag_ms = 0;
+                if p.eat("lag") {
+                    lag_ms = p.duration("a lag")?;
+                }
+                p.done()?;
+                if !self.apiservers_declared {
+                    self.config.apiservers.clear();
+                    self.apiservers_declared = true;
+                }
+                if self.config.apiservers.iter().any(|a| a.name == name.text) {
+                    return Err(
+                        p.err_at(name, format!("apiserver `{}` is declared twice", name.text))
+                    );
+                }
+                if self.config.apiservers.len() >= MAX_APISERVERS {
+                    return Err(p.err_at(name, format!("more than {MAX_APISERVERS} apiservers")));
+                }
+                self.config.apiservers.push(ApiserverConfig {
+                    name: name.text.clone(),
+                    lag_ms,
+                });
+            }
+            "compaction" => {
+                self.config.compaction_ms = if p.eat("off") {
+                    0
+                } else {
+                    p.duration("an interval or `off`")?
+                };
+                p.done()?;
+            }
+            "bookmarks" => {
+                let v = p.next("`on` or `off`")?;
+                self.config.reflector.bookmarks = match v.text.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err(Self::unknown(p, v, "setting", &["on", "off"])),
+                };
+                p.done()?;
+            }
+            "controller" => self.controller_statement(p)?,
+            "at" | "every" => self.timeline(p, w)?,
+            "run" => {
+                self.config.end_ms = p.duration("how long the run lasts")?;
+                self.end_set = true;
+                p.done()?;
+            }
+            "expect" => {
+                self.pending_expects
+                    .push((p.line, text.to_string(), p.words.to_vec()));
+            }
+            _ => return Err(Self::unknown(p, w, "statement", STATEMENTS)),
+        }
+        Ok(())
+    }
+
+    fn controller_statement(&mut self, p: &mut Parser) -> R<()> {
+        let name = p.next("a controller name")?;
+        if self.config.controllers.iter().any(|c| c.name == name.text) {
+            return Err(p.err_at(
+                name,
+                format!("controller `{}` is declared twice", name.text),
+            ));
+        }
+        if self.config.controllers.len() >= MAX_CONTROLLERS {
+            return Err(p.err_at(name, format!("more than {MAX_CONTROLLERS} controllers")));
+        }
+        p.expect_kw("for")?;
+        let kw = p.next("a kind")?;
+        let primary = self.kind(p, kw)?;
+        let bw =
+            p.next("a behaviour (children, mirror, stale-delete, wipe-on-zero, two-writes)")?;
+        let kind_arg = |b: &Builder, p: &mut Parser| -> R<KindId> {
+            let w = p.next("a kind")?;
+            b.kind(p, w)
+        };
+        let behaviour = match bw.text.as_str() {
+            "children" => Behaviour::Children {
+                child: kind_arg(self, p)?,
+                finalizer: false,
+            },
+            "mirror" => {
+                let target = kind_arg(self, p)?;
+                if target == primary {
+                    return Err(p.err_at(
+                        &p.words[p.pos - 1],
+                        "a mirror's kind must differ from the controller's kind",
+                    ));
+                }
+                Behaviour::Mirror { target }
+            }
+            "stale-delete" => Behaviour::StaleDelete {
+                child: kind_arg(self, p)?,
+                fixed: false,
+            },
+            "wipe-on-zero" => Behaviour::WipeOnZero {
+                child: kind_arg(self, p)?,
+            },
+            "two-writes" => Behaviour::TwoWrites {
+                child: kind_arg(self, p)?,
+                fixed: false,
+            },
+            _ => return Err(Self::unknown(p, bw, "behaviour", BEHAVIOURS)),
+        };
+        let behaviour = if p.eat("fixed") {
+            match behaviour {
+                Behaviour::StaleDelete { child, .. } => {
+                    Behaviour::StaleDelete { child, fixed: true }
+                }
+                Behaviour::TwoWrites { child, .. } => Behaviour::TwoWrites { child, fixed: true },
+                _ => {
+                    return Err(p.err_at(
+                        &p.words[p.pos - 1],
+                        "only stale-delete and two-writes have a `fixed` twin",
+                    ))
+                }
+            }
+        } else {
+            behaviour
+        };
+        p.done()?;
+        let mut c = Config::controller(&name.text, primary, behaviour);
+        if let Behaviour::Children { child, .. } = behaviour {
+            c.watches.push(WatchConfig {
+                kind: child,
+                map: KeyMap::Owner,
+                namespace: None,
+            });
+        }
+        self.config.controllers.push(c);
+        Ok(())
+    }
+
+    fn controller_option(&mut self, p: &mut Parser) -> R<()> {
+        let w = p.next("an option")?;
+        let idx = self.config.controllers.len() - 1;
+        match w.text.as_str() {
+            "workers" => {
+                let n = p.number("a worker count", MAX_WORKERS as i64)?;
+                if n < 1 {
+                    return Err(p.err_at(w, "a controller needs at least 1 worker"));
+                }
+                self.config.controllers[idx].workers = n as u32;
+            }
+            "watches" => {
+                let kw = p.next("a kind")?;
+                let kind = self.kind(p, kw)?;
+                let mut map = KeyMap::Itself;
+                let mut namespace = None;
+                while let Some(x) = p.peek() {
+                    p.pos += 1;
+                    match x.text.as_str() {
+                        "owner" => map = KeyMap::Owner,
+                        "self" => map = KeyMap::Itself,
+                        "in" => namespace = Some(p.next("a namespace")?.text.clone()),
+                        _ => {
+                            return Err(Self::unknown(
+                                p,
+                                x,
+                                "watch option",
+                                &["owner", "self", "in"],
+                            ))
+                        }
+                    }
+                }
+                let c = &mut self.config.controllers[idx];
+                c.watches.retain(|wc| wc.kind != kind);
+                c.watches.push(WatchConfig {
+                    kind,
+                    map,
+                    namespace,
+                });
+            }
+            "requeue-after" => {
+                self.config.controllers[idx].requeue_after_ms = p.duration("a duration")?
+            }
+            "errors" => {
+                let v = p.next("a percentage")?;
+                let pct: f64 = v
+                    .text
+                    .strip_suffix('%')
+                    .and_then(|s| s.parse().ok())
+                    .filter(|x: &f64| (0.0..=100.0).contains(x))
+                    .ok_or_else(|| {
+                        p.err_at(v, "write the error rate as a percentage from 0% to 100%")
+                    })?;
+                self.config.controllers[idx].error_ppm = (pct * 10_000.0) as u32;
+            }
+            "resync" => self.config.controllers[idx].resync_ms = p.duration("a period")?,
+            "apiserver" => {
+                let a = p.next("an apiserver")?;
+                self.config.controllers[idx].apiserver = self.apiserver(p, a)?;
+            }
+            "reconcile" => self.config.controllers[idx].reconcile_ms = p.duration("a duration")?,
+            "link-delay" => self.config.controllers[idx].link_delay_ms = p.duration("a delay")?,
+            "queue" => {
+                let q = p.next("`classic` or `priority`")?;
+                self.config.controllers[idx].queue = match q.text.as_str() {
+                    "classic" => QueueKind::Classic,
+                    "priority" => QueueKind::Priority,
+                    _ => return Err(Self::unknown(p, q, "queue", &["classic", "priority"])),
+                };
+            }
+            "anvil" => {
+                let c = &mut self.config.controllers[idx];
+                c.anvil = true;
+                if p.peek().is_some() {
+                    let d = p.duration("a period")?;
+                    if d == 0 {
+                        return Err(p.err_at(&p.words[p.pos - 1], "the period must be positive"));
+                    }
+                    self.config.controllers[idx].anvil_period_ms = d;
+                }
+            }
+            "start" => self.config.controllers[idx].start_ms = p.duration("a time")?,
+            "finalizer" => {
+                let c = &mut self.config.controllers[idx];
+                match &mut c.behaviour {
+                    Behaviour::Children { finalizer, .. } => *finalizer = true,
+                    _ => {
+                        return Err(
+                            p.err_at(w, "only `children` controllers take a `finalizer` option")
+                        )
+                    }
+                }
+            }
+            _ => return Err(Self::unknown(p, w, "controller option", CONTROLLER_OPTIONS)),
+        }
+        p.done()
+    }
+
+    fn timeline(&mut self, p: &mut Parser, first: &Word) -> R<()> {
+        let (times, template) = if first.text == "at" {
+            let tw = p.next("a time")?;
+            let t = if let Some(rel) = tw.text.strip_prefix('+') {
+                let d = parse_duration(rel)
+                    .ok_or_else(|| p.err_at(tw, format!("`{}` is not a duration", tw.text)))?;
+                self.last_at + d
+            } else {
+                parse_duration(&tw.text).ok_or_else(|| {
+                    p.err_at(tw, format!("`{}` is not a time", tw.text))
+                        .help("write 1s, 250ms, 2m, or +500ms after the previous line")
+                })?
+            };
+            if t > MAX_TIME_MS {
+                return Err(p.err_at(tw, "times stop at 24h"));
+            }
+            self.last_at = t;
+            (vec![t], false)
+        } else {
+            // every D N times [from T] ACTION
+            let d = p.duration("an interval")?;
+            let n = p.number("a count", MAX_BURST as i64)?;
+            p.expect_kw("times")?;
+            let from = if p.eat("from") {
+                p.duration("a start time")?
+            } else {
+                self.last_at
+            };
+            if n < 1 {
+                return Err(p.err_at(&p.words[p.pos - 2], "a burst repeats at least once"));
+            }
+            let times: Vec<TimeMs> = (0..n as u64).map(|i| from + i * d).collect();
+            if times.last().is_some_and(|&t| t > MAX_TIME_MS) {
+                return Err(p.err_at(first, "the burst runs past 24h"));
+            }
+            if self.config.timeline.len() + times.len() > MAX_TIMELINE {
+                return Err(p.err_at(
+                    first,
+                    format!("the timeline would hold more than {MAX_TIMELINE} entries"),
+                ));
+            }
+            (times, true)
+        };
+        let aw = p.next("an action (create, update, delete, crash, ...)")?;
+        let start = p.pos;
+        for (i, t) in times.iter().enumerate() {
+            p.pos = start;
+            let input = self.action(p, aw, if template { Some(i) } else { None })?;
+            self.config.timeline.push(TimedInput { at_ms: *t, input });
+        }
+        Ok(())
+    }
+
+    fn object_name(p: &mut Parser, index: Option<usize>) -> R<String> {
+        let w = p.next("an object name")?;
+        let name = match index {
+            Some(i) => w.text.replace("{i}", &i.to_string()),
+            None => w.text.clone(),
+        };
+        let valid = |s: &str| {
+            !s.is_empty()
+                && s.len() <= 253
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-./{}".contains(c))
+        };
+        if !valid(&name) || name.matches('/').count() > 1 {
+            return Err(p
+                .err_at(w, format!("`{}` is not a valid object name", w.text))
+                .help("use letters, digits, `-` and `.`, optionally `namespace/name`"));
+        }
+        Ok(name)
+    }
+
+    fn action(&self, p: &mut Parser, aw: &Word, index: Option<usize>) -> R<Input> {
+        let input = match aw.text.as_str() {
+            "create" | "update" => {
+                let kw = p.next("a kind")?;
+                let kind = self.kind(p, kw)?;
+                let name = Self::object_name(p, index)?;
+                let spec = if p.eat("spec") {
+                    p.number("a spec value", MAX_SPEC)?
+                } else {
+                    0
+                };
+                if aw.text == "create" {
+                    Input::Create { kind, name, spec }
+                } else {
+                    if p.words.len() <= 4 {
+                        return Err(p.err_at(aw, "an update needs `spec N`"));
+                    }
+                    Input::Update { kind, name, spec }
+                }
+            }
+            "status" => {
+                let kw = p.next("a kind")?;
+                let kind = self.kind(p, kw)?;
+                let name = Self::object_name(p, index)?;
+                let status = p.number("a status value", MAX_SPEC)?;
+                Input::UpdateStatus { kind, name, status }
+            }
+            "delete" => {
+                let kw = p.next("a kind")?;
+                let kind = self.kind(p, kw)?;
+                Input::Delete {
+                    kind,
+                    name: Self::object_name(p, index)?,
+                }
+            }
+            "disconnect" => {
+                let cw = p.next("a controller")?;
+                let controller = self.controller(p, cw)?;
+                p.expect_kw("for")?;
+                Input::Disconnect {
+                    controller,
+                    duration_ms: p.duration("a duration")?,
+                }
+            }
+            "delay" => {
+                let cw = p.next("a controller")?;
+                let controller = self.controller(p, cw)?;
+                Input::Delay {
+                    controller,
+                    delay_ms: p.duration("a delay")?,
+                }
+            }
+            "drop" => {
+                let cw = p.next("a controller")?;
+                let controller = self.controller(p, cw)?;
+                let n = p.number("how many events", 1_000_000)?;
+                if n < 1 {
+                    return Err(p.err_at(&p.words[p.pos - 1], "drop at least 1 event"));
+                }
+                Input::Drop {
+                    controller,
+                    count: n as u32,
+                }
+            }
+            "pause" | "resume" => {
+                let a = p.next("an apiserver")?;
+                let apiserver = self.apiserver(p, a)?;
+                if aw.text == "pause" {
+                    Input::PauseCache { apiserver }
+                } else {
+                    Input::ResumeCache { apiserver }
+                }
+            }
+            "restart-apiserver" => {
+                let a = p.next("an apiserver")?;
+                let apiserver = self.apiserver(p, a)?;
+                let down_ms = if p.eat("for") {
+                    p.duration("a duration")?
+                } else {
+                    1000
+                };
+                Input::RestartApiserver { apiserver, down_ms }
+            }
+            "reinit-cache" => {
+                let a = p.next("an apiserver")?;
+                let apiserver = self.apiserver(p, a)?;
+                let kw = p.next("a kind")?;
+                let kind = self.kind(p, kw)?;
+                let down_ms = if p.eat("for") {
+                    p.duration("a duration")?
+                } else {
+                    1000
+                };
+                Input::ReinitCache {
+                    apiserver,
+                    kind,
+                    down_ms,
+                }
+            }
+            "crash" => {
+                let cw = p.next("a controller")?;
+                let controller = self.controller(p, cw)?;
+                let after_writes = if p.eat("after") {
+                    let n = p.number("a write count", 1000)?;
+                    let unit = p.next("`write` or `writes`")?;
+                    if unit.text != "write" && unit.text != "writes" {
+                        return Err(p.err_at(unit, "expected `write` or `writes`"));
+                    }
+                    if n < 1 {
+                        return Err(p.err_at(unit, "crash after at least 1 write"));
+                    }
+                    Some(n as u32)
+                } else {
+                    None
+                };
+                Input::Crash {
+                    controller,
+                    after_writes,
+                }
+            }
+            "restart" => {
+                let cw = p.next("a controller")?;
+                let controller = self.controller(p, cw)?;
+                let apiserver = if p.eat("on") {
+                    let a = p.next("an apiserver")?;
+                    Some(self.apiserver(p, a)?)
+                } else {
+                    None
+                };
+                Input::Restart {
+                    controller,
+                    apiserver,
+                }
+            }
+            "say" => {
+                let t = p.next("a quoted text")?;
+                if !t.quoted {
+                    return Err(p.err_at(t, "put the narration in quotes: say \"...\""));
+                }
+                Input::Say {
+                    text: t.text.clone(),
+                }
+            }
+            _ => return Err(Self::unknown(p, aw, "action", ACTIONS)),
+        };
+        p.done()?;
+        Ok(input)
+    }
+
+    fn cmp(p: &mut Parser) -> R<Cmp> {
+        let w = p.next("a comparison (==, !=, <, <=, >, >=)")?;
+        Ok(match w.text.as_str() {
+            "==" | "=" => Cmp::Eq,
+            "!=" => Cmp::Ne,
+            "<" => Cmp::Lt,
+            "<=" => Cmp::Le,
+            ">" => Cmp::Gt,
+            ">=" => Cmp::Ge,
+            _ => {
+                return Err(Self::unknown(
+                    p,
+                    w,
+                    "comparison",
+                    &["==", "!=", "<", "<=", ">", ">="],
+                ))
+            }
+        })
+    }
+
+    fn expectation(&self, p: &mut Parser) -> R<Expect> {
+        p.expect_kw("expect")?;
+        let w = p.next("what to expect")?;
+        let e = match w.text.as_str() {
+            "esr" => {
+                let controller = match p.peek() {
+                    Some(c) => {
+                        p.pos += 1;
+                        Some(self.controller(p, c)?)
+                    }
+                    None => None,
+                };
+                Expect::Esr { controller }
+            }
+            "final" => {
+                let kw = p.next("a kind")?;
+                let kind = self.kind(p, kw)?;
+                let name = Self::object_name(p, None)?;
+                let f = p.next("`spec` or `status`")?;
+                let field = match f.text.as_str() {
+                    "spec" => Field::Spec,
+                    "status" => Field::Status,
+                    _ => return Err(Self::unknown(p, f, "field", &["spec", "status"])),
+                };
+                let cmp = Self::cmp(p)?;
+                Expect::Final {
+                    kind,
+                    name,
+                    field,
+                    cmp,
+                    value: p.number("a value", MAX_SPEC)?,
+                }
+            }
+            "exists" | "absent" => {
+                let kw = p.next("a kind")?;
+                let kind = self.kind(p, kw)?;
+                Expect::Exists {
+                    kind,
+                    name: Self::object_name(p, None)?,
+                    negated: w.text == "absent",
+                }
+            }
+            c if COUNTED.contains(&c) => {
+                let what = match c {
+                    "gone" => Counted::Gone,
+                    "relists" => Counted::Relists,
+                    "lists" => Counted::Lists,
+                    "watches" => Counted::Watches,
+                    "reconciles" => Counted::Reconciles,
+                    "creates" => Counted::Writes(WriteOp::Create),
+                    "updates" => Counted::Writes(WriteOp::Update),
+                    "deletes" => Counted::Writes(WriteOp::Delete),
+                    "evictions" => Counted::Evictions,
+                    "collapsed" => Counted::Collapsed,
+                    _ => Counted::Bookmarks,
+                };
+                let mut scope = Scope::default();
+                while let Some(x) = p.peek() {
+                    if ["==", "=", "!=", "<", "<=", ">", ">="].contains(&x.text.as_str()) {
+                        break;
+                    }
+                    p.pos += 1;
+                    if let Some(i) = self
+                        .config
+                        .controllers
+                        .iter()
+                        .position(|c| c.name == x.text)
+                    {
+                        scope.controller = Some(ControllerId(i as u16));
+                    } else if let Some(k) = self.config.kind_id(&x.text) {
+                        scope.kind = Some(k);
+                    } else {
+                        scope.name = Some(x.text.clone());
+                    }
+                }
+                let cmp = Self::cmp(p)?;
+                let value = p.number("a count", i64::MAX / 2)?;
+                let by_ms = if p.eat("by") {
+                    Some(p.duration("a time")?)
+                } else {
+                    None
+                };
+                Expect::Count {
+                    what,
+                    scope,
+                    cmp,
+                    value,
+                    by_ms,
+                }
+            }
+            name => {
+                // `expect CONTROLLER [never] saw KIND NAME spec N`
+                let cw = w;
+                let controller = self.controller(p, cw).map_err(|_| {
+                    let mut all: Vec<&str> = vec!["esr", "final", "exists", "absent"];
+                    all.extend(COUNTED);
+                    all.extend(self.config.controllers.iter().map(|c| c.name.as_str()));
+                    Self::unknown(p, cw, "expectation", &all)
+                })?;
+                let _ = name;
+                let negated = p.eat("never");
+                p.expect_kw("saw")?;
+                let kw = p.next("a kind")?;
+                let kind = self.kind(p, kw)?;
+                let name = Self::object_name(p, None)?;
+                p.expect_kw("spec")?;
+                Expect::Saw {
+                    controller,
+                    kind,
+                    name,
+                    spec: p.number("a spec value", MAX_SPEC)?,
+                    negated,
+                }
+            }
+        };
+        p.done()?;
+        Ok(e)
+    }
+
+    fn finish(&mut self, diags: &mut Vec<Diagnostic>) {
+        if self.config.kinds.is_empty() {
+            diags.push(
+                Diagnostic::at(1, 1, 1, "the scenario declares no kind")
+                    .help("start with `kind Pod`"),
+            );
+            return;
+        }
+        let last_input = self
+            .config
+            .timeline
+            .iter()
+            .map(|t| t.at_ms)
+            .max()
+            .unwrap_or(0);
+        if !self.end_set {
+            // Default: two minutes of quiet after the last input, so everything can settle.
+            self.config.end_ms = last_input + 120_000;
+        }
+        for (line, text, ws) in std::mem::take(&mut self.pending_expects) {
+            let mut p = Parser {
+                line,
+                words: &ws,
+                pos: 0,
+            };
+            match self.expectation(&mut p) {
+                Ok(expect) => self.expectations.push(Expectation { line, text, expect }),
+                Err(d) => diags.push(d),
+            }
+        }
+        if let Err(e) = self.config.validate() {
+            let line = 1;
+            diags.push(Diagnostic::at(line, 1, 1, e.to_string()));
+        }
+        // Timeline order is time order; equal times keep their line order.
+        self.config.timeline.sort_by_key(|t| t.at_ms);
+    }
+}
