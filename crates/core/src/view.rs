@@ -34,6 +34,8 @@ pub struct WatcherView {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct QueueView {
     pub up: bool,
+    /// Down after a crash (as opposed to not started yet).
+    pub crashed: bool,
     pub waiting: Vec<NameId>,
     pub processing: Vec<NameId>,
     pub dirty: Vec<NameId>,
@@ -198,11 +200,16 @@ impl View {
             Crash { controller } => {
                 let q = &mut self.queues[controller.index()];
                 q.up = false;
+                q.crashed = true;
                 q.waiting.clear();
                 q.processing.clear();
                 q.dirty.clear();
             }
-            Restart { controller, .. } => self.queues[controller.index()].up = true,
+            Restart { controller, .. } => {
+                let q = &mut self.queues[controller.index()];
+                q.up = true;
+                q.crashed = false;
+            }
             Disconnect { controller, .. } => self.disconnected[controller.index()] = true,
             Reconnect { controller } => self.disconnected[controller.index()] = false,
             Say { .. } => self.last_say = Some(id),

@@ -1,0 +1,133 @@
+//! The gallery menu, narration, the expectations panel and the "Why?" explanation.
+
+use std::rc::Rc;
+
+use listwatch_core::verdict::explain;
+use listwatch_core::view::View;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use crate::state::{Action, Loaded, State};
+
+#[derive(Properties, PartialEq)]
+pub struct GalleryProps {
+    pub on_pick: Callback<String>,
+}
+
+#[function_component(Gallery)]
+pub fn gallery(p: &GalleryProps) -> Html {
+    let onchange = {
+        let pick = p.on_pick.clone();
+        Callback::from(move |e: Event| {
+            let Some(sel) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+            else {
+                return;
+            };
+            if let Some((_, src)) = sel
+                .value()
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| listwatch_script::gallery::GALLERY.get(i))
+            {
+                pick.emit(src.to_string());
+            }
+        })
+    };
+    html! {
+        <label class="gallery">{"Gallery "}
+            <select data-testid="gallery" aria-label="Gallery" {onchange}>
+                <option value="" selected=true disabled=true>{"choose a scenario…"}</option>
+                { for listwatch_script::gallery::GALLERY.iter().enumerate().map(|(i, (name, src))| html! {
+                    <option value={i.to_string()} data-file={name.to_string()}>{listwatch_script::gallery::title(src)}</option>
+                }) }
+            </select>
+        </label>
+    }
+}
+
+#[derive(Properties)]
+pub struct NarrationProps {
+    pub run: Rc<Loaded>,
+    pub view: View,
+}
+impl PartialEq for NarrationProps {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.run, &o.run) && self.view.last_say == o.view.last_say
+    }
+}
+
+#[function_component(Narration)]
+pub fn narration(p: &NarrationProps) -> Html {
+    match p.view.last_say {
+        Some(id) => {
+            html! { <div class="say" aria-live="polite">{listwatch_core::describe(&p.run.sim.trace[id as usize].kind, &p.run.sim)}</div> }
+        }
+        None => html! { <div class="say empty-say" /> },
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct StateProps {
+    pub state: UseReducerHandle<State>,
+}
+
+#[function_component(Expectations)]
+pub fn expectations(p: &StateProps) -> Html {
+    let Some(run) = p.state.run.clone() else {
+        return html! {};
+    };
+    let esr = listwatch_core::verdict::check(
+        &run.sim,
+        &listwatch_core::verdict::Expect::Esr { controller: None },
+    );
+    html! {
+        <div data-testid="expectations" class="expectations">
+            <h2>{"Expectations"}</h2>
+            <ul>
+                { for run.outcomes.iter().map(|(x, o)| {
+                    let st = p.state.clone();
+                    let target = o.decided_by.unwrap_or_else(|| run.sim.trace.partition_point(|e| e.time_ms <= o.decided_ms).saturating_sub(1) as u32);
+                    let onclick = Callback::from(move |_: MouseEvent| st.dispatch(Action::JumpTo(target)));
+                    html! {
+                        <li class={if o.pass { "pass" } else { "fail" }}>
+                            <button class="link" {onclick} title="Jump to the moment that decided it">
+                                <b>{if o.pass { "✔ pass" } else { "✘ FAIL" }}</b>{format!(" line {}: {}", x.line, x.text.trim_start_matches("expect "))}
+                                <span class="hint">{format!(" — found {}", o.found)}</span>
+                            </button>
+                        </li>
+                    }
+                }) }
+            </ul>
+            <p class={if esr.pass { "pass" } else { "fail" }}>{format!("ESR: {} ({})", if esr.pass { "holds" } else { "fails" }, esr.found)}</p>
+        </div>
+    }
+}
+
+#[function_component(Explanation)]
+pub fn explanation(p: &StateProps) -> Html {
+    let Some(run) = p.state.run.clone() else {
+        return html! {};
+    };
+    let chosen = p
+        .state
+        .selected
+        .or_else(|| p.state.cursor.checked_sub(1).map(|c| c as u32));
+    html! {
+        <div data-testid="explanation" class="explanation" aria-live="polite">
+            <h2>{"Why?"}</h2>
+            if let Some(id) = chosen.filter(|&id| (id as usize) < run.sim.trace.len()) {
+                <ol>
+                    { for explain(&run.sim, id).into_iter().map(|(i, text)| {
+                        let st = p.state.clone();
+                        let onclick = Callback::from(move |_: MouseEvent| st.dispatch(Action::JumpTo(i)));
+                        html! { <li><button class="link" {onclick}>{text}</button></li> }
+                    }) }
+                </ol>
+            } else {
+                <p class="hint">{"Step or click a marker: its causes appear here."}</p>
+            }
+        </div>
+    }
+}

@@ -1,0 +1,190 @@
+//! The picture of the whole system at the current moment, as SVG: the apiservers and their watch
+//! caches as rings of slots, each controller's watchers as the reflector state machine, and the
+//! work queues.
+
+use std::f64::consts::PI;
+use std::rc::Rc;
+
+use listwatch_core::view::View;
+use listwatch_core::{EventKind, Labels, WatcherId, WatcherState};
+use yew::prelude::*;
+
+use crate::state::Loaded;
+
+#[derive(Properties)]
+pub struct Props {
+    pub run: Rc<Loaded>,
+    pub view: View,
+    pub cursor: usize,
+}
+impl PartialEq for Props {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.run, &o.run) && self.cursor == o.cursor
+    }
+}
+
+const STATES: [(WatcherState, &str); 4] = [
+    (WatcherState::Empty, "Empty"),
+    (WatcherState::InitListed, "Listed"),
+    (WatcherState::Watching, "Watching"),
+    (WatcherState::BackoffRelist, "Backoff"),
+];
+
+fn lit(state: WatcherState, box_state: WatcherState) -> bool {
+    match box_state {
+        WatcherState::Empty => matches!(state, WatcherState::Empty | WatcherState::Listing),
+        WatcherState::BackoffRelist => matches!(
+            state,
+            WatcherState::BackoffRelist | WatcherState::BackoffRewatch
+        ),
+        s => s == state,
+    }
+}
+
+#[function_component(SystemView)]
+pub fn system_view(p: &Props) -> Html {
+    let sim = &p.run.sim;
+    let v = &p.view;
+    let kinds = sim.config.kinds.len();
+    let apis = sim.config.apiservers.len();
+    let ring_w = 170.0;
+    let width = (40.0 + ring_w * (kinds * apis) as f64).max(900.0);
+    let watcher_rows = sim.reflectors.len();
+    let height = 230.0 + 70.0 * watcher_rows.max(1) as f64;
+    // The event on screen, to flash what it touched.
+    let current = p
+        .cursor
+        .checked_sub(1)
+        .and_then(|i| sim.trace.get(i).map(|e| (i, e)));
+    let recent_gone = |w: WatcherId| {
+        v.watchers[w.index()].last_error.is_some_and(|id| {
+            let e = &sim.trace[id as usize];
+            v.time_ms.saturating_sub(e.time_ms) < 1500
+                && matches!(e.kind, EventKind::WatchFailed { error, .. } if error.code() == 410)
+        })
+    };
+    let mut caches = vec![];
+    for (a, api) in sim.config.apiservers.iter().enumerate() {
+        for (k, kind) in sim.config.kinds.iter().enumerate() {
+            let i = a * kinds + k;
+            let cx = 20.0 + ring_w * i as f64 + ring_w / 2.0;
+            let cy = 105.0;
+            let c = &v.caches[a][k];
+            let cap = c.capacity.max(1) as usize;
+            let slots = cap.min(64);
+            let r = 52.0;
+            let oldest = c.ring.front().map(|x| x.0);
+            let newest = c.ring.back().map(|x| x.0);
+            let fill = c.ring.len();
+            let just_added = matches!(current, Some((_, e)) if matches!(e.kind, EventKind::CacheAdd { apiserver, kind, .. } if apiserver.index() == a && kind.index() == k));
+            let evicting = matches!(current, Some((_, e)) if matches!(e.kind, EventKind::CacheAdd { apiserver, kind, evicted, .. } if apiserver.index() == a && kind.index() == k && evicted > 0));
+            let mode = match kind.cache {
+                listwatch_core::CacheMode::Fixed { .. } => "fixed",
+                listwatch_core::CacheMode::Dynamic { .. } => "dynamic",
+                listwatch_core::CacheMode::Off => "off",
+            };
+            let slot_nodes = (0..slots).map(|s| {
+                let ang = 2.0 * PI * s as f64 / slots as f64 - PI / 2.0;
+                let (x, y) = (cx + r * ang.cos(), cy + r * ang.sin());
+                // Slots fill in ring order: slot s holds the s-th buffered event (scaled when the
+                // capacity exceeds the slots drawn).
+                let filled = s * cap / slots < fill;
+                let newest_slot = filled && (s + 1) * cap / slots >= fill;
+                let class = classes!("slot", filled.then_some("filled"), (newest_slot && just_added).then_some("entering"), (s == 0 && evicting).then_some("evicting"));
+                html! { <circle class={class} cx={format!("{x:.1}")} cy={format!("{y:.1}")} r={format!("{:.1}", (160.0 / slots as f64).clamp(2.5, 9.0))} /> }
+            });
+            caches.push(html! {
+                <g data-testid="watch-cache" data-kind={kind.name.clone()} data-apiserver={api.name.clone()}
+                    data-capacity={c.capacity.to_string()} data-size={c.ring.len().to_string()}
+                    data-oldest-rv={oldest.map(|x| x.to_string()).unwrap_or_default()}
+                    class={classes!("cache", c.paused.then_some("paused"), (!c.ready).then_some("not-ready"))}>
+                    <text class="cache-title" x={cx.to_string()} y="36" text-anchor="middle">{format!("{} · {}", api.name, kind.name)}</text>
+                    { for slot_nodes }
+                    <text x={cx.to_string()} y={(cy - 4.0).to_string()} text-anchor="middle" class="ring-label">{format!("{}/{} {mode}", c.ring.len(), c.capacity)}</text>
+                    <text x={cx.to_string()} y={(cy + 12.0).to_string()} text-anchor="middle" class="ring-sub">
+                        { match (oldest, newest) { (Some(o), Some(n)) => format!("rv {o}…{n}"), _ => "empty".into() } }
+                    </text>
+                    if c.evicted_total > 0 {
+                        <text x={cx.to_string()} y={(cy + 70.0).to_string()} text-anchor="middle" class="ring-sub">{format!("{} evicted", c.evicted_total)}</text>
+                    }
+                    if c.paused { <text x={cx.to_string()} y={(cy + 84.0).to_string()} text-anchor="middle" class="fault">{"⏸ paused (stale)"}</text> }
+                    if !c.ready { <text x={cx.to_string()} y={(cy + 84.0).to_string()} text-anchor="middle" class="fault">{"re-initialising: 429"}</text> }
+                </g>
+            });
+        }
+    }
+    let watchers = sim.reflectors.iter().enumerate().map(|(i, r)| {
+        let w = WatcherId(i as u16);
+        let wv = &v.watchers[i];
+        let y = 210.0 + 70.0 * i as f64;
+        let ctl = &sim.config.controllers[r.controller.index()];
+        let q = &v.queues[r.controller.index()];
+        let gone = recent_gone(w);
+        let message = wv.last_error.map(|id| listwatch_core::describe(&sim.trace[id as usize].kind, sim)).unwrap_or_default();
+        let disconnected = v.disconnected[r.controller.index()];
+        html! {
+            <g data-testid="watcher" data-controller={ctl.name.clone()} data-kind={sim.config.kinds[r.kind.index()].name.clone()}
+               data-state={wv.state.as_str()} data-last-rv={wv.last_rv.to_string()} class={classes!("watcher", gone.then_some("gone"))}>
+                <text x="20" y={(y + 18.0).to_string()} class="watcher-name">{Labels::watcher(sim, w)}</text>
+                <text x="20" y={(y + 36.0).to_string()} class="ring-sub">{format!("last rv {}", wv.last_rv)}</text>
+                if disconnected { <text x="20" y={(y + 52.0).to_string()} class="fault">{"✂ link cut"}</text> }
+                if q.crashed { <text x="110" y={(y + 52.0).to_string()} class="fault">{"✖ crashed"}</text> }
+                { for STATES.iter().enumerate().map(|(j, (st, label))| {
+                    let x = 190.0 + 120.0 * j as f64;
+                    html! {
+                        <g class={classes!("state", lit(wv.state, *st).then_some("lit"))}>
+                            <rect x={x.to_string()} y={(y + 4.0).to_string()} width="104" height="30" rx="15" />
+                            <text x={(x + 52.0).to_string()} y={(y + 24.0).to_string()} text-anchor="middle">{*label}</text>
+                            if j < 3 { <line x1={(x + 104.0).to_string()} y1={(y + 19.0).to_string()} x2={(x + 120.0).to_string()} y2={(y + 19.0).to_string()} class="arrow" /> }
+                        </g>
+                    }
+                }) }
+                if gone {
+                    <text x="190" y={(y + 54.0).to_string()} class="gone-text">{format!("410 {message}")}</text>
+                }
+            </g>
+        }
+    });
+    let queues = sim.config.controllers.iter().enumerate().map(|(i, c)| {
+        let q = &v.queues[i];
+        let x = width - 260.0;
+        let y = 210.0 + 90.0 * i as f64;
+        let keys: Vec<String> = q.waiting.iter().map(|k| short(sim.names.resolve(*k))).collect();
+        html! {
+            <g data-testid="queue" data-controller={c.name.clone()} data-keys={keys.join(",")} class="queue">
+                <text x={x.to_string()} y={(y + 14.0).to_string()} class="watcher-name">{format!("{} queue ({} reconciles)", c.name, q.reconciles)}</text>
+                { for keys.iter().take(8).enumerate().map(|(j, k)| html! {
+                    <g class="chip"><rect x={(x + 62.0 * j as f64).to_string()} y={(y + 22.0).to_string()} width="58" height="20" rx="4" />
+                    <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 36.0).to_string()}>{truncate(k)}</text></g>
+                }) }
+                { for q.processing.iter().enumerate().map(|(j, k)| html! {
+                    <g class="chip running"><rect x={(x + 62.0 * j as f64).to_string()} y={(y + 48.0).to_string()} width="58" height="20" rx="4" />
+                    <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 62.0).to_string()}>{truncate(&short(sim.names.resolve(*k)))}</text></g>
+                }) }
+                if !q.dirty.is_empty() {
+                    <text x={x.to_string()} y={(y + 84.0).to_string()} class="ring-sub">{format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names.resolve(*k))).collect::<Vec<_>>().join(", "))}</text>
+                }
+            </g>
+        }
+    });
+    html! {
+        <svg class="system" role="img" aria-label="The system at the current moment" viewBox={format!("0 0 {width} {height}")} width="100%">
+            <text x="20" y="18" class="rv">{format!("etcd revision {}", v.rv)}</text>
+            { for caches }
+            { for watchers }
+            { for queues }
+        </svg>
+    }
+}
+
+fn short(name: &str) -> String {
+    name.strip_prefix("default/").unwrap_or(name).to_string()
+}
+
+fn truncate(s: &str) -> String {
+    if s.chars().count() > 8 {
+        format!("{}…", s.chars().take(7).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}

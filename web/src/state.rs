@@ -1,0 +1,185 @@
+//! The page's state and its reducer (the shape of Yew's function_todomvc): every user action is
+//! an `Action`, and `reduce` is the only place state changes.
+
+use std::rc::Rc;
+
+use listwatch_core::verdict::Outcome;
+use listwatch_core::view::{Timeline, View};
+use listwatch_core::{EventId, Sim};
+use listwatch_script::{Diagnostic, Expectation};
+use yew::Reducible;
+
+/// A finished run and what the page derives from it once.
+pub struct Loaded {
+    pub sim: Sim,
+    pub timeline: Timeline,
+    pub outcomes: Vec<(Expectation, Outcome)>,
+    pub title: String,
+}
+
+pub struct State {
+    pub source: String,
+    pub run: Option<Rc<Loaded>>,
+    /// The script has errors; the last good run stays on screen.
+    pub stale: bool,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Events applied: the moment on screen.
+    pub cursor: usize,
+    pub playing: bool,
+    /// Events per second while playing (log-scale control).
+    pub speed: f64,
+    pub selected: Option<EventId>,
+    pub help: bool,
+}
+
+pub enum Action {
+    Edit(String),
+    Play,
+    Pause,
+    StepBack,
+    StepForward,
+    Seek(usize),
+    Speed(f64),
+    /// One animation frame of `elapsed_ms`.
+    Tick(f64),
+    /// Jump to an event and explain it.
+    JumpTo(EventId),
+    ToggleHelp,
+}
+
+impl State {
+    pub fn new(source: String) -> State {
+        let mut s = State {
+            source: String::new(),
+            run: None,
+            stale: false,
+            diagnostics: vec![],
+            cursor: 0,
+            playing: false,
+            speed: 20.0,
+            selected: None,
+            help: false,
+        };
+        s.load(source);
+        s
+    }
+
+    fn load(&mut self, source: String) {
+        match listwatch_script::run(&source) {
+            Ok(report) => {
+                let timeline = Timeline::new(&report.sim);
+                let title = listwatch_script::gallery::title(&source).to_string();
+                let len = report.sim.trace.len();
+                self.run = Some(Rc::new(Loaded {
+                    timeline,
+                    outcomes: report.outcomes,
+                    sim: report.sim,
+                    title,
+                }));
+                self.cursor = self.cursor.min(len);
+                self.stale = false;
+                self.diagnostics.clear();
+            }
+            Err(d) => {
+                self.diagnostics = d;
+                self.stale = self.run.is_some();
+            }
+        }
+        self.source = source;
+    }
+
+    pub fn len(&self) -> usize {
+        self.run.as_ref().map(|r| r.sim.trace.len()).unwrap_or(0)
+    }
+
+    pub fn view(&self) -> Option<View> {
+        self.run
+            .as_ref()
+            .map(|r| r.timeline.at(&r.sim, self.cursor))
+    }
+
+    fn copy(&self) -> State {
+        State {
+            source: self.source.clone(),
+            run: self.run.clone(),
+            stale: self.stale,
+            diagnostics: self.diagnostics.clone(),
+            cursor: self.cursor,
+            playing: self.playing,
+            speed: self.speed,
+            selected: self.selected,
+            help: self.help,
+        }
+    }
+}
+
+impl Reducible for State {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut s = self.copy();
+        let len = s.len();
+        match action {
+            Action::Edit(src) => {
+                if src != s.source {
+                    s.load(src);
+                }
+            }
+            Action::Play => {
+                if s.cursor >= len {
+                    s.cursor = 0;
+                }
+                s.playing = true;
+            }
+            Action::Pause => s.playing = false,
+            Action::StepBack => {
+                s.playing = false;
+                s.cursor = s.cursor.saturating_sub(1);
+                s.selected = s.cursor.checked_sub(1).map(|c| c as EventId);
+            }
+            Action::StepForward => {
+                s.playing = false;
+                s.cursor = (s.cursor + 1).min(len);
+                s.selected = s.cursor.checked_sub(1).map(|c| c as EventId);
+            }
+            Action::Seek(n) => s.cursor = n.min(len),
+            Action::Speed(v) => s.speed = v.clamp(1.0, 100_000.0),
+            Action::Tick(elapsed_ms) => {
+                if s.playing {
+                    let step = ((s.speed * elapsed_ms / 1000.0).round() as usize).max(1);
+                    s.cursor = (s.cursor + step).min(len);
+                    if s.cursor >= len {
+                        s.playing = false;
+                    }
+                }
+            }
+            Action::JumpTo(id) => {
+                s.playing = false;
+                s.cursor = (id as usize + 1).min(len);
+                s.selected = Some(id);
+            }
+            Action::ToggleHelp => s.help = !s.help,
+        }
+        Rc::new(s)
+    }
+}
+
+/// Props compare states cheaply: the run by pointer, everything else by value.
+impl PartialEq for State {
+    fn eq(&self, o: &Self) -> bool {
+        let same_run = match (&self.run, &o.run) {
+            (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        same_run
+            && self.cursor == o.cursor
+            && self.playing == o.playing
+            && self.speed == o.speed
+            && self.selected == o.selected
+            && self.help == o.help
+            && self.stale == o.stale
+            && self.diagnostics == o.diagnostics
+            && self.source == o.source
+    }
+}
