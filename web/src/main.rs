@@ -7,3 +7,50 @@ mod state;
 fn main() {
     yew::Renderer::<app::App>::new().render();
 }
+
+#[cfg(test)]
+mod tests {
+    use wasm_bindgen_test::*;
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    /// The page computes exactly the traces the CLI checks: same hash for every gallery scenario
+    /// as the native run recorded in `scenarios/trace-hashes.txt`.
+    #[wasm_bindgen_test]
+    fn page_traces_equal_native_traces() {
+        let native = include_str!("../../scenarios/trace-hashes.txt");
+        let mut checked = 0;
+        for (name, src) in listwatch_script::gallery::GALLERY {
+            let report = listwatch_script::run(src).expect("gallery scenarios parse");
+            let hash = format!(
+                "{:016x}",
+                listwatch_core::sim::trace_hash(&report.sim.trace)
+            );
+            let want = native
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("{name} ")))
+                .expect("a native hash");
+            assert_eq!(
+                hash, want,
+                "{name}: the page's trace differs from the native one"
+            );
+            checked += 1;
+        }
+        assert!(checked >= 1);
+    }
+
+    #[wasm_bindgen_test]
+    fn reducer_keeps_the_last_good_run_while_the_script_is_broken() {
+        use crate::state::{Action, State};
+        use yew::Reducible;
+        let src = listwatch_script::gallery::GALLERY[0].1.to_string();
+        let s = std::rc::Rc::new(State::new(src.clone()));
+        assert!(s.run.is_some() && s.diagnostics.is_empty());
+        let s = s.reduce(Action::Edit(format!("{src}\nbogus line")));
+        assert!(s.stale && s.run.is_some());
+        assert_eq!(s.diagnostics[0].line, src.lines().count() + 2);
+        let s = s.reduce(Action::StepForward).reduce(Action::StepForward);
+        assert_eq!(s.cursor, 2);
+        let s = s.reduce(Action::StepBack);
+        assert_eq!(s.cursor, 1);
+    }
+}

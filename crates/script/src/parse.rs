@@ -262,8 +262,12 @@ pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         } else {
             in_controller = false;
             let r = b.statement(&mut p, raw.trim());
-            if r.is_ok() && ws[0].text == "controller" {
+            if ws[0].text == "controller" {
                 in_controller = true;
+                if r.is_err() {
+                    // Declare it anyway so its options and later references do not cascade.
+                    b.placeholder_controller(&ws);
+                }
             }
             r
         };
@@ -549,6 +553,17 @@ impl Builder {
         }
         self.config.controllers.push(c);
         Ok(())
+    }
+
+    fn placeholder_controller(&mut self, ws: &[Word]) {
+        if let Some(name) = ws.get(1) {
+            if !self.config.controllers.iter().any(|c| c.name == name.text) {
+                let b = Behaviour::Mirror { target: KindId(0) };
+                self.config
+                    .controllers
+                    .push(Config::controller(&name.text, KindId(0), b));
+            }
+        }
     }
 
     fn controller_option(&mut self, p: &mut Parser) -> R<()> {

@@ -1,1 +1,312 @@
-fn main() {}
+//! `cargo xtask serve|test|bench`: every set-up step, check and figure of the project, in Rust
+//! so they run the same on every machine. Tools are installed only when missing, so a second run
+//! skips every install.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
+
+mod serve;
+
+const TOOLCHAIN: &str = "1.95.0";
+const TRUNK_VERSION: &str = "0.21.14";
+
+const HELP: &str = "\
+cargo xtask COMMAND
+
+    serve [--port N]   install what is missing, build the page (release, wasm-opt), serve it
+                       on http://127.0.0.1:8080 (or N)
+    build              install what is missing and build the page into dist/
+    test               every check: fmt, clippy, native tests, wasm tests in headless Chromium,
+                       the release page build and the browser end-to-end tests
+    bench              every benchmark, each figure beside its goal
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = root();
+    std::env::set_current_dir(&root).expect("the workspace root exists");
+    let result = match args.first().map(String::as_str) {
+        Some("serve") => {
+            let port = match args
+                .iter()
+                .position(|a| a == "--port")
+                .and_then(|i| args.get(i + 1))
+            {
+                Some(p) => match p.parse() {
+                    Ok(p) => p,
+                    Err(_) => {
+                        eprintln!("xtask: --port takes a number, not `{p}`");
+                        return ExitCode::from(2);
+                    }
+                },
+                None => 8080,
+            };
+            build_page().and_then(|_| serve::serve(&root.join("dist"), port, None))
+        }
+        Some("build") => build_page(),
+        Some("test") => test(),
+        Some("bench") => bench(),
+        _ => {
+            print!("{HELP}");
+            return if args.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            };
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .expect("crates/xtask is two levels down")
+        .to_path_buf()
+}
+
+fn say(msg: &str) {
+    eprintln!("==> {msg}");
+}
+
+/// Runs a command, streaming its output; an error names it.
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let shown = format!("{:?}", cmd).replace('"', "");
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot start `{shown}`: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{shown}` failed ({status})"))
+    }
+}
+
+fn output(cmd: &mut Command) -> Option<String> {
+    let out = cmd.stderr(Stdio::null()).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn cargo_bin() -> PathBuf {
+    let home = std::env::var("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/root".into())).join(".cargo")
+        });
+    home.join("bin")
+}
+
+/// PATH with cargo's bin folder and the npm tools (wasm-opt) first.
+fn tool_path() -> String {
+    let mut parts = vec![root().join("node_modules/.bin"), cargo_bin()];
+    parts.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(parts)
+        .unwrap()
+        .to_string_lossy()
+        .to_string()
+}
+
+fn tool(name: &str) -> Command {
+    let mut c = Command::new(name);
+    c.env("PATH", tool_path());
+    c
+}
+
+/// The exact wasm-bindgen version in Cargo.lock: the CLI must match it.
+fn locked_wasm_bindgen() -> Result<String, String> {
+    let lock = std::fs::read_to_string("Cargo.lock")
+        .map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
+    let mut lines = lock.lines();
+    while let Some(l) = lines.next() {
+        if l == "name = \"wasm-bindgen\"" {
+            if let Some(v) = lines.next().and_then(|v| v.strip_prefix("version = \"")) {
+                return Ok(v.trim_end_matches('"').to_string());
+            }
+        }
+    }
+    Err("Cargo.lock has no wasm-bindgen entry".into())
+}
+
+/// Installs whatever the page build needs and is missing.
+fn ensure_tools() -> Result<(), String> {
+    let t = Instant::now();
+    let targets = output(Command::new("rustup").args([
+        "target",
+        "list",
+        "--installed",
+        "--toolchain",
+        TOOLCHAIN,
+    ]))
+    .unwrap_or_default();
+    if !targets.lines().any(|l| l == "wasm32-unknown-unknown") {
+        say("installing the wasm32-unknown-unknown target");
+        run(Command::new("rustup").args([
+            "target",
+            "add",
+            "wasm32-unknown-unknown",
+            "--toolchain",
+            TOOLCHAIN,
+        ]))?;
+    }
+    let trunk = output(tool("trunk").arg("--version")).unwrap_or_default();
+    if trunk != format!("trunk {TRUNK_VERSION}") {
+        say(&format!("installing trunk {TRUNK_VERSION} (compiles from crates.io: about 8 minutes on 2 cores, once)"));
+        run(Command::new("cargo").args([
+            "install",
+            "--locked",
+            &format!("trunk@{TRUNK_VERSION}"),
+        ]))?;
+    }
+    let wbg = locked_wasm_bindgen()?;
+    let have = output(tool("wasm-bindgen").arg("--version")).unwrap_or_default();
+    if have != format!("wasm-bindgen {wbg}") {
+        // Without --locked: the CLI's own lockfile wants a crate the registry lacks.
+        say(&format!(
+            "installing wasm-bindgen-cli {wbg} (matches Cargo.lock; about 3 minutes, once)"
+        ));
+        run(Command::new("cargo").args(["install", &format!("wasm-bindgen-cli@{wbg}")]))?;
+    }
+    if !Path::new("node_modules/.bin/wasm-opt").exists()
+        || !Path::new("node_modules/playwright-core").exists()
+    {
+        say("installing npm packages (binaryen's wasm-opt, playwright-core)");
+        run(Command::new("npm").args(["ci", "--no-audit", "--no-fund"]))?;
+    }
+    say(&format!("tools ready ({:.1}s)", t.elapsed().as_secs_f64()));
+    Ok(())
+}
+
+fn build_page() -> Result<(), String> {
+    ensure_tools()?;
+    say("building the page (release, wasm-opt)");
+    let t = Instant::now();
+    run(tool("trunk").args(["build", "--release", "--offline"]))?;
+    say(&format!(
+        "page built into dist/ ({:.1}s)",
+        t.elapsed().as_secs_f64()
+    ));
+    Ok(())
+}
+
+fn chromium() -> Result<(), String> {
+    if Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists() {
+        return Ok(());
+    }
+    let cmd = "apt-get update && apt-get install -y chromium chromium-driver";
+    let root = output(Command::new("id").arg("-u")).is_some_and(|u| u == "0");
+    if root && Path::new("/usr/bin/apt-get").exists() {
+        say("installing Debian's chromium and chromium-driver for the browser tests");
+        run(Command::new("sh").args(["-c", &format!("DEBIAN_FRONTEND=noninteractive {cmd}")]))
+    } else {
+        Err(format!(
+            "headless Chromium is missing; install it with:\n    sudo sh -c '{cmd}'"
+        ))
+    }
+}
+
+fn test() -> Result<(), String> {
+    let started = Instant::now();
+    let mut passed: Vec<&str> = vec![];
+    let mut step =
+        |name: &'static str, f: &mut dyn FnMut() -> Result<(), String>| -> Result<(), String> {
+            say(name);
+            let t = Instant::now();
+            f().map_err(|e| format!("{name}: {e}"))?;
+            say(&format!("{name}: ok ({:.1}s)", t.elapsed().as_secs_f64()));
+            passed.push(name);
+            Ok(())
+        };
+    let result = (|| {
+        step("format", &mut || {
+            run(Command::new("cargo").args(["fmt", "--all", "--check"]))
+        })?;
+        step("clippy", &mut || {
+            run(Command::new("cargo").args([
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ]))?;
+            run(Command::new("cargo").args([
+                "clippy",
+                "-p",
+                "listwatch-web",
+                "--target",
+                "wasm32-unknown-unknown",
+                "--",
+                "-D",
+                "warnings",
+            ]))
+        })?;
+        step("native tests", &mut || {
+            run(Command::new("cargo").args(["test", "--workspace"]))
+        })?;
+        step("tools", &mut || ensure_tools().and_then(|_| chromium()))?;
+        step("wasm tests in headless Chromium", &mut || {
+            run(tool("cargo")
+                .args([
+                    "test",
+                    "-p",
+                    "listwatch-web",
+                    "--target",
+                    "wasm32-unknown-unknown",
+                ])
+                .env("CHROMEDRIVER", "/usr/bin/chromedriver")
+                .env("WASM_BINDGEN_TEST_TIMEOUT", "120"))
+        })?;
+        step("release page build", &mut || {
+            run(tool("trunk").args(["build", "--release", "--offline"]))
+        })?;
+        step("browser end-to-end tests", &mut || {
+            let (port, stop) = serve::serve_in_background(&root().join("dist"))?;
+            let r = run(Command::new("node")
+                .arg("e2e/run.mjs")
+                .arg(format!("http://127.0.0.1:{port}/")));
+            stop();
+            r
+        })?;
+        Ok::<(), String>(())
+    })();
+    let total = 7;
+    let failed = total - passed.len();
+    let summary = format!("{} passed, {} failed", passed.len(), failed);
+    eprintln!("\nxtask test took {:.0}s", started.elapsed().as_secs_f64());
+    println!("xtask: {summary}");
+    result
+}
+
+fn bench() -> Result<(), String> {
+    say("native benchmarks (release)");
+    run(Command::new("cargo").args([
+        "run",
+        "--release",
+        "-q",
+        "-p",
+        "listwatch-core",
+        "--example",
+        "bench",
+    ]))?;
+    build_page()?;
+    chromium()?;
+    say("page benchmarks (headless Chromium)");
+    let (port, stop) = serve::serve_in_background(&root().join("dist"))?;
+    let r = run(Command::new("node")
+        .arg("e2e/bench.mjs")
+        .arg(format!("http://127.0.0.1:{port}/")));
+    stop();
+    r
+}

@@ -50,7 +50,8 @@ pub fn system_view(p: &Props) -> Html {
     let ring_w = 170.0;
     let width = (40.0 + ring_w * (kinds * apis) as f64).max(900.0);
     let watcher_rows = sim.reflectors.len();
-    let height = 230.0 + 70.0 * watcher_rows.max(1) as f64;
+    let queues_y = 215.0 + 70.0 * watcher_rows as f64;
+    let height = queues_y + 100.0;
     // The event on screen, to flash what it touched.
     let current = p
         .cursor
@@ -140,20 +141,21 @@ pub fn system_view(p: &Props) -> Html {
                     }
                 }) }
                 if gone {
-                    <text x="190" y={(y + 54.0).to_string()} class="gone-text">{format!("410 {message}")}</text>
+                    <text x="190" y={(y + 54.0).to_string()} class="gone-text">{message}</text>
                 }
             </g>
         }
     });
+    let height = height + 95.0 * (sim.config.controllers.len().saturating_sub(1) / 3) as f64;
     let queues = sim.config.controllers.iter().enumerate().map(|(i, c)| {
         let q = &v.queues[i];
-        let x = width - 260.0;
-        let y = 210.0 + 90.0 * i as f64;
+        let x = 20.0 + 300.0 * (i % 3) as f64;
+        let y = queues_y + 95.0 * (i / 3) as f64;
         let keys: Vec<String> = q.waiting.iter().map(|k| short(sim.names.resolve(*k))).collect();
         html! {
             <g data-testid="queue" data-controller={c.name.clone()} data-keys={keys.join(",")} class="queue">
                 <text x={x.to_string()} y={(y + 14.0).to_string()} class="watcher-name">{format!("{} queue ({} reconciles)", c.name, q.reconciles)}</text>
-                { for keys.iter().take(8).enumerate().map(|(j, k)| html! {
+                { for keys.iter().take(4).enumerate().map(|(j, k)| html! {
                     <g class="chip"><rect x={(x + 62.0 * j as f64).to_string()} y={(y + 22.0).to_string()} width="58" height="20" rx="4" />
                     <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 36.0).to_string()}>{truncate(k)}</text></g>
                 }) }

@@ -1,0 +1,132 @@
+// Browser end-to-end tests: act as a user on the built page. Usage: node e2e/run.mjs URL
+import { mkdirSync } from 'node:fs';
+import { launch, runTests, assert } from './browser.mjs';
+
+const base = process.argv[2] || 'http://127.0.0.1:8080/';
+const shots = new URL('./screenshots/', import.meta.url).pathname;
+mkdirSync(shots, { recursive: true });
+
+const browser = await launch();
+const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+const page = await context.newPage();
+const errors = [];
+page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+page.on('pageerror', (e) => errors.push(String(e)));
+
+const $ = (id) => page.locator(`[data-testid="${id}"]`);
+const attr = (sel, name) => page.locator(sel).first().getAttribute(name);
+const clock = async () => parseFloat((await $('clock').textContent()).replace('s', ''));
+
+async function pickGallery(fragment) {
+  const value = await page.$eval('[data-testid="gallery"]', (sel, frag) => {
+    const o = [...sel.options].find((o) => (o.dataset.file || '').includes(frag));
+    return o ? o.value : null;
+  }, fragment);
+  assert(value !== null, `a gallery scenario named like ${fragment}`);
+  await $('gallery').selectOption(value);
+}
+
+const ok = await runTests([
+  ['the page loads with no console errors and shows the app', async () => {
+    await page.goto(base);
+    await page.evaluate(() => localStorage.clear());
+    await page.reload();
+    await $('editor').waitFor();
+    await page.waitForSelector('[data-testid="watch-cache"]');
+    assert(await page.locator('h1').textContent() === 'listwatch', 'the title');
+    for (const id of ['gallery', 'play', 'step-back', 'step-forward', 'scrubber', 'speed', 'clock', 'expectations', 'explanation', 'timeline', 'diagnostics']) {
+      assert(await $(id).count() >= 1, `data-testid=${id} present`);
+    }
+    await page.screenshot({ path: shots + '01-loaded.png' });
+    assert(errors.length === 0, `no console errors, got: ${errors.join(' | ')}`);
+  }],
+  ['picking the overflow scenario shows its caches and watchers', async () => {
+    await pickGallery('overflow');
+    await page.waitForSelector('[data-testid="watch-cache"][data-kind="Pod"][data-capacity="3"]');
+    const n = await $('watcher').count();
+    assert(n === 2, `two watchers, got ${n}`);
+    assert((await $('expectations').textContent()).includes('pass'), 'expectations shown');
+  }],
+  ['playing to the 410 flashes it and explains it', async () => {
+    await page.click('[data-testid="next-410"]');
+    const w = '[data-testid="watcher"][data-controller="ctl"][data-kind="Pod"]';
+    await page.waitForSelector(`${w}.gone`);
+    const text = await $('explanation').textContent();
+    assert(text.includes('too old resource version: 10 (12)'), `explanation names the 410: ${text}`);
+    assert(text.includes('oldest RV is 13'), 'explanation says why');
+    assert(await attr(w, 'data-last-rv') === '10', 'the watcher last saw rv 10');
+    const cache = '[data-testid="watch-cache"][data-kind="Pod"]';
+    assert(await attr(cache, 'data-oldest-rv') === '13', 'the cache now starts at rv 13');
+    assert(await attr(cache, 'data-size') === '3', 'the cache is full');
+    await page.screenshot({ path: shots + '02-gone.png' });
+  }],
+  ['stepping back goes before the 410', async () => {
+    const t0 = await clock();
+    for (let i = 0; i < 12; i++) await page.click('[data-testid="step-back"]');
+    const w = '[data-testid="watcher"][data-controller="ctl"][data-kind="Pod"]';
+    assert(await page.locator(`${w}.gone`).count() === 0, 'no 410 flash before the 410');
+    assert(await clock() <= t0, 'the clock went back');
+    await page.screenshot({ path: shots + '03-before.png' });
+  }],
+  ['the relist after the 410 leads to one reconcile per changed key', async () => {
+    await page.click('[data-testid="next-410"]');
+    await page.click('button[aria-label="Next relist"]');
+    const text = await $('explanation').textContent();
+    assert(text.includes('list resourceVersion="10"'), `relist at 10: ${text}`);
+    await page.locator('[data-testid="scrubber"]').evaluate((el) => {
+      el.value = el.max; el.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    const q = await page.locator('[data-testid="queue"]').first().textContent();
+    assert(q.includes('5 reconciles'), `five reconciles in all: ${q}`);
+  }],
+  ['a typo is reported at its line and fixing it re-runs', async () => {
+    const src = await $('editor').inputValue();
+    const broken = src.replace('controller ctl for Pod', 'controller ctl for Pdo');
+    const line = broken.split('\n').findIndex((l) => l.includes('for Pdo')) + 1;
+    await $('editor').fill(broken);
+    const d = page.locator(`[data-testid="diagnostics"] li[data-line="${line}"]`);
+    await d.waitFor();
+    const msg = await d.textContent();
+    assert(msg.includes('unknown kind `Pdo`') && msg.includes('did you mean `Pod`'), msg);
+    assert(await page.locator('[data-testid="diagnostics"] li').count() === 1, 'one mistake, one diagnostic');
+    assert(await page.locator('.gutter .bad').textContent() === `${line}\n`, 'the gutter marks the line');
+    assert(await page.locator('.stale').count() === 1, 'the last good run stays, marked stale');
+    await page.screenshot({ path: shots + '04-error.png' });
+    await $('editor').fill(src.replace('at 2050ms create Pod c', 'at 2050ms create Pod c\nat 2050ms create Pod d'));
+    await page.waitForSelector('[data-testid="diagnostics"] li', { state: 'detached' });
+    assert(await page.locator('.stale').count() === 0, 'fresh run');
+    assert((await $('expectations').textContent()).includes('FAIL'), 'an extra write evicts one more event: `evictions Pod == 4` fails');
+  }],
+  ['play, then Space pauses; keys do nothing while typing', async () => {
+    await pickGallery('overflow');
+    await page.locator('[data-testid="scrubber"]').evaluate((el) => { el.value = 0; el.dispatchEvent(new Event('input', { bubbles: true })); });
+    await page.click('[data-testid="play"]');
+    const count = async () => parseInt((await page.locator('.count').textContent()).split(' ')[1]);
+    await page.waitForTimeout(600);
+    assert(await count() > 3, 'the moment moves');
+    await page.locator('body').click({ position: { x: 5, y: 990 } });
+    await page.keyboard.press('Space');
+    await $('play').waitFor();
+    const t = await count();
+    await page.waitForTimeout(300);
+    assert(await count() === t, 'paused');
+    await $('editor').focus();
+    await page.keyboard.press('ArrowRight');
+    assert(await count() === t, 'arrow keys in the editor do not step');
+    await page.locator('body').click({ position: { x: 5, y: 990 } });
+    await page.keyboard.press('ArrowRight');
+    assert(await count() === t + 1, 'outside the editor, the right arrow steps');
+  }],
+  ['the text survives a reload', async () => {
+    const src = (await $('editor').inputValue()) + '\n# autosaved';
+    await $('editor').fill(src);
+    await page.waitForTimeout(100);
+    await page.reload();
+    await $('editor').waitFor();
+    assert((await $('editor').inputValue()).endsWith('# autosaved'), 'autosave');
+    assert(errors.length === 0, `no console errors, got: ${errors.join(' | ')}`);
+  }],
+]);
+
+await browser.close();
+process.exit(ok ? 0 : 1);
