@@ -21,10 +21,7 @@ mod tests {
         let mut checked = 0;
         for (name, src) in listwatch_script::gallery::GALLERY {
             let report = listwatch_script::run(src).expect("gallery scenarios parse");
-            let hash = format!(
-                "{:016x}",
-                listwatch_core::sim::trace_hash(&report.sim.trace)
-            );
+            let hash = format!("{:016x}", listwatch_core::sim::trace_hash(&report.sim));
             let want = native
                 .lines()
                 .find_map(|l| l.strip_prefix(&format!("{name} ")))

@@ -59,7 +59,7 @@ pub fn report(r: &Report) -> String {
         "{{\"format\":\"listwatch-trace/1\",\"end_ms\":{},\"final_rv\":{},\"trace_hash\":\"{:016x}\",\"passed\":{},\"expectations\":[{}],\"events\":[{}]}}",
         sim.now_ms,
         sim.etcd.rev,
-        listwatch_core::sim::trace_hash(&sim.trace),
+        listwatch_core::sim::trace_hash(sim),
         r.passed(),
         expectations.join(","),
         events.join(",")

@@ -1909,6 +1909,12 @@ impl Sim {
             let Some(key) = self.controllers[c.index()].queue.get() else {
                 return;
             };
+            let spec = StoreReader {
+                sim: self,
+                controller: c,
+            }
+            .get(primary, key)
+            .map(|o| o.spec);
             let start = self.emit(
                 Actor::Controller(c),
                 cause,
@@ -1916,6 +1922,7 @@ impl Sim {
                     controller: c,
                     key,
                     worker,
+                    spec,
                 },
             );
             let mut names = std::mem::take(&mut self.names);
@@ -2256,10 +2263,15 @@ impl std::hash::Hasher for Fnv {
     }
 }
 
-/// A stable hash of a trace, to prove the page and the CLI computed the same run.
-pub fn trace_hash(trace: &[Event]) -> u64 {
-    use std::hash::{Hash, Hasher};
+/// A stable hash of a trace, to prove the page and the CLI computed the same run. It hashes the
+/// one-line text of every event, so it is the same on every platform (derived `Hash` is not: it
+/// writes `usize` lengths, which are 4 bytes on wasm32).
+pub fn trace_hash(sim: &Sim) -> u64 {
+    use std::hash::Hasher;
     let mut h = Fnv(0xcbf2_9ce4_8422_2325);
-    trace.hash(&mut h);
+    for (i, e) in sim.trace.iter().enumerate() {
+        h.write(crate::trace::line(i as EventId, e, sim).as_bytes());
+        h.write(b"\n");
+    }
     h.finish()
 }

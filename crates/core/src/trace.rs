@@ -326,10 +326,12 @@ pub enum EventKind {
         outcome: QueueAdd,
         delay_ms: TimeMs,
     },
+    /// `spec` is the primary object's spec as the reconcile read it (`None`: absent).
     ReconcileStart {
         controller: ControllerId,
         key: NameId,
         worker: u32,
+        spec: Option<i64>,
     },
     ReconcileEnd {
         controller: ControllerId,

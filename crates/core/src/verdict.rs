@@ -83,7 +83,8 @@ pub enum Expect {
         value: i64,
         by_ms: Option<TimeMs>,
     },
-    /// The controller's informers did (or never did) show the object with this spec.
+    /// A reconcile of the controller did (or never did) read the object with this spec. `kind`
+    /// must be the controller's primary kind.
     Saw {
         controller: ControllerId,
         kind: KindId,
@@ -235,46 +236,23 @@ pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
             spec,
             negated,
         } => {
+            // What a reconcile read: the controller's decisions only ever see these states.
+            let scope = Scope {
+                name: Some(name.clone()),
+                ..Default::default()
+            };
+            let primary = sim.config.controllers[controller.index()].primary;
             let first = sim.trace.iter().position(|e| match e.kind {
-                EventKind::WatchEvent {
-                    watcher,
-                    name: n,
-                    spec: s,
-                    event,
+                EventKind::ReconcileStart {
+                    controller: c,
+                    key,
+                    spec: Some(s),
                     ..
                 } => {
-                    event != crate::model::EventType::Deleted
-                        && sim.reflectors[watcher.index()].controller == *controller
-                        && sim.reflectors[watcher.index()].kind == *kind
+                    c == *controller
+                        && *kind == primary
                         && s == *spec
-                        && name_matches(
-                            sim,
-                            n,
-                            &Scope {
-                                name: Some(name.clone()),
-                                ..Default::default()
-                            },
-                        )
-                }
-                EventKind::Informer {
-                    watcher,
-                    name: n,
-                    spec: s,
-                    delta,
-                    ..
-                } => {
-                    !matches!(delta, Delta::Deleted | Delta::DeletedFinalStateUnknown)
-                        && sim.reflectors[watcher.index()].controller == *controller
-                        && sim.reflectors[watcher.index()].kind == *kind
-                        && s == *spec
-                        && name_matches(
-                            sim,
-                            n,
-                            &Scope {
-                                name: Some(name.clone()),
-                                ..Default::default()
-                            },
-                        )
+                        && name_matches(sim, key, &scope)
                 }
                 _ => false,
             });

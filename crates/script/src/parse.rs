@@ -710,8 +710,25 @@ impl Builder {
         let aw = p.next("an action (create, update, delete, crash, ...)")?;
         let start = p.pos;
         for (i, t) in times.iter().enumerate() {
-            p.pos = start;
-            let input = self.action(p, aw, if template { Some(i) } else { None })?;
+            // `{i}` in any word of a burst is its repetition number, from 0.
+            let substituted: Vec<Word> = p
+                .words
+                .iter()
+                .map(|w| Word {
+                    text: if template {
+                        w.text.replace("{i}", &i.to_string())
+                    } else {
+                        w.text.clone()
+                    },
+                    ..w.clone()
+                })
+                .collect();
+            let mut q = Parser {
+                line: p.line,
+                words: &substituted,
+                pos: start,
+            };
+            let input = self.action(&mut q, aw, None)?;
             self.config.timeline.push(TimedInput { at_ms: *t, input });
         }
         Ok(())
