@@ -15,6 +15,9 @@ pub struct Loaded {
     pub timeline: Timeline,
     pub outcomes: Vec<(Expectation, Outcome)>,
     pub title: String,
+    /// Swimlane markers, computed once per run: (event, lane, class, time).
+    pub markers: Vec<(usize, usize, &'static str, u64)>,
+    pub lanes: Vec<listwatch_core::Actor>,
 }
 
 pub struct State {
@@ -70,11 +73,14 @@ impl State {
                 let timeline = Timeline::new(&report.sim);
                 let title = listwatch_script::gallery::title(&source).to_string();
                 let len = report.sim.trace.len();
+                let (lanes, markers) = crate::components::timeline::markers(&report.sim);
                 self.run = Some(Rc::new(Loaded {
                     timeline,
                     outcomes: report.outcomes,
                     sim: report.sim,
                     title,
+                    markers,
+                    lanes,
                 }));
                 self.cursor = self.cursor.min(len);
                 self.stale = false;

@@ -42,6 +42,8 @@ pub enum KeyMap {
     Itself,
     /// The controller owner of the object, if it is of the controller's primary kind (`Owns`).
     Owner,
+    /// No handler: the informer only fills the cache the reconciles read.
+    ReadOnly,
 }
 
 #[derive(Clone, Debug, PartialEq)]

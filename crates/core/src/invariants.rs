@@ -62,13 +62,11 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             }
             EventKind::ReconcileStart {
                 controller, key, ..
-            } => {
-                if !processing.insert((controller, key)) {
-                    return fail(format!(
-                        "key {} reconciled by two workers at once",
-                        sim.names.resolve(key)
-                    ));
-                }
+            } if !processing.insert((controller, key)) => {
+                return fail(format!(
+                    "key {} reconciled by two workers at once",
+                    sim.names.resolve(key)
+                ));
             }
             EventKind::ReconcileEnd {
                 controller, key, ..

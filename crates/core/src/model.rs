@@ -152,9 +152,9 @@ impl Rng {
 pub fn format_ms(ms: TimeMs) -> String {
     if ms == 0 {
         "0s".to_string()
-    } else if ms % 60_000 == 0 && ms >= 60_000 {
+    } else if ms.is_multiple_of(60_000) && ms >= 60_000 {
         format!("{}m", ms / 60_000)
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else if ms < 1000 {
         format!("{ms}ms")

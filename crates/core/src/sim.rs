@@ -577,7 +577,7 @@ impl Sim {
         self.controllers[c.index()].disconnected_until.is_none()
     }
 
-    fn to_client(&mut self, watcher: WatcherId, session: u32, cause: EventId, msg: Msg) {
+    fn send_to_client(&mut self, watcher: WatcherId, session: u32, cause: EventId, msg: Msg) {
         let delay = self.link_delay(self.controller_of(watcher));
         self.schedule(
             self.now_ms + delay,
@@ -590,7 +590,7 @@ impl Sim {
         );
     }
 
-    fn to_server(&mut self, watcher: WatcherId, cause: EventId, action: Action) {
+    fn send_to_server(&mut self, watcher: WatcherId, cause: EventId, action: Action) {
         let delay = self.link_delay(self.controller_of(watcher));
         self.schedule(self.now_ms + delay, cause, action);
     }
@@ -631,7 +631,7 @@ impl Sim {
                         requested: rv,
                         current,
                     };
-                    self.to_client(watcher, session, cause, Msg::ListErr(err));
+                    self.send_to_client(watcher, session, cause, Msg::ListErr(err));
                 }
             }
             Action::Wake { watcher, session } => {
@@ -1200,7 +1200,7 @@ impl Sim {
                 return;
             }
         }
-        self.to_client(watcher, session, cause, Msg::Event { watch, change });
+        self.send_to_client(watcher, session, cause, Msg::Event { watch, change });
     }
 
     fn send_bookmark(&mut self, watch: u32, cause: EventId) {
@@ -1218,7 +1218,7 @@ impl Sim {
         }
         let (watcher, session) = (w.watcher, w.session);
         self.watches[watch as usize].last_sent = rv;
-        self.to_client(watcher, session, cause, Msg::Bookmark { rv });
+        self.send_to_client(watcher, session, cause, Msg::Bookmark { rv });
     }
 
     fn close_watch(&mut self, watch: u32, reason: WatchEnd, cause: EventId) {
@@ -1233,7 +1233,7 @@ impl Sim {
             // The client sees its own broken connection at once.
             self.deliver(watcher, session, Msg::WatchEnd(reason), cause);
         } else {
-            self.to_client(watcher, session, cause, Msg::WatchEnd(reason));
+            self.send_to_client(watcher, session, cause, Msg::WatchEnd(reason));
         }
     }
 
@@ -1345,7 +1345,7 @@ impl Sim {
     fn serve_list(&mut self, watcher: WatcherId, session: u32, rv: ListRv, cause: EventId) {
         let c = self.controller_of(watcher);
         if !self.connected(c) {
-            self.to_client(
+            self.send_to_client(
                 watcher,
                 session,
                 cause,
@@ -1378,7 +1378,7 @@ impl Sim {
                 }
             }
             ListRv::NotOlderThan(_) if cache.mode != CacheMode::Off => {
-                self.to_client(
+                self.send_to_client(
                     watcher,
                     session,
                     cause,
@@ -1389,7 +1389,7 @@ impl Sim {
                 let items = EtcdReader(&self.etcd).kind_objects(kind);
                 let items = self.filter_namespace(watcher, items);
                 let list_rv = self.etcd.rev;
-                self.to_client(
+                self.send_to_client(
                     watcher,
                     session,
                     cause,
@@ -1422,7 +1422,7 @@ impl Sim {
         let items: Vec<Object> = cache.store.values().copied().collect();
         let list_rv = cache.rv;
         let items = self.filter_namespace(watcher, items);
-        self.to_client(
+        self.send_to_client(
             watcher,
             session,
             cause,
@@ -1437,7 +1437,7 @@ impl Sim {
     fn serve_watch(&mut self, watcher: WatcherId, session: u32, from: Rv, cause: EventId) {
         let c = self.controller_of(watcher);
         if !self.connected(c) {
-            self.to_client(
+            self.send_to_client(
                 watcher,
                 session,
                 cause,
@@ -1451,7 +1451,7 @@ impl Sim {
         let cache = &self.apiservers[api.index()].caches[kind.index()];
         let from_etcd = cache.mode == CacheMode::Off;
         if !from_etcd && !cache.ready {
-            self.to_client(
+            self.send_to_client(
                 watcher,
                 session,
                 cause,
@@ -1461,7 +1461,7 @@ impl Sim {
         }
         let replay: Vec<Change> = if from_etcd {
             if from + 1 < self.etcd.compact_rev {
-                self.to_client(
+                self.send_to_client(
                     watcher,
                     session,
                     cause,
@@ -1486,7 +1486,7 @@ impl Sim {
                         requested,
                         oldest_minus_one,
                     };
-                    self.to_client(watcher, session, cause, Msg::WatchErr(err));
+                    self.send_to_client(watcher, session, cause, Msg::WatchErr(err));
                     return;
                 }
                 WatchStart::Ok => cache.events_after(from).copied().collect(),
@@ -1511,7 +1511,7 @@ impl Sim {
             .iter()
             .filter(|c| namespace.is_none_or(|ns| ns == c.object.namespace))
             .count() as u32;
-        self.to_client(
+        self.send_to_client(
             watcher,
             session,
             cause,
@@ -1572,7 +1572,7 @@ impl Sim {
             id,
             EventKind::ListRequest { watcher: w, rv },
         );
-        self.to_server(
+        self.send_to_server(
             w,
             id,
             Action::ServeList {
@@ -1598,7 +1598,7 @@ impl Sim {
                 timeout_ms,
             },
         );
-        self.to_server(
+        self.send_to_server(
             w,
             id,
             Action::ServeWatch {
@@ -1851,7 +1851,7 @@ impl Sim {
         let c = r.controller;
         let primary = self.config.controllers[c.index()].primary;
         let key = match r.map {
-            None => return,
+            None | Some(KeyMap::ReadOnly) => return,
             Some(KeyMap::Itself) => o.name,
             Some(KeyMap::Owner) => match o.owner {
                 Some(owner) if owner.kind == primary => owner.name,

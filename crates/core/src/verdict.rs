@@ -186,12 +186,10 @@ pub fn counts(sim: &Sim, e: &Event, what: &Counted, scope: &Scope) -> u64 {
                 && scope.kind.is_none_or(|k| k == *kind)
                 && name_matches(sim, *name, scope)) as u64
         }
-        (Counted::Evictions, CacheAdd { kind, evicted, .. }) => {
-            if scope.kind.is_none_or(|k| k == *kind) {
-                *evicted as u64
-            } else {
-                0
-            }
+        (Counted::Evictions, CacheAdd { kind, evicted, .. })
+            if scope.kind.is_none_or(|k| k == *kind) =>
+        {
+            *evicted as u64
         }
         _ => 0,
     }
@@ -418,24 +416,35 @@ pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
             describe(&e.kind, sim)
         );
         if let EventKind::WatchFailed {
-            error: ApiError::TooOld {
-                oldest_minus_one, ..
-            },
+            error:
+                ApiError::TooOld {
+                    requested,
+                    oldest_minus_one,
+                },
             watcher,
         } = e.kind
         {
-            let r = &sim.reflectors[watcher.index()];
-            let evicted: u64 = sim.trace[..i as usize]
-                .iter()
-                .filter_map(|x| match x.kind {
-                    EventKind::CacheAdd { kind, evicted, .. } if kind == r.kind => {
-                        Some(evicted as u64)
+            // Evictions since the watcher's RV was written: a backward scan that stops there.
+            let kind = sim.reflectors[watcher.index()].kind;
+            let mut evicted = 0u64;
+            for x in sim.trace[..i as usize].iter().rev() {
+                if let EventKind::CacheAdd {
+                    kind: k,
+                    evicted: n,
+                    rv,
+                    ..
+                } = x.kind
+                {
+                    if k == kind {
+                        if rv <= requested {
+                            break;
+                        }
+                        evicted += n as u64;
                     }
-                    _ => None,
-                })
-                .sum();
+                }
+            }
             text += &format!(
-                " (the cache's oldest RV is {} after {evicted} evictions)",
+                " (the cache's oldest RV is {} after {evicted} evictions since rv {requested})",
                 oldest_minus_one + 1
             );
         }

@@ -202,7 +202,7 @@ fn overflow_example() {
     assert!(
         why[0]
             .1
-            .contains("the cache's oldest RV is 13 after 4 evictions"),
+            .contains("the cache's oldest RV is 13 after 4 evictions since rv 10"),
         "{why:?}"
     );
 }

@@ -180,7 +180,7 @@ pub fn parse_duration(s: &str) -> Option<TimeMs> {
     let split = s.find(|c: char| c.is_ascii_alphabetic())?;
     let (num, unit) = s.split_at(split);
     let n: f64 = num.parse().ok()?;
-    if !n.is_finite() || n < 0.0 || n > 1e12 {
+    if !n.is_finite() || !(0.0..=1e12).contains(&n) {
         return None;
     }
     let mult = match unit {
@@ -587,6 +587,7 @@ impl Builder {
                     match x.text.as_str() {
                         "owner" => map = KeyMap::Owner,
                         "self" => map = KeyMap::Itself,
+                        "none" => map = KeyMap::ReadOnly,
                         "in" => namespace = Some(p.next("a namespace")?.text.clone()),
                         _ => {
                             return Err(Self::unknown(

@@ -29,13 +29,9 @@ fn marker_class(kind: &EventKind) -> Option<&'static str> {
     }
 }
 
-#[function_component(TimelineView)]
-pub fn timeline_view(p: &Props) -> Html {
-    let Some(run) = p.state.run.clone() else {
-        return html! {};
-    };
-    let sim = &run.sim;
-    let end = sim.now_ms.max(1) as f64;
+/// The lanes and markers of a run, computed once when it loads.
+#[allow(clippy::type_complexity)]
+pub fn markers(sim: &listwatch_core::Sim) -> (Vec<Actor>, Vec<(usize, usize, &'static str, u64)>) {
     let mut lanes: Vec<Actor> = vec![];
     let mut marks = vec![];
     for (i, e) in sim.trace.iter().enumerate() {
@@ -53,14 +49,27 @@ pub fn timeline_view(p: &Props) -> Html {
             marks.push((i, lane, class, e.time_ms));
         }
     }
+    (lanes, marks)
+}
+
+#[function_component(TimelineView)]
+pub fn timeline_view(p: &Props) -> Html {
+    let Some(run) = p.state.run.clone() else {
+        return html! {};
+    };
+    let sim = &run.sim;
+    let end = sim.now_ms.max(1) as f64;
+    let (lanes, marks) = (&run.lanes, &run.markers);
     let width = 900.0;
     let label_w = 150.0;
     let x = |t: u64| label_w + (width - label_w - 10.0) * t as f64 / end;
     let height = 16.0 * lanes.len().max(1) as f64 + 10.0;
     let now = p.state.view().map(|v| v.time_ms).unwrap_or(0);
-    // Disconnect windows, shaded.
-    let windows = sim.trace.iter().filter_map(|e| match e.kind {
-        EventKind::Disconnect { until_ms, .. } => Some((e.time_ms, until_ms.max(e.time_ms + 1))),
+    // Disconnect windows, shaded (from the markers: disconnects are fault markers).
+    let windows = marks.iter().filter_map(|&(i, ..)| match sim.trace[i].kind {
+        EventKind::Disconnect { until_ms, .. } => {
+            Some((sim.trace[i].time_ms, until_ms.max(sim.trace[i].time_ms + 1)))
+        }
         _ => None,
     });
     html! {

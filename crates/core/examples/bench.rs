@@ -1,0 +1,110 @@
+//! Native benchmarks for `cargo xtask bench`: each figure is printed beside its goal.
+//!
+//! 1,000,000 writes, 10 watchers, cache capacity 100, trace recorded: simulated events per
+//! second, trace bytes per event, and the time to rebuild the state at a random moment.
+
+use std::time::Instant;
+
+use listwatch_core::view::Timeline;
+use listwatch_core::*;
+
+fn config() -> Config {
+    let mut c = Config::new(&["Pod", "Copy"]);
+    c.kinds[0].cache = CacheMode::Fixed { capacity: 100 };
+    c.compaction_ms = 0;
+    c.limits.max_events = 50_000_000;
+    c.end_ms = 3_600_000;
+    let mut ctl = Config::controller(
+        "watchers",
+        KindId(0),
+        Behaviour::Mirror { target: KindId(1) },
+    );
+    // Ten informers with no handler: pure watchers.
+    ctl.watches = (0..10)
+        .map(|_| WatchConfig {
+            kind: KindId(0),
+            map: KeyMap::ReadOnly,
+            namespace: None,
+        })
+        .collect();
+    c.controllers.push(ctl);
+    c
+}
+
+fn main() {
+    const WRITES: u64 = 1_000_000;
+    const OBJECTS: u64 = 1000;
+    let mut sim = Sim::new(config()).expect("valid config");
+    sim.handle_timeout(1);
+    for i in 0..OBJECTS {
+        sim.handle_input(Input::Create {
+            kind: KindId(0),
+            name: format!("p{i}"),
+            spec: 0,
+        });
+    }
+    let names: Vec<String> = (0..OBJECTS).map(|i| format!("p{i}")).collect();
+    let start = Instant::now();
+    let events_before = sim.trace.len();
+    for i in 0..WRITES {
+        // One write every millisecond of virtual time, status only.
+        sim.handle_timeout(1000 + i);
+        let name = names[(i % OBJECTS) as usize].clone();
+        sim.handle_input(Input::UpdateStatus {
+            kind: KindId(0),
+            name,
+            status: (i / OBJECTS + 1) as i64,
+        });
+    }
+    sim.handle_timeout(1000 + WRITES + 1000);
+    let secs = start.elapsed().as_secs_f64();
+    let events = (sim.trace.len() - events_before) as f64;
+    let per_sec = events / secs;
+    let bytes = std::mem::size_of::<Event>();
+    println!(
+        "core: {WRITES} writes, 10 watchers, cache 100: {:.0} events in {secs:.2}s",
+        events
+    );
+    println!(
+        "  simulated events per second   {:>12.2} M/s   (goal >= 5 M/s)   {}",
+        per_sec / 1e6,
+        verdict(per_sec >= 5e6)
+    );
+    println!(
+        "  trace bytes per event         {:>12}       (in memory, Event is Copy)",
+        bytes
+    );
+    let t = Instant::now();
+    let timeline = Timeline::new(&sim);
+    println!(
+        "  checkpointing the trace       {:>12.2} s",
+        t.elapsed().as_secs_f64()
+    );
+    let mut rng = Rng::new(7);
+    let mut worst = 0f64;
+    let mut total = 0f64;
+    const SEEKS: u32 = 200;
+    for _ in 0..SEEKS {
+        let n = rng.below(sim.trace.len() as u64) as usize;
+        let t = Instant::now();
+        let v = timeline.at(&sim, n);
+        std::hint::black_box(&v);
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        worst = worst.max(ms);
+        total += ms;
+    }
+    println!(
+        "  state at a random moment      {:>12.3} ms mean, {:.3} ms worst   (goal <= 16 ms)   {}",
+        total / SEEKS as f64,
+        worst,
+        verdict(worst <= 16.0)
+    );
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "MET"
+    } else {
+        "NOT MET"
+    }
+}
