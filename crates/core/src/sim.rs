@@ -189,9 +189,10 @@ enum Action {
         controller: ControllerId,
         epoch: u32,
     },
+    /// The end of a disconnect; stale when a longer disconnect replaced it.
     Reconnect {
         controller: ControllerId,
-        epoch: u32,
+        until_ms: TimeMs,
     },
     CacheReady {
         api: ApiserverId,
@@ -687,9 +688,12 @@ impl Sim {
                     self.start_controller(controller, cause);
                 }
             }
-            Action::Reconnect { controller, epoch } => {
+            Action::Reconnect {
+                controller,
+                until_ms,
+            } => {
                 let c = &mut self.controllers[controller.index()];
-                if c.epoch == epoch && c.disconnected_until.is_some() {
+                if c.disconnected_until == Some(until_ms) {
                     c.disconnected_until = None;
                     self.emit(
                         Actor::Controller(controller),
@@ -807,9 +811,16 @@ impl Sim {
                     },
                 );
                 let c = &mut self.controllers[controller.index()];
+                let until_ms = c.disconnected_until.map_or(until_ms, |u| u.max(until_ms));
                 c.disconnected_until = Some(until_ms);
-                let epoch = c.epoch;
-                self.schedule(until_ms, id, Action::Reconnect { controller, epoch });
+                self.schedule(
+                    until_ms,
+                    id,
+                    Action::Reconnect {
+                        controller,
+                        until_ms,
+                    },
+                );
                 for w in self.controllers[controller.index()].reflectors.clone() {
                     if let Some(watch) = self.reflectors[w.index()].watch {
                         self.close_watch(watch, WatchEnd::Disconnected, id);
