@@ -1,46 +1,146 @@
 //! The page: gallery and editor on the left, the animated view, controls, timeline and panels on
-//! the right. Keyboard: Space play/pause, arrows step, `?` help; never while typing in the editor.
+//! the right; or, with `?embed`, only the view and its controls for an iframe in documentation.
+//! Keyboard: Space play/pause, arrows step, `?` help (never while typing in the editor);
+//! Ctrl/Cmd+S copies the share link, Ctrl/Cmd+Enter re-runs.
 
-use gloo_timers::callback::Interval;
-use wasm_bindgen::JsCast;
+use gloo_timers::callback::{Interval, Timeout};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
 use crate::components::{
     controls::Controls, editor::Editor, panels::*, system::SystemView, timeline::TimelineView,
 };
+use crate::link;
 use crate::state::{Action, State};
 
 const AUTOSAVE_KEY: &str = "listwatch.script";
+const THEME_KEY: &str = "listwatch.theme";
 
 fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
 }
 
-fn initial_script() -> String {
-    storage()
-        .and_then(|s| s.get_item(AUTOSAVE_KEY).ok().flatten())
-        .filter(|s| !s.trim().is_empty())
-        .unwrap_or_else(|| {
-            listwatch_script::gallery::GALLERY
-                .iter()
-                .find(|(n, _)| n.contains("overflow"))
-                .or(listwatch_script::gallery::GALLERY.first())
-                .map(|(_, s)| s.to_string())
-                .unwrap_or_default()
-        })
+fn default_script() -> String {
+    listwatch_script::gallery::GALLERY
+        .iter()
+        .find(|(n, _)| n.contains("overflow"))
+        .or(listwatch_script::gallery::GALLERY.first())
+        .map(|(_, s)| s.to_string())
+        .unwrap_or_default()
+}
+
+/// The script to start with: the link's, else the autosaved text, else the overflow scenario.
+/// A broken link never replaces the autosaved text; it is reported instead.
+fn initial_state(embed: &link::Embed) -> State {
+    let saved = if embed.on {
+        None
+    } else {
+        storage().and_then(|s| s.get_item(AUTOSAVE_KEY).ok().flatten())
+    };
+    let saved = saved.filter(|s| !s.trim().is_empty());
+    match link::from_fragment() {
+        Some(Ok(shared)) => {
+            let mut st = State::new(shared.script);
+            if let (Some(t), Some(run)) = (shared.at_ms, &st.run) {
+                st.cursor = listwatch_core::view::Timeline::index_at_time(&run.sim, t);
+            }
+            st
+        }
+        Some(Err(e)) => {
+            let mut st = State::new(saved.unwrap_or_else(default_script));
+            st.link_error = Some(format!(
+                "The link could not be opened: {e}. Your own text was kept."
+            ));
+            st
+        }
+        None => State::new(saved.unwrap_or_else(default_script)),
+    }
+}
+
+fn set_theme(theme: &str) {
+    if let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        if theme == "system" {
+            let _ = el.remove_attribute("data-theme");
+        } else {
+            let _ = el.set_attribute("data-theme", theme);
+        }
+    }
+}
+
+fn copy_link(state: &UseReducerHandle<State>) {
+    let href = format!(
+        "{}#{}",
+        link::playground_base(),
+        link::fragment_for(&state.source, state.now_ms())
+    );
+    link::copy_to_clipboard(&href);
+    state.dispatch(Action::Notice(Some("Link copied to the clipboard".into())));
+}
+
+fn embed_code(state: &State) -> String {
+    let src = format!(
+        "{}?embed#{}",
+        link::playground_base(),
+        link::fragment_for(&state.source, state.now_ms())
+    );
+    format!("<iframe src=\"{src}\" width=\"100%\" height=\"640\" style=\"border:0\" title=\"listwatch scenario\" loading=\"lazy\"></iframe>")
 }
 
 #[function_component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(|| State::new(initial_script()));
+    let embed = use_memo((), |_| link::embed_options());
+    let state = {
+        let embed = embed.clone();
+        use_reducer(move || initial_state(&embed))
+    };
+    let theme = use_state(|| {
+        embed
+            .theme
+            .clone()
+            .or_else(|| storage().and_then(|s| s.get_item(THEME_KEY).ok().flatten()))
+            .unwrap_or_else(|| "system".into())
+    });
+    use_effect_with((*theme).clone(), |t| set_theme(t));
 
-    // Autosave the text on every change.
+    // Autosave the text (not in embeds: they must not touch the reader's own work).
     {
-        let source = state.source.clone();
-        use_effect_with(source, |source| {
-            if let Some(s) = storage() {
-                let _ = s.set_item(AUTOSAVE_KEY, source);
+        let on = !embed.on;
+        use_effect_with(state.source.clone(), move |source| {
+            if on {
+                if let Some(s) = storage() {
+                    let _ = s.set_item(AUTOSAVE_KEY, source);
+                }
             }
+        });
+    }
+
+    // The address bar follows the editor and the moment, debounced; embeds never rewrite it.
+    {
+        let on = !embed.on;
+        let deps = (state.source.clone(), state.now_ms(), state.stale);
+        use_effect_with(deps, move |(source, now, stale)| {
+            let pending = (on && !*stale).then(|| {
+                let (source, now) = (source.clone(), *now);
+                Timeout::new(300, move || {
+                    link::replace_fragment(&link::fragment_for(&source, now))
+                })
+            });
+            move || drop(pending)
+        });
+    }
+
+    // Notices fade after two seconds.
+    {
+        let st = state.clone();
+        use_effect_with(state.notice.clone(), move |n| {
+            let t = n
+                .is_some()
+                .then(|| Timeout::new(2000, move || st.dispatch(Action::Notice(None))));
+            move || drop(t)
         });
     }
 
@@ -53,49 +153,138 @@ pub fn app() -> Html {
             move || drop(interval)
         });
     }
-
-    // Keyboard shortcuts on the document.
     {
         let dispatch = state.dispatcher();
-        let playing = state.playing;
-        use_effect_with(playing, move |playing| {
-            let playing = *playing;
-            let doc = web_sys::window().and_then(|w| w.document());
-            let cb = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::KeyboardEvent)>::new(
-                move |e: web_sys::KeyboardEvent| {
-                    let in_editor = e
-                        .target()
-                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                        .is_some_and(|el| {
-                            matches!(el.tag_name().as_str(), "TEXTAREA" | "INPUT" | "SELECT")
+        let autoplay = embed.autoplay;
+        use_effect_with((), move |_| {
+            if autoplay {
+                dispatch.dispatch(Action::Play);
+            }
+        });
+    }
+
+    // Embeds: take the script from the parent page (embed.js), and report our height to it.
+    {
+        let st = state.clone();
+        let on = embed.on;
+        use_effect_with((), move |_| {
+            let window = web_sys::window().filter(|_| on);
+            let cb =
+                Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+                    let from_parent = window
+                        .as_ref()
+                        .and_then(|w| w.parent().ok().flatten())
+                        .is_some_and(|p| {
+                            e.source()
+                                .is_some_and(|s| JsValue::from(s) == JsValue::from(p))
                         });
-                    if in_editor {
+                    if !from_parent {
                         return;
                     }
-                    match e.key().as_str() {
-                        " " => {
-                            e.prevent_default();
-                            dispatch.dispatch(if playing { Action::Pause } else { Action::Play });
+                    let data = e.data();
+                    let kind = js_sys_get(&data, "listwatch");
+                    if kind.as_deref() == Some("load") {
+                        if let Some(script) = js_sys_get(&data, "script") {
+                            st.dispatch(Action::Edit(script));
                         }
-                        "ArrowLeft" => dispatch.dispatch(Action::StepBack),
-                        "ArrowRight" => dispatch.dispatch(Action::StepForward),
-                        "?" => dispatch.dispatch(Action::ToggleHelp),
-                        _ => {}
                     }
-                },
-            );
-            if let Some(d) = &doc {
-                let _ = d.add_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
+                });
+            let w = web_sys::window().filter(|_| on);
+            if let Some(w) = &w {
+                let _ = w.add_event_listener_with_callback("message", cb.as_ref().unchecked_ref());
+                if let Ok(Some(parent)) = w.parent() {
+                    let msg = js_object(&[("listwatch", "ready")]);
+                    let _ = parent.post_message(&msg, "*");
+                }
             }
             move || {
-                if let Some(d) = doc {
-                    let _ = d.remove_event_listener_with_callback(
-                        "keydown",
+                if let Some(w) = w {
+                    let _ = w.remove_event_listener_with_callback(
+                        "message",
                         cb.as_ref().unchecked_ref(),
                     );
                 }
             }
         });
+    }
+    {
+        let on = embed.on;
+        use_effect(move || {
+            if let Some(w) = web_sys::window().filter(|_| on) {
+                // The content's own height: the document's would never shrink below the iframe's.
+                let height = w
+                    .document()
+                    .and_then(|d| d.query_selector(".app").ok().flatten())
+                    .map(|e| e.get_bounding_client_rect().height().ceil() as i32 + 16)
+                    .unwrap_or(0);
+                if let Ok(Some(parent)) = w.parent() {
+                    let msg =
+                        js_object(&[("listwatch", "height"), ("height", &height.to_string())]);
+                    let _ = parent.post_message(&msg, "*");
+                }
+            }
+        });
+    }
+
+    // Keyboard shortcuts on the document.
+    {
+        let st = state.clone();
+        let playing = state.playing;
+        use_effect_with(
+            (playing, state.source.clone(), state.cursor),
+            move |(playing, _, _)| {
+                let playing = *playing;
+                let doc = web_sys::window().and_then(|w| w.document());
+                let cb = Closure::<dyn Fn(web_sys::KeyboardEvent)>::new(
+                    move |e: web_sys::KeyboardEvent| {
+                        let modifier = e.ctrl_key() || e.meta_key();
+                        if modifier && e.key() == "s" {
+                            e.prevent_default();
+                            copy_link(&st);
+                            return;
+                        }
+                        if modifier && e.key() == "Enter" {
+                            e.prevent_default();
+                            let src = st.source.clone();
+                            st.dispatch(Action::Edit(String::new()));
+                            st.dispatch(Action::Edit(src));
+                            return;
+                        }
+                        let typing = e
+                            .target()
+                            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                            .is_some_and(|el| {
+                                matches!(el.tag_name().as_str(), "TEXTAREA" | "INPUT" | "SELECT")
+                            });
+                        if typing || modifier {
+                            return;
+                        }
+                        match e.key().as_str() {
+                            " " => {
+                                e.prevent_default();
+                                st.dispatch(if playing { Action::Pause } else { Action::Play });
+                            }
+                            "ArrowLeft" => st.dispatch(Action::StepBack),
+                            "ArrowRight" => st.dispatch(Action::StepForward),
+                            "?" => st.dispatch(Action::ToggleHelp),
+                            _ => {}
+                        }
+                    },
+                );
+                if let Some(d) = &doc {
+                    let _ =
+                        d.add_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
+                }
+                move || {
+                    if let Some(d) = doc {
+                        let _ = d.remove_event_listener_with_callback(
+                            "keydown",
+                            cb.as_ref().unchecked_ref(),
+                        );
+                    }
+                }
+            },
+        );
     }
 
     let on_edit = {
@@ -103,41 +292,122 @@ pub fn app() -> Html {
         Callback::from(move |s: String| dispatch.dispatch(Action::Edit(s)))
     };
     let view = state.view();
+    let stage = match (state.run.clone(), view) {
+        (Some(run), Some(view)) => html! {
+            <>
+                <div class="title">{ &run.title }</div>
+                <Controls state={state.clone()} />
+                <SystemView run={run.clone()} view={view.clone()} cursor={state.cursor} />
+                <Narration run={run.clone()} view={view} />
+                if !embed.on || embed.show_timeline { <TimelineView state={state.clone()} /> }
+                if !embed.on || embed.show_explanation { <Explanation state={state.clone()} /> }
+            </>
+        },
+        _ => html! { <p class="empty">{"Fix the script's errors to see it run."}</p> },
+    };
+    if embed.on {
+        let open = format!(
+            "{}#{}",
+            link::playground_base(),
+            link::fragment_for(&state.source, state.now_ms())
+        );
+        return html! {
+            <div class="app embed" data-testid="embed">
+                <div class="embed-bar">
+                    <span class="brand">{"listwatch"}</span>
+                    <a data-testid="open-in-playground" href={open} target="_blank" rel="noopener">{"Open in playground ↗"}</a>
+                </div>
+                if embed.show_editor {
+                    <Editor source={state.source.clone()} diagnostics={state.diagnostics.clone()} stale={state.stale} on_edit={Callback::noop()} readonly=true />
+                }
+                { stage }
+            </div>
+        };
+    }
+    let on_theme = {
+        let theme = theme.clone();
+        Callback::from(move |e: Event| {
+            if let Some(sel) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+            {
+                let v = sel.value();
+                if let Some(s) = storage() {
+                    let _ = s.set_item(THEME_KEY, &v);
+                }
+                theme.set(v);
+            }
+        })
+    };
+    let copy = {
+        let st = state.clone();
+        Callback::from(move |_: MouseEvent| copy_link(&st))
+    };
+    let copy_embed = {
+        let st = state.clone();
+        Callback::from(move |_: MouseEvent| {
+            link::copy_to_clipboard(&embed_code(&st));
+            st.dispatch(Action::Notice(Some(
+                "Embed code copied to the clipboard".into(),
+            )));
+        })
+    };
     html! {
         <div class="app">
             <header>
                 <h1>{"listwatch"}</h1>
                 <span class="tagline">{"Kubernetes list-then-watch, visible"}</span>
                 <Gallery on_pick={on_edit.clone()} />
+                <button data-testid="copy-link" title="Copy a link that reproduces this scenario at this moment (Ctrl/Cmd+S)" onclick={copy}>{"Copy link"}</button>
+                <button data-testid="copy-embed" title="Copy an iframe snippet for documentation" onclick={copy_embed}>{"Copy embed code"}</button>
+                <label class="theme">{"Theme "}
+                    <select aria-label="Theme" onchange={on_theme}>
+                        { for ["system", "light", "dark"].iter().map(|t| html! { <option value={*t} selected={*theme == *t}>{*t}</option> }) }
+                    </select>
+                </label>
                 <button class="help-button" aria-label="Keyboard help" onclick={{
                     let d = state.dispatcher();
                     move |_| d.dispatch(Action::ToggleHelp)
                 }}>{"?"}</button>
             </header>
+            if let Some(msg) = &state.link_error {
+                <div class="banner" role="alert" data-testid="link-error">{msg}
+                    <button onclick={{ let d = state.dispatcher(); move |_| d.dispatch(Action::DismissLinkError) }}>{"Dismiss"}</button>
+                </div>
+            }
+            if let Some(n) = &state.notice { <div class="notice" role="status">{n}</div> }
             if state.help {
                 <div class="help" role="dialog">
-                    <p><kbd>{"Space"}</kbd>{" play / pause · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>{" step one event · "}<kbd>{"?"}</kbd>{" this help"}</p>
-                    <p>{"Shortcuts do nothing while the editor has focus. Click any marker or event to see why it happened."}</p>
+                    <p><kbd>{"Space"}</kbd>{" play / pause · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>{" step one event · "}<kbd>{"?"}</kbd>{" this help · "}<kbd>{"Ctrl/Cmd+S"}</kbd>{" copy link · "}<kbd>{"Ctrl/Cmd+Enter"}</kbd>{" re-run"}</p>
+                    <p>{"Space, arrows and ? do nothing while the editor has focus. Click any marker or event to see why it happened."}</p>
                 </div>
             }
             <main>
                 <section class="left">
-                    <Editor source={state.source.clone()} diagnostics={state.diagnostics.clone()} stale={state.stale} on_edit={on_edit} />
+                    <Editor source={state.source.clone()} diagnostics={state.diagnostics.clone()} stale={state.stale} on_edit={on_edit} readonly=false />
                     <Expectations state={state.clone()} />
                 </section>
-                <section class="right">
-                    if let (Some(run), Some(view)) = (state.run.clone(), view) {
-                        <div class="title">{ &run.title }</div>
-                        <Controls state={state.clone()} />
-                        <SystemView run={run.clone()} view={view.clone()} cursor={state.cursor} />
-                        <Narration run={run.clone()} view={view} />
-                        <TimelineView state={state.clone()} />
-                        <Explanation state={state.clone()} />
-                    } else {
-                        <p class="empty">{"Fix the script's errors to see it run."}</p>
-                    }
-                </section>
+                <section class="right">{ stage }</section>
             </main>
         </div>
     }
+}
+
+/// `obj[key]` as a string.
+fn js_sys_get(obj: &JsValue, key: &str) -> Option<String> {
+    if !obj.is_object() {
+        return None;
+    }
+    web_sys::js_sys::Reflect::get(obj, &JsValue::from_str(key))
+        .ok()?
+        .as_string()
+}
+
+/// A plain object of string fields, for postMessage.
+fn js_object(pairs: &[(&str, &str)]) -> JsValue {
+    let o = web_sys::js_sys::Object::new();
+    for (k, v) in pairs {
+        let _ = web_sys::js_sys::Reflect::set(&o, &JsValue::from_str(k), &JsValue::from_str(v));
+    }
+    o.into()
 }

@@ -2,6 +2,7 @@
 
 mod app;
 mod components;
+mod link;
 mod state;
 
 fn main() {

@@ -33,6 +33,10 @@ pub struct State {
     pub speed: f64,
     pub selected: Option<EventId>,
     pub help: bool,
+    /// Why the link in the address bar could not be opened (the autosaved text was kept).
+    pub link_error: Option<String>,
+    /// A short notice ("Link copied").
+    pub notice: Option<String>,
 }
 
 pub enum Action {
@@ -48,6 +52,8 @@ pub enum Action {
     /// Jump to an event and explain it.
     JumpTo(EventId),
     ToggleHelp,
+    Notice(Option<String>),
+    DismissLinkError,
 }
 
 impl State {
@@ -62,9 +68,19 @@ impl State {
             speed: 20.0,
             selected: None,
             help: false,
+            link_error: None,
+            notice: None,
         };
         s.load(source);
         s
+    }
+
+    /// The view time on screen.
+    pub fn now_ms(&self) -> u64 {
+        match (&self.run, self.cursor) {
+            (Some(r), c) if c > 0 => r.sim.trace[c - 1].time_ms,
+            _ => 0,
+        }
     }
 
     fn load(&mut self, source: String) {
@@ -115,6 +131,8 @@ impl State {
             speed: self.speed,
             selected: self.selected,
             help: self.help,
+            link_error: self.link_error.clone(),
+            notice: self.notice.clone(),
         }
     }
 }
@@ -165,6 +183,8 @@ impl Reducible for State {
                 s.selected = Some(id);
             }
             Action::ToggleHelp => s.help = !s.help,
+            Action::Notice(n) => s.notice = n,
+            Action::DismissLinkError => s.link_error = None,
         }
         Rc::new(s)
     }
@@ -187,5 +207,7 @@ impl PartialEq for State {
             && self.stale == o.stale
             && self.diagnostics == o.diagnostics
             && self.source == o.source
+            && self.link_error == o.link_error
+            && self.notice == o.notice
     }
 }

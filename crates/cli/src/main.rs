@@ -15,6 +15,9 @@ listwatch: run Kubernetes list-then-watch scenarios and check their expectations
 USAGE:
     listwatch run FILE [--trace] [--json]   run a scenario and print a summary
     listwatch check FILE...                 check that files parse and every expectation holds
+    listwatch share FILE [--base URL] [--at TIME]
+                                            print a share link carrying the scenario (and a moment)
+    listwatch open LINK                     print the script a share link carries
     listwatch help                          print this help
 
 FILE may be `-` for standard input.
@@ -67,6 +70,8 @@ fn main() -> ExitCode {
         }
         Some("run") => cmd_run(&args[1..], tty),
         Some("check") => cmd_check(&args[1..], tty),
+        Some("share") => cmd_share(&args[1..]),
+        Some("open") => cmd_open(&args[1..]),
         Some(other) => {
             eprintln!("error: unknown command `{other}`\n\n{HELP}");
             return ExitCode::from(2);
@@ -126,6 +131,73 @@ fn cmd_run(args: &[String], tty: bool) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+const DEFAULT_BASE: &str = "http://127.0.0.1:8080/";
+
+fn cmd_share(args: &[String]) -> ExitCode {
+    let (mut file, mut base, mut at_ms) = (None, DEFAULT_BASE.to_string(), None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--base" => match it.next() {
+                Some(b) => base = b.clone(),
+                None => return usage("--base needs a URL"),
+            },
+            "--at" => match it.next().map(|t| (t, listwatch_script::parse_duration(t))) {
+                Some((_, Some(ms))) => at_ms = Some(ms),
+                Some((t, None)) => {
+                    return usage(&format!("`{t}` is not a time (write 2s, 250ms, 1m)"))
+                }
+                None => return usage("--at needs a time"),
+            },
+            f if file.is_none() && (f == "-" || !f.starts_with('-')) => file = Some(f.to_string()),
+            other => return usage(&format!("unexpected argument `{other}`")),
+        }
+    }
+    let Some(file) = file else {
+        return usage("`share` needs a FILE");
+    };
+    let src = match read(&file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(diags) = listwatch_script::parse(&src) {
+        for d in &diags {
+            eprint!("{}", render(d, &file, &src));
+        }
+        return ExitCode::from(2);
+    }
+    let shared = listwatch_script::share::Shared { script: src, at_ms };
+    println!("{}", listwatch_script::share::link(&base, &shared));
+    ExitCode::SUCCESS
+}
+
+fn cmd_open(args: &[String]) -> ExitCode {
+    let [link] = args else {
+        return usage("`open` takes exactly one LINK");
+    };
+    match listwatch_script::share::decode(link) {
+        Ok(s) => {
+            if let Some(t) = s.at_ms {
+                eprintln!("(the link shows the moment {})", format_ms(t));
+            }
+            print!("{}", s.script);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn usage(msg: &str) -> ExitCode {
+    eprintln!("error: {msg}\n\n{HELP}");
+    ExitCode::from(2)
 }
 
 fn cmd_check(args: &[String], tty: bool) -> ExitCode {

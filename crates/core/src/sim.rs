@@ -64,7 +64,8 @@ pub struct Reflector {
     pub controller: ControllerId,
     pub kind: KindId,
     pub namespace: Option<NameId>,
-    pub map: Option<KeyMap>,
+    /// The event handlers: one key mapping each (empty: a cache only read).
+    pub maps: Vec<KeyMap>,
     pub state: WatcherState,
     pub last_rv: Rv,
     pub store: BTreeMap<NameId, Object>,
@@ -386,31 +387,31 @@ impl Sim {
             let id = ControllerId(i as u16);
             let mut reflectors = vec![];
             if !c.anvil {
-                let mut watches: Vec<(KindId, Option<KeyMap>, Option<NameId>)> = c
-                    .watches
-                    .iter()
-                    .map(|w| {
-                        (
-                            w.kind,
-                            Some(w.map),
-                            w.namespace.as_deref().map(|n| sim.names.intern(n)),
-                        )
-                    })
-                    .collect();
+                // One informer per (kind, namespace), shared by every handler on it, as
+                // controller-runtime's cache does.
+                let mut watches: Vec<(KindId, Vec<KeyMap>, Option<NameId>)> = vec![];
+                for w in &c.watches {
+                    let ns = w.namespace.as_deref().map(|n| sim.names.intern(n));
+                    let handler = (w.map != KeyMap::ReadOnly).then_some(w.map);
+                    match watches.iter_mut().find(|x| x.0 == w.kind && x.2 == ns) {
+                        Some(x) => x.1.extend(handler.filter(|h| !x.1.contains(h))),
+                        None => watches.push((w.kind, handler.into_iter().collect(), ns)),
+                    }
+                }
                 // Reads of a kind nobody watches still go through an informer (controller-runtime
                 // starts one on first read), with no handler.
                 for k in behaviour_reads(c.behaviour) {
                     if !watches.iter().any(|w| w.0 == k) {
-                        watches.push((k, None, None));
+                        watches.push((k, vec![], None));
                     }
                 }
-                for (kind, map, namespace) in watches {
+                for (kind, maps, namespace) in watches {
                     let w = WatcherId(sim.reflectors.len() as u16);
                     sim.reflectors.push(Reflector {
                         controller: id,
                         kind,
                         namespace,
-                        map,
+                        maps,
                         state: WatcherState::Stopped,
                         last_rv: 0,
                         store: BTreeMap::new(),
@@ -1861,15 +1862,21 @@ impl Sim {
         let r = &self.reflectors[w.index()];
         let c = r.controller;
         let primary = self.config.controllers[c.index()].primary;
-        let key = match r.map {
-            None | Some(KeyMap::ReadOnly) => return,
-            Some(KeyMap::Itself) => o.name,
-            Some(KeyMap::Owner) => match o.owner {
-                Some(owner) if owner.kind == primary => owner.name,
-                _ => return,
-            },
-        };
-        self.enqueue(c, key, cause, initial);
+        let keys: Vec<NameId> = r
+            .maps
+            .iter()
+            .filter_map(|m| match m {
+                KeyMap::ReadOnly => None,
+                KeyMap::Itself => Some(o.name),
+                KeyMap::Owner => o
+                    .owner
+                    .filter(|owner| owner.kind == primary)
+                    .map(|owner| owner.name),
+            })
+            .collect();
+        for key in keys {
+            self.enqueue(c, key, cause, initial);
+        }
     }
 
     // ----- controllers -----

@@ -86,7 +86,7 @@ fn config(c: &Case) -> Config {
     let behaviour = if c.children {
         Behaviour::Children {
             child: KindId(1),
-            finalizer: c.seed % 2 == 0,
+            finalizer: c.seed.is_multiple_of(2),
         }
     } else {
         Behaviour::Mirror { target: KindId(1) }

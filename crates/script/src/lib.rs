@@ -5,9 +5,10 @@
 mod diag;
 mod lexer;
 mod parse;
+pub mod share;
 
 pub use diag::{render, Diagnostic};
-pub use parse::{parse, Expectation, Scenario};
+pub use parse::{parse, parse_duration, Expectation, Scenario};
 
 /// Scripts larger than this are refused before parsing.
 pub const MAX_SCRIPT_BYTES: usize = 64 * 1024;

@@ -10,6 +10,7 @@ pub struct Props {
     pub diagnostics: Vec<Diagnostic>,
     pub stale: bool,
     pub on_edit: Callback<String>,
+    pub readonly: bool,
 }
 
 #[function_component(Editor)]
@@ -36,7 +37,7 @@ pub fn editor(p: &Props) -> Html {
                     })
                 }</pre>
                 <textarea data-testid="editor" aria-label="Scenario script" spellcheck="false"
-                    value={p.source.clone()} {oninput} />
+                    readonly={p.readonly} value={p.source.clone()} {oninput} />
             </div>
             if p.stale {
                 <div class="stale">{"The script has errors: showing the last good run."}</div>

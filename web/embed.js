@@ -1,0 +1,46 @@
+// listwatch embed.js: include it once on a documentation page; every <pre class="listwatch"> and
+// every <code class="language-listwatch"> (what mdBook and most Markdown renderers produce for a
+// ```listwatch fenced block) becomes a live, embedded playground.
+//
+//   <script src="https://YOUR-SITE/listwatch/embed.js" defer></script>
+//
+// Options on the block (data-listwatch-*): panels="timeline,explanation,editor", theme="dark",
+// autoplay. The script text travels to the iframe by postMessage; the iframe reports its height.
+(function () {
+  const here = document.currentScript && document.currentScript.src;
+  const base = here ? new URL('./', here).href : './';
+  const allowed = ['panels', 'theme', 'autoplay'];
+
+  function embed(block) {
+    const host = block.tagName === 'CODE' && block.parentElement && block.parentElement.tagName === 'PRE' ? block.parentElement : block;
+    if (host.dataset.listwatchDone) return;
+    host.dataset.listwatchDone = '1';
+    const script = block.textContent;
+    const params = new URLSearchParams({ embed: '1', source: 'parent' });
+    for (const k of allowed) {
+      const v = block.dataset['listwatch' + k[0].toUpperCase() + k.slice(1)];
+      if (v !== undefined) params.set(k, v);
+    }
+    const frame = document.createElement('iframe');
+    frame.src = base + 'index.html?' + params.toString();
+    frame.title = 'listwatch scenario';
+    frame.className = 'listwatch-embed';
+    frame.style.cssText = 'width:100%;height:560px;border:1px solid #d9dde3;border-radius:6px';
+    frame.setAttribute('loading', 'lazy');
+    window.addEventListener('message', (e) => {
+      if (e.source !== frame.contentWindow || !e.data) return;
+      if (e.data.listwatch === 'ready') frame.contentWindow.postMessage({ listwatch: 'load', script }, '*');
+      if (e.data.listwatch === 'height') {
+        const h = parseInt(e.data.height, 10);
+        if (h > 100 && h < 5000) frame.style.height = h + 'px';
+      }
+    });
+    host.replaceWith(frame);
+  }
+
+  function run() {
+    document.querySelectorAll('pre.listwatch, code.language-listwatch').forEach(embed);
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', run);
+  else run();
+})();
