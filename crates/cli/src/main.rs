@@ -18,6 +18,9 @@ USAGE:
     listwatch share FILE [--base URL] [--at TIME]
                                             print a share link carrying the scenario (and a moment)
     listwatch open LINK                     print the script a share link carries
+    listwatch explore FILE [--budget N] [--json]
+                                            search fault schedules that break the expectations
+                                            (exit 1 with the counterexample script, 0 if none)
     listwatch help                          print this help
 
 FILE may be `-` for standard input.
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         Some("check") => cmd_check(&args[1..], tty),
         Some("share") => cmd_share(&args[1..]),
         Some("open") => cmd_open(&args[1..]),
+        Some("explore") => cmd_explore(&args[1..]),
         Some(other) => {
             eprintln!("error: unknown command `{other}`\n\n{HELP}");
             return ExitCode::from(2);
@@ -192,6 +196,102 @@ fn cmd_open(args: &[String]) -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+fn cmd_explore(args: &[String]) -> ExitCode {
+    let (mut file, mut budget, mut as_json) =
+        (None, listwatch_core::explore::Budget::default(), false);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--budget" => match it.next().map(|n| n.parse::<u64>()) {
+                Some(Ok(n)) if (1..=10_000_000).contains(&n) => budget.schedules = n,
+                _ => return usage("--budget takes a number of schedules from 1 to 10000000"),
+            },
+            "--json" => as_json = true,
+            f if file.is_none() && (f == "-" || !f.starts_with('-')) => file = Some(f.to_string()),
+            other => return usage(&format!("unexpected argument `{other}`")),
+        }
+    }
+    let Some(file) = file else {
+        return usage("`explore` needs a FILE");
+    };
+    let src = match read(&file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let (mut ex, scenario) = match listwatch_script::explore::explorer(&src, budget) {
+        Ok(x) => x,
+        Err(diags) => {
+            for d in &diags {
+                eprint!("{}", render(d, &file, &src));
+            }
+            return ExitCode::from(2);
+        }
+    };
+    let started = std::time::Instant::now();
+    ex.run();
+    let secs = started.elapsed().as_secs_f64();
+    let st = ex.stats;
+    let found = ex
+        .failures
+        .first()
+        .map(|f| listwatch_script::explore::counterexample(&src, &scenario, f, ex.end_ms()));
+    if as_json {
+        println!(
+            "{{\"faults\":{},\"space\":{},\"tried\":{},\"skipped\":{},\"states\":{},\"seconds\":{secs:.3},\"base_broken\":[{}],\"counterexample\":{}}}",
+            st.faults,
+            st.space,
+            st.tried,
+            st.skipped,
+            st.states,
+            ex.base_broken
+                .iter()
+                .map(|b| json::esc(&listwatch_script::explore::broken_text(&scenario, b)))
+                .collect::<Vec<_>>()
+                .join(","),
+            found.as_deref().map(json::esc).unwrap_or_else(|| "null".into())
+        );
+    } else {
+        eprintln!(
+            "explored {} of {} schedules ({} candidate faults): {} states, {} skipped as already explored, in {secs:.2}s ({:.0} schedules/s)",
+            st.tried,
+            st.space,
+            st.faults,
+            st.states,
+            st.skipped,
+            st.tried as f64 / secs.max(1e-9)
+        );
+        if !ex.base_broken.is_empty() {
+            let what: Vec<String> = ex
+                .base_broken
+                .iter()
+                .map(|b| listwatch_script::explore::broken_text(&scenario, b))
+                .collect();
+            eprintln!(
+                "the scenario already fails without faults: {}",
+                what.join("; ")
+            );
+        }
+        match &found {
+            Some(script) => {
+                eprintln!("found a fault schedule that breaks it:");
+                print!("{script}");
+            }
+            None if ex.base_broken.is_empty() => {
+                eprintln!("no schedule within the budget breaks it")
+            }
+            None => {}
+        }
+    }
+    if found.is_some() || !ex.base_broken.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 

@@ -171,7 +171,7 @@ pub enum Input {
         controller: ControllerId,
         delay_ms: TimeMs,
     },
-    /// Drop the next `count` watch events sent to the controller.
+    /// Drop the next `count` watch events sent to the controller (0 disarms).
     Drop {
         controller: ControllerId,
         count: u32,
@@ -193,10 +193,12 @@ pub enum Input {
         kind: KindId,
         down_ms: TimeMs,
     },
-    /// Kill the controller; with `after_writes`, only once its next reconcile made that many writes.
+    /// Kill the controller; with `after_writes`, only once its next reconcile made that many writes;
+    /// with `restart_after_ms`, start it again that long after the crash.
     Crash {
         controller: ControllerId,
         after_writes: Option<u32>,
+        restart_after_ms: Option<TimeMs>,
     },
     /// Start a crashed controller (fresh informers), optionally against another apiserver.
     Restart {

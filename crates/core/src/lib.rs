@@ -16,6 +16,7 @@ pub use config::*;
 pub use model::*;
 pub use sim::{Sim, Stop};
 pub use trace::*;
+pub mod explore;
 pub mod invariants;
 pub mod verdict;
 pub mod view;

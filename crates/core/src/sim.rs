@@ -103,6 +103,8 @@ pub struct Controller {
     pub disconnected_until: Option<TimeMs>,
     pub drop_next: u32,
     pub crash_after_writes: Option<u32>,
+    /// Restart this long after the armed (or next) crash.
+    pub restart_after_ms: Option<TimeMs>,
     pub memory: Memory,
     /// Keys added by the initial list (priority queue: low priority).
     initial_sync: bool,
@@ -267,6 +269,9 @@ pub struct Sim {
     heap: BinaryHeap<Reverse<Scheduled>>,
     ready: VecDeque<(EventId, Action)>,
     seq: u64,
+    /// Sequence numbers for inputs appended after construction (see `schedule_input`).
+    appended_seq: u64,
+    appended_seq_end: u64,
     pub trace: Vec<Event>,
     pub stopped: Option<Stop>,
 }
@@ -326,6 +331,7 @@ impl Reader for EtcdReader<'_> {
 }
 
 const SHORT_WATCH_MS: TimeMs = 1000;
+const APPENDED_SEQ_GAP: u64 = 1 << 32;
 const LIST_WAIT_MS: TimeMs = 3000;
 const BOOKMARK_BEFORE_DEADLINE_MS: TimeMs = 2000;
 
@@ -374,6 +380,8 @@ impl Sim {
             heap: BinaryHeap::new(),
             ready: VecDeque::new(),
             seq: 0,
+            appended_seq: 0,
+            appended_seq_end: 0,
             trace: Vec::new(),
             stopped: None,
             config: config.clone(),
@@ -438,6 +446,7 @@ impl Sim {
                 disconnected_until: None,
                 drop_next: 0,
                 crash_after_writes: None,
+                restart_after_ms: None,
                 memory: Memory::new(),
                 initial_sync: false,
             });
@@ -450,18 +459,23 @@ impl Sim {
                 },
             );
         }
-        for t in &config.timeline {
-            if let Input::Create { name, .. } | Input::Update { name, .. } = &t.input {
-                sim.names.intern(&qualify(name));
-            }
-            sim.schedule(t.at_ms, NO_CAUSE, Action::Input(t.input.clone()));
-        }
         if config.bookmark_ms > 0 && config.reflector.bookmarks {
             sim.schedule(config.bookmark_ms, NO_CAUSE, Action::BookmarkTick);
         }
         if config.compaction_ms > 0 {
             sim.schedule(config.compaction_ms, NO_CAUSE, Action::CompactTick);
         }
+        // The timeline goes last, followed by a gap of sequence numbers: an input appended later
+        // with `schedule_input` orders exactly as if it had been the timeline's last entry.
+        for t in &config.timeline {
+            if let Input::Create { name, .. } | Input::Update { name, .. } = &t.input {
+                sim.names.intern(&qualify(name));
+            }
+            sim.schedule(t.at_ms, NO_CAUSE, Action::Input(t.input.clone()));
+        }
+        sim.appended_seq = sim.seq;
+        sim.seq += APPENDED_SEQ_GAP;
+        sim.appended_seq_end = sim.seq;
         Ok(sim)
     }
 
@@ -473,6 +487,24 @@ impl Sim {
             return Some(self.now_ms);
         }
         self.heap.peek().map(|s| s.0.at)
+    }
+
+    /// Schedules an input at a future moment as if it had been appended to the configured
+    /// timeline: a fork that does this runs exactly like a fresh run of the extended timeline.
+    /// Inputs in the past run now. Returns false once the gap of sequence numbers is used up.
+    pub fn schedule_input(&mut self, at_ms: TimeMs, input: Input) -> bool {
+        if self.appended_seq + 1 >= self.appended_seq_end {
+            return false;
+        }
+        self.appended_seq += 1;
+        let at = at_ms.max(self.now_ms);
+        self.heap.push(Reverse(Scheduled {
+            at,
+            seq: self.appended_seq,
+            cause: NO_CAUSE,
+            action: Action::Input(input),
+        }));
+        true
     }
 
     /// Applies an input at the current moment (writes by users, faults).
@@ -843,7 +875,7 @@ impl Sim {
                 );
             }
             Input::Drop { controller, count } => {
-                self.controllers[controller.index()].drop_next += count;
+                self.controllers[controller.index()].drop_next = count;
                 self.emit(
                     Actor::Controller(controller),
                     cause,
@@ -883,14 +915,16 @@ impl Sim {
             }
             Input::Crash {
                 controller,
-                after_writes: Some(n),
+                after_writes,
+                restart_after_ms,
             } => {
-                self.controllers[controller.index()].crash_after_writes = Some(n);
+                let ctl = &mut self.controllers[controller.index()];
+                ctl.restart_after_ms = restart_after_ms;
+                match after_writes {
+                    Some(n) => ctl.crash_after_writes = Some(n),
+                    None => self.crash(controller, cause),
+                }
             }
-            Input::Crash {
-                controller,
-                after_writes: None,
-            } => self.crash(controller, cause),
             Input::Restart {
                 controller,
                 apiserver,
@@ -2173,6 +2207,14 @@ impl Sim {
                     result: ReconcileResult::Crashed,
                 },
             );
+        }
+        let ctl = &mut self.controllers[c.index()];
+        if let Some(d) = ctl.restart_after_ms.take() {
+            let restart = Input::Restart {
+                controller: c,
+                apiserver: None,
+            };
+            self.schedule(self.now_ms + d.max(1), id, Action::Input(restart));
         }
         let ctl = &mut self.controllers[c.index()];
         ctl.up = false;

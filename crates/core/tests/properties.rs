@@ -147,10 +147,12 @@ fn config(c: &Case) -> Config {
             Op::Crash => Input::Crash {
                 controller: c0,
                 after_writes: None,
+                restart_after_ms: None,
             },
             Op::CrashAfterWrite => Input::Crash {
                 controller: c0,
                 after_writes: Some(1),
+                restart_after_ms: None,
             },
             Op::Restart(on_b) => Input::Restart {
                 controller: c0,
@@ -175,6 +177,7 @@ fn config(c: &Case) -> Config {
         Input::Crash {
             controller: c0,
             after_writes: None,
+            restart_after_ms: None,
         },
         Input::Restart {
             controller: c0,

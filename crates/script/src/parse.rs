@@ -811,8 +811,11 @@ impl Builder {
                 let cw = p.next("a controller")?;
                 let controller = self.controller(p, cw)?;
                 let n = p.number("how many events", 1_000_000)?;
-                if n < 1 {
-                    return Err(p.err_at(&p.words[p.pos - 1], "drop at least 1 event"));
+                if n < 0 {
+                    return Err(p.err_at(
+                        &p.words[p.pos - 1],
+                        "drop a count of events from 0 (disarm) up",
+                    ));
                 }
                 Input::Drop {
                     controller,
@@ -870,9 +873,15 @@ impl Builder {
                 } else {
                     None
                 };
+                let restart_after_ms = if p.eat("restart-after") {
+                    Some(p.duration("a delay")?)
+                } else {
+                    None
+                };
                 Input::Crash {
                     controller,
                     after_writes,
+                    restart_after_ms,
                 }
             }
             "restart" => {
