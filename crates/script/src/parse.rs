@@ -568,7 +568,9 @@ impl Builder {
 
     fn controller_option(&mut self, p: &mut Parser) -> R<()> {
         let w = p.next("an option")?;
-        let idx = self.config.controllers.len() - 1;
+        let Some(idx) = self.config.controllers.len().checked_sub(1) else {
+            return Err(p.err_at(w, "an indented option needs a `controller` line above it"));
+        };
         match w.text.as_str() {
             "workers" => {
                 let n = p.number("a worker count", MAX_WORKERS as i64)?;
