@@ -53,7 +53,7 @@ const ok = await runTests([
     await page.waitForSelector(`${w}.gone`);
     const text = await $('explanation').textContent();
     assert(text.includes('too old resource version: 10 (12)'), `explanation names the 410: ${text}`);
-    assert(text.includes('oldest RV is 13'), 'explanation says why');
+    assert(text.includes('oldest RV is 13: 4 events evicted since rv 10'), 'explanation says why');
     assert(await attr(w, 'data-last-rv') === '10', 'the watcher last saw rv 10');
     const cache = '[data-testid="watch-cache"][data-kind="Pod"]';
     assert(await attr(cache, 'data-oldest-rv') === '13', 'the cache now starts at rv 13');

@@ -375,7 +375,12 @@ pub fn summary(r: &Report, tty: bool) -> String {
         let (mut lists, mut watches, mut gone) = (0, 0, vec![]);
         for e in &sim.trace {
             match e.kind {
-                EventKind::ListRequest { watcher, .. } if watcher == id => lists += 1,
+                EventKind::ListRequest { watcher, .. }
+                | EventKind::WatchListRequest { watcher, .. }
+                    if watcher == id =>
+                {
+                    lists += 1
+                }
                 EventKind::WatchOpened { watcher, .. } if watcher == id => watches += 1,
                 EventKind::WatchFailed { watcher, error }
                     if watcher == id && error.code() == 410 =>
@@ -428,7 +433,13 @@ pub fn summary(r: &Report, tty: bool) -> String {
         .trace
         .iter()
         .enumerate()
-        .filter(|(_, e)| matches!(e.kind, EventKind::ListRequest { rv, .. } if rv != ListRv::Any))
+        .filter(|(_, e)| {
+            matches!(
+                e.kind,
+                EventKind::ListRequest { relist: true, .. }
+                    | EventKind::WatchListRequest { relist: true, .. }
+            )
+        })
         .map(|(i, _)| i as EventId)
         .take(5)
         .collect();

@@ -18,6 +18,11 @@ pub fn check(sim: &Sim) -> Result<(), String> {
         match e.kind {
             EventKind::WatchOpened {
                 watcher, from_rv, ..
+            }
+            | EventKind::InitialEventsEnd {
+                watcher,
+                rv: from_rv,
+                ..
             } => {
                 watch.insert(watcher, (from_rv, from_rv));
             }
@@ -50,7 +55,8 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             }
             EventKind::WatchEnded { watcher, .. }
             | EventKind::WatchFailed { watcher, .. }
-            | EventKind::ListRequest { watcher, .. } => {
+            | EventKind::ListRequest { watcher, .. }
+            | EventKind::WatchListRequest { watcher, .. } => {
                 watch.remove(&watcher);
             }
             EventKind::State {

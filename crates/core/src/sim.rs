@@ -112,6 +112,12 @@ pub struct Controller {
 
 #[derive(Clone, Debug)]
 enum Msg {
+    /// A streaming list's initial events and the bookmark that ends them.
+    WatchListStart {
+        watch: u32,
+        items: Vec<Object>,
+        rv: Rv,
+    },
     ListOk {
         list_rv: Rv,
         items: Vec<Object>,
@@ -152,10 +158,17 @@ enum Action {
         session: u32,
         rv: ListRv,
     },
+    ServeWatchList {
+        watcher: WatcherId,
+        session: u32,
+        rv: ListRv,
+        timeout_ms: TimeMs,
+    },
     ServeWatch {
         watcher: WatcherId,
         session: u32,
         from: Rv,
+        timeout_ms: TimeMs,
     },
     ListDeadline {
         watcher: WatcherId,
@@ -643,11 +656,18 @@ impl Sim {
                 session,
                 rv,
             } => self.serve_list(watcher, session, rv, cause),
+            Action::ServeWatchList {
+                watcher,
+                session,
+                rv,
+                timeout_ms,
+            } => self.serve_watch_list(watcher, session, rv, timeout_ms, cause),
             Action::ServeWatch {
                 watcher,
                 session,
                 from,
-            } => self.serve_watch(watcher, session, from, cause),
+                timeout_ms,
+            } => self.serve_watch(watcher, session, from, timeout_ms, cause),
             Action::ListDeadline {
                 watcher,
                 session,
@@ -1480,7 +1500,50 @@ impl Sim {
         );
     }
 
-    fn serve_watch(&mut self, watcher: WatcherId, session: u32, from: Rv, cause: EventId) {
+    /// A streaming list: register a watch at the cache's RV and send its current objects as
+    /// initial events ended by a bookmark. Without a watch cache the server cannot stream, and
+    /// the client falls back to a normal list.
+    fn serve_watch_list(
+        &mut self,
+        watcher: WatcherId,
+        session: u32,
+        rv: ListRv,
+        timeout_ms: TimeMs,
+        cause: EventId,
+    ) {
+        let c = self.controller_of(watcher);
+        let api = self.controllers[c.index()].apiserver;
+        let r = &self.reflectors[watcher.index()];
+        let (kind, namespace) = (r.kind, r.namespace);
+        let cache = &self.apiservers[api.index()].caches[kind.index()];
+        if cache.mode == CacheMode::Off || !self.connected(c) {
+            return self.serve_list(watcher, session, rv, cause);
+        }
+        if !cache.ready {
+            let err = Msg::ListErr(ApiError::TooManyRequests);
+            return self.send_to_client(watcher, session, cause, err);
+        }
+        let items: Vec<Object> = cache.store.values().copied().collect();
+        let at = cache.rv;
+        let items = self.filter_namespace(watcher, items);
+        let watch = self.open_watch(watcher, session, api, kind, namespace, false, at);
+        let start = Msg::WatchListStart {
+            watch,
+            items,
+            rv: at,
+        };
+        self.send_to_client(watcher, session, cause, start);
+        self.arm_watch_timers(watch, timeout_ms, cause);
+    }
+
+    fn serve_watch(
+        &mut self,
+        watcher: WatcherId,
+        session: u32,
+        from: Rv,
+        timeout_ms: TimeMs,
+        cause: EventId,
+    ) {
         let c = self.controller_of(watcher);
         if !self.connected(c) {
             self.send_to_client(
@@ -1538,21 +1601,7 @@ impl Sim {
                 WatchStart::Ok => cache.events_after(from).copied().collect(),
             }
         };
-        let watch = self.watches.len() as u32;
-        self.watches.push(ServerWatch {
-            watcher,
-            session,
-            apiserver: api,
-            kind,
-            namespace,
-            from_etcd,
-            last_sent: from,
-            open: true,
-            in_flight: 0,
-        });
-        if !from_etcd {
-            self.apiservers[api.index()].watches_by_kind[kind.index()].push(watch);
-        }
+        let watch = self.open_watch(watcher, session, api, kind, namespace, from_etcd, from);
         let replayed = replay
             .iter()
             .filter(|c| namespace.is_none_or(|ns| ns == c.object.namespace))
@@ -1570,8 +1619,42 @@ impl Sim {
         for change in replay {
             self.send_event(watch, change, cause);
         }
+        self.arm_watch_timers(watch, timeout_ms, cause);
+    }
+
+    /// Registers a server-side watch that has sent everything up to `from`.
+    #[allow(clippy::too_many_arguments)]
+    fn open_watch(
+        &mut self,
+        watcher: WatcherId,
+        session: u32,
+        api: ApiserverId,
+        kind: KindId,
+        namespace: Option<NameId>,
+        from_etcd: bool,
+        from: Rv,
+    ) -> u32 {
+        let watch = self.watches.len() as u32;
+        self.watches.push(ServerWatch {
+            watcher,
+            session,
+            apiserver: api,
+            kind,
+            namespace,
+            from_etcd,
+            last_sent: from,
+            open: true,
+            in_flight: 0,
+        });
+        if !from_etcd {
+            self.apiservers[api.index()].watches_by_kind[kind.index()].push(watch);
+        }
+        watch
+    }
+
+    /// The server-side timeout the client asked for, and the bookmark 2 s before it.
+    fn arm_watch_timers(&mut self, watch: u32, timeout: TimeMs, cause: EventId) {
         let cfg = self.config.reflector;
-        let timeout = cfg.watch_timeout_ms_min + self.rng.below(cfg.watch_timeout_ms_min);
         self.schedule(self.now_ms + timeout, cause, Action::WatchTimeout { watch });
         if cfg.bookmarks && timeout > BOOKMARK_BEFORE_DEADLINE_MS {
             self.schedule(
@@ -1604,6 +1687,7 @@ impl Sim {
         r.session += 1;
         r.watch = None;
         let session = r.session;
+        let relist = r.listed;
         // relistResourceVersion(): "" after Expired/Too-large, "0" first, else the last seen RV.
         let rv = if r.rv_unavailable {
             ListRv::Consistent
@@ -1613,10 +1697,42 @@ impl Sim {
             ListRv::NotOlderThan(r.last_rv)
         };
         let id = self.set_state(w, WatcherState::Listing, cause);
+        if self.config.reflector.streaming_list {
+            // watchList(): RV "" (consistent) first, then the last seen RV, NotOlderThan.
+            let rv = match rv {
+                ListRv::Any => ListRv::Consistent,
+                other => other,
+            };
+            let timeout_ms = self.watch_timeout();
+            let id = self.emit(
+                Actor::Watcher(w),
+                id,
+                EventKind::WatchListRequest {
+                    watcher: w,
+                    rv,
+                    relist,
+                },
+            );
+            self.send_to_server(
+                w,
+                id,
+                Action::ServeWatchList {
+                    watcher: w,
+                    session,
+                    rv,
+                    timeout_ms,
+                },
+            );
+            return;
+        }
         let id = self.emit(
             Actor::Watcher(w),
             id,
-            EventKind::ListRequest { watcher: w, rv },
+            EventKind::ListRequest {
+                watcher: w,
+                rv,
+                relist,
+            },
         );
         self.send_to_server(
             w,
@@ -1634,7 +1750,7 @@ impl Sim {
         r.session += 1;
         r.watch = None;
         let (session, from) = (r.session, r.last_rv);
-        let timeout_ms = self.config.reflector.watch_timeout_ms_min;
+        let timeout_ms = self.watch_timeout();
         let id = self.emit(
             Actor::Watcher(w),
             cause,
@@ -1651,8 +1767,15 @@ impl Sim {
                 watcher: w,
                 session,
                 from,
+                timeout_ms,
             },
         );
+    }
+
+    /// client-go: `minWatchTimeout * (rand + 1)`, uniform in [5 m, 10 m) by default.
+    fn watch_timeout(&mut self) -> TimeMs {
+        let min = self.config.reflector.watch_timeout_ms_min;
+        min + self.rng.below(min)
     }
 
     fn backoff(&mut self, w: WatcherId, state: WatcherState, cause: EventId) {
@@ -1721,6 +1844,27 @@ impl Sim {
                 r.listed = true;
                 let id = self.set_state(w, WatcherState::InitListed, id);
                 self.start_watch(w, id);
+            }
+            Msg::WatchListStart { watch, items, rv } => {
+                let id = self.emit(
+                    Actor::Watcher(w),
+                    cause,
+                    EventKind::InitialEventsEnd {
+                        watcher: w,
+                        rv,
+                        items: items.len() as u32,
+                    },
+                );
+                self.replace_store(w, items, id);
+                let now = self.now_ms;
+                let r = &mut self.reflectors[w.index()];
+                r.last_rv = rv;
+                r.rv_unavailable = false;
+                r.listed = true;
+                r.watch = Some(watch);
+                r.watch_opened_ms = now;
+                r.watch_events = 0;
+                self.set_state(w, WatcherState::Watching, id);
             }
             Msg::ListErr(error) => {
                 let id = self.emit(

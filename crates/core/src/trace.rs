@@ -256,9 +256,11 @@ pub enum EventKind {
     Compacted {
         rev: Rv,
     },
+    /// `relist`: not the informer's first list since it started.
     ListRequest {
         watcher: WatcherId,
         rv: ListRv,
+        relist: bool,
     },
     ListResult {
         watcher: WatcherId,
@@ -274,6 +276,18 @@ pub enum EventKind {
         watcher: WatcherId,
         from_rv: Rv,
         timeout_ms: TimeMs,
+    },
+    /// A streaming list: one watch with `sendInitialEvents=true` in place of a list.
+    WatchListRequest {
+        watcher: WatcherId,
+        rv: ListRv,
+        relist: bool,
+    },
+    /// The bookmark annotated `k8s.io/initial-events-end`: the initial events are applied now.
+    InitialEventsEnd {
+        watcher: WatcherId,
+        rv: Rv,
+        items: u32,
     },
     WatchOpened {
         watcher: WatcherId,
@@ -494,6 +508,13 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
                 "watch from rv {from_rv} (timeout {})",
                 format_ms(timeout_ms)
             )
+        }
+        WatchListRequest { rv, .. } => format!(
+            "watch resourceVersion={} sendInitialEvents=true (streaming list)",
+            rv.param()
+        ),
+        InitialEventsEnd { rv, items, .. } => {
+            format!("BOOKMARK rv {rv} k8s.io/initial-events-end: {items} initial events applied")
         }
         WatchOpened {
             from_rv, replayed, ..

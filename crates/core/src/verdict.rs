@@ -139,10 +139,20 @@ pub fn counts(sim: &Sim, e: &Event, what: &Counted, scope: &Scope) -> u64 {
         (Counted::Gone, WatchFailed { watcher, error }) if error.code() == 410 => {
             watcher_matches(sim, *watcher, scope) as u64
         }
-        (Counted::Relists, ListRequest { watcher, rv }) if *rv != ListRv::Any => {
-            watcher_matches(sim, *watcher, scope) as u64
-        }
-        (Counted::Lists, ListRequest { watcher, .. }) => {
+        (
+            Counted::Relists,
+            ListRequest {
+                watcher,
+                relist: true,
+                ..
+            }
+            | WatchListRequest {
+                watcher,
+                relist: true,
+                ..
+            },
+        ) => watcher_matches(sim, *watcher, scope) as u64,
+        (Counted::Lists, ListRequest { watcher, .. } | WatchListRequest { watcher, .. }) => {
             watcher_matches(sim, *watcher, scope) as u64
         }
         (Counted::Watches, WatchOpened { watcher, .. }) => {
@@ -444,7 +454,7 @@ pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
                 }
             }
             text += &format!(
-                " (the cache's oldest RV is {} after {evicted} evictions since rv {requested})",
+                " (the cache's oldest RV is {}: {evicted} events evicted since rv {requested} was written)",
                 oldest_minus_one + 1
             );
         }

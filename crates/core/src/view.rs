@@ -160,7 +160,10 @@ impl View {
             ListResult {
                 watcher, list_rv, ..
             } => self.watchers[watcher.index()].last_rv = list_rv,
-            ListRequest { watcher, .. } => self.watchers[watcher.index()].lists += 1,
+            ListRequest { watcher, .. } | WatchListRequest { watcher, .. } => {
+                self.watchers[watcher.index()].lists += 1
+            }
+            InitialEventsEnd { watcher, rv, .. } => self.watchers[watcher.index()].last_rv = rv,
             WatchFailed { watcher, error } => {
                 let w = &mut self.watchers[watcher.index()];
                 w.last_error = Some(id);

@@ -31,6 +31,7 @@ const STATEMENTS: &[&str] = &[
     "apiserver",
     "compaction",
     "bookmarks",
+    "streaming-list",
     "controller",
     "at",
     "every",
@@ -456,6 +457,15 @@ impl Builder {
             "bookmarks" => {
                 let v = p.next("`on` or `off`")?;
                 self.config.reflector.bookmarks = match v.text.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err(Self::unknown(p, v, "setting", &["on", "off"])),
+                };
+                p.done()?;
+            }
+            "streaming-list" => {
+                let v = p.next("`on` or `off`")?;
+                self.config.reflector.streaming_list = match v.text.as_str() {
                     "on" => true,
                     "off" => false,
                     _ => return Err(Self::unknown(p, v, "setting", &["on", "off"])),

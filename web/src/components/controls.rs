@@ -25,7 +25,11 @@ fn is_marker(kind: &EventKind, which: &str) -> bool {
     match which {
         "410" => matches!(kind, EventKind::WatchFailed { error, .. } if error.code() == 410),
         "relist" => {
-            matches!(kind, EventKind::ListRequest { rv, .. } if *rv != listwatch_core::ListRv::Any)
+            matches!(
+                kind,
+                EventKind::ListRequest { relist: true, .. }
+                    | EventKind::WatchListRequest { relist: true, .. }
+            )
         }
         _ => matches!(kind, EventKind::ReconcileStart { .. }),
     }

@@ -1,7 +1,7 @@
 //! Swimlanes per actor under the view: markers for 410s, relists, reconciles and writes, fault
 //! windows shaded, narration at its moment, and a line at the current moment.
 
-use listwatch_core::{actor_label, Actor, EventKind, ListRv};
+use listwatch_core::{actor_label, Actor, EventKind};
 use yew::prelude::*;
 
 use crate::state::{Action, State};
@@ -16,7 +16,8 @@ const MAX_MARKERS: usize = 4000;
 fn marker_class(kind: &EventKind) -> Option<&'static str> {
     match kind {
         EventKind::WatchFailed { error, .. } if error.code() == 410 => Some("m-gone"),
-        EventKind::ListRequest { rv, .. } if *rv != ListRv::Any => Some("m-relist"),
+        EventKind::ListRequest { relist: true, .. }
+        | EventKind::WatchListRequest { relist: true, .. } => Some("m-relist"),
         EventKind::ReconcileStart { .. } => Some("m-reconcile"),
         EventKind::Write { .. } => Some("m-write"),
         EventKind::Crash { .. }
