@@ -75,7 +75,7 @@ fn config(c: &Case) -> Config {
     let mut cfg = Config::new(&["Parent", "Child"]);
     cfg.seed = c.seed;
     cfg.compaction_ms = 30_000;
-    cfg.reflector.streaming_list = c.seed % 3 == 0;
+    cfg.reflector.streaming_list = c.seed.is_multiple_of(3);
     if let Some(cap) = c.capacity {
         cfg.kinds[0].cache = CacheMode::Fixed { capacity: cap };
         cfg.kinds[1].cache = CacheMode::Fixed { capacity: cap };
