@@ -117,13 +117,35 @@ const ok = await runTests([
     await page.keyboard.press('ArrowRight');
     assert(await count() === t + 1, 'outside the editor, the right arrow steps');
   }],
+  ['the explorer finds the stale-deletion bug in a worker and opens the counterexample', async () => {
+    await pickGallery('19-explore-stale-delete');
+    await page.click('[data-testid="explore"]');
+    // The page stays responsive while the worker searches.
+    await page.click('[data-testid="step-forward"]');
+    await page.locator('[data-testid="explore-found"]').waitFor({ timeout: 60000 });
+    const stats = await $('explore-stats').textContent();
+    assert(/\d+ of \d+ schedules/.test(stats), stats);
+    assert((await $('explore-found').textContent()).includes('stale state'), 'names the stale-state fault');
+    await page.screenshot({ path: shots + '07-explore.png' });
+    await page.click('[data-testid="explore-open"]');
+    const src = await $('editor').inputValue();
+    assert(src.includes('at 5s pause b') && src.includes('restart operator on b'), 'the counterexample is in the editor');
+    assert((await $('expectations').textContent()).includes('FAIL'), 'and it fails when it plays');
+  }],
+  ['the fixed twin survives the same search', async () => {
+    await pickGallery('20-explore-stale-delete-fixed');
+    await page.click('[data-testid="explore"]');
+    await page.locator('[data-testid="explore-none"]').waitFor({ timeout: 60000 });
+    const stats = await $('explore-stats').textContent();
+    assert(stats.startsWith('136 of 136 schedules'), stats);
+  }],
   ['the text survives a reload', async () => {
     const src = (await $('editor').inputValue()) + '\n# autosaved';
     await $('editor').fill(src);
     await page.waitForTimeout(100);
     await page.reload();
     await $('editor').waitFor();
-    assert((await $('editor').inputValue()).endsWith('# autosaved'), 'autosave');
+    { const v = await $('editor').inputValue(); assert(v.endsWith('# autosaved'), 'autosave: ' + JSON.stringify(v.slice(-40)) + ' ' + page.url().slice(0, 60)); }
     assert(errors.length === 0, `no console errors, got: ${errors.join(' | ')}`);
   }],
 ]);

@@ -9,7 +9,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
 use crate::components::{
-    controls::Controls, editor::Editor, panels::*, system::SystemView, timeline::TimelineView,
+    controls::Controls, editor::Editor, explore::ExplorePanel, panels::*, system::SystemView,
+    timeline::TimelineView,
 };
 use crate::link;
 use crate::state::{Action, State};
@@ -39,7 +40,12 @@ fn initial_state(embed: &link::Embed) -> State {
         storage().and_then(|s| s.get_item(AUTOSAVE_KEY).ok().flatten())
     };
     let saved = saved.filter(|s| !s.trim().is_empty());
-    match link::from_fragment() {
+    let fragment = if saved.is_some() && link::fragment_is_ours() {
+        None
+    } else {
+        link::from_fragment()
+    };
+    match fragment {
         Some(Ok(shared)) => {
             let mut st = State::new(shared.script);
             if let (Some(t), Some(run)) = (shared.at_ms, &st.run) {
@@ -123,12 +129,13 @@ pub fn app() -> Html {
         let on = !embed.on;
         let deps = (state.source.clone(), state.now_ms(), state.stale);
         use_effect_with(deps, move |(source, now, stale)| {
-            let pending = (on && !*stale).then(|| {
+            // A reload inside the debounce window finds an older fragment that this page wrote
+            // itself; the autosaved text wins over it then (see `initial_state`).
+            let write = (on && !*stale).then(|| {
                 let (source, now) = (source.clone(), *now);
-                Timeout::new(300, move || {
-                    link::replace_fragment(&link::fragment_for(&source, now))
-                })
+                move || link::replace_fragment(&link::fragment_for(&source, now))
             });
+            let pending = write.map(|w| Timeout::new(300, w));
             move || drop(pending)
         });
     }
@@ -386,6 +393,7 @@ pub fn app() -> Html {
                 <section class="left">
                     <Editor source={state.source.clone()} diagnostics={state.diagnostics.clone()} stale={state.stale} on_edit={on_edit} readonly=false />
                     <Expectations state={state.clone()} />
+                    <ExplorePanel state={state.clone()} />
                 </section>
                 <section class="right">{ stage }</section>
             </main>

@@ -76,13 +76,34 @@ pub fn fragment_for(script: &str, at_ms: u64) -> String {
     })
 }
 
-/// Keeps the address bar in step, without adding history entries.
+const LAST_WRITTEN_KEY: &str = "listwatch.fragment";
+
+/// Keeps the address bar in step, without adding history entries. Remembers what it wrote, so a
+/// reload can tell its own (possibly older) fragment from a link someone shared.
 pub fn replace_fragment(fragment: &str) {
     if let Some(w) = web_sys::window() {
         if let Ok(h) = w.history() {
             let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("#{fragment}")));
         }
+        if let Ok(Some(s)) = w.local_storage() {
+            let _ = s.set_item(LAST_WRITTEN_KEY, fragment);
+        }
     }
+}
+
+/// True when the fragment is the one this page last wrote itself: then the autosaved text,
+/// which is never older, wins over it.
+pub fn fragment_is_ours() -> bool {
+    let Some(w) = web_sys::window() else {
+        return false;
+    };
+    let hash = w.location().hash().unwrap_or_default();
+    let ours = w
+        .local_storage()
+        .ok()
+        .flatten()
+        .and_then(|s| s.get_item(LAST_WRITTEN_KEY).ok().flatten());
+    ours.is_some_and(|f| hash.trim_start_matches('#') == f)
 }
 
 pub fn copy_to_clipboard(text: &str) {

@@ -2,6 +2,7 @@
 
 pub mod controls;
 pub mod editor;
+pub mod explore;
 pub mod panels;
 pub mod system;
 pub mod timeline;
