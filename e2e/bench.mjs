@@ -11,9 +11,12 @@ const p95 = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min
 const line = (name, value, goal, ok) => console.log(`  ${name.padEnd(44)} ${value.padStart(12)}   (goal ${goal})   ${ok ? 'MET' : 'NOT MET'}`);
 
 console.log('page:');
-let gz = 0;
-for (const f of readdirSync(dist).filter((f) => !f.startsWith('embed'))) gz += gzipSync(readFileSync(dist + f), { level: 9 }).length;
-line('gzipped size of everything the page loads', `${(gz / 1024).toFixed(1)} KB`, '<= 300 KB', gz <= 300 * 1024);
+// What a visit loads: the page, its script, wasm and style. The explorer's worker loads only when
+// someone clicks Explore, and embed.js only on documentation sites: reported apart.
+const size = (pick) => readdirSync(dist).filter(pick).reduce((n, f) => n + gzipSync(readFileSync(dist + f), { level: 9 }).length, 0);
+const gz = size((f) => !f.startsWith('embed') && !f.startsWith('explore_worker'));
+line('gzipped size of what the page loads', `${(gz / 1024).toFixed(1)} KB`, '<= 300 KB', gz <= 300 * 1024);
+console.log(`    (the explorer's worker, loaded on demand: ${(size((f) => f.startsWith('explore_worker')) / 1024).toFixed(1)} KB; embed.js: ${(size((f) => f === 'embed.js') / 1024).toFixed(1)} KB)`);
 
 const browser = await launch();
 const page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
@@ -43,8 +46,9 @@ for (const [value, file] of options) {
   await page.selectOption('[data-testid="gallery"]', value);
   const src = await page.inputValue('[data-testid="editor"]');
   const times = [];
-  for (let k = 0; k < 5; k++) await timedEdit(`${src}\n# warm-up ${k}`);
-  for (let k = 0; k < 20; k++) times.push(await timedEdit(`${src}\n# edit ${k}`));
+  // Each edit changes the seed: a real change, so the whole scenario runs again.
+  for (let k = 0; k < 5; k++) await timedEdit(`${src}\nseed ${100 + k}`);
+  for (let k = 0; k < 20; k++) times.push(await timedEdit(`${src}\nseed ${k}`));
   const q = p95(times);
   worst = Math.max(worst, q);
   rows.push(`    ${file.padEnd(44)} p95 ${q.toFixed(1)} ms`);
@@ -78,4 +82,25 @@ const seeks = await page.evaluate(async () => {
 });
 const s95 = p95(seeks);
 line('seek in a 1.2 M-event trace, p95', `${s95.toFixed(1)} ms`, '<= 16 ms', s95 <= 16);
+// The explorer in its Web Worker: schedules per second on gallery scenarios (stops at the first
+// failure, as the page does; the figure is the worker's own count over its own time).
+const workerRates = [];
+const onlyEsr = (src) => src.split('\n').filter((l) => !l.startsWith('expect') || l.trim() === 'expect esr').join('\n') + '\nexpect esr\n';
+for (const file of ['17-level-triggered', '09-work-queue-dedup', '20-explore-stale-delete-fixed', '10-error-backoff', '03-too-old']) {
+  const value = await page.$eval('[data-testid="gallery"]', (s, f) => [...s.options].find((o) => (o.dataset.file || '').includes(f)).value, file);
+  await page.selectOption('[data-testid="gallery"]', value);
+  // Only ESR: count expectations are observations that any fault changes, and the search stops
+  // at the first failure; ESR keeps the whole search running.
+  await page.fill('[data-testid="editor"]', onlyEsr(await page.inputValue('[data-testid="editor"]')));
+  await page.fill('input[aria-label="Schedules to try at most"]', '3000');
+  await page.click('[data-testid="explore"]');
+  await page.waitForSelector('[data-testid="explore-found"], [data-testid="explore-none"], .explore .fail', { timeout: 120000 });
+  const stats = await page.textContent('[data-testid="explore-stats"]');
+  const m = /([\d.]+) of [\d.]+ schedules.* ([\d.]+) schedules\/s/.exec(stats);
+  workerRates.push([file, parseFloat(m[1]), parseFloat(m[2])]);
+}
+const sortedRates = workerRates.map((r) => r[2]).sort((a, b) => a - b);
+const medianRate = sortedRates[Math.floor(sortedRates.length / 2)];
+line('explorer in the Web Worker, median schedules/s', `${medianRate.toFixed(0)}`, '>= 10,000', medianRate >= 10000);
+for (const [f, n, r] of workerRates) console.log(`    ${f.padEnd(44)} ${String(n).padStart(5)} schedules ${r.toFixed(0).padStart(8)} /s`);
 await browser.close();

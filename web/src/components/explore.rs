@@ -189,7 +189,8 @@ pub fn explore_panel(p: &Props) -> Html {
                 } else if let Some(found) = &pr.found {
                     <div data-testid="explore-found">
                         <p class="fail">{"Found a fault schedule that breaks it:"}</p>
-                        <pre class="counterexample">{ found.lines().filter(|l| l.starts_with("# ") && !l.starts_with("# Found") || l.starts_with("at ")).skip_while(|l| !l.starts_with("# ")).collect::<Vec<_>>().join("\n") }</pre>
+                        // The fault lines the explorer appended, not the original script.
+                        <pre class="counterexample">{ found.split_once("# Found by").map(|(_, tail)| tail.split_once('\n').map(|x| x.1).unwrap_or(tail)).unwrap_or(found) }</pre>
                         <button data-testid="explore-open" onclick={open.unwrap_or_default()}>{"Open the counterexample in the editor"}</button>
                     </div>
                 } else {

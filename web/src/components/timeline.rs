@@ -4,7 +4,9 @@
 use listwatch_core::{actor_label, Actor, EventKind};
 use yew::prelude::*;
 
-use crate::state::{Action, State};
+use std::rc::Rc;
+
+use crate::state::{Action, Loaded, State};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -53,39 +55,73 @@ pub fn markers(sim: &listwatch_core::Sim) -> (Vec<Actor>, Vec<(usize, usize, &'s
     (lanes, marks)
 }
 
-#[function_component(TimelineView)]
-pub fn timeline_view(p: &Props) -> Html {
-    let Some(run) = p.state.run.clone() else {
-        return html! {};
-    };
-    let sim = &run.sim;
+const WIDTH: f64 = 900.0;
+const LABEL_W: f64 = 150.0;
+
+fn x_of(t: u64, end: f64) -> f64 {
+    LABEL_W + (WIDTH - LABEL_W - 10.0) * t as f64 / end
+}
+
+#[derive(Properties)]
+struct MarksProps {
+    run: Rc<Loaded>,
+    jump: Callback<u32>,
+}
+impl PartialEq for MarksProps {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.run, &o.run)
+    }
+}
+
+/// Lanes, windows and markers: they change only with the run, so seeking never re-renders them.
+#[function_component(Marks)]
+fn marks(p: &MarksProps) -> Html {
+    let sim = &p.run.sim;
     let end = sim.now_ms.max(1) as f64;
-    let (lanes, marks) = (&run.lanes, &run.markers);
-    let width = 900.0;
-    let label_w = 150.0;
-    let x = |t: u64| label_w + (width - label_w - 10.0) * t as f64 / end;
-    let height = 16.0 * lanes.len().max(1) as f64 + 10.0;
-    let now = p.state.view().map(|v| v.time_ms).unwrap_or(0);
-    // Disconnect windows, shaded (from the markers: disconnects are fault markers).
-    let windows = marks.iter().filter_map(|&(i, ..)| match sim.trace[i].kind {
-        EventKind::Disconnect { until_ms, .. } => {
-            Some((sim.trace[i].time_ms, until_ms.max(sim.trace[i].time_ms + 1)))
-        }
-        _ => None,
-    });
+    let x = |t| x_of(t, end);
+    let height = 16.0 * p.run.lanes.len().max(1) as f64 + 10.0;
+    let windows = p
+        .run
+        .markers
+        .iter()
+        .filter_map(|&(i, ..)| match sim.trace[i].kind {
+            EventKind::Disconnect { until_ms, .. } => {
+                Some((sim.trace[i].time_ms, until_ms.max(sim.trace[i].time_ms + 1)))
+            }
+            _ => None,
+        });
     html! {
-        <svg data-testid="timeline" class="timeline" viewBox={format!("0 0 {width} {height}")} width="100%" role="img" aria-label="Timeline">
+        <g>
             { for windows.map(|(a, b)| html! { <rect class="window" x={x(a).to_string()} y="0" width={(x(b) - x(a)).max(1.0).to_string()} height={height.to_string()} /> }) }
-            { for lanes.iter().enumerate().map(|(l, a)| html! {
+            { for p.run.lanes.iter().enumerate().map(|(l, a)| html! {
                 <text x="4" y={(16.0 * l as f64 + 14.0).to_string()} class="lane">{actor_label(*a, sim)}</text>
             }) }
-            { for marks.iter().map(|&(i, lane, class, t)| {
-                let st = p.state.clone();
-                let onclick = Callback::from(move |_: MouseEvent| st.dispatch(Action::JumpTo(i as u32)));
+            { for p.run.markers.iter().map(|&(i, lane, class, t)| {
+                let jump = p.jump.clone();
+                let onclick = Callback::from(move |_: MouseEvent| jump.emit(i as u32));
                 html! { <rect class={classes!("mark", class)} x={format!("{:.1}", x(t))} y={(16.0 * lane as f64 + 4.0).to_string()} width="3" height="12" {onclick}>
                     <title>{listwatch_core::describe(&sim.trace[i].kind, sim)}</title></rect> }
             }) }
-            <line class="now" x1={x(now).to_string()} x2={x(now).to_string()} y1="0" y2={height.to_string()} />
+        </g>
+    }
+}
+
+#[function_component(TimelineView)]
+pub fn timeline_view(p: &Props) -> Html {
+    let jump = {
+        let dispatch = p.state.dispatcher();
+        use_callback((), move |i: u32, _| dispatch.dispatch(Action::JumpTo(i)))
+    };
+    let Some(run) = p.state.run.clone() else {
+        return html! {};
+    };
+    let end = run.sim.now_ms.max(1) as f64;
+    let height = 16.0 * run.lanes.len().max(1) as f64 + 10.0;
+    let now = x_of(p.state.now_ms(), end);
+    html! {
+        <svg data-testid="timeline" class="timeline" viewBox={format!("0 0 {WIDTH} {height}")} width="100%" role="img" aria-label="Timeline">
+            <Marks run={run.clone()} {jump} />
+            <line class="now" x1={now.to_string()} x2={now.to_string()} y1="0" y2={height.to_string()} />
         </svg>
     }
 }
