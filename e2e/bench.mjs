@@ -1,9 +1,9 @@
 // Page benchmarks for `cargo xtask bench`: the gzipped size of everything the page loads, edit ->
 // new frame for every gallery scenario, and a seek in a trace of about 1.2 M events.
 // Usage: node e2e/bench.mjs URL   (the built dist/ must be served at URL)
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { launch } from './browser.mjs';
+import { launch, editorText, setEditor } from './browser.mjs';
 
 const base = process.argv[2] || 'http://127.0.0.1:8080/';
 const dist = new URL('../dist/', import.meta.url).pathname;
@@ -13,9 +13,11 @@ const line = (name, value, goal, ok) => console.log(`  ${name.padEnd(44)} ${valu
 console.log('page:');
 // What a visit loads: the page, its script, wasm and style. The explorer's worker loads only when
 // someone clicks Explore, and embed.js only on documentation sites: reported apart.
-const size = (pick) => readdirSync(dist).filter(pick).reduce((n, f) => n + gzipSync(readFileSync(dist + f), { level: 9 }).length, 0);
+const files = readdirSync(dist, { recursive: true }).filter((f) => statSync(dist + f).isFile());
+const size = (pick) => files.filter(pick).reduce((n, f) => n + gzipSync(readFileSync(dist + f), { level: 9 }).length, 0);
 const gz = size((f) => !f.startsWith('embed') && !f.startsWith('explore_worker'));
 line('gzipped size of what the page loads', `${(gz / 1024).toFixed(1)} KB`, '<= 300 KB', gz <= 300 * 1024);
+console.log(`    (of which the editor, CodeMirror 6: ${(size((f) => f.endsWith('bundle.js')) / 1024).toFixed(1)} KB; the page's wasm: ${(size((f) => f.startsWith('listwatch-web') && f.endsWith('.wasm')) / 1024).toFixed(1)} KB)`);
 console.log(`    (the explorer's worker, loaded on demand: ${(size((f) => f.startsWith('explore_worker')) / 1024).toFixed(1)} KB; embed.js: ${(size((f) => f === 'embed.js') / 1024).toFixed(1)} KB)`);
 
 const browser = await launch();
@@ -31,10 +33,9 @@ await page.waitForSelector('[data-testid="watch-cache"]');
 // before the next task), i.e. the new frame is ready to paint; waiting for the display's next
 // vsync would add up to 16.7 ms of alignment that says nothing about the page.
 const timedEdit = (text) => page.evaluate(async (text) => {
-  const el = document.querySelector('[data-testid="editor"]');
+  const v = document.querySelector('[data-testid="editor"]').cmView;
   const t0 = performance.now();
-  el.value = text;
-  el.dispatchEvent(new InputEvent('input', { bubbles: true }));
+  v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: text } });
   await new Promise((r) => setTimeout(r, 0));
   return performance.now() - t0;
 }, text);
@@ -44,7 +45,7 @@ let worst = 0;
 const rows = [];
 for (const [value, file] of options) {
   await page.selectOption('[data-testid="gallery"]', value);
-  const src = await page.inputValue('[data-testid="editor"]');
+  const src = await editorText(page);
   const times = [];
   // Each edit changes the seed: a real change, so the whole scenario runs again.
   for (let k = 0; k < 5; k++) await timedEdit(`${src}\nseed ${100 + k}`);
@@ -91,7 +92,7 @@ for (const file of ['17-level-triggered', '09-work-queue-dedup', '20-explore-sta
   await page.selectOption('[data-testid="gallery"]', value);
   // Only ESR: count expectations are observations that any fault changes, and the search stops
   // at the first failure; ESR keeps the whole search running.
-  await page.fill('[data-testid="editor"]', onlyEsr(await page.inputValue('[data-testid="editor"]')));
+  await setEditor(page, onlyEsr(await editorText(page)));
   await page.fill('input[aria-label="Schedules to try at most"]', '3000');
   await page.click('[data-testid="explore"]');
   await page.waitForSelector('[data-testid="explore-found"], [data-testid="explore-none"], .explore .fail', { timeout: 120000 });

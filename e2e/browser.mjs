@@ -30,3 +30,16 @@ export async function runTests(tests) {
 export function assert(cond, msg) {
   if (!cond) throw new Error(`assertion failed: ${msg}`);
 }
+
+/// The editor's text (CodeMirror keeps its view on the element).
+export function editorText(page) {
+  return page.$eval('[data-testid="editor"]', (el) => el.cmView.state.doc.toString());
+}
+
+/// Replaces the editor's text as one edit, the way a paste would.
+export function setEditor(page, text) {
+  return page.$eval('[data-testid="editor"]', (el, t) => {
+    const v = el.cmView;
+    v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: t } });
+  }, text);
+}

@@ -1,6 +1,6 @@
 // Browser end-to-end tests: act as a user on the built page. Usage: node e2e/run.mjs URL
 import { mkdirSync } from 'node:fs';
-import { launch, runTests, assert } from './browser.mjs';
+import { launch, runTests, assert, editorText, setEditor } from './browser.mjs';
 
 const base = process.argv[2] || 'http://127.0.0.1:8080/';
 const shots = new URL('./screenshots/', import.meta.url).pathname;
@@ -79,21 +79,33 @@ const ok = await runTests([
     const q = await page.locator('[data-testid="queue"]').first().textContent();
     assert(q.includes('5 reconciles'), `five reconciles in all: ${q}`);
   }],
-  ['a typo is reported at its line and fixing it re-runs', async () => {
-    const src = await $('editor').inputValue();
-    const broken = src.replace('controller ctl for Pod', 'controller ctl for Pdo');
-    const line = broken.split('\n').findIndex((l) => l.includes('for Pdo')) + 1;
-    await $('editor').fill(broken);
+  ['a typo typed in the editor is underlined at its line and fixing it re-runs', async () => {
+    const src = await editorText(page);
+    const line = src.split('\n').findIndex((l) => l.includes('controller ctl for Pod')) + 1;
+    // Type it: put the caret after "for P", delete "od", type "do".
+    await page.$eval('[data-testid="editor"]', (el, at) => { el.cmView.focus(); el.cmView.dispatch({ selection: { anchor: at } }); },
+      src.indexOf('controller ctl for Pod') + 'controller ctl for P'.length);
+    await page.keyboard.press('Delete');
+    await page.keyboard.press('Delete');
+    await page.keyboard.type('do');
+    assert((await editorText(page)).includes('controller ctl for Pdo children'), 'typed through the editor');
     const d = page.locator(`[data-testid="diagnostics"] li[data-line="${line}"]`);
     await d.waitFor();
     const msg = await d.textContent();
     assert(msg.includes('unknown kind `Pdo`') && msg.includes('did you mean `Pod`'), msg);
     assert(await page.locator('[data-testid="diagnostics"] li').count() === 1, 'one mistake, one diagnostic');
-    assert(await page.locator('.gutter .bad').textContent() === `${line}\n`, 'the gutter marks the line');
+    const under = page.locator('[data-testid="editor"] .cm-line').nth(line - 1).locator('.cm-lintRange-error');
+    await under.waitFor();
+    assert(await under.textContent() === 'Pdo', 'the word itself is underlined');
+    await under.hover();
+    const tip = page.locator('.cm-tooltip-lint');
+    await tip.waitFor();
+    assert((await tip.textContent()).includes('unknown kind `Pdo`'), 'the message shows on hover');
     assert(await page.locator('.stale').count() === 1, 'the last good run stays, marked stale');
     await page.screenshot({ path: shots + '04-error.png' });
-    await $('editor').fill(src.replace('at 2050ms create Pod c', 'at 2050ms create Pod c\nat 2050ms create Pod d'));
+    await setEditor(page, src.replace('at 2050ms create Pod c', 'at 2050ms create Pod c\nat 2050ms create Pod d'));
     await page.waitForSelector('[data-testid="diagnostics"] li', { state: 'detached' });
+    assert(await page.locator('[data-testid="editor"] .cm-lintRange-error').count() === 0, 'the underline is gone');
     assert(await page.locator('.stale').count() === 0, 'fresh run');
     assert((await $('expectations').textContent()).includes('FAIL'), 'an extra write evicts one more event: `evictions Pod == 4` fails');
   }],
@@ -104,16 +116,18 @@ const ok = await runTests([
     const count = async () => parseInt((await page.locator('.count').textContent()).split(' ')[1]);
     await page.waitForTimeout(600);
     assert(await count() > 3, 'the moment moves');
-    await page.locator('body').click({ position: { x: 5, y: 990 } });
+    await page.locator('.title').click();
     await page.keyboard.press('Space');
     await $('play').waitFor();
     const t = await count();
     await page.waitForTimeout(300);
     assert(await count() === t, 'paused');
-    await $('editor').focus();
+    await page.$eval('[data-testid="editor"]', (el) => el.cmView.focus());
     await page.keyboard.press('ArrowRight');
-    assert(await count() === t, 'arrow keys in the editor do not step');
-    await page.locator('body').click({ position: { x: 5, y: 990 } });
+    await page.keyboard.press('Space');
+    assert(await count() === t, 'arrow keys and Space in the editor do not step or play');
+    await setEditor(page, (await editorText(page)).replace(/\n $/, '\n'));
+    await page.locator('.title').click();
     await page.keyboard.press('ArrowRight');
     assert(await count() === t + 1, 'outside the editor, the right arrow steps');
   }],
@@ -128,7 +142,7 @@ const ok = await runTests([
     assert((await $('explore-found').textContent()).includes('stale state'), 'names the stale-state fault');
     await page.screenshot({ path: shots + '07-explore.png' });
     await page.click('[data-testid="explore-open"]');
-    const src = await $('editor').inputValue();
+    const src = await editorText(page);
     assert(src.includes('at 5s pause b') && src.includes('restart operator on b'), 'the counterexample is in the editor');
     assert((await $('expectations').textContent()).includes('FAIL'), 'and it fails when it plays');
   }],
@@ -140,12 +154,12 @@ const ok = await runTests([
     assert(stats.startsWith('136 of 136 schedules'), stats);
   }],
   ['the text survives a reload', async () => {
-    const src = (await $('editor').inputValue()) + '\n# autosaved';
-    await $('editor').fill(src);
+    const src = (await editorText(page)) + '\n# autosaved';
+    await setEditor(page, src);
     await page.waitForTimeout(100);
     await page.reload();
     await $('editor').waitFor();
-    { const v = await $('editor').inputValue(); assert(v.endsWith('# autosaved'), 'autosave: ' + JSON.stringify(v.slice(-40)) + ' ' + page.url().slice(0, 60)); }
+    { const v = await editorText(page); assert(v.endsWith('# autosaved'), 'autosave: ' + JSON.stringify(v.slice(-40)) + ' ' + page.url().slice(0, 60)); }
     assert(errors.length === 0, `no console errors, got: ${errors.join(' | ')}`);
   }],
 ]);

@@ -257,12 +257,13 @@ pub fn app() -> Html {
                             st.dispatch(Action::Edit(src));
                             return;
                         }
+                        // The editor (CodeMirror's contenteditable) and form fields keep their keys.
                         let typing = e
                             .target()
                             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                            .is_some_and(|el| {
-                                matches!(el.tag_name().as_str(), "TEXTAREA" | "INPUT" | "SELECT")
-                            });
+                            .and_then(|el| el.closest(".cm-editor, textarea, input, select").ok())
+                            .flatten()
+                            .is_some();
                         if typing || modifier {
                             return;
                         }

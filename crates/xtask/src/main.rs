@@ -184,8 +184,23 @@ fn ensure_tools() -> Result<(), String> {
         say("installing npm packages (binaryen's wasm-opt, playwright-core)");
         run(Command::new("npm").args(["ci", "--no-audit", "--no-fund"]))?;
     }
+    bundle_editor()?;
     say(&format!("tools ready ({:.1}s)", t.elapsed().as_secs_f64()));
     Ok(())
+}
+
+/// Bundles CodeMirror and the editor glue into `web/editor/bundle.js` (committed, so that cargo
+/// can build the web crate before npm ran; `test` checks it is up to date).
+fn bundle_editor() -> Result<(), String> {
+    run(Command::new("node_modules/.bin/esbuild").args([
+        "web/editor/main.js",
+        "--bundle",
+        "--format=esm",
+        "--minify",
+        "--legal-comments=none",
+        "--log-level=warning",
+        "--outfile=web/editor/bundle.js",
+    ]))
 }
 
 fn build_page() -> Result<(), String> {
@@ -255,7 +270,19 @@ fn test() -> Result<(), String> {
         step("native tests", &mut || {
             run(Command::new("cargo").args(["test", "--workspace"]))
         })?;
-        step("tools", &mut || ensure_tools().and_then(|_| chromium()))?;
+        step("tools", &mut || {
+            ensure_tools().and_then(|_| chromium())?;
+            let fresh = Command::new("git")
+                .args(["diff", "--quiet", "--", "web/editor/bundle.js"])
+                .status();
+            match fresh {
+                Ok(s) if !s.success() => Err(
+                    "web/editor/bundle.js changed when rebuilt from web/editor/main.js: commit it"
+                        .into(),
+                ),
+                _ => Ok(()),
+            }
+        })?;
         step("wasm tests in headless Chromium", &mut || {
             run(tool("cargo")
                 .args([

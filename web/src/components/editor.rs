@@ -1,8 +1,27 @@
-//! The script editor and its diagnostics. Every edit re-runs the scenario.
+//! The script editor (CodeMirror 6, bundled from `web/editor/main.js`) and its diagnostics:
+//! underlined in the text with the message on hover, marked in the gutter, and listed below.
+//! Every edit re-runs the scenario.
+
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use listwatch_script::Diagnostic;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
 use yew::prelude::*;
+
+#[wasm_bindgen(module = "/editor/bundle.js")]
+extern "C" {
+    type EditorView;
+    fn create_editor(
+        parent: &web_sys::Element,
+        text: &str,
+        readonly: bool,
+        on_change: &Closure<dyn Fn(String)>,
+    ) -> EditorView;
+    fn set_text(view: &EditorView, text: &str);
+    fn set_diagnostics(view: &EditorView, list: JsValue);
+    fn destroy(view: &EditorView);
+}
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -13,32 +32,68 @@ pub struct Props {
     pub readonly: bool,
 }
 
+type Handle = Rc<RefCell<Option<(EditorView, Closure<dyn Fn(String)>)>>>;
+
 #[function_component(Editor)]
 pub fn editor(p: &Props) -> Html {
-    let oninput = {
-        let on_edit = p.on_edit.clone();
-        Callback::from(move |e: InputEvent| {
-            if let Some(t) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
-            {
-                on_edit.emit(t.value());
+    let host = use_node_ref();
+    let handle: Handle = use_mut_ref(|| None);
+    // Latest callback, read by the editor's change listener.
+    let on_edit = use_mut_ref(|| p.on_edit.clone());
+    *on_edit.borrow_mut() = p.on_edit.clone();
+
+    {
+        let (host, handle, on_edit) = (host.clone(), handle.clone(), on_edit.clone());
+        let (source, readonly) = (p.source.clone(), p.readonly);
+        use_effect_with((), move |_| {
+            if let Some(el) = host.cast::<web_sys::Element>() {
+                let cb =
+                    Closure::<dyn Fn(String)>::new(move |text: String| on_edit.borrow().emit(text));
+                let view = create_editor(&el, &source, readonly, &cb);
+                *handle.borrow_mut() = Some((view, cb));
             }
-        })
-    };
-    let bad_lines: Vec<usize> = p.diagnostics.iter().map(|d| d.line).collect();
-    let lines = p.source.lines().count().max(1);
+            let handle = handle.clone();
+            move || {
+                if let Some((view, _cb)) = handle.borrow_mut().take() {
+                    destroy(&view);
+                }
+            }
+        });
+    }
+    // Text from elsewhere (the gallery, a link, the explorer) replaces the editor's.
+    {
+        let handle = handle.clone();
+        use_effect_with(p.source.clone(), move |source| {
+            if let Some((view, _)) = handle.borrow().as_ref() {
+                set_text(view, source);
+            }
+        });
+    }
+    {
+        let handle = handle.clone();
+        use_effect_with(p.diagnostics.clone(), move |diags| {
+            if let Some((view, _)) = handle.borrow().as_ref() {
+                let list = web_sys::js_sys::Array::new();
+                for d in diags {
+                    let msg = match &d.help {
+                        Some(h) => format!("{} ({h})", d.message),
+                        None => d.message.clone(),
+                    };
+                    let item = web_sys::js_sys::Array::of4(
+                        &(d.line as f64).into(),
+                        &(d.col as f64).into(),
+                        &(d.len as f64).into(),
+                        &msg.into(),
+                    );
+                    list.push(&item);
+                }
+                set_diagnostics(view, list.into());
+            }
+        });
+    }
     html! {
         <div class="editor-box">
-            <div class="editor-wrap">
-                <pre class="gutter" aria-hidden="true">{
-                    for (1..=lines).map(|n| html! {
-                        <span class={classes!(bad_lines.contains(&n).then_some("bad"))}>{format!("{n}\n")}</span>
-                    })
-                }</pre>
-                <textarea data-testid="editor" aria-label="Scenario script" spellcheck="false"
-                    readonly={p.readonly} value={p.source.clone()} {oninput} />
-            </div>
+            <div class="editor-wrap" data-testid="editor" ref={host} />
             if p.stale {
                 <div class="stale">{"The script has errors: showing the last good run."}</div>
             }

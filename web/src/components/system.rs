@@ -94,7 +94,7 @@ pub fn system_view(p: &Props) -> Html {
                 let class = classes!("slot", filled.then_some("filled"), (newest_slot && just_added).then_some("entering"), (s == 0 && evicting).then_some("evicting"));
                 // Small rings show each buffered RV beside its slot.
                 let label = (cap <= 16 && filled).then(|| c.ring.get(s).map(|e| e.0)).flatten();
-                let (lx, ly) = (cx + (r + 17.0) * ang.cos(), cy + (r + 17.0) * ang.sin() + 4.0);
+                let (lx, ly) = (cx + (r - 17.0) * ang.cos(), cy + (r - 17.0) * ang.sin() + 4.0);
                 html! { <g>
                     <circle class={class} cx={format!("{x:.1}")} cy={format!("{y:.1}")} r={format!("{:.1}", (160.0 / slots as f64).clamp(2.5, 9.0))} />
                     if let Some(rv) = label { <text class="slot-rv" x={format!("{lx:.1}")} y={format!("{ly:.1}")} text-anchor="middle">{rv}</text> }
