@@ -383,6 +383,7 @@ pub fn summary(r: &Report, tty: bool) -> String {
                 }
                 EventKind::WatchOpened { watcher, .. } if watcher == id => watches += 1,
                 EventKind::WatchFailed { watcher, error }
+                | EventKind::ListFailed { watcher, error }
                     if watcher == id && error.code() == 410 =>
                 {
                     gone.push(error.message())

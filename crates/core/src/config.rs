@@ -118,6 +118,9 @@ pub struct ReflectorConfig {
     pub bookmarks: bool,
     /// Streaming list (`sendInitialEvents=true`), client-go's default from 1.35.
     pub streaming_list: bool,
+    /// The pager's page size (`limit`) for lists etcd serves (0: no paging). Lists served by the
+    /// watch cache ignore it; relists at a resourceVersion do not page at all.
+    pub page_size: u32,
     pub backoff_ms_initial: TimeMs,
     pub backoff_ms_max: TimeMs,
     pub backoff_reset_ms: TimeMs,
@@ -129,6 +132,7 @@ impl Default for ReflectorConfig {
         ReflectorConfig {
             bookmarks: true,
             streaming_list: false,
+            page_size: 500,
             backoff_ms_initial: 800,
             backoff_ms_max: 30_000,
             backoff_reset_ms: 120_000,

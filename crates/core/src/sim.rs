@@ -79,6 +79,8 @@ pub struct Reflector {
     pub watch_opened_ms: TimeMs,
     pub watch_events: u32,
     pub listed: bool,
+    /// A paged list in progress: its resourceVersion parameter and the items so far.
+    pub paging: Option<(ListRv, Vec<Object>)>,
 }
 
 #[derive(Clone, Debug, Hash)]
@@ -100,6 +102,9 @@ pub struct Controller {
     pub workers: Vec<Option<Running>>,
     pub reflectors: Vec<WatcherId>,
     pub link_delay_ms: TimeMs,
+    /// When the last delayed message sent on each direction of the link arrives (FIFO order).
+    pub link_down_last_ms: Option<TimeMs>,
+    pub link_up_last_ms: Option<TimeMs>,
     pub disconnected_until: Option<TimeMs>,
     pub drop_next: u32,
     pub crash_after_writes: Option<u32>,
@@ -118,10 +123,13 @@ enum Msg {
         items: Vec<Object>,
         rv: Rv,
     },
+    /// `rest`: what later pages will hold (etcd's snapshot at `list_rv`, kept by the server for
+    /// the continue token).
     ListOk {
         list_rv: Rv,
         items: Vec<Object>,
         from_etcd: bool,
+        rest: Vec<Object>,
     },
     ListErr(ApiError),
     WatchOpened {
@@ -157,6 +165,15 @@ enum Action {
         watcher: WatcherId,
         session: u32,
         rv: ListRv,
+        limit: u32,
+    },
+    /// The next page: etcd reads the first page's revision again, unless it was compacted.
+    ServeListPage {
+        watcher: WatcherId,
+        session: u32,
+        list_rv: Rv,
+        rest: Vec<Object>,
+        limit: u32,
     },
     ServeWatchList {
         watcher: WatcherId,
@@ -444,6 +461,7 @@ impl Sim {
                         watch_opened_ms: 0,
                         watch_events: 0,
                         listed: false,
+                        paging: None,
                     });
                     reflectors.push(w);
                 }
@@ -456,6 +474,8 @@ impl Sim {
                 workers: vec![None; c.workers as usize],
                 reflectors,
                 link_delay_ms: c.link_delay_ms,
+                link_down_last_ms: None,
+                link_up_last_ms: None,
                 disconnected_until: None,
                 drop_next: 0,
                 crash_after_writes: None,
@@ -625,21 +645,50 @@ impl Sim {
     }
 
     fn send_to_client(&mut self, watcher: WatcherId, session: u32, cause: EventId, msg: Msg) {
-        let delay = self.link_delay(self.controller_of(watcher));
-        self.schedule(
-            self.now_ms + delay,
-            cause,
-            Action::Deliver {
-                watcher,
-                session,
-                msg,
-            },
-        );
+        let action = Action::Deliver {
+            watcher,
+            session,
+            msg,
+        };
+        self.send_on_link(watcher, true, cause, action);
     }
 
     fn send_to_server(&mut self, watcher: WatcherId, cause: EventId, action: Action) {
-        let delay = self.link_delay(self.controller_of(watcher));
-        self.schedule(self.now_ms + delay, cause, action);
+        self.send_on_link(watcher, false, cause, action);
+    }
+
+    /// A link is a TCP connection: each direction delivers in order, even when its delay changes
+    /// while messages are in flight. A message goes behind anything still in flight on its
+    /// direction; with no delay and nothing in flight it is delivered at once.
+    fn send_on_link(
+        &mut self,
+        watcher: WatcherId,
+        to_client: bool,
+        cause: EventId,
+        action: Action,
+    ) {
+        let c = self.controller_of(watcher);
+        let now = self.now_ms;
+        let ctl = &mut self.controllers[c.index()];
+        let delay = ctl.link_delay_ms;
+        let last = if to_client {
+            &mut ctl.link_down_last_ms
+        } else {
+            &mut ctl.link_up_last_ms
+        };
+        if delay == 0 && last.is_none_or(|l| l < now) {
+            return self.schedule(now, cause, action);
+        }
+        let at = (now + delay).max(last.unwrap_or(0));
+        *last = Some(at);
+        self.seq += 1;
+        let scheduled = Scheduled {
+            at,
+            seq: self.seq,
+            cause,
+            action,
+        };
+        self.heap.push(Reverse(scheduled));
     }
 
     fn dispatch(&mut self, cause: EventId, action: Action) {
@@ -655,7 +704,25 @@ impl Sim {
                 watcher,
                 session,
                 rv,
-            } => self.serve_list(watcher, session, rv, cause),
+                limit,
+            } => self.serve_list(watcher, session, rv, limit, cause),
+            Action::ServeListPage {
+                watcher,
+                session,
+                list_rv,
+                rest,
+                limit,
+            } => {
+                let c = self.controller_of(watcher);
+                let msg = if !self.connected(c) {
+                    Msg::ListErr(ApiError::ConnectionRefused)
+                } else if list_rv < self.etcd.compact_rev {
+                    Msg::ListErr(ApiError::ContinueExpired)
+                } else {
+                    page(list_rv, rest, limit)
+                };
+                self.send_to_client(watcher, session, cause, msg);
+            }
             Action::ServeWatchList {
                 watcher,
                 session,
@@ -1408,7 +1475,14 @@ impl Sim {
 
     // ----- lists and watches, server side -----
 
-    fn serve_list(&mut self, watcher: WatcherId, session: u32, rv: ListRv, cause: EventId) {
+    fn serve_list(
+        &mut self,
+        watcher: WatcherId,
+        session: u32,
+        rv: ListRv,
+        limit: u32,
+        cause: EventId,
+    ) {
         let c = self.controller_of(watcher);
         if !self.connected(c) {
             self.send_to_client(
@@ -1452,19 +1526,11 @@ impl Sim {
                 );
             }
             _ => {
+                // etcd honours `limit`: the first page, and a continue token for the rest.
                 let items = EtcdReader(&self.etcd).kind_objects(kind);
                 let items = self.filter_namespace(watcher, items);
                 let list_rv = self.etcd.rev;
-                self.send_to_client(
-                    watcher,
-                    session,
-                    cause,
-                    Msg::ListOk {
-                        list_rv,
-                        items,
-                        from_etcd: true,
-                    },
-                );
+                self.send_to_client(watcher, session, cause, page(list_rv, items, limit));
             }
         }
     }
@@ -1496,6 +1562,7 @@ impl Sim {
                 list_rv,
                 items,
                 from_etcd: false,
+                rest: vec![],
             },
         );
     }
@@ -1517,7 +1584,11 @@ impl Sim {
         let (kind, namespace) = (r.kind, r.namespace);
         let cache = &self.apiservers[api.index()].caches[kind.index()];
         if cache.mode == CacheMode::Off || !self.connected(c) {
-            return self.serve_list(watcher, session, rv, cause);
+            let limit = match rv {
+                ListRv::NotOlderThan(_) => 0,
+                _ => self.config.reflector.page_size,
+            };
+            return self.serve_list(watcher, session, rv, limit, cause);
         }
         if !cache.ready {
             let err = Msg::ListErr(ApiError::TooManyRequests);
@@ -1725,9 +1796,28 @@ impl Sim {
             );
             return;
         }
+        // The pager sets `limit` unless the list is at a resourceVersion (then it must come
+        // from the watch cache, which does not page).
+        let limit = match rv {
+            ListRv::NotOlderThan(_) => 0,
+            _ => self.config.reflector.page_size,
+        };
+        self.request_list(w, session, rv, limit, relist, id);
+    }
+
+    fn request_list(
+        &mut self,
+        w: WatcherId,
+        session: u32,
+        rv: ListRv,
+        limit: u32,
+        relist: bool,
+        cause: EventId,
+    ) {
+        self.reflectors[w.index()].paging = (limit > 0).then(|| (rv, vec![]));
         let id = self.emit(
             Actor::Watcher(w),
-            id,
+            cause,
             EventKind::ListRequest {
                 watcher: w,
                 rv,
@@ -1741,6 +1831,7 @@ impl Sim {
                 watcher: w,
                 session,
                 rv,
+                limit,
             },
         );
     }
@@ -1826,7 +1917,9 @@ impl Sim {
                 list_rv,
                 items,
                 from_etcd,
+                rest,
             } => {
+                let more = !rest.is_empty();
                 let id = self.emit(
                     Actor::Watcher(w),
                     cause,
@@ -1835,8 +1928,44 @@ impl Sim {
                         list_rv,
                         items: items.len() as u32,
                         from_etcd,
+                        more,
                     },
                 );
+                let r = &mut self.reflectors[w.index()];
+                let mut collected = r.paging.take().map(|p| (p.0, p.1));
+                let items = match collected.as_mut() {
+                    Some((_, got)) => {
+                        got.extend(items);
+                        std::mem::take(got)
+                    }
+                    None => items,
+                };
+                if more {
+                    // Fetch the next page with the continue token.
+                    let rv = collected.map(|c| c.0).unwrap_or(ListRv::Consistent);
+                    r.paging = Some((rv, items));
+                    let limit = self.config.reflector.page_size.max(1);
+                    let id = self.emit(
+                        Actor::Watcher(w),
+                        id,
+                        EventKind::ListContinue {
+                            watcher: w,
+                            list_rv,
+                        },
+                    );
+                    self.send_to_server(
+                        w,
+                        id,
+                        Action::ServeListPage {
+                            watcher: w,
+                            session,
+                            list_rv,
+                            rest,
+                            limit,
+                        },
+                    );
+                    return;
+                }
                 self.replace_store(w, items, id);
                 let r = &mut self.reflectors[w.index()];
                 r.last_rv = list_rv;
@@ -1872,7 +2001,13 @@ impl Sim {
                     cause,
                     EventKind::ListFailed { watcher: w, error },
                 );
-                if matches!(error, ApiError::TooOld { .. } | ApiError::TooLargeRv { .. }) {
+                if let (ApiError::ContinueExpired, Some((rv, _))) =
+                    (error, self.reflectors[w.index()].paging.take())
+                {
+                    // pager.FullListIfExpired: the same list again, without paging.
+                    let relist = self.reflectors[w.index()].listed;
+                    self.request_list(w, session, rv, 0, relist, id);
+                } else if matches!(error, ApiError::TooOld { .. } | ApiError::TooLargeRv { .. }) {
                     // Retried at once with RV="".
                     self.reflectors[w.index()].rv_unavailable = true;
                     self.start_list(w, id);
@@ -2429,6 +2564,21 @@ impl EtcdReader<'_> {
             .range((kind, NameId(0))..=(kind, NameId(u32::MAX)))
             .map(|(_, o)| *o)
             .collect()
+    }
+}
+
+/// The first `limit` items as a list answer, the rest for the continue token (0: everything).
+fn page(list_rv: Rv, mut items: Vec<Object>, limit: u32) -> Msg {
+    let rest = if limit > 0 && items.len() > limit as usize {
+        items.split_off(limit as usize)
+    } else {
+        vec![]
+    };
+    Msg::ListOk {
+        list_rv,
+        items,
+        from_etcd: true,
+        rest,
     }
 }
 

@@ -127,6 +127,8 @@ pub enum ApiError {
     },
     /// 410 from etcd for a watch.
     WatchCompacted,
+    /// 410: the continue token's RV was compacted.
+    ContinueExpired,
     /// 504: a NotOlderThan list waited 3 s for the cache.
     TooLargeRv {
         requested: Rv,
@@ -145,7 +147,7 @@ impl ApiError {
         match self {
             ApiError::Conflict | ApiError::AlreadyExists | ApiError::UidMismatch => 409,
             ApiError::NotFound => 404,
-            ApiError::TooOld { .. } | ApiError::WatchCompacted => 410,
+            ApiError::TooOld { .. } | ApiError::WatchCompacted | ApiError::ContinueExpired => 410,
             ApiError::TooLargeRv { .. } => 504,
             ApiError::TooManyRequests => 429,
             ApiError::ConnectionRefused | ApiError::ReconcileError => 0,
@@ -164,6 +166,7 @@ impl ApiError {
             ApiError::WatchCompacted => {
                 "The resourceVersion for the provided watch is too old.".into()
             }
+            ApiError::ContinueExpired => "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.".into(),
             ApiError::TooLargeRv { requested, current } => {
                 format!("Too large resource version: {requested}, current: {current}")
             }
@@ -262,11 +265,18 @@ pub enum EventKind {
         rv: ListRv,
         relist: bool,
     },
+    /// One list answer; `more`: a page with a continue token, the rest still to fetch.
     ListResult {
         watcher: WatcherId,
         list_rv: Rv,
         items: u32,
         from_etcd: bool,
+        more: bool,
+    },
+    /// The next page of a paged list, at the first page's RV.
+    ListContinue {
+        watcher: WatcherId,
+        list_rv: Rv,
     },
     ListFailed {
         watcher: WatcherId,
@@ -493,11 +503,15 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
             list_rv,
             items,
             from_etcd,
+            more,
             ..
         } => format!(
-            "list returned {items} items at rv {list_rv} (from {})",
-            if from_etcd { "etcd" } else { "the watch cache" }
+            "list {} {items} items at rv {list_rv} (from {}){}",
+            if more { "page of" } else { "returned" },
+            if from_etcd { "etcd" } else { "the watch cache" },
+            if more { ", continue token" } else { "" }
         ),
+        ListContinue { list_rv, .. } => format!("list next page (continue at rv {list_rv})"),
         ListFailed { error, .. } => format!("list failed: {} {}", error.code(), error.message()),
         WatchRequest {
             from_rv,

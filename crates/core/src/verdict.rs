@@ -10,7 +10,7 @@ use crate::trace::*;
 /// What a count expectation counts.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Counted {
-    /// 410 Gone answers to watches.
+    /// 410 Gone answers (watches, and continue tokens of paged lists).
     Gone,
     /// Lists after the first one of each informer life.
     Relists,
@@ -136,7 +136,9 @@ fn name_matches(sim: &Sim, n: NameId, scope: &Scope) -> bool {
 pub fn counts(sim: &Sim, e: &Event, what: &Counted, scope: &Scope) -> u64 {
     use EventKind::*;
     match (what, &e.kind) {
-        (Counted::Gone, WatchFailed { watcher, error }) if error.code() == 410 => {
+        (Counted::Gone, WatchFailed { watcher, error } | ListFailed { watcher, error })
+            if error.code() == 410 =>
+        {
             watcher_matches(sim, *watcher, scope) as u64
         }
         (

@@ -76,6 +76,7 @@ fn config(c: &Case) -> Config {
     cfg.seed = c.seed;
     cfg.compaction_ms = 30_000;
     cfg.reflector.streaming_list = c.seed.is_multiple_of(3);
+    cfg.reflector.page_size = (c.seed % 4) as u32;
     if let Some(cap) = c.capacity {
         cfg.kinds[0].cache = CacheMode::Fixed { capacity: cap };
         cfg.kinds[1].cache = CacheMode::Fixed { capacity: cap };

@@ -32,6 +32,7 @@ const STATEMENTS: &[&str] = &[
     "compaction",
     "bookmarks",
     "streaming-list",
+    "page-size",
     "controller",
     "at",
     "every",
@@ -470,6 +471,11 @@ impl Builder {
                     "off" => false,
                     _ => return Err(Self::unknown(p, v, "setting", &["on", "off"])),
                 };
+                p.done()?;
+            }
+            "page-size" => {
+                self.config.reflector.page_size =
+                    p.number("a page size (0: no paging)", 100_000)?.max(0) as u32;
                 p.done()?;
             }
             "controller" => self.controller_statement(p)?,
