@@ -113,6 +113,25 @@ const ok = await runTests([
     assert(await second.locator('[data-testid="editor"] .cm-content').getAttribute('contenteditable') === 'false', 'a read-only editor');
     await page.screenshot({ path: shots + '06-embed-demo.png', fullPage: true });
   }],
+  ['export: the trace as the CLI\'s JSON, the view as SVG and PNG, a Markdown snippet', async () => {
+    await openFresh(base);
+    const want = JSON.parse(cli(['run', 'scenarios/02-overflow-410-relist.lw', '--json']));
+    const save = async (id) => {
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid="${id}"]`)]);
+      return readFileSync(await dl.path());
+    };
+    const json = JSON.parse((await save('export-json')).toString());
+    assert(json.format === 'listwatch-trace/1', 'the documented format');
+    assert(json.trace_hash === want.trace_hash && json.events.length === want.events.length, 'the same document the CLI writes');
+    await page.click('[data-testid="next-410"]');
+    const svg = (await save('export-svg')).toString();
+    assert(svg.startsWith('<svg') && svg.includes('data-testid="watch-cache"') && svg.includes('<style'), 'a standalone SVG');
+    const png = await save('export-png');
+    assert(png.subarray(1, 4).toString() === 'PNG' && png.length > 5000, `a PNG image (${png.length} bytes)`);
+    await page.click('[data-testid="export-markdown"]');
+    const md = await page.evaluate(() => navigator.clipboard.readText());
+    assert(md.startsWith('![Watch-cache overflow') && md.includes('(listwatch.png)') && md.includes('#lw1.'), md);
+  }],
   ['user text never becomes HTML', async () => {
     await openFresh(base);
     const evil = '# <img src=x onerror=alert(1)>\nkind X<img/src=x/onerror=alert(2)>\ncontroller c<b>x</b> for X<img/src=x/onerror=alert(2)> mirror Y\nkind Y\nat 1s say "<img src=x onerror=alert(1)><script>alert(3)</script>"\nat 0s create X<img/src=x/onerror=alert(2)> a\n';

@@ -7,7 +7,7 @@ use listwatch_core::verdict::{explain, Expect};
 use listwatch_core::*;
 use listwatch_script::{render, Report};
 
-mod json;
+use listwatch_script::export as json;
 
 const HELP: &str = "\
 listwatch: run Kubernetes list-then-watch scenarios and check their expectations

@@ -55,6 +55,8 @@ pub struct View {
     pub watchers: Vec<WatcherView>,
     pub queues: Vec<QueueView>,
     pub disconnected: Vec<bool>,
+    /// The apiserver each controller talks to now.
+    pub controller_apiserver: Vec<crate::model::ApiserverId>,
     pub last_say: Option<EventId>,
 }
 
@@ -97,6 +99,7 @@ impl View {
                 .collect(),
             queues: vec![QueueView::default(); sim.controllers.len()],
             disconnected: vec![false; sim.controllers.len()],
+            controller_apiserver: sim.config.controllers.iter().map(|c| c.apiserver).collect(),
             last_say: None,
         }
     }
@@ -208,7 +211,11 @@ impl View {
                 q.processing.clear();
                 q.dirty.clear();
             }
-            Restart { controller, .. } => {
+            Restart {
+                controller,
+                apiserver,
+            } => {
+                self.controller_apiserver[controller.index()] = apiserver;
                 let q = &mut self.queues[controller.index()];
                 q.up = true;
                 q.crashed = false;

@@ -3,6 +3,7 @@
 //! call it, so both show the same errors.
 
 mod diag;
+pub mod export;
 mod lexer;
 mod parse;
 pub mod render;

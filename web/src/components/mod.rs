@@ -3,6 +3,7 @@
 pub mod controls;
 pub mod editor;
 pub mod explore;
+pub mod export;
 pub mod panels;
 pub mod system;
 pub mod timeline;

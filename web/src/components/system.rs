@@ -120,6 +120,62 @@ pub fn system_view(p: &Props) -> Html {
             });
         }
     }
+    // Links: each watcher to the cache it is served by; the message on screen travels along it.
+    let reduced_motion = web_sys::window()
+        .and_then(|w| {
+            w.match_media("(prefers-reduced-motion: reduce)")
+                .ok()
+                .flatten()
+        })
+        .is_some_and(|m| m.matches());
+    let links = sim.reflectors.iter().enumerate().map(|(i, r)| {
+        let api = v.controller_apiserver[r.controller.index()].index();
+        let cx = 20.0 + ring_w * (api * kinds + r.kind.index()) as f64 + ring_w / 2.0;
+        let (x1, y1) = (cx, 160.0);
+        let (x2, y2) = (150.0, 210.0 + 70.0 * i as f64 + 12.0);
+        let cut = v.disconnected[r.controller.index()] || !v.queues[r.controller.index()].up;
+        let w = WatcherId(i as u16);
+        // Which way the current event travels on this link, if it is one of this watcher's.
+        let travel = current.and_then(|(_, e)| match e.kind {
+            EventKind::WatchEvent { watcher, .. }
+            | EventKind::Bookmark { watcher, .. }
+            | EventKind::ListResult { watcher, .. }
+            | EventKind::InitialEventsEnd { watcher, .. }
+            | EventKind::WatchOpened { watcher, .. }
+            | EventKind::WatchFailed { watcher, .. }
+                if watcher == w => Some((true, e.kind)),
+            EventKind::ListRequest { watcher, .. }
+            | EventKind::WatchRequest { watcher, .. }
+            | EventKind::WatchListRequest { watcher, .. }
+            | EventKind::ListContinue { watcher, .. }
+                if watcher == w => Some((false, e.kind)),
+            _ => None,
+        });
+        let dot = travel.map(|(down, kind)| {
+            let ((ax, ay), (bx, by)) = if down { ((x1, y1), (x2, y2)) } else { ((x2, y2), (x1, y1)) };
+            let class = match kind {
+                EventKind::WatchFailed { .. } => "msg msg-error",
+                EventKind::Bookmark { .. } => "msg msg-bookmark",
+                _ if !down => "msg msg-request",
+                _ => "msg",
+            };
+            if reduced_motion {
+                html! { <circle class={class} cx={bx.to_string()} cy={by.to_string()} r="5" /> }
+            } else {
+                html! {
+                    <circle class={class} cx="0" cy="0" r="5">
+                        <animateMotion dur="0.35s" fill="freeze" path={format!("M{ax:.1},{ay:.1} L{bx:.1},{by:.1}")} />
+                    </circle>
+                }
+            }
+        });
+        html! {
+            <g class={classes!("link", cut.then_some("cut"))}>
+                <line x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} />
+                { for dot }
+            </g>
+        }
+    });
     let watchers = sim.reflectors.iter().enumerate().map(|(i, r)| {
         let w = WatcherId(i as u16);
         let wv = &v.watchers[i];
@@ -178,6 +234,7 @@ pub fn system_view(p: &Props) -> Html {
     html! {
         <svg class="system" role="img" aria-label="The system at the current moment" viewBox={format!("0 0 {width} {height}")} width="100%">
             <text x="20" y="18" class="rv">{format!("etcd revision {}", v.rv)}</text>
+            { for links }
             { for caches }
             { for watchers }
             { for queues }

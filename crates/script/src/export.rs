@@ -1,8 +1,9 @@
-//! The `--json` document (docs/trace-format.md), written by hand: serde stays at the boundary
-//! and out of the dependency graph.
+//! The trace as JSON (docs/trace-format.md), written by hand: serde stays at the boundary and
+//! out of the dependency graph. The CLI's `--json` and the page's export both call `report`.
 
 use listwatch_core::*;
-use listwatch_script::Report;
+
+use crate::Report;
 
 pub fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len() + 2);
@@ -23,7 +24,15 @@ pub fn esc(s: &str) -> String {
 }
 
 pub fn report(r: &Report) -> String {
-    let sim = &r.sim;
+    json(&r.sim, &r.outcomes)
+}
+
+/// The JSON document of a run and its expectations' outcomes.
+pub fn json(
+    sim: &Sim,
+    outcomes: &[(crate::Expectation, listwatch_core::verdict::Outcome)],
+) -> String {
+    let passed = outcomes.iter().all(|(_, o)| o.pass);
     let events: Vec<String> = sim
         .trace
         .iter()
@@ -40,8 +49,7 @@ pub fn report(r: &Report) -> String {
             )
         })
         .collect();
-    let expectations: Vec<String> = r
-        .outcomes
+    let expectations: Vec<String> = outcomes
         .iter()
         .map(|(x, o)| {
             format!(
@@ -60,7 +68,7 @@ pub fn report(r: &Report) -> String {
         sim.now_ms,
         sim.etcd.rev,
         listwatch_core::sim::trace_hash(sim),
-        r.passed(),
+        passed,
         expectations.join(","),
         events.join(",")
     )

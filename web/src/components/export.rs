@@ -1,0 +1,115 @@
+//! Export: the trace as JSON (the CLI's `--json` document), the view as SVG and PNG, and a
+//! Markdown snippet (image plus link) for docs and bug reports.
+
+use wasm_bindgen::prelude::*;
+use yew::prelude::*;
+
+use crate::link;
+use crate::state::{Action, State};
+
+#[wasm_bindgen(inline_js = r#"
+function save(name, blob) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+}
+export function download_text(name, mime, text) { save(name, new Blob([text], { type: mime })); }
+// The view as a standalone SVG: the page's rules inlined with the theme's colours resolved,
+// animations removed.
+export function svg_markup(selector) {
+  const svg = document.querySelector(selector);
+  if (!svg) return '';
+  const clone = svg.cloneNode(true);
+  const vb = svg.viewBox.baseVal;
+  clone.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+  clone.setAttribute('width', String(vb.width));
+  clone.setAttribute('height', String(vb.height));
+  const root = getComputedStyle(document.documentElement);
+  let css = '';
+  for (const sheet of document.styleSheets) {
+    try { for (const rule of sheet.cssRules) css += rule.cssText + '\n'; } catch (e) { /* not ours */ }
+  }
+  css = css.replace(/var\((--[\w-]+)\)/g, (_, v) => root.getPropertyValue(v).trim() || '#000');
+  const style = document.createElementNS('http://www.w3.org/2000/svg', 'style');
+  style.textContent = css + `svg { background: ${getComputedStyle(document.body).backgroundColor}; font-family: system-ui, sans-serif; }`;
+  clone.insertBefore(style, clone.firstChild);
+  clone.querySelectorAll('animateMotion').forEach((a) => a.remove());
+  return new XMLSerializer().serializeToString(clone);
+}
+export function download_png(name, svgText) {
+  const url = URL.createObjectURL(new Blob([svgText], { type: 'image/svg+xml' }));
+  const img = new Image();
+  img.onload = () => {
+    const c = document.createElement('canvas');
+    c.width = img.width * 2; c.height = img.height * 2;
+    const ctx = c.getContext('2d');
+    ctx.scale(2, 2);
+    ctx.drawImage(img, 0, 0);
+    URL.revokeObjectURL(url);
+    c.toBlob((b) => save(name, b), 'image/png');
+  };
+  img.src = url;
+}
+"#)]
+extern "C" {
+    fn download_text(name: &str, mime: &str, text: &str);
+    fn svg_markup(selector: &str) -> String;
+    fn download_png(name: &str, svg: &str);
+}
+
+const VIEW: &str = "svg.system";
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub state: UseReducerHandle<State>,
+}
+
+#[function_component(Export)]
+pub fn export(p: &Props) -> Html {
+    let json = {
+        let st = p.state.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(run) = &st.run {
+                download_text(
+                    "listwatch-trace.json",
+                    "application/json",
+                    &listwatch_script::export::json(&run.sim, &run.outcomes),
+                );
+            }
+        })
+    };
+    let svg = Callback::from(|_: MouseEvent| {
+        download_text("listwatch.svg", "image/svg+xml", &svg_markup(VIEW))
+    });
+    let png = Callback::from(|_: MouseEvent| download_png("listwatch.png", &svg_markup(VIEW)));
+    let markdown = {
+        let st = p.state.clone();
+        Callback::from(move |_: MouseEvent| {
+            let title = st.run.as_ref().map(|r| r.title.clone()).unwrap_or_default();
+            let href = format!(
+                "{}#{}",
+                link::playground_base(),
+                link::fragment_for(&st.source, st.now_ms())
+            );
+            let alt = title.replace(['[', ']'], "");
+            let md =
+                format!("![{alt}](listwatch.png)\n\n[Open this scenario in listwatch]({href})\n");
+            link::copy_to_clipboard(&md);
+            st.dispatch(Action::Notice(Some(
+                "Markdown copied (save the PNG beside it as listwatch.png)".into(),
+            )));
+        })
+    };
+    html! {
+        <div class="export" role="group" aria-label="Export">
+            <span class="hint">{"Export: "}</span>
+            <button data-testid="export-json" onclick={json} title="The trace as JSON (the CLI's --json)">{"trace JSON"}</button>
+            <button data-testid="export-svg" onclick={svg} title="The view at this moment as SVG">{"SVG"}</button>
+            <button data-testid="export-png" onclick={png} title="The view at this moment as PNG">{"PNG"}</button>
+            <button data-testid="export-markdown" onclick={markdown} title="A Markdown snippet: the image and a link">{"Markdown"}</button>
+        </div>
+    }
+}
