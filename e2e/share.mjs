@@ -1,6 +1,8 @@
 // Share links, embedding and hostile input, in headless Chromium. Usage: node e2e/share.mjs URL
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import { extname } from 'node:path';
 import { launch, runTests, assert, editorText, setEditor } from './browser.mjs';
 
 const base = process.argv[2] || 'http://127.0.0.1:8080/';
@@ -12,6 +14,23 @@ const cli = (args) => {
     ? execFileSync(bin, args, { cwd: root }).toString()
     : execFileSync('cargo', ['run', '-q', '-p', 'listwatch', '--', ...args], { cwd: root }).toString();
 };
+
+// The built site served under a sub-path, as GitHub Pages serves a project site.
+const dist = root + 'dist/';
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css' };
+const subpath = await new Promise((resolve) => {
+  const srv = http.createServer((req, resp) => {
+    const path = new URL(req.url, 'http://x').pathname;
+    const rel = path.startsWith('/docs/listwatch/') ? path.slice('/docs/listwatch/'.length) || 'index.html' : null;
+    if (rel === null || rel.includes('..')) { resp.writeHead(404); return resp.end(); }
+    try {
+      const body = readFileSync(dist + rel);
+      resp.writeHead(200, { 'content-type': TYPES[extname(rel)] || 'application/octet-stream' });
+      resp.end(body);
+    } catch { resp.writeHead(404); resp.end(); }
+  });
+  srv.listen(0, '127.0.0.1', () => resolve(srv));
+});
 
 const browser = await launch();
 const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
@@ -132,6 +151,21 @@ const ok = await runTests([
     const md = await page.evaluate(() => navigator.clipboard.readText());
     assert(md.startsWith('![Watch-cache overflow') && md.includes('(listwatch.png)') && md.includes('#lw1.'), md);
   }],
+  ['the built site works from a sub-path, worker and embeds included', async () => {
+    const at = `http://127.0.0.1:${subpath.address().port}/docs/listwatch/`;
+    const missing = [];
+    const p = await context.newPage();
+    p.on('response', (r) => { if (r.status() >= 400) missing.push(r.url()); });
+    await p.goto(at);
+    await p.locator('[data-testid="watch-cache"]').first().waitFor();
+    await p.click('[data-testid="explore"]');
+    await p.locator('[data-testid="explore-stats"]').waitFor();
+    await p.waitForFunction(() => /^[1-9]\d* of/.test(document.querySelector('[data-testid="explore-stats"]').textContent), null, { timeout: 30000 });
+    await p.goto(at + 'embed-demo.html');
+    await p.frameLocator('iframe.listwatch-embed').first().locator('[data-testid="watch-cache"]').first().waitFor();
+    assert(missing.length === 0, `nothing missing: ${missing.join(', ')}`);
+    await p.close();
+  }],
   ['user text never becomes HTML', async () => {
     await openFresh(base);
     const evil = '# <img src=x onerror=alert(1)>\nkind X<img/src=x/onerror=alert(2)>\ncontroller c<b>x</b> for X<img/src=x/onerror=alert(2)> mirror Y\nkind Y\nat 1s say "<img src=x onerror=alert(1)><script>alert(3)</script>"\nat 0s create X<img/src=x/onerror=alert(2)> a\n';
@@ -148,4 +182,5 @@ const ok = await runTests([
 ]);
 
 await browser.close();
+subpath.close();
 process.exit(ok ? 0 : 1);

@@ -33,6 +33,7 @@ const STATEMENTS: &[&str] = &[
     "bookmarks",
     "streaming-list",
     "page-size",
+    "kubernetes",
     "controller",
     "at",
     "every",
@@ -196,6 +197,11 @@ pub fn parse_duration(s: &str) -> Option<TimeMs> {
 }
 
 struct Builder {
+    /// `kubernetes 1.N`: the minor version whose defaults apply where a setting was not given.
+    version: Option<u32>,
+    explicit_cache: Vec<bool>,
+    explicit_streaming: bool,
+    explicit_bookmarks: bool,
     config: Config,
     expectations: Vec<Expectation>,
     kinds_declared: bool,
@@ -228,6 +234,10 @@ pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         config,
         expectations: vec![],
         kinds_declared: false,
+        version: None,
+        explicit_cache: vec![],
+        explicit_streaming: false,
+        explicit_bookmarks: false,
         apiservers_declared: false,
         pending_expects: vec![],
         end_set: false,
@@ -373,6 +383,7 @@ impl Builder {
                     capacity_min: DYNAMIC_CAPACITY_MIN,
                     capacity_max: DYNAMIC_CAPACITY_MAX,
                 };
+                let cache_given = p.peek().is_some_and(|w| w.text == "cache");
                 if p.eat("cache") {
                     let m = p.next("a cache mode (fixed N, dynamic, off)")?;
                     cache = match m.text.as_str() {
@@ -418,6 +429,7 @@ impl Builder {
                     return Err(p.err_at(name, format!("more than {MAX_KINDS} kinds")));
                 }
                 self.kinds_declared = true;
+                self.explicit_cache.push(cache_given);
                 self.config.kinds.push(KindConfig {
                     name: name.text.clone(),
                     cache,
@@ -456,6 +468,7 @@ impl Builder {
                 p.done()?;
             }
             "bookmarks" => {
+                self.explicit_bookmarks = true;
                 let v = p.next("`on` or `off`")?;
                 self.config.reflector.bookmarks = match v.text.as_str() {
                     "on" => true,
@@ -465,12 +478,30 @@ impl Builder {
                 p.done()?;
             }
             "streaming-list" => {
+                self.explicit_streaming = true;
                 let v = p.next("`on` or `off`")?;
                 self.config.reflector.streaming_list = match v.text.as_str() {
                     "on" => true,
                     "off" => false,
                     _ => return Err(Self::unknown(p, v, "setting", &["on", "off"])),
                 };
+                p.done()?;
+            }
+            "kubernetes" => {
+                let v = p.next("a version such as 1.34")?;
+                let minor = v
+                    .text
+                    .strip_prefix("1.")
+                    .and_then(|m| m.parse::<u32>().ok())
+                    .filter(|m| (10..=40).contains(m))
+                    .ok_or_else(|| {
+                        p.err_at(
+                            v,
+                            format!("`{}` is not a Kubernetes version this model knows", v.text),
+                        )
+                        .help("write 1.N with N from 10 to 40, e.g. `kubernetes 1.34`")
+                    })?;
+                self.version = Some(minor);
                 p.done()?;
             }
             "page-size" => {
@@ -1077,6 +1108,20 @@ impl Builder {
                     .help("start with `kind Pod`"),
             );
             return;
+        }
+        // The defaults of the named Kubernetes version, where the script did not choose.
+        if let Some(minor) = self.version {
+            for (k, given) in self.config.kinds.iter_mut().zip(&self.explicit_cache) {
+                if !given && minor < 19 {
+                    k.cache = CacheMode::Fixed { capacity: 100 };
+                }
+            }
+            if !self.explicit_streaming {
+                self.config.reflector.streaming_list = minor >= 35;
+            }
+            if !self.explicit_bookmarks {
+                self.config.reflector.bookmarks = minor >= 15;
+            }
         }
         let last_input = self
             .config
