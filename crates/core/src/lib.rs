@@ -4,6 +4,8 @@
 //! output is a trace of every state change with its cause. No clock, no IO, no threads; all
 //! randomness comes from the configured seed.
 
+#![forbid(unsafe_code)]
+
 pub mod cache;
 pub mod config;
 pub mod model;

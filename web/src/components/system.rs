@@ -114,7 +114,7 @@ pub fn system_view(p: &Props) -> Html {
                     if c.evicted_total > 0 {
                         <text x={cx.to_string()} y={(cy + 70.0).to_string()} text-anchor="middle" class="ring-sub">{format!("{} evicted", c.evicted_total)}</text>
                     }
-                    if c.paused { <text x={cx.to_string()} y={(cy + 84.0).to_string()} text-anchor="middle" class="fault">{"⏸ paused (stale)"}</text> }
+                    if c.paused { <text x={cx.to_string()} y={(cy + 84.0).to_string()} text-anchor="middle" class="fault">{"paused (stale)"}</text> }
                     if !c.ready { <text x={cx.to_string()} y={(cy + 84.0).to_string()} text-anchor="middle" class="fault">{"re-initialising: 429"}</text> }
                 </g>
             });
@@ -190,8 +190,8 @@ pub fn system_view(p: &Props) -> Html {
                data-state={wv.state.as_str()} data-last-rv={wv.last_rv.to_string()} class={classes!("watcher", gone.then_some("gone"))}>
                 <text x="20" y={(y + 18.0).to_string()} class="watcher-name">{Labels::watcher(sim, w)}</text>
                 <text x="20" y={(y + 36.0).to_string()} class="ring-sub">{format!("last rv {}", wv.last_rv)}</text>
-                if disconnected { <text x="20" y={(y + 52.0).to_string()} class="fault">{"✂ link cut"}</text> }
-                if q.crashed { <text x="110" y={(y + 52.0).to_string()} class="fault">{"✖ crashed"}</text> }
+                if disconnected { <text x="20" y={(y + 52.0).to_string()} class="fault">{"link cut"}</text> }
+                if q.crashed { <text x="110" y={(y + 52.0).to_string()} class="fault">{"crashed"}</text> }
                 { for STATES.iter().enumerate().map(|(j, (st, label))| {
                     let x = 190.0 + 120.0 * j as f64;
                     html! {
