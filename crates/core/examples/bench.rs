@@ -14,20 +14,20 @@ fn config() -> Config {
     c.compaction_ms = 0;
     c.limits.max_events = 50_000_000;
     c.end_ms = 3_600_000;
-    let mut ctl = Config::controller(
-        "watchers",
-        KindId(0),
-        Behaviour::Mirror { target: KindId(1) },
-    );
-    // Ten informers with no handler: pure watchers.
-    ctl.watches = (0..10)
-        .map(|_| WatchConfig {
+    // Ten watchers: ten controllers, each with one informer on Pods and no handler on it.
+    for i in 0..10 {
+        let mut ctl = Config::controller(
+            &format!("w{i}"),
+            KindId(0),
+            Behaviour::Mirror { target: KindId(1) },
+        );
+        ctl.watches = vec![WatchConfig {
             kind: KindId(0),
             map: KeyMap::ReadOnly,
             namespace: None,
-        })
-        .collect();
-    c.controllers.push(ctl);
+        }];
+        c.controllers.push(ctl);
+    }
     c
 }
 

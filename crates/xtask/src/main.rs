@@ -327,6 +327,15 @@ fn bench() -> Result<(), String> {
         "--example",
         "bench",
     ]))?;
+    run(Command::new("cargo").args([
+        "run",
+        "--release",
+        "-q",
+        "-p",
+        "listwatch-script",
+        "--example",
+        "bench_explore",
+    ]))?;
     build_page()?;
     chromium()?;
     say("page benchmarks (headless Chromium)");
