@@ -1475,6 +1475,22 @@ impl Sim {
 
     // ----- lists and watches, server side -----
 
+    /// The apiserver a watcher's request reaches, or None after refusing it (link down).
+    fn route(
+        &mut self,
+        watcher: WatcherId,
+        session: u32,
+        cause: EventId,
+        refuse: fn(ApiError) -> Msg,
+    ) -> Option<ApiserverId> {
+        let c = self.controller_of(watcher);
+        if self.connected(c) {
+            return Some(self.controllers[c.index()].apiserver);
+        }
+        self.send_to_client(watcher, session, cause, refuse(ApiError::ConnectionRefused));
+        None
+    }
+
     fn serve_list(
         &mut self,
         watcher: WatcherId,
@@ -1483,17 +1499,9 @@ impl Sim {
         limit: u32,
         cause: EventId,
     ) {
-        let c = self.controller_of(watcher);
-        if !self.connected(c) {
-            self.send_to_client(
-                watcher,
-                session,
-                cause,
-                Msg::ListErr(ApiError::ConnectionRefused),
-            );
+        let Some(api) = self.route(watcher, session, cause, Msg::ListErr) else {
             return;
-        }
-        let api = self.controllers[c.index()].apiserver;
+        };
         let kind = self.reflectors[watcher.index()].kind;
         let cache = &self.apiservers[api.index()].caches[kind.index()];
         let from_cache = cache.mode != CacheMode::Off && cache.ready;
@@ -1615,17 +1623,9 @@ impl Sim {
         timeout_ms: TimeMs,
         cause: EventId,
     ) {
-        let c = self.controller_of(watcher);
-        if !self.connected(c) {
-            self.send_to_client(
-                watcher,
-                session,
-                cause,
-                Msg::Refused(ApiError::ConnectionRefused),
-            );
+        let Some(api) = self.route(watcher, session, cause, Msg::Refused) else {
             return;
-        }
-        let api = self.controllers[c.index()].apiserver;
+        };
         let r = &self.reflectors[watcher.index()];
         let (kind, namespace) = (r.kind, r.namespace);
         let cache = &self.apiservers[api.index()].caches[kind.index()];
