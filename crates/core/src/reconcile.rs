@@ -58,6 +58,17 @@ fn owner_of(parent: &Object) -> Option<Owner> {
     })
 }
 
+/// Create an object owned by `parent`, in its namespace.
+fn owned_child(parent: &Object, kind: KindId, name: NameId, spec: i64) -> Write {
+    Write::Create {
+        kind,
+        name,
+        namespace: parent.namespace,
+        spec,
+        owner: owner_of(parent),
+    }
+}
+
 fn with_finalizer(parent: &Object, bit: u32, on: bool) -> Write {
     let finalizers = if on {
         parent.finalizers | bit
@@ -134,13 +145,7 @@ pub fn plan(
                 while missing > 0 {
                     let name = names.intern(&format!("{base}-{i}"));
                     if read.get(child, name).is_none() {
-                        writes.push(Write::Create {
-                            kind: child,
-                            name,
-                            namespace: parent.namespace,
-                            spec: 0,
-                            owner: owner_of(&parent),
-                        });
+                        writes.push(owned_child(&parent, child, name, 0));
                         missing -= 1;
                     }
                     i += 1;
@@ -162,13 +167,7 @@ pub fn plan(
                 return writes;
             }
             match read.get(target, key) {
-                None => writes.push(Write::Create {
-                    kind: target,
-                    name: key,
-                    namespace: parent.namespace,
-                    spec: parent.spec,
-                    owner: owner_of(&parent),
-                }),
+                None => writes.push(owned_child(&parent, target, key, parent.spec)),
                 Some(m) if m.spec != parent.spec => writes.push(Write::Update {
                     kind: target,
                     name: key,
@@ -209,13 +208,7 @@ pub fn plan(
                 writes.push(with_finalizer(&parent, finalizer_bit, true));
             }
             if cached.is_none() {
-                writes.push(Write::Create {
-                    kind: child,
-                    name: data,
-                    namespace: parent.namespace,
-                    spec: 0,
-                    owner: owner_of(&parent),
-                });
+                writes.push(owned_child(&parent, child, data, 0));
             }
         }
         Behaviour::WipeOnZero { child } => {
@@ -233,13 +226,7 @@ pub fn plan(
                     });
                 }
             } else if parent.spec > 0 && cached.is_none() {
-                writes.push(Write::Create {
-                    kind: child,
-                    name: data,
-                    namespace: parent.namespace,
-                    spec: 0,
-                    owner: owner_of(&parent),
-                });
+                writes.push(owned_child(&parent, child, data, 0));
             }
         }
         Behaviour::TwoWrites { child, fixed } => {
@@ -253,13 +240,7 @@ pub fn plan(
                 return writes;
             }
             if !exists {
-                writes.push(Write::Create {
-                    kind: child,
-                    name: data,
-                    namespace: parent.namespace,
-                    spec: 0,
-                    owner: owner_of(&parent),
-                });
+                writes.push(owned_child(&parent, child, data, 0));
             }
             if parent.status != parent.spec {
                 writes.push(Write::Update {
