@@ -133,7 +133,7 @@ pub fn system_view(p: &Props) -> Html {
         let cx = 20.0 + ring_w * (api * kinds + r.kind.index()) as f64 + ring_w / 2.0;
         let (x1, y1) = (cx, 160.0);
         let (x2, y2) = (150.0, 210.0 + 70.0 * i as f64 + 12.0);
-        let cut = v.disconnected[r.controller.index()] || !v.queues[r.controller.index()].up;
+        let cut = v.disconnected[r.controller.index()] || v.queues[r.controller.index()].crashed;
         let w = WatcherId(i as u16);
         // Which way the current event travels on this link, if it is one of this watcher's.
         let travel = current.and_then(|(_, e)| match e.kind {
