@@ -41,6 +41,8 @@ pub struct QueueView {
     pub dirty: Vec<NameId>,
     pub reconciles: u64,
     pub last_reconcile: Option<EventId>,
+    /// The controller's latest write (or failed write).
+    pub last_write: Option<EventId>,
 }
 
 /// The whole system at one moment.
@@ -109,7 +111,17 @@ impl View {
         self.applied = id as usize + 1;
         self.time_ms = e.time_ms;
         match e.kind {
-            Write { rv, .. } => self.rv = self.rv.max(rv),
+            Write { rv, .. } => {
+                self.rv = self.rv.max(rv);
+                if let Actor::Controller(c) = e.actor {
+                    self.queues[c.index()].last_write = Some(id);
+                }
+            }
+            WriteFailed { .. } => {
+                if let Actor::Controller(c) = e.actor {
+                    self.queues[c.index()].last_write = Some(id);
+                }
+            }
             CacheAdd {
                 apiserver,
                 kind,

@@ -51,7 +51,7 @@ pub fn system_view(p: &Props) -> Html {
     let width = (40.0 + ring_w * (kinds * apis) as f64).max(900.0);
     let watcher_rows = sim.reflectors.len();
     let queues_y = 215.0 + 70.0 * watcher_rows as f64;
-    let height = queues_y + 100.0;
+    let height = queues_y + 112.0;
     // The event on screen, to flash what it touched.
     let current = p
         .cursor
@@ -225,6 +225,9 @@ pub fn system_view(p: &Props) -> Html {
                     <g class="chip running"><rect x={(x + 62.0 * j as f64).to_string()} y={(y + 48.0).to_string()} width="58" height="20" rx="4" />
                     <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 62.0).to_string()}>{truncate(&short(sim.names.resolve(*k)))}</text></g>
                 }) }
+                if let Some(w) = q.last_write {
+                    <text x={x.to_string()} y={(y + 98.0).to_string()} class="ring-sub">{format!("last write: {}", listwatch_core::describe(&sim.trace[w as usize].kind, sim))}</text>
+                }
                 if !q.dirty.is_empty() {
                     <text x={x.to_string()} y={(y + 84.0).to_string()} class="ring-sub">{format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names.resolve(*k))).collect::<Vec<_>>().join(", "))}</text>
                 }

@@ -80,19 +80,39 @@ fn marks(p: &MarksProps) -> Html {
     let end = sim.now_ms.max(1) as f64;
     let x = |t| x_of(t, end);
     let height = 16.0 * p.run.lanes.len().max(1) as f64 + 10.0;
-    let windows = p
-        .run
-        .markers
-        .iter()
-        .filter_map(|&(i, ..)| match sim.trace[i].kind {
+    // Fault windows: disconnects, and caches paused until they resume (or the end).
+    let mut windows: Vec<(u64, u64)> = vec![];
+    let mut paused_since: Vec<Option<u64>> = vec![None; sim.config.apiservers.len()];
+    for &(i, ..) in p.run.markers.iter() {
+        let e = &sim.trace[i];
+        match e.kind {
             EventKind::Disconnect { until_ms, .. } => {
-                Some((sim.trace[i].time_ms, until_ms.max(sim.trace[i].time_ms + 1)))
+                windows.push((e.time_ms, until_ms.max(e.time_ms + 1)))
             }
-            _ => None,
-        });
+            EventKind::CachePaused {
+                apiserver,
+                paused: true,
+            } => paused_since[apiserver.index()] = Some(e.time_ms),
+            EventKind::CachePaused {
+                apiserver,
+                paused: false,
+            } => {
+                if let Some(t) = paused_since[apiserver.index()].take() {
+                    windows.push((t, e.time_ms.max(t + 1)));
+                }
+            }
+            _ => {}
+        }
+    }
+    windows.extend(
+        paused_since
+            .into_iter()
+            .flatten()
+            .map(|t| (t, sim.now_ms.max(t + 1))),
+    );
     html! {
         <g>
-            { for windows.map(|(a, b)| html! { <rect class="window" x={x(a).to_string()} y="0" width={(x(b) - x(a)).max(1.0).to_string()} height={height.to_string()} /> }) }
+            { for windows.into_iter().map(|(a, b)| html! { <rect class="window" x={x(a).to_string()} y="0" width={(x(b) - x(a)).max(1.0).to_string()} height={height.to_string()} /> }) }
             { for p.run.lanes.iter().enumerate().map(|(l, a)| html! {
                 <text x="4" y={(16.0 * l as f64 + 14.0).to_string()} class="lane">{actor_label(*a, sim)}</text>
             }) }
