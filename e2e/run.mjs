@@ -153,6 +153,16 @@ const ok = await runTests([
     const stats = await $('explore-stats').textContent();
     assert(stats.startsWith('136 of 136 schedules'), stats);
   }],
+  ['with "all failures" the explorer lists every breaking schedule', async () => {
+    await pickGallery('23-explore-missed-state');
+    await page.check('[data-testid="explore-all"]');
+    await page.click('[data-testid="explore"]');
+    await page.locator('[data-testid="explore-found"]').waitFor({ timeout: 60000 });
+    const items = await page.locator('[data-testid="explore-found"] li').allTextContents();
+    assert(items.length >= 2, `several failures: ${items.join(' | ')}`);
+    assert(items.some((t) => t.includes('unobserved state')) && items.some((t) => t.includes('drop the notification')), items.join(' | '));
+    await page.uncheck('[data-testid="explore-all"]');
+  }],
   ['the text survives a reload', async () => {
     const src = (await editorText(page)) + '\n# autosaved';
     await setEditor(page, src);

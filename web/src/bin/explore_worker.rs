@@ -11,6 +11,8 @@ use web_sys::js_sys::{Date, Object, Reflect};
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 const MAX_BUDGET: f64 = 10_000_000.0;
+/// Failures sent back to the page at most (each carries a whole script).
+const MAX_REPORTED: usize = 50;
 
 fn set(o: &Object, k: &str, v: JsValue) {
     let _ = Reflect::set(o, &JsValue::from_str(k), &v);
@@ -24,12 +26,12 @@ fn post(scope: &DedicatedWorkerGlobalScope, fields: &[(&str, JsValue)]) {
     let _ = scope.post_message(&o);
 }
 
-fn run(scope: &DedicatedWorkerGlobalScope, script: &str, budget: u64) {
+fn run(scope: &DedicatedWorkerGlobalScope, script: &str, budget: u64, all: bool) {
     let (mut ex, scenario) = match explorer(
         script,
         Budget {
             schedules: budget,
-            first_failure: true,
+            first_failure: !all,
         },
     ) {
         Ok(x) => x,
@@ -50,6 +52,7 @@ fn run(scope: &DedicatedWorkerGlobalScope, script: &str, budget: u64) {
             ("skipped", (s.skipped as f64).into()),
             ("faults", (s.faults as f64).into()),
             ("per_second", (s.tried as f64 / secs).into()),
+            ("failures", (ex.failures.len() as f64).into()),
         ]
     };
     loop {
@@ -60,11 +63,20 @@ fn run(scope: &DedicatedWorkerGlobalScope, script: &str, budget: u64) {
             post(scope, &f);
             continue;
         }
-        let found = ex
-            .failures
-            .first()
-            .map(|x| counterexample(script, &scenario, x, ex.end_ms()))
-            .unwrap_or_default();
+        // Every failure found: its faults in words, and the counterexample script.
+        let found = web_sys::js_sys::Array::new();
+        for x in ex.failures.iter().take(MAX_REPORTED) {
+            let faults: Vec<String> = x
+                .faults
+                .iter()
+                .map(|f| f.describe(&scenario.config))
+                .collect();
+            let pair = web_sys::js_sys::Array::of2(
+                &faults.join("; ").into(),
+                &counterexample(script, &scenario, x, ex.end_ms()).into(),
+            );
+            found.push(&pair);
+        }
         let already: Vec<String> = ex
             .base_broken
             .iter()
@@ -72,6 +84,10 @@ fn run(scope: &DedicatedWorkerGlobalScope, script: &str, budget: u64) {
             .collect();
         f.push(("kind", "done".into()));
         f.push(("found", found.into()));
+        f.push((
+            "more",
+            ((ex.failures.len().saturating_sub(MAX_REPORTED)) as f64).into(),
+        ));
         f.push(("base_broken", already.join("; ").into()));
         post(scope, &f);
         break;
@@ -91,7 +107,11 @@ fn main() {
             .ok()
             .and_then(|v| v.as_f64())
             .unwrap_or(2000.0);
-        run(&me, &script, budget.clamp(1.0, MAX_BUDGET) as u64);
+        let all = Reflect::get(&data, &"all".into())
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false);
+        run(&me, &script, budget.clamp(1.0, MAX_BUDGET) as u64, all);
     });
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     onmessage.forget();
