@@ -18,9 +18,10 @@ USAGE:
     listwatch share FILE [--base URL] [--at TIME]
                                             print a share link carrying the scenario (and a moment)
     listwatch open LINK                     print the script a share link carries
-    listwatch explore FILE [--budget N] [--json]
+    listwatch explore FILE [--budget N] [--all] [--json]
                                             search fault schedules that break the expectations
-                                            (exit 1 with the counterexample script, 0 if none)
+                                            (exit 1 with the counterexample script, 0 if none;
+                                            --all keeps searching and prints every one found)
     listwatch help                          print this help
 
 FILE may be `-` for standard input.
@@ -210,6 +211,7 @@ fn cmd_explore(args: &[String]) -> ExitCode {
                 _ => return usage("--budget takes a number of schedules from 1 to 10000000"),
             },
             "--json" => as_json = true,
+            "--all" => budget.first_failure = false,
             f if file.is_none() && (f == "-" || !f.starts_with('-')) => file = Some(f.to_string()),
             other => return usage(&format!("unexpected argument `{other}`")),
         }
@@ -237,13 +239,15 @@ fn cmd_explore(args: &[String]) -> ExitCode {
     ex.run();
     let secs = started.elapsed().as_secs_f64();
     let st = ex.stats;
-    let found = ex
+    let all_found: Vec<String> = ex
         .failures
-        .first()
-        .map(|f| listwatch_script::explore::counterexample(&src, &scenario, f, ex.end_ms()));
+        .iter()
+        .map(|f| listwatch_script::explore::counterexample(&src, &scenario, f, ex.end_ms()))
+        .collect();
+    let found = all_found.first().cloned();
     if as_json {
         println!(
-            "{{\"faults\":{},\"space\":{},\"tried\":{},\"skipped\":{},\"states\":{},\"seconds\":{secs:.3},\"base_broken\":[{}],\"counterexample\":{}}}",
+            "{{\"faults\":{},\"space\":{},\"tried\":{},\"skipped\":{},\"states\":{},\"seconds\":{secs:.3},\"base_broken\":[{}],\"counterexample\":{},\"counterexamples\":[{}]}}",
             st.faults,
             st.space,
             st.tried,
@@ -254,7 +258,8 @@ fn cmd_explore(args: &[String]) -> ExitCode {
                 .map(|b| json::esc(&listwatch_script::explore::broken_text(&scenario, b)))
                 .collect::<Vec<_>>()
                 .join(","),
-            found.as_deref().map(json::esc).unwrap_or_else(|| "null".into())
+            found.as_deref().map(json::esc).unwrap_or_else(|| "null".into()),
+            all_found.iter().map(|s| json::esc(s)).collect::<Vec<_>>().join(",")
         );
     } else {
         eprintln!(
@@ -278,9 +283,18 @@ fn cmd_explore(args: &[String]) -> ExitCode {
             );
         }
         match &found {
-            Some(script) => {
-                eprintln!("found a fault schedule that breaks it:");
-                print!("{script}");
+            Some(_) => {
+                eprintln!(
+                    "found {} fault schedule{} that break{} it:",
+                    all_found.len(),
+                    if all_found.len() == 1 { "" } else { "s" },
+                    if all_found.len() == 1 { "s" } else { "" }
+                );
+                // Scripts one after another, separated so each can be cut out and run.
+                print!(
+                    "{}",
+                    all_found.join("\n# ----- next counterexample -----\n\n")
+                );
             }
             None if ex.base_broken.is_empty() => {
                 eprintln!("no schedule within the budget breaks it")
