@@ -141,8 +141,17 @@ fn explore_exits_1_with_a_counterexample_and_0_when_nothing_breaks() {
         "{out}"
     );
     assert!(
-        err.contains("found a fault schedule that breaks it"),
+        err.contains("found 1 fault schedule that breaks it"),
         "{err}"
+    );
+    let (code, out, err) = listwatch(
+        &["explore", "scenarios/23-explore-missed-state.lw", "--all"],
+        None,
+    );
+    assert_eq!(code, 1);
+    assert!(
+        out.matches("# Found by `listwatch explore`").count() >= 2,
+        "{err}\n{out}"
     );
     let (code, _, err) = listwatch(
         &[
