@@ -31,14 +31,24 @@ export function assert(cond, msg) {
   if (!cond) throw new Error(`assertion failed: ${msg}`);
 }
 
-/// The editor's text (CodeMirror keeps its view on the element).
+/// Loads the editor (CodeMirror loads on the first click or focus) and waits for it.
+export async function ensureEditor(page) {
+  if (await page.$eval('[data-testid="editor"]', (el) => !!el.cmView)) return;
+  await page.click('[data-testid="editor"] .pv');
+  await page.waitForFunction(() => !!document.querySelector('[data-testid="editor"]').cmView);
+}
+
+/// The editor's text: CodeMirror's document once loaded, else the highlighted preview's lines.
 export function editorText(page) {
-  return page.$eval('[data-testid="editor"]', (el) => el.cmView.state.doc.toString());
+  return page.$eval('[data-testid="editor"]', (el) => el.cmView
+    ? el.cmView.state.doc.toString()
+    : [...el.querySelectorAll('.pv-text')].map((l) => l.textContent).join('\n'));
 }
 
 /// Replaces the editor's text as one edit, the way a paste would.
-export function setEditor(page, text) {
-  return page.$eval('[data-testid="editor"]', (el, t) => {
+export async function setEditor(page, text) {
+  await ensureEditor(page);
+  await page.$eval('[data-testid="editor"]', (el, t) => {
     const v = el.cmView;
     v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: t } });
   }, text);

@@ -1,6 +1,6 @@
 // Browser end-to-end tests: act as a user on the built page. Usage: node e2e/run.mjs URL
 import { mkdirSync } from 'node:fs';
-import { launch, runTests, assert, editorText, setEditor } from './browser.mjs';
+import { launch, runTests, assert, editorText, setEditor, ensureEditor } from './browser.mjs';
 
 const base = process.argv[2] || 'http://127.0.0.1:8080/';
 const shots = new URL('./screenshots/', import.meta.url).pathname;
@@ -39,6 +39,14 @@ const ok = await runTests([
     }
     await page.screenshot({ path: shots + '01-loaded.png' });
     assert(errors.length === 0, `no console errors, got: ${errors.join(' | ')}`);
+  }],
+  ['the script shows highlighted before the editor loads, and the editor loads on first focus', async () => {
+    assert(await page.$eval('[data-testid="editor"]', (el) => !el.cmView), 'CodeMirror is not loaded with the page');
+    assert(await page.locator('[data-testid="editor"] .pv .tok-keyword').count() > 0, 'the preview is highlighted');
+    await page.focus('[data-testid="editor"] .pv');
+    await page.waitForFunction(() => !!document.querySelector('[data-testid="editor"]').cmView);
+    assert(await page.locator('[data-testid="editor"] .cm-content').count() === 1, 'CodeMirror took over');
+    assert(await page.locator('[data-testid="editor"] .pv').count() === 0, 'the preview is gone');
   }],
   ['picking the overflow scenario shows its caches and watchers', async () => {
     await pickGallery('overflow');
@@ -80,6 +88,7 @@ const ok = await runTests([
     assert(q.includes('5 reconciles'), `five reconciles in all: ${q}`);
   }],
   ['a typo typed in the editor is underlined at its line and fixing it re-runs', async () => {
+    await ensureEditor(page);
     const src = await editorText(page);
     const line = src.split('\n').findIndex((l) => l.includes('controller ctl for Pod')) + 1;
     // Type it: put the caret after "for P", delete "od", type "do".
@@ -122,6 +131,7 @@ const ok = await runTests([
     const t = await count();
     await page.waitForTimeout(300);
     assert(await count() === t, 'paused');
+    await ensureEditor(page);
     await page.$eval('[data-testid="editor"]', (el) => el.cmView.focus());
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('Space');
@@ -171,6 +181,16 @@ const ok = await runTests([
     await $('editor').waitFor();
     { const v = await editorText(page); assert(v.endsWith('# autosaved'), 'autosave: ' + JSON.stringify(v.slice(-40)) + ' ' + page.url().slice(0, 60)); }
     assert(errors.length === 0, `no console errors, got: ${errors.join(' | ')}`);
+  }],
+  ['before the editor loads, a mistake is already underlined with its message', async () => {
+    await page.evaluate(() => localStorage.setItem('listwatch.script', 'kind Pod\ncontroller c for Pdo mirror Pod\n'));
+    await page.goto('about:blank');
+    await page.goto(base);
+    const bad = page.locator('[data-testid="editor"] .pv .lint-error');
+    await bad.waitFor();
+    assert(await bad.textContent() === 'Pdo', 'the word is underlined');
+    assert((await bad.getAttribute('title')).includes('unknown kind `Pdo`'), 'the message on hover');
+    assert(await page.locator('[data-testid="editor"] .pv-bad .pv-num').textContent() === '2', 'the line is marked');
   }],
 ]);
 

@@ -129,7 +129,8 @@ const ok = await runTests([
     assert(await first.locator('[data-testid="editor"]').count() === 0, 'first block: no editor');
     const second = page.frameLocator('iframe.listwatch-embed').nth(1);
     await second.locator('[data-testid="editor"]').waitFor();
-    assert(await second.locator('[data-testid="editor"] .cm-content').getAttribute('contenteditable') === 'false', 'a read-only editor');
+    assert(await second.locator('[data-testid="editor"] .pv[aria-readonly="true"]').count() === 1, 'a read-only editor');
+    assert(await second.locator('[data-testid="editor"] .tok-keyword').count() > 0, 'highlighted');
     await page.screenshot({ path: shots + '06-embed-demo.png', fullPage: true });
   }],
   ['export: the trace as the CLI\'s JSON, the view as SVG and PNG, a Markdown snippet', async () => {

@@ -189,8 +189,8 @@ fn ensure_tools() -> Result<(), String> {
     Ok(())
 }
 
-/// Bundles CodeMirror and the editor glue into `web/editor/bundle.js` (committed, so that cargo
-/// can build the web crate before npm ran; `test` checks it is up to date).
+/// Bundles CodeMirror and the editor glue into `web/editor/editor.js`, which the page loads on
+/// demand (committed, so a checkout builds before npm ran; `test` checks it is up to date).
 fn bundle_editor() -> Result<(), String> {
     run(Command::new("node_modules/.bin/esbuild").args([
         "web/editor/main.js",
@@ -199,12 +199,19 @@ fn bundle_editor() -> Result<(), String> {
         "--minify",
         "--legal-comments=none",
         "--log-level=warning",
-        "--outfile=web/editor/bundle.js",
+        "--outfile=web/editor/editor.js",
     ]))
 }
 
 fn build_page() -> Result<(), String> {
     ensure_tools()?;
+    trunk_build()
+}
+
+/// `trunk build`, after removing wasm-bindgen's output: it never deletes snippet files that the
+/// code no longer uses, and Trunk would ship (and preload) them.
+fn trunk_build() -> Result<(), String> {
+    let _ = std::fs::remove_dir_all("target/wasm-bindgen");
     say("building the page (release, wasm-opt)");
     let t = Instant::now();
     run(tool("trunk").args(["build", "--release", "--offline"]))?;
@@ -273,11 +280,11 @@ fn test() -> Result<(), String> {
         step("tools", &mut || {
             ensure_tools().and_then(|_| chromium())?;
             let fresh = Command::new("git")
-                .args(["diff", "--quiet", "--", "web/editor/bundle.js"])
+                .args(["diff", "--quiet", "--", "web/editor/editor.js"])
                 .status();
             match fresh {
                 Ok(s) if !s.success() => Err(
-                    "web/editor/bundle.js changed when rebuilt from web/editor/main.js: commit it"
+                    "web/editor/editor.js changed when rebuilt from web/editor/main.js: commit it"
                         .into(),
                 ),
                 _ => Ok(()),

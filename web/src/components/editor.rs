@@ -1,26 +1,45 @@
-//! The script editor (CodeMirror 6, bundled from `web/editor/main.js`) and its diagnostics:
-//! underlined in the text with the message on hover, marked in the gutter, and listed below.
-//! Every edit re-runs the scenario.
+//! The script editor and its diagnostics. Until someone edits, the script is shown highlighted,
+//! with its diagnostics underlined (the message on hover) and listed below; the first focus or
+//! click loads CodeMirror 6 (bundled from `web/editor/main.js` into `editor.js`), which keeps the
+//! same highlighting and shows diagnostics inline and in its gutter. Loading it on demand keeps
+//! the page's first load small; read-only embeds never need it. Every edit re-runs the scenario.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use listwatch_script::Diagnostic;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::js_sys::{Array, Function, Promise, Reflect};
 use yew::prelude::*;
 
-#[wasm_bindgen(module = "/editor/bundle.js")]
+#[wasm_bindgen(
+    inline_js = "export function load_editor() { return import(new URL('editor.js', document.baseURI).href); }"
+)]
 extern "C" {
-    type EditorView;
-    fn create_editor(
-        parent: &web_sys::Element,
-        text: &str,
-        readonly: bool,
-        on_change: &Closure<dyn Fn(String)>,
-    ) -> EditorView;
-    fn set_text(view: &EditorView, text: &str);
-    fn set_diagnostics(view: &EditorView, list: JsValue);
-    fn destroy(view: &EditorView);
+    fn load_editor() -> Promise;
+}
+
+/// The loaded module and the editor it made.
+struct Live {
+    module: JsValue,
+    view: JsValue,
+    _on_change: Closure<dyn Fn(String)>,
+}
+
+impl Live {
+    fn call(&self, name: &str, args: &[JsValue]) {
+        let Ok(f) = Reflect::get(&self.module, &name.into()).and_then(|f| f.dyn_into::<Function>())
+        else {
+            return;
+        };
+        let list = Array::new();
+        list.push(&self.view);
+        for a in args {
+            list.push(a);
+        }
+        let _ = f.apply(&JsValue::NULL, &list);
+    }
 }
 
 #[derive(Properties, PartialEq)]
@@ -32,68 +51,151 @@ pub struct Props {
     pub readonly: bool,
 }
 
-type Handle = Rc<RefCell<Option<(EditorView, Closure<dyn Fn(String)>)>>>;
+fn diagnostics_js(diags: &[Diagnostic]) -> JsValue {
+    let list = Array::new();
+    for d in diags {
+        let msg = match &d.help {
+            Some(h) => format!("{} ({h})", d.message),
+            None => d.message.clone(),
+        };
+        list.push(&Array::of4(
+            &(d.line as f64).into(),
+            &(d.col as f64).into(),
+            &(d.len as f64).into(),
+            &msg.into(),
+        ));
+    }
+    list.into()
+}
 
 #[function_component(Editor)]
 pub fn editor(p: &Props) -> Html {
     let host = use_node_ref();
-    let handle: Handle = use_mut_ref(|| None);
-    // Latest callback, read by the editor's change listener.
-    let on_edit = use_mut_ref(|| p.on_edit.clone());
-    *on_edit.borrow_mut() = p.on_edit.clone();
+    let live: Rc<RefCell<Option<Live>>> = use_mut_ref(|| None);
+    let loading = use_memo((), |_| Cell::new(false));
+    let loaded = use_state(|| false);
+    // What the editor is created with: the latest text, and the latest callback for its edits.
+    let latest = use_mut_ref(|| (p.source.clone(), p.diagnostics.clone(), p.on_edit.clone()));
+    *latest.borrow_mut() = (p.source.clone(), p.diagnostics.clone(), p.on_edit.clone());
 
-    {
-        let (host, handle, on_edit) = (host.clone(), handle.clone(), on_edit.clone());
-        let (source, readonly) = (p.source.clone(), p.readonly);
-        use_effect_with((), move |_| {
-            if let Some(el) = host.cast::<web_sys::Element>() {
-                let cb =
-                    Closure::<dyn Fn(String)>::new(move |text: String| on_edit.borrow().emit(text));
-                let view = create_editor(&el, &source, readonly, &cb);
-                *handle.borrow_mut() = Some((view, cb));
+    let activate = {
+        let (host, live, loading, loaded, latest) = (
+            host.clone(),
+            live.clone(),
+            loading.clone(),
+            loaded.clone(),
+            latest.clone(),
+        );
+        let readonly = p.readonly;
+        Callback::from(move |_: ()| {
+            if readonly || loading.get() {
+                return;
             }
-            let handle = handle.clone();
+            loading.set(true);
+            let (host, live, loaded, latest) =
+                (host.clone(), live.clone(), loaded.clone(), latest.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let Ok(module) = wasm_bindgen_futures::JsFuture::from(load_editor()).await else {
+                    return;
+                };
+                let Some(el) = host.cast::<web_sys::Element>() else {
+                    return;
+                };
+                let (text, diags, _) = latest.borrow().clone();
+                let on_edit = latest.clone();
+                let cb =
+                    Closure::<dyn Fn(String)>::new(move |t: String| on_edit.borrow().2.emit(t));
+                let Ok(create) = Reflect::get(&module, &"create_editor".into())
+                    .and_then(|f| f.dyn_into::<Function>())
+                else {
+                    return;
+                };
+                let args = Array::of4(&el, &text.into(), &false.into(), cb.as_ref());
+                let Ok(view) = create.apply(&JsValue::NULL, &args) else {
+                    return;
+                };
+                let l = Live {
+                    module,
+                    view,
+                    _on_change: cb,
+                };
+                l.call("set_diagnostics", &[diagnostics_js(&diags)]);
+                if let Ok(focus) =
+                    Reflect::get(&l.view, &"focus".into()).and_then(|f| f.dyn_into::<Function>())
+                {
+                    let _ = focus.call0(&l.view);
+                }
+                *live.borrow_mut() = Some(l);
+                loaded.set(true);
+            });
+        })
+    };
+    {
+        let live = live.clone();
+        use_effect_with((), move |_| {
             move || {
-                if let Some((view, _cb)) = handle.borrow_mut().take() {
-                    destroy(&view);
+                if let Some(l) = live.borrow_mut().take() {
+                    l.call("destroy", &[]);
                 }
             }
         });
     }
     // Text from elsewhere (the gallery, a link, the explorer) replaces the editor's.
     {
-        let handle = handle.clone();
+        let live = live.clone();
         use_effect_with(p.source.clone(), move |source| {
-            if let Some((view, _)) = handle.borrow().as_ref() {
-                set_text(view, source);
+            if let Some(l) = live.borrow().as_ref() {
+                l.call("set_text", &[source.into()]);
             }
         });
     }
     {
-        let handle = handle.clone();
+        let live = live.clone();
         use_effect_with(p.diagnostics.clone(), move |diags| {
-            if let Some((view, _)) = handle.borrow().as_ref() {
-                let list = web_sys::js_sys::Array::new();
-                for d in diags {
-                    let msg = match &d.help {
-                        Some(h) => format!("{} ({h})", d.message),
-                        None => d.message.clone(),
-                    };
-                    let item = web_sys::js_sys::Array::of4(
-                        &(d.line as f64).into(),
-                        &(d.col as f64).into(),
-                        &(d.len as f64).into(),
-                        &msg.into(),
-                    );
-                    list.push(&item);
-                }
-                set_diagnostics(view, list.into());
+            if let Some(l) = live.borrow().as_ref() {
+                l.call("set_diagnostics", &[diagnostics_js(diags)]);
             }
         });
     }
+    let on_focus = {
+        let a = activate.clone();
+        Callback::from(move |_: FocusEvent| a.emit(()))
+    };
+    let on_down = {
+        let a = activate.clone();
+        Callback::from(move |_: MouseEvent| a.emit(()))
+    };
+    let preview = (!*loaded).then(|| {
+        let lines = p.source.split('\n').enumerate().map(|(i, line)| {
+            let n = i + 1;
+            let marks: Vec<&Diagnostic> = p.diagnostics.iter().filter(|d| d.line == n).collect();
+            html! {
+                <div class={classes!("pv-line", (!marks.is_empty()).then_some("pv-bad"))}>
+                    <span class="pv-num" aria-hidden="true">{n}</span>
+                    <span class="pv-text">{ for highlight(line).into_iter().map(|(start, text, class)| {
+                        let end = start + text.chars().count();
+                        let hit = marks.iter().find(|d| d.col <= start + 1 && start < d.col - 1 + d.len.max(1) && end > d.col - 1);
+                        match hit {
+                            Some(d) => html! { <span class={classes!(class, "lint-error")} title={d.message.clone()}>{text}</span> },
+                            None => html! { <span class={class}>{text}</span> },
+                        }
+                    }) }</span>
+                </div>
+            }
+        });
+        html! {
+            <div class="pv" tabindex="0" role="textbox" aria-readonly={p.readonly.to_string()}
+                aria-label={if p.readonly { "Scenario script" } else { "Scenario script (focus to edit)" }}
+                onfocus={on_focus} onmousedown={on_down}>
+                { for lines }
+            </div>
+        }
+    });
     html! {
         <div class="editor-box">
-            <div class="editor-wrap" data-testid="editor" ref={host} />
+            <div class="editor-wrap" data-testid="editor" data-loaded={loaded.to_string()} ref={host}>
+                { for preview }
+            </div>
             if p.stale {
                 <div class="stale">{"The script has errors: showing the last good run."}</div>
             }
@@ -107,4 +209,126 @@ pub fn editor(p: &Props) -> Html {
             </ul>
         </div>
     }
+}
+
+const STATEMENTS: &[&str] = &[
+    "seed",
+    "kind",
+    "apiserver",
+    "compaction",
+    "bookmarks",
+    "streaming-list",
+    "page-size",
+    "kubernetes",
+    "controller",
+    "at",
+    "every",
+    "run",
+    "expect",
+];
+const WORDS: &[&str] = &[
+    "for",
+    "times",
+    "from",
+    "cache",
+    "fixed",
+    "dynamic",
+    "off",
+    "on",
+    "lag",
+    "spec",
+    "in",
+    "owner",
+    "self",
+    "none",
+    "after",
+    "write",
+    "writes",
+    "restart-after",
+    "never",
+    "saw",
+    "final",
+    "exists",
+    "absent",
+    "esr",
+    "by",
+];
+const ACTIONS: &[&str] = &[
+    "create",
+    "update",
+    "status",
+    "delete",
+    "disconnect",
+    "delay",
+    "drop",
+    "pause",
+    "resume",
+    "restart-apiserver",
+    "reinit-cache",
+    "crash",
+    "restart",
+    "say",
+    "children",
+    "mirror",
+    "stale-delete",
+    "wipe-on-zero",
+    "two-writes",
+];
+
+/// The same highlighting as the editor's (web/editor/main.js): (start column from 0, text, class).
+fn highlight(line: &str) -> Vec<(usize, String, &'static str)> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = vec![];
+    let mut i = 0;
+    while i < chars.len() {
+        let start = i;
+        let c = chars[i];
+        let class = if c.is_whitespace() {
+            while i < chars.len() && chars[i].is_whitespace() {
+                i += 1;
+            }
+            ""
+        } else if c == '#' {
+            i = chars.len();
+            "tok-comment"
+        } else if c == '"' {
+            i += 1;
+            while i < chars.len() {
+                match chars[i] {
+                    '\\' => i += 2,
+                    '"' => {
+                        i += 1;
+                        break;
+                    }
+                    _ => i += 1,
+                }
+            }
+            i = i.min(chars.len());
+            "tok-string"
+        } else {
+            while i < chars.len() && !chars[i].is_whitespace() && chars[i] != '#' && chars[i] != '"'
+            {
+                i += 1;
+            }
+            let w: String = chars[start..i].iter().collect();
+            let number = w
+                .trim_start_matches(['+', '-'])
+                .starts_with(|c: char| c.is_ascii_digit());
+            if number {
+                "tok-number"
+            } else if ["==", "!=", "<", "<=", ">", ">=", "="].contains(&w.as_str()) {
+                "tok-operator"
+            } else if STATEMENTS.contains(&w.as_str()) || WORDS.contains(&w.as_str()) {
+                "tok-keyword"
+            } else if ACTIONS.contains(&w.as_str()) {
+                "tok-atom"
+            } else if w.starts_with(|c: char| c.is_ascii_uppercase()) {
+                "tok-type"
+            } else {
+                ""
+            }
+        };
+        out.push((start, chars[start..i].iter().collect(), class));
+    }
+    out
 }

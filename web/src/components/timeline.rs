@@ -110,13 +110,22 @@ fn marks(p: &MarksProps) -> Html {
             .flatten()
             .map(|t| (t, sim.now_ms.max(t + 1))),
     );
+    let mut write_paths = vec![String::new(); p.run.lanes.len()];
+    for &(_, lane, class, t) in p.run.markers.iter() {
+        if class == "m-write" {
+            write_paths[lane] += &format!("M{:.1} {:.0}v12", x(t) + 1.5, 16.0 * lane as f64 + 4.0);
+        }
+    }
+    write_paths.retain(|d| !d.is_empty());
     html! {
         <g>
             { for windows.into_iter().map(|(a, b)| html! { <rect class="window" x={x(a).to_string()} y="0" width={(x(b) - x(a)).max(1.0).to_string()} height={height.to_string()} /> }) }
             { for p.run.lanes.iter().enumerate().map(|(l, a)| html! {
                 <text x="4" y={(16.0 * l as f64 + 14.0).to_string()} class="lane">{actor_label(*a, sim)}</text>
             }) }
-            { for p.run.markers.iter().map(|&(i, lane, class, t)| {
+            // Writes are the many: one path per lane, not a node each.
+            { for write_paths.into_iter().map(|d| html! { <path class="m-write-path" d={d} /> }) }
+            { for p.run.markers.iter().filter(|m| m.2 != "m-write").map(|&(i, lane, class, t)| {
                 let jump = p.jump.clone();
                 let onclick = Callback::from(move |_: MouseEvent| jump.emit(i as u32));
                 html! { <rect class={classes!("mark", class)} x={format!("{:.1}", x(t))} y={(16.0 * lane as f64 + 4.0).to_string()} width="3" height="12" {onclick}>
