@@ -302,9 +302,7 @@ fn test() -> Result<(), String> {
                 .env("CHROMEDRIVER", "/usr/bin/chromedriver")
                 .env("WASM_BINDGEN_TEST_TIMEOUT", "120"))
         })?;
-        step("release page build", &mut || {
-            run(tool("trunk").args(["build", "--release", "--offline"]))
-        })?;
+        step("release page build", &mut trunk_build)?;
         step("browser end-to-end tests", &mut || {
             let (port, stop) = serve::serve_in_background(&root().join("dist"))?;
             let r = run(Command::new("node")
