@@ -1,0 +1,466 @@
+//! The client side: reflectors (list, watch, backoff) and informers (store, diff, handlers).
+
+use super::*;
+
+impl Sim {
+    // ----- the reflector, client side -----
+
+    pub(super) fn set_state(
+        &mut self,
+        w: WatcherId,
+        state: WatcherState,
+        cause: EventId,
+    ) -> EventId {
+        let r = &mut self.reflectors[w.index()];
+        r.state = state;
+        let last_rv = r.last_rv;
+        self.emit(
+            Actor::Watcher(w),
+            cause,
+            EventKind::State {
+                watcher: w,
+                state,
+                last_rv,
+            },
+        )
+    }
+
+    pub(super) fn start_list(&mut self, w: WatcherId, cause: EventId) {
+        let r = &mut self.reflectors[w.index()];
+        r.session += 1;
+        r.watch = None;
+        let session = r.session;
+        let relist = r.listed;
+        // relistResourceVersion(): "" after Expired/Too-large, "0" first, else the last seen RV.
+        let rv = if r.rv_unavailable {
+            ListRv::Consistent
+        } else if !r.listed || r.last_rv == 0 {
+            ListRv::Any
+        } else {
+            ListRv::NotOlderThan(r.last_rv)
+        };
+        let id = self.set_state(w, WatcherState::Listing, cause);
+        if self.config.reflector.streaming_list {
+            // watchList(): RV "" (consistent) first, then the last seen RV, NotOlderThan.
+            let rv = match rv {
+                ListRv::Any => ListRv::Consistent,
+                other => other,
+            };
+            let timeout_ms = self.watch_timeout();
+            let id = self.emit(
+                Actor::Watcher(w),
+                id,
+                EventKind::WatchListRequest {
+                    watcher: w,
+                    rv,
+                    relist,
+                },
+            );
+            self.send_to_server(
+                w,
+                id,
+                Action::ServeWatchList {
+                    watcher: w,
+                    session,
+                    rv,
+                    timeout_ms,
+                },
+            );
+            return;
+        }
+        // The pager sets `limit` unless the list is at a resourceVersion (then it must come
+        // from the watch cache, which does not page).
+        let limit = match rv {
+            ListRv::NotOlderThan(_) => 0,
+            _ => self.config.reflector.page_size,
+        };
+        self.request_list(w, session, rv, limit, relist, id);
+    }
+
+    pub(super) fn request_list(
+        &mut self,
+        w: WatcherId,
+        session: u32,
+        rv: ListRv,
+        limit: u32,
+        relist: bool,
+        cause: EventId,
+    ) {
+        self.reflectors[w.index()].paging = (limit > 0).then(|| (rv, vec![]));
+        let id = self.emit(
+            Actor::Watcher(w),
+            cause,
+            EventKind::ListRequest {
+                watcher: w,
+                rv,
+                relist,
+            },
+        );
+        self.send_to_server(
+            w,
+            id,
+            Action::ServeList {
+                watcher: w,
+                session,
+                rv,
+                limit,
+            },
+        );
+    }
+
+    pub(super) fn start_watch(&mut self, w: WatcherId, cause: EventId) {
+        let r = &mut self.reflectors[w.index()];
+        r.session += 1;
+        r.watch = None;
+        let (session, from) = (r.session, r.last_rv);
+        let timeout_ms = self.watch_timeout();
+        let id = self.emit(
+            Actor::Watcher(w),
+            cause,
+            EventKind::WatchRequest {
+                watcher: w,
+                from_rv: from,
+                timeout_ms,
+            },
+        );
+        self.send_to_server(
+            w,
+            id,
+            Action::ServeWatch {
+                watcher: w,
+                session,
+                from,
+                timeout_ms,
+            },
+        );
+    }
+
+    /// client-go: `minWatchTimeout * (rand + 1)`, uniform in [5 m, 10 m) by default.
+    pub(super) fn watch_timeout(&mut self) -> TimeMs {
+        let min = self.config.reflector.watch_timeout_ms_min;
+        min + self.rng.below(min)
+    }
+
+    pub(super) fn backoff(&mut self, w: WatcherId, state: WatcherState, cause: EventId) {
+        let cfg = self.config.reflector;
+        let now = self.now_ms;
+        let r = &mut self.reflectors[w.index()];
+        if r.backoff_last_ms
+            .is_none_or(|t| now - t > cfg.backoff_reset_ms)
+        {
+            r.backoff_ms_next = cfg.backoff_ms_initial;
+        }
+        r.backoff_last_ms = Some(now);
+        let base = r.backoff_ms_next;
+        r.backoff_ms_next = (base * 2).min(cfg.backoff_ms_max);
+        r.session += 1;
+        r.watch = None;
+        let session = r.session;
+        let delay_ms = base + self.rng.below(base);
+        let id = self.set_state(w, state, cause);
+        let id = self.emit(
+            Actor::Watcher(w),
+            id,
+            EventKind::Backoff {
+                watcher: w,
+                delay_ms,
+            },
+        );
+        self.schedule(
+            now + delay_ms,
+            id,
+            Action::Wake {
+                watcher: w,
+                session,
+            },
+        );
+    }
+
+    pub(super) fn deliver(&mut self, w: WatcherId, session: u32, msg: Msg, cause: EventId) {
+        if let Msg::Event { watch, .. } = &msg {
+            let sw = &mut self.watches[*watch as usize];
+            sw.in_flight = sw.in_flight.saturating_sub(1);
+        }
+        if self.reflectors[w.index()].session != session {
+            return;
+        }
+        match msg {
+            Msg::ListOk {
+                list_rv,
+                items,
+                from_etcd,
+                rest,
+            } => {
+                let more = !rest.is_empty();
+                let id = self.emit(
+                    Actor::Watcher(w),
+                    cause,
+                    EventKind::ListResult {
+                        watcher: w,
+                        list_rv,
+                        items: items.len() as u32,
+                        from_etcd,
+                        more,
+                    },
+                );
+                let r = &mut self.reflectors[w.index()];
+                let mut collected = r.paging.take().map(|p| (p.0, p.1));
+                let items = match collected.as_mut() {
+                    Some((_, got)) => {
+                        got.extend(items);
+                        std::mem::take(got)
+                    }
+                    None => items,
+                };
+                if more {
+                    // Fetch the next page with the continue token.
+                    let rv = collected.map(|c| c.0).unwrap_or(ListRv::Consistent);
+                    r.paging = Some((rv, items));
+                    let limit = self.config.reflector.page_size.max(1);
+                    let id = self.emit(
+                        Actor::Watcher(w),
+                        id,
+                        EventKind::ListContinue {
+                            watcher: w,
+                            list_rv,
+                        },
+                    );
+                    self.send_to_server(
+                        w,
+                        id,
+                        Action::ServeListPage {
+                            watcher: w,
+                            session,
+                            list_rv,
+                            rest,
+                            limit,
+                        },
+                    );
+                    return;
+                }
+                self.replace_store(w, items, id);
+                let r = &mut self.reflectors[w.index()];
+                r.last_rv = list_rv;
+                r.rv_unavailable = false;
+                r.listed = true;
+                let id = self.set_state(w, WatcherState::InitListed, id);
+                self.start_watch(w, id);
+            }
+            Msg::WatchListStart { watch, items, rv } => {
+                let id = self.emit(
+                    Actor::Watcher(w),
+                    cause,
+                    EventKind::InitialEventsEnd {
+                        watcher: w,
+                        rv,
+                        items: items.len() as u32,
+                    },
+                );
+                self.replace_store(w, items, id);
+                let now = self.now_ms;
+                let r = &mut self.reflectors[w.index()];
+                r.last_rv = rv;
+                r.rv_unavailable = false;
+                r.listed = true;
+                r.watch = Some(watch);
+                r.watch_opened_ms = now;
+                r.watch_events = 0;
+                self.set_state(w, WatcherState::Watching, id);
+            }
+            Msg::ListErr(error) => {
+                let id = self.emit(
+                    Actor::Watcher(w),
+                    cause,
+                    EventKind::ListFailed { watcher: w, error },
+                );
+                if let (ApiError::ContinueExpired, Some((rv, _))) =
+                    (error, self.reflectors[w.index()].paging.take())
+                {
+                    // pager.FullListIfExpired: the same list again, without paging.
+                    let relist = self.reflectors[w.index()].listed;
+                    self.request_list(w, session, rv, 0, relist, id);
+                } else if matches!(error, ApiError::TooOld { .. } | ApiError::TooLargeRv { .. }) {
+                    // Retried at once with RV="".
+                    self.reflectors[w.index()].rv_unavailable = true;
+                    self.start_list(w, id);
+                } else {
+                    self.backoff(w, WatcherState::BackoffRelist, id);
+                }
+            }
+            Msg::WatchOpened {
+                watch,
+                from_rv,
+                replayed,
+            } => {
+                let now = self.now_ms;
+                let r = &mut self.reflectors[w.index()];
+                r.watch = Some(watch);
+                r.watch_opened_ms = now;
+                r.watch_events = 0;
+                let id = self.emit(
+                    Actor::Watcher(w),
+                    cause,
+                    EventKind::WatchOpened {
+                        watcher: w,
+                        from_rv,
+                        replayed,
+                    },
+                );
+                self.set_state(w, WatcherState::Watching, id);
+            }
+            Msg::Event { change, .. } => self.watch_event(w, change, cause),
+            Msg::Bookmark { rv, .. } => {
+                let r = &mut self.reflectors[w.index()];
+                r.last_rv = r.last_rv.max(rv);
+                r.watch_events += 1;
+                self.emit(
+                    Actor::Watcher(w),
+                    cause,
+                    EventKind::Bookmark { watcher: w, rv },
+                );
+            }
+            Msg::WatchErr(error) => {
+                let id = self.emit(
+                    Actor::Watcher(w),
+                    cause,
+                    EventKind::WatchFailed { watcher: w, error },
+                );
+                let id = self.set_state(w, WatcherState::Empty, id);
+                self.backoff(w, WatcherState::BackoffRelist, id);
+            }
+            Msg::Refused(error) => {
+                let id = self.emit(
+                    Actor::Watcher(w),
+                    cause,
+                    EventKind::WatchFailed { watcher: w, error },
+                );
+                self.backoff(w, WatcherState::BackoffRewatch, id);
+            }
+            Msg::WatchEnd(reason) => {
+                let id = self.emit(
+                    Actor::Watcher(w),
+                    cause,
+                    EventKind::WatchEnded { watcher: w, reason },
+                );
+                let r = &self.reflectors[w.index()];
+                let short = self.now_ms - r.watch_opened_ms < SHORT_WATCH_MS && r.watch_events == 0;
+                if short && reason != WatchEnd::Disconnected {
+                    // "very short watch": treated as an error, so back off and relist.
+                    self.backoff(w, WatcherState::BackoffRelist, id);
+                } else {
+                    self.start_watch(w, id);
+                }
+            }
+        }
+    }
+
+    pub(super) fn watch_event(&mut self, w: WatcherId, change: Change, cause: EventId) {
+        let o = change.object;
+        let r = &mut self.reflectors[w.index()];
+        r.last_rv = o.rv;
+        r.watch_events += 1;
+        match change.event {
+            EventType::Deleted => r.store.remove(&o.name),
+            _ => r.store.insert(o.name, o),
+        };
+        let id = self.emit(
+            Actor::Watcher(w),
+            cause,
+            EventKind::WatchEvent {
+                watcher: w,
+                event: change.event,
+                name: o.name,
+                rv: o.rv,
+                spec: o.spec,
+            },
+        );
+        self.handle(w, &o, id, false);
+    }
+
+    /// The relist's diff (`DeltaFIFO.Replace` + `HandleDeltas`).
+    pub(super) fn replace_store(&mut self, w: WatcherId, items: Vec<Object>, cause: EventId) {
+        let new: BTreeMap<NameId, Object> = items.into_iter().map(|o| (o.name, o)).collect();
+        let old = std::mem::take(&mut self.reflectors[w.index()].store);
+        let initial = !self.reflectors[w.index()].listed;
+        let mut deltas = vec![];
+        for (name, o) in &old {
+            if !new.contains_key(name) {
+                deltas.push((Delta::DeletedFinalStateUnknown, *o));
+            }
+        }
+        for (name, o) in &new {
+            match old.get(name) {
+                None => deltas.push((Delta::Added, *o)),
+                Some(prev) if prev.rv != o.rv => deltas.push((Delta::Updated, *o)),
+                Some(_) => {}
+            }
+        }
+        self.reflectors[w.index()].store = new;
+        for (delta, o) in deltas {
+            let id = self.emit(
+                Actor::Watcher(w),
+                cause,
+                EventKind::Informer {
+                    watcher: w,
+                    delta,
+                    name: o.name,
+                    rv: o.rv,
+                    spec: o.spec,
+                    deleting: o.deletion_ms.is_some(),
+                },
+            );
+            self.handle(w, &o, id, initial);
+        }
+    }
+
+    pub(super) fn resync(&mut self, w: WatcherId, epoch: u32) {
+        let c = self.controller_of(w);
+        if self.controllers[c.index()].epoch != epoch {
+            return;
+        }
+        let objects: Vec<Object> = self.reflectors[w.index()].store.values().copied().collect();
+        for o in objects {
+            let id = self.emit(
+                Actor::Watcher(w),
+                NO_CAUSE,
+                EventKind::Informer {
+                    watcher: w,
+                    delta: Delta::Sync,
+                    name: o.name,
+                    rv: o.rv,
+                    spec: o.spec,
+                    deleting: o.deletion_ms.is_some(),
+                },
+            );
+            self.handle(w, &o, id, false);
+        }
+        let period = self.config.controllers[c.index()].resync_ms;
+        self.schedule(
+            self.now_ms + period,
+            NO_CAUSE,
+            Action::Resync { watcher: w, epoch },
+        );
+    }
+
+    /// The event handler: object → reconcile key.
+    pub(super) fn handle(&mut self, w: WatcherId, o: &Object, cause: EventId, initial: bool) {
+        let r = &self.reflectors[w.index()];
+        let c = r.controller;
+        let primary = self.config.controllers[c.index()].primary;
+        let keys: Vec<NameId> = r
+            .maps
+            .iter()
+            .filter_map(|m| match m {
+                KeyMap::ReadOnly => None,
+                KeyMap::Itself => Some(o.name),
+                KeyMap::Owner => o
+                    .owner
+                    .filter(|owner| owner.kind == primary)
+                    .map(|owner| owner.name),
+            })
+            .collect();
+        for key in keys {
+            self.enqueue(c, key, cause, initial);
+        }
+    }
+}

@@ -1,0 +1,375 @@
+//! Controllers: the work queue's workers, reconciles and their writes, crashes and restarts, ESR.
+
+use super::*;
+
+impl Sim {
+    // ----- controllers -----
+
+    pub(super) fn enqueue(
+        &mut self,
+        c: ControllerId,
+        key: NameId,
+        cause: EventId,
+        low_priority: bool,
+    ) {
+        let ctl = &mut self.controllers[c.index()];
+        if !ctl.up {
+            return;
+        }
+        let outcome = ctl.queue.add(key, low_priority || ctl.initial_sync);
+        let id = self.emit(
+            Actor::Controller(c),
+            cause,
+            EventKind::Enqueue {
+                controller: c,
+                key,
+                outcome,
+                delay_ms: 0,
+            },
+        );
+        if outcome == QueueAdd::Added {
+            self.kick(c, id);
+        }
+    }
+
+    /// Wakes an idle worker, if any.
+    pub(super) fn kick(&mut self, c: ControllerId, cause: EventId) {
+        let ctl = &self.controllers[c.index()];
+        if let Some(worker) = ctl.workers.iter().position(|w| w.is_none()) {
+            let epoch = ctl.epoch;
+            self.ready.push_back((
+                cause,
+                Action::Work {
+                    controller: c,
+                    epoch,
+                    worker: worker as u32,
+                },
+            ));
+        }
+    }
+
+    pub(super) fn work(&mut self, c: ControllerId, worker: u32, cause: EventId) {
+        let cfg = &self.config.controllers[c.index()];
+        let (reconcile_ms, behaviour, primary) = (cfg.reconcile_ms, cfg.behaviour, cfg.primary);
+        let running = self.controllers[c.index()].workers[worker as usize].take();
+        let Some(mut run) = running else {
+            // Idle: take the next key.
+            let Some(key) = self.controllers[c.index()].queue.get() else {
+                return;
+            };
+            let spec = StoreReader {
+                sim: self,
+                controller: c,
+            }
+            .get(primary, key)
+            .map(|o| o.spec);
+            let start = self.emit(
+                Actor::Controller(c),
+                cause,
+                EventKind::ReconcileStart {
+                    controller: c,
+                    key,
+                    worker,
+                    spec,
+                },
+            );
+            let mut names = std::mem::take(&mut self.names);
+            let mut memory = std::mem::take(&mut self.controllers[c.index()].memory);
+            let writes = reconcile::plan(
+                behaviour,
+                primary,
+                key,
+                1 << c.0,
+                &StoreReader {
+                    sim: self,
+                    controller: c,
+                },
+                &mut names,
+                &mut memory,
+            );
+            self.names = names;
+            self.controllers[c.index()].memory = memory;
+            let epoch = self.controllers[c.index()].epoch;
+            let steps = writes.len() as u64 + 1;
+            let run = Running {
+                key,
+                writes,
+                done: 0,
+                start_event: start,
+                started_ms: self.now_ms,
+            };
+            self.controllers[c.index()].workers[worker as usize] = Some(run);
+            let at = self.now_ms + reconcile_ms / steps;
+            self.schedule(
+                at,
+                start,
+                Action::Work {
+                    controller: c,
+                    epoch,
+                    worker,
+                },
+            );
+            return;
+        };
+        // A step of a running reconcile: the next write, or the end.
+        if run.done < run.writes.len() {
+            let ctl = &self.controllers[c.index()];
+            if ctl.crash_after_writes == Some(run.done as u32) && run.done > 0 {
+                self.controllers[c.index()].workers[worker as usize] = Some(run);
+                self.crash(c, cause);
+                return;
+            }
+            let w = run.writes[run.done];
+            run.done += 1;
+            let result = if self.connected(c) {
+                self.write(Actor::Controller(c), run.start_event, w)
+            } else {
+                Err(ApiError::ConnectionRefused)
+            };
+            let epoch = self.controllers[c.index()].epoch;
+            if let Err(e) = result {
+                self.finish(c, worker, run, ReconcileResult::Error(e), cause);
+                return;
+            }
+            let steps = run.writes.len() as u64 + 1;
+            let at = run.started_ms + reconcile_ms * (run.done as u64 + 1) / steps;
+            self.controllers[c.index()].workers[worker as usize] = Some(run);
+            self.schedule(
+                at,
+                cause,
+                Action::Work {
+                    controller: c,
+                    epoch,
+                    worker,
+                },
+            );
+            return;
+        }
+        let cfg = &self.config.controllers[c.index()];
+        let result = if cfg.error_ppm > 0 && self.rng.chance_ppm(cfg.error_ppm) {
+            ReconcileResult::Error(ApiError::ReconcileError)
+        } else if cfg.requeue_after_ms > 0 {
+            ReconcileResult::RequeueAfter(cfg.requeue_after_ms)
+        } else if cfg.anvil {
+            ReconcileResult::RequeueAfter(cfg.anvil_period_ms)
+        } else {
+            ReconcileResult::Done
+        };
+        self.finish(c, worker, run, result, cause);
+    }
+
+    pub(super) fn finish(
+        &mut self,
+        c: ControllerId,
+        worker: u32,
+        run: Running,
+        result: ReconcileResult,
+        _cause: EventId,
+    ) {
+        let key = run.key;
+        let id = self.emit(
+            Actor::Controller(c),
+            run.start_event,
+            EventKind::ReconcileEnd {
+                controller: c,
+                key,
+                result,
+            },
+        );
+        let now = self.now_ms;
+        let ctl = &mut self.controllers[c.index()];
+        ctl.workers[worker as usize] = None;
+        let epoch = ctl.epoch;
+        let again = ctl.queue.done(key);
+        let delay = match result {
+            ReconcileResult::Done => {
+                ctl.queue.forget(key);
+                None
+            }
+            ReconcileResult::RequeueAfter(d) => {
+                ctl.queue.forget(key);
+                Some(d)
+            }
+            ReconcileResult::Error(_) => Some(ctl.queue.rate_limit_delay(key, now)),
+            ReconcileResult::Crashed => None,
+        };
+        if let Some(d) = delay {
+            let id = self.emit(
+                Actor::Controller(c),
+                id,
+                EventKind::Enqueue {
+                    controller: c,
+                    key,
+                    outcome: QueueAdd::Added,
+                    delay_ms: d,
+                },
+            );
+            self.schedule(
+                now + d,
+                id,
+                Action::QueueAfter {
+                    controller: c,
+                    epoch,
+                    key,
+                },
+            );
+        }
+        let _ = again;
+        self.ready.push_back((
+            id,
+            Action::Work {
+                controller: c,
+                epoch,
+                worker,
+            },
+        ));
+    }
+
+    pub(super) fn start_controller(&mut self, c: ControllerId, cause: EventId) {
+        let api = self.controllers[c.index()].apiserver;
+        let id = self.emit(
+            Actor::Controller(c),
+            cause,
+            EventKind::Restart {
+                controller: c,
+                apiserver: api,
+            },
+        );
+        let cfg = &self.config.controllers[c.index()];
+        let (anvil, period, resync, queue_kind) =
+            (cfg.anvil, cfg.anvil_period_ms, cfg.resync_ms, cfg.queue);
+        let ctl = &mut self.controllers[c.index()];
+        ctl.up = true;
+        ctl.epoch += 1;
+        ctl.queue = WorkQueue::new(queue_kind);
+        ctl.memory.clear();
+        ctl.crash_after_writes = None;
+        ctl.initial_sync = queue_kind == QueueKind::Priority;
+        let epoch = ctl.epoch;
+        if anvil {
+            self.schedule(
+                self.now_ms,
+                id,
+                Action::AnvilTick {
+                    controller: c,
+                    epoch,
+                },
+            );
+            return;
+        }
+        for w in self.controllers[c.index()].reflectors.clone() {
+            let r = &mut self.reflectors[w.index()];
+            r.store.clear();
+            r.last_rv = 0;
+            r.listed = false;
+            r.rv_unavailable = false;
+            r.backoff_last_ms = None;
+            self.set_state(w, WatcherState::Empty, id);
+            self.start_list(w, id);
+            if resync > 0 {
+                self.schedule(
+                    self.now_ms + resync,
+                    id,
+                    Action::Resync { watcher: w, epoch },
+                );
+            }
+        }
+        self.controllers[c.index()].initial_sync = false;
+        let _ = period;
+    }
+
+    pub(super) fn crash(&mut self, c: ControllerId, cause: EventId) {
+        if !self.controllers[c.index()].up {
+            return;
+        }
+        let id = self.emit(
+            Actor::Controller(c),
+            cause,
+            EventKind::Crash { controller: c },
+        );
+        let running: Vec<(u32, NameId)> = self.controllers[c.index()]
+            .workers
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.as_ref().map(|r| (i as u32, r.key)))
+            .collect();
+        for (_, key) in running {
+            self.emit(
+                Actor::Controller(c),
+                id,
+                EventKind::ReconcileEnd {
+                    controller: c,
+                    key,
+                    result: ReconcileResult::Crashed,
+                },
+            );
+        }
+        let ctl = &mut self.controllers[c.index()];
+        if let Some(d) = ctl.restart_after_ms.take() {
+            let restart = Input::Restart {
+                controller: c,
+                apiserver: None,
+            };
+            self.schedule(self.now_ms + d.max(1), id, Action::Input(restart));
+        }
+        let ctl = &mut self.controllers[c.index()];
+        ctl.up = false;
+        ctl.epoch += 1;
+        ctl.workers.iter_mut().for_each(|w| *w = None);
+        ctl.queue = WorkQueue::new(ctl.queue.kind);
+        ctl.memory.clear();
+        ctl.crash_after_writes = None;
+        for w in self.controllers[c.index()].reflectors.clone() {
+            if let Some(watch) = self.reflectors[w.index()].watch {
+                let sw = &mut self.watches[watch as usize];
+                if sw.open {
+                    sw.open = false;
+                    let (api, kind) = (sw.apiserver, sw.kind);
+                    self.apiservers[api.index()].watches_by_kind[kind.index()]
+                        .retain(|&i| i != watch);
+                }
+            }
+            let r = &mut self.reflectors[w.index()];
+            r.session += 1;
+            r.watch = None;
+            self.set_state(w, WatcherState::Stopped, id);
+        }
+    }
+
+    /// ESR bookkeeping after a committed write: which primary key did it touch, and does that
+    /// key's desired state hold now?
+    pub(super) fn track_esr(&mut self, o: Object) {
+        for (i, cfg) in self.config.controllers.iter().enumerate() {
+            let key = if o.kind == cfg.primary {
+                Some(o.name)
+            } else {
+                match o.owner {
+                    Some(owner) if owner.kind == cfg.primary => Some(owner.name),
+                    _ => None,
+                }
+            };
+            let Some(key) = key else { continue };
+            let c = ControllerId(i as u16);
+            let parent = self.etcd.objects.get(&(cfg.primary, key)).copied();
+            let now = self.now_ms;
+            let holds = match &parent {
+                Some(p) => {
+                    reconcile::desired_holds(cfg.behaviour, p, &self.names, &EtcdReader(&self.etcd))
+                }
+                None => true,
+            };
+            let entry = self.esr.entry((c, key)).or_insert(EsrState {
+                holds: !holds,
+                since_ms: now,
+                spec_changed_ms: now,
+            });
+            if o.kind == cfg.primary {
+                entry.spec_changed_ms = now;
+            }
+            if entry.holds != holds {
+                entry.holds = holds;
+                entry.since_ms = now;
+            }
+        }
+    }
+}

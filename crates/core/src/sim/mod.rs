@@ -1,0 +1,954 @@
+//! The engine: every component's state and the event loop that moves it through virtual time.
+//!
+//! Sans-IO like quinn-proto: `handle_input` takes an input now, `handle_timeout` runs every
+//! action due up to a moment, `poll_timeout` says when the next one is due. Nothing here reads a
+//! clock, does IO or draws randomness except from the seeded `Rng`.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::sync::Arc;
+
+use crate::cache::{WatchCache, WatchStart};
+use crate::config::{Behaviour, CacheMode, Config, ConfigError, Input, KeyMap, QueueKind};
+use crate::model::*;
+use crate::queue::WorkQueue;
+use crate::reconcile::{self, Memory, Reader, Write};
+use crate::trace::*;
+
+mod client;
+mod controller;
+mod inputs;
+mod server;
+
+/// etcd: the one store every apiserver shares.
+#[derive(Clone, Debug, Hash)]
+pub struct Etcd {
+    pub rev: Rv,
+    pub objects: BTreeMap<(KindId, NameId), Object>,
+    /// Revisions at or below this are gone.
+    pub compact_rev: Rv,
+    /// Changes after `compact_rev`, kept only when some kind is served without a watch cache.
+    pub log: VecDeque<Change>,
+    keep_log: bool,
+    next_uid: u64,
+    /// The revision seen at the previous compaction tick.
+    last_tick_rev: Rv,
+}
+
+#[derive(Clone, Debug, Hash)]
+pub struct Apiserver {
+    pub caches: Vec<WatchCache>,
+    pub paused: bool,
+    /// Changes held back while paused, applied on resume.
+    pub held: VecDeque<Change>,
+    pub lag_ms: TimeMs,
+    /// Open watches served by each kind's cache.
+    watches_by_kind: Vec<Vec<u32>>,
+    /// NotOlderThan lists waiting for the cache to catch up.
+    waiting_lists: Vec<(WatcherId, u32, Rv)>,
+    generation: u32,
+}
+
+/// A watch as the server holds it.
+#[derive(Clone, Debug, Hash)]
+pub struct ServerWatch {
+    pub watcher: WatcherId,
+    pub session: u32,
+    pub apiserver: ApiserverId,
+    pub kind: KindId,
+    pub namespace: Option<NameId>,
+    pub from_etcd: bool,
+    pub last_sent: Rv,
+    pub open: bool,
+    pub in_flight: u32,
+}
+
+/// client-go's Reflector plus the informer's store and handler.
+#[derive(Clone, Debug, Hash)]
+pub struct Reflector {
+    pub controller: ControllerId,
+    pub kind: KindId,
+    pub namespace: Option<NameId>,
+    /// The event handlers: one key mapping each (empty: a cache only read).
+    pub maps: Vec<KeyMap>,
+    pub state: WatcherState,
+    pub last_rv: Rv,
+    pub store: BTreeMap<NameId, Object>,
+    /// `isLastSyncResourceVersionUnavailable`: the next list uses RV="".
+    pub rv_unavailable: bool,
+    pub backoff_ms_next: TimeMs,
+    pub backoff_last_ms: Option<TimeMs>,
+    /// Invalidates messages and timers of earlier requests.
+    pub session: u32,
+    pub watch: Option<u32>,
+    pub watch_opened_ms: TimeMs,
+    pub watch_events: u32,
+    pub listed: bool,
+    /// A paged list in progress: its resourceVersion parameter and the items so far.
+    pub paging: Option<(ListRv, Vec<Object>)>,
+}
+
+#[derive(Clone, Debug, Hash)]
+pub struct Running {
+    pub key: NameId,
+    pub writes: Vec<Write>,
+    pub done: usize,
+    pub start_event: EventId,
+    pub started_ms: TimeMs,
+}
+
+#[derive(Clone, Debug, Hash)]
+pub struct Controller {
+    pub up: bool,
+    /// Invalidates timers of an earlier life.
+    pub epoch: u32,
+    pub apiserver: ApiserverId,
+    pub queue: WorkQueue,
+    pub workers: Vec<Option<Running>>,
+    pub reflectors: Vec<WatcherId>,
+    pub link_delay_ms: TimeMs,
+    /// When the last delayed message sent on each direction of the link arrives (FIFO order).
+    pub link_down_last_ms: Option<TimeMs>,
+    pub link_up_last_ms: Option<TimeMs>,
+    pub disconnected_until: Option<TimeMs>,
+    pub drop_next: u32,
+    pub crash_after_writes: Option<u32>,
+    /// Restart this long after the armed (or next) crash.
+    pub restart_after_ms: Option<TimeMs>,
+    pub memory: Memory,
+    /// Keys added by the initial list (priority queue: low priority).
+    initial_sync: bool,
+}
+
+#[derive(Clone, Debug)]
+enum Msg {
+    /// A streaming list's initial events and the bookmark that ends them.
+    WatchListStart {
+        watch: u32,
+        items: Vec<Object>,
+        rv: Rv,
+    },
+    /// `rest`: what later pages will hold (etcd's snapshot at `list_rv`, kept by the server for
+    /// the continue token).
+    ListOk {
+        list_rv: Rv,
+        items: Vec<Object>,
+        from_etcd: bool,
+        rest: Vec<Object>,
+    },
+    ListErr(ApiError),
+    WatchOpened {
+        watch: u32,
+        from_rv: Rv,
+        replayed: u32,
+    },
+    Event {
+        watch: u32,
+        change: Change,
+    },
+    Bookmark {
+        rv: Rv,
+    },
+    WatchErr(ApiError),
+    WatchEnd(WatchEnd),
+    Refused(ApiError),
+}
+
+#[derive(Clone, Debug)]
+enum Action {
+    Input(Input),
+    CacheApply {
+        api: ApiserverId,
+        change: Change,
+    },
+    Deliver {
+        watcher: WatcherId,
+        session: u32,
+        msg: Msg,
+    },
+    ServeList {
+        watcher: WatcherId,
+        session: u32,
+        rv: ListRv,
+        limit: u32,
+    },
+    /// The next page: etcd reads the first page's revision again, unless it was compacted.
+    ServeListPage {
+        watcher: WatcherId,
+        session: u32,
+        list_rv: Rv,
+        rest: Vec<Object>,
+        limit: u32,
+    },
+    ServeWatchList {
+        watcher: WatcherId,
+        session: u32,
+        rv: ListRv,
+        timeout_ms: TimeMs,
+    },
+    ServeWatch {
+        watcher: WatcherId,
+        session: u32,
+        from: Rv,
+        timeout_ms: TimeMs,
+    },
+    ListDeadline {
+        watcher: WatcherId,
+        session: u32,
+        api: ApiserverId,
+    },
+    Wake {
+        watcher: WatcherId,
+        session: u32,
+    },
+    WatchTimeout {
+        watch: u32,
+    },
+    BookmarkBeforeDeadline {
+        watch: u32,
+    },
+    BookmarkTick,
+    CompactTick,
+    Resync {
+        watcher: WatcherId,
+        epoch: u32,
+    },
+    QueueAfter {
+        controller: ControllerId,
+        epoch: u32,
+        key: NameId,
+    },
+    Work {
+        controller: ControllerId,
+        epoch: u32,
+        worker: u32,
+    },
+    Start {
+        controller: ControllerId,
+        epoch: u32,
+    },
+    /// The end of a disconnect; stale when a longer disconnect replaced it.
+    Reconnect {
+        controller: ControllerId,
+        until_ms: TimeMs,
+    },
+    CacheReady {
+        api: ApiserverId,
+        kind: Option<KindId>,
+        generation: u32,
+    },
+    AnvilTick {
+        controller: ControllerId,
+        epoch: u32,
+    },
+    Gc {
+        owner_uid: u64,
+    },
+}
+
+#[derive(Clone, Debug)]
+struct Scheduled {
+    at: TimeMs,
+    seq: u64,
+    cause: EventId,
+    action: Action,
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, o: &Self) -> bool {
+        (self.at, self.seq) == (o.at, o.seq)
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Scheduled {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.at, self.seq).cmp(&(o.at, o.seq))
+    }
+}
+
+/// Why a run stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// It reached its end time.
+    End,
+    /// It hit the cap on events.
+    EventCap,
+}
+
+/// Per (controller, key): does the desired state hold, and since when.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EsrState {
+    pub holds: bool,
+    pub since_ms: TimeMs,
+    pub spec_changed_ms: TimeMs,
+}
+
+/// The whole simulated system. `Clone` is the explorer's fork; `state_hash` its dedup key.
+#[derive(Clone, Debug)]
+pub struct Sim {
+    pub config: Arc<Config>,
+    pub now_ms: TimeMs,
+    pub names: Names,
+    pub etcd: Etcd,
+    pub apiservers: Vec<Apiserver>,
+    pub watches: Vec<ServerWatch>,
+    pub reflectors: Vec<Reflector>,
+    pub controllers: Vec<Controller>,
+    pub esr: BTreeMap<(ControllerId, NameId), EsrState>,
+    rng: Rng,
+    heap: BinaryHeap<Reverse<Scheduled>>,
+    ready: VecDeque<(EventId, Action)>,
+    seq: u64,
+    /// Sequence numbers for inputs appended after construction (see `schedule_input`).
+    appended_seq: u64,
+    appended_seq_end: u64,
+    pub trace: Vec<Event>,
+    pub stopped: Option<Stop>,
+}
+
+struct StoreReader<'a> {
+    sim: &'a Sim,
+    controller: ControllerId,
+}
+
+impl Reader for StoreReader<'_> {
+    fn get(&self, kind: KindId, name: NameId) -> Option<Object> {
+        let c = &self.sim.controllers[self.controller.index()];
+        if self.sim.config.controllers[self.controller.index()].anvil {
+            return self.sim.etcd.objects.get(&(kind, name)).copied();
+        }
+        c.reflectors
+            .iter()
+            .map(|w| &self.sim.reflectors[w.index()])
+            .find(|r| r.kind == kind)
+            .and_then(|r| r.store.get(&name).copied())
+    }
+    fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object> {
+        let c = &self.sim.controllers[self.controller.index()];
+        if self.sim.config.controllers[self.controller.index()].anvil {
+            return EtcdReader(&self.sim.etcd).owned_by(kind, uid);
+        }
+        c.reflectors
+            .iter()
+            .map(|w| &self.sim.reflectors[w.index()])
+            .find(|r| r.kind == kind)
+            .map(|r| {
+                r.store
+                    .values()
+                    .filter(|o| o.owner.map(|o| o.uid) == Some(uid))
+                    .copied()
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Reads the truth, for Anvil mode and for ESR.
+pub struct EtcdReader<'a>(pub &'a Etcd);
+
+impl Reader for EtcdReader<'_> {
+    fn get(&self, kind: KindId, name: NameId) -> Option<Object> {
+        self.0.objects.get(&(kind, name)).copied()
+    }
+    fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object> {
+        self.0
+            .objects
+            .range((kind, NameId(0))..=(kind, NameId(u32::MAX)))
+            .map(|(_, o)| *o)
+            .filter(|o| o.owner.map(|o| o.uid) == Some(uid))
+            .collect()
+    }
+}
+
+const SHORT_WATCH_MS: TimeMs = 1000;
+const APPENDED_SEQ_GAP: u64 = 1 << 32;
+const LIST_WAIT_MS: TimeMs = 3000;
+const BOOKMARK_BEFORE_DEADLINE_MS: TimeMs = 2000;
+
+impl Sim {
+    pub fn new(config: Config) -> Result<Sim, ConfigError> {
+        config.validate()?;
+        let config = Arc::new(config);
+        let mut names = Names::default();
+        names.intern("default");
+        let keep_log = config.kinds.iter().any(|k| k.cache == CacheMode::Off);
+        let apiservers = config
+            .apiservers
+            .iter()
+            .map(|a| Apiserver {
+                caches: config
+                    .kinds
+                    .iter()
+                    .map(|k| WatchCache::new(k.cache))
+                    .collect(),
+                paused: false,
+                held: VecDeque::new(),
+                lag_ms: a.lag_ms,
+                watches_by_kind: vec![vec![]; config.kinds.len()],
+                waiting_lists: vec![],
+                generation: 0,
+            })
+            .collect();
+        let mut sim = Sim {
+            now_ms: 0,
+            names,
+            etcd: Etcd {
+                rev: 1,
+                objects: BTreeMap::new(),
+                compact_rev: 0,
+                log: VecDeque::new(),
+                keep_log,
+                next_uid: 1,
+                last_tick_rev: 0,
+            },
+            apiservers,
+            watches: vec![],
+            reflectors: vec![],
+            controllers: vec![],
+            esr: BTreeMap::new(),
+            rng: Rng::new(config.seed),
+            heap: BinaryHeap::new(),
+            ready: VecDeque::new(),
+            seq: 0,
+            appended_seq: 0,
+            appended_seq_end: 0,
+            trace: Vec::new(),
+            stopped: None,
+            config: config.clone(),
+        };
+        for api in &mut sim.apiservers {
+            for c in &mut api.caches {
+                c.replace(std::iter::empty(), 1);
+            }
+        }
+        for (i, c) in config.controllers.iter().enumerate() {
+            let id = ControllerId(i as u16);
+            let mut reflectors = vec![];
+            if !c.anvil {
+                // One informer per (kind, namespace), shared by every handler on it, as
+                // controller-runtime's cache does.
+                let mut watches: Vec<(KindId, Vec<KeyMap>, Option<NameId>)> = vec![];
+                for w in &c.watches {
+                    let ns = w.namespace.as_deref().map(|n| sim.names.intern(n));
+                    let handler = (w.map != KeyMap::ReadOnly).then_some(w.map);
+                    match watches.iter_mut().find(|x| x.0 == w.kind && x.2 == ns) {
+                        Some(x) => x.1.extend(handler.filter(|h| !x.1.contains(h))),
+                        None => watches.push((w.kind, handler.into_iter().collect(), ns)),
+                    }
+                }
+                // Reads of a kind nobody watches still go through an informer (controller-runtime
+                // starts one on first read), with no handler.
+                for k in behaviour_reads(c.behaviour) {
+                    if !watches.iter().any(|w| w.0 == k) {
+                        watches.push((k, vec![], None));
+                    }
+                }
+                for (kind, maps, namespace) in watches {
+                    let w = WatcherId(sim.reflectors.len() as u16);
+                    sim.reflectors.push(Reflector {
+                        controller: id,
+                        kind,
+                        namespace,
+                        maps,
+                        state: WatcherState::Stopped,
+                        last_rv: 0,
+                        store: BTreeMap::new(),
+                        rv_unavailable: false,
+                        backoff_ms_next: config.reflector.backoff_ms_initial,
+                        backoff_last_ms: None,
+                        session: 0,
+                        watch: None,
+                        watch_opened_ms: 0,
+                        watch_events: 0,
+                        listed: false,
+                        paging: None,
+                    });
+                    reflectors.push(w);
+                }
+            }
+            sim.controllers.push(Controller {
+                up: false,
+                epoch: 0,
+                apiserver: c.apiserver,
+                queue: WorkQueue::new(c.queue),
+                workers: vec![None; c.workers as usize],
+                reflectors,
+                link_delay_ms: c.link_delay_ms,
+                link_down_last_ms: None,
+                link_up_last_ms: None,
+                disconnected_until: None,
+                drop_next: 0,
+                crash_after_writes: None,
+                restart_after_ms: None,
+                memory: Memory::new(),
+                initial_sync: false,
+            });
+            sim.schedule(
+                c.start_ms,
+                NO_CAUSE,
+                Action::Start {
+                    controller: id,
+                    epoch: 0,
+                },
+            );
+        }
+        if config.bookmark_ms > 0 && config.reflector.bookmarks {
+            sim.schedule(config.bookmark_ms, NO_CAUSE, Action::BookmarkTick);
+        }
+        if config.compaction_ms > 0 {
+            sim.schedule(config.compaction_ms, NO_CAUSE, Action::CompactTick);
+        }
+        // The timeline goes last, followed by a gap of sequence numbers: an input appended later
+        // with `schedule_input` orders exactly as if it had been the timeline's last entry.
+        for t in &config.timeline {
+            if let Input::Create { name, .. } | Input::Update { name, .. } = &t.input {
+                sim.names.intern(&qualify(name));
+            }
+            sim.schedule(t.at_ms, NO_CAUSE, Action::Input(t.input.clone()));
+        }
+        sim.appended_seq = sim.seq;
+        sim.seq += APPENDED_SEQ_GAP;
+        sim.appended_seq_end = sim.seq;
+        Ok(sim)
+    }
+
+    // ----- the sans-IO surface -----
+
+    /// When the next scheduled action is due.
+    pub fn poll_timeout(&self) -> Option<TimeMs> {
+        if !self.ready.is_empty() {
+            return Some(self.now_ms);
+        }
+        self.heap.peek().map(|s| s.0.at)
+    }
+
+    /// Schedules an input at a future moment as if it had been appended to the configured
+    /// timeline: a fork that does this runs exactly like a fresh run of the extended timeline.
+    /// Inputs in the past run now. Returns false once the gap of sequence numbers is used up.
+    pub fn schedule_input(&mut self, at_ms: TimeMs, input: Input) -> bool {
+        if self.appended_seq + 1 >= self.appended_seq_end {
+            return false;
+        }
+        self.appended_seq += 1;
+        let at = at_ms.max(self.now_ms);
+        self.heap.push(Reverse(Scheduled {
+            at,
+            seq: self.appended_seq,
+            cause: NO_CAUSE,
+            action: Action::Input(input),
+        }));
+        true
+    }
+
+    /// Applies an input at the current moment (writes by users, faults).
+    pub fn handle_input(&mut self, input: Input) {
+        self.ready.push_back((NO_CAUSE, Action::Input(input)));
+        self.drain_ready();
+    }
+
+    /// Runs every action due at or before `now_ms`, then moves the clock to `now_ms`.
+    pub fn handle_timeout(&mut self, now_ms: TimeMs) {
+        self.drain_ready();
+        while self.stopped.is_none() {
+            match self.heap.peek() {
+                Some(Reverse(s)) if s.at <= now_ms => {}
+                _ => break,
+            }
+            let Reverse(s) = self.heap.pop().expect("peeked");
+            self.now_ms = s.at;
+            self.dispatch(s.cause, s.action);
+            self.drain_ready();
+        }
+        if self.stopped.is_none() {
+            self.now_ms = self.now_ms.max(now_ms);
+        }
+    }
+
+    /// Runs the configured timeline to its end (or a cap).
+    pub fn run(&mut self) -> Stop {
+        let end = self.config.end_ms;
+        self.handle_timeout(end);
+        *self.stopped.get_or_insert(Stop::End)
+    }
+
+    /// A hash of everything that decides the future (not the trace): the explorer's dedup key.
+    pub fn state_hash(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+        self.now_ms.hash(&mut h);
+        self.etcd.hash(&mut h);
+        self.apiservers.hash(&mut h);
+        self.watches.hash(&mut h);
+        self.reflectors.hash(&mut h);
+        self.controllers.hash(&mut h);
+        self.rng.hash(&mut h);
+        let mut pending: Vec<_> = self
+            .heap
+            .iter()
+            .map(|Reverse(s)| (s.at, format!("{:?}", s.action)))
+            .collect();
+        pending.sort();
+        pending.hash(&mut h);
+        h.finish()
+    }
+
+    // ----- plumbing -----
+
+    fn schedule(&mut self, at: TimeMs, cause: EventId, action: Action) {
+        if at <= self.now_ms && !self.trace.is_empty() {
+            self.ready.push_back((cause, action));
+            return;
+        }
+        self.seq += 1;
+        self.heap.push(Reverse(Scheduled {
+            at,
+            seq: self.seq,
+            cause,
+            action,
+        }));
+    }
+
+    fn drain_ready(&mut self) {
+        while self.stopped.is_none() {
+            let Some((cause, a)) = self.ready.pop_front() else {
+                break;
+            };
+            self.dispatch(cause, a);
+        }
+    }
+
+    fn emit(&mut self, actor: Actor, cause: EventId, kind: EventKind) -> EventId {
+        let id = self.trace.len() as EventId;
+        if self.trace.len() as u64 >= self.config.limits.max_events {
+            self.stopped = Some(Stop::EventCap);
+            return id.saturating_sub(1);
+        }
+        self.trace.push(Event {
+            time_ms: self.now_ms,
+            actor,
+            cause,
+            kind,
+        });
+        id
+    }
+
+    fn controller_of(&self, w: WatcherId) -> ControllerId {
+        self.reflectors[w.index()].controller
+    }
+
+    fn link_delay(&self, c: ControllerId) -> TimeMs {
+        self.controllers[c.index()].link_delay_ms
+    }
+
+    fn connected(&self, c: ControllerId) -> bool {
+        self.controllers[c.index()].disconnected_until.is_none()
+    }
+
+    fn send_to_client(&mut self, watcher: WatcherId, session: u32, cause: EventId, msg: Msg) {
+        let action = Action::Deliver {
+            watcher,
+            session,
+            msg,
+        };
+        self.send_on_link(watcher, true, cause, action);
+    }
+
+    fn send_to_server(&mut self, watcher: WatcherId, cause: EventId, action: Action) {
+        self.send_on_link(watcher, false, cause, action);
+    }
+
+    /// A link is a TCP connection: each direction delivers in order, even when its delay changes
+    /// while messages are in flight. A message goes behind anything still in flight on its
+    /// direction; with no delay and nothing in flight it is delivered at once.
+    fn send_on_link(
+        &mut self,
+        watcher: WatcherId,
+        to_client: bool,
+        cause: EventId,
+        action: Action,
+    ) {
+        let c = self.controller_of(watcher);
+        let now = self.now_ms;
+        let ctl = &mut self.controllers[c.index()];
+        let delay = ctl.link_delay_ms;
+        let last = if to_client {
+            &mut ctl.link_down_last_ms
+        } else {
+            &mut ctl.link_up_last_ms
+        };
+        if delay == 0 && last.is_none_or(|l| l < now) {
+            return self.schedule(now, cause, action);
+        }
+        let at = (now + delay).max(last.unwrap_or(0));
+        *last = Some(at);
+        self.seq += 1;
+        let scheduled = Scheduled {
+            at,
+            seq: self.seq,
+            cause,
+            action,
+        };
+        self.heap.push(Reverse(scheduled));
+    }
+
+    fn dispatch(&mut self, cause: EventId, action: Action) {
+        match action {
+            Action::Input(input) => self.apply_input(cause, input),
+            Action::CacheApply { api, change } => self.cache_apply(api, change, cause),
+            Action::Deliver {
+                watcher,
+                session,
+                msg,
+            } => self.deliver(watcher, session, msg, cause),
+            Action::ServeList {
+                watcher,
+                session,
+                rv,
+                limit,
+            } => self.serve_list(watcher, session, rv, limit, cause),
+            Action::ServeListPage {
+                watcher,
+                session,
+                list_rv,
+                rest,
+                limit,
+            } => {
+                let c = self.controller_of(watcher);
+                let msg = if !self.connected(c) {
+                    Msg::ListErr(ApiError::ConnectionRefused)
+                } else if list_rv < self.etcd.compact_rev {
+                    Msg::ListErr(ApiError::ContinueExpired)
+                } else {
+                    page(list_rv, rest, limit)
+                };
+                self.send_to_client(watcher, session, cause, msg);
+            }
+            Action::ServeWatchList {
+                watcher,
+                session,
+                rv,
+                timeout_ms,
+            } => self.serve_watch_list(watcher, session, rv, timeout_ms, cause),
+            Action::ServeWatch {
+                watcher,
+                session,
+                from,
+                timeout_ms,
+            } => self.serve_watch(watcher, session, from, timeout_ms, cause),
+            Action::ListDeadline {
+                watcher,
+                session,
+                api,
+            } => {
+                let waiting = &mut self.apiservers[api.index()].waiting_lists;
+                if let Some(i) = waiting
+                    .iter()
+                    .position(|w| w.0 == watcher && w.1 == session)
+                {
+                    let (_, _, rv) = waiting.remove(i);
+                    let kind = self.reflectors[watcher.index()].kind;
+                    let current = self.apiservers[api.index()].caches[kind.index()].rv;
+                    let err = ApiError::TooLargeRv {
+                        requested: rv,
+                        current,
+                    };
+                    self.send_to_client(watcher, session, cause, Msg::ListErr(err));
+                }
+            }
+            Action::Wake { watcher, session } => {
+                let r = &self.reflectors[watcher.index()];
+                if r.session == session {
+                    match r.state {
+                        WatcherState::BackoffRelist => self.start_list(watcher, cause),
+                        WatcherState::BackoffRewatch => self.start_watch(watcher, cause),
+                        _ => {}
+                    }
+                }
+            }
+            Action::WatchTimeout { watch } => {
+                if self.watches[watch as usize].open {
+                    self.close_watch(watch, WatchEnd::Timeout, cause);
+                }
+            }
+            Action::BookmarkBeforeDeadline { watch } => self.send_bookmark(watch, cause),
+            Action::BookmarkTick => {
+                for i in 0..self.watches.len() {
+                    if self.watches[i].open {
+                        self.send_bookmark(i as u32, cause);
+                    }
+                }
+                self.schedule(
+                    self.now_ms + self.config.bookmark_ms,
+                    NO_CAUSE,
+                    Action::BookmarkTick,
+                );
+            }
+            Action::CompactTick => self.compact_tick(),
+            Action::Resync { watcher, epoch } => self.resync(watcher, epoch),
+            Action::QueueAfter {
+                controller,
+                epoch,
+                key,
+            } => {
+                if self.controllers[controller.index()].epoch == epoch {
+                    self.enqueue(controller, key, cause, false);
+                }
+            }
+            Action::Work {
+                controller,
+                epoch,
+                worker,
+            } => {
+                if self.controllers[controller.index()].epoch == epoch {
+                    self.work(controller, worker, cause);
+                }
+            }
+            Action::Start { controller, epoch } => {
+                if self.controllers[controller.index()].epoch == epoch {
+                    self.start_controller(controller, cause);
+                }
+            }
+            Action::Reconnect {
+                controller,
+                until_ms,
+            } => {
+                let c = &mut self.controllers[controller.index()];
+                if c.disconnected_until == Some(until_ms) {
+                    c.disconnected_until = None;
+                    self.emit(
+                        Actor::Controller(controller),
+                        cause,
+                        EventKind::Reconnect { controller },
+                    );
+                }
+            }
+            Action::CacheReady {
+                api,
+                kind,
+                generation,
+            } => {
+                if self.apiservers[api.index()].generation == generation {
+                    self.cache_ready(api, kind, cause);
+                }
+            }
+            Action::AnvilTick { controller, epoch } => {
+                if self.controllers[controller.index()].epoch == epoch {
+                    let primary = self.config.controllers[controller.index()].primary;
+                    let keys: Vec<NameId> = self
+                        .etcd
+                        .objects
+                        .range((primary, NameId(0))..=(primary, NameId(u32::MAX)))
+                        .map(|(k, _)| k.1)
+                        .collect();
+                    for key in keys {
+                        self.enqueue(controller, key, cause, false);
+                    }
+                    let period = self.config.controllers[controller.index()].anvil_period_ms;
+                    self.schedule(
+                        self.now_ms + period,
+                        NO_CAUSE,
+                        Action::AnvilTick { controller, epoch },
+                    );
+                }
+            }
+            Action::Gc { owner_uid } => {
+                let dependents: Vec<Object> = self
+                    .etcd
+                    .objects
+                    .values()
+                    .filter(|o| o.owner.map(|o| o.uid) == Some(owner_uid))
+                    .copied()
+                    .collect();
+                for d in dependents {
+                    let _ = self.write(
+                        Actor::GarbageCollector,
+                        cause,
+                        Write::Delete {
+                            kind: d.kind,
+                            name: d.name,
+                            uid: Some(d.uid),
+                        },
+                    );
+                }
+            }
+        }
+    }
+}
+
+impl EtcdReader<'_> {
+    pub fn kind_objects(&self, kind: KindId) -> Vec<Object> {
+        self.0
+            .objects
+            .range((kind, NameId(0))..=(kind, NameId(u32::MAX)))
+            .map(|(_, o)| *o)
+            .collect()
+    }
+}
+
+/// The first `limit` items as a list answer, the rest for the continue token (0: everything).
+fn page(list_rv: Rv, mut items: Vec<Object>, limit: u32) -> Msg {
+    let rest = if limit > 0 && items.len() > limit as usize {
+        items.split_off(limit as usize)
+    } else {
+        vec![]
+    };
+    Msg::ListOk {
+        list_rv,
+        items,
+        from_etcd: true,
+        rest,
+    }
+}
+
+/// Kinds a behaviour reads besides its primary kind.
+pub fn behaviour_reads(b: Behaviour) -> Vec<KindId> {
+    match b {
+        Behaviour::Children { child, .. }
+        | Behaviour::StaleDelete { child, .. }
+        | Behaviour::WipeOnZero { child }
+        | Behaviour::TwoWrites { child, .. } => vec![child],
+        Behaviour::Mirror { target } => vec![target],
+    }
+}
+
+/// `name` → `default/name`; `ns/name` stays.
+pub fn qualify(name: &str) -> String {
+    if name.contains('/') {
+        name.to_string()
+    } else {
+        format!("default/{name}")
+    }
+}
+
+/// FNV-1a: stable across platforms and runs, unlike `DefaultHasher`'s seeds.
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= *b as u64;
+            self.0 = self.0.wrapping_mul(0x100_0000_01b3);
+        }
+    }
+}
+
+/// A stable hash of a trace, to prove the page and the CLI computed the same run. It hashes the
+/// one-line text of every event, so it is the same on every platform (derived `Hash` is not: it
+/// writes `usize` lengths, which are 4 bytes on wasm32).
+pub fn trace_hash(sim: &Sim) -> u64 {
+    use std::hash::Hasher;
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    for (i, e) in sim.trace.iter().enumerate() {
+        h.write(crate::trace::line(i as EventId, e, sim).as_bytes());
+        h.write(b"\n");
+    }
+    h.finish()
+}

@@ -1,0 +1,683 @@
+//! etcd, the apiservers and their watch caches, and the server side of lists and watches.
+
+use super::*;
+
+impl Sim {
+    // ----- etcd and the apiservers -----
+
+    /// Commits one write to etcd, emits it, and fans it out to the caches.
+    pub(super) fn write(
+        &mut self,
+        actor: Actor,
+        cause: EventId,
+        w: Write,
+    ) -> Result<EventId, ApiError> {
+        let fail = |sim: &mut Sim, op, kind, name, error| {
+            sim.emit(
+                actor,
+                cause,
+                EventKind::WriteFailed {
+                    op,
+                    kind,
+                    name,
+                    error,
+                },
+            );
+            Err(error)
+        };
+        match w {
+            Write::Create {
+                kind,
+                name,
+                namespace,
+                spec,
+                owner,
+            } => {
+                if self.etcd.objects.contains_key(&(kind, name)) {
+                    return fail(self, WriteOp::Create, kind, name, ApiError::AlreadyExists);
+                }
+                let uid = self.etcd.next_uid;
+                self.etcd.next_uid += 1;
+                let obj = Object {
+                    kind,
+                    name,
+                    namespace,
+                    uid,
+                    rv: 0,
+                    generation: 1,
+                    spec,
+                    status: 0,
+                    owner,
+                    finalizers: 0,
+                    deletion_ms: None,
+                };
+                Ok(self.commit(actor, cause, WriteOp::Create, EventType::Added, obj))
+            }
+            Write::Update {
+                kind,
+                name,
+                expect_rv,
+                spec,
+                status,
+                finalizers,
+            } => {
+                let Some(cur) = self.etcd.objects.get(&(kind, name)).copied() else {
+                    return fail(self, WriteOp::Update, kind, name, ApiError::NotFound);
+                };
+                if cur.rv != expect_rv {
+                    return fail(self, WriteOp::Update, kind, name, ApiError::Conflict);
+                }
+                if (cur.spec, cur.status, cur.finalizers) == (spec, status, finalizers) {
+                    return Ok(self.emit(actor, cause, EventKind::NoOpWrite { kind, name }));
+                }
+                let mut obj = cur;
+                let op = if spec != cur.spec {
+                    obj.generation += 1;
+                    WriteOp::Update
+                } else if status != cur.status {
+                    WriteOp::UpdateStatus
+                } else {
+                    WriteOp::Update
+                };
+                obj.spec = spec;
+                obj.status = status;
+                obj.finalizers = finalizers;
+                if obj.deletion_ms.is_some() && finalizers == 0 {
+                    // The last finalizer is gone: the object goes.
+                    return Ok(self.commit(actor, cause, WriteOp::Delete, EventType::Deleted, obj));
+                }
+                Ok(self.commit(actor, cause, op, EventType::Modified, obj))
+            }
+            Write::Delete { kind, name, uid } => {
+                let Some(cur) = self.etcd.objects.get(&(kind, name)).copied() else {
+                    return fail(self, WriteOp::Delete, kind, name, ApiError::NotFound);
+                };
+                if uid.is_some_and(|u| u != cur.uid) {
+                    return fail(self, WriteOp::Delete, kind, name, ApiError::UidMismatch);
+                }
+                if cur.finalizers != 0 {
+                    if cur.deletion_ms.is_some() {
+                        return Ok(self.emit(actor, cause, EventKind::NoOpWrite { kind, name }));
+                    }
+                    let mut obj = cur;
+                    obj.deletion_ms = Some(self.now_ms);
+                    return Ok(self.commit(
+                        actor,
+                        cause,
+                        WriteOp::MarkDeleting,
+                        EventType::Modified,
+                        obj,
+                    ));
+                }
+                Ok(self.commit(actor, cause, WriteOp::Delete, EventType::Deleted, cur))
+            }
+        }
+    }
+
+    pub(super) fn commit(
+        &mut self,
+        actor: Actor,
+        cause: EventId,
+        op: WriteOp,
+        event: EventType,
+        mut obj: Object,
+    ) -> EventId {
+        self.etcd.rev += 1;
+        obj.rv = self.etcd.rev;
+        let key = (obj.kind, obj.name);
+        if event == EventType::Deleted {
+            self.etcd.objects.remove(&key);
+        } else {
+            self.etcd.objects.insert(key, obj);
+        }
+        let id = self.emit(
+            actor,
+            cause,
+            EventKind::Write {
+                op,
+                kind: obj.kind,
+                name: obj.name,
+                rv: obj.rv,
+                spec: obj.spec,
+                status: obj.status,
+            },
+        );
+        let change = Change {
+            event,
+            object: obj,
+            time_ms: self.now_ms,
+        };
+        if self.etcd.keep_log {
+            self.etcd.log.push_back(change);
+        }
+        if event == EventType::Deleted {
+            let delay = self.config.gc_delay_ms;
+            if self
+                .etcd
+                .objects
+                .values()
+                .any(|o| o.owner.map(|o| o.uid) == Some(obj.uid))
+            {
+                self.schedule(self.now_ms + delay, id, Action::Gc { owner_uid: obj.uid });
+            }
+        }
+        for a in 0..self.apiservers.len() {
+            let api = ApiserverId(a as u8);
+            let lag = self.apiservers[a].lag_ms;
+            if lag == 0 {
+                self.cache_apply(api, change, id);
+            } else {
+                self.schedule(self.now_ms + lag, id, Action::CacheApply { api, change });
+            }
+        }
+        self.etcd_watch_fanout(change, id);
+        self.track_esr(obj);
+        id
+    }
+
+    pub(super) fn cache_apply(&mut self, api: ApiserverId, change: Change, cause: EventId) {
+        let kind = change.object.kind;
+        let server = &mut self.apiservers[api.index()];
+        if server.caches[kind.index()].mode == CacheMode::Off {
+            return;
+        }
+        if server.paused || !server.caches[kind.index()].ready {
+            if server.paused {
+                server.held.push_back(change);
+            }
+            return;
+        }
+        // etcd progress notifications move every other kind's cache to the same revision, so a
+        // list's RV is usually above its largest item and bookmarks move quiet watchers forward.
+        for (k, other) in server.caches.iter_mut().enumerate() {
+            if k != kind.index() && other.ready && other.mode != CacheMode::Off {
+                other.rv = other.rv.max(change.object.rv);
+            }
+        }
+        let cache = &mut server.caches[kind.index()];
+        let out = cache.add(change);
+        let capacity = cache.capacity;
+        let id = self.emit(
+            Actor::Apiserver(api),
+            cause,
+            EventKind::CacheAdd {
+                apiserver: api,
+                kind,
+                rv: change.object.rv,
+                name: change.object.name,
+                evicted: out.evicted,
+                capacity,
+            },
+        );
+        // Lists waiting for this RV.
+        let rv = change.object.rv;
+        let ready: Vec<(WatcherId, u32, Rv)> = {
+            let w = &mut self.apiservers[api.index()].waiting_lists;
+            let (done, keep): (Vec<_>, Vec<_>) = w
+                .drain(..)
+                .partition(|(wt, _, want)| self.reflectors[wt.index()].kind == kind && *want <= rv);
+            *w = keep;
+            done
+        };
+        for (w, session, _) in ready {
+            self.answer_list_from_cache(w, session, api, id);
+        }
+        let watches = self.apiservers[api.index()].watches_by_kind[kind.index()].clone();
+        for watch in watches {
+            self.send_event(watch, change, id);
+        }
+    }
+
+    pub(super) fn etcd_watch_fanout(&mut self, change: Change, cause: EventId) {
+        if self.config.kinds[change.object.kind.index()].cache != CacheMode::Off {
+            return;
+        }
+        let ids: Vec<u32> = (0..self.watches.len() as u32)
+            .filter(|&i| {
+                let w = &self.watches[i as usize];
+                w.open && w.from_etcd && w.kind == change.object.kind
+            })
+            .collect();
+        for watch in ids {
+            self.send_event(watch, change, cause);
+        }
+    }
+
+    pub(super) fn send_event(&mut self, watch: u32, change: Change, cause: EventId) {
+        let w = &self.watches[watch as usize];
+        if !w.open || change.object.rv <= w.last_sent {
+            return;
+        }
+        if w.namespace.is_some_and(|ns| ns != change.object.namespace) {
+            return;
+        }
+        let (watcher, session) = (w.watcher, w.session);
+        let controller = self.controller_of(watcher);
+        self.watches[watch as usize].last_sent = change.object.rv;
+        if self.controllers[controller.index()].drop_next > 0 {
+            self.controllers[controller.index()].drop_next -= 1;
+            self.emit(
+                Actor::Watcher(watcher),
+                cause,
+                EventKind::EventDropped {
+                    watcher,
+                    rv: change.object.rv,
+                },
+            );
+            return;
+        }
+        if self.link_delay(controller) > 0 {
+            let w = &mut self.watches[watch as usize];
+            w.in_flight += 1;
+            if w.in_flight > self.config.watch_chan_capacity {
+                self.close_watch(watch, WatchEnd::TooSlow, cause);
+                return;
+            }
+        }
+        self.send_to_client(watcher, session, cause, Msg::Event { watch, change });
+    }
+
+    pub(super) fn send_bookmark(&mut self, watch: u32, cause: EventId) {
+        let w = &self.watches[watch as usize];
+        if !w.open || w.from_etcd {
+            return;
+        }
+        let cache = &self.apiservers[w.apiserver.index()].caches[w.kind.index()];
+        if !cache.ready || self.apiservers[w.apiserver.index()].paused && cache.rv <= w.last_sent {
+            return;
+        }
+        let rv = cache.rv;
+        if rv <= w.last_sent {
+            return;
+        }
+        let (watcher, session) = (w.watcher, w.session);
+        self.watches[watch as usize].last_sent = rv;
+        self.send_to_client(watcher, session, cause, Msg::Bookmark { rv });
+    }
+
+    pub(super) fn close_watch(&mut self, watch: u32, reason: WatchEnd, cause: EventId) {
+        let w = &mut self.watches[watch as usize];
+        if !w.open {
+            return;
+        }
+        w.open = false;
+        let (api, kind, watcher, session) = (w.apiserver, w.kind, w.watcher, w.session);
+        self.apiservers[api.index()].watches_by_kind[kind.index()].retain(|&i| i != watch);
+        if reason == WatchEnd::Disconnected {
+            // The client sees its own broken connection at once.
+            self.deliver(watcher, session, Msg::WatchEnd(reason), cause);
+        } else {
+            self.send_to_client(watcher, session, cause, Msg::WatchEnd(reason));
+        }
+    }
+
+    pub(super) fn compact_tick(&mut self) {
+        // compact.go: bump the bookkeeping key, compact to the revision of the previous tick.
+        self.etcd.rev += 1;
+        let target = self.etcd.last_tick_rev;
+        self.etcd.last_tick_rev = self.etcd.rev;
+        if target > self.etcd.compact_rev {
+            self.etcd.compact_rev = target;
+            while self.etcd.log.front().is_some_and(|c| c.object.rv <= target) {
+                self.etcd.log.pop_front();
+            }
+            self.emit(Actor::Etcd, NO_CAUSE, EventKind::Compacted { rev: target });
+        }
+        self.schedule(
+            self.now_ms + self.config.compaction_ms,
+            NO_CAUSE,
+            Action::CompactTick,
+        );
+    }
+
+    pub(super) fn reinit_caches(
+        &mut self,
+        api: ApiserverId,
+        only: Option<KindId>,
+        down_ms: TimeMs,
+        cause: EventId,
+    ) {
+        let server = &mut self.apiservers[api.index()];
+        server.generation += 1;
+        let generation = server.generation;
+        let kinds: Vec<KindId> = match only {
+            Some(k) => vec![k],
+            None => (0..server.caches.len()).map(|k| KindId(k as u16)).collect(),
+        };
+        for &k in &kinds {
+            let cache = &mut server.caches[k.index()];
+            cache.ready = false;
+            cache.buffer.clear();
+        }
+        if only.is_none() {
+            server.held.clear();
+            server.paused = false;
+        }
+        let to_close: Vec<u32> = (0..self.watches.len() as u32)
+            .filter(|&i| {
+                let w = &self.watches[i as usize];
+                w.open && w.apiserver == api && (only.is_none() || Some(w.kind) == only)
+            })
+            .collect();
+        for &k in &kinds {
+            let list_rv = self.apiservers[api.index()].caches[k.index()].list_rv;
+            self.emit(
+                Actor::Apiserver(api),
+                cause,
+                EventKind::CacheReset {
+                    apiserver: api,
+                    kind: k,
+                    list_rv,
+                    ready: false,
+                },
+            );
+        }
+        for w in to_close {
+            self.close_watch(w, WatchEnd::ServerClosed, cause);
+        }
+        self.schedule(
+            self.now_ms + down_ms,
+            cause,
+            Action::CacheReady {
+                api,
+                kind: only,
+                generation,
+            },
+        );
+    }
+
+    pub(super) fn cache_ready(&mut self, api: ApiserverId, only: Option<KindId>, cause: EventId) {
+        let kinds: Vec<KindId> = match only {
+            Some(k) => vec![k],
+            None => (0..self.config.kinds.len())
+                .map(|k| KindId(k as u16))
+                .collect(),
+        };
+        for k in kinds {
+            let rev = self.etcd.rev;
+            let objects: Vec<Object> = EtcdReader(&self.etcd).kind_objects(k);
+            let cache = &mut self.apiservers[api.index()].caches[k.index()];
+            if cache.mode == CacheMode::Off {
+                continue;
+            }
+            cache.replace(objects.into_iter(), rev);
+            self.emit(
+                Actor::Apiserver(api),
+                cause,
+                EventKind::CacheReset {
+                    apiserver: api,
+                    kind: k,
+                    list_rv: rev,
+                    ready: true,
+                },
+            );
+        }
+    }
+
+    // ----- lists and watches, server side -----
+
+    /// The apiserver a watcher's request reaches, or None after refusing it (link down).
+    pub(super) fn route(
+        &mut self,
+        watcher: WatcherId,
+        session: u32,
+        cause: EventId,
+        refuse: fn(ApiError) -> Msg,
+    ) -> Option<ApiserverId> {
+        let c = self.controller_of(watcher);
+        if self.connected(c) {
+            return Some(self.controllers[c.index()].apiserver);
+        }
+        self.send_to_client(watcher, session, cause, refuse(ApiError::ConnectionRefused));
+        None
+    }
+
+    pub(super) fn serve_list(
+        &mut self,
+        watcher: WatcherId,
+        session: u32,
+        rv: ListRv,
+        limit: u32,
+        cause: EventId,
+    ) {
+        let Some(api) = self.route(watcher, session, cause, Msg::ListErr) else {
+            return;
+        };
+        let kind = self.reflectors[watcher.index()].kind;
+        let cache = &self.apiservers[api.index()].caches[kind.index()];
+        let from_cache = cache.mode != CacheMode::Off && cache.ready;
+        match rv {
+            ListRv::Any if from_cache => self.answer_list_from_cache(watcher, session, api, cause),
+            ListRv::NotOlderThan(n) if from_cache => {
+                if cache.rv >= n {
+                    self.answer_list_from_cache(watcher, session, api, cause);
+                } else {
+                    self.apiservers[api.index()]
+                        .waiting_lists
+                        .push((watcher, session, n));
+                    self.schedule(
+                        self.now_ms + LIST_WAIT_MS,
+                        cause,
+                        Action::ListDeadline {
+                            watcher,
+                            session,
+                            api,
+                        },
+                    );
+                }
+            }
+            ListRv::NotOlderThan(_) if cache.mode != CacheMode::Off => {
+                self.send_to_client(
+                    watcher,
+                    session,
+                    cause,
+                    Msg::ListErr(ApiError::TooManyRequests),
+                );
+            }
+            _ => {
+                // etcd honours `limit`: the first page, and a continue token for the rest.
+                let items = EtcdReader(&self.etcd).kind_objects(kind);
+                let items = self.filter_namespace(watcher, items);
+                let list_rv = self.etcd.rev;
+                self.send_to_client(watcher, session, cause, page(list_rv, items, limit));
+            }
+        }
+    }
+
+    pub(super) fn filter_namespace(
+        &self,
+        watcher: WatcherId,
+        mut items: Vec<Object>,
+    ) -> Vec<Object> {
+        if let Some(ns) = self.reflectors[watcher.index()].namespace {
+            items.retain(|o| o.namespace == ns);
+        }
+        items
+    }
+
+    pub(super) fn answer_list_from_cache(
+        &mut self,
+        watcher: WatcherId,
+        session: u32,
+        api: ApiserverId,
+        cause: EventId,
+    ) {
+        let kind = self.reflectors[watcher.index()].kind;
+        let cache = &self.apiservers[api.index()].caches[kind.index()];
+        let items: Vec<Object> = cache.store.values().copied().collect();
+        let list_rv = cache.rv;
+        let items = self.filter_namespace(watcher, items);
+        self.send_to_client(
+            watcher,
+            session,
+            cause,
+            Msg::ListOk {
+                list_rv,
+                items,
+                from_etcd: false,
+                rest: vec![],
+            },
+        );
+    }
+
+    /// A streaming list: register a watch at the cache's RV and send its current objects as
+    /// initial events ended by a bookmark. Without a watch cache the server cannot stream, and
+    /// the client falls back to a normal list.
+    pub(super) fn serve_watch_list(
+        &mut self,
+        watcher: WatcherId,
+        session: u32,
+        rv: ListRv,
+        timeout_ms: TimeMs,
+        cause: EventId,
+    ) {
+        let c = self.controller_of(watcher);
+        let api = self.controllers[c.index()].apiserver;
+        let r = &self.reflectors[watcher.index()];
+        let (kind, namespace) = (r.kind, r.namespace);
+        let cache = &self.apiservers[api.index()].caches[kind.index()];
+        if cache.mode == CacheMode::Off || !self.connected(c) {
+            let limit = match rv {
+                ListRv::NotOlderThan(_) => 0,
+                _ => self.config.reflector.page_size,
+            };
+            return self.serve_list(watcher, session, rv, limit, cause);
+        }
+        if !cache.ready {
+            let err = Msg::ListErr(ApiError::TooManyRequests);
+            return self.send_to_client(watcher, session, cause, err);
+        }
+        let items: Vec<Object> = cache.store.values().copied().collect();
+        let at = cache.rv;
+        let items = self.filter_namespace(watcher, items);
+        let watch = self.open_watch(watcher, session, api, kind, namespace, false, at);
+        let start = Msg::WatchListStart {
+            watch,
+            items,
+            rv: at,
+        };
+        self.send_to_client(watcher, session, cause, start);
+        self.arm_watch_timers(watch, timeout_ms, cause);
+    }
+
+    pub(super) fn serve_watch(
+        &mut self,
+        watcher: WatcherId,
+        session: u32,
+        from: Rv,
+        timeout_ms: TimeMs,
+        cause: EventId,
+    ) {
+        let Some(api) = self.route(watcher, session, cause, Msg::Refused) else {
+            return;
+        };
+        let r = &self.reflectors[watcher.index()];
+        let (kind, namespace) = (r.kind, r.namespace);
+        let cache = &self.apiservers[api.index()].caches[kind.index()];
+        let from_etcd = cache.mode == CacheMode::Off;
+        if !from_etcd && !cache.ready {
+            self.send_to_client(
+                watcher,
+                session,
+                cause,
+                Msg::Refused(ApiError::TooManyRequests),
+            );
+            return;
+        }
+        let replay: Vec<Change> = if from_etcd {
+            if from + 1 < self.etcd.compact_rev {
+                self.send_to_client(
+                    watcher,
+                    session,
+                    cause,
+                    Msg::WatchErr(ApiError::WatchCompacted),
+                );
+                return;
+            }
+            self.etcd
+                .log
+                .iter()
+                .filter(|c| c.object.kind == kind && c.object.rv > from)
+                .copied()
+                .collect()
+        } else {
+            match cache.check_watch_start(from) {
+                WatchStart::TooOld {
+                    requested,
+                    oldest_minus_one,
+                } => {
+                    // An ERROR event inside an HTTP 200 stream, then the stream ends.
+                    let err = ApiError::TooOld {
+                        requested,
+                        oldest_minus_one,
+                    };
+                    self.send_to_client(watcher, session, cause, Msg::WatchErr(err));
+                    return;
+                }
+                WatchStart::Ok => cache.events_after(from).copied().collect(),
+            }
+        };
+        let watch = self.open_watch(watcher, session, api, kind, namespace, from_etcd, from);
+        let replayed = replay
+            .iter()
+            .filter(|c| namespace.is_none_or(|ns| ns == c.object.namespace))
+            .count() as u32;
+        self.send_to_client(
+            watcher,
+            session,
+            cause,
+            Msg::WatchOpened {
+                watch,
+                from_rv: from,
+                replayed,
+            },
+        );
+        for change in replay {
+            self.send_event(watch, change, cause);
+        }
+        self.arm_watch_timers(watch, timeout_ms, cause);
+    }
+
+    /// Registers a server-side watch that has sent everything up to `from`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn open_watch(
+        &mut self,
+        watcher: WatcherId,
+        session: u32,
+        api: ApiserverId,
+        kind: KindId,
+        namespace: Option<NameId>,
+        from_etcd: bool,
+        from: Rv,
+    ) -> u32 {
+        let watch = self.watches.len() as u32;
+        self.watches.push(ServerWatch {
+            watcher,
+            session,
+            apiserver: api,
+            kind,
+            namespace,
+            from_etcd,
+            last_sent: from,
+            open: true,
+            in_flight: 0,
+        });
+        if !from_etcd {
+            self.apiservers[api.index()].watches_by_kind[kind.index()].push(watch);
+        }
+        watch
+    }
+
+    /// The server-side timeout the client asked for, and the bookmark 2 s before it.
+    pub(super) fn arm_watch_timers(&mut self, watch: u32, timeout: TimeMs, cause: EventId) {
+        let cfg = self.config.reflector;
+        self.schedule(self.now_ms + timeout, cause, Action::WatchTimeout { watch });
+        if cfg.bookmarks && timeout > BOOKMARK_BEFORE_DEADLINE_MS {
+            self.schedule(
+                self.now_ms + timeout - BOOKMARK_BEFORE_DEADLINE_MS,
+                cause,
+                Action::BookmarkBeforeDeadline { watch },
+            );
+        }
+    }
+}
