@@ -36,6 +36,10 @@ mod tests {
         assert!(checked >= 1);
     }
 
+    fn before_outcomes(src: &str) -> usize {
+        listwatch_script::parse(src).unwrap().expectations.len()
+    }
+
     #[wasm_bindgen_test]
     fn reducer_keeps_the_last_good_run_while_the_script_is_broken() {
         use crate::state::{Action, State};
@@ -46,6 +50,25 @@ mod tests {
         let s = s.reduce(Action::Edit(format!("{src}\nbogus line")));
         assert!(s.stale && s.run.is_some());
         assert_eq!(s.diagnostics[0].line, src.lines().count() + 2);
+        // A comment changes nothing that runs: the run is kept, expectations are re-checked.
+        let fixed = std::rc::Rc::new(State::new(src.clone()));
+        let before = fixed.run.clone().unwrap();
+        let (first, rest) = src.split_once('\n').unwrap();
+        let commented = fixed.reduce(Action::Edit(format!("{first}\n# a note\n{rest}")));
+        assert!(
+            std::rc::Rc::ptr_eq(&before, commented.run.as_ref().unwrap()),
+            "same run reused"
+        );
+        assert_eq!(commented.outcomes.len(), before_outcomes(&src));
+        assert!(
+            commented.outcomes.iter().all(|(x, _)| x.line > 1),
+            "expectations moved down a line"
+        );
+        let reseeded = commented.reduce(Action::Edit(format!("{src}\nseed 99")));
+        assert!(
+            !std::rc::Rc::ptr_eq(&before, reseeded.run.as_ref().unwrap()),
+            "a real change runs again"
+        );
         let s = s.reduce(Action::StepForward).reduce(Action::StepForward);
         assert_eq!(s.cursor, 2);
         let s = s.reduce(Action::StepBack);

@@ -13,7 +13,6 @@ use yew::Reducible;
 pub struct Loaded {
     pub sim: Sim,
     pub timeline: Timeline,
-    pub outcomes: Vec<(Expectation, Outcome)>,
     pub title: String,
     /// Swimlane markers, computed once per run: (event, lane, class, time).
     pub markers: Vec<(usize, usize, &'static str, u64)>,
@@ -23,6 +22,8 @@ pub struct Loaded {
 pub struct State {
     pub source: String,
     pub run: Option<Rc<Loaded>>,
+    /// The expectations of the current text, checked against `run`.
+    pub outcomes: Rc<Vec<(Expectation, Outcome)>>,
     /// The script has errors; the last good run stays on screen.
     pub stale: bool,
     pub diagnostics: Vec<Diagnostic>,
@@ -61,6 +62,7 @@ impl State {
         let mut s = State {
             source: String::new(),
             run: None,
+            outcomes: Rc::new(vec![]),
             stale: false,
             diagnostics: vec![],
             cursor: 0,
@@ -84,21 +86,47 @@ impl State {
     }
 
     fn load(&mut self, source: String) {
-        match listwatch_script::run(&source) {
-            Ok(report) => {
-                let timeline = Timeline::new(&report.sim);
-                let title = listwatch_script::gallery::title(&source).to_string();
-                let len = report.sim.trace.len();
-                let (lanes, markers) = crate::components::timeline::markers(&report.sim);
-                self.run = Some(Rc::new(Loaded {
-                    timeline,
-                    outcomes: report.outcomes,
-                    sim: report.sim,
-                    title,
-                    markers,
-                    lanes,
-                }));
-                self.cursor = self.cursor.min(len);
+        let parsed = listwatch_script::parse(&source);
+        // An edit that leaves the run's configuration as it was (comments, narration-free
+        // rewording of expectations, blank lines) keeps the run: only expectations are re-checked.
+        let same_run = match (&parsed, &self.run) {
+            (Ok(s), Some(run)) => *run.sim.config == s.config && run.title == s.title,
+            _ => false,
+        };
+        match parsed.and_then(|s| {
+            if same_run {
+                Ok((s, None))
+            } else {
+                listwatch_script::run_scenario(&s).map(|r| (s, Some(r)))
+            }
+        }) {
+            Ok((scenario, report)) => {
+                if let Some(report) = report {
+                    let timeline = Timeline::new(&report.sim);
+                    let len = report.sim.trace.len();
+                    let (lanes, markers) = crate::components::timeline::markers(&report.sim);
+                    self.run = Some(Rc::new(Loaded {
+                        timeline,
+                        sim: report.sim,
+                        title: scenario.title.clone(),
+                        markers,
+                        lanes,
+                    }));
+                    self.cursor = self.cursor.min(len);
+                }
+                if let Some(run) = &self.run {
+                    let outcomes = scenario
+                        .expectations
+                        .iter()
+                        .map(|x| {
+                            (
+                                x.clone(),
+                                listwatch_core::verdict::check(&run.sim, &x.expect),
+                            )
+                        })
+                        .collect();
+                    self.outcomes = Rc::new(outcomes);
+                }
                 self.stale = false;
                 self.diagnostics.clear();
             }
@@ -124,6 +152,7 @@ impl State {
         State {
             source: self.source.clone(),
             run: self.run.clone(),
+            outcomes: self.outcomes.clone(),
             stale: self.stale,
             diagnostics: self.diagnostics.clone(),
             cursor: self.cursor,
@@ -207,6 +236,7 @@ impl PartialEq for State {
             && self.stale == o.stale
             && self.diagnostics == o.diagnostics
             && self.source == o.source
+            && Rc::ptr_eq(&self.outcomes, &o.outcomes)
             && self.link_error == o.link_error
             && self.notice == o.notice
     }

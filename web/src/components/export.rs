@@ -76,7 +76,7 @@ pub fn export(p: &Props) -> Html {
                 download_text(
                     "listwatch-trace.json",
                     "application/json",
-                    &listwatch_script::export::json(&run.sim, &run.outcomes),
+                    &listwatch_script::export::json(&run.sim, &st.outcomes),
                 );
             }
         })

@@ -86,7 +86,7 @@ pub fn expectations(p: &StateProps) -> Html {
         <div data-testid="expectations" class="expectations">
             <h2>{"Expectations"}</h2>
             <ul>
-                { for run.outcomes.iter().map(|(x, o)| {
+                { for p.state.outcomes.iter().map(|(x, o)| {
                     let st = p.state.clone();
                     let target = o.decided_by.unwrap_or_else(|| run.sim.trace.partition_point(|e| e.time_ms <= o.decided_ms).saturating_sub(1) as u32);
                     let onclick = Callback::from(move |_: MouseEvent| st.dispatch(Action::JumpTo(target)));
