@@ -182,6 +182,25 @@ const ok = await runTests([
     { const v = await editorText(page); assert(v.endsWith('# autosaved'), 'autosave: ' + JSON.stringify(v.slice(-40)) + ' ' + page.url().slice(0, 60)); }
     assert(errors.length === 0, `no console errors, got: ${errors.join(' | ')}`);
   }],
+  ['themes switch and stick; reduced motion keeps messages still', async () => {
+    await page.selectOption('select[aria-label="Theme"]', 'dark');
+    assert(await page.evaluate(() => document.documentElement.dataset.theme) === 'dark', 'dark theme applied');
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    assert(bg === 'rgb(20, 23, 28)', `dark background, got ${bg}`);
+    await page.reload();
+    assert(await page.evaluate(() => document.documentElement.dataset.theme) === 'dark', 'the choice survives a reload');
+    await page.selectOption('select[aria-label="Theme"]', 'system');
+    assert(await page.evaluate(() => document.documentElement.dataset.theme) === undefined, 'system follows the OS');
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    await pickGallery('overflow');
+    await page.click('[data-testid="next-410"]');
+    assert(await page.locator('.msg').count() === 1, 'the 410 is drawn on its link');
+    assert(await page.locator('.msg animateMotion').count() === 0, 'without motion');
+    await page.emulateMedia({ reducedMotion: 'no-preference' });
+    await page.click('[data-testid="step-back"]');
+    await page.click('[data-testid="step-forward"]');
+    assert(await page.locator('.msg animateMotion').count() === 1, 'with motion otherwise');
+  }],
   ['before the editor loads, a mistake is already underlined with its message', async () => {
     await page.evaluate(() => localStorage.setItem('listwatch.script', 'kind Pod\ncontroller c for Pdo mirror Pod\n'));
     await page.goto('about:blank');
