@@ -8,51 +8,48 @@ import { lintGutter, setDiagnostics } from '@codemirror/lint';
 import { history, undo, redo } from '@codemirror/commands';
 import { tags as t } from '@lezer/highlight';
 
-const STATEMENTS = new Set(['seed', 'kind', 'apiserver', 'compaction', 'bookmarks', 'streaming-list', 'controller', 'at', 'every', 'run', 'expect']);
-const WORDS = new Set(['for', 'times', 'from', 'cache', 'fixed', 'dynamic', 'off', 'on', 'lag', 'spec', 'in', 'owner', 'self', 'none',
-  'after', 'write', 'writes', 'restart-after', 'never', 'saw', 'final', 'exists', 'absent', 'esr', 'by', 'status']);
-const ACTIONS = new Set(['create', 'update', 'status', 'delete', 'disconnect', 'delay', 'drop', 'pause', 'resume',
-  'restart-apiserver', 'reinit-cache', 'crash', 'restart', 'say']);
-const BEHAVIOURS = new Set(['children', 'mirror', 'stale-delete', 'wipe-on-zero', 'two-writes']);
-
-const language = StreamLanguage.define({
-  name: 'listwatch',
-  token(stream) {
-    if (stream.eatSpace()) return null;
-    const c = stream.peek();
-    if (c === '#') { stream.skipToEnd(); return 'comment'; }
-    if (c === '"') {
-      stream.next();
-      while (!stream.eol()) {
-        const ch = stream.next();
-        if (ch === '\\') { stream.next(); continue; }
-        if (ch === '"') break;
+// The words come from the Rust side (listwatch_script::syntax), so the editor, the preview and
+// the parser share one vocabulary.
+function scenarioLanguage(words) {
+  const keywords = new Set(words.keywords);
+  const atoms = new Set(words.atoms);
+  return StreamLanguage.define({
+    name: 'listwatch',
+    token(stream) {
+      if (stream.eatSpace()) return null;
+      const c = stream.peek();
+      if (c === '#') { stream.skipToEnd(); return 'comment'; }
+      if (c === '"') {
+        stream.next();
+        while (!stream.eol()) {
+          const ch = stream.next();
+          if (ch === '\\') { stream.next(); continue; }
+          if (ch === '"') break;
+        }
+        return 'string';
       }
-      return 'string';
-    }
-    if (stream.match(/^\+?\d+(\.\d+)?(ms|s|m|h)(?![\w-])/)) return 'number';
-    if (stream.match(/^-?\d+(\.\.\d+)?%?(?![\w-])/)) return 'number';
-    if (stream.match(/^(==|!=|<=|>=|<|>|=)/)) return 'operator';
-    stream.match(/^[^\s#"]+/);
-    const w = stream.current();
-    if (STATEMENTS.has(w)) return 'keyword';
-    if (ACTIONS.has(w)) return 'atom';
-    if (BEHAVIOURS.has(w)) return 'atom';
-    if (WORDS.has(w)) return 'keyword';
-    if (/^[A-Z]/.test(w)) return 'typeName';
-    return null;
-  },
-  languageData: { commentTokens: { line: '#' } },
-});
+      stream.match(/^[^\s#"]+/);
+      const w = stream.current();
+      if (/^[+-]?\d/.test(w)) return 'number';
+      if (['==', '!=', '<', '<=', '>', '>=', '='].includes(w)) return 'operator';
+      if (keywords.has(w)) return 'keyword';
+      if (atoms.has(w)) return 'atom';
+      if (/^[A-Z]/.test(w)) return 'typeName';
+      return null;
+    },
+    languageData: { commentTokens: { line: '#' } },
+  });
+}
 
+// The same classes as the page's preview: web/style.css colours both.
 const highlight = HighlightStyle.define([
-  { tag: t.comment, color: 'var(--muted)', fontStyle: 'italic' },
-  { tag: t.keyword, color: 'var(--accent)', fontWeight: '600' },
-  { tag: t.atom, color: '#b35a00' },
-  { tag: t.number, color: '#1f9d55' },
-  { tag: t.string, color: '#a0308f' },
-  { tag: t.typeName, color: '#7a4fd6' },
-  { tag: t.operator, color: 'var(--fg)' },
+  { tag: t.comment, class: 'tok-comment' },
+  { tag: t.keyword, class: 'tok-keyword' },
+  { tag: t.atom, class: 'tok-atom' },
+  { tag: t.number, class: 'tok-number' },
+  { tag: t.string, class: 'tok-string' },
+  { tag: t.typeName, class: 'tok-type' },
+  { tag: t.operator, class: 'tok-operator' },
 ]);
 
 const theme = EditorView.theme({
@@ -63,14 +60,15 @@ const theme = EditorView.theme({
   '&.cm-focused': { outline: '2px solid var(--accent)' },
 });
 
-/** Creates an editor in `parent`; `onChange(text)` is called on every edit. */
-export function create_editor(parent, text, readonly, onChange) {
+/** Creates an editor in `parent`; `onChange(text)` is called on every edit; `words` is
+ * `{keywords, atoms}`. */
+export function create_editor(parent, text, readonly, onChange, words) {
   const view = new EditorView({
     parent,
     state: EditorState.create({
       doc: text,
       extensions: [
-        lineNumbers(), history(), drawSelection(), highlightActiveLine(), language,
+        lineNumbers(), history(), drawSelection(), highlightActiveLine(), scenarioLanguage(words),
         syntaxHighlighting(highlight), lintGutter(), theme,
         // The browser edits and moves the caret by itself; only undo and redo need keys.
         keymap.of([{ key: 'Mod-z', run: undo, preventDefault: true }, { key: 'Mod-y', run: redo, preventDefault: true },

@@ -8,6 +8,7 @@ mod lexer;
 mod parse;
 pub mod render;
 pub mod share;
+pub mod syntax;
 
 pub use diag::{render, Diagnostic};
 pub use parse::{parse, parse_duration, Expectation, Scenario};

@@ -5,6 +5,7 @@ use listwatch_core::*;
 
 use crate::diag::{nearest, Diagnostic};
 use crate::lexer::{words, Word};
+use crate::syntax::{ACTIONS, BEHAVIOURS, CONTROLLER_OPTIONS, COUNTED, STATEMENTS};
 use crate::MAX_SCRIPT_BYTES;
 
 /// One `expect` line.
@@ -25,71 +26,6 @@ pub struct Scenario {
     pub title: String,
 }
 
-const STATEMENTS: &[&str] = &[
-    "seed",
-    "kind",
-    "apiserver",
-    "compaction",
-    "bookmarks",
-    "streaming-list",
-    "page-size",
-    "kubernetes",
-    "controller",
-    "at",
-    "every",
-    "run",
-    "expect",
-];
-const BEHAVIOURS: &[&str] = &[
-    "children",
-    "mirror",
-    "stale-delete",
-    "wipe-on-zero",
-    "two-writes",
-];
-const CONTROLLER_OPTIONS: &[&str] = &[
-    "workers",
-    "watches",
-    "requeue-after",
-    "errors",
-    "resync",
-    "apiserver",
-    "reconcile",
-    "link-delay",
-    "queue",
-    "anvil",
-    "start",
-    "finalizer",
-];
-const ACTIONS: &[&str] = &[
-    "create",
-    "update",
-    "status",
-    "delete",
-    "disconnect",
-    "delay",
-    "drop",
-    "pause",
-    "resume",
-    "restart-apiserver",
-    "reinit-cache",
-    "crash",
-    "restart",
-    "say",
-];
-const COUNTED: &[&str] = &[
-    "gone",
-    "relists",
-    "lists",
-    "watches",
-    "reconciles",
-    "creates",
-    "updates",
-    "deletes",
-    "evictions",
-    "collapsed",
-    "bookmarks",
-];
 const MAX_TIME_MS: TimeMs = 24 * 3_600_000;
 const MAX_BURST: u64 = 100_000;
 const MAX_SPEC: i64 = 1_000_000_000;

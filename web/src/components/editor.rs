@@ -7,7 +7,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use listwatch_script::Diagnostic;
+use listwatch_script::{syntax, Diagnostic};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::js_sys::{Array, Function, Promise, Reflect};
@@ -49,6 +49,29 @@ pub struct Props {
     pub stale: bool,
     pub on_edit: Callback<String>,
     pub readonly: bool,
+}
+
+/// The language's words, so the editor highlights exactly as the preview and the parser know it.
+fn vocabulary() -> JsValue {
+    let list = |words: &[&[&str]]| {
+        words
+            .iter()
+            .flat_map(|w| w.iter())
+            .map(|w| JsValue::from_str(w))
+            .collect::<Array>()
+    };
+    let o = web_sys::js_sys::Object::new();
+    let _ = Reflect::set(
+        &o,
+        &"keywords".into(),
+        &list(&[syntax::STATEMENTS, syntax::WORDS]),
+    );
+    let _ = Reflect::set(
+        &o,
+        &"atoms".into(),
+        &list(&[syntax::ACTIONS, syntax::BEHAVIOURS]),
+    );
+    o.into()
 }
 
 fn diagnostics_js(diags: &[Diagnostic]) -> JsValue {
@@ -110,7 +133,7 @@ pub fn editor(p: &Props) -> Html {
                 else {
                     return;
                 };
-                let args = Array::of4(&el, &text.into(), &false.into(), cb.as_ref());
+                let args = Array::of5(&el, &text.into(), &false.into(), cb.as_ref(), &vocabulary());
                 let Ok(view) = create.apply(&JsValue::NULL, &args) else {
                     return;
                 };
@@ -172,7 +195,8 @@ pub fn editor(p: &Props) -> Html {
             html! {
                 <div class={classes!("pv-line", (!marks.is_empty()).then_some("pv-bad"))}>
                     <span class="pv-num" aria-hidden="true">{n}</span>
-                    <span class="pv-text">{ for highlight(line).into_iter().map(|(start, text, class)| {
+                    <span class="pv-text">{ for syntax::highlight(line).into_iter().map(|(start, text, token)| {
+                        let class = token.class();
                         let end = start + text.chars().count();
                         let hit = marks.iter().find(|d| d.col <= start + 1 && start < d.col - 1 + d.len.max(1) && end > d.col - 1);
                         match hit {
@@ -209,126 +233,4 @@ pub fn editor(p: &Props) -> Html {
             </ul>
         </div>
     }
-}
-
-const STATEMENTS: &[&str] = &[
-    "seed",
-    "kind",
-    "apiserver",
-    "compaction",
-    "bookmarks",
-    "streaming-list",
-    "page-size",
-    "kubernetes",
-    "controller",
-    "at",
-    "every",
-    "run",
-    "expect",
-];
-const WORDS: &[&str] = &[
-    "for",
-    "times",
-    "from",
-    "cache",
-    "fixed",
-    "dynamic",
-    "off",
-    "on",
-    "lag",
-    "spec",
-    "in",
-    "owner",
-    "self",
-    "none",
-    "after",
-    "write",
-    "writes",
-    "restart-after",
-    "never",
-    "saw",
-    "final",
-    "exists",
-    "absent",
-    "esr",
-    "by",
-];
-const ACTIONS: &[&str] = &[
-    "create",
-    "update",
-    "status",
-    "delete",
-    "disconnect",
-    "delay",
-    "drop",
-    "pause",
-    "resume",
-    "restart-apiserver",
-    "reinit-cache",
-    "crash",
-    "restart",
-    "say",
-    "children",
-    "mirror",
-    "stale-delete",
-    "wipe-on-zero",
-    "two-writes",
-];
-
-/// The same highlighting as the editor's (web/editor/main.js): (start column from 0, text, class).
-fn highlight(line: &str) -> Vec<(usize, String, &'static str)> {
-    let chars: Vec<char> = line.chars().collect();
-    let mut out = vec![];
-    let mut i = 0;
-    while i < chars.len() {
-        let start = i;
-        let c = chars[i];
-        let class = if c.is_whitespace() {
-            while i < chars.len() && chars[i].is_whitespace() {
-                i += 1;
-            }
-            ""
-        } else if c == '#' {
-            i = chars.len();
-            "tok-comment"
-        } else if c == '"' {
-            i += 1;
-            while i < chars.len() {
-                match chars[i] {
-                    '\\' => i += 2,
-                    '"' => {
-                        i += 1;
-                        break;
-                    }
-                    _ => i += 1,
-                }
-            }
-            i = i.min(chars.len());
-            "tok-string"
-        } else {
-            while i < chars.len() && !chars[i].is_whitespace() && chars[i] != '#' && chars[i] != '"'
-            {
-                i += 1;
-            }
-            let w: String = chars[start..i].iter().collect();
-            let number = w
-                .trim_start_matches(['+', '-'])
-                .starts_with(|c: char| c.is_ascii_digit());
-            if number {
-                "tok-number"
-            } else if ["==", "!=", "<", "<=", ">", ">=", "="].contains(&w.as_str()) {
-                "tok-operator"
-            } else if STATEMENTS.contains(&w.as_str()) || WORDS.contains(&w.as_str()) {
-                "tok-keyword"
-            } else if ACTIONS.contains(&w.as_str()) {
-                "tok-atom"
-            } else if w.starts_with(|c: char| c.is_ascii_uppercase()) {
-                "tok-type"
-            } else {
-                ""
-            }
-        };
-        out.push((start, chars[start..i].iter().collect(), class));
-    }
-    out
 }

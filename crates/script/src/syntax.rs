@@ -1,0 +1,223 @@
+//! The language's vocabulary and its highlighting: one source for the parser's suggestions, the
+//! page's highlighted preview and the editor (which receives these lists when it loads).
+
+/// Statements that start a line.
+pub const STATEMENTS: &[&str] = &[
+    "seed",
+    "kind",
+    "apiserver",
+    "compaction",
+    "bookmarks",
+    "streaming-list",
+    "page-size",
+    "kubernetes",
+    "controller",
+    "at",
+    "every",
+    "run",
+    "expect",
+];
+/// The reconcile library.
+pub const BEHAVIOURS: &[&str] = &[
+    "children",
+    "mirror",
+    "stale-delete",
+    "wipe-on-zero",
+    "two-writes",
+];
+/// Indented options of a controller.
+pub const CONTROLLER_OPTIONS: &[&str] = &[
+    "workers",
+    "watches",
+    "requeue-after",
+    "errors",
+    "resync",
+    "apiserver",
+    "reconcile",
+    "link-delay",
+    "queue",
+    "anvil",
+    "start",
+    "finalizer",
+];
+/// Timeline actions.
+pub const ACTIONS: &[&str] = &[
+    "create",
+    "update",
+    "status",
+    "delete",
+    "disconnect",
+    "delay",
+    "drop",
+    "pause",
+    "resume",
+    "restart-apiserver",
+    "reinit-cache",
+    "crash",
+    "restart",
+    "say",
+];
+/// What a count expectation counts.
+pub const COUNTED: &[&str] = &[
+    "gone",
+    "relists",
+    "lists",
+    "watches",
+    "reconciles",
+    "creates",
+    "updates",
+    "deletes",
+    "evictions",
+    "collapsed",
+    "bookmarks",
+];
+/// Other words the language gives a meaning to.
+pub const WORDS: &[&str] = &[
+    "for",
+    "times",
+    "from",
+    "cache",
+    "fixed",
+    "dynamic",
+    "off",
+    "on",
+    "lag",
+    "spec",
+    "in",
+    "owner",
+    "self",
+    "none",
+    "after",
+    "write",
+    "writes",
+    "restart-after",
+    "never",
+    "saw",
+    "final",
+    "exists",
+    "absent",
+    "esr",
+    "by",
+];
+
+/// What a stretch of a line is, for highlighting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Token {
+    Space,
+    Comment,
+    String,
+    Number,
+    Operator,
+    /// Statements and the language's other words.
+    Keyword,
+    /// Actions and behaviours.
+    Atom,
+    /// A capitalised word: a kind.
+    Kind,
+    Plain,
+}
+
+impl Token {
+    /// The class both the preview and the editor style.
+    pub fn class(self) -> &'static str {
+        match self {
+            Token::Space | Token::Plain => "",
+            Token::Comment => "tok-comment",
+            Token::String => "tok-string",
+            Token::Number => "tok-number",
+            Token::Operator => "tok-operator",
+            Token::Keyword => "tok-keyword",
+            Token::Atom => "tok-atom",
+            Token::Kind => "tok-type",
+        }
+    }
+}
+
+/// Classifies one whole word.
+pub fn word(w: &str) -> Token {
+    if w.trim_start_matches(['+', '-'])
+        .starts_with(|c: char| c.is_ascii_digit())
+    {
+        Token::Number
+    } else if ["==", "!=", "<", "<=", ">", ">=", "="].contains(&w) {
+        Token::Operator
+    } else if STATEMENTS.contains(&w) || WORDS.contains(&w) {
+        Token::Keyword
+    } else if ACTIONS.contains(&w) || BEHAVIOURS.contains(&w) {
+        Token::Atom
+    } else if w.starts_with(|c: char| c.is_ascii_uppercase()) {
+        Token::Kind
+    } else {
+        Token::Plain
+    }
+}
+
+/// Splits a line into (start column from 0, text, token), covering every character.
+pub fn highlight(line: &str) -> Vec<(usize, String, Token)> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = vec![];
+    let mut i = 0;
+    while i < chars.len() {
+        let start = i;
+        let token = if chars[i].is_whitespace() {
+            while i < chars.len() && chars[i].is_whitespace() {
+                i += 1;
+            }
+            Token::Space
+        } else if chars[i] == '#' {
+            i = chars.len();
+            Token::Comment
+        } else if chars[i] == '"' {
+            i += 1;
+            while i < chars.len() {
+                match chars[i] {
+                    '\\' => i += 2,
+                    '"' => {
+                        i += 1;
+                        break;
+                    }
+                    _ => i += 1,
+                }
+            }
+            i = i.min(chars.len());
+            Token::String
+        } else {
+            while i < chars.len() && !chars[i].is_whitespace() && chars[i] != '#' && chars[i] != '"'
+            {
+                i += 1;
+            }
+            word(&chars[start..i].iter().collect::<String>())
+        };
+        out.push((start, chars[start..i].iter().collect(), token));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn highlighting_covers_the_line_and_names_what_it_sees() {
+        let line = "at 2050ms status Pod a 1 # note";
+        let toks = highlight(line);
+        assert_eq!(toks.iter().map(|t| t.1.as_str()).collect::<String>(), line);
+        let kinds: Vec<Token> = toks
+            .iter()
+            .filter(|t| t.2 != Token::Space)
+            .map(|t| t.2)
+            .collect();
+        let want = [
+            Token::Keyword,
+            Token::Number,
+            Token::Atom,
+            Token::Kind,
+            Token::Plain,
+            Token::Number,
+            Token::Comment,
+        ];
+        assert_eq!(kinds, want);
+        assert_eq!(highlight("say \"a \\\" b\"")[2].2, Token::String);
+        assert_eq!(word("stale-delete"), Token::Atom);
+    }
+}
