@@ -396,11 +396,8 @@ pub fn summary(r: &Report, tty: bool) -> String {
                     lists += 1
                 }
                 EventKind::WatchOpened { watcher, .. } if watcher == id => watches += 1,
-                EventKind::WatchFailed { watcher, error }
-                | EventKind::ListFailed { watcher, error }
-                    if watcher == id && error.code() == 410 =>
-                {
-                    gone.push(error.message())
+                k if k.gone().is_some_and(|(w, _)| w == id) => {
+                    gone.extend(k.gone().map(|(_, error)| error.message()))
                 }
                 _ => {}
             }
@@ -448,13 +445,7 @@ pub fn summary(r: &Report, tty: bool) -> String {
         .trace
         .iter()
         .enumerate()
-        .filter(|(_, e)| {
-            matches!(
-                e.kind,
-                EventKind::ListRequest { relist: true, .. }
-                    | EventKind::WatchListRequest { relist: true, .. }
-            )
-        })
+        .filter(|(_, e)| e.kind.is_relist())
         .map(|(i, _)| i as EventId)
         .take(5)
         .collect();

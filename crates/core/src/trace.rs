@@ -397,6 +397,54 @@ pub enum EventKind {
     },
 }
 
+impl EventKind {
+    /// A list, or a streaming list, that is not the informer's first since it started.
+    pub fn is_relist(&self) -> bool {
+        matches!(
+            self,
+            EventKind::ListRequest { relist: true, .. }
+                | EventKind::WatchListRequest { relist: true, .. }
+        )
+    }
+
+    /// A 410 Gone: to a watch, or to a paged list's continue token.
+    pub fn gone(&self) -> Option<(WatcherId, ApiError)> {
+        match *self {
+            EventKind::WatchFailed { watcher, error }
+            | EventKind::ListFailed { watcher, error }
+                if error.code() == 410 =>
+            {
+                Some((watcher, error))
+            }
+            _ => None,
+        }
+    }
+
+    /// The reflector an event happened at, if any.
+    pub fn watcher(&self) -> Option<WatcherId> {
+        use EventKind::*;
+        match *self {
+            ListRequest { watcher, .. }
+            | ListResult { watcher, .. }
+            | ListContinue { watcher, .. }
+            | ListFailed { watcher, .. }
+            | WatchRequest { watcher, .. }
+            | WatchListRequest { watcher, .. }
+            | InitialEventsEnd { watcher, .. }
+            | WatchOpened { watcher, .. }
+            | WatchFailed { watcher, .. }
+            | WatchEvent { watcher, .. }
+            | Bookmark { watcher, .. }
+            | WatchEnded { watcher, .. }
+            | EventDropped { watcher, .. }
+            | State { watcher, .. }
+            | Backoff { watcher, .. }
+            | Informer { watcher, .. } => Some(watcher),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Event {
     pub time_ms: TimeMs,

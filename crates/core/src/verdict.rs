@@ -135,25 +135,11 @@ fn name_matches(sim: &Sim, n: NameId, scope: &Scope) -> bool {
 /// Does this event count for `what` within `scope`?
 pub fn counts(sim: &Sim, e: &Event, what: &Counted, scope: &Scope) -> u64 {
     use EventKind::*;
+    let of_watcher =
+        |w: Option<WatcherId>| w.is_some_and(|w| watcher_matches(sim, w, scope)) as u64;
     match (what, &e.kind) {
-        (Counted::Gone, WatchFailed { watcher, error } | ListFailed { watcher, error })
-            if error.code() == 410 =>
-        {
-            watcher_matches(sim, *watcher, scope) as u64
-        }
-        (
-            Counted::Relists,
-            ListRequest {
-                watcher,
-                relist: true,
-                ..
-            }
-            | WatchListRequest {
-                watcher,
-                relist: true,
-                ..
-            },
-        ) => watcher_matches(sim, *watcher, scope) as u64,
+        (Counted::Gone, k) if k.gone().is_some() => of_watcher(k.watcher()),
+        (Counted::Relists, k) if k.is_relist() => of_watcher(k.watcher()),
         (Counted::Lists, ListRequest { watcher, .. } | WatchListRequest { watcher, .. }) => {
             watcher_matches(sim, *watcher, scope) as u64
         }

@@ -27,6 +27,9 @@ pub struct WatcherView {
     pub last_rv: Rv,
     /// The last 410 (or other watch error) and when.
     pub last_error: Option<EventId>,
+    /// The last time a watch opened (or a streaming list ended its initial events): the watcher
+    /// has recovered from any error before it.
+    pub watching_since: Option<EventId>,
     pub lists: u32,
     pub gone: u32,
 }
@@ -95,6 +98,7 @@ impl View {
                     state: WatcherState::Stopped,
                     last_rv: 0,
                     last_error: None,
+                    watching_since: None,
                     lists: 0,
                     gone: 0,
                 })
@@ -178,11 +182,16 @@ impl View {
             ListRequest { watcher, .. } | WatchListRequest { watcher, .. } => {
                 self.watchers[watcher.index()].lists += 1
             }
-            InitialEventsEnd { watcher, rv, .. } => self.watchers[watcher.index()].last_rv = rv,
-            WatchFailed { watcher, error } => {
+            InitialEventsEnd { watcher, rv, .. } => {
+                let w = &mut self.watchers[watcher.index()];
+                w.last_rv = rv;
+                w.watching_since = Some(id);
+            }
+            WatchOpened { watcher, .. } => self.watchers[watcher.index()].watching_since = Some(id),
+            WatchFailed { watcher, .. } | ListFailed { watcher, .. } => {
                 let w = &mut self.watchers[watcher.index()];
                 w.last_error = Some(id);
-                if error.code() == 410 {
+                if e.kind.gone().is_some() {
                     w.gone += 1;
                 }
             }

@@ -23,14 +23,8 @@ fn input_value(e: InputEvent) -> Option<f64> {
 /// Kinds of moments the jump buttons look for.
 fn is_marker(kind: &EventKind, which: &str) -> bool {
     match which {
-        "410" => matches!(kind, EventKind::WatchFailed { error, .. } if error.code() == 410),
-        "relist" => {
-            matches!(
-                kind,
-                EventKind::ListRequest { relist: true, .. }
-                    | EventKind::WatchListRequest { relist: true, .. }
-            )
-        }
+        "410" => kind.gone().is_some(),
+        "relist" => kind.is_relist(),
         _ => matches!(kind, EventKind::ReconcileStart { .. }),
     }
 }

@@ -57,11 +57,14 @@ pub fn system_view(p: &Props) -> Html {
         .cursor
         .checked_sub(1)
         .and_then(|i| sim.trace.get(i).map(|e| (i, e)));
+    // A 410 flashes until the watcher watches again (or for 1.5 s of virtual time).
     let recent_gone = |w: WatcherId| {
-        v.watchers[w.index()].last_error.is_some_and(|id| {
+        let wv = &v.watchers[w.index()];
+        wv.last_error.is_some_and(|id| {
             let e = &sim.trace[id as usize];
             v.time_ms.saturating_sub(e.time_ms) < 1500
-                && matches!(e.kind, EventKind::WatchFailed { error, .. } if error.code() == 410)
+                && e.kind.gone().is_some()
+                && wv.watching_since.is_none_or(|since| since < id)
         })
     };
     let mut caches = vec![];

@@ -17,9 +17,8 @@ const MAX_MARKERS: usize = 4000;
 
 fn marker_class(kind: &EventKind) -> Option<&'static str> {
     match kind {
-        EventKind::WatchFailed { error, .. } if error.code() == 410 => Some("m-gone"),
-        EventKind::ListRequest { relist: true, .. }
-        | EventKind::WatchListRequest { relist: true, .. } => Some("m-relist"),
+        k if k.gone().is_some() => Some("m-gone"),
+        k if k.is_relist() => Some("m-relist"),
         EventKind::ReconcileStart { .. } => Some("m-reconcile"),
         EventKind::Write { .. } => Some("m-write"),
         EventKind::Crash { .. }
