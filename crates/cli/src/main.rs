@@ -56,6 +56,27 @@ fn read(path: &str) -> Result<String, String> {
     Ok(s)
 }
 
+/// Reads a script and hands it to `f` (parse, run, explore). A file that cannot be read, or
+/// diagnostics (printed located, like rustc's), end in exit code 2.
+fn with_script<T>(
+    file: &str,
+    f: impl FnOnce(&str) -> Result<T, Vec<listwatch_script::Diagnostic>>,
+) -> Result<(String, T), ExitCode> {
+    let src = read(file).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })?;
+    match f(&src) {
+        Ok(t) => Ok((src, t)),
+        Err(diags) => {
+            for d in &diags {
+                eprint!("{}", render(d, file, &src));
+            }
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
 fn color(on: bool, code: &str, s: &str) -> String {
     if on {
         format!("\x1b[{code}m{s}\x1b[0m")
@@ -104,21 +125,9 @@ fn cmd_run(args: &[String], tty: bool) -> ExitCode {
         eprintln!("error: `run` needs a FILE\n\n{HELP}");
         return ExitCode::from(2);
     };
-    let src = match read(&file) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let report = match listwatch_script::run(&src) {
-        Ok(r) => r,
-        Err(diags) => {
-            for d in &diags {
-                eprint!("{}", render(d, &file, &src));
-            }
-            return ExitCode::from(2);
-        }
+    let (_, report) = match with_script(&file, listwatch_script::run) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
     if as_json {
         println!("{}", json::report(&report));
@@ -163,19 +172,10 @@ fn cmd_share(args: &[String]) -> ExitCode {
     let Some(file) = file else {
         return usage("`share` needs a FILE");
     };
-    let src = match read(&file) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+    let src = match with_script(&file, listwatch_script::parse) {
+        Ok((src, _)) => src,
+        Err(code) => return code,
     };
-    if let Err(diags) = listwatch_script::parse(&src) {
-        for d in &diags {
-            eprint!("{}", render(d, &file, &src));
-        }
-        return ExitCode::from(2);
-    }
     let shared = listwatch_script::share::Shared { script: src, at_ms };
     println!("{}", listwatch_script::share::link(&base, &shared));
     ExitCode::SUCCESS
@@ -219,21 +219,11 @@ fn cmd_explore(args: &[String]) -> ExitCode {
     let Some(file) = file else {
         return usage("`explore` needs a FILE");
     };
-    let src = match read(&file) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let (mut ex, scenario) = match listwatch_script::explore::explorer(&src, budget) {
+    let (src, (mut ex, scenario)) = match with_script(&file, |src| {
+        listwatch_script::explore::explorer(src, budget)
+    }) {
         Ok(x) => x,
-        Err(diags) => {
-            for d in &diags {
-                eprint!("{}", render(d, &file, &src));
-            }
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let started = std::time::Instant::now();
     ex.run();
@@ -321,22 +311,9 @@ fn cmd_check(args: &[String], tty: bool) -> ExitCode {
     }
     let (mut invalid, mut failed) = (0, 0);
     for file in args {
-        let src = match read(file) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("error: {e}");
-                invalid += 1;
-                continue;
-            }
-        };
-        match listwatch_script::run(&src) {
-            Err(diags) => {
-                for d in &diags {
-                    eprint!("{}", render(d, file, &src));
-                }
-                invalid += 1;
-            }
-            Ok(report) => {
+        match with_script(file, listwatch_script::run) {
+            Err(_) => invalid += 1,
+            Ok((_, report)) => {
                 let bad: Vec<_> = report.outcomes.iter().filter(|(_, o)| !o.pass).collect();
                 if bad.is_empty() {
                     println!(
