@@ -142,7 +142,7 @@ impl Default for ReflectorConfig {
 }
 
 /// Something that happens at a moment of the timeline: a write by another client, or a fault.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub enum Input {
     Create {
         kind: KindId,

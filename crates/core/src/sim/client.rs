@@ -415,7 +415,7 @@ impl Sim {
 
     pub(super) fn resync(&mut self, w: WatcherId, epoch: u32) {
         let c = self.controller_of(w);
-        if self.controllers[c.index()].epoch != epoch {
+        if !self.in_life(c, epoch) {
             return;
         }
         let objects: Vec<Object> = self.reflectors[w.index()].store.values().copied().collect();

@@ -120,7 +120,7 @@ pub struct Controller {
     initial_sync: bool,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 enum Msg {
     /// A streaming list's initial events and the bookmark that ends them.
     WatchListStart {
@@ -154,7 +154,7 @@ enum Msg {
     Refused(ApiError),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 enum Action {
     Input(Input),
     CacheApply {
@@ -356,10 +356,7 @@ impl Reader for EtcdReader<'_> {
         self.0.objects.get(&(kind, name)).copied()
     }
     fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object> {
-        self.0
-            .objects
-            .range((kind, NameId(0))..=(kind, NameId(u32::MAX)))
-            .map(|(_, o)| *o)
+        self.of_kind(kind)
             .filter(|o| o.owner.map(|o| o.uid) == Some(uid))
             .collect()
     }
@@ -587,17 +584,23 @@ impl Sim {
         self.reflectors.hash(&mut h);
         self.controllers.hash(&mut h);
         self.rng.hash(&mut h);
-        let mut pending: Vec<_> = self
-            .heap
-            .iter()
-            .map(|Reverse(s)| (s.at, format!("{:?}", s.action)))
-            .collect();
+        // Pending work in the order it will run: times and actions, not the sequence numbers
+        // themselves, which differ between equal states reached by different paths.
+        let mut pending: Vec<&Scheduled> = self.heap.iter().map(|Reverse(s)| s).collect();
         pending.sort();
-        pending.hash(&mut h);
+        for s in pending {
+            s.at.hash(&mut h);
+            s.action.hash(&mut h);
+        }
         h.finish()
     }
 
     // ----- plumbing -----
+
+    /// Is this timer or message from the controller's current life (not from before a crash)?
+    fn in_life(&self, c: ControllerId, epoch: u32) -> bool {
+        self.controllers[c.index()].epoch == epoch
+    }
 
     fn schedule(&mut self, at: TimeMs, cause: EventId, action: Action) {
         if at <= self.now_ms && !self.trace.is_empty() {
@@ -795,7 +798,7 @@ impl Sim {
                 epoch,
                 key,
             } => {
-                if self.controllers[controller.index()].epoch == epoch {
+                if self.in_life(controller, epoch) {
                     self.enqueue(controller, key, cause, false);
                 }
             }
@@ -804,12 +807,12 @@ impl Sim {
                 epoch,
                 worker,
             } => {
-                if self.controllers[controller.index()].epoch == epoch {
+                if self.in_life(controller, epoch) {
                     self.work(controller, worker, cause);
                 }
             }
             Action::Start { controller, epoch } => {
-                if self.controllers[controller.index()].epoch == epoch {
+                if self.in_life(controller, epoch) {
                     self.start_controller(controller, cause);
                 }
             }
@@ -837,16 +840,11 @@ impl Sim {
                 }
             }
             Action::AnvilTick { controller, epoch } => {
-                if self.controllers[controller.index()].epoch == epoch {
+                if self.in_life(controller, epoch) {
                     let primary = self.config.controllers[controller.index()].primary;
-                    let keys: Vec<NameId> = self
-                        .etcd
-                        .objects
-                        .range((primary, NameId(0))..=(primary, NameId(u32::MAX)))
-                        .map(|(k, _)| k.1)
-                        .collect();
-                    for key in keys {
-                        self.enqueue(controller, key, cause, false);
+                    // schedule_controller_reconcile: every existing object of the primary kind.
+                    for o in EtcdReader(&self.etcd).kind_objects(primary) {
+                        self.enqueue(controller, o.name, cause, false);
                     }
                     let period = self.config.controllers[controller.index()].anvil_period_ms;
                     self.schedule(
@@ -881,12 +879,16 @@ impl Sim {
 }
 
 impl EtcdReader<'_> {
-    pub fn kind_objects(&self, kind: KindId) -> Vec<Object> {
+    /// Every object of one kind, in name order (etcd's key range for the kind).
+    fn of_kind(&self, kind: KindId) -> impl Iterator<Item = Object> + '_ {
         self.0
             .objects
             .range((kind, NameId(0))..=(kind, NameId(u32::MAX)))
             .map(|(_, o)| *o)
-            .collect()
+    }
+
+    pub fn kind_objects(&self, kind: KindId) -> Vec<Object> {
+        self.of_kind(kind).collect()
     }
 }
 
