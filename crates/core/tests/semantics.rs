@@ -251,3 +251,60 @@ fn boundaries_example_through_the_engine() {
         }
     );
 }
+
+/// §4: while a cache re-initialises only watches get 429; a relist is answered by etcd.
+#[test]
+fn lists_during_cache_reinitialisation_go_to_etcd() {
+    let mut c = Config::new(&["Pod"]);
+    c.compaction_ms = 0;
+    c.controllers.push(Config::controller(
+        "ctl",
+        KindId(0),
+        Behaviour::Mirror { target: KindId(0) },
+    ));
+    c.controllers[0].behaviour = Behaviour::Children {
+        child: KindId(0),
+        finalizer: false,
+    };
+    c.timeline = vec![
+        TimedInput {
+            at_ms: 10_000,
+            input: Input::Create {
+                kind: KindId(0),
+                name: "a".into(),
+                spec: 0,
+            },
+        },
+        // The fresh watch closes within 1 s with no events: a "very short watch", so a relist.
+        TimedInput {
+            at_ms: 500,
+            input: Input::ReinitCache {
+                apiserver: ApiserverId(0),
+                kind: KindId(0),
+                down_ms: 5000,
+            },
+        },
+    ];
+    c.end_ms = 20_000;
+    let sim = verdict::run(c).unwrap();
+    listwatch_core::invariants::check(&sim).unwrap();
+    let lines: Vec<String> = sim.trace.iter().map(|e| describe(&e.kind, &sim)).collect();
+    let relist = lines
+        .iter()
+        .position(|l| l.starts_with("list resourceVersion=\""))
+        .expect("a relist at an RV");
+    assert!(
+        lines[relist..].iter().any(|l| l.contains("(from etcd)")),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.starts_with("list failed: 429")),
+        "lists are not refused"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "ERROR 429 the watch cache is not ready (429)"),
+        "watches are"
+    );
+}
