@@ -361,24 +361,19 @@ pub fn summary(r: &Report, tty: bool) -> String {
         sim.etcd.rev
     );
     s += "\nwatchers:\n";
-    for (i, w) in sim.reflectors.iter().enumerate() {
-        let id = WatcherId(i as u16);
-        let (mut lists, mut watches, mut gone) = (0, 0, vec![]);
-        for e in &sim.trace {
-            match e.kind {
-                EventKind::ListRequest { watcher, .. }
-                | EventKind::WatchListRequest { watcher, .. }
-                    if watcher == id =>
-                {
-                    lists += 1
-                }
-                EventKind::WatchOpened { watcher, .. } if watcher == id => watches += 1,
-                k if k.gone().is_some_and(|(w, _)| w == id) => {
-                    gone.extend(k.gone().map(|(_, error)| error.message()))
-                }
-                _ => {}
-            }
+    // One pass over the trace: per watcher, lists, watches and the 410s' messages.
+    let mut tally = vec![(0, 0, vec![]); sim.reflectors.len()];
+    for e in &sim.trace {
+        let Some(w) = e.kind.watcher() else { continue };
+        let t = &mut tally[w.index()];
+        match e.kind {
+            EventKind::ListRequest { .. } | EventKind::WatchListRequest { .. } => t.0 += 1,
+            EventKind::WatchOpened { .. } => t.1 += 1,
+            k => t.2.extend(k.gone().map(|(_, error)| error.message())),
         }
+    }
+    for (i, (w, (lists, watches, gone))) in sim.reflectors.iter().zip(tally).enumerate() {
+        let id = WatcherId(i as u16);
         s += &format!(
             "  {:<24} {lists} lists, {watches} watches, {} x 410, state {} at rv {}\n",
             Labels::watcher(sim, id),

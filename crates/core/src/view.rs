@@ -17,8 +17,6 @@ pub struct CacheView {
     pub evicted_total: u64,
     pub paused: bool,
     pub ready: bool,
-    /// The event that last changed it.
-    pub last_event: Option<EventId>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -30,8 +28,6 @@ pub struct WatcherView {
     /// The last time a watch opened (or a streaming list ended its initial events): the watcher
     /// has recovered from any error before it.
     pub watching_since: Option<EventId>,
-    pub lists: u32,
-    pub gone: u32,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -43,7 +39,6 @@ pub struct QueueView {
     pub processing: Vec<NameId>,
     pub dirty: Vec<NameId>,
     pub reconciles: u64,
-    pub last_reconcile: Option<EventId>,
     /// The controller's latest write (or failed write).
     pub last_write: Option<EventId>,
 }
@@ -99,8 +94,6 @@ impl View {
                     last_rv: 0,
                     last_error: None,
                     watching_since: None,
-                    lists: 0,
-                    gone: 0,
                 })
                 .collect(),
             queues: vec![QueueView::default(); sim.controllers.len()],
@@ -141,7 +134,6 @@ impl View {
                 c.evicted_total += evicted as u64;
                 c.ring.push_back((rv, name));
                 c.capacity = capacity;
-                c.last_event = Some(id);
             }
             CacheReset {
                 apiserver,
@@ -152,7 +144,6 @@ impl View {
                 let c = &mut self.caches[apiserver.index()][kind.index()];
                 c.ring.clear();
                 c.ready = ready;
-                c.last_event = Some(id);
             }
             CachePaused { apiserver, paused } => {
                 for c in &mut self.caches[apiserver.index()] {
@@ -179,9 +170,6 @@ impl View {
             ListResult {
                 watcher, list_rv, ..
             } => self.watchers[watcher.index()].last_rv = list_rv,
-            ListRequest { watcher, .. } | WatchListRequest { watcher, .. } => {
-                self.watchers[watcher.index()].lists += 1
-            }
             InitialEventsEnd { watcher, rv, .. } => {
                 let w = &mut self.watchers[watcher.index()];
                 w.last_rv = rv;
@@ -189,11 +177,7 @@ impl View {
             }
             WatchOpened { watcher, .. } => self.watchers[watcher.index()].watching_since = Some(id),
             WatchFailed { watcher, .. } | ListFailed { watcher, .. } => {
-                let w = &mut self.watchers[watcher.index()];
-                w.last_error = Some(id);
-                if e.kind.gone().is_some() {
-                    w.gone += 1;
-                }
+                self.watchers[watcher.index()].last_error = Some(id);
             }
             Enqueue {
                 controller,
@@ -216,7 +200,6 @@ impl View {
                 q.dirty.retain(|k| *k != key);
                 q.processing.push(key);
                 q.reconciles += 1;
-                q.last_reconcile = Some(id);
             }
             ReconcileEnd {
                 controller, key, ..

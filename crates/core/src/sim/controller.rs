@@ -361,11 +361,7 @@ impl Sim {
             let entry = self.esr.entry((c, key)).or_insert(EsrState {
                 holds: !holds,
                 since_ms: now,
-                spec_changed_ms: now,
             });
-            if o.kind == cfg.primary {
-                entry.spec_changed_ms = now;
-            }
             if entry.holds != holds {
                 entry.holds = holds;
                 entry.since_ms = now;

@@ -285,7 +285,6 @@ pub enum Stop {
 pub struct EsrState {
     pub holds: bool,
     pub since_ms: TimeMs,
-    pub spec_changed_ms: TimeMs,
 }
 
 /// The whole simulated system. `Clone` is the explorer's fork; `state_hash` its dedup key.
