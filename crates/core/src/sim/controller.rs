@@ -32,10 +32,15 @@ impl Sim {
         }
     }
 
-    /// Wakes an idle worker, if any.
+    /// Hands the queue to an idle worker that no pending wake-up has claimed yet, so keys that
+    /// become ready at the same instant go to distinct workers (a busy worker never starts a
+    /// second reconcile; `client-go/util/workqueue`, controller-runtime's worker loop).
     pub(super) fn kick(&mut self, c: ControllerId, cause: EventId) {
-        let ctl = &self.controllers[c.index()];
-        if let Some(worker) = ctl.workers.iter().position(|w| w.is_none()) {
+        let ctl = &mut self.controllers[c.index()];
+        let idle = (0..ctl.workers.len())
+            .find(|&i| ctl.workers[i].is_none() && ctl.worker_claimed & (1u64 << i) == 0);
+        if let Some(worker) = idle {
+            ctl.worker_claimed |= 1u64 << worker;
             let epoch = ctl.epoch;
             self.ready.push_back((
                 cause,
@@ -48,70 +53,82 @@ impl Sim {
         }
     }
 
+    /// An idle worker takes the next key, if any, and starts its reconcile.
     pub(super) fn work(&mut self, c: ControllerId, worker: u32, cause: EventId) {
         let cfg = &self.config.controllers[c.index()];
         let (reconcile_ms, behaviour, primary) = (cfg.reconcile_ms, cfg.behaviour, cfg.primary);
-        let running = self.controllers[c.index()].workers[worker as usize].take();
-        let Some(mut run) = running else {
-            // Idle: take the next key.
-            let Some(key) = self.controllers[c.index()].queue.get() else {
-                return;
-            };
-            let spec = StoreReader {
-                sim: self,
-                controller: c,
-            }
-            .get(primary, key)
-            .map(|o| o.spec);
-            let start = self.emit(
-                Actor::Controller(c),
-                cause,
-                EventKind::ReconcileStart {
-                    controller: c,
-                    key,
-                    worker,
-                    spec,
-                },
-            );
-            let mut names = std::mem::take(&mut self.names);
-            let mut memory = std::mem::take(&mut self.controllers[c.index()].memory);
-            let writes = reconcile::plan(
-                behaviour,
-                primary,
-                key,
-                1 << c.0,
-                &StoreReader {
-                    sim: self,
-                    controller: c,
-                },
-                &mut names,
-                &mut memory,
-            );
-            self.names = names;
-            self.controllers[c.index()].memory = memory;
-            let epoch = self.controllers[c.index()].epoch;
-            let steps = writes.len() as u64 + 1;
-            let run = Running {
-                key,
-                writes,
-                done: 0,
-                start_event: start,
-                started_ms: self.now_ms,
-            };
-            self.controllers[c.index()].workers[worker as usize] = Some(run);
-            let at = self.now_ms + reconcile_ms / steps;
-            self.schedule(
-                at,
-                start,
-                Action::Work {
-                    controller: c,
-                    epoch,
-                    worker,
-                },
-            );
+        let ctl = &mut self.controllers[c.index()];
+        ctl.worker_claimed &= !(1u64 << worker);
+        if ctl.workers[worker as usize].is_some() {
+            return;
+        }
+        let Some(key) = ctl.queue.get() else {
             return;
         };
-        // A step of a running reconcile: the next write, or the end.
+        let spec = StoreReader {
+            sim: self,
+            controller: c,
+        }
+        .get(primary, key)
+        .map(|o| o.spec);
+        let start = self.emit(
+            Actor::Controller(c),
+            cause,
+            EventKind::ReconcileStart {
+                controller: c,
+                key,
+                worker,
+                spec,
+            },
+        );
+        let mut names = std::mem::take(&mut self.names);
+        let mut memory = std::mem::take(&mut self.controllers[c.index()].memory);
+        let writes = reconcile::plan(
+            behaviour,
+            primary,
+            key,
+            1 << c.0,
+            &StoreReader {
+                sim: self,
+                controller: c,
+            },
+            &mut names,
+            &mut memory,
+        );
+        self.names = names;
+        self.controllers[c.index()].memory = memory;
+        let epoch = self.controllers[c.index()].epoch;
+        let steps = writes.len() as u64 + 1;
+        let run = Running {
+            key,
+            writes,
+            done: 0,
+            start_event: start,
+            started_ms: self.now_ms,
+        };
+        self.controllers[c.index()].workers[worker as usize] = Some(run);
+        let at = self.now_ms + reconcile_ms / steps;
+        self.schedule(
+            at,
+            start,
+            Action::Step {
+                controller: c,
+                epoch,
+                worker,
+            },
+        );
+        // More keys may be waiting for other idle workers.
+        if !self.controllers[c.index()].queue.is_empty() {
+            self.kick(c, cause);
+        }
+    }
+
+    /// A step of a running reconcile: the next write, or the end.
+    pub(super) fn step(&mut self, c: ControllerId, worker: u32, cause: EventId) {
+        let reconcile_ms = self.config.controllers[c.index()].reconcile_ms;
+        let Some(mut run) = self.controllers[c.index()].workers[worker as usize].take() else {
+            return;
+        };
         if run.done < run.writes.len() {
             let ctl = &self.controllers[c.index()];
             if ctl.crash_after_writes == Some(run.done as u32) && run.done > 0 {
@@ -137,7 +154,7 @@ impl Sim {
             self.schedule(
                 at,
                 cause,
-                Action::Work {
+                Action::Step {
                     controller: c,
                     epoch,
                     worker,
@@ -215,6 +232,9 @@ impl Sim {
             );
         }
         let _ = again;
+        // This worker is idle again: it takes the next key (claimed, so a kick in between picks
+        // another idle worker).
+        self.controllers[c.index()].worker_claimed |= 1u64 << worker;
         self.ready.push_back((
             id,
             Action::Work {
@@ -241,6 +261,7 @@ impl Sim {
         let ctl = &mut self.controllers[c.index()];
         ctl.up = true;
         ctl.epoch += 1;
+        ctl.worker_claimed = 0;
         ctl.queue = WorkQueue::new(queue_kind);
         ctl.memory.clear();
         ctl.crash_after_writes = None;
@@ -316,6 +337,7 @@ impl Sim {
         ctl.up = false;
         ctl.epoch += 1;
         ctl.workers.iter_mut().for_each(|w| *w = None);
+        ctl.worker_claimed = 0;
         ctl.queue = WorkQueue::new(ctl.queue.kind);
         ctl.memory.clear();
         ctl.crash_after_writes = None;

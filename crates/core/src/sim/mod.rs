@@ -105,6 +105,8 @@ pub struct Controller {
     pub apiserver: ApiserverId,
     pub queue: WorkQueue,
     pub workers: Vec<Option<Running>>,
+    /// Idle workers with a wake-up pending (bit per worker; at most 64 workers).
+    worker_claimed: u64,
     pub reflectors: Vec<WatcherId>,
     pub link_delay_ms: TimeMs,
     /// When the last delayed message sent on each direction of the link arrives (FIFO order).
@@ -218,7 +220,14 @@ enum Action {
         epoch: u32,
         key: NameId,
     },
+    /// An idle worker takes the next key.
     Work {
+        controller: ControllerId,
+        epoch: u32,
+        worker: u32,
+    },
+    /// The next write (or the end) of a worker's running reconcile.
+    Step {
         controller: ControllerId,
         epoch: u32,
         worker: u32,
@@ -473,6 +482,7 @@ impl Sim {
                 apiserver: c.apiserver,
                 queue: WorkQueue::new(c.queue),
                 workers: vec![None; c.workers as usize],
+                worker_claimed: 0,
                 reflectors,
                 link_delay_ms: c.link_delay_ms,
                 link_down_last_ms: None,
@@ -808,6 +818,15 @@ impl Sim {
             } => {
                 if self.in_life(controller, epoch) {
                     self.work(controller, worker, cause);
+                }
+            }
+            Action::Step {
+                controller,
+                epoch,
+                worker,
+            } => {
+                if self.in_life(controller, epoch) {
+                    self.step(controller, worker, cause);
                 }
             }
             Action::Start { controller, epoch } => {
