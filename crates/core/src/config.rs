@@ -79,8 +79,9 @@ pub enum Behaviour {
 pub enum QueueKind {
     /// client-go's rate-limited queue: per-item 5 ms · 2^n (cap 1000 s) and a 10 qps / 100 bucket.
     Classic,
-    /// controller-runtime's priority queue (0.20+): per-item backoff only; adds from the initial
-    /// list go behind every other key.
+    /// controller-runtime's priority queue, the default since v0.23 (`UsePriorityQueue` defaults
+    /// to true in `pkg/controller/controller.go`): one item per key, per-item backoff only, and
+    /// adds from the initial list and from resyncs go behind every other key.
     Priority,
 }
 
@@ -314,7 +315,7 @@ impl Config {
             error_ppm: 0,
             resync_ms: 0,
             link_delay_ms: 0,
-            queue: QueueKind::Classic,
+            queue: QueueKind::Priority,
             anvil: false,
             anvil_period_ms: 60_000,
             start_ms: 0,

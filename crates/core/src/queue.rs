@@ -22,6 +22,9 @@ pub struct WorkQueue {
     pub dirty: BTreeSet<NameId>,
     pub processing: BTreeSet<NameId>,
     pub failures: BTreeMap<NameId, u32>,
+    /// Priority queue only: keys waiting with a `ReadyAt` in the future (a rate-limited retry,
+    /// a `RequeueAfter`). One item per key: an immediate add makes it ready now.
+    pub delayed: BTreeMap<NameId, TimeMs>,
     /// Token bucket of the classic queue, in thousandths of a token; negative while reserved ahead.
     bucket_millitokens: i64,
     bucket_at_ms: TimeMs,
@@ -36,13 +39,24 @@ impl WorkQueue {
             dirty: BTreeSet::new(),
             processing: BTreeSet::new(),
             failures: BTreeMap::new(),
+            delayed: BTreeMap::new(),
             bucket_millitokens: (BUCKET_BURST * 1000) as i64,
             bucket_at_ms: 0,
         }
     }
 
     pub fn add(&mut self, key: NameId, low_priority: bool) -> QueueAdd {
+        // controller-runtime `priorityqueue.AddWithOpts`: the earlier ReadyAt wins, and "now" is
+        // earliest, so a delayed item of this key becomes ready now (one reconcile, not two).
+        self.delayed.remove(&key);
         if self.dirty.contains(&key) {
+            // A normal add raises a low-priority waiting item's priority.
+            if !low_priority {
+                if let Some(i) = self.queue_low.iter().position(|k| *k == key) {
+                    self.queue_low.remove(i);
+                    self.queue.push_back(key);
+                }
+            }
             return QueueAdd::AlreadyQueued;
         }
         self.dirty.insert(key);
@@ -55,6 +69,38 @@ impl WorkQueue {
             self.queue.push_back(key);
         }
         QueueAdd::Added
+    }
+
+    /// `AddAfter`: classic queues hold the delayed add apart (`delaying_queue.go`) and add it
+    /// when due, so the caller always arms a timer (`Added`). The priority queue keeps one item
+    /// per key: a key already waiting, or delayed until no later, absorbs the add.
+    pub fn add_after(&mut self, key: NameId, ready_at: TimeMs) -> QueueAdd {
+        if self.kind == QueueKind::Classic {
+            return QueueAdd::Added;
+        }
+        if self.dirty.contains(&key) && !self.processing.contains(&key) {
+            return QueueAdd::AlreadyQueued;
+        }
+        match self.delayed.get(&key) {
+            Some(&at) if at <= ready_at => QueueAdd::AlreadyQueued,
+            _ => {
+                self.delayed.insert(key, ready_at);
+                QueueAdd::Added
+            }
+        }
+    }
+
+    /// A delayed add is due: is it still this queue's item (not consumed by an earlier add)?
+    pub fn due(&mut self, key: NameId, now: TimeMs) -> bool {
+        if self.kind == QueueKind::Classic {
+            return true;
+        }
+        if self.delayed.get(&key) == Some(&now) {
+            self.delayed.remove(&key);
+            true
+        } else {
+            false
+        }
     }
 
     pub fn get(&mut self) -> Option<NameId> {
@@ -137,6 +183,30 @@ mod tests {
         assert_eq!(q.get(), Some(a));
         assert!(!q.done(a));
         assert!(q.is_empty());
+    }
+
+    /// controller-runtime `pkg/controller/priorityqueue/priorityqueue.go` `AddWithOpts`.
+    #[test]
+    fn priority_queue_keeps_one_item_per_key_and_an_add_makes_a_delayed_key_ready() {
+        let mut q = WorkQueue::new(QueueKind::Priority);
+        let a = NameId(1);
+        assert_eq!(q.add_after(a, 20), QueueAdd::Added);
+        assert_eq!(
+            q.add_after(a, 30),
+            QueueAdd::AlreadyQueued,
+            "the earlier ReadyAt wins"
+        );
+        assert_eq!(q.add(a, false), QueueAdd::Added, "ready now");
+        assert!(!q.due(a, 20), "the delayed item was consumed by the add");
+        assert_eq!(q.get(), Some(a));
+        assert_eq!(q.get(), None);
+        let mut c = WorkQueue::new(QueueKind::Classic);
+        assert_eq!(c.add_after(a, 20), QueueAdd::Added);
+        assert_eq!(c.add(a, false), QueueAdd::Added);
+        assert!(
+            c.due(a, 20),
+            "the classic delaying queue adds again when due"
+        );
     }
 
     #[test]

@@ -102,3 +102,49 @@ run 20s
     .any(|e| e.time_ms == 1500);
     assert!(dirty, "the add during a's reconcile marks it dirty");
 }
+
+/// Reconcile start times of one controller's key.
+fn starts_of(sim: &Sim, key: &str) -> Vec<TimeMs> {
+    reconciles(sim)
+        .into_iter()
+        .filter(|r| r.0 == key)
+        .map(|r| r.2)
+        .collect()
+}
+
+/// controller-runtime `pkg/controller/priorityqueue/priorityqueue.go` (`AddWithOpts`: one item
+/// per key, the earlier ReadyAt wins) and `pkg/controller/controller.go` (`UsePriorityQueue`
+/// defaults to true since v0.23): an event during a `RequeueAfter` wait makes the key ready now
+/// and consumes the pending requeue; the classic queue (`client-go/util/workqueue/
+/// delaying_queue.go`) keeps the delayed add and runs the key again when it is due.
+#[test]
+fn priority_queue_is_the_default_and_an_event_consumes_a_pending_requeue() {
+    let script = |queue: &str| {
+        format!(
+            "
+kind Secret
+kind ConfigMap
+controller sync for Secret mirror ConfigMap
+  requeue-after 30s
+  {queue}
+at 0s create Secret token spec 1
+at 10s update Secret token spec 2
+run 35s
+"
+        )
+    };
+    let default = starts_of(&run(&script("")), "default/token");
+    let priority = starts_of(&run(&script("queue priority")), "default/token");
+    let classic = starts_of(&run(&script("queue classic")), "default/token");
+    assert_eq!(default, priority, "the priority queue is the default");
+    assert_eq!(
+        priority,
+        vec![0, 10_000],
+        "the update consumed the requeue due at 30 s"
+    );
+    assert_eq!(
+        classic,
+        vec![0, 10_000, 30_010],
+        "the requeue from the first reconcile (done at 10 ms)"
+    );
+}

@@ -432,7 +432,8 @@ impl Sim {
                     deleting: o.deletion_ms.is_some(),
                 },
             );
-            self.handle(w, &o, id, false);
+            // An unchanged object: `handler.LowPriority` on controller-runtime's priority queue.
+            self.handle(w, &o, id, true);
         }
         let period = self.config.controllers[c.index()].resync_ms;
         self.schedule(

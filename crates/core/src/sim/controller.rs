@@ -211,25 +211,28 @@ impl Sim {
             ReconcileResult::Crashed => None,
         };
         if let Some(d) = delay {
+            let outcome = ctl.queue.add_after(key, now + d);
             let id = self.emit(
                 Actor::Controller(c),
                 id,
                 EventKind::Enqueue {
                     controller: c,
                     key,
-                    outcome: QueueAdd::Added,
+                    outcome,
                     delay_ms: d,
                 },
             );
-            self.schedule(
-                now + d,
-                id,
-                Action::QueueAfter {
-                    controller: c,
-                    epoch,
-                    key,
-                },
-            );
+            if outcome == QueueAdd::Added {
+                self.schedule(
+                    now + d,
+                    id,
+                    Action::QueueAfter {
+                        controller: c,
+                        epoch,
+                        key,
+                    },
+                );
+            }
         }
         let _ = again;
         // This worker is idle again: it takes the next key (claimed, so a kick in between picks

@@ -807,7 +807,10 @@ impl Sim {
                 epoch,
                 key,
             } => {
-                if self.in_life(controller, epoch) {
+                let now = self.now_ms;
+                if self.in_life(controller, epoch)
+                    && self.controllers[controller.index()].queue.due(key, now)
+                {
                     self.enqueue(controller, key, cause, false);
                 }
             }
