@@ -148,3 +148,48 @@ run 35s
         "the requeue from the first reconcile (done at 10 ms)"
     );
 }
+
+/// `apiserver/pkg/storage/cacher/cache_watcher.go` (`nextBookmarkTime`, and bookmarks are sent
+/// whenever the cache's RV is above the watch's start RV): a quiet watch gets a bookmark about
+/// every minute and one 2 s before its deadline, even when the RV was already sent.
+#[test]
+fn a_quiet_watch_gets_a_bookmark_every_minute_and_two_seconds_before_its_deadline() {
+    let sim = run("
+kind Pod
+kind Other
+controller ctl for Pod children Other
+at 5s create Other x
+run 11m
+");
+    let (watcher, opened_ms, timeout_ms) = {
+        let req = events(&sim, |k| matches!(k, EventKind::WatchRequest { .. }))
+            .next()
+            .expect("a watch");
+        let EventKind::WatchRequest {
+            watcher,
+            timeout_ms,
+            ..
+        } = req.kind
+        else {
+            unreachable!()
+        };
+        (watcher, req.time_ms, timeout_ms)
+    };
+    let deadline = opened_ms + timeout_ms;
+    let bookmarks: Vec<TimeMs> = events(
+        &sim,
+        |k| matches!(k, EventKind::Bookmark { watcher: w, .. } if *w == watcher),
+    )
+    .map(|e| e.time_ms)
+    .filter(|&t| t <= deadline)
+    .collect();
+    let mut want: Vec<TimeMs> = (1..)
+        .map(|i| opened_ms + i * 60_000)
+        .take_while(|&t| t < deadline - 2000)
+        .collect();
+    want.push(deadline - 2000);
+    assert_eq!(
+        bookmarks, want,
+        "watch opened at {opened_ms} ms, deadline {deadline} ms"
+    );
+}

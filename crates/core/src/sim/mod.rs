@@ -59,6 +59,9 @@ pub struct ServerWatch {
     pub namespace: Option<NameId>,
     pub from_etcd: bool,
     pub last_sent: Rv,
+    /// The RV the watch started from: a bookmark goes out whenever the cache is past it.
+    pub from_rv: Rv,
+    pub deadline_ms: TimeMs,
     pub open: bool,
     pub in_flight: u32,
 }
@@ -206,10 +209,10 @@ enum Action {
     WatchTimeout {
         watch: u32,
     },
-    BookmarkBeforeDeadline {
+    /// A watch's bookmark is due: about every minute, and 2 s before its deadline.
+    BookmarkDue {
         watch: u32,
     },
-    BookmarkTick,
     CompactTick,
     Resync {
         watcher: WatcherId,
@@ -503,9 +506,6 @@ impl Sim {
                 },
             );
         }
-        if config.bookmark_ms > 0 && config.reflector.bookmarks {
-            sim.schedule(config.bookmark_ms, NO_CAUSE, Action::BookmarkTick);
-        }
         if config.compaction_ms > 0 {
             sim.schedule(config.compaction_ms, NO_CAUSE, Action::CompactTick);
         }
@@ -787,18 +787,11 @@ impl Sim {
                     self.close_watch(watch, WatchEnd::Timeout, cause);
                 }
             }
-            Action::BookmarkBeforeDeadline { watch } => self.send_bookmark(watch, cause),
-            Action::BookmarkTick => {
-                for i in 0..self.watches.len() {
-                    if self.watches[i].open {
-                        self.send_bookmark(i as u32, cause);
-                    }
+            Action::BookmarkDue { watch } => {
+                if self.watches[watch as usize].open {
+                    self.send_bookmark(watch, cause);
+                    self.schedule_bookmark(watch, cause);
                 }
-                self.schedule(
-                    self.now_ms + self.config.bookmark_ms,
-                    NO_CAUSE,
-                    Action::BookmarkTick,
-                );
             }
             Action::CompactTick => self.compact_tick(),
             Action::Resync { watcher, epoch } => self.resync(watcher, epoch),

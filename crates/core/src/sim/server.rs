@@ -277,22 +277,40 @@ impl Sim {
         self.send_to_client(watcher, session, cause, Msg::Event { watch, change });
     }
 
+    /// `cache_watcher.go`: a due bookmark carries the cache's current RV and is sent whenever
+    /// that RV is above the watch's start RV, even if it was sent before (a quiet watch still
+    /// gets one about every minute). Watches served by etcd get none.
     pub(super) fn send_bookmark(&mut self, watch: u32, cause: EventId) {
         let w = &self.watches[watch as usize];
         if !w.open || w.from_etcd {
             return;
         }
         let cache = &self.apiservers[w.apiserver.index()].caches[w.kind.index()];
-        if !cache.ready || self.apiservers[w.apiserver.index()].paused && cache.rv <= w.last_sent {
+        if !cache.ready || cache.rv <= w.from_rv {
             return;
         }
         let rv = cache.rv;
-        if rv <= w.last_sent {
+        let (watcher, session) = (w.watcher, w.session);
+        let w = &mut self.watches[watch as usize];
+        w.last_sent = w.last_sent.max(rv);
+        self.send_to_client(watcher, session, cause, Msg::Bookmark { rv });
+    }
+
+    /// `cache_watcher.go` `nextBookmarkTime`: the next bookmark a minute from now, or 2 s before
+    /// the deadline if that comes first; none once that moment has passed.
+    pub(super) fn schedule_bookmark(&mut self, watch: u32, cause: EventId) {
+        let w = &self.watches[watch as usize];
+        if !self.config.reflector.bookmarks || w.from_etcd {
             return;
         }
-        let (watcher, session) = (w.watcher, w.session);
-        self.watches[watch as usize].last_sent = rv;
-        self.send_to_client(watcher, session, cause, Msg::Bookmark { rv });
+        let pre_deadline = w.deadline_ms.saturating_sub(BOOKMARK_BEFORE_DEADLINE_MS);
+        let heartbeat = match self.config.bookmark_ms {
+            0 => pre_deadline,
+            period => (self.now_ms + period).min(pre_deadline),
+        };
+        if heartbeat > self.now_ms {
+            self.schedule(heartbeat, cause, Action::BookmarkDue { watch });
+        }
     }
 
     pub(super) fn close_watch(&mut self, watch: u32, reason: WatchEnd, cause: EventId) {
@@ -653,6 +671,8 @@ impl Sim {
             namespace,
             from_etcd,
             last_sent: from,
+            from_rv: from,
+            deadline_ms: 0,
             open: true,
             in_flight: 0,
         });
@@ -662,16 +682,11 @@ impl Sim {
         watch
     }
 
-    /// The server-side timeout the client asked for, and the bookmark 2 s before it.
+    /// The server-side timeout the client asked for, and the first bookmark.
     pub(super) fn arm_watch_timers(&mut self, watch: u32, timeout: TimeMs, cause: EventId) {
-        let cfg = self.config.reflector;
-        self.schedule(self.now_ms + timeout, cause, Action::WatchTimeout { watch });
-        if cfg.bookmarks && timeout > BOOKMARK_BEFORE_DEADLINE_MS {
-            self.schedule(
-                self.now_ms + timeout - BOOKMARK_BEFORE_DEADLINE_MS,
-                cause,
-                Action::BookmarkBeforeDeadline { watch },
-            );
-        }
+        let deadline = self.now_ms + timeout;
+        self.watches[watch as usize].deadline_ms = deadline;
+        self.schedule(deadline, cause, Action::WatchTimeout { watch });
+        self.schedule_bookmark(watch, cause);
     }
 }
