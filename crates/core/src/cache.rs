@@ -67,9 +67,7 @@ impl WatchCache {
         self.rv = list_rv;
         self.evicted_since_list = false;
         self.ready = true;
-        if let CacheMode::Dynamic { capacity_min, .. } = self.mode {
-            self.capacity = capacity_min;
-        }
+        // `ResetLocked` empties the ring but keeps the capacity a dynamic cache has grown to.
     }
 
     /// The oldest RV a watch can be served from, plus one (`GetIntervalLocked`).
@@ -140,7 +138,9 @@ impl WatchCache {
             self.capacity = (self.capacity * 2).min(capacity_max);
             return 0;
         }
-        let quarter_back = self.buffer.len() - (self.capacity as usize / 4).max(1);
+        // `cache[(endIndex - capacity/4) % capacity]`: with capacity below 4 that is the oldest.
+        let len = self.buffer.len();
+        let quarter_back = (len - (self.capacity as usize / 4).min(len)) % len;
         let quarter_time = self.buffer[quarter_back].time_ms;
         if now.saturating_sub(quarter_time) > EVENT_FRESH_MS {
             let target = (self.capacity / 2).max(capacity_min);
@@ -230,6 +230,40 @@ mod tests {
             c.events_after(12).map(|c| c.object.rv).collect::<Vec<_>>(),
             vec![13, 14, 15]
         );
+    }
+
+    /// `watch_cache.go` `resizeCacheLocked`: the shrink check reads the event at
+    /// `endIndex - capacity/4`, which is the oldest one when the capacity is below 4.
+    #[test]
+    fn shrink_check_below_capacity_four_reads_the_oldest_event() {
+        let mut c = WatchCache::new(CacheMode::Dynamic {
+            capacity_min: 1,
+            capacity_max: 2,
+        });
+        c.add(change(1, 0));
+        c.add(change(2, 20_000));
+        assert_eq!(c.capacity, 2, "the oldest was fresh: doubled");
+        // Full at capacity 2 (capacity/4 = 0): the checked event is the oldest (rv 1, at 0 s),
+        // older than 75 s, so the cache halves. Reading the newest (rv 2, at 20 s) would not.
+        let out = c.add(change(3, 90_000));
+        assert_eq!(c.capacity, 1);
+        assert_eq!(out.evicted, 2);
+    }
+
+    /// `watch_cache.go` `Replace` -> `ResetLocked`: the ring empties, the capacity stays.
+    #[test]
+    fn reinitialising_keeps_the_grown_capacity() {
+        let mut c = WatchCache::new(CacheMode::Dynamic {
+            capacity_min: 4,
+            capacity_max: 16,
+        });
+        for rv in 1..=10 {
+            c.add(change(rv, rv));
+        }
+        assert_eq!(c.capacity, 16);
+        c.replace(std::iter::empty(), 10);
+        assert!(c.buffer.is_empty());
+        assert_eq!(c.capacity, 16);
     }
 
     #[test]

@@ -177,7 +177,10 @@ impl Sim {
     }
 
     pub(super) fn deliver(&mut self, w: WatcherId, session: u32, msg: Msg, cause: EventId) {
-        if let Msg::Event { watch, .. } = &msg {
+        if let Msg::Event {
+            watch, live: true, ..
+        } = &msg
+        {
             let sw = &mut self.watches[*watch as usize];
             sw.in_flight = sw.in_flight.saturating_sub(1);
         }

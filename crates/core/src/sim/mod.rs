@@ -147,9 +147,12 @@ enum Msg {
         from_rv: Rv,
         replayed: u32,
     },
+    /// `live`: dispatched from the cache's input channel (counts towards "too slow"); the
+    /// initial replay of a watch is sent with blocking sends and never does.
     Event {
         watch: u32,
         change: Change,
+        live: bool,
     },
     Bookmark {
         rv: Rv,

@@ -224,7 +224,7 @@ impl Sim {
         }
         let watches = self.apiservers[api.index()].watches_by_kind[kind.index()].clone();
         for watch in watches {
-            self.send_event(watch, change, id);
+            self.send_event(watch, change, true, id);
         }
     }
 
@@ -239,11 +239,13 @@ impl Sim {
             })
             .collect();
         for watch in ids {
-            self.send_event(watch, change, cause);
+            self.send_event(watch, change, true, cause);
         }
     }
 
-    pub(super) fn send_event(&mut self, watch: u32, change: Change, cause: EventId) {
+    /// Sends one change to a watch. Only `live` changes count towards closing a watcher too slow
+    /// to drain its channel (`cache_watcher.go`: the initial replay, `processInterval`, blocks).
+    pub(super) fn send_event(&mut self, watch: u32, change: Change, live: bool, cause: EventId) {
         let w = &self.watches[watch as usize];
         if !w.open || change.object.rv <= w.last_sent {
             return;
@@ -266,7 +268,7 @@ impl Sim {
             );
             return;
         }
-        if self.link_delay(controller) > 0 {
+        if live && self.link_delay(controller) > 0 {
             let w = &mut self.watches[watch as usize];
             w.in_flight += 1;
             if w.in_flight > self.config.watch_chan_capacity {
@@ -274,7 +276,16 @@ impl Sim {
                 return;
             }
         }
-        self.send_to_client(watcher, session, cause, Msg::Event { watch, change });
+        self.send_to_client(
+            watcher,
+            session,
+            cause,
+            Msg::Event {
+                watch,
+                change,
+                live,
+            },
+        );
     }
 
     /// `cache_watcher.go`: a due bookmark carries the cache's current RV and is sent whenever
@@ -645,7 +656,7 @@ impl Sim {
             },
         );
         for change in replay {
-            self.send_event(watch, change, cause);
+            self.send_event(watch, change, false, cause);
         }
         self.arm_watch_timers(watch, timeout_ms, cause);
     }
