@@ -125,6 +125,9 @@ pub struct ReflectorConfig {
     pub backoff_ms_initial: TimeMs,
     pub backoff_ms_max: TimeMs,
     pub backoff_reset_ms: TimeMs,
+    /// Legacy client-go (`ExponentialBackoffManager`): the backoff resets only after a quiet
+    /// `backoff_reset_ms`, so a long outage keeps the 30 s cap. Modern: every `backoff_reset_ms`.
+    pub backoff_reset_after_quiet: bool,
     pub watch_timeout_ms_min: TimeMs,
 }
 
@@ -137,6 +140,7 @@ impl Default for ReflectorConfig {
             backoff_ms_initial: 800,
             backoff_ms_max: 30_000,
             backoff_reset_ms: 120_000,
+            backoff_reset_after_quiet: false,
             watch_timeout_ms_min: 300_000,
         }
     }

@@ -230,3 +230,49 @@ run 40s
     .count();
     assert_eq!(too_slow, 0, "the replay never closes the watch as too slow");
 }
+
+/// Backoff delays of every watcher, with their times.
+fn backoffs(sim: &Sim) -> Vec<(TimeMs, TimeMs)> {
+    events(sim, |k| matches!(k, EventKind::Backoff { .. }))
+        .map(|e| match e.kind {
+            EventKind::Backoff { delay_ms, .. } => (e.time_ms, delay_ms),
+            _ => unreachable!(),
+        })
+        .collect()
+}
+
+/// `client-go/tools/cache/reflector.go` with `apimachinery/pkg/util/wait/backoff.go`
+/// (`Backoff.DelayWithReset`): the backoff resets when 2 minutes have passed since its last
+/// reset (the reflector's creation counts), even while failures go on, so a 5-minute outage
+/// sees 0.8 s again every 2 minutes. The legacy `ExponentialBackoffManager` (kept as an option)
+/// reset only after 2 quiet minutes and stays at the 30 s cap.
+#[test]
+fn the_reflector_backoff_resets_every_two_minutes_even_while_failing() {
+    let src = "
+kind Pod
+kind Other
+controller ctl for Pod children Other
+at 10s disconnect ctl for 5m
+run 6m
+";
+    let modern = backoffs(&run(src));
+    let during = |b: &Vec<(TimeMs, TimeMs)>, from: TimeMs| -> Vec<TimeMs> {
+        b.iter()
+            .filter(|(t, _)| *t > from && *t < 310_000)
+            .map(|(_, d)| *d)
+            .collect()
+    };
+    // Long after the outage began, short delays come back.
+    assert!(
+        during(&modern, 140_000).iter().any(|&d| d < 1600),
+        "a reset after 2 minutes: {modern:?}"
+    );
+    assert!(modern.iter().all(|(_, d)| *d < 60_000));
+    let mut scenario = listwatch_script::parse(src).expect("parses");
+    scenario.config.reflector.backoff_reset_after_quiet = true;
+    let legacy = backoffs(&listwatch_script::run_scenario(&scenario).expect("runs").sim);
+    assert!(
+        during(&legacy, 140_000).iter().all(|&d| d >= 30_000),
+        "legacy: no reset while failing: {legacy:?}"
+    );
+}

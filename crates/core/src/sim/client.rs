@@ -145,12 +145,19 @@ impl Sim {
         let cfg = self.config.reflector;
         let now = self.now_ms;
         let r = &mut self.reflectors[w.index()];
-        if r.backoff_last_ms
-            .is_none_or(|t| now - t > cfg.backoff_reset_ms)
+        // `wait.Backoff.DelayWithReset`: back to the initial delay once the reset interval has
+        // passed since the last reset (the reflector's start counts), failures or not. The
+        // legacy `ExponentialBackoffManager` measured from the last backoff instead, so only a
+        // quiet interval reset it.
+        if r.backoff_mark_ms
+            .is_none_or(|t| now.saturating_sub(t) > cfg.backoff_reset_ms)
         {
             r.backoff_ms_next = cfg.backoff_ms_initial;
+            r.backoff_mark_ms = Some(now);
         }
-        r.backoff_last_ms = Some(now);
+        if cfg.backoff_reset_after_quiet {
+            r.backoff_mark_ms = Some(now);
+        }
         let base = r.backoff_ms_next;
         r.backoff_ms_next = (base * 2).min(cfg.backoff_ms_max);
         r.session += 1;

@@ -287,7 +287,9 @@ impl Sim {
             r.last_rv = 0;
             r.listed = false;
             r.rv_unavailable = false;
-            r.backoff_last_ms = None;
+            // The backoff is made with the reflector: its creation counts as a reset.
+            r.backoff_ms_next = self.config.reflector.backoff_ms_initial;
+            r.backoff_mark_ms = Some(self.now_ms);
             self.set_state(w, WatcherState::Empty, id);
             self.start_list(w, id);
             if resync > 0 {

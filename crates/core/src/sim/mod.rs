@@ -80,7 +80,8 @@ pub struct Reflector {
     /// `isLastSyncResourceVersionUnavailable`: the next list uses RV="".
     pub rv_unavailable: bool,
     pub backoff_ms_next: TimeMs,
-    pub backoff_last_ms: Option<TimeMs>,
+    /// When the backoff last reset (legacy: when it last backed off).
+    pub backoff_mark_ms: Option<TimeMs>,
     /// Invalidates messages and timers of earlier requests.
     pub session: u32,
     pub watch: Option<u32>,
@@ -471,7 +472,7 @@ impl Sim {
                         store: BTreeMap::new(),
                         rv_unavailable: false,
                         backoff_ms_next: config.reflector.backoff_ms_initial,
-                        backoff_last_ms: None,
+                        backoff_mark_ms: None,
                         session: 0,
                         watch: None,
                         watch_opened_ms: 0,
