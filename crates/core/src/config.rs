@@ -361,6 +361,8 @@ pub enum ConfigError {
         end_ms: TimeMs,
         max_time_ms: TimeMs,
     },
+    /// `sendInitialEvents=true` is only valid with `allowWatchBookmarks=true`.
+    StreamingListWithoutBookmarks,
 }
 
 impl std::fmt::Display for ConfigError {
@@ -388,6 +390,10 @@ impl std::fmt::Display for ConfigError {
                 "an input at {} comes after the end of the run at {}",
                 crate::model::format_ms(*at_ms),
                 crate::model::format_ms(*end_ms)
+            ),
+            ConfigError::StreamingListWithoutBookmarks => write!(
+                f,
+                "a streaming list (sendInitialEvents=true) needs bookmarks (allowWatchBookmarks=true): turn `bookmarks on` or `streaming-list off`"
             ),
             ConfigError::EndBeyondLimit {
                 end_ms,
@@ -507,6 +513,9 @@ impl Config {
                     }
                 }
             }
+        }
+        if self.reflector.streaming_list && !self.reflector.bookmarks {
+            return Err(ConfigError::StreamingListWithoutBookmarks);
         }
         if self.end_ms > self.limits.max_time_ms {
             return Err(ConfigError::EndBeyondLimit {

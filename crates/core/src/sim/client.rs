@@ -26,6 +26,12 @@ impl Sim {
     }
 
     pub(super) fn start_list(&mut self, w: WatcherId, cause: EventId) {
+        let streaming = self.config.reflector.streaming_list;
+        self.start_list_as(w, cause, streaming);
+    }
+
+    /// One list-and-watch round's list: a streaming list, or a list then a watch.
+    fn start_list_as(&mut self, w: WatcherId, cause: EventId, streaming: bool) {
         let r = &mut self.reflectors[w.index()];
         r.session += 1;
         r.watch = None;
@@ -40,7 +46,7 @@ impl Sim {
             ListRv::NotOlderThan(r.last_rv)
         };
         let id = self.set_state(w, WatcherState::Listing, cause);
-        if self.config.reflector.streaming_list {
+        if streaming {
             // watchList(): RV "" (consistent) first, then the last seen RV, NotOlderThan.
             let rv = match rv {
                 ListRv::Any => ListRv::Consistent,
@@ -296,6 +302,19 @@ impl Sim {
                 } else {
                     self.backoff(w, WatcherState::BackoffRelist, id);
                 }
+            }
+            Msg::WatchListErr(error) => {
+                let id = self.emit(
+                    Actor::Watcher(w),
+                    cause,
+                    EventKind::ListFailed { watcher: w, error },
+                );
+                // reflector.go: "The watchlist request ended with an error, falling back to the
+                // standard LIST/WATCH semantics"; a too-large RV makes that list consistent.
+                if matches!(error, ApiError::TooOld { .. } | ApiError::TooLargeRv { .. }) {
+                    self.reflectors[w.index()].rv_unavailable = true;
+                }
+                self.start_list_as(w, id, false);
             }
             Msg::WatchOpened {
                 watch,

@@ -112,6 +112,11 @@ impl Sim {
                     for change in held {
                         self.cache_apply(apiserver, change, id);
                     }
+                    let progress =
+                        std::mem::take(&mut self.apiservers[apiserver.index()].held_progress);
+                    if progress > 0 {
+                        self.cache_progress(apiserver, progress, id);
+                    }
                 }
             }
             Input::RestartApiserver { apiserver, down_ms } => {

@@ -44,9 +44,30 @@ pub struct Apiserver {
     pub lag_ms: TimeMs,
     /// Open watches served by each kind's cache.
     watches_by_kind: Vec<Vec<u32>>,
-    /// NotOlderThan lists waiting for the cache to catch up.
-    waiting_lists: Vec<(WatcherId, u32, Rv)>,
+    /// Reads waiting (at most 3 s) for the cache to reach a revision.
+    waiting_reads: Vec<WaitingRead>,
+    /// The newest etcd progress notification that arrived while paused.
+    held_progress: Rv,
     generation: u32,
+}
+
+/// A read the cache answers once it has seen `rv` (`cacher.go` `waitUntilFreshAndBlock`).
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+pub struct WaitingRead {
+    pub watcher: WatcherId,
+    pub session: u32,
+    pub rv: Rv,
+    pub read: ReadKind,
+}
+
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+pub enum ReadKind {
+    /// `resourceVersion=N`: 504 "Too large resource version" after 3 s.
+    NotOlderThan,
+    /// `resourceVersion=""` (ConsistentListFromCache): after 3 s delegated to etcd.
+    Consistent { limit: u32 },
+    /// A streaming list's initial events: 504 after 3 s.
+    WatchList { timeout_ms: TimeMs },
 }
 
 /// A watch as the server holds it.
@@ -159,6 +180,8 @@ enum Msg {
         rv: Rv,
     },
     WatchErr(ApiError),
+    /// A streaming list failed before its stream began: client-go falls back to a list.
+    WatchListErr(ApiError),
     WatchEnd(WatchEnd),
     Refused(ApiError),
 }
@@ -169,6 +192,11 @@ enum Action {
     CacheApply {
         api: ApiserverId,
         change: Change,
+    },
+    /// An etcd progress notification (`RequestWatchProgress`): the caches have seen `rev`.
+    CacheProgress {
+        api: ApiserverId,
+        rev: Rv,
     },
     Deliver {
         watcher: WatcherId,
@@ -402,7 +430,8 @@ impl Sim {
                 held: VecDeque::new(),
                 lag_ms: a.lag_ms,
                 watches_by_kind: vec![vec![]; config.kinds.len()],
-                waiting_lists: vec![],
+                waiting_reads: vec![],
+                held_progress: 0,
                 generation: 0,
             })
             .collect();
@@ -716,6 +745,7 @@ impl Sim {
         match action {
             Action::Input(input) => self.apply_input(cause, input),
             Action::CacheApply { api, change } => self.cache_apply(api, change, cause),
+            Action::CacheProgress { api, rev } => self.cache_progress(api, rev, cause),
             Action::Deliver {
                 watcher,
                 session,
@@ -760,22 +790,7 @@ impl Sim {
                 watcher,
                 session,
                 api,
-            } => {
-                let waiting = &mut self.apiservers[api.index()].waiting_lists;
-                if let Some(i) = waiting
-                    .iter()
-                    .position(|w| w.0 == watcher && w.1 == session)
-                {
-                    let (_, _, rv) = waiting.remove(i);
-                    let kind = self.reflectors[watcher.index()].kind;
-                    let current = self.apiservers[api.index()].caches[kind.index()].rv;
-                    let err = ApiError::TooLargeRv {
-                        requested: rv,
-                        current,
-                    };
-                    self.send_to_client(watcher, session, cause, Msg::ListErr(err));
-                }
-            }
+            } => self.read_deadline(watcher, session, api, cause),
             Action::Wake { watcher, session } => {
                 let r = &self.reflectors[watcher.index()];
                 if r.session == session {

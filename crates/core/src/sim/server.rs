@@ -209,23 +209,108 @@ impl Sim {
                 capacity,
             },
         );
-        // Lists waiting for this RV.
-        let rv = change.object.rv;
-        let ready: Vec<(WatcherId, u32, Rv)> = {
-            let w = &mut self.apiservers[api.index()].waiting_lists;
-            let (done, keep): (Vec<_>, Vec<_>) = w
-                .drain(..)
-                .partition(|(wt, _, want)| self.reflectors[wt.index()].kind == kind && *want <= rv);
-            *w = keep;
-            done
-        };
-        for (w, session, _) in ready {
-            self.answer_list_from_cache(w, session, api, id);
-        }
+        self.wake_reads(api, id);
         let watches = self.apiservers[api.index()].watches_by_kind[kind.index()].clone();
         for watch in watches {
             self.send_event(watch, change, true, id);
         }
+    }
+
+    /// Asks etcd for a progress notification on `api`'s watch: it travels behind every change
+    /// already on its way (the apiserver's lag), then moves every ready cache to that revision.
+    pub(super) fn request_progress(&mut self, api: ApiserverId, cause: EventId) {
+        let rev = self.etcd.rev;
+        match self.apiservers[api.index()].lag_ms {
+            0 => self.cache_progress(api, rev, cause),
+            lag => self.schedule(self.now_ms + lag, cause, Action::CacheProgress { api, rev }),
+        }
+    }
+
+    pub(super) fn cache_progress(&mut self, api: ApiserverId, rev: Rv, cause: EventId) {
+        let server = &mut self.apiservers[api.index()];
+        if server.paused {
+            server.held_progress = server.held_progress.max(rev);
+            return;
+        }
+        for cache in &mut server.caches {
+            if cache.ready && cache.mode != CacheMode::Off {
+                cache.rv = cache.rv.max(rev);
+            }
+        }
+        self.wake_reads(api, cause);
+    }
+
+    /// Answers every waiting read whose cache has now reached its revision.
+    pub(super) fn wake_reads(&mut self, api: ApiserverId, cause: EventId) {
+        let server = &self.apiservers[api.index()];
+        if server.waiting_reads.is_empty() {
+            return;
+        }
+        let fresh = |r: &WaitingRead| {
+            let cache = &server.caches[self.reflectors[r.watcher.index()].kind.index()];
+            cache.ready && cache.rv >= r.rv
+        };
+        let (done, keep): (Vec<WaitingRead>, Vec<WaitingRead>) =
+            server.waiting_reads.iter().partition(|r| fresh(r));
+        self.apiservers[api.index()].waiting_reads = keep;
+        for r in done {
+            match r.read {
+                ReadKind::NotOlderThan | ReadKind::Consistent { .. } => {
+                    self.answer_list_from_cache(r.watcher, r.session, api, cause)
+                }
+                ReadKind::WatchList { timeout_ms } => {
+                    self.answer_watch_list(r.watcher, r.session, api, timeout_ms, cause)
+                }
+            }
+        }
+    }
+
+    /// A waiting read's 3 s are up (`cacher.go`, `delegator.go`): a NotOlderThan list and a
+    /// streaming list get 504 "Too large resource version"; a consistent list goes to etcd.
+    pub(super) fn read_deadline(
+        &mut self,
+        watcher: WatcherId,
+        session: u32,
+        api: ApiserverId,
+        cause: EventId,
+    ) {
+        let waiting = &mut self.apiservers[api.index()].waiting_reads;
+        let Some(i) = waiting
+            .iter()
+            .position(|w| w.watcher == watcher && w.session == session)
+        else {
+            return;
+        };
+        let r = waiting.remove(i);
+        let kind = self.reflectors[watcher.index()].kind;
+        let current = self.apiservers[api.index()].caches[kind.index()].rv;
+        let err = ApiError::TooLargeRv {
+            requested: r.rv,
+            current,
+        };
+        match r.read {
+            ReadKind::NotOlderThan => {
+                self.send_to_client(watcher, session, cause, Msg::ListErr(err))
+            }
+            ReadKind::WatchList { .. } => {
+                self.send_to_client(watcher, session, cause, Msg::WatchListErr(err))
+            }
+            ReadKind::Consistent { limit } => self.list_from_etcd(watcher, session, limit, cause),
+        }
+    }
+
+    /// Parks a read until the cache reaches `rv`, for at most 3 s.
+    fn wait_for_cache(&mut self, api: ApiserverId, r: WaitingRead, cause: EventId) {
+        self.apiservers[api.index()].waiting_reads.push(r);
+        self.schedule(
+            self.now_ms + LIST_WAIT_MS,
+            cause,
+            Action::ListDeadline {
+                watcher: r.watcher,
+                session: r.session,
+                api,
+            },
+        );
     }
 
     pub(super) fn etcd_watch_fanout(&mut self, change: Change, cause: EventId) {
@@ -380,6 +465,7 @@ impl Sim {
         }
         if only.is_none() {
             server.held.clear();
+            server.held_progress = 0;
             server.paused = false;
         }
         let to_close: Vec<u32> = (0..self.watches.len() as u32)
@@ -475,36 +561,46 @@ impl Sim {
         let kind = self.reflectors[watcher.index()].kind;
         let cache = &self.apiservers[api.index()].caches[kind.index()];
         let from_cache = cache.mode != CacheMode::Off && cache.ready;
+        let read = |rv, read| WaitingRead {
+            watcher,
+            session,
+            rv,
+            read,
+        };
         match rv {
             ListRv::Any if from_cache => self.answer_list_from_cache(watcher, session, api, cause),
             ListRv::NotOlderThan(n) if from_cache => {
                 if cache.rv >= n {
                     self.answer_list_from_cache(watcher, session, api, cause);
                 } else {
-                    self.apiservers[api.index()]
-                        .waiting_lists
-                        .push((watcher, session, n));
-                    self.schedule(
-                        self.now_ms + LIST_WAIT_MS,
-                        cause,
-                        Action::ListDeadline {
-                            watcher,
-                            session,
-                            api,
-                        },
-                    );
+                    self.wait_for_cache(api, read(n, ReadKind::NotOlderThan), cause);
+                }
+            }
+            // ConsistentListFromCache (1.31+): the cache answers once it has seen etcd's current
+            // revision, which it learns from a progress notification.
+            ListRv::Consistent if from_cache => {
+                let want = self.etcd.rev;
+                self.request_progress(api, cause);
+                let cache = &self.apiservers[api.index()].caches[kind.index()];
+                if cache.ready && cache.rv >= want {
+                    self.answer_list_from_cache(watcher, session, api, cause);
+                } else {
+                    self.wait_for_cache(api, read(want, ReadKind::Consistent { limit }), cause);
                 }
             }
             // etcd: the kind has no cache, or the cache is re-initialising (then only watches get
             // 429; lists are delegated to etcd, whose answer is consistent and so never older).
-            _ => {
-                // etcd honours `limit`: the first page, and a continue token for the rest.
-                let items = EtcdReader(&self.etcd).kind_objects(kind);
-                let items = self.filter_namespace(watcher, items);
-                let list_rv = self.etcd.rev;
-                self.send_to_client(watcher, session, cause, page(list_rv, items, limit));
-            }
+            _ => self.list_from_etcd(watcher, session, limit, cause),
         }
+    }
+
+    /// etcd honours `limit`: the first page, and a continue token for the rest.
+    fn list_from_etcd(&mut self, watcher: WatcherId, session: u32, limit: u32, cause: EventId) {
+        let kind = self.reflectors[watcher.index()].kind;
+        let items = EtcdReader(&self.etcd).kind_objects(kind);
+        let items = self.filter_namespace(watcher, items);
+        let list_rv = self.etcd.rev;
+        self.send_to_client(watcher, session, cause, page(list_rv, items, limit));
     }
 
     pub(super) fn filter_namespace(
@@ -570,6 +666,42 @@ impl Sim {
             let err = Msg::ListErr(ApiError::TooManyRequests);
             return self.send_to_client(watcher, session, cause, err);
         }
+        // `waitUntilWatchCacheFreshAndForceAllEvents`: the initial events are a consistent read,
+        // never older than etcd now (or than the RV asked for).
+        let want = match rv {
+            ListRv::NotOlderThan(n) => n,
+            _ => {
+                self.request_progress(api, cause);
+                self.etcd.rev
+            }
+        };
+        let _ = namespace;
+        let cache = &self.apiservers[api.index()].caches[kind.index()];
+        if cache.rv >= want {
+            self.answer_watch_list(watcher, session, api, timeout_ms, cause);
+        } else {
+            let r = WaitingRead {
+                watcher,
+                session,
+                rv: want,
+                read: ReadKind::WatchList { timeout_ms },
+            };
+            self.wait_for_cache(api, r, cause);
+        }
+    }
+
+    /// The initial events of a streaming list, from the cache, and the watch that goes on.
+    fn answer_watch_list(
+        &mut self,
+        watcher: WatcherId,
+        session: u32,
+        api: ApiserverId,
+        timeout_ms: TimeMs,
+        cause: EventId,
+    ) {
+        let r = &self.reflectors[watcher.index()];
+        let (kind, namespace) = (r.kind, r.namespace);
+        let cache = &self.apiservers[api.index()].caches[kind.index()];
         let items: Vec<Object> = cache.store.values().copied().collect();
         let at = cache.rv;
         let items = self.filter_namespace(watcher, items);
