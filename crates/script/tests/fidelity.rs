@@ -356,3 +356,45 @@ run 20s
         "answered when the cache applied the create (rv 2)"
     );
 }
+
+/// `pkg/controller/garbagecollector/garbagecollector.go` (`attemptToDeleteItem`: owners are
+/// matched by UID): a child created for an owner that was deleted and recreated under the same
+/// name belongs to no living owner and is collected, so the controller converges.
+#[test]
+fn the_garbage_collector_deletes_a_child_whose_owner_uid_is_gone() {
+    let sim = run("
+kind ReplicaSet
+kind Pod
+controller rs for ReplicaSet children Pod
+  reconcile 1s
+at 0s create ReplicaSet web spec 1
+at 100ms delete ReplicaSet web
+at 200ms create ReplicaSet web spec 1
+run 30s
+expect esr
+");
+    let collected = sim.trace.iter().any(|e| {
+        e.actor == listwatch_core::Actor::GarbageCollector
+            && matches!(
+                e.kind,
+                EventKind::Write {
+                    op: listwatch_core::WriteOp::Delete,
+                    ..
+                }
+            )
+    });
+    assert!(collected, "the stale child was collected");
+    let web = sim
+        .etcd
+        .objects
+        .values()
+        .find(|o| sim.names.resolve(o.name) == "default/web")
+        .expect("web exists");
+    let children = sim
+        .etcd
+        .objects
+        .values()
+        .filter(|o| o.owner.is_some_and(|ow| ow.uid == web.uid))
+        .count();
+    assert_eq!(children, 1, "one child, owned by the living web");
+}

@@ -130,6 +130,7 @@ impl Sim {
         } else {
             self.etcd.objects.insert(key, obj);
         }
+        self.etcd.index(&obj, event != EventType::Deleted);
         let id = self.emit(
             actor,
             cause,
@@ -150,17 +151,7 @@ impl Sim {
         if self.etcd.keep_log {
             self.etcd.log.push_back(change);
         }
-        if event == EventType::Deleted {
-            let delay = self.config.gc_delay_ms;
-            if self
-                .etcd
-                .objects
-                .values()
-                .any(|o| o.owner.map(|o| o.uid) == Some(obj.uid))
-            {
-                self.schedule(self.now_ms + delay, id, Action::Gc { owner_uid: obj.uid });
-            }
-        }
+        self.gc_notice(&obj, event, id);
         for a in 0..self.apiservers.len() {
             let api = ApiserverId(a as u8);
             let lag = self.apiservers[a].lag_ms;
@@ -173,6 +164,50 @@ impl Sim {
         self.etcd_watch_fanout(change, id);
         self.track_esr(obj);
         id
+    }
+
+    /// `pkg/controller/garbagecollector`: the collector's graph learns of a change after
+    /// `gc_delay_ms`. A deleted owner's dependents, and a new object whose owner (by UID) does
+    /// not exist, are looked at; an object whose owners are all gone is deleted (background
+    /// propagation). Foreground deletion is not modelled.
+    fn gc_notice(&mut self, obj: &Object, event: EventType, cause: EventId) {
+        let at = self.now_ms + self.config.gc_delay_ms;
+        let mut look: Vec<(KindId, NameId, u64)> = vec![];
+        if event == EventType::Deleted {
+            if let Some(set) = self.etcd.dependents.get(&obj.uid) {
+                look.extend(
+                    set.iter()
+                        .filter_map(|k| self.etcd.objects.get(k).map(|d| (d.kind, d.name, d.uid))),
+                );
+            }
+        } else if event == EventType::Added {
+            if let Some(owner) = obj.owner {
+                if !self.etcd.owner_exists(owner) {
+                    look.push((obj.kind, obj.name, obj.uid));
+                }
+            }
+        }
+        for (kind, name, uid) in look {
+            self.schedule(at, cause, Action::Gc { kind, name, uid });
+        }
+    }
+
+    pub(super) fn collect_garbage(&mut self, kind: KindId, name: NameId, uid: u64, cause: EventId) {
+        let Some(d) = self.etcd.objects.get(&(kind, name)).copied() else {
+            return;
+        };
+        let orphan = d.uid == uid && d.owner.is_some_and(|o| !self.etcd.owner_exists(o));
+        if orphan && d.deletion_ms.is_none() {
+            let _ = self.write(
+                Actor::GarbageCollector,
+                cause,
+                Write::Delete {
+                    kind,
+                    name,
+                    uid: Some(uid),
+                },
+            );
+        }
     }
 
     pub(super) fn cache_apply(&mut self, api: ApiserverId, change: Change, cause: EventId) {
