@@ -108,11 +108,53 @@ impl<'a> Parser<'a> {
             .text
             .parse()
             .map_err(|_| self.err_at(w, format!("`{}` is not a whole number", w.text)))?;
-        if n.abs() > max {
+        // `unsigned_abs`: the magnitude of i64::MIN does not fit an i64.
+        if n.unsigned_abs() > max.unsigned_abs() {
             return Err(self.err_at(w, format!("{n} is out of range (at most {max})")));
         }
         Ok(n)
     }
+}
+
+/// Kind, controller and apiserver names are at most this many characters (a DNS label).
+pub const MAX_NAME_CHARS: usize = 63;
+
+/// Controller and apiserver names: ASCII letters, digits, `-`, `_` and `.`.
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "-_.".contains(c)
+}
+
+/// A declared name starts with an ASCII letter, holds only `allowed` characters and is at most
+/// `MAX_NAME_CHARS` long.
+fn check_name(p: &Parser, w: &Word, what: &str, allowed: fn(char) -> bool) -> R<()> {
+    let shown = if w.text.chars().count() > 40 {
+        format!("{}...", w.text.chars().take(40).collect::<String>())
+    } else {
+        w.text.clone()
+    };
+    let rule = if what == "kind" {
+        "a kind name is ASCII letters and digits, starting with a letter (like `Pod` or `ConfigMap`)"
+            .to_string()
+    } else {
+        format!("a {what} name is ASCII letters, digits, `-`, `_` and `.`, starting with a letter")
+    };
+    let ok_chars =
+        w.text.starts_with(|c: char| c.is_ascii_alphabetic()) && w.text.chars().all(allowed);
+    if !ok_chars {
+        return Err(p
+            .err_at(w, format!("`{shown}` is not a valid {what} name"))
+            .help(rule));
+    }
+    if w.text.len() > MAX_NAME_CHARS {
+        return Err(p.err_at(
+            w,
+            format!(
+                "the {what} name `{shown}` is {} characters long, more than the limit of {MAX_NAME_CHARS}",
+                w.text.len()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 pub fn parse_duration(s: &str) -> Option<TimeMs> {
@@ -304,14 +346,7 @@ impl Builder {
             }
             "kind" => {
                 let name = p.next("a kind name")?;
-                if !name
-                    .text
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_alphabetic())
-                {
-                    return Err(p.err_at(name, "a kind name starts with a letter"));
-                }
+                check_name(p, name, "kind", |c| c.is_ascii_alphanumeric())?;
                 if self.config.kind_id(&name.text).is_some() {
                     return Err(p.err_at(name, format!("kind `{}` is declared twice", name.text)));
                 }
@@ -373,6 +408,7 @@ impl Builder {
             }
             "apiserver" => {
                 let name = p.next("an apiserver name")?;
+                check_name(p, name, "apiserver", is_name_char)?;
                 let mut lag_ms = 0;
                 if p.eat("lag") {
                     lag_ms = p.duration("a lag")?;
@@ -441,8 +477,16 @@ impl Builder {
                 p.done()?;
             }
             "page-size" => {
-                self.config.reflector.page_size =
-                    p.number("a page size (0: no paging)", 100_000)?.max(0) as u32;
+                let n = p.number("a page size (0: no paging)", 100_000)?;
+                if n < 0 {
+                    return Err(p
+                        .err_at(
+                            &p.words[p.pos - 1],
+                            format!("a page size cannot be negative (found {n})"),
+                        )
+                        .help("write a number of objects per page, or 0 for no paging"));
+                }
+                self.config.reflector.page_size = n as u32;
                 p.done()?;
             }
             "controller" => self.controller_statement(p)?,
@@ -463,6 +507,7 @@ impl Builder {
 
     fn controller_statement(&mut self, p: &mut Parser) -> R<()> {
         let name = p.next("a controller name")?;
+        check_name(p, name, "controller", is_name_char)?;
         if self.config.controllers.iter().any(|c| c.name == name.text) {
             return Err(p.err_at(
                 name,

@@ -1,0 +1,86 @@
+//! Data-driven: a script in, the first diagnostic out (line, column and what it says). Every row
+//! is a script that once was accepted silently, or rejected at the wrong place or in misleading
+//! words.
+
+/// (script, line, column, a part of the message or of its help).
+const CASES: &[(&str, usize, usize, &str)] = &[
+    // Numbers: the magnitude of i64::MIN does not fit an i64.
+    (
+        "seed -9223372036854775808\nkind Pod\n",
+        1,
+        6,
+        "out of range",
+    ),
+    (
+        "kind Pod\nat 1s create Pod a spec -9223372036854775808\n",
+        2,
+        25,
+        "out of range",
+    ),
+    (
+        "kind Pod\nat 1s status Pod a -9223372036854775808\n",
+        2,
+        20,
+        "out of range",
+    ),
+    (
+        "kind Pod\nexpect creates == -9223372036854775808\n",
+        2,
+        19,
+        "out of range",
+    ),
+    // Negative settings are errors, not 0.
+    ("page-size -1\nkind Pod\n", 1, 11, "cannot be negative"),
+    // What a name may contain.
+    ("kind Pöd\n", 1, 6, "ASCII letters and digits"),
+    ("kind Ärger\n", 1, 6, "ASCII letters and digits"),
+    ("kind 9Pod\n", 1, 6, "starting with a letter"),
+    ("kind Pod-x\n", 1, 6, "ASCII letters and digits"),
+    (
+        "kind Pod\ncontroller c\u{1b}[2J for Pod children Pod\n",
+        2,
+        12,
+        "not a valid controller name",
+    ),
+    (
+        "kind Pod\napiserver \u{202e}x\n",
+        2,
+        11,
+        "not a valid apiserver name",
+    ),
+];
+
+#[test]
+fn each_script_gets_its_located_diagnostic() {
+    let mut failures = vec![];
+    for &(src, line, col, needle) in CASES {
+        match listwatch_script::parse(src) {
+            Ok(_) => failures.push(format!("{src:?}: parsed, expected `{needle}`")),
+            Err(d) => {
+                let d = &d[0];
+                let text = format!("{} / {}", d.message, d.help.as_deref().unwrap_or(""));
+                if (d.line, d.col) != (line, col) || !text.contains(needle) {
+                    failures.push(format!(
+                        "{src:?}: got {}:{} {text}, expected {line}:{col} `{needle}`",
+                        d.line, d.col
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn long_names_are_refused() {
+    let src = format!("kind P{}\n", "o".repeat(63));
+    let d = listwatch_script::parse(&src).unwrap_err();
+    assert!(d[0].message.contains("more than the limit of 63"), "{d:?}");
+    let src = format!(
+        "kind Pod\ncontroller c{} for Pod mirror Pod\n",
+        "x".repeat(63)
+    );
+    let d = listwatch_script::parse(&src).unwrap_err();
+    assert!(d[0].message.contains("more than the limit of 63"), "{d:?}");
+    listwatch_script::parse(&format!("kind P{}\n", "o".repeat(62))).expect("63 is allowed");
+}
