@@ -36,36 +36,51 @@ check exit codes:
     2  a file is invalid (located diagnostics are printed) or cannot be read
 ";
 
-fn read(path: &str) -> Result<String, String> {
-    let mut s = String::new();
+/// The bytes of a script file (or of standard input), refused when larger than the limit.
+fn read(path: &str) -> Result<Vec<u8>, String> {
+    let max = listwatch_script::MAX_SCRIPT_BYTES;
+    let mut bytes = vec![];
     if path == "-" {
         std::io::stdin()
-            .take(listwatch_script::MAX_SCRIPT_BYTES as u64 + 1)
-            .read_to_string(&mut s)
+            .take(max as u64 + 1)
+            .read_to_end(&mut bytes)
             .map_err(|e| format!("cannot read standard input: {e}"))?;
+        if bytes.len() > max {
+            return Err("standard input holds more than the limit of 64 KiB".into());
+        }
     } else {
         let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-        if meta.len() > listwatch_script::MAX_SCRIPT_BYTES as u64 {
+        if meta.len() > max as u64 {
             return Err(format!(
                 "{path} is {} bytes, more than the limit of 64 KiB",
                 meta.len()
             ));
         }
-        s = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        std::fs::File::open(path)
+            .and_then(|f| f.take(max as u64 + 1).read_to_end(&mut bytes))
+            .map_err(|e| format!("cannot read {path}: {e}"))?;
     }
-    Ok(s)
+    Ok(bytes)
 }
 
 /// Reads a script and hands it to `f` (parse, run, explore). A file that cannot be read, or
-/// diagnostics (printed located, like rustc's), end in exit code 2.
+/// diagnostics (printed located, like rustc's), end in exit code 2. A script that is not UTF-8
+/// gets a diagnostic at its first bad byte.
 fn with_script<T>(
     file: &str,
     f: impl FnOnce(&str) -> Result<T, Vec<listwatch_script::Diagnostic>>,
 ) -> Result<(String, T), ExitCode> {
-    let src = read(file).map_err(|e| {
+    let bytes = read(file).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
+    let src = match listwatch_script::decode(&bytes) {
+        Ok(s) => s.to_string(),
+        Err(d) => {
+            eprint!("{}", render(&d, file, &String::from_utf8_lossy(&bytes)));
+            return Err(ExitCode::from(2));
+        }
+    };
     match f(&src) {
         Ok(t) => Ok((src, t)),
         Err(diags) => {

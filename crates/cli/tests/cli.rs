@@ -196,3 +196,56 @@ fn help_is_complete_and_bad_arguments_are_errors() {
     assert_eq!(code, 2);
     assert!(err.contains("--budget takes a number"), "{err}");
 }
+
+fn listwatch_bytes(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_listwatch"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn invalid_utf8_is_located_at_its_first_bad_byte() {
+    let (code, _, err) = listwatch_bytes(
+        &["check", "-"],
+        b"kind Pod\r\nat 1s say \"caf\xe9\"\nexpect esr\n",
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("not valid UTF-8") && err.contains("--> -:2:15"),
+        "{err}"
+    );
+    let dir = std::env::temp_dir().join(format!("listwatch-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bad.lw");
+    std::fs::write(&file, b"kind Pod\n\n# \xff\n").unwrap();
+    let (code, _, err) = listwatch_bytes(&["check", file.to_str().unwrap()], b"");
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.lw:3:3"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_bom_and_cr_line_endings_are_read_as_an_editor_shows_them() {
+    let src = "\u{feff}kind Pod\rcontroller ctl for Pod mirror Pdo\r\n";
+    let (code, _, err) = listwatch_bytes(&["check", "-"], src.as_bytes());
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unknown kind `Pdo`") && err.contains("--> -:2:31"),
+        "{err}"
+    );
+    let ok = "\u{feff}kind Pod\r\nat 1s create Pod a\rexpect exists Pod a\r";
+    let (code, out, err) = listwatch_bytes(&["check", "-"], ok.as_bytes());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("(1 expectations)"), "{out}");
+}

@@ -30,7 +30,9 @@ impl Diagnostic {
 
 /// `error: message` / `--> file:line:col` / the line / a caret under the span / `help: ...`.
 pub fn render(d: &Diagnostic, file: &str, src: &str) -> String {
-    let text = src.lines().nth(d.line.saturating_sub(1)).unwrap_or("");
+    let text = crate::lexer::lines(crate::lexer::strip_bom(src))
+        .nth(d.line.saturating_sub(1))
+        .unwrap_or("");
     let gutter = d.line.to_string().len();
     let pad = " ".repeat(gutter);
     let mut s = format!(

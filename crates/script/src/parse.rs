@@ -224,7 +224,8 @@ pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
     };
     let mut diags = vec![];
     let mut in_controller = false;
-    for (i, raw) in src.lines().enumerate() {
+    let src = crate::lexer::strip_bom(src);
+    for (i, raw) in crate::lexer::lines(src).enumerate() {
         let line = i + 1;
         if b.title.is_empty() {
             if let Some(t) = raw.trim().strip_prefix('#') {

@@ -84,3 +84,19 @@ fn long_names_are_refused() {
     assert!(d[0].message.contains("more than the limit of 63"), "{d:?}");
     listwatch_script::parse(&format!("kind P{}\n", "o".repeat(62))).expect("63 is allowed");
 }
+
+#[test]
+fn line_breaks_and_a_bom_are_what_an_editor_shows() {
+    // A lone CR ends a line: the error is on line 2, not in a 1-line script.
+    let d = listwatch_script::parse("kind Pod\rat 1s crate Pod a\r").unwrap_err();
+    assert_eq!((d[0].line, d[0].col), (2, 7), "{d:?}");
+    let d = listwatch_script::parse("kind Pod\r\n\r\nat 1s crate Pod a\r\n").unwrap_err();
+    assert_eq!((d[0].line, d[0].col), (3, 7), "{d:?}");
+    // The BOM is not part of the first word.
+    let s = listwatch_script::parse("\u{feff}kind Pod\nat 1s create Pod a\n").unwrap();
+    assert_eq!(s.config.kinds[0].name, "Pod");
+    let d = listwatch_script::parse("\u{feff}kidn Pod\n").unwrap_err();
+    assert_eq!((d[0].line, d[0].col), (1, 1), "{d:?}");
+    let shown = listwatch_script::render(&d[0], "x.lw", "\u{feff}kidn Pod\n");
+    assert!(shown.contains("1 | kidn Pod\n"), "{shown}");
+}
