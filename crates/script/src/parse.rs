@@ -116,6 +116,28 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// A time as hours, minutes, seconds and milliseconds: `24h2m`, `1m30s`, `250ms`.
+fn clock(ms: TimeMs) -> String {
+    let mut out = String::new();
+    for (unit, size) in [("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)] {
+        let n = ms / size
+            % if unit == "h" {
+                u64::MAX
+            } else if unit == "ms" {
+                1000
+            } else {
+                60
+            };
+        if n > 0 {
+            out += &format!("{n}{unit}");
+        }
+    }
+    if out.is_empty() {
+        out = "0s".into();
+    }
+    out
+}
+
 /// Kind, controller and apiserver names are at most this many characters (a DNS label).
 pub const MAX_NAME_CHARS: usize = 63;
 
@@ -174,6 +196,38 @@ pub fn parse_duration(s: &str) -> Option<TimeMs> {
     Some((n * mult).round() as TimeMs)
 }
 
+/// A place in the script: line, column and length of a word.
+#[derive(Clone, Copy, Debug, Default)]
+struct Span {
+    line: usize,
+    col: usize,
+    len: usize,
+}
+
+impl Span {
+    fn of(p: &Parser, w: &Word) -> Span {
+        Span {
+            line: p.line,
+            col: w.col,
+            len: w.len,
+        }
+    }
+    fn diag(self, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic::at(self.line, self.col, self.len, msg)
+    }
+}
+
+/// Where each element of the configuration came from, index for index (timeline entries in
+/// line order, before the timeline is sorted).
+#[derive(Default)]
+struct Spans {
+    kinds: Vec<Span>,
+    apiservers: Vec<Span>,
+    controllers: Vec<Span>,
+    timeline: Vec<Span>,
+    run: Option<Span>,
+}
+
 struct Builder {
     /// `kubernetes 1.N`: the minor version whose defaults apply where a setting was not given.
     version: Option<u32>,
@@ -188,6 +242,8 @@ struct Builder {
     pending_expects: Vec<(usize, String, Vec<Word>)>,
     end_set: bool,
     last_at: TimeMs,
+    /// Where each declared thing and each timeline entry was written, to locate config errors.
+    spans: Spans,
     title: String,
 }
 
@@ -220,6 +276,7 @@ pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         pending_expects: vec![],
         end_set: false,
         last_at: 0,
+        spans: Spans::default(),
         title: String::new(),
     };
     let mut diags = vec![];
@@ -257,7 +314,7 @@ pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
                 in_controller = true;
                 if r.is_err() {
                     // Declare it anyway so its options and later references do not cascade.
-                    b.placeholder_controller(&ws);
+                    b.placeholder_controller(line, &ws);
                 }
             }
             r
@@ -402,6 +459,7 @@ impl Builder {
                 }
                 self.kinds_declared = true;
                 self.explicit_cache.push(cache_given);
+                self.spans.kinds.push(Span::of(p, name));
                 self.config.kinds.push(KindConfig {
                     name: name.text.clone(),
                     cache,
@@ -427,6 +485,7 @@ impl Builder {
                 if self.config.apiservers.len() >= MAX_APISERVERS {
                     return Err(p.err_at(name, format!("more than {MAX_APISERVERS} apiservers")));
                 }
+                self.spans.apiservers.push(Span::of(p, name));
                 self.config.apiservers.push(ApiserverConfig {
                     name: name.text.clone(),
                     lag_ms,
@@ -494,6 +553,7 @@ impl Builder {
             "at" | "every" => self.timeline(p, w)?,
             "run" => {
                 self.config.end_ms = p.duration("how long the run lasts")?;
+                self.spans.run = Some(Span::of(p, &p.words[p.pos - 1]));
                 self.end_set = true;
                 p.done()?;
             }
@@ -580,14 +640,20 @@ impl Builder {
                 namespace: None,
             });
         }
+        self.spans.controllers.push(Span::of(p, name));
         self.config.controllers.push(c);
         Ok(())
     }
 
-    fn placeholder_controller(&mut self, ws: &[Word]) {
+    fn placeholder_controller(&mut self, line: usize, ws: &[Word]) {
         if let Some(name) = ws.get(1) {
             if !self.config.controllers.iter().any(|c| c.name == name.text) {
                 let b = Behaviour::Mirror { target: KindId(0) };
+                self.spans.controllers.push(Span {
+                    line,
+                    col: name.col,
+                    len: name.len,
+                });
                 self.config
                     .controllers
                     .push(Config::controller(&name.text, KindId(0), b));
@@ -697,8 +763,10 @@ impl Builder {
     }
 
     fn timeline(&mut self, p: &mut Parser, first: &Word) -> R<()> {
+        let mut span = Span::of(p, first);
         let (times, template) = if first.text == "at" {
             let tw = p.next("a time")?;
+            span = Span::of(p, tw);
             let t = if let Some(rel) = tw.text.strip_prefix('+') {
                 let d = parse_duration(rel)
                     .ok_or_else(|| p.err_at(tw, format!("`{}` is not a duration", tw.text)))?;
@@ -761,6 +829,7 @@ impl Builder {
                 pos: start,
             };
             let input = self.action(&mut q, aw, None)?;
+            self.spans.timeline.push(span);
             self.config.timeline.push(TimedInput { at_ms: *t, input });
         }
         Ok(())
@@ -1083,6 +1152,109 @@ impl Builder {
         Ok(e)
     }
 
+    /// The run's end against the timeline and the 24 h limit, located at the entry (or the `run`
+    /// statement) at fault.
+    fn check_end(&self) -> Option<Diagnostic> {
+        let end = self.config.end_ms;
+        let (last, span) = self.config.timeline.iter().zip(&self.spans.timeline).fold(
+            None,
+            |best: Option<(TimeMs, Span)>, (t, s)| match best {
+                Some((at, _)) if at >= t.at_ms => best,
+                _ => Some((t.at_ms, *s)),
+            },
+        )?;
+        if !self.end_set && end > MAX_TIME_MS {
+            return Some(
+                span.diag(format!(
+                    "the run ends 2m after its last entry, at {}, past the limit of 24h",
+                    clock(end)
+                ))
+                .help(format!(
+                    "without a `run` statement a run lasts until 2m after its last entry; \
+                     write `run 24h` (the longest run) to end it at the limit, or move this \
+                     entry at {} earlier",
+                    clock(last)
+                )),
+            );
+        }
+        if last > end {
+            let first_late = self
+                .config
+                .timeline
+                .iter()
+                .zip(&self.spans.timeline)
+                .find(|(t, _)| t.at_ms > end)
+                .map(|(t, s)| (t.at_ms, *s))
+                .unwrap_or((last, span));
+            let mut d = first_late.1.diag(format!(
+                "this entry at {} comes after the end of the run at {}",
+                format_ms(first_late.0),
+                format_ms(end)
+            ));
+            d = d.help(match self.spans.run {
+                Some(r) => format!(
+                    "lengthen the run: `run {}` or more on line {}, or move this entry earlier",
+                    format_ms(last),
+                    r.line
+                ),
+                None => format!("lengthen the run: `run {}` or more", format_ms(last)),
+            });
+            return Some(d);
+        }
+        None
+    }
+
+    /// A configuration error at the line that declared the offending thing.
+    fn locate(&self, e: &ConfigError) -> Diagnostic {
+        let at_start = |msg: String| Diagnostic::at(1, 1, 1, msg);
+        fn named<'n>(
+            spans: &[Span],
+            mut names: impl Iterator<Item = &'n str>,
+            want: &str,
+        ) -> Option<Span> {
+            names
+                .position(|n| n == want)
+                .and_then(|i| spans.get(i).copied())
+        }
+        let span = match e {
+            ConfigError::TooMany {
+                what: "apiservers",
+                count: 0,
+                ..
+            } => return at_start("a cluster needs at least one apiserver".into()),
+            ConfigError::TooMany { what, max, .. } => match *what {
+                "kinds" => self.spans.kinds.get(*max),
+                "apiservers" => self.spans.apiservers.get(*max),
+                "controllers" => self.spans.controllers.get(*max),
+                _ => self.spans.timeline.get(*max),
+            }
+            .copied(),
+            ConfigError::BadCapacity { kind, .. } => named(
+                &self.spans.kinds,
+                self.config.kinds.iter().map(|k| k.name.as_str()),
+                kind,
+            ),
+            ConfigError::BadController { controller, .. } => named(
+                &self.spans.controllers,
+                self.config.controllers.iter().map(|c| c.name.as_str()),
+                controller,
+            ),
+            ConfigError::InputAfterEnd { at_ms, .. } => self
+                .config
+                .timeline
+                .iter()
+                .zip(&self.spans.timeline)
+                .find(|(t, _)| t.at_ms == *at_ms)
+                .map(|(_, s)| *s),
+            ConfigError::EndBeyondLimit { .. } => self.spans.run,
+            _ => None,
+        };
+        match span {
+            Some(s) => s.diag(e.to_string()),
+            None => at_start(e.to_string()),
+        }
+    }
+
     fn finish(&mut self, diags: &mut Vec<Diagnostic>) {
         if self.config.kinds.is_empty() {
             diags.push(
@@ -1127,9 +1299,10 @@ impl Builder {
                 Err(d) => diags.push(d),
             }
         }
-        if let Err(e) = self.config.validate() {
-            let line = 1;
-            diags.push(Diagnostic::at(line, 1, 1, e.to_string()));
+        if let Some(d) = self.check_end() {
+            diags.push(d);
+        } else if let Err(e) = self.config.validate() {
+            diags.push(self.locate(&e));
         }
         // Timeline order is time order; equal times keep their line order.
         self.config.timeline.sort_by_key(|t| t.at_ms);

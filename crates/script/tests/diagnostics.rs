@@ -100,3 +100,53 @@ fn line_breaks_and_a_bom_are_what_an_editor_shows() {
     let shown = listwatch_script::render(&d[0], "x.lw", "\u{feff}kidn Pod\n");
     assert!(shown.contains("1 | kidn Pod\n"), "{shown}");
 }
+
+/// Configuration errors point at what declared the offending thing, not at 1:1.
+const CONFIG_CASES: &[(&str, usize, usize, &str)] = &[
+    (
+        "kind Pod\nat 24h create Pod a\n",
+        2,
+        4,
+        "the run ends 2m after its last entry, at 24h2m",
+    ),
+    ("kind Pod\nat 24h create Pod a\n", 2, 4, "write `run 24h`"),
+    (
+        "kind Pod\nat 1439m create Pod a\nat 1s say \"x\"\n",
+        2,
+        4,
+        "past the limit of 24h",
+    ),
+    (
+        "kind Pod\nrun 5s\nat 1s create Pod a\nat 10s create Pod b\n",
+        4,
+        4,
+        "this entry at 10s comes after the end of the run at 5s",
+    ),
+    (
+        "kind Pod\nrun 5s\nevery 1s 3 times from 4s create Pod b{i}\n",
+        3,
+        1,
+        "lengthen the run: `run 6s` or more on line 2",
+    ),
+];
+
+#[test]
+fn configuration_errors_are_located() {
+    let mut failures = vec![];
+    for &(src, line, col, needle) in CONFIG_CASES {
+        match listwatch_script::parse(src) {
+            Ok(_) => failures.push(format!("{src:?}: parsed, expected `{needle}`")),
+            Err(d) => {
+                let d = &d[0];
+                let text = format!("{} / {}", d.message, d.help.as_deref().unwrap_or(""));
+                if (d.line, d.col) != (line, col) || !text.contains(needle) {
+                    failures.push(format!(
+                        "{src:?}: got {}:{} {text}, expected {line}:{col} `{needle}`",
+                        d.line, d.col
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
