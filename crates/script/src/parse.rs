@@ -29,6 +29,10 @@ pub struct Scenario {
 const MAX_TIME_MS: TimeMs = 24 * 3_600_000;
 const MAX_BURST: u64 = 100_000;
 const MAX_SPEC: i64 = 1_000_000_000;
+/// All `say` texts of a script together (bursts repeat theirs).
+pub const MAX_NARRATION_BYTES: usize = 1 << 20;
+/// All object names written in the timeline together (bursts repeat theirs).
+pub const MAX_NAME_BYTES: usize = 4 << 20;
 
 type R<T> = Result<T, Diagnostic>;
 
@@ -242,6 +246,9 @@ struct Builder {
     pending_expects: Vec<(usize, String, Vec<Word>)>,
     end_set: bool,
     last_at: TimeMs,
+    /// Bytes of narration and of object names in the timeline so far.
+    narration_bytes: usize,
+    name_bytes: usize,
     /// Where each declared thing and each timeline entry was written, to locate config errors.
     spans: Spans,
     title: String,
@@ -276,6 +283,8 @@ pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         pending_expects: vec![],
         end_set: false,
         last_at: 0,
+        narration_bytes: 0,
+        name_bytes: 0,
         spans: Spans::default(),
         title: String::new(),
     };
@@ -808,27 +817,77 @@ impl Builder {
             (times, true)
         };
         let aw = p.next("an action (create, update, delete, crash, ...)")?;
-        let start = p.pos;
+        let rest = &p.words[p.pos..];
+        // `{i}` in any word of a burst is its repetition number, from 0. Only the words that hold
+        // it are rewritten for each repetition; an action without it is parsed once and copied.
+        let varies = template && rest.iter().any(|w| w.text.contains("{i}"));
+        let mut once: Option<Input> = None;
         for (i, t) in times.iter().enumerate() {
-            // `{i}` in any word of a burst is its repetition number, from 0.
-            let substituted: Vec<Word> = p
-                .words
-                .iter()
-                .map(|w| Word {
-                    text: if template {
-                        w.text.replace("{i}", &i.to_string())
-                    } else {
-                        w.text.clone()
-                    },
-                    ..w.clone()
-                })
-                .collect();
-            let mut q = Parser {
-                line: p.line,
-                words: &substituted,
-                pos: start,
+            let input = match &once {
+                Some(input) => input.clone(),
+                None if varies => {
+                    let n = i.to_string();
+                    let substituted: Vec<Word> = rest
+                        .iter()
+                        .map(|w| Word {
+                            text: w.text.replace("{i}", &n),
+                            col: w.col,
+                            len: w.len,
+                            quoted: w.quoted,
+                        })
+                        .collect();
+                    let mut q = Parser {
+                        line: p.line,
+                        words: &substituted,
+                        pos: 0,
+                    };
+                    self.action(&mut q, aw, None)?
+                }
+                None => {
+                    let input = self.action(p, aw, None)?;
+                    once = Some(input.clone());
+                    input
+                }
             };
-            let input = self.action(&mut q, aw, None)?;
+            // Every copy of a text or a name stays in the timeline: bound their total.
+            match &input {
+                Input::Say { text } => {
+                    self.narration_bytes += text.len();
+                    if self.narration_bytes > MAX_NARRATION_BYTES {
+                        return Err(p
+                            .err_at(
+                                first,
+                                format!(
+                                    "the script's narration would exceed the limit of 1 MiB{}",
+                                    if template {
+                                        format!(
+                                            " (this burst repeats its text {} times)",
+                                            times.len()
+                                        )
+                                    } else {
+                                        String::new()
+                                    }
+                                ),
+                            )
+                            .help("say less, or say it fewer times"));
+                    }
+                }
+                Input::Create { name, .. }
+                | Input::Update { name, .. }
+                | Input::UpdateStatus { name, .. }
+                | Input::Delete { name, .. } => {
+                    self.name_bytes += name.len();
+                    if self.name_bytes > MAX_NAME_BYTES {
+                        return Err(p
+                            .err_at(
+                                first,
+                                "the timeline's object names would exceed the limit of 4 MiB in all",
+                            )
+                            .help("use shorter names or fewer repetitions"));
+                    }
+                }
+                _ => {}
+            }
             self.spans.timeline.push(span);
             self.config.timeline.push(TimedInput { at_ms: *t, input });
         }
@@ -861,7 +920,8 @@ impl Builder {
                 let kw = p.next("a kind")?;
                 let kind = self.kind(p, kw)?;
                 let name = Self::object_name(p, index)?;
-                let spec = if p.eat("spec") {
+                let given = p.eat("spec");
+                let spec = if given {
                     p.number("a spec value", MAX_SPEC)?
                 } else {
                     0
@@ -869,7 +929,7 @@ impl Builder {
                 if aw.text == "create" {
                     Input::Create { kind, name, spec }
                 } else {
-                    if p.words.len() <= 4 {
+                    if !given {
                         return Err(p.err_at(aw, "an update needs `spec N`"));
                     }
                     Input::Update { kind, name, spec }

@@ -150,3 +150,69 @@ fn configuration_errors_are_located() {
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
+
+#[test]
+fn bursts_cannot_multiply_text_without_bound() {
+    // A 64 KiB script whose share link is tiny once held 100,000 copies of a 60 KiB narration.
+    let text = "x".repeat(60_000);
+    let src = format!("kind Pod\nevery 1ms 100000 times say \"{text}\"\n");
+    let started = std::time::Instant::now();
+    let d = listwatch_script::parse(&src).unwrap_err();
+    assert!(
+        started.elapsed().as_secs_f64() < 2.0,
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!((d[0].line, d[0].col), (2, 1), "{d:?}");
+    assert!(
+        d[0].message
+            .contains("narration would exceed the limit of 1 MiB")
+            && d[0].message.contains("100000 times"),
+        "{d:?}"
+    );
+    // The same with `{i}` in the text, and across several lines.
+    let src = format!("kind Pod\nevery 1ms 100000 times say \"{{i}}{text}\"\n");
+    let d = listwatch_script::parse(&src).unwrap_err();
+    assert_eq!((d[0].line, d[0].col), (2, 1), "{d:?}");
+    let line = format!("at 1s say \"{}\"\n", "y".repeat(20_000));
+    let mut src = "kind Pod\nevery 1ms 60 times say \"".to_string() + &"z".repeat(17_000) + "\"\n";
+    src += &line.repeat(2);
+    let d = listwatch_script::parse(&src).unwrap_err();
+    assert_eq!(
+        (d[0].line, d[0].col),
+        (4, 1),
+        "the second line past 1 MiB: {d:?}"
+    );
+    // Long object names, repeated.
+    let name = "n".repeat(240);
+    let src = format!("kind Pod\nevery 1ms 100000 times create Pod {name}{{i}}\n");
+    let d = listwatch_script::parse(&src).unwrap_err();
+    assert!(d[0].message.contains("4 MiB"), "{d:?}");
+    // Within the limits a burst still expands, each repetition its own.
+    let s = listwatch_script::parse("kind Pod\nevery 1s 3 times say \"n{i}\"\n").unwrap();
+    let said: Vec<String> = s
+        .config
+        .timeline
+        .iter()
+        .map(|t| format!("{:?}", t.input))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "Say { text: \"n0\" }",
+            "Say { text: \"n1\" }",
+            "Say { text: \"n2\" }"
+        ]
+    );
+}
+
+#[test]
+fn an_update_without_a_spec_is_an_error_in_a_burst_too() {
+    for src in [
+        "kind Pod\nat 1s update Pod a\n",
+        "kind Pod\nevery 1s 3 times update Pod a{i}\n",
+    ] {
+        let d = listwatch_script::parse(src).unwrap_err();
+        assert!(d[0].message.contains("needs `spec N`"), "{src}: {d:?}");
+    }
+}
