@@ -624,6 +624,28 @@ impl Builder {
             },
             _ => return Err(Self::unknown(p, bw, "behaviour", BEHAVIOURS)),
         };
+        if let Behaviour::StaleDelete { child, .. }
+        | Behaviour::WipeOnZero { child }
+        | Behaviour::TwoWrites { child, .. } = behaviour
+        {
+            if child == primary {
+                return Err(p
+                    .err_at(
+                        &p.words[p.pos - 1],
+                        format!(
+                            "the child kind must differ from the primary kind: every reconcile \
+                             of a `{k}` named `a` would create a `{k}` named `a-data`, the next \
+                             `a-data-data`, and so on without end",
+                            k = kw.text
+                        ),
+                    )
+                    .help(format!(
+                        "declare a kind for the data, e.g. `kind {k}Data`, and write `{} {k}Data`",
+                        bw.text,
+                        k = kw.text
+                    )));
+            }
+        }
         let behaviour = if p.eat("fixed") {
             match behaviour {
                 Behaviour::StaleDelete { child, .. } => {

@@ -48,6 +48,25 @@ const CASES: &[(&str, usize, usize, &str)] = &[
         11,
         "not a valid apiserver name",
     ),
+    // Data children of the primary kind would beget `a-data-data-...` without end.
+    (
+        "kind Db\ncontroller op for Db two-writes Db\n",
+        2,
+        33,
+        "the child kind must differ from the primary kind",
+    ),
+    (
+        "kind Db\ncontroller op for Db stale-delete Db fixed\n",
+        2,
+        35,
+        "`a-data-data`",
+    ),
+    (
+        "kind Db\nkind X\ncontroller op for Db wipe-on-zero Db\n",
+        3,
+        35,
+        "must differ",
+    ),
 ];
 
 #[test]
