@@ -646,6 +646,18 @@ impl Builder {
                     )));
             }
         }
+        if let Some(cycle) = self.name_cycle(primary, behaviour) {
+            return Err(p
+                .err_at(
+                    &p.words[p.pos - 1],
+                    format!(
+                        "this controller closes a cycle of kinds ({cycle}) through a data child: \
+                         an object `a` would lead to `a-data`, then `a-data-data`, and so on \
+                         without end"
+                    ),
+                )
+                .help("give the data child a kind that no controller copies back"));
+        }
         let behaviour = if p.eat("fixed") {
             match behaviour {
                 Behaviour::StaleDelete { child, .. } => {
@@ -674,6 +686,63 @@ impl Builder {
         self.spans.controllers.push(Span::of(p, name));
         self.config.controllers.push(c);
         Ok(())
+    }
+
+    /// The edge a controller adds from its primary kind to the kind it creates objects of, and
+    /// whether the names it creates grow (`NAME-data`) or stay (a mirror's `NAME`). Children are
+    /// left out: they are created with spec 0 and so have no children of their own.
+    fn name_edge(primary: KindId, b: Behaviour) -> Option<(KindId, KindId, bool)> {
+        match b {
+            Behaviour::StaleDelete { child, .. }
+            | Behaviour::WipeOnZero { child }
+            | Behaviour::TwoWrites { child, .. } => Some((primary, child, true)),
+            Behaviour::Mirror { target } => Some((primary, target, false)),
+            Behaviour::Children { .. } => None,
+        }
+    }
+
+    /// With this new controller, a path of controllers from a kind back to itself through at
+    /// least one data child: every object would make a longer name forever. The kinds on it.
+    fn name_cycle(&self, primary: KindId, b: Behaviour) -> Option<String> {
+        let (from, to, grows) = Self::name_edge(primary, b)?;
+        let edges: Vec<(KindId, KindId, bool)> = self
+            .config
+            .controllers
+            .iter()
+            .filter_map(|c| Self::name_edge(c.primary, c.behaviour))
+            .collect();
+        // Search from `to` back to `from`: states are (kind, grew yet), each visited once.
+        let n = self.config.kinds.len();
+        let mut prev: Vec<Option<(usize, bool)>> = vec![None; n * 2];
+        let start = (to.index(), grows);
+        let mut queue = std::collections::VecDeque::from([start]);
+        let mut seen = vec![false; n * 2];
+        seen[start.0 * 2 + start.1 as usize] = true;
+        while let Some((k, g)) = queue.pop_front() {
+            if k == from.index() && g {
+                let mut path = vec![self.config.kinds[k].name.clone()];
+                let mut at = (k, g);
+                while let Some(pv) = prev[at.0 * 2 + at.1 as usize] {
+                    path.push(self.config.kinds[pv.0].name.clone());
+                    at = pv;
+                }
+                path.push(self.config.kinds[from.index()].name.clone());
+                path.reverse();
+                return Some(path.join(" -> "));
+            }
+            for &(a, z, gz) in &edges {
+                if a.index() == k {
+                    let next = (z.index(), g || gz);
+                    let i = next.0 * 2 + next.1 as usize;
+                    if !seen[i] {
+                        seen[i] = true;
+                        prev[i] = Some((k, g));
+                        queue.push_back(next);
+                    }
+                }
+            }
+        }
+        None
     }
 
     fn placeholder_controller(&mut self, line: usize, ws: &[Word]) {

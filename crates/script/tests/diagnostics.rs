@@ -67,6 +67,19 @@ const CASES: &[(&str, usize, usize, &str)] = &[
         35,
         "must differ",
     ),
+    // ... and so would a cycle of kinds through controllers, one of them making data children.
+    (
+        "kind Db\nkind X\ncontroller m for Db mirror X\ncontroller op for X two-writes Db\n",
+        4,
+        32,
+        "cycle of kinds (X -> Db -> X)",
+    ),
+    (
+        "kind Db\nkind X\ncontroller op for X two-writes Db\ncontroller m for Db mirror X\n",
+        4,
+        28,
+        "cycle of kinds (Db -> X -> Db)",
+    ),
 ];
 
 #[test]
