@@ -246,6 +246,9 @@ struct Builder {
     pending_expects: Vec<(usize, String, Vec<Word>)>,
     end_set: bool,
     last_at: TimeMs,
+    /// Object names the timeline writes (full and short), in line order, for expectation scopes.
+    known_names: Vec<String>,
+    known_names_set: std::collections::HashSet<String>,
     /// Bytes of narration and of object names in the timeline so far.
     narration_bytes: usize,
     name_bytes: usize,
@@ -283,6 +286,8 @@ pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         pending_expects: vec![],
         end_set: false,
         last_at: 0,
+        known_names: vec![],
+        known_names_set: Default::default(),
         narration_bytes: 0,
         name_bytes: 0,
         spans: Spans::default(),
@@ -1164,6 +1169,50 @@ impl Builder {
         Ok(input)
     }
 
+    /// An object the timeline writes, or one a controller makes from it (`NAME-0`, `NAME-data`,
+    /// and so on), by its full or its short name.
+    fn is_known_name(&self, w: &str) -> bool {
+        let mut w = w;
+        loop {
+            if self.known_names_set.contains(w) {
+                return true;
+            }
+            let Some((base, suffix)) = w.rsplit_once('-') else {
+                return false;
+            };
+            if suffix != "data"
+                && (suffix.is_empty() || !suffix.bytes().all(|b| b.is_ascii_digit()))
+            {
+                return false;
+            }
+            w = base;
+        }
+    }
+
+    fn unknown_scope(&self, p: &Parser, x: &Word) -> Diagnostic {
+        let d = p.err_at(
+            x,
+            format!(
+                "`{}` is not a controller, a kind or an object of this scenario",
+                x.text
+            ),
+        );
+        let candidates = self
+            .config
+            .controllers
+            .iter()
+            .map(|c| c.name.as_str())
+            .chain(self.config.kinds.iter().map(|k| k.name.as_str()))
+            .chain(self.known_names.iter().map(String::as_str));
+        match nearest(&x.text, candidates) {
+            Some(n) => d.help(format!("did you mean `{n}`?")),
+            None => d.help(
+                "a scope word names a controller, a kind, or an object the timeline writes \
+                 (or one a controller makes from it, like `web-0` or `web-data`)",
+            ),
+        }
+    }
+
     fn cmp(p: &mut Parser) -> R<Cmp> {
         let w = p.next("a comparison (==, !=, <, <=, >, >=)")?;
         Ok(match w.text.as_str() {
@@ -1255,8 +1304,10 @@ impl Builder {
                         scope.controller = Some(ControllerId(i as u16));
                     } else if let Some(k) = self.config.kind_id(&x.text) {
                         scope.kind = Some(k);
-                    } else {
+                    } else if self.is_known_name(&x.text) {
                         scope.name = Some(x.text.clone());
+                    } else {
+                        return Err(self.unknown_scope(p, x));
                     }
                 }
                 let cmp = Self::cmp(p)?;
@@ -1439,6 +1490,23 @@ impl Builder {
             // Default: two minutes of quiet after the last input, so everything can settle.
             self.config.end_ms = last_input + 120_000;
         }
+        // The names expectation scopes may use, in line order (the order of suggestions).
+        let mut seen = std::collections::HashSet::new();
+        for t in &self.config.timeline {
+            if let Input::Create { name, .. }
+            | Input::Update { name, .. }
+            | Input::UpdateStatus { name, .. }
+            | Input::Delete { name, .. } = &t.input
+            {
+                let short = name.split_once('/').map(|(_, s)| s);
+                for n in std::iter::once(name.as_str()).chain(short) {
+                    if seen.insert(n.to_string()) {
+                        self.known_names.push(n.to_string());
+                    }
+                }
+            }
+        }
+        self.known_names_set = seen;
         for (line, text, ws) in std::mem::take(&mut self.pending_expects) {
             let mut p = Parser {
                 line,

@@ -67,6 +67,25 @@ const CASES: &[(&str, usize, usize, &str)] = &[
         35,
         "must differ",
     ),
+    // Expectation scopes that name nothing are errors, not expectations that pass vacuously.
+    (
+        "kind Pod\nkind Copy\ncontroller ctl for Pod mirror Copy\nat 1s create Pod web\nexpect reconciles ctl webb == 0\n",
+        5,
+        23,
+        "did you mean `web`?",
+    ),
+    (
+        "kind Pod\nkind Copy\ncontroller ctl for Pod mirror Copy\nat 1s create Pod web\nexpect creates ctl Coppy == 1\n",
+        5,
+        20,
+        "did you mean `Copy`?",
+    ),
+    (
+        "kind Pod\nat 1s create Pod web\nexpect relists clt == 0\n",
+        3,
+        16,
+        "is not a controller, a kind or an object of this scenario",
+    ),
     // ... and so would a cycle of kinds through controllers, one of them making data children.
     (
         "kind Db\nkind X\ncontroller m for Db mirror X\ncontroller op for X two-writes Db\n",
@@ -247,4 +266,14 @@ fn an_update_without_a_spec_is_an_error_in_a_burst_too() {
         let d = listwatch_script::parse(src).unwrap_err();
         assert!(d[0].message.contains("needs `spec N`"), "{src}: {d:?}");
     }
+}
+
+#[test]
+fn scopes_may_name_objects_controllers_make() {
+    let src = "kind Pod\nkind Child\nkind Data\ncontroller ctl for Pod children Child\n\
+               controller op for Pod two-writes Data\nat 1s create Pod ns/web spec 2\n\
+               expect creates ctl web-1 == 1\nexpect creates op web-data == 1\n\
+               expect reconciles ctl ns/web >= 1\nexpect reconciles ctl web >= 1\n";
+    let r = listwatch_script::run(src).unwrap_or_else(|d| panic!("{d:?}"));
+    assert!(r.passed());
 }
