@@ -249,3 +249,44 @@ fn a_bom_and_cr_line_endings_are_read_as_an_editor_shows_them() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("(1 expectations)"), "{out}");
 }
+
+#[test]
+fn control_characters_from_the_script_are_shown_escaped() {
+    let script = "kind Pod\nat 1s say \"\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}x\"\nexpect exists Pod a # \u{1b}[31m\n";
+    let raw = |s: &str| s.contains('\u{1b}') || s.contains('\u{7}') || s.contains('\u{202e}');
+    let (code, out, err) = listwatch(&["run", "-", "--trace"], Some(script));
+    assert_eq!(code, 1, "{err}");
+    assert!(!raw(&out) && !raw(&err), "{out}{err}");
+    assert!(
+        out.contains("\\x1b]0;pwned\\x07\\x1b[2J\\u{202e}x"),
+        "{out}"
+    );
+    assert!(
+        out.contains("FAIL line 3: expect exists Pod a # \\x1b[31m"),
+        "{out}"
+    );
+    let (code, out, _) = listwatch(&["check", "-"], Some(script));
+    assert_eq!(code, 1);
+    assert!(!raw(&out) && out.contains("# \\x1b[31m"), "{out}");
+    let (code, json, _) = listwatch(&["run", "-", "--json"], Some(script));
+    assert_eq!(code, 1);
+    assert!(
+        !raw(&json) && json.contains("\\u001b]0;pwned\\u0007\\u001b[2J\\u202ex"),
+        "{json}"
+    );
+    // Diagnostics quote the line and the word.
+    let (code, _, err) = listwatch(
+        &["check", "-"],
+        Some("kind Pod\nat 1s crate\u{1b}[2J Pod a\n"),
+    );
+    assert_eq!(code, 2);
+    assert!(!raw(&err) && err.contains("crate\\x1b[2J"), "{err}");
+    let (code, _, err) = listwatch(&["check", "no/such/\u{1b}[2J.lw"], None);
+    assert_eq!(code, 2);
+    assert!(!raw(&err), "{err}");
+    // A script piped out of `open` stays verbatim: it is the script, not a display of it.
+    let (_, link, _) = listwatch(&["share", "-"], Some(script));
+    let (code, opened, _) = listwatch(&["open", link.trim()], None);
+    assert_eq!(code, 0);
+    assert_eq!(opened, script);
+}
