@@ -56,13 +56,16 @@ pub fn render(d: &Diagnostic, file: &str, src: &str) -> String {
 pub const MAX_SUGGEST_CHARS: usize = 64;
 /// At most this many candidates are compared (a burst may create 100,000 object names).
 pub const MAX_SUGGEST_CANDIDATES: usize = 10_000;
+/// At most this many cells of edit distance per suggestion: past it, the best so far is kept.
+pub const MAX_SUGGEST_CELLS: usize = 250_000;
 
 /// The nearest candidate within a small edit distance: "did you mean ...?".
 ///
 /// The work is bounded whatever the input: long words get no suggestion, candidates whose length
 /// differs by more than the allowed distance are skipped before any comparison, and the edit
 /// distance is computed in a band of that width, stopping as soon as every cell of a row exceeds
-/// it. The result is the first candidate at the smallest distance within
+/// it; past `MAX_SUGGEST_CELLS` cells in all the best so far is the answer. The result is the
+/// first candidate at the smallest distance within
 /// `max(len(candidate) / 3, 2)`.
 pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     if word.len() > 4 * MAX_SUGGEST_CHARS || word.chars().count() > MAX_SUGGEST_CHARS {
@@ -70,7 +73,11 @@ pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     }
     let w: Vec<char> = word.to_lowercase().chars().collect();
     let mut best: Option<(usize, &'a str)> = None;
+    let mut cells = 0;
     for c in candidates.into_iter().take(MAX_SUGGEST_CANDIDATES) {
+        if cells > MAX_SUGGEST_CELLS {
+            break;
+        }
         if c.len() > 4 * MAX_SUGGEST_CHARS {
             continue;
         }
@@ -87,6 +94,7 @@ pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
             continue;
         }
         let cl: Vec<char> = c.to_lowercase().chars().collect();
+        cells += w.len() * (2 * limit + 1);
         if let Some(d) = levenshtein_within(&w, &cl, limit) {
             best = Some((d, c));
         }
@@ -208,6 +216,18 @@ mod tests {
         );
         assert!(
             started.elapsed().as_secs_f64() < 1.0,
+            "{:?}",
+            started.elapsed()
+        );
+        // Near misses of the same length cannot leave early: the cell budget bounds them.
+        let close: Vec<String> = (0..10_000).map(|i| format!("{:0>63}", i)).collect();
+        let word = format!("x{:0>62}", 1);
+        let started = std::time::Instant::now();
+        for _ in 0..50 {
+            nearest(&word, close.iter().map(String::as_str));
+        }
+        assert!(
+            started.elapsed().as_secs_f64() < 3.0,
             "{:?}",
             started.elapsed()
         );

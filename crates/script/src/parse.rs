@@ -1517,6 +1517,10 @@ impl Builder {
                 Ok(expect) => self.expectations.push(Expectation { line, text, expect }),
                 Err(d) => diags.push(d),
             }
+            // As for statements: 50 errors are enough to read, and each may cost a suggestion.
+            if diags.len() >= 50 {
+                return;
+            }
         }
         if let Some(d) = self.check_end() {
             diags.push(d);

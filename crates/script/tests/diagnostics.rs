@@ -277,3 +277,22 @@ fn scopes_may_name_objects_controllers_make() {
     let r = listwatch_script::run(src).unwrap_or_else(|d| panic!("{d:?}"));
     assert!(r.passed());
 }
+
+#[test]
+fn many_near_miss_scopes_against_many_long_names_stay_fast() {
+    let name = "n".repeat(58);
+    let mut src = format!("kind Pod\nevery 1ms 10000 times create Pod {name}{{i}}\n");
+    let line = format!("expect creates {}x == 0\n", "n".repeat(60));
+    while src.len() + line.len() < listwatch_script::MAX_SCRIPT_BYTES {
+        src += &line;
+    }
+    let started = std::time::Instant::now();
+    let d = listwatch_script::parse(&src).unwrap_err();
+    assert!(
+        started.elapsed().as_secs_f64() < 5.0,
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(d.len() <= 50, "{}", d.len());
+    assert!(d[0].message.contains("is not a controller"), "{d:?}");
+}
