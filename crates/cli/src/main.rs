@@ -36,44 +36,96 @@ check exit codes:
     2  a file is invalid (located diagnostics are printed) or cannot be read
 ";
 
-fn read(path: &str) -> Result<String, String> {
-    let mut s = String::new();
+/// The bytes of a script file (or of standard input), refused when larger than the limit.
+fn read(path: &str) -> Result<Vec<u8>, String> {
+    let max = listwatch_script::MAX_SCRIPT_BYTES;
+    let mut bytes = vec![];
     if path == "-" {
         std::io::stdin()
-            .take(listwatch_script::MAX_SCRIPT_BYTES as u64 + 1)
-            .read_to_string(&mut s)
+            .take(max as u64 + 1)
+            .read_to_end(&mut bytes)
             .map_err(|e| format!("cannot read standard input: {e}"))?;
+        if bytes.len() > max {
+            return Err("standard input holds more than the limit of 64 KiB".into());
+        }
     } else {
         let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-        if meta.len() > listwatch_script::MAX_SCRIPT_BYTES as u64 {
+        if meta.len() > max as u64 {
             return Err(format!(
                 "{path} is {} bytes, more than the limit of 64 KiB",
                 meta.len()
             ));
         }
-        s = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        std::fs::File::open(path)
+            .and_then(|f| f.take(max as u64 + 1).read_to_end(&mut bytes))
+            .map_err(|e| format!("cannot read {path}: {e}"))?;
     }
-    Ok(s)
+    Ok(bytes)
 }
 
 /// Reads a script and hands it to `f` (parse, run, explore). A file that cannot be read, or
-/// diagnostics (printed located, like rustc's), end in exit code 2.
+/// diagnostics (printed located, like rustc's), end in exit code 2. A script that is not UTF-8
+/// gets a diagnostic at its first bad byte.
 fn with_script<T>(
     file: &str,
     f: impl FnOnce(&str) -> Result<T, Vec<listwatch_script::Diagnostic>>,
 ) -> Result<(String, T), ExitCode> {
-    let src = read(file).map_err(|e| {
-        eprintln!("error: {e}");
+    let bytes = read(file).map_err(|e| {
+        eprintln!("error: {}", term(&e));
         ExitCode::from(2)
     })?;
+    let src = match listwatch_script::decode(&bytes) {
+        Ok(s) => s.to_string(),
+        Err(d) => {
+            eprint!(
+                "{}",
+                term(&render(&d, file, &String::from_utf8_lossy(&bytes)))
+            );
+            return Err(ExitCode::from(2));
+        }
+    };
     match f(&src) {
         Ok(t) => Ok((src, t)),
         Err(diags) => {
             for d in &diags {
-                eprint!("{}", render(d, file, &src));
+                eprint!("{}", term(&render(d, file, &src)));
             }
             Err(ExitCode::from(2))
         }
+    }
+}
+
+/// Text for a terminal: control characters (but line breaks and tabs) and the bidirectional
+/// overrides are shown as escapes (`\x1b`, `\u{202e}`), so a name, a narration or a diagnostic
+/// cannot move the cursor, retitle the window or reorder what is shown.
+fn term(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            c if (c as u32) < 0x100 && c.is_control() => out += &format!("\\x{:02x}", c as u32),
+            c if c.is_control()
+                || ('\u{202a}'..='\u{202e}').contains(&c)
+                || ('\u{2066}'..='\u{2069}').contains(&c)
+                || c == '\u{200e}'
+                || c == '\u{200f}'
+                || c == '\u{061c}' =>
+            {
+                out += &format!("\\u{{{:x}}}", c as u32)
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text that is itself a script (a link's, a counterexample): verbatim when it goes to a file or
+/// a pipe, so nothing is lost; escaped on a terminal.
+fn script_out(s: &str) -> String {
+    if std::io::stdout().is_terminal() {
+        term(s)
+    } else {
+        s.to_string()
     }
 }
 
@@ -99,7 +151,7 @@ fn main() -> ExitCode {
         Some("open") => cmd_open(&args[1..]),
         Some("explore") => cmd_explore(&args[1..]),
         Some(other) => {
-            eprintln!("error: unknown command `{other}`\n\n{HELP}");
+            eprintln!("error: unknown command `{}`\n\n{HELP}", term(other));
             return ExitCode::from(2);
         }
     };
@@ -116,7 +168,7 @@ fn cmd_run(args: &[String], tty: bool) -> ExitCode {
             "--json" => as_json = true,
             f if file.is_none() && (f == "-" || !f.starts_with('-')) => file = Some(f.to_string()),
             other => {
-                eprintln!("error: unexpected argument `{other}`\n\n{HELP}");
+                eprintln!("error: unexpected argument `{}`\n\n{HELP}", term(other));
                 return ExitCode::from(2);
             }
         }
@@ -136,7 +188,7 @@ fn cmd_run(args: &[String], tty: bool) -> ExitCode {
         if trace {
             println!("\ntrace:");
             for (i, e) in report.sim.trace.iter().enumerate() {
-                println!("{}", line(i as EventId, e, &report.sim));
+                println!("{}", term(&line(i as EventId, e, &report.sim)));
             }
         }
     }
@@ -190,11 +242,11 @@ fn cmd_open(args: &[String]) -> ExitCode {
             if let Some(t) = s.at_ms {
                 eprintln!("(the link shows the moment {})", format_ms(t));
             }
-            print!("{}", s.script);
+            print!("{}", script_out(&s.script));
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", term(&e.to_string()));
             ExitCode::from(2)
         }
     }
@@ -269,7 +321,7 @@ fn cmd_explore(args: &[String]) -> ExitCode {
                 .collect();
             eprintln!(
                 "the scenario already fails without faults: {}",
-                what.join("; ")
+                term(&what.join("; "))
             );
         }
         match &found {
@@ -283,7 +335,7 @@ fn cmd_explore(args: &[String]) -> ExitCode {
                 // Scripts one after another, separated so each can be cut out and run.
                 print!(
                     "{}",
-                    all_found.join("\n# ----- next counterexample -----\n\n")
+                    script_out(&all_found.join("\n# ----- next counterexample -----\n\n"))
                 );
             }
             None if ex.base_broken.is_empty() => {
@@ -300,7 +352,7 @@ fn cmd_explore(args: &[String]) -> ExitCode {
 }
 
 fn usage(msg: &str) -> ExitCode {
-    eprintln!("error: {msg}\n\n{HELP}");
+    eprintln!("error: {}\n\n{HELP}", term(msg));
     ExitCode::from(2)
 }
 
@@ -317,20 +369,24 @@ fn cmd_check(args: &[String], tty: bool) -> ExitCode {
                 let bad: Vec<_> = report.outcomes.iter().filter(|(_, o)| !o.pass).collect();
                 if bad.is_empty() {
                     println!(
-                        "{} {file} ({} expectations)",
+                        "{} {} ({} expectations)",
                         color(tty, "32", "ok"),
+                        term(file),
                         report.outcomes.len()
                     );
                 } else {
                     failed += 1;
-                    println!("{} {file}", color(tty, "31", "FAILED"));
+                    println!("{} {}", color(tty, "31", "FAILED"), term(file));
                     for (x, o) in bad {
                         println!(
-                            "  {file}:{}: {}\n    found {}, decided at {}",
-                            x.line,
-                            x.text,
-                            o.found,
-                            format_ms(o.decided_ms)
+                            "{}",
+                            term(&format!(
+                                "  {file}:{}: {}\n    found {}, decided at {}",
+                                x.line,
+                                x.text,
+                                o.found,
+                                format_ms(o.decided_ms)
+                            ))
                         );
                     }
                 }
@@ -434,11 +490,7 @@ pub fn summary(r: &Report, tty: bool) -> String {
         s += "  (none)\n";
     }
     for (x, o) in &r.outcomes {
-        let mark = if o.pass {
-            color(tty, "32", "PASS")
-        } else {
-            color(tty, "31", "FAIL")
-        };
+        let mark = if o.pass { "PASS" } else { "FAIL" };
         s += &format!(
             "  {mark} line {}: {}  (found {}, decided at {})\n",
             x.line,
@@ -453,5 +505,22 @@ pub fn summary(r: &Report, tty: bool) -> String {
         if esr.pass { "holds" } else { "fails" },
         esr.found
     );
-    s
+    // Everything above may hold names and texts from the script: escape it, then colour the
+    // marks (an escaped line cannot start with them: names hold no spaces).
+    let s = term(&s);
+    if !tty {
+        return s;
+    }
+    s.lines()
+        .map(|l| {
+            let l = if let Some(rest) = l.strip_prefix("  PASS line ") {
+                format!("  {} line {rest}", color(true, "32", "PASS"))
+            } else if let Some(rest) = l.strip_prefix("  FAIL line ") {
+                format!("  {} line {rest}", color(true, "31", "FAIL"))
+            } else {
+                l.to_string()
+            };
+            l + "\n"
+        })
+        .collect()
 }

@@ -196,3 +196,97 @@ fn help_is_complete_and_bad_arguments_are_errors() {
     assert_eq!(code, 2);
     assert!(err.contains("--budget takes a number"), "{err}");
 }
+
+fn listwatch_bytes(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_listwatch"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn invalid_utf8_is_located_at_its_first_bad_byte() {
+    let (code, _, err) = listwatch_bytes(
+        &["check", "-"],
+        b"kind Pod\r\nat 1s say \"caf\xe9\"\nexpect esr\n",
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("not valid UTF-8") && err.contains("--> -:2:15"),
+        "{err}"
+    );
+    let dir = std::env::temp_dir().join(format!("listwatch-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bad.lw");
+    std::fs::write(&file, b"kind Pod\n\n# \xff\n").unwrap();
+    let (code, _, err) = listwatch_bytes(&["check", file.to_str().unwrap()], b"");
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.lw:3:3"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_bom_and_cr_line_endings_are_read_as_an_editor_shows_them() {
+    let src = "\u{feff}kind Pod\rcontroller ctl for Pod mirror Pdo\r\n";
+    let (code, _, err) = listwatch_bytes(&["check", "-"], src.as_bytes());
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unknown kind `Pdo`") && err.contains("--> -:2:31"),
+        "{err}"
+    );
+    let ok = "\u{feff}kind Pod\r\nat 1s create Pod a\rexpect exists Pod a\r";
+    let (code, out, err) = listwatch_bytes(&["check", "-"], ok.as_bytes());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("(1 expectations)"), "{out}");
+}
+
+#[test]
+fn control_characters_from_the_script_are_shown_escaped() {
+    let script = "kind Pod\nat 1s say \"\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}x\"\nexpect exists Pod a # \u{1b}[31m\n";
+    let raw = |s: &str| s.contains('\u{1b}') || s.contains('\u{7}') || s.contains('\u{202e}');
+    let (code, out, err) = listwatch(&["run", "-", "--trace"], Some(script));
+    assert_eq!(code, 1, "{err}");
+    assert!(!raw(&out) && !raw(&err), "{out}{err}");
+    assert!(
+        out.contains("\\x1b]0;pwned\\x07\\x1b[2J\\u{202e}x"),
+        "{out}"
+    );
+    assert!(
+        out.contains("FAIL line 3: expect exists Pod a # \\x1b[31m"),
+        "{out}"
+    );
+    let (code, out, _) = listwatch(&["check", "-"], Some(script));
+    assert_eq!(code, 1);
+    assert!(!raw(&out) && out.contains("# \\x1b[31m"), "{out}");
+    let (code, json, _) = listwatch(&["run", "-", "--json"], Some(script));
+    assert_eq!(code, 1);
+    assert!(
+        !raw(&json) && json.contains("\\u001b]0;pwned\\u0007\\u001b[2J\\u202ex"),
+        "{json}"
+    );
+    // Diagnostics quote the line and the word.
+    let (code, _, err) = listwatch(
+        &["check", "-"],
+        Some("kind Pod\nat 1s crate\u{1b}[2J Pod a\n"),
+    );
+    assert_eq!(code, 2);
+    assert!(!raw(&err) && err.contains("crate\\x1b[2J"), "{err}");
+    let (code, _, err) = listwatch(&["check", "no/such/\u{1b}[2J.lw"], None);
+    assert_eq!(code, 2);
+    assert!(!raw(&err), "{err}");
+    // A script piped out of `open` stays verbatim: it is the script, not a display of it.
+    let (_, link, _) = listwatch(&["share", "-"], Some(script));
+    let (code, opened, _) = listwatch(&["open", link.trim()], None);
+    assert_eq!(code, 0);
+    assert_eq!(opened, script);
+}

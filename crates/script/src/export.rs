@@ -13,7 +13,17 @@ pub fn esc(s: &str) -> String {
             '"' => o += "\\\"",
             '\\' => o += "\\\\",
             '\n' => o += "\\n",
-            c if (c as u32) < 0x20 || c == '<' || c == '>' || c == '&' => {
+            // Control characters (C0, DEL, C1), the line and paragraph separators and the
+            // bidirectional controls are escaped too: the JSON stays plain to read anywhere.
+            c if c.is_control()
+                || c == '<'
+                || c == '>'
+                || c == '&'
+                || ('\u{2028}'..='\u{202e}').contains(&c)
+                || ('\u{2066}'..='\u{2069}').contains(&c)
+                || c == '\u{200e}'
+                || c == '\u{200f}' =>
+            {
                 o += &format!("\\u{:04x}", c as u32)
             }
             c => o.push(c),
@@ -72,4 +82,15 @@ pub fn json(
         expectations.join(","),
         events.join(",")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_control_character_is_escaped() {
+        assert_eq!(
+            super::esc("a\u{1b}[2J\u{7f}\u{85}\u{202e}\t\"\\\n<"),
+            "\"a\\u001b[2J\\u007f\\u0085\\u202e\\u0009\\\"\\\\\\n\\u003c\""
+        );
+    }
 }

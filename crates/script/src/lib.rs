@@ -11,6 +11,7 @@ pub mod share;
 pub mod syntax;
 
 pub use diag::{render, Diagnostic};
+pub use lexer::{decode, lines};
 pub use parse::{parse, parse_duration, Expectation, Scenario};
 
 /// Scripts larger than this are refused before parsing.

@@ -29,6 +29,10 @@ pub struct Scenario {
 const MAX_TIME_MS: TimeMs = 24 * 3_600_000;
 const MAX_BURST: u64 = 100_000;
 const MAX_SPEC: i64 = 1_000_000_000;
+/// All `say` texts of a script together (bursts repeat theirs).
+pub const MAX_NARRATION_BYTES: usize = 1 << 20;
+/// All object names written in the timeline together (bursts repeat theirs).
+pub const MAX_NAME_BYTES: usize = 4 << 20;
 
 type R<T> = Result<T, Diagnostic>;
 
@@ -108,11 +112,75 @@ impl<'a> Parser<'a> {
             .text
             .parse()
             .map_err(|_| self.err_at(w, format!("`{}` is not a whole number", w.text)))?;
-        if n.abs() > max {
+        // `unsigned_abs`: the magnitude of i64::MIN does not fit an i64.
+        if n.unsigned_abs() > max.unsigned_abs() {
             return Err(self.err_at(w, format!("{n} is out of range (at most {max})")));
         }
         Ok(n)
     }
+}
+
+/// A time as hours, minutes, seconds and milliseconds: `24h2m`, `1m30s`, `250ms`.
+fn clock(ms: TimeMs) -> String {
+    let mut out = String::new();
+    for (unit, size) in [("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)] {
+        let n = ms / size
+            % if unit == "h" {
+                u64::MAX
+            } else if unit == "ms" {
+                1000
+            } else {
+                60
+            };
+        if n > 0 {
+            out += &format!("{n}{unit}");
+        }
+    }
+    if out.is_empty() {
+        out = "0s".into();
+    }
+    out
+}
+
+/// Kind, controller and apiserver names are at most this many characters (a DNS label).
+pub const MAX_NAME_CHARS: usize = 63;
+
+/// Controller and apiserver names: ASCII letters, digits, `-`, `_` and `.`.
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "-_.".contains(c)
+}
+
+/// A declared name starts with an ASCII letter, holds only `allowed` characters and is at most
+/// `MAX_NAME_CHARS` long.
+fn check_name(p: &Parser, w: &Word, what: &str, allowed: fn(char) -> bool) -> R<()> {
+    let shown = if w.text.chars().count() > 40 {
+        format!("{}...", w.text.chars().take(40).collect::<String>())
+    } else {
+        w.text.clone()
+    };
+    let rule = if what == "kind" {
+        "a kind name is ASCII letters and digits, starting with a letter (like `Pod` or `ConfigMap`)"
+            .to_string()
+    } else {
+        format!("a {what} name is ASCII letters, digits, `-`, `_` and `.`, starting with a letter")
+    };
+    let ok_chars =
+        w.text.starts_with(|c: char| c.is_ascii_alphabetic()) && w.text.chars().all(allowed);
+    if !ok_chars {
+        return Err(p
+            .err_at(w, format!("`{shown}` is not a valid {what} name"))
+            .help(rule));
+    }
+    if w.text.len() > MAX_NAME_CHARS {
+        return Err(p.err_at(
+            w,
+            format!(
+                "the {what} name `{shown}` is {} characters long, more than the limit of {MAX_NAME_CHARS}",
+                w.text.len()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 pub fn parse_duration(s: &str) -> Option<TimeMs> {
@@ -132,6 +200,38 @@ pub fn parse_duration(s: &str) -> Option<TimeMs> {
     Some((n * mult).round() as TimeMs)
 }
 
+/// A place in the script: line, column and length of a word.
+#[derive(Clone, Copy, Debug, Default)]
+struct Span {
+    line: usize,
+    col: usize,
+    len: usize,
+}
+
+impl Span {
+    fn of(p: &Parser, w: &Word) -> Span {
+        Span {
+            line: p.line,
+            col: w.col,
+            len: w.len,
+        }
+    }
+    fn diag(self, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic::at(self.line, self.col, self.len, msg)
+    }
+}
+
+/// Where each element of the configuration came from, index for index (timeline entries in
+/// line order, before the timeline is sorted).
+#[derive(Default)]
+struct Spans {
+    kinds: Vec<Span>,
+    apiservers: Vec<Span>,
+    controllers: Vec<Span>,
+    timeline: Vec<Span>,
+    run: Option<Span>,
+}
+
 struct Builder {
     /// `kubernetes 1.N`: the minor version whose defaults apply where a setting was not given.
     version: Option<u32>,
@@ -146,6 +246,14 @@ struct Builder {
     pending_expects: Vec<(usize, String, Vec<Word>)>,
     end_set: bool,
     last_at: TimeMs,
+    /// Object names the timeline writes (full and short), in line order, for expectation scopes.
+    known_names: Vec<String>,
+    known_names_set: std::collections::HashSet<String>,
+    /// Bytes of narration and of object names in the timeline so far.
+    narration_bytes: usize,
+    name_bytes: usize,
+    /// Where each declared thing and each timeline entry was written, to locate config errors.
+    spans: Spans,
     title: String,
 }
 
@@ -178,11 +286,17 @@ pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         pending_expects: vec![],
         end_set: false,
         last_at: 0,
+        known_names: vec![],
+        known_names_set: Default::default(),
+        narration_bytes: 0,
+        name_bytes: 0,
+        spans: Spans::default(),
         title: String::new(),
     };
     let mut diags = vec![];
     let mut in_controller = false;
-    for (i, raw) in src.lines().enumerate() {
+    let src = crate::lexer::strip_bom(src);
+    for (i, raw) in crate::lexer::lines(src).enumerate() {
         let line = i + 1;
         if b.title.is_empty() {
             if let Some(t) = raw.trim().strip_prefix('#') {
@@ -214,7 +328,7 @@ pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
                 in_controller = true;
                 if r.is_err() {
                     // Declare it anyway so its options and later references do not cascade.
-                    b.placeholder_controller(&ws);
+                    b.placeholder_controller(line, &ws);
                 }
             }
             r
@@ -304,14 +418,7 @@ impl Builder {
             }
             "kind" => {
                 let name = p.next("a kind name")?;
-                if !name
-                    .text
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_alphabetic())
-                {
-                    return Err(p.err_at(name, "a kind name starts with a letter"));
-                }
+                check_name(p, name, "kind", |c| c.is_ascii_alphanumeric())?;
                 if self.config.kind_id(&name.text).is_some() {
                     return Err(p.err_at(name, format!("kind `{}` is declared twice", name.text)));
                 }
@@ -366,6 +473,7 @@ impl Builder {
                 }
                 self.kinds_declared = true;
                 self.explicit_cache.push(cache_given);
+                self.spans.kinds.push(Span::of(p, name));
                 self.config.kinds.push(KindConfig {
                     name: name.text.clone(),
                     cache,
@@ -373,6 +481,7 @@ impl Builder {
             }
             "apiserver" => {
                 let name = p.next("an apiserver name")?;
+                check_name(p, name, "apiserver", is_name_char)?;
                 let mut lag_ms = 0;
                 if p.eat("lag") {
                     lag_ms = p.duration("a lag")?;
@@ -390,6 +499,7 @@ impl Builder {
                 if self.config.apiservers.len() >= MAX_APISERVERS {
                     return Err(p.err_at(name, format!("more than {MAX_APISERVERS} apiservers")));
                 }
+                self.spans.apiservers.push(Span::of(p, name));
                 self.config.apiservers.push(ApiserverConfig {
                     name: name.text.clone(),
                     lag_ms,
@@ -441,14 +551,23 @@ impl Builder {
                 p.done()?;
             }
             "page-size" => {
-                self.config.reflector.page_size =
-                    p.number("a page size (0: no paging)", 100_000)?.max(0) as u32;
+                let n = p.number("a page size (0: no paging)", 100_000)?;
+                if n < 0 {
+                    return Err(p
+                        .err_at(
+                            &p.words[p.pos - 1],
+                            format!("a page size cannot be negative (found {n})"),
+                        )
+                        .help("write a number of objects per page, or 0 for no paging"));
+                }
+                self.config.reflector.page_size = n as u32;
                 p.done()?;
             }
             "controller" => self.controller_statement(p)?,
             "at" | "every" => self.timeline(p, w)?,
             "run" => {
                 self.config.end_ms = p.duration("how long the run lasts")?;
+                self.spans.run = Some(Span::of(p, &p.words[p.pos - 1]));
                 self.end_set = true;
                 p.done()?;
             }
@@ -463,6 +582,7 @@ impl Builder {
 
     fn controller_statement(&mut self, p: &mut Parser) -> R<()> {
         let name = p.next("a controller name")?;
+        check_name(p, name, "controller", is_name_char)?;
         if self.config.controllers.iter().any(|c| c.name == name.text) {
             return Err(p.err_at(
                 name,
@@ -509,6 +629,40 @@ impl Builder {
             },
             _ => return Err(Self::unknown(p, bw, "behaviour", BEHAVIOURS)),
         };
+        if let Behaviour::StaleDelete { child, .. }
+        | Behaviour::WipeOnZero { child }
+        | Behaviour::TwoWrites { child, .. } = behaviour
+        {
+            if child == primary {
+                return Err(p
+                    .err_at(
+                        &p.words[p.pos - 1],
+                        format!(
+                            "the child kind must differ from the primary kind: every reconcile \
+                             of a `{k}` named `a` would create a `{k}` named `a-data`, the next \
+                             `a-data-data`, and so on without end",
+                            k = kw.text
+                        ),
+                    )
+                    .help(format!(
+                        "declare a kind for the data, e.g. `kind {k}Data`, and write `{} {k}Data`",
+                        bw.text,
+                        k = kw.text
+                    )));
+            }
+        }
+        if let Some(cycle) = self.name_cycle(primary, behaviour) {
+            return Err(p
+                .err_at(
+                    &p.words[p.pos - 1],
+                    format!(
+                        "this controller closes a cycle of kinds ({cycle}) through a data child: \
+                         an object `a` would lead to `a-data`, then `a-data-data`, and so on \
+                         without end"
+                    ),
+                )
+                .help("give the data child a kind that no controller copies back"));
+        }
         let behaviour = if p.eat("fixed") {
             match behaviour {
                 Behaviour::StaleDelete { child, .. } => {
@@ -534,14 +688,77 @@ impl Builder {
                 namespace: None,
             });
         }
+        self.spans.controllers.push(Span::of(p, name));
         self.config.controllers.push(c);
         Ok(())
     }
 
-    fn placeholder_controller(&mut self, ws: &[Word]) {
+    /// The edge a controller adds from its primary kind to the kind it creates objects of, and
+    /// whether the names it creates grow (`NAME-data`) or stay (a mirror's `NAME`). Children are
+    /// left out: they are created with spec 0 and so have no children of their own.
+    fn name_edge(primary: KindId, b: Behaviour) -> Option<(KindId, KindId, bool)> {
+        match b {
+            Behaviour::StaleDelete { child, .. }
+            | Behaviour::WipeOnZero { child }
+            | Behaviour::TwoWrites { child, .. } => Some((primary, child, true)),
+            Behaviour::Mirror { target } => Some((primary, target, false)),
+            Behaviour::Children { .. } => None,
+        }
+    }
+
+    /// With this new controller, a path of controllers from a kind back to itself through at
+    /// least one data child: every object would make a longer name forever. The kinds on it.
+    fn name_cycle(&self, primary: KindId, b: Behaviour) -> Option<String> {
+        let (from, to, grows) = Self::name_edge(primary, b)?;
+        let edges: Vec<(KindId, KindId, bool)> = self
+            .config
+            .controllers
+            .iter()
+            .filter_map(|c| Self::name_edge(c.primary, c.behaviour))
+            .collect();
+        // Search from `to` back to `from`: states are (kind, grew yet), each visited once.
+        let n = self.config.kinds.len();
+        let mut prev: Vec<Option<(usize, bool)>> = vec![None; n * 2];
+        let start = (to.index(), grows);
+        let mut queue = std::collections::VecDeque::from([start]);
+        let mut seen = vec![false; n * 2];
+        seen[start.0 * 2 + start.1 as usize] = true;
+        while let Some((k, g)) = queue.pop_front() {
+            if k == from.index() && g {
+                let mut path = vec![self.config.kinds[k].name.clone()];
+                let mut at = (k, g);
+                while let Some(pv) = prev[at.0 * 2 + at.1 as usize] {
+                    path.push(self.config.kinds[pv.0].name.clone());
+                    at = pv;
+                }
+                path.push(self.config.kinds[from.index()].name.clone());
+                path.reverse();
+                return Some(path.join(" -> "));
+            }
+            for &(a, z, gz) in &edges {
+                if a.index() == k {
+                    let next = (z.index(), g || gz);
+                    let i = next.0 * 2 + next.1 as usize;
+                    if !seen[i] {
+                        seen[i] = true;
+                        prev[i] = Some((k, g));
+                        queue.push_back(next);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn placeholder_controller(&mut self, line: usize, ws: &[Word]) {
         if let Some(name) = ws.get(1) {
             if !self.config.controllers.iter().any(|c| c.name == name.text) {
                 let b = Behaviour::Mirror { target: KindId(0) };
+                self.spans.controllers.push(Span {
+                    line,
+                    col: name.col,
+                    len: name.len,
+                });
                 self.config
                     .controllers
                     .push(Config::controller(&name.text, KindId(0), b));
@@ -651,8 +868,10 @@ impl Builder {
     }
 
     fn timeline(&mut self, p: &mut Parser, first: &Word) -> R<()> {
+        let mut span = Span::of(p, first);
         let (times, template) = if first.text == "at" {
             let tw = p.next("a time")?;
+            span = Span::of(p, tw);
             let t = if let Some(rel) = tw.text.strip_prefix('+') {
                 let d = parse_duration(rel)
                     .ok_or_else(|| p.err_at(tw, format!("`{}` is not a duration", tw.text)))?;
@@ -694,27 +913,78 @@ impl Builder {
             (times, true)
         };
         let aw = p.next("an action (create, update, delete, crash, ...)")?;
-        let start = p.pos;
+        let rest = &p.words[p.pos..];
+        // `{i}` in any word of a burst is its repetition number, from 0. Only the words that hold
+        // it are rewritten for each repetition; an action without it is parsed once and copied.
+        let varies = template && rest.iter().any(|w| w.text.contains("{i}"));
+        let mut once: Option<Input> = None;
         for (i, t) in times.iter().enumerate() {
-            // `{i}` in any word of a burst is its repetition number, from 0.
-            let substituted: Vec<Word> = p
-                .words
-                .iter()
-                .map(|w| Word {
-                    text: if template {
-                        w.text.replace("{i}", &i.to_string())
-                    } else {
-                        w.text.clone()
-                    },
-                    ..w.clone()
-                })
-                .collect();
-            let mut q = Parser {
-                line: p.line,
-                words: &substituted,
-                pos: start,
+            let input = match &once {
+                Some(input) => input.clone(),
+                None if varies => {
+                    let n = i.to_string();
+                    let substituted: Vec<Word> = rest
+                        .iter()
+                        .map(|w| Word {
+                            text: w.text.replace("{i}", &n),
+                            col: w.col,
+                            len: w.len,
+                            quoted: w.quoted,
+                        })
+                        .collect();
+                    let mut q = Parser {
+                        line: p.line,
+                        words: &substituted,
+                        pos: 0,
+                    };
+                    self.action(&mut q, aw, None)?
+                }
+                None => {
+                    let input = self.action(p, aw, None)?;
+                    once = Some(input.clone());
+                    input
+                }
             };
-            let input = self.action(&mut q, aw, None)?;
+            // Every copy of a text or a name stays in the timeline: bound their total.
+            match &input {
+                Input::Say { text } => {
+                    self.narration_bytes += text.len();
+                    if self.narration_bytes > MAX_NARRATION_BYTES {
+                        return Err(p
+                            .err_at(
+                                first,
+                                format!(
+                                    "the script's narration would exceed the limit of 1 MiB{}",
+                                    if template {
+                                        format!(
+                                            " (this burst repeats its text {} times)",
+                                            times.len()
+                                        )
+                                    } else {
+                                        String::new()
+                                    }
+                                ),
+                            )
+                            .help("say less, or say it fewer times"));
+                    }
+                }
+                Input::Create { name, .. }
+                | Input::Update { name, .. }
+                | Input::UpdateStatus { name, .. }
+                | Input::Delete { name, .. } => {
+                    self.name_bytes += name.len();
+                    if self.name_bytes > MAX_NAME_BYTES {
+                        return Err(p
+                            .err_at(
+                                first,
+                                "the timeline's object names would exceed the limit of 4 MiB in all",
+                            )
+                            .help("use shorter names or fewer repetitions"));
+                    }
+                }
+                _ => {}
+            }
+            self.spans.timeline.push(span);
             self.config.timeline.push(TimedInput { at_ms: *t, input });
         }
         Ok(())
@@ -746,7 +1016,8 @@ impl Builder {
                 let kw = p.next("a kind")?;
                 let kind = self.kind(p, kw)?;
                 let name = Self::object_name(p, index)?;
-                let spec = if p.eat("spec") {
+                let given = p.eat("spec");
+                let spec = if given {
                     p.number("a spec value", MAX_SPEC)?
                 } else {
                     0
@@ -754,7 +1025,7 @@ impl Builder {
                 if aw.text == "create" {
                     Input::Create { kind, name, spec }
                 } else {
-                    if p.words.len() <= 4 {
+                    if !given {
                         return Err(p.err_at(aw, "an update needs `spec N`"));
                     }
                     Input::Update { kind, name, spec }
@@ -898,6 +1169,50 @@ impl Builder {
         Ok(input)
     }
 
+    /// An object the timeline writes, or one a controller makes from it (`NAME-0`, `NAME-data`,
+    /// and so on), by its full or its short name.
+    fn is_known_name(&self, w: &str) -> bool {
+        let mut w = w;
+        loop {
+            if self.known_names_set.contains(w) {
+                return true;
+            }
+            let Some((base, suffix)) = w.rsplit_once('-') else {
+                return false;
+            };
+            if suffix != "data"
+                && (suffix.is_empty() || !suffix.bytes().all(|b| b.is_ascii_digit()))
+            {
+                return false;
+            }
+            w = base;
+        }
+    }
+
+    fn unknown_scope(&self, p: &Parser, x: &Word) -> Diagnostic {
+        let d = p.err_at(
+            x,
+            format!(
+                "`{}` is not a controller, a kind or an object of this scenario",
+                x.text
+            ),
+        );
+        let candidates = self
+            .config
+            .controllers
+            .iter()
+            .map(|c| c.name.as_str())
+            .chain(self.config.kinds.iter().map(|k| k.name.as_str()))
+            .chain(self.known_names.iter().map(String::as_str));
+        match nearest(&x.text, candidates) {
+            Some(n) => d.help(format!("did you mean `{n}`?")),
+            None => d.help(
+                "a scope word names a controller, a kind, or an object the timeline writes \
+                 (or one a controller makes from it, like `web-0` or `web-data`)",
+            ),
+        }
+    }
+
     fn cmp(p: &mut Parser) -> R<Cmp> {
         let w = p.next("a comparison (==, !=, <, <=, >, >=)")?;
         Ok(match w.text.as_str() {
@@ -989,8 +1304,10 @@ impl Builder {
                         scope.controller = Some(ControllerId(i as u16));
                     } else if let Some(k) = self.config.kind_id(&x.text) {
                         scope.kind = Some(k);
-                    } else {
+                    } else if self.is_known_name(&x.text) {
                         scope.name = Some(x.text.clone());
+                    } else {
+                        return Err(self.unknown_scope(p, x));
                     }
                 }
                 let cmp = Self::cmp(p)?;
@@ -1037,6 +1354,109 @@ impl Builder {
         Ok(e)
     }
 
+    /// The run's end against the timeline and the 24 h limit, located at the entry (or the `run`
+    /// statement) at fault.
+    fn check_end(&self) -> Option<Diagnostic> {
+        let end = self.config.end_ms;
+        let (last, span) = self.config.timeline.iter().zip(&self.spans.timeline).fold(
+            None,
+            |best: Option<(TimeMs, Span)>, (t, s)| match best {
+                Some((at, _)) if at >= t.at_ms => best,
+                _ => Some((t.at_ms, *s)),
+            },
+        )?;
+        if !self.end_set && end > MAX_TIME_MS {
+            return Some(
+                span.diag(format!(
+                    "the run ends 2m after its last entry, at {}, past the limit of 24h",
+                    clock(end)
+                ))
+                .help(format!(
+                    "without a `run` statement a run lasts until 2m after its last entry; \
+                     write `run 24h` (the longest run) to end it at the limit, or move this \
+                     entry at {} earlier",
+                    clock(last)
+                )),
+            );
+        }
+        if last > end {
+            let first_late = self
+                .config
+                .timeline
+                .iter()
+                .zip(&self.spans.timeline)
+                .find(|(t, _)| t.at_ms > end)
+                .map(|(t, s)| (t.at_ms, *s))
+                .unwrap_or((last, span));
+            let mut d = first_late.1.diag(format!(
+                "this entry at {} comes after the end of the run at {}",
+                format_ms(first_late.0),
+                format_ms(end)
+            ));
+            d = d.help(match self.spans.run {
+                Some(r) => format!(
+                    "lengthen the run: `run {}` or more on line {}, or move this entry earlier",
+                    format_ms(last),
+                    r.line
+                ),
+                None => format!("lengthen the run: `run {}` or more", format_ms(last)),
+            });
+            return Some(d);
+        }
+        None
+    }
+
+    /// A configuration error at the line that declared the offending thing.
+    fn locate(&self, e: &ConfigError) -> Diagnostic {
+        let at_start = |msg: String| Diagnostic::at(1, 1, 1, msg);
+        fn named<'n>(
+            spans: &[Span],
+            mut names: impl Iterator<Item = &'n str>,
+            want: &str,
+        ) -> Option<Span> {
+            names
+                .position(|n| n == want)
+                .and_then(|i| spans.get(i).copied())
+        }
+        let span = match e {
+            ConfigError::TooMany {
+                what: "apiservers",
+                count: 0,
+                ..
+            } => return at_start("a cluster needs at least one apiserver".into()),
+            ConfigError::TooMany { what, max, .. } => match *what {
+                "kinds" => self.spans.kinds.get(*max),
+                "apiservers" => self.spans.apiservers.get(*max),
+                "controllers" => self.spans.controllers.get(*max),
+                _ => self.spans.timeline.get(*max),
+            }
+            .copied(),
+            ConfigError::BadCapacity { kind, .. } => named(
+                &self.spans.kinds,
+                self.config.kinds.iter().map(|k| k.name.as_str()),
+                kind,
+            ),
+            ConfigError::BadController { controller, .. } => named(
+                &self.spans.controllers,
+                self.config.controllers.iter().map(|c| c.name.as_str()),
+                controller,
+            ),
+            ConfigError::InputAfterEnd { at_ms, .. } => self
+                .config
+                .timeline
+                .iter()
+                .zip(&self.spans.timeline)
+                .find(|(t, _)| t.at_ms == *at_ms)
+                .map(|(_, s)| *s),
+            ConfigError::EndBeyondLimit { .. } => self.spans.run,
+            _ => None,
+        };
+        match span {
+            Some(s) => s.diag(e.to_string()),
+            None => at_start(e.to_string()),
+        }
+    }
+
     fn finish(&mut self, diags: &mut Vec<Diagnostic>) {
         if self.config.kinds.is_empty() {
             diags.push(
@@ -1070,6 +1490,23 @@ impl Builder {
             // Default: two minutes of quiet after the last input, so everything can settle.
             self.config.end_ms = last_input + 120_000;
         }
+        // The names expectation scopes may use, in line order (the order of suggestions).
+        let mut seen = std::collections::HashSet::new();
+        for t in &self.config.timeline {
+            if let Input::Create { name, .. }
+            | Input::Update { name, .. }
+            | Input::UpdateStatus { name, .. }
+            | Input::Delete { name, .. } = &t.input
+            {
+                let short = name.split_once('/').map(|(_, s)| s);
+                for n in std::iter::once(name.as_str()).chain(short) {
+                    if seen.insert(n.to_string()) {
+                        self.known_names.push(n.to_string());
+                    }
+                }
+            }
+        }
+        self.known_names_set = seen;
         for (line, text, ws) in std::mem::take(&mut self.pending_expects) {
             let mut p = Parser {
                 line,
@@ -1080,10 +1517,15 @@ impl Builder {
                 Ok(expect) => self.expectations.push(Expectation { line, text, expect }),
                 Err(d) => diags.push(d),
             }
+            // As for statements: 50 errors are enough to read, and each may cost a suggestion.
+            if diags.len() >= 50 {
+                return;
+            }
         }
-        if let Err(e) = self.config.validate() {
-            let line = 1;
-            diags.push(Diagnostic::at(line, 1, 1, e.to_string()));
+        if let Some(d) = self.check_end() {
+            diags.push(d);
+        } else if let Err(e) = self.config.validate() {
+            diags.push(self.locate(&e));
         }
         // Timeline order is time order; equal times keep their line order.
         self.config.timeline.sort_by_key(|t| t.at_ms);

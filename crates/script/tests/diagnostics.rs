@@ -1,0 +1,298 @@
+//! Data-driven: a script in, the first diagnostic out (line, column and what it says). Every row
+//! is a script that once was accepted silently, or rejected at the wrong place or in misleading
+//! words.
+
+/// (script, line, column, a part of the message or of its help).
+const CASES: &[(&str, usize, usize, &str)] = &[
+    // Numbers: the magnitude of i64::MIN does not fit an i64.
+    (
+        "seed -9223372036854775808\nkind Pod\n",
+        1,
+        6,
+        "out of range",
+    ),
+    (
+        "kind Pod\nat 1s create Pod a spec -9223372036854775808\n",
+        2,
+        25,
+        "out of range",
+    ),
+    (
+        "kind Pod\nat 1s status Pod a -9223372036854775808\n",
+        2,
+        20,
+        "out of range",
+    ),
+    (
+        "kind Pod\nexpect creates == -9223372036854775808\n",
+        2,
+        19,
+        "out of range",
+    ),
+    // Negative settings are errors, not 0.
+    ("page-size -1\nkind Pod\n", 1, 11, "cannot be negative"),
+    // What a name may contain.
+    ("kind Pöd\n", 1, 6, "ASCII letters and digits"),
+    ("kind Ärger\n", 1, 6, "ASCII letters and digits"),
+    ("kind 9Pod\n", 1, 6, "starting with a letter"),
+    ("kind Pod-x\n", 1, 6, "ASCII letters and digits"),
+    (
+        "kind Pod\ncontroller c\u{1b}[2J for Pod children Pod\n",
+        2,
+        12,
+        "not a valid controller name",
+    ),
+    (
+        "kind Pod\napiserver \u{202e}x\n",
+        2,
+        11,
+        "not a valid apiserver name",
+    ),
+    // Data children of the primary kind would beget `a-data-data-...` without end.
+    (
+        "kind Db\ncontroller op for Db two-writes Db\n",
+        2,
+        33,
+        "the child kind must differ from the primary kind",
+    ),
+    (
+        "kind Db\ncontroller op for Db stale-delete Db fixed\n",
+        2,
+        35,
+        "`a-data-data`",
+    ),
+    (
+        "kind Db\nkind X\ncontroller op for Db wipe-on-zero Db\n",
+        3,
+        35,
+        "must differ",
+    ),
+    // Expectation scopes that name nothing are errors, not expectations that pass vacuously.
+    (
+        "kind Pod\nkind Copy\ncontroller ctl for Pod mirror Copy\nat 1s create Pod web\nexpect reconciles ctl webb == 0\n",
+        5,
+        23,
+        "did you mean `web`?",
+    ),
+    (
+        "kind Pod\nkind Copy\ncontroller ctl for Pod mirror Copy\nat 1s create Pod web\nexpect creates ctl Coppy == 1\n",
+        5,
+        20,
+        "did you mean `Copy`?",
+    ),
+    (
+        "kind Pod\nat 1s create Pod web\nexpect relists clt == 0\n",
+        3,
+        16,
+        "is not a controller, a kind or an object of this scenario",
+    ),
+    // ... and so would a cycle of kinds through controllers, one of them making data children.
+    (
+        "kind Db\nkind X\ncontroller m for Db mirror X\ncontroller op for X two-writes Db\n",
+        4,
+        32,
+        "cycle of kinds (X -> Db -> X)",
+    ),
+    (
+        "kind Db\nkind X\ncontroller op for X two-writes Db\ncontroller m for Db mirror X\n",
+        4,
+        28,
+        "cycle of kinds (Db -> X -> Db)",
+    ),
+];
+
+#[test]
+fn each_script_gets_its_located_diagnostic() {
+    let mut failures = vec![];
+    for &(src, line, col, needle) in CASES {
+        match listwatch_script::parse(src) {
+            Ok(_) => failures.push(format!("{src:?}: parsed, expected `{needle}`")),
+            Err(d) => {
+                let d = &d[0];
+                let text = format!("{} / {}", d.message, d.help.as_deref().unwrap_or(""));
+                if (d.line, d.col) != (line, col) || !text.contains(needle) {
+                    failures.push(format!(
+                        "{src:?}: got {}:{} {text}, expected {line}:{col} `{needle}`",
+                        d.line, d.col
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn long_names_are_refused() {
+    let src = format!("kind P{}\n", "o".repeat(63));
+    let d = listwatch_script::parse(&src).unwrap_err();
+    assert!(d[0].message.contains("more than the limit of 63"), "{d:?}");
+    let src = format!(
+        "kind Pod\ncontroller c{} for Pod mirror Pod\n",
+        "x".repeat(63)
+    );
+    let d = listwatch_script::parse(&src).unwrap_err();
+    assert!(d[0].message.contains("more than the limit of 63"), "{d:?}");
+    listwatch_script::parse(&format!("kind P{}\n", "o".repeat(62))).expect("63 is allowed");
+}
+
+#[test]
+fn line_breaks_and_a_bom_are_what_an_editor_shows() {
+    // A lone CR ends a line: the error is on line 2, not in a 1-line script.
+    let d = listwatch_script::parse("kind Pod\rat 1s crate Pod a\r").unwrap_err();
+    assert_eq!((d[0].line, d[0].col), (2, 7), "{d:?}");
+    let d = listwatch_script::parse("kind Pod\r\n\r\nat 1s crate Pod a\r\n").unwrap_err();
+    assert_eq!((d[0].line, d[0].col), (3, 7), "{d:?}");
+    // The BOM is not part of the first word.
+    let s = listwatch_script::parse("\u{feff}kind Pod\nat 1s create Pod a\n").unwrap();
+    assert_eq!(s.config.kinds[0].name, "Pod");
+    let d = listwatch_script::parse("\u{feff}kidn Pod\n").unwrap_err();
+    assert_eq!((d[0].line, d[0].col), (1, 1), "{d:?}");
+    let shown = listwatch_script::render(&d[0], "x.lw", "\u{feff}kidn Pod\n");
+    assert!(shown.contains("1 | kidn Pod\n"), "{shown}");
+}
+
+/// Configuration errors point at what declared the offending thing, not at 1:1.
+const CONFIG_CASES: &[(&str, usize, usize, &str)] = &[
+    (
+        "kind Pod\nat 24h create Pod a\n",
+        2,
+        4,
+        "the run ends 2m after its last entry, at 24h2m",
+    ),
+    ("kind Pod\nat 24h create Pod a\n", 2, 4, "write `run 24h`"),
+    (
+        "kind Pod\nat 1439m create Pod a\nat 1s say \"x\"\n",
+        2,
+        4,
+        "past the limit of 24h",
+    ),
+    (
+        "kind Pod\nrun 5s\nat 1s create Pod a\nat 10s create Pod b\n",
+        4,
+        4,
+        "this entry at 10s comes after the end of the run at 5s",
+    ),
+    (
+        "kind Pod\nrun 5s\nevery 1s 3 times from 4s create Pod b{i}\n",
+        3,
+        1,
+        "lengthen the run: `run 6s` or more on line 2",
+    ),
+];
+
+#[test]
+fn configuration_errors_are_located() {
+    let mut failures = vec![];
+    for &(src, line, col, needle) in CONFIG_CASES {
+        match listwatch_script::parse(src) {
+            Ok(_) => failures.push(format!("{src:?}: parsed, expected `{needle}`")),
+            Err(d) => {
+                let d = &d[0];
+                let text = format!("{} / {}", d.message, d.help.as_deref().unwrap_or(""));
+                if (d.line, d.col) != (line, col) || !text.contains(needle) {
+                    failures.push(format!(
+                        "{src:?}: got {}:{} {text}, expected {line}:{col} `{needle}`",
+                        d.line, d.col
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn bursts_cannot_multiply_text_without_bound() {
+    // A 64 KiB script whose share link is tiny once held 100,000 copies of a 60 KiB narration.
+    let text = "x".repeat(60_000);
+    let src = format!("kind Pod\nevery 1ms 100000 times say \"{text}\"\n");
+    let started = std::time::Instant::now();
+    let d = listwatch_script::parse(&src).unwrap_err();
+    assert!(
+        started.elapsed().as_secs_f64() < 2.0,
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!((d[0].line, d[0].col), (2, 1), "{d:?}");
+    assert!(
+        d[0].message
+            .contains("narration would exceed the limit of 1 MiB")
+            && d[0].message.contains("100000 times"),
+        "{d:?}"
+    );
+    // The same with `{i}` in the text, and across several lines.
+    let src = format!("kind Pod\nevery 1ms 100000 times say \"{{i}}{text}\"\n");
+    let d = listwatch_script::parse(&src).unwrap_err();
+    assert_eq!((d[0].line, d[0].col), (2, 1), "{d:?}");
+    let line = format!("at 1s say \"{}\"\n", "y".repeat(20_000));
+    let mut src = "kind Pod\nevery 1ms 60 times say \"".to_string() + &"z".repeat(17_000) + "\"\n";
+    src += &line.repeat(2);
+    let d = listwatch_script::parse(&src).unwrap_err();
+    assert_eq!(
+        (d[0].line, d[0].col),
+        (4, 1),
+        "the second line past 1 MiB: {d:?}"
+    );
+    // Long object names, repeated.
+    let name = "n".repeat(240);
+    let src = format!("kind Pod\nevery 1ms 100000 times create Pod {name}{{i}}\n");
+    let d = listwatch_script::parse(&src).unwrap_err();
+    assert!(d[0].message.contains("4 MiB"), "{d:?}");
+    // Within the limits a burst still expands, each repetition its own.
+    let s = listwatch_script::parse("kind Pod\nevery 1s 3 times say \"n{i}\"\n").unwrap();
+    let said: Vec<String> = s
+        .config
+        .timeline
+        .iter()
+        .map(|t| format!("{:?}", t.input))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "Say { text: \"n0\" }",
+            "Say { text: \"n1\" }",
+            "Say { text: \"n2\" }"
+        ]
+    );
+}
+
+#[test]
+fn an_update_without_a_spec_is_an_error_in_a_burst_too() {
+    for src in [
+        "kind Pod\nat 1s update Pod a\n",
+        "kind Pod\nevery 1s 3 times update Pod a{i}\n",
+    ] {
+        let d = listwatch_script::parse(src).unwrap_err();
+        assert!(d[0].message.contains("needs `spec N`"), "{src}: {d:?}");
+    }
+}
+
+#[test]
+fn scopes_may_name_objects_controllers_make() {
+    let src = "kind Pod\nkind Child\nkind Data\ncontroller ctl for Pod children Child\n\
+               controller op for Pod two-writes Data\nat 1s create Pod ns/web spec 2\n\
+               expect creates ctl web-1 == 1\nexpect creates op web-data == 1\n\
+               expect reconciles ctl ns/web >= 1\nexpect reconciles ctl web >= 1\n";
+    let r = listwatch_script::run(src).unwrap_or_else(|d| panic!("{d:?}"));
+    assert!(r.passed());
+}
+
+#[test]
+fn many_near_miss_scopes_against_many_long_names_stay_fast() {
+    let name = "n".repeat(58);
+    let mut src = format!("kind Pod\nevery 1ms 10000 times create Pod {name}{{i}}\n");
+    let line = format!("expect creates {}x == 0\n", "n".repeat(60));
+    while src.len() + line.len() < listwatch_script::MAX_SCRIPT_BYTES {
+        src += &line;
+    }
+    let started = std::time::Instant::now();
+    let d = listwatch_script::parse(&src).unwrap_err();
+    assert!(
+        started.elapsed().as_secs_f64() < 5.0,
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(d.len() <= 50, "{}", d.len());
+    assert!(d[0].message.contains("is not a controller"), "{d:?}");
+}

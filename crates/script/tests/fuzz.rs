@@ -1,0 +1,266 @@
+//! A deterministic fuzz test on stable Rust, inside `cargo test`: gallery scenarios mutated and
+//! spliced with the grammar's words, 2,000 of them from a fixed seed. Each is parsed; a diagnostic
+//! must point inside the script; a script that parses runs (with a small event cap) without
+//! panicking, within a time budget, and twice to the same trace. The cargo-fuzz targets in
+//! `fuzz/` explore further without a bound.
+
+use std::time::{Duration, Instant};
+
+use listwatch_core::sim::trace_hash;
+use listwatch_script::gallery::GALLERY;
+use listwatch_script::syntax::{
+    ACTIONS, BEHAVIOURS, CONTROLLER_OPTIONS, COUNTED, STATEMENTS, WORDS,
+};
+
+const INPUTS: usize = 2_000;
+const BUDGET: Duration = Duration::from_secs(2);
+
+/// SplitMix64, as the core's `Rng`: the same inputs on every platform and every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len())]
+    }
+}
+
+const NUMBERS: &[&str] = &[
+    "0",
+    "-1",
+    "1000000000",
+    "-1000000000",
+    "1000000001",
+    "-9223372036854775808",
+    "9223372036854775807",
+    "18446744073709551616",
+];
+const DURATIONS: &[&str] = &[
+    "0ms",
+    "1ms",
+    "24h",
+    "1440m",
+    "86400001ms",
+    "1e12h",
+    "0.0001s",
+];
+
+/// Words that are not in the grammar's lists but stress its edges.
+const EDGES: &[&str] = &[
+    "0",
+    "1",
+    "-1",
+    "3",
+    "100000",
+    "-9223372036854775808",
+    "9223372036854775807",
+    "99999999999999999999",
+    "0ms",
+    "1s",
+    "250ms",
+    "+500ms",
+    "24h",
+    "25h",
+    "1e308s",
+    "NaNs",
+    "{i}",
+    "a{i}",
+    "ns/a",
+    "a/b/c",
+    "\"",
+    "\"x\"",
+    "\"\u{1b}[2J\"",
+    "==",
+    "!=",
+    ">=",
+    "50%",
+    "1..3",
+    "Pod",
+    "Data",
+    "\u{feff}",
+    "\r",
+    "é",
+    "#",
+];
+
+fn word(rng: &mut Rng) -> String {
+    let lists: [&[&str]; 7] = [
+        STATEMENTS,
+        BEHAVIOURS,
+        CONTROLLER_OPTIONS,
+        ACTIONS,
+        COUNTED,
+        WORDS,
+        EDGES,
+    ];
+    let list = lists[rng.below(lists.len())];
+    let w = rng.pick(list).to_string();
+    match rng.below(20) {
+        0 => w.repeat(1 + rng.below(100)),
+        1 => format!("{w}{}", rng.below(1000)),
+        _ => w,
+    }
+}
+
+fn mutate(rng: &mut Rng, src: &str) -> String {
+    let mut lines: Vec<String> = src.lines().map(String::from).collect();
+    for _ in 0..1 + rng.below(3) {
+        if lines.is_empty() {
+            lines.push(String::new());
+        }
+        let n = lines.len();
+        let l = rng.below(n);
+        match rng.below(11) {
+            0 => {
+                lines.remove(l);
+            }
+            1 => {
+                let dup = lines[l].clone();
+                lines.insert(rng.below(n + 1), dup);
+            }
+            2 | 3 => {
+                // Replace a word with one of the grammar's (or an edge).
+                let mut ws: Vec<String> = lines[l].split(' ').map(String::from).collect();
+                let k = rng.below(ws.len());
+                ws[k] = word(rng);
+                lines[l] = ws.join(" ");
+            }
+            4 => {
+                // Insert a word.
+                let mut ws: Vec<String> = lines[l].split(' ').map(String::from).collect();
+                let k = rng.below(ws.len() + 1);
+                ws.insert(k, word(rng));
+                lines[l] = ws.join(" ");
+            }
+            5 => {
+                // Splice a line from another scenario.
+                let other = GALLERY[rng.below(GALLERY.len())].1;
+                let ol: Vec<&str> = other.lines().collect();
+                lines.insert(rng.below(n + 1), ol[rng.below(ol.len())].to_string());
+            }
+            6 => {
+                // A statement made of grammar words.
+                let k = 1 + rng.below(6);
+                let ws: Vec<String> = (0..k).map(|_| word(rng)).collect();
+                let indent = if rng.below(3) == 0 { "  " } else { "" };
+                lines.insert(rng.below(n + 1), format!("{indent}{}", ws.join(" ")));
+            }
+            7 | 8 => {
+                // A number or a duration becomes an extreme one.
+                let mut ws: Vec<String> = lines[l].split(' ').map(String::from).collect();
+                let numeric: Vec<usize> = (0..ws.len())
+                    .filter(|&k| ws[k].starts_with(|c: char| c.is_ascii_digit() || c == '-'))
+                    .collect();
+                if !numeric.is_empty() {
+                    let k = numeric[rng.below(numeric.len())];
+                    let duration = ws[k].ends_with(|c: char| c.is_ascii_alphabetic());
+                    ws[k] = rng
+                        .pick(if duration { DURATIONS } else { NUMBERS })
+                        .to_string();
+                    lines[l] = ws.join(" ");
+                }
+            }
+            9 => {
+                let line = &mut lines[l];
+                let at = line
+                    .char_indices()
+                    .map(|(i, _)| i)
+                    .nth(rng.below(line.chars().count() + 1))
+                    .unwrap_or(line.len());
+                line.truncate(at);
+            }
+            _ => {
+                let line = &mut lines[l];
+                let at = line
+                    .char_indices()
+                    .map(|(i, _)| i)
+                    .nth(rng.below(line.chars().count() + 1))
+                    .unwrap_or(line.len());
+                let c = ['\u{1b}', '\t', '"', '#', '{', '-', '\u{0}', 'x', ' '][rng.below(9)];
+                line.insert(at, c);
+            }
+        }
+    }
+    let sep = ["\n", "\r\n", "\r"][rng.below(3)];
+    lines.join(sep)
+}
+
+fn check_diagnostics(src: &str, diags: &[listwatch_script::Diagnostic]) -> Result<(), String> {
+    if diags.is_empty() {
+        return Err("an error without a diagnostic".into());
+    }
+    let lines: Vec<&str> =
+        listwatch_script::lines(src.strip_prefix('\u{feff}').unwrap_or(src)).collect();
+    for d in diags {
+        let within = match lines.get(d.line.wrapping_sub(1)) {
+            Some(l) => d.col >= 1 && d.col <= l.chars().count() + 1,
+            None => d.line == 1 && d.col == 1,
+        };
+        if d.line < 1 || d.col < 1 || !within || d.message.is_empty() {
+            return Err(format!(
+                "diagnostic outside the script at {}:{}: {}",
+                d.line, d.col, d.message
+            ));
+        }
+        let _ = listwatch_script::render(d, "fuzz.lw", src);
+    }
+    Ok(())
+}
+
+fn exercise(src: &str) -> Result<bool, String> {
+    let started = Instant::now();
+    let parsed = listwatch_script::parse(src);
+    if started.elapsed() > BUDGET {
+        return Err(format!("parsing took {:?}", started.elapsed()));
+    }
+    let mut s = match parsed {
+        Err(d) => return check_diagnostics(src, &d).map(|_| false),
+        Ok(s) => s,
+    };
+    s.config.limits.max_events = 20_000;
+    s.config.end_ms = s.config.end_ms.min(3_600_000);
+    let end = s.config.end_ms;
+    s.config.timeline.retain(|t| t.at_ms <= end);
+    let mut hashes = vec![];
+    for _ in 0..2 {
+        let started = Instant::now();
+        let r = listwatch_script::run_scenario(&s)
+            .map_err(|d| format!("a parsed script does not run: {d:?}"))?;
+        if started.elapsed() > BUDGET {
+            return Err(format!("the run took {:?}", started.elapsed()));
+        }
+        hashes.push(trace_hash(&r.sim));
+    }
+    if hashes[0] != hashes[1] {
+        return Err("two runs gave different traces".into());
+    }
+    Ok(true)
+}
+
+#[test]
+fn mutated_gallery_scripts_parse_or_fail_located_and_run_deterministically() {
+    let mut rng = Rng(0x6c69_7374_7761_7463);
+    let started = Instant::now();
+    let mut ran = 0;
+    for i in 0..INPUTS {
+        let (name, base) = GALLERY[rng.below(GALLERY.len())];
+        let src = mutate(&mut rng, base);
+        let outcome = std::panic::catch_unwind(|| exercise(&src));
+        match outcome {
+            Ok(Ok(r)) => ran += r as usize,
+            Ok(Err(e)) => panic!("input {i} (from {name}): {e}\n--- script ---\n{src}"),
+            Err(_) => panic!("input {i} (from {name}) panicked\n--- script ---\n{src}"),
+        }
+    }
+    assert!(ran > INPUTS / 10, "only {ran} of {INPUTS} inputs parsed");
+    eprintln!("{INPUTS} inputs, {ran} ran, in {:?}", started.elapsed());
+}
