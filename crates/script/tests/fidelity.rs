@@ -126,6 +126,7 @@ kind Secret
 kind ConfigMap
 controller sync for Secret mirror ConfigMap
   requeue-after 30s
+  watches ConfigMap none
   {queue}
 at 0s create Secret token spec 1
 at 10s update Secret token spec 2
@@ -397,4 +398,25 @@ expect esr
         .filter(|o| o.owner.is_some_and(|ow| ow.uid == web.uid))
         .count();
     assert_eq!(children, 1, "one child, owned by the living web");
+}
+
+/// controller-runtime `pkg/builder/controller.go` (`Owns`) with `pkg/handler/enqueue_owner.go`:
+/// operators watch the kinds they create, mapped to the owner, so a change to a child (here
+/// another client deleting the mirror) re-triggers the owner's reconcile.
+#[test]
+fn a_behaviour_watches_its_child_kind_and_a_child_change_retriggers_the_owner() {
+    let sim = run("
+kind Secret
+kind ConfigMap
+controller sync for Secret mirror ConfigMap
+at 0s create Secret token spec 1
+at 5s delete ConfigMap token
+run 20s
+expect exists ConfigMap token
+expect esr
+");
+    assert!(
+        starts_of(&sim, "default/token").iter().any(|&t| t >= 5000),
+        "the child's delete re-triggered the owner"
+    );
 }

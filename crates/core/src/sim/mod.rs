@@ -520,11 +520,12 @@ impl Sim {
                         None => watches.push((w.kind, handler.into_iter().collect(), ns)),
                     }
                 }
-                // Reads of a kind nobody watches still go through an informer (controller-runtime
-                // starts one on first read), with no handler.
+                // The kind a behaviour creates children of is watched the way operators do it
+                // (controller-runtime `Owns()`): a child's event re-triggers its owner. A script
+                // that declares its own watch of that kind (`watches KIND none`) keeps it.
                 for k in behaviour_reads(c.behaviour) {
                     if !watches.iter().any(|w| w.0 == k) {
-                        watches.push((k, vec![], None));
+                        watches.push((k, vec![KeyMap::Owner], None));
                     }
                 }
                 for (kind, maps, namespace) in watches {
