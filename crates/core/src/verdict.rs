@@ -125,11 +125,13 @@ fn watcher_matches(sim: &Sim, w: WatcherId, scope: &Scope) -> bool {
     scope.controller.is_none_or(|c| c == r.controller) && scope.kind.is_none_or(|k| k == r.kind)
 }
 
+/// A scope's name means what the timeline means by it: `a` is `default/a`, `ns/a` is itself,
+/// so `a` never matches both `ns/a` and `rs/a`.
 fn name_matches(sim: &Sim, n: NameId, scope: &Scope) -> bool {
-    scope.name.as_deref().is_none_or(|want| {
-        let have = sim.names.resolve(n);
-        have == want || have.split_once('/').is_some_and(|(_, short)| short == want)
-    })
+    scope
+        .name
+        .as_deref()
+        .is_none_or(|want| sim.names.resolve(n) == crate::sim::qualify(want))
 }
 
 /// Does this event count for `what` within `scope`?

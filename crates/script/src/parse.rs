@@ -1197,6 +1197,26 @@ impl Builder {
                 x.text
             ),
         );
+        // `web` where only `ns/web` exists: name the namespaces rather than guess by spelling.
+        let qualified: Vec<&str> = self
+            .known_names
+            .iter()
+            .filter(|n| n.split_once('/').is_some_and(|(_, short)| short == x.text))
+            .map(String::as_str)
+            .take(4)
+            .collect();
+        if !qualified.is_empty() {
+            return d.help(format!(
+                "`{}` means `default/{}`; write the namespace: {}",
+                x.text,
+                x.text,
+                qualified
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ));
+        }
         let candidates = self
             .config
             .controllers
@@ -1498,10 +1518,13 @@ impl Builder {
             | Input::UpdateStatus { name, .. }
             | Input::Delete { name, .. } = &t.input
             {
-                let short = name.split_once('/').map(|(_, s)| s);
-                for n in std::iter::once(name.as_str()).chain(short) {
-                    if seen.insert(n.to_string()) {
-                        self.known_names.push(n.to_string());
+                // A scope name means what the timeline means: `a` is `default/a`, so `a` is
+                // known only when `default/a` is written, and `ns/a` must be written out.
+                let qualified = listwatch_core::sim::qualify(name);
+                let short = qualified.strip_prefix("default/").map(str::to_string);
+                for n in std::iter::once(qualified.clone()).chain(short) {
+                    if seen.insert(n.clone()) {
+                        self.known_names.push(n);
                     }
                 }
             }

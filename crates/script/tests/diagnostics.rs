@@ -272,10 +272,25 @@ fn an_update_without_a_spec_is_an_error_in_a_burst_too() {
 fn scopes_may_name_objects_controllers_make() {
     let src = "kind Pod\nkind Child\nkind Data\ncontroller ctl for Pod children Child\n\
                controller op for Pod two-writes Data\nat 1s create Pod ns/web spec 2\n\
-               expect creates ctl web-1 == 1\nexpect creates op web-data == 1\n\
-               expect reconciles ctl ns/web >= 1\nexpect reconciles ctl web >= 1\n";
+               expect creates ctl ns/web-1 == 1\nexpect creates op ns/web-data == 1\n\
+               expect reconciles ctl ns/web >= 1\n";
     let r = listwatch_script::run(src).unwrap_or_else(|d| panic!("{d:?}"));
     assert!(r.passed());
+}
+
+/// A scope name means what the timeline means: `web` is `default/web`, so it never matches
+/// `ns/web` or `rs/web` (and names nothing here).
+#[test]
+fn an_unqualified_scope_name_is_in_the_default_namespace() {
+    let src = "kind Pod\nkind Child\ncontroller ctl for Pod children Child\n\
+               at 1s create Pod ns/web spec 1\nat 1s create Pod rs/web spec 1\n\
+               expect reconciles ctl web >= 1\n";
+    let d = listwatch_script::parse(src).unwrap_err();
+    assert_eq!((d[0].line, d[0].col), (6, 23), "{d:?}");
+    assert!(
+        d[0].help.as_deref().is_some_and(|h| h.contains("ns/web")),
+        "{d:?}"
+    );
 }
 
 #[test]

@@ -420,3 +420,22 @@ expect esr
         "the child's delete re-triggered the owner"
     );
 }
+
+/// ESR is judged per controller over what it reconciles: a controller that watches one
+/// namespace (a field selector, as `cache.Options.DefaultNamespaces` in controller-runtime)
+/// is not blamed for objects it never sees.
+#[test]
+fn esr_of_a_controller_judges_only_the_namespaces_it_watches() {
+    run("
+kind Pod
+kind Other
+controller ctl for Pod children Other
+  watches Pod in quiet
+at 0s create Pod quiet/a spec 1
+at 0s create Pod loud/b spec 1
+run 10s
+expect esr ctl
+expect exists Other quiet/a-0
+expect absent Other loud/b-0
+");
+}

@@ -376,6 +376,16 @@ impl Sim {
                 }
             };
             let Some(key) = key else { continue };
+            // Only objects the controller watches are its business (its namespaces).
+            let ns = self.names.resolve(o.namespace);
+            let watched = cfg
+                .watches
+                .iter()
+                .filter(|w| w.kind == cfg.primary)
+                .any(|w| w.namespace.as_deref().is_none_or(|want| want == ns));
+            if !watched && !cfg.anvil {
+                continue;
+            }
             let c = ControllerId(i as u16);
             let parent = self.etcd.objects.get(&(cfg.primary, key)).copied();
             let now = self.now_ms;
