@@ -203,7 +203,7 @@ mod tests {
             assert_eq!(nearest(&near, cands.iter().map(String::as_str)), None);
         }
         assert!(
-            started.elapsed().as_secs_f64() < 2.0,
+            started.elapsed().as_secs_f64() < 8.0,
             "{:?}",
             started.elapsed()
         );
@@ -215,7 +215,7 @@ mod tests {
             None
         );
         assert!(
-            started.elapsed().as_secs_f64() < 1.0,
+            started.elapsed().as_secs_f64() < 4.0,
             "{:?}",
             started.elapsed()
         );
@@ -227,7 +227,7 @@ mod tests {
             nearest(&word, close.iter().map(String::as_str));
         }
         assert!(
-            started.elapsed().as_secs_f64() < 3.0,
+            started.elapsed().as_secs_f64() < 12.0,
             "{:?}",
             started.elapsed()
         );

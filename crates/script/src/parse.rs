@@ -1520,12 +1520,13 @@ impl Builder {
             {
                 // A scope name means what the timeline means: `a` is `default/a`, so `a` is
                 // known only when `default/a` is written, and `ns/a` must be written out.
+                // Suggestions list each object once, as the timeline wrote it.
                 let qualified = listwatch_core::sim::qualify(name);
-                let short = qualified.strip_prefix("default/").map(str::to_string);
-                for n in std::iter::once(qualified.clone()).chain(short) {
-                    if seen.insert(n.clone()) {
-                        self.known_names.push(n);
-                    }
+                if let Some(short) = qualified.strip_prefix("default/") {
+                    seen.insert(short.to_string());
+                }
+                if seen.insert(qualified.clone()) {
+                    self.known_names.push(name.clone());
                 }
             }
         }
