@@ -12,6 +12,7 @@ pub mod model;
 pub mod queue;
 pub mod reconcile;
 pub mod sim;
+pub mod store;
 pub mod trace;
 
 pub use config::*;

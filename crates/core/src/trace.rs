@@ -140,6 +140,8 @@ pub enum ApiError {
     ConnectionRefused,
     /// The reconcile itself failed (its error rate).
     ReconcileError,
+    /// 422: a create whose name is longer than Kubernetes allows (253 characters).
+    NameTooLong,
 }
 
 impl ApiError {
@@ -150,6 +152,7 @@ impl ApiError {
             ApiError::TooOld { .. } | ApiError::WatchCompacted | ApiError::ContinueExpired => 410,
             ApiError::TooLargeRv { .. } => 504,
             ApiError::TooManyRequests => 429,
+            ApiError::NameTooLong => 422,
             ApiError::ConnectionRefused | ApiError::ReconcileError => 0,
         }
     }
@@ -173,6 +176,9 @@ impl ApiError {
             ApiError::TooManyRequests => "the watch cache is not ready (429)".into(),
             ApiError::ConnectionRefused => "connection refused".into(),
             ApiError::ReconcileError => "reconcile returned an error".into(),
+            ApiError::NameTooLong => {
+                "metadata.name: Invalid value: must be no more than 253 characters".into()
+            }
         }
     }
 }

@@ -317,6 +317,15 @@ pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
                 decided_ms: by.map(|i| sim.trace[i as usize].time_ms).unwrap_or(0),
             }
         }
+        Expect::Esr { .. } if sim.stopped == Some(crate::sim::Stop::EventCap) => Outcome {
+            pass: false,
+            found: format!(
+                "not judged: the run stopped at its cap on events at {}, so its end is unknown",
+                format_ms(sim.now_ms)
+            ),
+            decided_by: None,
+            decided_ms: sim.now_ms,
+        },
         Expect::Esr { controller } => {
             let mut worst: Option<(NameId, TimeMs)> = None;
             let mut since = 0;

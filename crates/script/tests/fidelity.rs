@@ -439,3 +439,87 @@ expect exists Other quiet/a-0
 expect absent Other loud/b-0
 ");
 }
+
+/// `client-go/tools/cache/shared_informer.go` (`minimumResyncPeriod`): a resync period under
+/// 1 s is raised to 1 s, so `resync 1ms` cannot spin the run.
+#[test]
+fn a_resync_period_under_one_second_is_raised_to_one_second() {
+    let sim = run("
+kind Pod
+kind Other
+controller ctl for Pod children Other
+  resync 1ms
+at 0s create Pod a
+run 10s
+");
+    let syncs: Vec<TimeMs> = events(&sim, |k| {
+        matches!(
+            k,
+            EventKind::Informer {
+                delta: Delta::Sync,
+                ..
+            }
+        )
+    })
+    .map(|e| e.time_ms)
+    .collect();
+    assert!(!syncs.is_empty());
+    assert!(
+        syncs
+            .windows(2)
+            .all(|w| w[1] == w[0] || w[1] - w[0] >= 1000),
+        "{syncs:?}"
+    );
+}
+
+/// Names are DNS subdomains of at most 253 characters
+/// (`apimachinery/pkg/api/validation/objectmeta.go`): a controller that grows names stops at a
+/// 422, so a configuration the parser would refuse still ends, bounded.
+#[test]
+fn generated_names_stop_at_the_apiserver_name_limit() {
+    let mut scenario = listwatch_script::parse(
+        "kind Db\nkind X\ncontroller op for Db two-writes X\nat 0s create Db a spec 1\nrun 1m\n",
+    )
+    .expect("parses");
+    // The configuration the parser refuses: the data child of the primary kind itself.
+    let db = listwatch_core::KindId(0);
+    scenario.config.controllers[0].behaviour = listwatch_core::Behaviour::TwoWrites {
+        child: db,
+        fixed: true,
+    };
+    let sim = listwatch_script::run_scenario(&scenario).expect("runs").sim;
+    let longest = sim
+        .etcd
+        .objects
+        .values()
+        .map(|o| sim.names.resolve(o.name).len())
+        .max();
+    assert!(longest.is_some_and(|l| l <= 8 + 253), "{longest:?}");
+    let invalid = events(&sim, |k| {
+        matches!(
+            k,
+            EventKind::WriteFailed {
+                error: ApiError::NameTooLong,
+                ..
+            }
+        )
+    })
+    .count();
+    assert!(invalid > 0);
+}
+
+/// A run cut off by its cap on events has no known end: ESR is not judged as if it held.
+#[test]
+fn esr_is_not_judged_on_a_run_cut_off_at_the_event_cap() {
+    let mut scenario = listwatch_script::parse(
+        "kind Pod\nkind Other\ncontroller ctl for Pod children Other\n\
+         every 1s 50 times create Pod p{i} spec 1\nexpect esr\n",
+    )
+    .expect("parses");
+    scenario.config.limits.max_events = 100;
+    let report = listwatch_script::run_scenario(&scenario).expect("runs");
+    assert_eq!(report.sim.stopped, Some(listwatch_core::Stop::EventCap));
+    let (_, esr) = &report.outcomes[0];
+    assert!(!esr.pass);
+    assert!(esr.found.starts_with("not judged"), "{}", esr.found);
+}

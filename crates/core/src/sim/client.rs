@@ -408,16 +408,16 @@ impl Sim {
 
     /// The relist's diff (`DeltaFIFO.Replace` + `HandleDeltas`).
     pub(super) fn replace_store(&mut self, w: WatcherId, items: Vec<Object>, cause: EventId) {
-        let new: BTreeMap<NameId, Object> = items.into_iter().map(|o| (o.name, o)).collect();
+        let new: crate::store::Store = items.into_iter().map(|o| (o.name, o)).collect();
         let old = std::mem::take(&mut self.reflectors[w.index()].store);
         let initial = !self.reflectors[w.index()].listed;
         let mut deltas = vec![];
-        for (name, o) in &old {
+        for (name, o) in old.iter() {
             if !new.contains_key(name) {
                 deltas.push((Delta::DeletedFinalStateUnknown, *o));
             }
         }
-        for (name, o) in &new {
+        for (name, o) in new.iter() {
             match old.get(name) {
                 None => deltas.push((Delta::Added, *o)),
                 Some(prev) if prev.rv != o.rv => deltas.push((Delta::Updated, *o)),
@@ -464,7 +464,7 @@ impl Sim {
             // An unchanged object: `handler.LowPriority` on controller-runtime's priority queue.
             self.handle(w, &o, id, true);
         }
-        let period = self.config.controllers[c.index()].resync_ms;
+        let period = controller::resync_period(self.config.controllers[c.index()].resync_ms);
         self.schedule(
             self.now_ms + period,
             NO_CAUSE,

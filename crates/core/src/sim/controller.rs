@@ -259,8 +259,12 @@ impl Sim {
             },
         );
         let cfg = &self.config.controllers[c.index()];
-        let (anvil, period, resync, queue_kind) =
-            (cfg.anvil, cfg.anvil_period_ms, cfg.resync_ms, cfg.queue);
+        let (anvil, period, resync, queue_kind) = (
+            cfg.anvil,
+            cfg.anvil_period_ms,
+            resync_period(cfg.resync_ms),
+            cfg.queue,
+        );
         let ctl = &mut self.controllers[c.index()];
         ctl.up = true;
         ctl.epoch += 1;
@@ -404,5 +408,14 @@ impl Sim {
                 entry.since_ms = now;
             }
         }
+    }
+}
+
+/// The informer's resync period: 0 (off), else at least `minimumResyncPeriod`
+/// (`client-go/tools/cache/shared_informer.go`), which client-go raises shorter periods to.
+pub(super) fn resync_period(resync_ms: TimeMs) -> TimeMs {
+    match resync_ms {
+        0 => 0,
+        ms => ms.max(RESYNC_MS_MIN),
     }
 }

@@ -133,7 +133,7 @@ pub struct Reflector {
     pub maps: Vec<KeyMap>,
     pub state: WatcherState,
     pub last_rv: Rv,
-    pub store: BTreeMap<NameId, Object>,
+    pub store: crate::store::Store,
     /// `isLastSyncResourceVersionUnavailable`: the next list uses RV="".
     pub rv_unavailable: bool,
     pub backoff_ms_next: TimeMs,
@@ -391,6 +391,8 @@ pub struct Sim {
     appended_seq_end: u64,
     pub trace: Vec<Event>,
     pub stopped: Option<Stop>,
+    /// Actions dispatched so far (bounded by `ACTIONS_PER_EVENT_MAX` per event of the cap).
+    actions: u64,
 }
 
 struct StoreReader<'a> {
@@ -419,13 +421,7 @@ impl Reader for StoreReader<'_> {
             .iter()
             .map(|w| &self.sim.reflectors[w.index()])
             .find(|r| r.kind == kind)
-            .map(|r| {
-                r.store
-                    .values()
-                    .filter(|o| o.owner.map(|o| o.uid) == Some(uid))
-                    .copied()
-                    .collect()
-            })
+            .map(|r| r.store.owned_by(uid).copied().collect())
             .unwrap_or_default()
     }
 }
@@ -443,6 +439,13 @@ impl Reader for EtcdReader<'_> {
 }
 
 const SHORT_WATCH_MS: TimeMs = 1000;
+/// Kubernetes object names (DNS subdomains) are at most 253 characters.
+pub const MAX_NAME_LEN: usize = 253;
+/// `client-go/tools/cache/shared_informer.go` `minimumResyncPeriod`.
+pub const RESYNC_MS_MIN: TimeMs = 1000;
+/// Scheduled actions a run may dispatch per event it may emit: timers that fire without
+/// emitting (a resync of an empty store, an Anvil tick with no objects) are bounded too.
+const ACTIONS_PER_EVENT_MAX: u64 = 4;
 const APPENDED_SEQ_GAP: u64 = 1 << 32;
 const LIST_WAIT_MS: TimeMs = 3000;
 const BOOKMARK_BEFORE_DEADLINE_MS: TimeMs = 2000;
@@ -498,6 +501,7 @@ impl Sim {
             appended_seq_end: 0,
             trace: Vec::new(),
             stopped: None,
+            actions: 0,
             config: config.clone(),
         };
         for api in &mut sim.apiservers {
@@ -537,7 +541,7 @@ impl Sim {
                         maps,
                         state: WatcherState::Stopped,
                         last_rv: 0,
-                        store: BTreeMap::new(),
+                        store: Default::default(),
                         rv_unavailable: false,
                         backoff_ms_next: config.reflector.backoff_ms_initial,
                         backoff_mark_ms: None,
@@ -706,6 +710,19 @@ impl Sim {
         }
     }
 
+    /// Counts one dispatched action against the run's cap on work.
+    fn count_action(&mut self) {
+        self.actions += 1;
+        let cap = self
+            .config
+            .limits
+            .max_events
+            .saturating_mul(ACTIONS_PER_EVENT_MAX);
+        if self.actions > cap {
+            self.stopped = Some(Stop::EventCap);
+        }
+    }
+
     fn emit(&mut self, actor: Actor, cause: EventId, kind: EventKind) -> EventId {
         let id = self.trace.len() as EventId;
         if self.trace.len() as u64 >= self.config.limits.max_events {
@@ -781,6 +798,10 @@ impl Sim {
     }
 
     fn dispatch(&mut self, cause: EventId, action: Action) {
+        self.count_action();
+        if self.stopped.is_some() {
+            return;
+        }
         match action {
             Action::Input(input) => self.apply_input(cause, input),
             Action::CacheApply { api, change } => self.cache_apply(api, change, cause),

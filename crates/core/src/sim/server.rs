@@ -36,6 +36,12 @@ impl Sim {
                 if self.etcd.objects.contains_key(&(kind, name)) {
                     return fail(self, WriteOp::Create, kind, name, ApiError::AlreadyExists);
                 }
+                // Names are DNS subdomains: a controller that grows names (`a-data-data-...`)
+                // stops at the apiserver's validation, and so does the memory they take.
+                let short = self.names.resolve(name).rsplit('/').next().unwrap_or("");
+                if short.len() > MAX_NAME_LEN {
+                    return fail(self, WriteOp::Create, kind, name, ApiError::NameTooLong);
+                }
                 let uid = self.etcd.next_uid;
                 self.etcd.next_uid += 1;
                 let obj = Object {

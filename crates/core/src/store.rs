@@ -1,0 +1,139 @@
+//! An informer's local store (`client-go/tools/cache` `threadSafeMap`) with an owner index, so a
+//! reconcile's "my children" is a lookup, not a scan of every object (controller-runtime lists
+//! children through a field index the same way).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::{NameId, Object};
+
+#[derive(Clone, Debug, Default, Hash, PartialEq, Eq)]
+pub struct Store {
+    objects: BTreeMap<NameId, Object>,
+    /// Owner UID -> names of the objects it owns.
+    by_owner: BTreeMap<u64, BTreeSet<NameId>>,
+}
+
+impl Store {
+    pub fn get(&self, name: &NameId) -> Option<&Object> {
+        self.objects.get(name)
+    }
+
+    pub fn contains_key(&self, name: &NameId) -> bool {
+        self.objects.contains_key(name)
+    }
+
+    pub fn insert(&mut self, name: NameId, o: Object) -> Option<Object> {
+        let old = self.objects.insert(name, o);
+        if let Some(old) = &old {
+            self.unindex(old);
+        }
+        if let Some(owner) = o.owner {
+            self.by_owner.entry(owner.uid).or_default().insert(name);
+        }
+        old
+    }
+
+    pub fn remove(&mut self, name: &NameId) -> Option<Object> {
+        let old = self.objects.remove(name);
+        if let Some(old) = &old {
+            self.unindex(old);
+        }
+        old
+    }
+
+    fn unindex(&mut self, o: &Object) {
+        if let Some(owner) = o.owner {
+            if let Some(set) = self.by_owner.get_mut(&owner.uid) {
+                set.remove(&o.name);
+                if set.is_empty() {
+                    self.by_owner.remove(&owner.uid);
+                }
+            }
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.objects.clear();
+        self.by_owner.clear();
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &Object> {
+        self.objects.values()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&NameId, &Object)> {
+        self.objects.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+
+    /// The objects owned by the object with this UID, in name order.
+    pub fn owned_by(&self, uid: u64) -> impl Iterator<Item = &Object> {
+        self.by_owner
+            .get(&uid)
+            .into_iter()
+            .flatten()
+            .filter_map(|n| self.objects.get(n))
+    }
+}
+
+impl FromIterator<(NameId, Object)> for Store {
+    fn from_iter<I: IntoIterator<Item = (NameId, Object)>>(iter: I) -> Self {
+        let mut s = Store::default();
+        for (n, o) in iter {
+            s.insert(n, o);
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{KindId, Owner};
+
+    fn obj(name: u32, owner: Option<u64>) -> Object {
+        Object {
+            kind: KindId(0),
+            name: NameId(name),
+            namespace: NameId(0),
+            uid: name as u64 + 100,
+            rv: 1,
+            generation: 1,
+            spec: 0,
+            status: 0,
+            owner: owner.map(|uid| Owner {
+                kind: KindId(0),
+                name: NameId(0),
+                uid,
+            }),
+            finalizers: 0,
+            deletion_ms: None,
+        }
+    }
+
+    #[test]
+    fn the_owner_index_follows_inserts_replacements_and_removals() {
+        let mut s = Store::default();
+        s.insert(NameId(1), obj(1, Some(7)));
+        s.insert(NameId(2), obj(2, Some(7)));
+        s.insert(NameId(3), obj(3, Some(8)));
+        assert_eq!(s.owned_by(7).count(), 2);
+        s.insert(NameId(2), obj(2, Some(8)));
+        assert_eq!(s.owned_by(7).count(), 1);
+        assert_eq!(s.owned_by(8).count(), 2);
+        s.remove(&NameId(3));
+        assert_eq!(
+            s.owned_by(8).map(|o| o.name).collect::<Vec<_>>(),
+            vec![NameId(2)]
+        );
+        s.clear();
+        assert_eq!(s.owned_by(7).count(), 0);
+    }
+}
