@@ -170,7 +170,7 @@ const ok = await runTests([
     await page.locator('[data-testid="explore-found"]').waitFor({ timeout: 60000 });
     const items = await page.locator('[data-testid="explore-found"] li').allTextContents();
     assert(items.length >= 2, `several failures: ${items.join(' | ')}`);
-    assert(items.some((t) => t.includes('unobserved state')) && items.some((t) => t.includes('drop the notification')), items.join(' | '));
+    assert(items.some((t) => t.includes('unobserved state')) && items.some((t) => t.includes('notifications from')), items.join(' | '));
     await page.uncheck('[data-testid="explore-all"]');
   }],
   ['the text survives a reload', async () => {

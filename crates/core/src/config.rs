@@ -180,10 +180,15 @@ pub enum Input {
         controller: ControllerId,
         delay_ms: TimeMs,
     },
-    /// Drop the next `count` watch events sent to the controller (0 disarms).
-    Drop {
+    /// Sieve's unobserved-state injection: hold the watch notifications that reach the
+    /// controller (in order, none lost) until a later state of `kind`/`name` than the next one
+    /// has arrived, then release them together, so the controller never acts on the state in
+    /// between. Released anyway after `for_ms`, or when a stream ends.
+    Hold {
         controller: ControllerId,
-        count: u32,
+        kind: KindId,
+        name: String,
+        for_ms: TimeMs,
     },
     PauseCache {
         apiserver: ApiserverId,
@@ -535,9 +540,14 @@ impl Config {
                 | Input::Update { kind, .. }
                 | Input::UpdateStatus { kind, .. }
                 | Input::Delete { kind, .. } => kind_ok(*kind)?,
+                Input::Hold {
+                    controller, kind, ..
+                } => {
+                    ctl_ok(*controller)?;
+                    kind_ok(*kind)?;
+                }
                 Input::Disconnect { controller, .. }
                 | Input::Delay { controller, .. }
-                | Input::Drop { controller, .. }
                 | Input::Crash { controller, .. } => ctl_ok(*controller)?,
                 Input::Restart {
                     controller,

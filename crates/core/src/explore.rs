@@ -38,10 +38,15 @@ pub enum Fault {
         from_ms: TimeMs,
         until_ms: TimeMs,
     },
-    /// Drop the controller's next watch notification after `at_ms`.
-    Drop {
+    /// Sieve's unobserved state: hold the controller's notifications from `at_ms` until a later
+    /// state of the object arrives, so it never acts on the one in between.
+    Hold {
         controller: ControllerId,
         at_ms: TimeMs,
+        kind: KindId,
+        name: String,
+        /// When the later state is written (the hold's expected end).
+        until_ms: TimeMs,
     },
     /// Pause `stale`'s cache at `pause_ms`, restart the controller against it at `restart_ms`,
     /// let it catch up 30 s later.
@@ -60,6 +65,8 @@ pub enum Fault {
 }
 
 pub const RESTART_AFTER_MS: TimeMs = 5_000;
+/// A hold that no later state supersedes ends after this long (and the schedule is discarded).
+pub const HOLD_FOR_MS: TimeMs = 60_000;
 pub const STALE_FOR_MS: TimeMs = 30_000;
 /// Every schedule runs until at least this long after its faults end, so the system can settle:
 /// ESR is about what happens once faults stop, and client-go's backoff alone can take a minute
@@ -70,7 +77,7 @@ impl Fault {
     pub fn start_ms(&self) -> TimeMs {
         match *self {
             Fault::CrashBetweenWrites { at_ms, .. }
-            | Fault::Drop { at_ms, .. }
+            | Fault::Hold { at_ms, .. }
             | Fault::Disconnect { at_ms, .. } => at_ms,
             Fault::Unobserved { from_ms, .. } => from_ms,
             Fault::Stale { pause_ms, .. } => pause_ms,
@@ -105,23 +112,21 @@ impl Fault {
                     },
                 )]
             }
-            // Armed for the one write just after `at_ms`, then disarmed: only that notification.
-            Fault::Drop { controller, at_ms } => vec![
-                at(
-                    at_ms,
-                    Input::Drop {
-                        controller,
-                        count: 1,
-                    },
-                ),
-                at(
-                    at_ms + 2,
-                    Input::Drop {
-                        controller,
-                        count: 0,
-                    },
-                ),
-            ],
+            Fault::Hold {
+                controller,
+                at_ms,
+                kind,
+                ref name,
+                ..
+            } => vec![at(
+                at_ms,
+                Input::Hold {
+                    controller,
+                    kind,
+                    name: name.clone(),
+                    for_ms: HOLD_FOR_MS,
+                },
+            )],
             Fault::Stale {
                 controller,
                 stale,
@@ -170,7 +175,7 @@ impl Fault {
         match *self {
             Fault::CrashBetweenWrites { at_ms, .. } => at_ms + RESTART_AFTER_MS,
             Fault::Unobserved { until_ms, .. } => until_ms,
-            Fault::Drop { at_ms, .. } => at_ms + 2,
+            Fault::Hold { until_ms, .. } => until_ms + 1,
             Fault::Stale { restart_ms, .. } => restart_ms + STALE_FOR_MS,
             Fault::Disconnect {
                 at_ms, duration_ms, ..
@@ -202,13 +207,19 @@ impl Fault {
                 format_ms(until_ms),
                 c(controller)
             ),
-            Fault::Drop { controller, at_ms } => {
-                format!(
-                    "drop the notification {} gets after {}",
-                    c(controller),
-                    format_ms(at_ms)
-                )
-            }
+            Fault::Hold {
+                controller,
+                at_ms,
+                kind,
+                ref name,
+                ..
+            } => format!(
+                "hold {}'s notifications from {} until a later state of {}/{} arrives (unobserved state)",
+                c(controller),
+                format_ms(at_ms),
+                config.kinds[kind.index()].name,
+                name
+            ),
             Fault::Stale {
                 controller,
                 stale,
@@ -265,6 +276,8 @@ pub struct Stats {
     pub states: u64,
     /// Schedules in the search space (singles, then pairs).
     pub space: u64,
+    /// Failing schedules discarded because a fault had no effect.
+    pub ineffective: u64,
 }
 
 /// A schedule that breaks the scenario, minimised and replayed from scratch.
@@ -481,6 +494,12 @@ impl Explorer {
         if broken(&fork, &self.expects).is_empty() {
             return None;
         }
+        // A fault that did not do what it is for (a hold no later state superseded, a paused
+        // cache that missed no write) proves nothing about the controller.
+        if !faults.iter().all(|f| had_effect(f, &fork)) {
+            self.stats.ineffective += 1;
+            return None;
+        }
         // Replay from scratch, then drop every fault that is not needed.
         let mut needed = faults.to_vec();
         let fails = |fs: &[Fault]| {
@@ -506,6 +525,37 @@ impl Explorer {
             faults: needed,
             broken,
         })
+    }
+}
+
+/// Did the fault do in this run what it is meant to do?
+pub fn had_effect(f: &Fault, sim: &Sim) -> bool {
+    match *f {
+        Fault::Hold {
+            controller, at_ms, ..
+        } => sim.trace.iter().any(|e| {
+            e.time_ms >= at_ms
+                && matches!(e.kind, EventKind::HoldReleased { controller: c, superseded: true, .. } if c == controller)
+        }),
+        Fault::Stale {
+            controller,
+            pause_ms,
+            restart_ms,
+            ..
+        } => {
+            let read: Vec<KindId> = sim
+                .reflectors
+                .iter()
+                .filter(|r| r.controller == controller)
+                .map(|r| r.kind)
+                .collect();
+            sim.trace.iter().any(|e| {
+                e.time_ms >= pause_ms
+                    && e.time_ms < restart_ms
+                    && matches!(e.kind, EventKind::Write { kind, .. } if read.contains(&kind))
+            })
+        }
+        _ => true,
     }
 }
 
@@ -572,9 +622,12 @@ pub fn candidates(sim: &Sim) -> Vec<Fault> {
                     from_ms: t1.saturating_sub(1),
                     until_ms: t2 + 1,
                 });
-                out.push(Fault::Drop {
+                out.push(Fault::Hold {
                     controller,
                     at_ms: t1.saturating_sub(1),
+                    kind,
+                    name: sim.names.resolve(name).to_string(),
+                    until_ms: t2,
                 });
             }
         }

@@ -329,10 +329,6 @@ pub enum EventKind {
         watcher: WatcherId,
         reason: WatchEnd,
     },
-    EventDropped {
-        watcher: WatcherId,
-        rv: Rv,
-    },
     State {
         watcher: WatcherId,
         state: WatcherState,
@@ -386,9 +382,17 @@ pub enum EventKind {
         controller: ControllerId,
         delay_ms: TimeMs,
     },
-    DropArmed {
+    /// The controller's notifications are held until a later state of `name` arrives.
+    HoldArmed {
         controller: ControllerId,
-        count: u32,
+        kind: KindId,
+        name: NameId,
+    },
+    /// The held notifications are delivered; `superseded`: a later state of the object came.
+    HoldReleased {
+        controller: ControllerId,
+        held: u32,
+        superseded: bool,
     },
     CachePaused {
         apiserver: ApiserverId,
@@ -442,7 +446,6 @@ impl EventKind {
             | WatchEvent { watcher, .. }
             | Bookmark { watcher, .. }
             | WatchEnded { watcher, .. }
-            | EventDropped { watcher, .. }
             | State { watcher, .. }
             | Backoff { watcher, .. }
             | Informer { watcher, .. } => Some(watcher),
@@ -612,7 +615,6 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
             WatchEnd::TooSlow => "server closed the watch: client too slow".into(),
             WatchEnd::ServerClosed => "server closed the watch".into(),
         },
-        EventDropped { rv, .. } => format!("event rv {rv} dropped on the link"),
         State { state, last_rv, .. } => format!("state {} (last rv {last_rv})", state.as_str()),
         Backoff { delay_ms, .. } => format!("backing off {}", format_ms(delay_ms)),
         Informer {
@@ -667,7 +669,20 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
         Disconnect { until_ms, .. } => format!("disconnected until {}", format_ms(until_ms)),
         Reconnect { .. } => "connection restored".into(),
         LinkDelay { delay_ms, .. } => format!("link delay set to {}", format_ms(delay_ms)),
-        DropArmed { count, .. } => format!("the next {count} watch events will be dropped"),
+        HoldArmed { kind, name, .. } => format!(
+            "notifications held until a later state of {}/{} arrives",
+            l.kind(kind),
+            l.name(name)
+        ),
+        HoldReleased {
+            held, superseded, ..
+        } => {
+            if superseded {
+                format!("{held} held notifications released together (a later state arrived)")
+            } else {
+                format!("{held} held notifications released (no later state came)")
+            }
+        }
         CachePaused { paused, .. } => {
             if paused {
                 "watch cache paused (stale)".into()

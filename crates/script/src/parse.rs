@@ -1063,19 +1063,23 @@ impl Builder {
                     delay_ms: p.duration("a delay")?,
                 }
             }
-            "drop" => {
+            // `hold CONTROLLER KIND NAME [for D]`: Sieve's unobserved-state injection.
+            "hold" => {
                 let cw = p.next("a controller")?;
                 let controller = self.controller(p, cw)?;
-                let n = p.number("how many events", 1_000_000)?;
-                if n < 0 {
-                    return Err(p.err_at(
-                        &p.words[p.pos - 1],
-                        "drop a count of events from 0 (disarm) up",
-                    ));
-                }
-                Input::Drop {
+                let kw = p.next("a kind")?;
+                let kind = self.kind(p, kw)?;
+                let name = Self::object_name(p, index)?;
+                let for_ms = if p.eat("for") {
+                    p.duration("how long at most")?
+                } else {
+                    listwatch_core::explore::HOLD_FOR_MS
+                };
+                Input::Hold {
                     controller,
-                    count: n as u32,
+                    kind,
+                    name,
+                    for_ms,
                 }
             }
             "pause" | "resume" => {

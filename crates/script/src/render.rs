@@ -28,7 +28,18 @@ pub fn input_line(config: &Config, t: &TimedInput) -> String {
             controller,
             delay_ms,
         } => format!("delay {} {}", c(*controller), format_ms(*delay_ms)),
-        Input::Drop { controller, count } => format!("drop {} {count}", c(*controller)),
+        Input::Hold {
+            controller,
+            kind,
+            name,
+            for_ms,
+        } => format!(
+            "hold {} {} {} for {}",
+            c(*controller),
+            config.kinds[kind.index()].name,
+            name,
+            format_ms(*for_ms)
+        ),
         Input::PauseCache { apiserver } => format!("pause {}", a(*apiserver)),
         Input::ResumeCache { apiserver } => format!("resume {}", a(*apiserver)),
         Input::RestartApiserver { apiserver, down_ms } => {

@@ -48,7 +48,7 @@ pub const ACTIONS: &[&str] = &[
     "delete",
     "disconnect",
     "delay",
-    "drop",
+    "hold",
     "pause",
     "resume",
     "restart-apiserver",

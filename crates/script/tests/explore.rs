@@ -95,7 +95,7 @@ fn missed_state_is_found() {
     assert!(
         matches!(
             faults[..],
-            [Fault::Unobserved { .. }] | [Fault::Drop { .. }]
+            [Fault::Unobserved { .. }] | [Fault::Hold { .. }]
         ),
         "{faults:?}"
     );

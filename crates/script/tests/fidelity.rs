@@ -523,3 +523,38 @@ fn esr_is_not_judged_on_a_run_cut_off_at_the_event_cap() {
     assert!(!esr.pass);
     assert!(esr.found.starts_with("not judged"), "{}", esr.found);
 }
+
+/// `semantics.md` §8c, after Sieve (`sieve-project/sieve`, unobserved state): a watch stream never
+/// loses an event; an intermediate state goes unobserved only by delay and collapse. `hold`
+/// delivers the held notifications together once a later state arrives, so the reconcile never
+/// reads spec 3, and the informer still ends with every event applied.
+#[test]
+fn a_hold_hides_the_intermediate_state_without_losing_an_event() {
+    let sim = run("
+kind Deployment
+kind Pod
+controller ctl for Deployment children Pod
+at 0s create Deployment web spec 1
+at 2s hold ctl Deployment web
+at 2s update Deployment web spec 3
+at 4s update Deployment web spec 2
+run 30s
+expect ctl never saw Deployment web spec 3
+expect ctl saw Deployment web spec 2
+expect esr
+");
+    let released = events(
+        &sim,
+        |k| matches!(k, EventKind::HoldReleased { superseded: true, held, .. } if *held >= 2),
+    )
+    .count();
+    assert_eq!(released, 1);
+    let r = &sim.reflectors[0];
+    let truth = sim
+        .etcd
+        .objects
+        .values()
+        .filter(|o| o.kind == r.kind)
+        .count();
+    assert_eq!(r.store.len(), truth, "nothing was lost");
+}

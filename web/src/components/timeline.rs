@@ -25,7 +25,7 @@ fn marker_class(kind: &EventKind) -> Option<&'static str> {
         | EventKind::Disconnect { .. }
         | EventKind::CachePaused { .. }
         | EventKind::ApiserverRestart { .. }
-        | EventKind::EventDropped { .. } => Some("m-fault"),
+        | EventKind::HoldArmed { .. } => Some("m-fault"),
         EventKind::Say { .. } => Some("m-say"),
         _ => None,
     }

@@ -200,6 +200,55 @@ impl Sim {
         if self.reflectors[w.index()].session != session {
             return;
         }
+        let c = self.controller_of(w);
+        if let Some(hold) = &mut self.controllers[c.index()].hold {
+            match &msg {
+                Msg::Event { change, .. } => {
+                    let o = change.object;
+                    if (o.kind, o.name) == (hold.kind, hold.name) {
+                        hold.seen += 1;
+                    }
+                    let superseded = hold.seen >= 2;
+                    hold.buffer.push((cause, w, session, msg));
+                    if superseded {
+                        self.release_hold(c, true, cause);
+                    }
+                    return;
+                }
+                Msg::Bookmark { .. } => {
+                    hold.buffer.push((cause, w, session, msg));
+                    return;
+                }
+                // The stream ended or a request was answered: what came before goes first.
+                _ => self.release_hold(c, false, cause),
+            }
+        }
+        self.receive(w, session, msg, cause);
+    }
+
+    /// Delivers the notifications a hold kept back, in the order they arrived.
+    pub(super) fn release_hold(&mut self, c: ControllerId, superseded: bool, cause: EventId) {
+        let Some(hold) = self.controllers[c.index()].hold.take() else {
+            return;
+        };
+        let id = self.emit(
+            Actor::Controller(c),
+            cause,
+            EventKind::HoldReleased {
+                controller: c,
+                held: hold.buffer.len() as u32,
+                superseded,
+            },
+        );
+        for (_, w, session, msg) in hold.buffer {
+            if self.reflectors[w.index()].session == session {
+                self.receive(w, session, msg, id);
+            }
+        }
+    }
+
+    /// A message the reflector takes in now.
+    fn receive(&mut self, w: WatcherId, session: u32, msg: Msg, cause: EventId) {
         match msg {
             Msg::ListOk {
                 list_rv,

@@ -347,6 +347,8 @@ impl Sim {
         ctl.epoch += 1;
         ctl.workers.iter_mut().for_each(|w| *w = None);
         ctl.worker_claimed = 0;
+        // What the process held in memory dies with it.
+        ctl.hold = None;
         ctl.queue = WorkQueue::new(ctl.queue.kind);
         ctl.memory.clear();
         ctl.crash_after_writes = None;

@@ -90,12 +90,39 @@ impl Sim {
                     },
                 );
             }
-            Input::Drop { controller, count } => {
-                self.controllers[controller.index()].drop_next = count;
-                self.emit(
+            Input::Hold {
+                controller,
+                kind,
+                name,
+                for_ms,
+            } => {
+                let name = self.names.intern(&qualify(&name));
+                let id = self.emit(
                     Actor::Controller(controller),
                     cause,
-                    EventKind::DropArmed { controller, count },
+                    EventKind::HoldArmed {
+                        controller,
+                        kind,
+                        name,
+                    },
+                );
+                self.release_hold(controller, false, id);
+                let ctl = &mut self.controllers[controller.index()];
+                ctl.hold_generation += 1;
+                let generation = ctl.hold_generation;
+                ctl.hold = Some(Hold {
+                    kind,
+                    name,
+                    seen: 0,
+                    buffer: vec![],
+                });
+                self.schedule(
+                    self.now_ms + for_ms.max(1),
+                    id,
+                    Action::HoldTimeout {
+                        controller,
+                        generation,
+                    },
                 );
             }
             Input::PauseCache { apiserver } | Input::ResumeCache { apiserver } => {

@@ -149,6 +149,16 @@ pub struct Reflector {
     pub paging: Option<(ListRv, Vec<Object>)>,
 }
 
+/// Notifications held at a controller until a later state of one object arrives.
+#[derive(Clone, Debug, Hash)]
+pub struct Hold {
+    pub kind: KindId,
+    pub name: NameId,
+    /// Held events of that object so far: the second is the later state.
+    pub seen: u32,
+    buffer: Vec<(EventId, WatcherId, u32, Msg)>,
+}
+
 #[derive(Clone, Debug, Hash)]
 pub struct Running {
     pub key: NameId,
@@ -174,7 +184,10 @@ pub struct Controller {
     pub link_down_last_ms: Option<TimeMs>,
     pub link_up_last_ms: Option<TimeMs>,
     pub disconnected_until: Option<TimeMs>,
-    pub drop_next: u32,
+    /// Notifications held back (Sieve's unobserved-state injection), in arrival order.
+    pub hold: Option<Hold>,
+    /// Invalidates the timeout of an earlier hold.
+    hold_generation: u32,
     pub crash_after_writes: Option<u32>,
     /// Restart this long after the armed (or next) crash.
     pub restart_after_ms: Option<TimeMs>,
@@ -320,6 +333,11 @@ enum Action {
     AnvilTick {
         controller: ControllerId,
         epoch: u32,
+    },
+    /// A hold that no later state superseded ends.
+    HoldTimeout {
+        controller: ControllerId,
+        generation: u32,
     },
     /// The garbage collector looks at one dependent: are all its owners gone?
     Gc {
@@ -567,7 +585,8 @@ impl Sim {
                 link_down_last_ms: None,
                 link_up_last_ms: None,
                 disconnected_until: None,
-                drop_next: 0,
+                hold: None,
+                hold_generation: 0,
                 crash_after_writes: None,
                 restart_after_ms: None,
                 memory: Memory::new(),
@@ -948,6 +967,14 @@ impl Sim {
                 }
             }
             Action::Gc { kind, name, uid } => self.collect_garbage(kind, name, uid, cause),
+            Action::HoldTimeout {
+                controller,
+                generation,
+            } => {
+                if self.controllers[controller.index()].hold_generation == generation {
+                    self.release_hold(controller, false, cause);
+                }
+            }
         }
     }
 }

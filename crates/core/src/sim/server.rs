@@ -382,18 +382,6 @@ impl Sim {
         let (watcher, session) = (w.watcher, w.session);
         let controller = self.controller_of(watcher);
         self.watches[watch as usize].last_sent = change.object.rv;
-        if self.controllers[controller.index()].drop_next > 0 {
-            self.controllers[controller.index()].drop_next -= 1;
-            self.emit(
-                Actor::Watcher(watcher),
-                cause,
-                EventKind::EventDropped {
-                    watcher,
-                    rv: change.object.rv,
-                },
-            );
-            return;
-        }
         if live && self.link_delay(controller) > 0 {
             let w = &mut self.watches[watch as usize];
             w.in_flight += 1;
