@@ -9,32 +9,8 @@ use listwatch_script::{render, Report};
 
 use listwatch_script::export as json;
 
-const HELP: &str = "\
-listwatch: run Kubernetes list-then-watch scenarios and check their expectations
-
-USAGE:
-    listwatch run FILE [--trace] [--json]   run a scenario and print a summary
-    listwatch check FILE...                 check that files parse and every expectation holds
-    listwatch share FILE [--base URL] [--at TIME]
-                                            print a share link carrying the scenario (and a moment)
-    listwatch open LINK                     print the script a share link carries
-    listwatch explore FILE [--budget N] [--all] [--json]
-                                            search fault schedules that break the expectations
-                                            (exit 1 with the counterexample script, 0 if none;
-                                            --all keeps searching and prints every one found)
-    listwatch help                          print this help
-
-FILE may be `-` for standard input.
-
-run:
-    --trace     print the one-line-per-event log after the summary
-    --json      print the run as JSON (schema: docs/trace-format.md) instead of the summary
-
-check exit codes:
-    0  every file parses and every expectation holds
-    1  an expectation failed (the failures are printed)
-    2  a file is invalid (located diagnostics are printed) or cannot be read
-";
+mod args;
+use args::{ColorWhen, Command};
 
 /// The bytes of a script file (or of standard input), refused when larger than the limit.
 fn read(path: &str) -> Result<Vec<u8>, String> {
@@ -138,46 +114,40 @@ fn color(on: bool, code: &str, s: &str) -> String {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let tty = std::io::stdout().is_terminal();
-    let out = match args.first().map(String::as_str) {
-        None | Some("help" | "--help" | "-h") => {
-            print!("{HELP}");
-            return ExitCode::SUCCESS;
+    let cli = match args::parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    let color = match cli.color {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
-        Some("run") => cmd_run(&args[1..], tty),
-        Some("check") => cmd_check(&args[1..], tty),
-        Some("share") => cmd_share(&args[1..]),
-        Some("open") => cmd_open(&args[1..]),
-        Some("explore") => cmd_explore(&args[1..]),
-        Some(other) => {
-            eprintln!("error: unknown command `{}`\n\n{HELP}", term(other));
-            return ExitCode::from(2);
+    };
+    let out = match cli.command {
+        Command::Run { file, trace, json } => cmd_run(&file, trace, json, color),
+        Command::Check { files } => cmd_check(&files, color),
+        Command::Share { file, base, at } => cmd_share(&file, &base, at),
+        Command::Open { link } => cmd_open(&link),
+        Command::Explore {
+            file,
+            budget,
+            all,
+            json,
+        } => cmd_explore(&file, budget, all, json),
+        Command::Completions { shell } => {
+            args::completions(shell, &mut std::io::stdout());
+            ExitCode::SUCCESS
         }
     };
     let _ = std::io::stdout().flush();
     out
 }
 
-fn cmd_run(args: &[String], tty: bool) -> ExitCode {
-    let mut file = None;
-    let (mut trace, mut as_json) = (false, false);
-    for a in args {
-        match a.as_str() {
-            "--trace" => trace = true,
-            "--json" => as_json = true,
-            f if file.is_none() && (f == "-" || !f.starts_with('-')) => file = Some(f.to_string()),
-            other => {
-                eprintln!("error: unexpected argument `{}`\n\n{HELP}", term(other));
-                return ExitCode::from(2);
-            }
-        }
-    }
-    let Some(file) = file else {
-        eprintln!("error: `run` needs a FILE\n\n{HELP}");
-        return ExitCode::from(2);
-    };
-    let (_, report) = match with_script(&file, listwatch_script::run) {
+fn cmd_run(file: &str, trace: bool, as_json: bool, tty: bool) -> ExitCode {
+    let (_, report) = match with_script(file, listwatch_script::run) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -199,44 +169,17 @@ fn cmd_run(args: &[String], tty: bool) -> ExitCode {
     }
 }
 
-const DEFAULT_BASE: &str = "http://127.0.0.1:8080/";
-
-fn cmd_share(args: &[String]) -> ExitCode {
-    let (mut file, mut base, mut at_ms) = (None, DEFAULT_BASE.to_string(), None);
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--base" => match it.next() {
-                Some(b) => base = b.clone(),
-                None => return usage("--base needs a URL"),
-            },
-            "--at" => match it.next().map(|t| (t, listwatch_script::parse_duration(t))) {
-                Some((_, Some(ms))) => at_ms = Some(ms),
-                Some((t, None)) => {
-                    return usage(&format!("`{t}` is not a time (write 2s, 250ms, 1m)"))
-                }
-                None => return usage("--at needs a time"),
-            },
-            f if file.is_none() && (f == "-" || !f.starts_with('-')) => file = Some(f.to_string()),
-            other => return usage(&format!("unexpected argument `{other}`")),
-        }
-    }
-    let Some(file) = file else {
-        return usage("`share` needs a FILE");
-    };
-    let src = match with_script(&file, listwatch_script::parse) {
+fn cmd_share(file: &str, base: &str, at_ms: Option<u64>) -> ExitCode {
+    let src = match with_script(file, listwatch_script::parse) {
         Ok((src, _)) => src,
         Err(code) => return code,
     };
     let shared = listwatch_script::share::Shared { script: src, at_ms };
-    println!("{}", listwatch_script::share::link(&base, &shared));
+    println!("{}", listwatch_script::share::link(base, &shared));
     ExitCode::SUCCESS
 }
 
-fn cmd_open(args: &[String]) -> ExitCode {
-    let [link] = args else {
-        return usage("`open` takes exactly one LINK");
-    };
+fn cmd_open(link: &str) -> ExitCode {
     match listwatch_script::share::decode(link) {
         Ok(s) => {
             if let Some(t) = s.at_ms {
@@ -252,31 +195,17 @@ fn cmd_open(args: &[String]) -> ExitCode {
     }
 }
 
-fn cmd_explore(args: &[String]) -> ExitCode {
-    let (mut file, mut budget, mut as_json) =
-        (None, listwatch_core::explore::Budget::default(), false);
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--budget" => match it.next().map(|n| n.parse::<u64>()) {
-                Some(Ok(n)) if (1..=10_000_000).contains(&n) => budget.schedules = n,
-                _ => return usage("--budget takes a number of schedules from 1 to 10000000"),
-            },
-            "--json" => as_json = true,
-            "--all" => budget.first_failure = false,
-            f if file.is_none() && (f == "-" || !f.starts_with('-')) => file = Some(f.to_string()),
-            other => return usage(&format!("unexpected argument `{other}`")),
-        }
-    }
-    let Some(file) = file else {
-        return usage("`explore` needs a FILE");
+fn cmd_explore(file: &str, budget: Option<u64>, all: bool, as_json: bool) -> ExitCode {
+    let default = listwatch_core::explore::Budget::default();
+    let budget = listwatch_core::explore::Budget {
+        schedules: budget.unwrap_or(default.schedules),
+        first_failure: !all,
     };
-    let (src, (mut ex, scenario)) = match with_script(&file, |src| {
-        listwatch_script::explore::explorer(src, budget)
-    }) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+    let (src, (mut ex, scenario)) =
+        match with_script(file, |src| listwatch_script::explore::explorer(src, budget)) {
+            Ok(x) => x,
+            Err(code) => return code,
+        };
     let started = std::time::Instant::now();
     ex.run();
     let secs = started.elapsed().as_secs_f64();
@@ -351,18 +280,9 @@ fn cmd_explore(args: &[String]) -> ExitCode {
     }
 }
 
-fn usage(msg: &str) -> ExitCode {
-    eprintln!("error: {}\n\n{HELP}", term(msg));
-    ExitCode::from(2)
-}
-
-fn cmd_check(args: &[String], tty: bool) -> ExitCode {
-    if args.is_empty() {
-        eprintln!("error: `check` needs at least one FILE\n\n{HELP}");
-        return ExitCode::from(2);
-    }
+fn cmd_check(files: &[String], tty: bool) -> ExitCode {
     let (mut invalid, mut failed) = (0, 0);
-    for file in args {
+    for file in files {
         match with_script(file, listwatch_script::run) {
             Err(_) => invalid += 1,
             Ok((_, report)) => {

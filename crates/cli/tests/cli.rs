@@ -92,7 +92,7 @@ fn run_prints_the_summary_the_trace_and_json() {
     );
     assert_eq!(code, 0);
     assert!(
-        json.starts_with("{\"format\":\"listwatch-trace/1\"") && json.trim_end().ends_with("]}"),
+        json.starts_with("{\"format\":\"listwatch-trace/2\"") && json.trim_end().ends_with("]}"),
         "{}",
         &json[..80]
     );
@@ -289,4 +289,81 @@ fn control_characters_from_the_script_are_shown_escaped() {
     let (code, opened, _) = listwatch(&["open", link.trim()], None);
     assert_eq!(code, 0);
     assert_eq!(opened, script);
+}
+
+#[test]
+fn every_subcommand_has_its_help_and_usage_errors_exit_2() {
+    for (cmd, words) in [
+        ("run", &["--trace", "--json", "FILE"][..]),
+        ("check", &["FILE"][..]),
+        ("share", &["--base", "--at", "FILE"][..]),
+        ("open", &["LINK"][..]),
+        ("explore", &["--budget", "--all", "--json", "FILE"][..]),
+        ("completions", &["SHELL"][..]),
+    ] {
+        let (code, out, err) = listwatch(&[cmd, "--help"], None);
+        assert_eq!(code, 0, "{cmd} --help: {err}");
+        for w in words {
+            assert!(out.contains(w), "`{cmd} --help` mentions {w}:\n{out}");
+        }
+        let (code, out, _) = listwatch(&["help", cmd], None);
+        assert_eq!(code, 0);
+        assert!(out.contains(&format!("listwatch {cmd}")), "{out}");
+    }
+    // No arguments: the help, as before.
+    let (code, out, _) = listwatch(&[], None);
+    assert_eq!(code, 0);
+    assert!(out.contains("Exit codes:"), "{out}");
+    // Usage errors are exit code 2, like invalid scripts.
+    for args in [
+        &["run"][..],
+        &["check"][..],
+        &["open"][..],
+        &["open", "a", "b"][..],
+        &["run", "x.lw", "--frobnicate"][..],
+        &["share", "x.lw", "--at", "soon"][..],
+        &["explore", "x.lw", "--budget", "0"][..],
+        &["completions", "tcsh"][..],
+        &["--color", "sometimes", "check", "x.lw"][..],
+    ] {
+        let (code, _, err) = listwatch(args, None);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+    }
+    let (_, _, err) = listwatch(&["chek", "x.lw"], None);
+    assert!(err.contains("did you mean `check`?"), "{err}");
+    let (_, _, err) = listwatch(&["share", "x.lw", "--at", "soon"], None);
+    assert!(err.contains("`soon` is not a time"), "{err}");
+}
+
+#[test]
+fn completions_are_printed_for_each_shell() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let (code, out, err) = listwatch(&["completions", shell], None);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("listwatch") && out.contains("explore") && out.contains("budget"),
+            "{shell}: {out}"
+        );
+    }
+}
+
+#[test]
+fn color_is_auto_always_or_never() {
+    let file = "scenarios/02-overflow-410-relist.lw";
+    // auto: standard output is a pipe here, so plain.
+    let (code, out, _) = listwatch(&["check", file], None);
+    assert_eq!(code, 0);
+    assert!(!out.contains('\u{1b}'), "{out}");
+    let (code, out, _) = listwatch(&["check", file, "--color", "always"], None);
+    assert_eq!(code, 0);
+    assert!(out.contains("\u{1b}[32mok\u{1b}[0m"), "{out}");
+    let (_, out, _) = listwatch(&["--color=always", "run", file], None);
+    assert!(out.contains("\u{1b}[32mPASS\u{1b}[0m"), "{out}");
+    let (_, out, _) = listwatch(&["--color", "never", "run", file], None);
+    assert!(!out.contains('\u{1b}'), "{out}");
+    let failing = "kind Pod\nat 0s create Pod a\nexpect exists Pod b\n";
+    let (code, out, _) = listwatch(&["check", "-", "--color", "always"], Some(failing));
+    assert_eq!(code, 1);
+    assert!(out.contains("\u{1b}[31mFAILED\u{1b}[0m"), "{out}");
 }

@@ -1,87 +1,923 @@
-//! The trace as JSON (docs/trace-format.md), written by hand: serde stays at the boundary and
-//! out of the dependency graph. The CLI's `--json` and the page's export both call `report`.
+//! The trace as JSON, `listwatch-trace/2` (docs/trace-format.md, docs/trace-format.schema.json).
+//! The CLI's `--json` and the page's export both call `json`.
+//!
+//! Core stays serde-free: the structs here are the boundary, built from core's public `Event`
+//! and `EventKind`. Every event is an object with its `type` and that type's fields, plus the
+//! one-line `text`. Names (objects, kinds, controllers, apiservers, watchers, actors, narration)
+//! are written once, in `names`, and events refer to them by index, the text too (`{12}` stands
+//! for `names[12]`), so an event's size does not grow with the length of the names it mentions.
 
+use std::collections::HashMap;
+use std::io;
+
+use listwatch_core::verdict::Outcome;
 use listwatch_core::*;
+use serde::ser::SerializeSeq;
+use serde::Serialize;
 
-use crate::Report;
+use crate::{Expectation, Report};
 
-pub fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 2);
-    o.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => o += "\\\"",
-            '\\' => o += "\\\\",
-            '\n' => o += "\\n",
-            // Control characters (C0, DEL, C1), the line and paragraph separators and the
-            // bidirectional controls are escaped too: the JSON stays plain to read anywhere.
-            c if c.is_control()
-                || c == '<'
-                || c == '>'
-                || c == '&'
-                || ('\u{2028}'..='\u{202e}').contains(&c)
-                || ('\u{2066}'..='\u{2069}').contains(&c)
-                || c == '\u{200e}'
-                || c == '\u{200f}' =>
-            {
-                o += &format!("\\u{:04x}", c as u32)
-            }
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
-}
+/// The version of the document: a change to its shape changes it.
+pub const FORMAT: &str = "listwatch-trace/2";
 
+/// The document of a report.
 pub fn report(r: &Report) -> String {
     json(&r.sim, &r.outcomes)
 }
 
 /// The JSON document of a run and its expectations' outcomes.
-pub fn json(
-    sim: &Sim,
-    outcomes: &[(crate::Expectation, listwatch_core::verdict::Outcome)],
-) -> String {
-    let passed = outcomes.iter().all(|(_, o)| o.pass);
-    let events: Vec<String> = sim
-        .trace
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            format!(
-                "{{\"id\":{i},\"time_ms\":{},\"actor\":{},\"cause\":{},\"text\":{}}}",
-                e.time_ms,
-                esc(&actor_label(e.actor, sim)),
-                e.cause()
-                    .map(|c| c.to_string())
-                    .unwrap_or_else(|| "null".into()),
-                esc(&describe(&e.kind, sim))
-            )
-        })
-        .collect();
-    let expectations: Vec<String> = outcomes
-        .iter()
-        .map(|(x, o)| {
-            format!(
-                "{{\"line\":{},\"text\":{},\"pass\":{},\"found\":{},\"decided_ms\":{},\"decided_by\":{}}}",
-                x.line,
-                esc(&x.text),
-                o.pass,
-                esc(&o.found),
-                o.decided_ms,
-                o.decided_by.map(|c| c.to_string()).unwrap_or_else(|| "null".into())
-            )
-        })
-        .collect();
-    format!(
-        "{{\"format\":\"listwatch-trace/1\",\"end_ms\":{},\"final_rv\":{},\"trace_hash\":\"{:016x}\",\"passed\":{},\"expectations\":[{}],\"events\":[{}]}}",
-        sim.now_ms,
-        sim.etcd.rev,
-        listwatch_core::sim::trace_hash(sim),
-        passed,
-        expectations.join(","),
-        events.join(",")
-    )
+pub fn json(sim: &Sim, outcomes: &[(Expectation, Outcome)]) -> String {
+    let mut names = Interner::default();
+    // Every entity of the configuration first, in a fixed order, then the objects' names and
+    // narration in order of first use.
+    let actors = Actors::new(sim, &mut names);
+    for e in &sim.trace {
+        if let Some(id) = name_id(&e.kind) {
+            names.object(sim, id);
+        }
+    }
+    let placeholders = Placeholders::new(&names, &actors);
+    let doc = Document {
+        format: FORMAT,
+        end_ms: sim.now_ms,
+        final_rv: sim.etcd.rev,
+        trace_hash: format!("{:016x}", listwatch_core::sim::trace_hash(sim)),
+        passed: outcomes.iter().all(|(_, o)| o.pass),
+        stopped_at_event_cap: matches!(sim.stopped, Some(Stop::EventCap)),
+        names: &names.strings,
+        expectations: outcomes
+            .iter()
+            .map(|(x, o)| ExpectationOut {
+                line: x.line,
+                text: &x.text,
+                pass: o.pass,
+                found: &o.found,
+                decided_ms: o.decided_ms,
+                decided_by: o.decided_by,
+            })
+            .collect(),
+        events: Events {
+            sim,
+            names: &names,
+            actors: &actors,
+            placeholders: &placeholders,
+        },
+    };
+    to_string(&doc)
+}
+
+/// A value as JSON that is safe to embed anywhere: besides what JSON requires, `<`, `>`, `&`,
+/// DEL, the C1 controls, the line and paragraph separators and the bidirectional controls are
+/// written as `\uXXXX`.
+pub fn to_string<T: Serialize + ?Sized>(value: &T) -> String {
+    let mut out = Vec::with_capacity(256);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, SafeFormatter);
+    value
+        .serialize(&mut ser)
+        .expect("serialising to memory cannot fail");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
+/// A string as a JSON string literal, escaped like `to_string`.
+pub fn esc(s: &str) -> String {
+    to_string(s)
+}
+
+fn must_escape(c: char) -> bool {
+    c.is_control()
+        || c == '<'
+        || c == '>'
+        || c == '&'
+        || ('\u{2028}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+        || c == '\u{200e}'
+        || c == '\u{200f}'
+}
+
+struct SafeFormatter;
+
+impl serde_json::ser::Formatter for SafeFormatter {
+    fn write_string_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            if must_escape(c) {
+                w.write_all(&fragment.as_bytes()[start..i])?;
+                write!(w, "\\u{:04x}", c as u32)?;
+                start = i + c.len_utf8();
+            }
+        }
+        w.write_all(&fragment.as_bytes()[start..])
+    }
+
+    fn write_char_escape<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        escape: serde_json::ser::CharEscape,
+    ) -> io::Result<()> {
+        use serde_json::ser::CharEscape::*;
+        let c: u8 = match escape {
+            Quote => return w.write_all(b"\\\""),
+            ReverseSolidus => return w.write_all(b"\\\\"),
+            LineFeed => return w.write_all(b"\\n"),
+            Solidus => b'/',
+            Backspace => 0x08,
+            FormFeed => 0x0c,
+            CarriageReturn => b'\r',
+            Tab => b'\t',
+            AsciiControl(c) => c,
+            #[allow(unreachable_patterns)]
+            _ => b'?',
+        };
+        write!(w, "\\u{:04x}", c)
+    }
+}
+
+/// The names table: each string once, in order of first use.
+#[derive(Default)]
+struct Interner {
+    strings: Vec<String>,
+    index: HashMap<String, u32>,
+    /// The table index of each of the run's `NameId`s that events use.
+    objects: HashMap<NameId, u32>,
+}
+
+impl Interner {
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.index.get(s) {
+            return i;
+        }
+        let i = self.strings.len() as u32;
+        self.strings.push(s.to_string());
+        self.index.insert(s.to_string(), i);
+        i
+    }
+
+    fn object(&mut self, sim: &Sim, id: NameId) -> u32 {
+        if let Some(&i) = self.objects.get(&id) {
+            return i;
+        }
+        let i = self.intern(sim.names.resolve(id));
+        self.objects.insert(id, i);
+        i
+    }
+}
+
+/// Table indices of the configuration's entities.
+struct Actors {
+    user: u32,
+    etcd: u32,
+    narrator: u32,
+    gc: u32,
+    kinds: Vec<u32>,
+    apiservers: Vec<u32>,
+    controllers: Vec<u32>,
+    watchers: Vec<u32>,
+}
+
+impl Actors {
+    fn new(sim: &Sim, n: &mut Interner) -> Actors {
+        let all = |count: usize, label: &dyn Fn(usize) -> String, n: &mut Interner| {
+            (0..count).map(|i| n.intern(&label(i))).collect::<Vec<_>>()
+        };
+        Actors {
+            user: n.intern("user"),
+            etcd: n.intern("etcd"),
+            narrator: n.intern("say"),
+            gc: n.intern("garbage-collector"),
+            kinds: all(
+                sim.config.kinds.len(),
+                &|i| Labels::kind(sim, KindId(i as u16)).to_string(),
+                n,
+            ),
+            apiservers: all(
+                sim.config.apiservers.len(),
+                &|i| Labels::apiserver(sim, ApiserverId(i as u8)).to_string(),
+                n,
+            ),
+            controllers: all(
+                sim.config.controllers.len(),
+                &|i| Labels::controller(sim, ControllerId(i as u16)).to_string(),
+                n,
+            ),
+            watchers: all(
+                sim.reflectors.len(),
+                &|i| Labels::watcher(sim, WatcherId(i as u16)),
+                n,
+            ),
+        }
+    }
+    fn actor(&self, a: Actor) -> u32 {
+        match a {
+            Actor::User => self.user,
+            Actor::Etcd => self.etcd,
+            Actor::Apiserver(a) => self.apiservers[a.index()],
+            Actor::Watcher(w) => self.watchers[w.index()],
+            Actor::Controller(c) => self.controllers[c.index()],
+            Actor::Narrator => self.narrator,
+            Actor::GarbageCollector => self.gc,
+        }
+    }
+}
+
+/// Opening and closing a placeholder while the text is built: characters core's prose never
+/// holds (names never reach the text, only their indices do).
+const OPEN: char = '\u{e000}';
+const CLOSE: char = '\u{e001}';
+
+/// `Labels` that give each name as its placeholder: core's own `describe` then writes the
+/// text's template, so it says exactly what the one-line trace says.
+struct Placeholders {
+    kinds: Vec<String>,
+    apiservers: Vec<String>,
+    controllers: Vec<String>,
+    watchers: Vec<String>,
+    objects: HashMap<NameId, String>,
+}
+
+impl Placeholders {
+    fn new(names: &Interner, a: &Actors) -> Placeholders {
+        let p = |i: &u32| format!("{OPEN}{i}{CLOSE}");
+        Placeholders {
+            kinds: a.kinds.iter().map(p).collect(),
+            apiservers: a.apiservers.iter().map(p).collect(),
+            controllers: a.controllers.iter().map(p).collect(),
+            watchers: a.watchers.iter().map(p).collect(),
+            objects: names.objects.iter().map(|(id, i)| (*id, p(i))).collect(),
+        }
+    }
+
+    /// The event's one-line text with `{N}` for `names[N]`, and `{{` `}}` for literal braces.
+    fn text(&self, k: &EventKind) -> String {
+        let raw = describe(k, self);
+        let mut out = String::with_capacity(raw.len());
+        for c in raw.chars() {
+            match c {
+                '{' => out += "{{",
+                '}' => out += "}}",
+                OPEN => out.push('{'),
+                CLOSE => out.push('}'),
+                c => out.push(c),
+            }
+        }
+        out
+    }
+}
+
+impl Labels for Placeholders {
+    fn name(&self, id: NameId) -> &str {
+        self.objects.get(&id).map_or("?", String::as_str)
+    }
+    fn kind(&self, id: KindId) -> &str {
+        self.kinds.get(id.index()).map_or("?", String::as_str)
+    }
+    fn apiserver(&self, id: ApiserverId) -> &str {
+        self.apiservers.get(id.index()).map_or("?", String::as_str)
+    }
+    fn controller(&self, id: ControllerId) -> &str {
+        self.controllers.get(id.index()).map_or("?", String::as_str)
+    }
+    fn watcher(&self, id: WatcherId) -> String {
+        self.watchers.get(id.index()).cloned().unwrap_or_default()
+    }
+}
+
+/// A template's text with its names filled in: what `listwatch run --trace` shows.
+pub fn render_text(template: &str, names: &[String]) -> Option<String> {
+    let mut out = String::with_capacity(template.len());
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                out.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                out.push('}');
+            }
+            '{' => {
+                let mut n = String::new();
+                for d in chars.by_ref() {
+                    if d == '}' {
+                        break;
+                    }
+                    n.push(d);
+                }
+                out += names.get(n.parse::<usize>().ok()?)?;
+            }
+            '}' => return None,
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+#[derive(Serialize)]
+struct Document<'a> {
+    format: &'static str,
+    end_ms: TimeMs,
+    final_rv: Rv,
+    trace_hash: String,
+    passed: bool,
+    stopped_at_event_cap: bool,
+    names: &'a [String],
+    expectations: Vec<ExpectationOut<'a>>,
+    events: Events<'a>,
+}
+
+#[derive(Serialize)]
+struct ExpectationOut<'a> {
+    line: usize,
+    text: &'a str,
+    pass: bool,
+    found: &'a str,
+    decided_ms: TimeMs,
+    decided_by: Option<EventId>,
+}
+
+/// The events, written one by one as they are serialised.
+struct Events<'a> {
+    sim: &'a Sim,
+    names: &'a Interner,
+    actors: &'a Actors,
+    placeholders: &'a Placeholders,
+}
+
+impl Serialize for Events<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.sim.trace.len()))?;
+        for (i, e) in self.sim.trace.iter().enumerate() {
+            seq.serialize_element(&EventOut {
+                id: i as EventId,
+                time_ms: e.time_ms,
+                actor: self.actors.actor(e.actor),
+                cause: e.cause(),
+                kind: self.kind(&e.kind),
+                text: self.placeholders.text(&e.kind),
+            })?;
+        }
+        seq.end()
+    }
+}
+
+#[derive(Serialize)]
+struct EventOut {
+    id: EventId,
+    time_ms: TimeMs,
+    /// Index into `names`.
+    actor: u32,
+    cause: Option<EventId>,
+    #[serde(flatten)]
+    kind: Kind,
+    text: String,
+}
+
+/// An API error: its status code (0 when there is none: a refused connection, a reconcile's own
+/// error), the apiserver's message, and the RVs a 410 or 504 names.
+#[derive(Serialize)]
+struct ErrorOut {
+    error: &'static str,
+    status_code: u16,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    requested_rv: Option<Rv>,
+    /// A 410's `(oldest-1)`, a 504's current RV.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    boundary_rv: Option<Rv>,
+}
+
+fn error_out(e: ApiError) -> ErrorOut {
+    let (error, requested_rv, boundary_rv) = match e {
+        ApiError::Conflict => ("conflict", None, None),
+        ApiError::AlreadyExists => ("already_exists", None, None),
+        ApiError::NotFound => ("not_found", None, None),
+        ApiError::UidMismatch => ("uid_mismatch", None, None),
+        ApiError::TooOld {
+            requested,
+            oldest_minus_one,
+        } => ("too_old", Some(requested), Some(oldest_minus_one)),
+        ApiError::WatchCompacted => ("watch_compacted", None, None),
+        ApiError::ContinueExpired => ("continue_expired", None, None),
+        ApiError::TooLargeRv { requested, current } => {
+            ("too_large_rv", Some(requested), Some(current))
+        }
+        ApiError::TooManyRequests => ("too_many_requests", None, None),
+        ApiError::ConnectionRefused => ("connection_refused", None, None),
+        ApiError::ReconcileError => ("reconcile_error", None, None),
+    };
+    ErrorOut {
+        error,
+        status_code: e.code(),
+        message: e.message(),
+        requested_rv,
+        boundary_rv,
+    }
+}
+
+/// Each event type's own fields. `kind`, `name`, `key`, `watcher`, `controller` and `apiserver`
+/// are indices into `names`.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Kind {
+    Write {
+        op: &'static str,
+        kind: u32,
+        name: u32,
+        rv: Rv,
+        spec: i64,
+        status: i64,
+    },
+    WriteFailed {
+        op: &'static str,
+        kind: u32,
+        name: u32,
+        #[serde(flatten)]
+        error: ErrorOut,
+    },
+    NoOpWrite {
+        kind: u32,
+        name: u32,
+    },
+    CacheAdd {
+        apiserver: u32,
+        kind: u32,
+        rv: Rv,
+        name: u32,
+        evicted: u32,
+        capacity: u32,
+    },
+    CacheReset {
+        apiserver: u32,
+        kind: u32,
+        list_rv: Rv,
+        ready: bool,
+    },
+    Compacted {
+        rv: Rv,
+    },
+    ListRequest {
+        watcher: u32,
+        request_rv: String,
+        relist: bool,
+    },
+    ListResult {
+        watcher: u32,
+        list_rv: Rv,
+        items: u32,
+        from_etcd: bool,
+        more: bool,
+    },
+    ListContinue {
+        watcher: u32,
+        list_rv: Rv,
+    },
+    ListFailed {
+        watcher: u32,
+        #[serde(flatten)]
+        error: ErrorOut,
+    },
+    WatchRequest {
+        watcher: u32,
+        rv: Rv,
+        timeout_ms: TimeMs,
+    },
+    WatchListRequest {
+        watcher: u32,
+        request_rv: String,
+        relist: bool,
+    },
+    InitialEventsEnd {
+        watcher: u32,
+        rv: Rv,
+        items: u32,
+    },
+    WatchOpened {
+        watcher: u32,
+        rv: Rv,
+        replayed: u32,
+    },
+    WatchFailed {
+        watcher: u32,
+        #[serde(flatten)]
+        error: ErrorOut,
+    },
+    WatchEvent {
+        watcher: u32,
+        event: &'static str,
+        name: u32,
+        rv: Rv,
+        spec: i64,
+    },
+    Bookmark {
+        watcher: u32,
+        rv: Rv,
+    },
+    WatchEnded {
+        watcher: u32,
+        reason: &'static str,
+    },
+    EventDropped {
+        watcher: u32,
+        rv: Rv,
+    },
+    State {
+        watcher: u32,
+        state: &'static str,
+        rv: Rv,
+    },
+    Backoff {
+        watcher: u32,
+        delay_ms: TimeMs,
+    },
+    Informer {
+        watcher: u32,
+        delta: &'static str,
+        name: u32,
+        rv: Rv,
+        spec: i64,
+        deleting: bool,
+    },
+    Enqueue {
+        controller: u32,
+        key: u32,
+        outcome: &'static str,
+        delay_ms: TimeMs,
+    },
+    ReconcileStart {
+        controller: u32,
+        key: u32,
+        worker: u32,
+        spec: Option<i64>,
+    },
+    ReconcileEnd {
+        controller: u32,
+        key: u32,
+        result: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        requeue_after_ms: Option<TimeMs>,
+        #[serde(flatten, skip_serializing_if = "Option::is_none")]
+        error: Option<ErrorOut>,
+    },
+    Crash {
+        controller: u32,
+    },
+    Restart {
+        controller: u32,
+        apiserver: u32,
+    },
+    Disconnect {
+        controller: u32,
+        until_ms: TimeMs,
+    },
+    Reconnect {
+        controller: u32,
+    },
+    LinkDelay {
+        controller: u32,
+        delay_ms: TimeMs,
+    },
+    DropArmed {
+        controller: u32,
+        count: u32,
+    },
+    CachePaused {
+        apiserver: u32,
+        paused: bool,
+    },
+    ApiserverRestart {
+        apiserver: u32,
+        down_ms: TimeMs,
+    },
+    /// Narration: `narration` is the index of its words in `names`.
+    Say {
+        narration: u32,
+    },
+}
+
+/// The request's `resourceVersion` parameter as the API has it: `""`, `"0"` or `"N"`.
+fn request_rv(rv: ListRv) -> String {
+    match rv {
+        ListRv::Consistent => String::new(),
+        ListRv::Any => "0".into(),
+        ListRv::NotOlderThan(rv) => rv.to_string(),
+    }
+}
+
+fn op(op: WriteOp) -> &'static str {
+    match op {
+        WriteOp::Create => "create",
+        WriteOp::Update => "update",
+        WriteOp::UpdateStatus => "update_status",
+        WriteOp::MarkDeleting => "mark_deleting",
+        WriteOp::Delete => "delete",
+    }
+}
+
+/// The `NameId` an event refers to: an object's name, a queue key or narration.
+fn name_id(k: &EventKind) -> Option<NameId> {
+    use EventKind::*;
+    match *k {
+        Write { name, .. }
+        | WriteFailed { name, .. }
+        | NoOpWrite { name, .. }
+        | CacheAdd { name, .. }
+        | WatchEvent { name, .. }
+        | Informer { name, .. } => Some(name),
+        Enqueue { key, .. } | ReconcileStart { key, .. } | ReconcileEnd { key, .. } => Some(key),
+        Say { text } => Some(text),
+        _ => None,
+    }
+}
+
+impl Events<'_> {
+    fn kind(&self, k: &EventKind) -> Kind {
+        let a = self.actors;
+        let name = |id: NameId| self.names.objects[&id];
+        let kind = |id: KindId| a.kinds[id.index()];
+        let w = |id: WatcherId| a.watchers[id.index()];
+        let c = |id: ControllerId| a.controllers[id.index()];
+        let api = |id: ApiserverId| a.apiservers[id.index()];
+        match *k {
+            EventKind::Write {
+                op: o,
+                kind: k,
+                name: n,
+                rv,
+                spec,
+                status,
+            } => Kind::Write {
+                op: op(o),
+                kind: kind(k),
+                name: name(n),
+                rv,
+                spec,
+                status,
+            },
+            EventKind::WriteFailed {
+                op: o,
+                kind: k,
+                name: n,
+                error,
+            } => Kind::WriteFailed {
+                op: op(o),
+                kind: kind(k),
+                name: name(n),
+                error: error_out(error),
+            },
+            EventKind::NoOpWrite { kind: k, name: n } => Kind::NoOpWrite {
+                kind: kind(k),
+                name: name(n),
+            },
+            EventKind::CacheAdd {
+                apiserver,
+                kind: k,
+                rv,
+                name: n,
+                evicted,
+                capacity,
+            } => Kind::CacheAdd {
+                apiserver: api(apiserver),
+                kind: kind(k),
+                rv,
+                name: name(n),
+                evicted,
+                capacity,
+            },
+            EventKind::CacheReset {
+                apiserver,
+                kind: k,
+                list_rv,
+                ready,
+            } => Kind::CacheReset {
+                apiserver: api(apiserver),
+                kind: kind(k),
+                list_rv,
+                ready,
+            },
+            EventKind::Compacted { rev } => Kind::Compacted { rv: rev },
+            EventKind::ListRequest {
+                watcher,
+                rv,
+                relist,
+            } => Kind::ListRequest {
+                watcher: w(watcher),
+                request_rv: request_rv(rv),
+                relist,
+            },
+            EventKind::ListResult {
+                watcher,
+                list_rv,
+                items,
+                from_etcd,
+                more,
+            } => Kind::ListResult {
+                watcher: w(watcher),
+                list_rv,
+                items,
+                from_etcd,
+                more,
+            },
+            EventKind::ListContinue { watcher, list_rv } => Kind::ListContinue {
+                watcher: w(watcher),
+                list_rv,
+            },
+            EventKind::ListFailed { watcher, error } => Kind::ListFailed {
+                watcher: w(watcher),
+                error: error_out(error),
+            },
+            EventKind::WatchRequest {
+                watcher,
+                from_rv,
+                timeout_ms,
+            } => Kind::WatchRequest {
+                watcher: w(watcher),
+                rv: from_rv,
+                timeout_ms,
+            },
+            EventKind::WatchListRequest {
+                watcher,
+                rv,
+                relist,
+            } => Kind::WatchListRequest {
+                watcher: w(watcher),
+                request_rv: request_rv(rv),
+                relist,
+            },
+            EventKind::InitialEventsEnd { watcher, rv, items } => Kind::InitialEventsEnd {
+                watcher: w(watcher),
+                rv,
+                items,
+            },
+            EventKind::WatchOpened {
+                watcher,
+                from_rv,
+                replayed,
+            } => Kind::WatchOpened {
+                watcher: w(watcher),
+                rv: from_rv,
+                replayed,
+            },
+            EventKind::WatchFailed { watcher, error } => Kind::WatchFailed {
+                watcher: w(watcher),
+                error: error_out(error),
+            },
+            EventKind::WatchEvent {
+                watcher,
+                event,
+                name: n,
+                rv,
+                spec,
+            } => Kind::WatchEvent {
+                watcher: w(watcher),
+                event: event.as_str(),
+                name: name(n),
+                rv,
+                spec,
+            },
+            EventKind::Bookmark { watcher, rv } => Kind::Bookmark {
+                watcher: w(watcher),
+                rv,
+            },
+            EventKind::WatchEnded { watcher, reason } => Kind::WatchEnded {
+                watcher: w(watcher),
+                reason: match reason {
+                    WatchEnd::Timeout => "timeout",
+                    WatchEnd::Disconnected => "disconnected",
+                    WatchEnd::TooSlow => "too_slow",
+                    WatchEnd::ServerClosed => "server_closed",
+                },
+            },
+            EventKind::EventDropped { watcher, rv } => Kind::EventDropped {
+                watcher: w(watcher),
+                rv,
+            },
+            EventKind::State {
+                watcher,
+                state,
+                last_rv,
+            } => Kind::State {
+                watcher: w(watcher),
+                state: state.as_str(),
+                rv: last_rv,
+            },
+            EventKind::Backoff { watcher, delay_ms } => Kind::Backoff {
+                watcher: w(watcher),
+                delay_ms,
+            },
+            EventKind::Informer {
+                watcher,
+                delta,
+                name: n,
+                rv,
+                spec,
+                deleting,
+            } => Kind::Informer {
+                watcher: w(watcher),
+                delta: match delta {
+                    Delta::Added => "added",
+                    Delta::Updated => "updated",
+                    Delta::Deleted => "deleted",
+                    Delta::DeletedFinalStateUnknown => "deleted_final_state_unknown",
+                    Delta::Sync => "sync",
+                },
+                name: name(n),
+                rv,
+                spec,
+                deleting,
+            },
+            EventKind::Enqueue {
+                controller,
+                key,
+                outcome,
+                delay_ms,
+            } => Kind::Enqueue {
+                controller: c(controller),
+                key: name(key),
+                outcome: match outcome {
+                    QueueAdd::Added => "added",
+                    QueueAdd::AlreadyQueued => "already_queued",
+                    QueueAdd::MarkedDirty => "marked_dirty",
+                },
+                delay_ms,
+            },
+            EventKind::ReconcileStart {
+                controller,
+                key,
+                worker,
+                spec,
+            } => Kind::ReconcileStart {
+                controller: c(controller),
+                key: name(key),
+                worker,
+                spec,
+            },
+            EventKind::ReconcileEnd {
+                controller,
+                key,
+                result,
+            } => {
+                let (result, requeue_after_ms, error) = match result {
+                    ReconcileResult::Done => ("done", None, None),
+                    ReconcileResult::RequeueAfter(d) => ("requeue_after", Some(d), None),
+                    ReconcileResult::Error(e) => ("error", None, Some(error_out(e))),
+                    ReconcileResult::Crashed => ("crashed", None, None),
+                };
+                Kind::ReconcileEnd {
+                    controller: c(controller),
+                    key: name(key),
+                    result,
+                    requeue_after_ms,
+                    error,
+                }
+            }
+            EventKind::Crash { controller } => Kind::Crash {
+                controller: c(controller),
+            },
+            EventKind::Restart {
+                controller,
+                apiserver,
+            } => Kind::Restart {
+                controller: c(controller),
+                apiserver: api(apiserver),
+            },
+            EventKind::Disconnect {
+                controller,
+                until_ms,
+            } => Kind::Disconnect {
+                controller: c(controller),
+                until_ms,
+            },
+            EventKind::Reconnect { controller } => Kind::Reconnect {
+                controller: c(controller),
+            },
+            EventKind::LinkDelay {
+                controller,
+                delay_ms,
+            } => Kind::LinkDelay {
+                controller: c(controller),
+                delay_ms,
+            },
+            EventKind::DropArmed { controller, count } => Kind::DropArmed {
+                controller: c(controller),
+                count,
+            },
+            EventKind::CachePaused { apiserver, paused } => Kind::CachePaused {
+                apiserver: api(apiserver),
+                paused,
+            },
+            EventKind::ApiserverRestart { apiserver, down_ms } => Kind::ApiserverRestart {
+                apiserver: api(apiserver),
+                down_ms,
+            },
+            EventKind::Say { text } => Kind::Say {
+                narration: name(text),
+            },
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,14 +1,47 @@
 //! Data-driven: every gallery scenario parses, keeps every invariant, meets all its
-//! expectations, and produces exactly its snapshot trace (`tests/snapshots/NAME.trace`).
-//! Run with `UPDATE_SNAPSHOTS=1` to accept new traces, then read the diff.
+//! expectations, and produces exactly its snapshot trace (`tests/snapshots/NAME.trace`) and its
+//! line of `scenarios/trace-hashes.txt`. build.rs writes one `#[test]` per scenario
+//! (`scenario_02_overflow_410_relist` for `02-overflow-410-relist.lw`), so a failure names its
+//! scenario and a new file in `scenarios/` gets its test without editing Rust.
+//! Run with `UPDATE_SNAPSHOTS=1` to accept new traces and hashes, then read the diff.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
 
 use listwatch_core::sim::trace_hash;
 use listwatch_script::gallery::GALLERY;
 
-fn snapshot_path(name: &str) -> std::path::PathBuf {
+fn update() -> bool {
+    std::env::var_os("UPDATE_SNAPSHOTS").is_some()
+}
+
+fn snapshot_path(name: &str) -> PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/snapshots")
         .join(name.replace(".lw", ".trace"))
+}
+
+fn hash_file() -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/trace-hashes.txt")
+}
+
+/// Tests run in threads of one process: this lock keeps their rewrites of the hash file apart.
+static HASHES: Mutex<()> = Mutex::new(());
+
+/// `trace-hashes.txt` as (file name, hash) lines.
+fn read_hashes() -> Vec<(String, String)> {
+    std::fs::read_to_string(hash_file())
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(n, h)| (n.to_string(), h.to_string()))
+        .collect()
+}
+
+fn write_hashes(mut lines: Vec<(String, String)>) {
+    lines.sort();
+    let text: String = lines.iter().map(|(n, h)| format!("{n} {h}\n")).collect();
+    std::fs::write(hash_file(), text).unwrap();
 }
 
 fn trace_text(sim: &listwatch_core::Sim) -> String {
@@ -19,6 +52,69 @@ fn trace_text(sim: &listwatch_core::Sim) -> String {
     }
     s
 }
+
+/// Runs one gallery scenario and checks everything the gallery promises about it.
+fn check_scenario(name: &str) {
+    let src = GALLERY
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, s)| *s)
+        .unwrap_or_else(|| panic!("{name} is not in the gallery"));
+    let report = listwatch_script::run(src)
+        .unwrap_or_else(|d| panic!("{name}: {}", listwatch_script::render(&d[0], name, src)));
+    let mut failures = vec![];
+    if let Err(e) = listwatch_core::invariants::check(&report.sim) {
+        failures.push(format!("{name}: invariant broken: {e}"));
+    }
+    for (x, o) in &report.outcomes {
+        if !o.pass {
+            failures.push(format!(
+                "{name}:{}: `{}` failed, found {}",
+                x.line, x.text, o.found
+            ));
+        }
+    }
+    let text = trace_text(&report.sim);
+    let path = snapshot_path(name);
+    let hash = format!("{:016x}", trace_hash(&report.sim));
+    if update() {
+        std::fs::write(&path, &text).unwrap();
+        let _guard = HASHES.lock().unwrap_or_else(|e| e.into_inner());
+        let mut lines = read_hashes();
+        lines.retain(|(n, _)| n != name);
+        lines.push((name.to_string(), hash));
+        write_hashes(lines);
+    } else {
+        match std::fs::read_to_string(&path) {
+            Ok(want) if want == text => {}
+            Ok(_) => failures.push(format!(
+                "{name}: trace differs from {} (UPDATE_SNAPSHOTS=1 to accept)",
+                path.display()
+            )),
+            Err(_) => failures.push(format!("{name}: no snapshot at {}", path.display())),
+        }
+        let listed = read_hashes().into_iter().find(|(n, _)| n == name);
+        if listed.as_ref().map(|(_, h)| h) != Some(&hash) {
+            failures.push(format!(
+                "{name}: {} lists {:?}, the run hashes to {hash} (UPDATE_SNAPSHOTS=1)",
+                hash_file().display(),
+                listed.map(|(_, h)| h)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+macro_rules! gallery_test {
+    ($test:ident, $file:literal) => {
+        #[test]
+        fn $test() {
+            check_scenario($file);
+        }
+    };
+}
+
+include!(concat!(env!("OUT_DIR"), "/gallery_tests.rs"));
 
 #[test]
 fn gallery_has_the_promised_scenarios() {
@@ -35,58 +131,23 @@ fn gallery_has_the_promised_scenarios() {
     }
 }
 
+/// `trace-hashes.txt` lists exactly the gallery, in file order (each scenario's own test checks
+/// its hash). With `UPDATE_SNAPSHOTS=1`, lines of scenarios that are gone are removed.
 #[test]
-fn every_scenario_passes_and_matches_its_snapshot() {
-    let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some();
-    let mut hashes = String::new();
-    let mut failures = vec![];
-    for (name, src) in GALLERY {
-        let report = match listwatch_script::run(src) {
-            Ok(r) => r,
-            Err(d) => {
-                failures.push(format!(
-                    "{name}: {}",
-                    listwatch_script::render(&d[0], name, src)
-                ));
-                continue;
-            }
-        };
-        if let Err(e) = listwatch_core::invariants::check(&report.sim) {
-            failures.push(format!("{name}: invariant broken: {e}"));
-        }
-        for (x, o) in &report.outcomes {
-            if !o.pass {
-                failures.push(format!(
-                    "{name}:{}: `{}` failed, found {}",
-                    x.line, x.text, o.found
-                ));
-            }
-        }
-        let text = trace_text(&report.sim);
-        let path = snapshot_path(name);
-        if update {
-            std::fs::write(&path, &text).unwrap();
-        } else {
-            match std::fs::read_to_string(&path) {
-                Ok(want) if want == text => {}
-                Ok(_) => failures.push(format!(
-                    "{name}: trace differs from {} (UPDATE_SNAPSHOTS=1 to accept)",
-                    path.display()
-                )),
-                Err(_) => failures.push(format!("{name}: no snapshot at {}", path.display())),
-            }
-        }
-        hashes += &format!("{name} {:016x}\n", trace_hash(&report.sim));
+fn trace_hashes_list_exactly_the_gallery() {
+    let _guard = HASHES.lock().unwrap_or_else(|e| e.into_inner());
+    let mut lines = read_hashes();
+    if update() {
+        lines.retain(|(n, _)| GALLERY.iter().any(|(g, _)| g == n));
+        write_hashes(lines);
+        return;
     }
-    let hash_file =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/trace-hashes.txt");
-    if update {
-        std::fs::write(&hash_file, &hashes).unwrap();
-    } else if std::fs::read_to_string(&hash_file).ok().as_deref() != Some(hashes.as_str()) {
-        failures.push(format!(
-            "{} is out of date (UPDATE_SNAPSHOTS=1)",
-            hash_file.display()
-        ));
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let listed: Vec<&str> = lines.iter().map(|(n, _)| n.as_str()).collect();
+    let gallery: Vec<&str> = GALLERY.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        listed,
+        gallery,
+        "{} is out of date (UPDATE_SNAPSHOTS=1)",
+        hash_file().display()
+    );
 }

@@ -14,8 +14,9 @@ const TRUNK_VERSION: &str = "0.21.14";
 const HELP: &str = "\
 cargo xtask COMMAND
 
-    serve [--port N]   install what is missing, build the page (release, wasm-opt), serve it
-                       on http://127.0.0.1:8080 (or N)
+    serve [--port N]   install what is missing, then `trunk serve`: build the page (release,
+                       wasm-opt), serve it on http://127.0.0.1:8080 (or N), rebuild and reload
+                       it on every change
     build              install what is missing and build the page into dist/
     test               every check: fmt, clippy, native tests, wasm tests in headless Chromium,
                        the release page build and the browser end-to-end tests
@@ -42,7 +43,7 @@ fn main() -> ExitCode {
                 },
                 None => 8080,
             };
-            build_page().and_then(|_| serve::serve(&root.join("dist"), port, None))
+            ensure_tools().and_then(|_| trunk_serve(port))
         }
         Some("build") => build_page(),
         Some("test") => test(),
@@ -220,6 +221,24 @@ fn trunk_build() -> Result<(), String> {
         t.elapsed().as_secs_f64()
     ));
     Ok(())
+}
+
+/// `trunk serve`: builds the page like `trunk_build`, serves it on the loopback address only,
+/// and rebuilds and reloads it when a watched file changes (`[watch]` in Trunk.toml).
+fn trunk_serve(port: u16) -> Result<(), String> {
+    let _ = std::fs::remove_dir_all("target/wasm-bindgen");
+    say(&format!(
+        "trunk serve on http://127.0.0.1:{port}/ (rebuilds and reloads on change; Ctrl+C to stop)"
+    ));
+    run(tool("trunk").args([
+        "serve",
+        "--release",
+        "--offline",
+        "--address",
+        "127.0.0.1",
+        "--port",
+        &port.to_string(),
+    ]))
 }
 
 fn chromium() -> Result<(), String> {

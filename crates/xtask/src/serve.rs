@@ -1,5 +1,6 @@
-//! A small static file server for the built page: loopback only, GET and HEAD only, no path
-//! escapes, bounded request size.
+//! A small static file server for the built page, for the browser tests and page benchmarks
+//! (`cargo xtask serve` uses `trunk serve`): loopback only, GET and HEAD only, no path escapes,
+//! bounded request size.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -77,18 +78,12 @@ fn handle(dir: &Path, mut s: TcpStream) {
     }
 }
 
-/// Serves `dir` on 127.0.0.1:`port` until killed.
-pub fn serve(dir: &Path, port: u16, stop: Option<Arc<AtomicBool>>) -> Result<(), String> {
+/// Serves `dir` on 127.0.0.1:`port` until `stop` is set (and one more connection arrives).
+fn serve(dir: &Path, port: u16, stop: Arc<AtomicBool>) -> Result<(), String> {
     let listener = TcpListener::bind(("127.0.0.1", port))
         .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
-    if stop.is_none() {
-        eprintln!(
-            "==> serving {} on http://127.0.0.1:{port}/ (Ctrl+C to stop)",
-            dir.display()
-        );
-    }
     for s in listener.incoming() {
-        if stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+        if stop.load(Ordering::Relaxed) {
             break;
         }
         if let Ok(s) = s {
@@ -106,7 +101,7 @@ pub fn serve_in_background(dir: &Path) -> Result<(u16, impl FnOnce()), String> {
     drop(probe);
     let stop = Arc::new(AtomicBool::new(false));
     let (dir, flag) = (dir.to_path_buf(), stop.clone());
-    std::thread::spawn(move || serve(&dir, port, Some(flag)));
+    std::thread::spawn(move || serve(&dir, port, flag));
     std::thread::sleep(std::time::Duration::from_millis(200));
     Ok((port, move || {
         stop.store(true, Ordering::Relaxed);

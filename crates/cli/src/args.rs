@@ -1,0 +1,187 @@
+//! The command line, declared with clap's derive: one variant per subcommand, each with its own
+//! `--help`. Usage errors exit with 2, like invalid scripts; `--help` and `--version` with 0.
+
+use std::process::ExitCode;
+
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+
+/// The address a share link points at unless `--base` says otherwise.
+pub const DEFAULT_BASE: &str = "http://127.0.0.1:8080/";
+
+/// The largest `--budget` of `explore`.
+const MAX_BUDGET: u64 = 10_000_000;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  ok: every file parses and every expectation holds (explore: nothing breaks it)
+  1  an expectation failed (explore: a counterexample was found)
+  2  invalid input: a script with diagnostics, a file that cannot be read, a bad argument";
+
+const EXAMPLES: &str = "\
+Examples:
+  listwatch run scenarios/02-overflow-410-relist.lw --trace   the summary, then the event log
+  listwatch run scenarios/02-overflow-410-relist.lw --json    the run as JSON (docs/trace-format.md)
+  listwatch check scenarios/*.lw                              check every expectation
+  listwatch share FILE --at 2.2s --base URL                   a share link to a moment
+  listwatch open LINK                                         the script a share link carries
+  listwatch explore FILE --budget 1000 --all --json           search fault schedules
+  listwatch completions bash > /etc/bash_completion.d/listwatch
+
+FILE may be `-` for standard input.";
+
+/// listwatch: run Kubernetes list-then-watch scenarios and check their expectations
+#[derive(Parser, Debug)]
+#[command(
+    name = "listwatch",
+    version,
+    after_help = format!("{EXAMPLES}\n\n{EXIT_CODES}")
+)]
+pub struct Cli {
+    /// When to colour the output (auto: on a terminal, unless NO_COLOR is set)
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto, global = true)]
+    pub color: ColorWhen,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a scenario and print a summary
+    ///
+    /// The summary tells each watcher's lists, watches and 410s, each controller's reconciles,
+    /// why the relists happened, every expectation's verdict and whether ESR holds.
+    #[command(after_help = EXIT_CODES)]
+    Run {
+        /// The scenario script (`-` for standard input)
+        #[arg(value_name = "FILE")]
+        file: String,
+        /// Print the one-line-per-event log after the summary
+        #[arg(long)]
+        trace: bool,
+        /// Print the run as JSON (docs/trace-format.md) instead of the summary
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check that files parse and every expectation holds
+    #[command(after_help = EXIT_CODES)]
+    Check {
+        /// The scenario scripts (`-` for standard input)
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<String>,
+    },
+    /// Print a share link carrying the scenario (and a moment)
+    Share {
+        /// The scenario script (`-` for standard input)
+        #[arg(value_name = "FILE")]
+        file: String,
+        /// The page the link opens
+        #[arg(long, value_name = "URL", default_value = DEFAULT_BASE)]
+        base: String,
+        /// The moment the page shows (2s, 250ms, 1m)
+        #[arg(long, value_name = "TIME", value_parser = parse_time)]
+        at: Option<u64>,
+    },
+    /// Print the script a share link carries
+    Open {
+        /// A share link (`…#lw1.…`)
+        #[arg(value_name = "LINK")]
+        link: String,
+    },
+    /// Search fault schedules that break the expectations
+    ///
+    /// Single faults, then pairs: a crash between two writes, a state hidden from the
+    /// controller, a restart against a stale apiserver, a disconnect long enough for a 410, a
+    /// dropped notification. The first schedule that breaks an expectation or ESR is printed as
+    /// a scenario to run, share and open in the page (exit 1); none within the budget: exit 0.
+    #[command(after_help = EXIT_CODES)]
+    Explore {
+        /// The scenario script (`-` for standard input)
+        #[arg(value_name = "FILE")]
+        file: String,
+        /// How many fault schedules to try at most (1 to 10000000)
+        #[arg(long, value_name = "N", value_parser = parse_budget)]
+        budget: Option<u64>,
+        /// Keep searching after the first counterexample and print every one found
+        #[arg(long)]
+        all: bool,
+        /// Print the search's figures and counterexamples as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a shell completion script (bash, elvish, fish, powershell, zsh)
+    Completions {
+        #[arg(value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+}
+
+fn parse_time(t: &str) -> Result<u64, String> {
+    listwatch_script::parse_duration(t)
+        .ok_or_else(|| format!("`{t}` is not a time (write 2s, 250ms, 1m)"))
+}
+
+fn parse_budget(n: &str) -> Result<u64, String> {
+    match n.parse::<u64>() {
+        Ok(n) if (1..=MAX_BUDGET).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "--budget takes a number of schedules from 1 to {MAX_BUDGET}"
+        )),
+    }
+}
+
+/// Parses the process's arguments. Help and version go to standard output (exit 0); usage errors
+/// to standard error, with whatever the user typed escaped like every other text (exit 2). No
+/// arguments at all prints the help, as `help` does.
+pub fn parse() -> Result<Cli, ExitCode> {
+    if std::env::args_os().len() <= 1 {
+        let _ = Cli::command().print_help();
+        return Err(ExitCode::SUCCESS);
+    }
+    Cli::try_parse().map_err(|e| match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            ExitCode::SUCCESS
+        }
+        ErrorKind::InvalidSubcommand => {
+            let word = match e.get(ContextKind::InvalidSubcommand) {
+                Some(ContextValue::String(s)) => s.clone(),
+                _ => String::new(),
+            };
+            let mut msg = format!("error: unknown command `{word}`\n");
+            if let Some(ContextValue::Strings(s)) = e.get(ContextKind::SuggestedSubcommand) {
+                msg += &format!("\n  tip: did you mean `{}`?\n", s.join("` or `"));
+            }
+            msg += "\nFor the commands, try 'listwatch --help'.\n";
+            eprint!("{}", crate::term(&msg));
+            ExitCode::from(2)
+        }
+        _ => {
+            eprint!("{}", crate::term(&e.render().to_string()));
+            ExitCode::from(2)
+        }
+    })
+}
+
+/// Writes the completion script for `shell`.
+pub fn completions(shell: clap_complete::Shell, out: &mut dyn std::io::Write) {
+    clap_complete::generate(shell, &mut Cli::command(), "listwatch", out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}
