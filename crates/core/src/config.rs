@@ -46,12 +46,26 @@ pub enum KeyMap {
     ReadOnly,
 }
 
+/// controller-runtime's event filters (`pkg/predicate/predicate.go`): which update events reach
+/// the handler. Creates and deletes always pass.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum Predicate {
+    #[default]
+    All,
+    /// `GenerationChangedPredicate`: updates pass only when `metadata.generation` changed, so
+    /// status-only writes and resyncs do not trigger a reconcile.
+    GenerationChanged,
+    /// `ResourceVersionChangedPredicate`: updates pass only when the RV changed (drops resyncs).
+    ResourceVersionChanged,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct WatchConfig {
     pub kind: KindId,
     pub map: KeyMap,
     /// Only objects of this namespace (a field selector); `None` watches all namespaces.
     pub namespace: Option<String>,
+    pub predicate: Predicate,
 }
 
 /// The reconcile library. Level-triggered behaviours decide from the latest state only; the
@@ -110,6 +124,12 @@ pub struct ControllerConfig {
     pub anvil_period_ms: TimeMs,
     /// Start time of the controller.
     pub start_ms: TimeMs,
+    /// This controller's `allowWatchBookmarks` (None: the cluster's setting).
+    pub bookmarks: Option<bool>,
+    /// This controller's streaming list (None: the cluster's setting).
+    pub streaming_list: Option<bool>,
+    /// The first this-many reconciles of each key return an error (deterministic failures).
+    pub fail_first: u32,
 }
 
 /// Reflector options that differ between Kubernetes versions.
@@ -214,6 +234,12 @@ pub enum Input {
         after_writes: Option<u32>,
         restart_after_ms: Option<TimeMs>,
     },
+    /// An HA load balancer sends the controller's connections to another apiserver: its open
+    /// watches break, and its reflectors go on from their last RV there (they do not relist).
+    Failover {
+        controller: ControllerId,
+        apiserver: ApiserverId,
+    },
     /// Start a crashed controller (fresh informers), optionally against another apiserver.
     Restart {
         controller: ControllerId,
@@ -315,6 +341,7 @@ impl Config {
                 kind: primary,
                 map: KeyMap::Itself,
                 namespace: None,
+                predicate: Predicate::All,
             }],
             behaviour,
             workers: 1,
@@ -328,7 +355,20 @@ impl Config {
             anvil: false,
             anvil_period_ms: 60_000,
             start_ms: 0,
+            bookmarks: None,
+            streaming_list: None,
+            fail_first: 0,
         }
+    }
+
+    /// The reflector settings of one controller: the cluster's, with its own overrides.
+    pub fn reflector_of(&self, c: ControllerId) -> ReflectorConfig {
+        let mut r = self.reflector;
+        if let Some(cc) = self.controllers.get(c.index()) {
+            r.bookmarks = cc.bookmarks.unwrap_or(r.bookmarks);
+            r.streaming_list = cc.streaming_list.unwrap_or(r.streaming_list);
+        }
+        r
     }
 }
 
@@ -519,8 +559,11 @@ impl Config {
                 }
             }
         }
-        if self.reflector.streaming_list && !self.reflector.bookmarks {
-            return Err(ConfigError::StreamingListWithoutBookmarks);
+        for i in 0..self.controllers.len() {
+            let r = self.reflector_of(ControllerId(i as u16));
+            if r.streaming_list && !r.bookmarks {
+                return Err(ConfigError::StreamingListWithoutBookmarks);
+            }
         }
         if self.end_ms > self.limits.max_time_ms {
             return Err(ConfigError::EndBeyondLimit {
@@ -557,6 +600,13 @@ impl Config {
                     if let Some(a) = apiserver {
                         api_ok(*a)?;
                     }
+                }
+                Input::Failover {
+                    controller,
+                    apiserver,
+                } => {
+                    ctl_ok(*controller)?;
+                    api_ok(*apiserver)?;
                 }
                 Input::PauseCache { apiserver }
                 | Input::ResumeCache { apiserver }

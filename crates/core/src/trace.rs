@@ -375,6 +375,11 @@ pub enum EventKind {
         controller: ControllerId,
         until_ms: TimeMs,
     },
+    /// The load balancer moved the controller's connections to another apiserver.
+    Failover {
+        controller: ControllerId,
+        apiserver: ApiserverId,
+    },
     Reconnect {
         controller: ControllerId,
     },
@@ -668,6 +673,10 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
         Restart { apiserver, .. } => format!("restarted against {}", l.apiserver(apiserver)),
         Disconnect { until_ms, .. } => format!("disconnected until {}", format_ms(until_ms)),
         Reconnect { .. } => "connection restored".into(),
+        Failover { apiserver, .. } => format!(
+            "connections fail over to {} (watches break; reflectors keep their last RV)",
+            l.apiserver(apiserver)
+        ),
         LinkDelay { delay_ms, .. } => format!("link delay set to {}", format_ms(delay_ms)),
         HoldArmed { kind, name, .. } => format!(
             "notifications held until a later state of {}/{} arrives",

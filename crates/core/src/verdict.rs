@@ -107,6 +107,56 @@ pub enum Expect {
     },
     /// Eventually stable reconciliation for one controller (or all).
     Esr { controller: Option<ControllerId> },
+    /// Something a controller's reflectors got or sent, optionally by a time and within a
+    /// window after another such fact.
+    Trace {
+        controller: ControllerId,
+        kind: Option<KindId>,
+        fact: Fact,
+        by_ms: Option<TimeMs>,
+        /// `between D1 and D2 after FACT`: at least D1 and at most D2 after its first occurrence.
+        after: Option<(TimeMs, TimeMs, Fact)>,
+    },
+}
+
+/// A fact a trace states about one reflector.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fact {
+    /// An error with exactly this message (a watch's ERROR event, a list's failure).
+    Got(String),
+    /// A request: a list (or streaming list) or a watch, with its `resourceVersion` parameter
+    /// as the server sees it (`"10"`, `"0"`, `""`).
+    Sent { list: bool, rv: String },
+}
+
+impl Fact {
+    /// Does this event state the fact (for a reflector the scope allows)?
+    pub fn matches(&self, e: &Event) -> bool {
+        match (self, &e.kind) {
+            (
+                Fact::Got(text),
+                EventKind::WatchFailed { error, .. } | EventKind::ListFailed { error, .. },
+            ) => error.message() == *text,
+            (
+                Fact::Sent { list: true, rv },
+                EventKind::ListRequest { rv: r, .. } | EventKind::WatchListRequest { rv: r, .. },
+            ) => r.param() == *rv,
+            (Fact::Sent { list: false, rv }, EventKind::WatchRequest { from_rv, .. }) => {
+                format!("\"{from_rv}\"") == *rv
+            }
+            _ => false,
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Fact::Got(t) => format!("got \"{t}\""),
+            Fact::Sent { list, rv } => format!(
+                "sent {} resourceVersion={rv}",
+                if *list { "list" } else { "watch" }
+            ),
+        }
+    }
 }
 
 /// The outcome of one expectation.
@@ -317,6 +367,13 @@ pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
                 decided_ms: by.map(|i| sim.trace[i as usize].time_ms).unwrap_or(0),
             }
         }
+        Expect::Trace {
+            controller,
+            kind,
+            fact,
+            by_ms,
+            after,
+        } => check_fact(sim, *controller, *kind, fact, *by_ms, after),
         Expect::Esr { .. } if sim.stopped == Some(crate::sim::Stop::EventCap) => Outcome {
             pass: false,
             found: format!(
@@ -358,6 +415,57 @@ pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
                 },
             }
         }
+    }
+}
+
+/// The events of a controller's reflectors (of one kind, if given) that state `fact`.
+fn fact_times<'a>(
+    sim: &'a Sim,
+    controller: ControllerId,
+    kind: Option<KindId>,
+    fact: &'a Fact,
+) -> impl Iterator<Item = (usize, TimeMs)> + 'a {
+    let scope = Scope {
+        controller: Some(controller),
+        kind,
+        name: None,
+    };
+    sim.trace.iter().enumerate().filter_map(move |(i, e)| {
+        let w = e.kind.watcher()?;
+        (watcher_matches(sim, w, &scope) && fact.matches(e)).then_some((i, e.time_ms))
+    })
+}
+
+fn check_fact(
+    sim: &Sim,
+    controller: ControllerId,
+    kind: Option<KindId>,
+    fact: &Fact,
+    by_ms: Option<TimeMs>,
+    after: &Option<(TimeMs, TimeMs, Fact)>,
+) -> Outcome {
+    let window = match after {
+        None => Some((0, by_ms.unwrap_or(TimeMs::MAX))),
+        Some((lo, hi, first)) => fact_times(sim, controller, kind, first)
+            .next()
+            .map(|(_, t)| (t + lo, (t + hi).min(by_ms.unwrap_or(TimeMs::MAX)))),
+    };
+    let hit = window.and_then(|(lo, hi)| {
+        fact_times(sim, controller, kind, fact).find(|&(_, t)| t >= lo && t <= hi)
+    });
+    let found = match (hit, window, after) {
+        (Some((_, t)), _, _) => format!("at {}", format_ms(t)),
+        (None, None, Some((_, _, first))) => format!("never {}", first.describe()),
+        (None, _, _) => match fact_times(sim, controller, kind, fact).next() {
+            Some((_, t)) => format!("only at {}", format_ms(t)),
+            None => "never".into(),
+        },
+    };
+    Outcome {
+        pass: hit.is_some(),
+        found,
+        decided_by: hit.map(|(i, _)| i as EventId),
+        decided_ms: hit.map(|(_, t)| t).unwrap_or(sim.now_ms),
     }
 }
 

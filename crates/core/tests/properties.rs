@@ -95,6 +95,7 @@ fn config(c: &Case) -> Config {
         kind: KindId(1),
         map: KeyMap::Owner,
         namespace: None,
+        predicate: Predicate::All,
     });
     cfg.controllers.push(ctl);
     let k = KindId(0);

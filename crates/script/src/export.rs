@@ -570,6 +570,10 @@ enum Kind {
         controller: u32,
         until_ms: TimeMs,
     },
+    Failover {
+        controller: u32,
+        apiserver: u32,
+    },
     Reconnect {
         controller: u32,
     },
@@ -890,6 +894,13 @@ impl Events<'_> {
             } => Kind::Disconnect {
                 controller: c(controller),
                 until_ms,
+            },
+            EventKind::Failover {
+                controller,
+                apiserver,
+            } => Kind::Failover {
+                controller: c(controller),
+                apiserver: api(apiserver),
             },
             EventKind::Reconnect { controller } => Kind::Reconnect {
                 controller: c(controller),

@@ -1,6 +1,6 @@
 //! Statements, one a line. See docs/scenario-language.md for every statement with an example.
 
-use listwatch_core::verdict::{Cmp, Counted, Expect, Field, Scope};
+use listwatch_core::verdict::{Cmp, Counted, Expect, Fact, Field, Scope};
 use listwatch_core::*;
 
 use crate::diag::{nearest, Diagnostic};
@@ -686,6 +686,7 @@ impl Builder {
                 kind: child,
                 map: KeyMap::Owner,
                 namespace: None,
+                predicate: Predicate::All,
             });
         }
         self.spans.controllers.push(Span::of(p, name));
@@ -784,6 +785,7 @@ impl Builder {
                 let kind = self.kind(p, kw)?;
                 let mut map = KeyMap::Itself;
                 let mut namespace = None;
+                let mut predicate = Predicate::All;
                 while let Some(x) = p.peek() {
                     p.pos += 1;
                     match x.text.as_str() {
@@ -791,12 +793,27 @@ impl Builder {
                         "self" => map = KeyMap::Itself,
                         "none" => map = KeyMap::ReadOnly,
                         "in" => namespace = Some(p.next("a namespace")?.text.clone()),
+                        "predicate" => {
+                            let v = p.next("`generation-changed` or `rv-changed`")?;
+                            predicate = match v.text.as_str() {
+                                "generation-changed" => Predicate::GenerationChanged,
+                                "rv-changed" => Predicate::ResourceVersionChanged,
+                                _ => {
+                                    return Err(Self::unknown(
+                                        p,
+                                        v,
+                                        "predicate",
+                                        &["generation-changed", "rv-changed"],
+                                    ))
+                                }
+                            };
+                        }
                         _ => {
                             return Err(Self::unknown(
                                 p,
                                 x,
                                 "watch option",
-                                &["owner", "self", "in"],
+                                &["owner", "self", "none", "in", "predicate"],
                             ))
                         }
                     }
@@ -807,6 +824,7 @@ impl Builder {
                     kind,
                     map,
                     namespace,
+                    predicate,
                 });
             }
             "requeue-after" => {
@@ -851,6 +869,27 @@ impl Builder {
                 }
             }
             "start" => self.config.controllers[idx].start_ms = p.duration("a time")?,
+            "bookmarks" | "streaming-list" => {
+                let v = p.next("`on` or `off`")?;
+                let on = match v.text.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err(Self::unknown(p, v, "setting", &["on", "off"])),
+                };
+                let c = &mut self.config.controllers[idx];
+                if w.text == "bookmarks" {
+                    c.bookmarks = Some(on);
+                } else {
+                    c.streaming_list = Some(on);
+                }
+            }
+            "fail-first" => {
+                let n = p.number("how many reconciles of each key fail", 1000)?;
+                if n < 0 {
+                    return Err(p.err_at(&p.words[p.pos - 1], "a count from 0 up"));
+                }
+                self.config.controllers[idx].fail_first = n as u32;
+            }
             "finalizer" => {
                 let c = &mut self.config.controllers[idx];
                 match &mut c.behaviour {
@@ -1061,6 +1100,18 @@ impl Builder {
                 Input::Delay {
                     controller,
                     delay_ms: p.duration("a delay")?,
+                }
+            }
+            // `failover CONTROLLER to APISERVER`: the load balancer moves its connections.
+            "failover" => {
+                let cw = p.next("a controller")?;
+                let controller = self.controller(p, cw)?;
+                p.expect_kw("to")?;
+                let a = p.next("an apiserver")?;
+                let apiserver = self.apiserver(p, a)?;
+                Input::Failover {
+                    controller,
+                    apiserver,
                 }
             }
             // `hold CONTROLLER KIND NAME [for D]`: Sieve's unobserved-state injection.
@@ -1359,6 +1410,51 @@ impl Builder {
                     Self::unknown(p, cw, "expectation", &all)
                 })?;
                 let _ = name;
+                // `expect CONTROLLER [KIND] got "TEXT" | sent list|watch resourceVersion="RV"
+                //  [by T] [between D1 and D2 after got ... | sent ...]`
+                let kind = match p.peek() {
+                    Some(k) if self.config.kind_id(&k.text).is_some() => {
+                        p.pos += 1;
+                        self.config.kind_id(&k.text)
+                    }
+                    _ => None,
+                };
+                if matches!(p.peek().map(|x| x.text.as_str()), Some("got" | "sent")) {
+                    let fact = Self::fact(p)?;
+                    let by_ms = if p.eat("by") {
+                        Some(p.duration("a time")?)
+                    } else {
+                        None
+                    };
+                    let after = if p.eat("between") {
+                        let lo = p.duration("the earliest delay")?;
+                        p.expect_kw("and")?;
+                        let hi = p.duration("the latest delay")?;
+                        p.expect_kw("after")?;
+                        if hi < lo {
+                            return Err(
+                                p.err_at(&p.words[p.pos - 2], "the window ends before it starts")
+                            );
+                        }
+                        Some((lo, hi, Self::fact(p)?))
+                    } else {
+                        None
+                    };
+                    p.done()?;
+                    return Ok(Expect::Trace {
+                        controller,
+                        kind,
+                        fact,
+                        by_ms,
+                        after,
+                    });
+                }
+                if kind.is_some() {
+                    return Err(p.err_at(
+                        &p.words[p.pos - 1],
+                        "after a kind comes `got \"TEXT\"` or `sent list|watch resourceVersion=\"RV\"`",
+                    ));
+                }
                 let negated = p.eat("never");
                 p.expect_kw("saw")?;
                 let kw = p.next("a kind")?;
@@ -1376,6 +1472,42 @@ impl Builder {
         };
         p.done()?;
         Ok(e)
+    }
+
+    /// `got "TEXT"` or `sent list|watch resourceVersion="RV"`.
+    fn fact(p: &mut Parser) -> R<Fact> {
+        let w = p.next("`got` or `sent`")?;
+        match w.text.as_str() {
+            "got" => {
+                let t = p.next("the error's text in quotes")?;
+                if !t.quoted {
+                    return Err(p.err_at(t, "put the error's text in quotes: got \"...\""));
+                }
+                Ok(Fact::Got(t.text.clone()))
+            }
+            "sent" => {
+                let r = p.next("`list` or `watch`")?;
+                let list = match r.text.as_str() {
+                    "list" => true,
+                    "watch" => false,
+                    _ => return Err(Self::unknown(p, r, "request", &["list", "watch"])),
+                };
+                let v = p.next("resourceVersion=\"RV\"")?;
+                let rv = v
+                    .text
+                    .strip_prefix("resourceVersion=")
+                    .filter(|rv| rv.len() >= 2 && rv.starts_with('"') && rv.ends_with('"'))
+                    .filter(|rv| rv[1..rv.len() - 1].bytes().all(|b| b.is_ascii_digit()))
+                    .ok_or_else(|| {
+                        p.err_at(v, "write the parameter as the request does: resourceVersion=\"10\", resourceVersion=\"0\" or resourceVersion=\"\"")
+                    })?;
+                Ok(Fact::Sent {
+                    list,
+                    rv: rv.to_string(),
+                })
+            }
+            _ => Err(Self::unknown(p, w, "fact", &["got", "sent"])),
+        }
     }
 
     /// The run's end against the timeline and the 24 h limit, located at the entry (or the `run`

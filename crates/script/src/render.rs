@@ -28,6 +28,10 @@ pub fn input_line(config: &Config, t: &TimedInput) -> String {
             controller,
             delay_ms,
         } => format!("delay {} {}", c(*controller), format_ms(*delay_ms)),
+        Input::Failover {
+            controller,
+            apiserver,
+        } => format!("failover {} to {}", c(*controller), a(*apiserver)),
         Input::Hold {
             controller,
             kind,

@@ -39,6 +39,9 @@ pub const CONTROLLER_OPTIONS: &[&str] = &[
     "anvil",
     "start",
     "finalizer",
+    "bookmarks",
+    "streaming-list",
+    "fail-first",
 ];
 /// Timeline actions.
 pub const ACTIONS: &[&str] = &[
@@ -49,6 +52,7 @@ pub const ACTIONS: &[&str] = &[
     "disconnect",
     "delay",
     "hold",
+    "failover",
     "pause",
     "resume",
     "restart-apiserver",
@@ -98,6 +102,16 @@ pub const WORDS: &[&str] = &[
     "absent",
     "esr",
     "by",
+    "to",
+    "predicate",
+    "generation-changed",
+    "rv-changed",
+    "got",
+    "sent",
+    "list",
+    "watch",
+    "between",
+    "and",
 ];
 
 /// What a stretch of a line is, for highlighting.

@@ -558,3 +558,154 @@ expect esr
         .count();
     assert_eq!(r.store.len(), truth, "nothing was lost");
 }
+
+/// The outcomes of a script's expectations, by line.
+fn outcomes(src: &str) -> Vec<(usize, bool, String)> {
+    let r = listwatch_script::run(src).unwrap_or_else(|d| panic!("{d:?}"));
+    r.outcomes
+        .iter()
+        .map(|(x, o)| (x.line, o.pass, o.found.clone()))
+        .collect()
+}
+
+/// Expectations on what the trace says: the exact error text a watcher got and the request it
+/// sent, by a time and in a window after another fact (semantics.md §10, "Overflow").
+#[test]
+fn trace_expectations_pin_texts_requests_and_windows_and_can_fail() {
+    let gallery = listwatch_script::gallery::GALLERY
+        .iter()
+        .find(|(n, _)| n.starts_with("02-"))
+        .unwrap()
+        .1;
+    let base: String = gallery
+        .lines()
+        .filter(|l| !l.starts_with("expect"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let src = format!(
+        "{base}expect ctl Pod got \"too old resource version: 10 (12)\"
+expect ctl Pod got \"too old resource version: 10 (13)\"
+expect ctl Pod sent list resourceVersion=\"10\" between 800ms and 1600ms after got \"too old resource version: 10 (12)\"
+expect ctl Pod sent list resourceVersion=\"10\" between 0ms and 500ms after got \"too old resource version: 10 (12)\"
+expect ctl Pod sent watch resourceVersion=\"15\" by 4s
+expect ctl Pod sent watch resourceVersion=\"15\" by 3s
+expect ctl Other got \"too old resource version: 10 (12)\"
+"
+    );
+    let passes: Vec<bool> = outcomes(&src).into_iter().map(|o| o.1).collect();
+    assert_eq!(passes, vec![true, false, true, false, true, false, false]);
+}
+
+/// Per-controller reflector settings: one controller without bookmarks gets none, the other
+/// gets them (`allowWatchBookmarks` is a per-request option in `reflector.go`).
+#[test]
+fn bookmarks_can_be_turned_off_for_one_controller() {
+    let sim = run("
+kind Pod
+kind Other
+controller quiet for Pod children Other
+  bookmarks off
+controller chatty for Pod children Other
+at 5s create Other x
+run 3m
+expect bookmarks quiet == 0
+expect bookmarks chatty >= 4
+");
+    assert!(!sim.trace.is_empty());
+}
+
+/// Deterministic failures: the first N reconciles of each key return an error and back off
+/// per item (5 ms, 10 ms: `client-go/util/workqueue/default_rate_limiters.go`).
+#[test]
+fn fail_first_fails_the_first_reconciles_of_each_key() {
+    let sim = run("
+kind Secret
+kind ConfigMap
+controller sync for Secret mirror ConfigMap
+  fail-first 2
+  watches ConfigMap none
+at 0s create Secret a spec 1
+run 10s
+expect exists ConfigMap a
+");
+    let results: Vec<ReconcileResult> = reconciles(&sim).into_iter().map(|r| r.4).collect();
+    assert!(matches!(
+        results[..2],
+        [ReconcileResult::Error(_), ReconcileResult::Error(_)]
+    ));
+    assert_eq!(results[2], ReconcileResult::Done);
+    let starts = starts_of(&sim, "default/a");
+    assert_eq!(
+        starts[1] - starts[0],
+        10 + 5,
+        "a 10 ms reconcile, then 5 ms"
+    );
+    assert_eq!(starts[2] - starts[1], 10 + 10, "then 10 ms");
+}
+
+/// controller-runtime `pkg/predicate/predicate.go` `GenerationChangedPredicate`: status-only
+/// updates (no generation change) do not reach the handler.
+#[test]
+fn a_generation_changed_predicate_ignores_status_updates() {
+    let src = |predicate: &str| {
+        format!(
+            "
+kind Deployment
+kind Pod
+controller ctl for Deployment children Pod
+  watches Deployment self {predicate}
+at 0s create Deployment web spec 0
+at 5s status Deployment web 1
+at 6s status Deployment web 2
+at 7s update Deployment web spec 1
+run 20s
+"
+        )
+    };
+    let all = starts_of(&run(&src("")), "default/web");
+    let filtered = starts_of(&run(&src("predicate generation-changed")), "default/web");
+    assert!(all.iter().any(|&t| t == 5000) && all.iter().any(|&t| t == 6000));
+    assert!(
+        !filtered.iter().any(|&t| t == 5000 || t == 6000),
+        "{filtered:?}"
+    );
+    assert!(
+        filtered.contains(&7000),
+        "a spec change still passes: {filtered:?}"
+    );
+}
+
+/// An HA load balancer moves a connection to another apiserver: the reflector re-watches there
+/// from its last RV without a relist; a watch from an RV the lagging cache has not reached is
+/// accepted and waits (`cache_watcher.go`, semantics.md §3), delivering later events once the
+/// cache has them.
+#[test]
+fn a_failover_rewatches_from_the_last_rv_on_the_other_apiserver() {
+    let sim = run("
+kind Pod
+kind Other
+apiserver a
+apiserver b lag 3s
+controller ctl for Pod children Other
+at 0s create Pod p1
+at 5s create Pod p2
+at 5500ms failover ctl to b
+at 6s create Pod p3 spec 1
+run 20s
+expect relists == 0
+expect ctl Pod sent watch resourceVersion=\"3\" by 5500ms
+expect exists Other p3-0
+expect esr
+");
+    // b's cache stands at rv 2 when the watch from rv 3 arrives: accepted, it waits; rv 3 is
+    // not sent again, and p3 (rv 4) arrives once b applied it (6 s + 3 s lag).
+    let after: Vec<(TimeMs, u64)> = events(&sim, |k| matches!(k, EventKind::WatchEvent { .. }))
+        .filter(|e| e.time_ms > 5500)
+        .filter_map(|e| match e.kind {
+            EventKind::WatchEvent { rv, .. } => Some((e.time_ms, rv)),
+            _ => None,
+        })
+        .take(1)
+        .collect();
+    assert_eq!(after, vec![(9000, 4)]);
+}

@@ -26,7 +26,10 @@ impl Sim {
     }
 
     pub(super) fn start_list(&mut self, w: WatcherId, cause: EventId) {
-        let streaming = self.config.reflector.streaming_list;
+        let streaming = self
+            .config
+            .reflector_of(self.controller_of(w))
+            .streaming_list;
         self.start_list_as(w, cause, streaming);
     }
 
@@ -437,7 +440,7 @@ impl Sim {
         let r = &mut self.reflectors[w.index()];
         r.last_rv = o.rv;
         r.watch_events += 1;
-        match change.event {
+        let old = match change.event {
             EventType::Deleted => r.store.remove(&o.name),
             _ => r.store.insert(o.name, o),
         };
@@ -452,7 +455,10 @@ impl Sim {
                 spec: o.spec,
             },
         );
-        self.handle(w, &o, id, false);
+        let update = (change.event == EventType::Modified)
+            .then_some(old)
+            .flatten();
+        self.handle(w, &o, update.as_ref(), id, false);
     }
 
     /// The relist's diff (`DeltaFIFO.Replace` + `HandleDeltas`).
@@ -463,18 +469,18 @@ impl Sim {
         let mut deltas = vec![];
         for (name, o) in old.iter() {
             if !new.contains_key(name) {
-                deltas.push((Delta::DeletedFinalStateUnknown, *o));
+                deltas.push((Delta::DeletedFinalStateUnknown, *o, None));
             }
         }
         for (name, o) in new.iter() {
             match old.get(name) {
-                None => deltas.push((Delta::Added, *o)),
-                Some(prev) if prev.rv != o.rv => deltas.push((Delta::Updated, *o)),
+                None => deltas.push((Delta::Added, *o, None)),
+                Some(prev) if prev.rv != o.rv => deltas.push((Delta::Updated, *o, Some(*prev))),
                 Some(_) => {}
             }
         }
         self.reflectors[w.index()].store = new;
-        for (delta, o) in deltas {
+        for (delta, o, prev) in deltas {
             let id = self.emit(
                 Actor::Watcher(w),
                 cause,
@@ -487,7 +493,7 @@ impl Sim {
                     deleting: o.deletion_ms.is_some(),
                 },
             );
-            self.handle(w, &o, id, initial);
+            self.handle(w, &o, prev.as_ref(), id, initial);
         }
     }
 
@@ -511,7 +517,7 @@ impl Sim {
                 },
             );
             // An unchanged object: `handler.LowPriority` on controller-runtime's priority queue.
-            self.handle(w, &o, id, true);
+            self.handle(w, &o, Some(&o), id, true);
         }
         let period = controller::resync_period(self.config.controllers[c.index()].resync_ms);
         self.schedule(
@@ -521,15 +527,29 @@ impl Sim {
         );
     }
 
-    /// The event handler: object → reconcile key.
-    pub(super) fn handle(&mut self, w: WatcherId, o: &Object, cause: EventId, initial: bool) {
+    /// The event handlers: object → reconcile keys. `old` is set for updates (and resyncs,
+    /// where it equals the object), for the handlers' predicates.
+    pub(super) fn handle(
+        &mut self,
+        w: WatcherId,
+        o: &Object,
+        old: Option<&Object>,
+        cause: EventId,
+        initial: bool,
+    ) {
         let r = &self.reflectors[w.index()];
         let c = r.controller;
         let primary = self.config.controllers[c.index()].primary;
+        let passes = |p: Predicate| match (p, old) {
+            (Predicate::GenerationChanged, Some(old)) => old.generation != o.generation,
+            (Predicate::ResourceVersionChanged, Some(old)) => old.rv != o.rv,
+            _ => true,
+        };
         let keys: Vec<NameId> = r
-            .maps
+            .handlers
             .iter()
-            .filter_map(|m| match m {
+            .filter(|(_, p)| passes(*p))
+            .filter_map(|(m, _)| match m {
                 KeyMap::ReadOnly => None,
                 KeyMap::Itself => Some(o.name),
                 KeyMap::Owner => o

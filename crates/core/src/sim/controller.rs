@@ -163,7 +163,17 @@ impl Sim {
             return;
         }
         let cfg = &self.config.controllers[c.index()];
-        let result = if cfg.error_ppm > 0 && self.rng.chance_ppm(cfg.error_ppm) {
+        let failed = self.controllers[c.index()]
+            .failed_first
+            .get(&run.key)
+            .copied()
+            .unwrap_or(0);
+        let result = if failed < cfg.fail_first {
+            self.controllers[c.index()]
+                .failed_first
+                .insert(run.key, failed + 1);
+            ReconcileResult::Error(ApiError::ReconcileError)
+        } else if cfg.error_ppm > 0 && self.rng.chance_ppm(cfg.error_ppm) {
             ReconcileResult::Error(ApiError::ReconcileError)
         } else if cfg.requeue_after_ms > 0 {
             ReconcileResult::RequeueAfter(cfg.requeue_after_ms)

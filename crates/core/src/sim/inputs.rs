@@ -173,6 +173,25 @@ impl Sim {
                     None => self.crash(controller, cause),
                 }
             }
+            Input::Failover {
+                controller,
+                apiserver,
+            } => {
+                let id = self.emit(
+                    Actor::Controller(controller),
+                    cause,
+                    EventKind::Failover {
+                        controller,
+                        apiserver,
+                    },
+                );
+                self.controllers[controller.index()].apiserver = apiserver;
+                for w in self.controllers[controller.index()].reflectors.clone() {
+                    if let Some(watch) = self.reflectors[w.index()].watch {
+                        self.close_watch(watch, WatchEnd::Disconnected, id);
+                    }
+                }
+            }
             Input::Restart {
                 controller,
                 apiserver,

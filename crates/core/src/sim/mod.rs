@@ -9,7 +9,9 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 use crate::cache::{WatchCache, WatchStart};
-use crate::config::{Behaviour, CacheMode, Config, ConfigError, Input, KeyMap, QueueKind};
+use crate::config::{
+    Behaviour, CacheMode, Config, ConfigError, Input, KeyMap, Predicate, QueueKind,
+};
 use crate::model::*;
 use crate::queue::WorkQueue;
 use crate::reconcile::{self, Memory, Reader, Write};
@@ -129,8 +131,8 @@ pub struct Reflector {
     pub controller: ControllerId,
     pub kind: KindId,
     pub namespace: Option<NameId>,
-    /// The event handlers: one key mapping each (empty: a cache only read).
-    pub maps: Vec<KeyMap>,
+    /// The event handlers: a key mapping and its predicate each (empty: a cache only read).
+    pub handlers: Vec<(KeyMap, Predicate)>,
     pub state: WatcherState,
     pub last_rv: Rv,
     pub store: crate::store::Store,
@@ -184,6 +186,8 @@ pub struct Controller {
     pub link_down_last_ms: Option<TimeMs>,
     pub link_up_last_ms: Option<TimeMs>,
     pub disconnected_until: Option<TimeMs>,
+    /// Reconciles failed on purpose so far, per key (`fail-first N`), across restarts.
+    pub failed_first: BTreeMap<NameId, u32>,
     /// Notifications held back (Sieve's unobserved-state injection), in arrival order.
     pub hold: Option<Hold>,
     /// Invalidates the timeout of an earlier hold.
@@ -533,10 +537,11 @@ impl Sim {
             if !c.anvil {
                 // One informer per (kind, namespace), shared by every handler on it, as
                 // controller-runtime's cache does.
-                let mut watches: Vec<(KindId, Vec<KeyMap>, Option<NameId>)> = vec![];
+                type Handlers = Vec<(KeyMap, Predicate)>;
+                let mut watches: Vec<(KindId, Handlers, Option<NameId>)> = vec![];
                 for w in &c.watches {
                     let ns = w.namespace.as_deref().map(|n| sim.names.intern(n));
-                    let handler = (w.map != KeyMap::ReadOnly).then_some(w.map);
+                    let handler = (w.map != KeyMap::ReadOnly).then_some((w.map, w.predicate));
                     match watches.iter_mut().find(|x| x.0 == w.kind && x.2 == ns) {
                         Some(x) => x.1.extend(handler.filter(|h| !x.1.contains(h))),
                         None => watches.push((w.kind, handler.into_iter().collect(), ns)),
@@ -547,16 +552,16 @@ impl Sim {
                 // that declares its own watch of that kind (`watches KIND none`) keeps it.
                 for k in behaviour_reads(c.behaviour) {
                     if !watches.iter().any(|w| w.0 == k) {
-                        watches.push((k, vec![KeyMap::Owner], None));
+                        watches.push((k, vec![(KeyMap::Owner, Predicate::All)], None));
                     }
                 }
-                for (kind, maps, namespace) in watches {
+                for (kind, handlers, namespace) in watches {
                     let w = WatcherId(sim.reflectors.len() as u16);
                     sim.reflectors.push(Reflector {
                         controller: id,
                         kind,
                         namespace,
-                        maps,
+                        handlers,
                         state: WatcherState::Stopped,
                         last_rv: 0,
                         store: Default::default(),
@@ -585,6 +590,7 @@ impl Sim {
                 link_down_last_ms: None,
                 link_up_last_ms: None,
                 disconnected_until: None,
+                failed_first: BTreeMap::new(),
                 hold: None,
                 hold_generation: 0,
                 crash_after_writes: None,

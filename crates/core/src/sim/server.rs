@@ -425,7 +425,8 @@ impl Sim {
     /// the deadline if that comes first; none once that moment has passed.
     pub(super) fn schedule_bookmark(&mut self, watch: u32, cause: EventId) {
         let w = &self.watches[watch as usize];
-        if !self.config.reflector.bookmarks || w.from_etcd {
+        let c = self.reflectors[w.watcher.index()].controller;
+        if !self.config.reflector_of(c).bookmarks || w.from_etcd {
             return;
         }
         let pre_deadline = w.deadline_ms.saturating_sub(BOOKMARK_BEFORE_DEADLINE_MS);
