@@ -41,7 +41,7 @@ fn check_exits_0_1_2_for_ok_failing_and_invalid() {
     );
     assert_eq!(code, 0, "{out}");
     assert!(
-        out.contains("ok scenarios/02-overflow-410-relist.lw (8 expectations)"),
+        out.contains("ok scenarios/02-overflow-410-relist.lw (11 expectations)"),
         "{out}"
     );
 

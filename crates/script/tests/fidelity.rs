@@ -664,7 +664,7 @@ run 20s
     };
     let all = starts_of(&run(&src("")), "default/web");
     let filtered = starts_of(&run(&src("predicate generation-changed")), "default/web");
-    assert!(all.iter().any(|&t| t == 5000) && all.iter().any(|&t| t == 6000));
+    assert!(all.contains(&5000) && all.contains(&6000));
     assert!(
         !filtered.iter().any(|&t| t == 5000 || t == 6000),
         "{filtered:?}"
