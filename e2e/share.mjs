@@ -62,10 +62,10 @@ const ok = await runTests([
     await openFresh(base);
     const src = (await editorText(page)).replace('run 10s', 'run 12s');
     await setEditor(page, src);
-    await page.waitForFunction(() => location.hash.startsWith('#lw1.'));
+    await page.waitForFunction(() => location.hash.startsWith('#lw2.'));
     await page.click('[data-testid="copy-link"]');
     const copied = await page.evaluate(() => navigator.clipboard.readText());
-    assert(copied.includes('#lw1.'), `a share link: ${copied}`);
+    assert(copied.includes('#lw2.'), `a share link: ${copied}`);
     await page.waitForTimeout(400);
     assert(copied === page.url(), 'the copied link is the address bar');
     const other = await context.newPage();
@@ -82,10 +82,12 @@ const ok = await runTests([
     const good = cli(['share', 'scenarios/01-initial-list-and-watch.lw', '--base', base]).trim();
     const cases = [
       [good.slice(0, good.length - 30), 'incomplete or damaged'],
-      [good.replace('#lw1.', '#lw1.$$'), 'altered'],
+      [good.replace('#lw2.', '#lw2.$$'), 'altered'],
+      // One character changed (in the checksum's bits): refused, not opened as another script.
+      [good.slice(0, -2) + (good.at(-2) === 'A' ? 'B' : 'A') + good.at(-1), 'altered or cut'],
       [base + '#hello', 'not a listwatch link'],
       [base + '#lw9.AAAA', 'newer listwatch'],
-      [base + '#lw1.' + 'A'.repeat(300000), 'characters long'],
+      [base + '#lw2.' + 'A'.repeat(300000), 'characters long'],
     ];
     for (const [url, words] of cases) {
       await page.goto('about:blank');
@@ -112,7 +114,7 @@ const ok = await runTests([
     assert(await $('gallery').count() === 0, 'no gallery');
     assert(await page.locator('[data-testid="watch-cache"]').count() >= 1, 'the view');
     const open = await $('open-in-playground').getAttribute('href');
-    assert(open.includes('#lw1.') && !open.includes('embed'), `open in playground: ${open}`);
+    assert(open.includes('#lw2.') && !open.includes('embed'), `open in playground: ${open}`);
     const before = page.url();
     await page.click('[data-testid="step-forward"]');
     await page.waitForTimeout(400);
@@ -150,7 +152,7 @@ const ok = await runTests([
     assert(png.subarray(1, 4).toString() === 'PNG' && png.length > 5000, `a PNG image (${png.length} bytes)`);
     await page.click('[data-testid="export-markdown"]');
     const md = await page.evaluate(() => navigator.clipboard.readText());
-    assert(md.startsWith('![Watch-cache overflow') && md.includes('(listwatch.png)') && md.includes('#lw1.'), md);
+    assert(md.startsWith('![Watch-cache overflow') && md.includes('(listwatch.png)') && md.includes('#lw2.'), md);
   }],
   ['the built site works from a sub-path, worker and embeds included', async () => {
     const at = `http://127.0.0.1:${subpath.address().port}/docs/listwatch/`;
