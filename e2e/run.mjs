@@ -1,5 +1,6 @@
 // Browser end-to-end tests: act as a user on the built page. Usage: node e2e/run.mjs URL
 import { mkdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { launch, runTests, assert, editorText, setEditor, ensureEditor, ready, gotoReady, reloadReady, until, shootBoth } from './browser.mjs';
 
 const base = process.argv[2] || 'http://127.0.0.1:8080/';
@@ -247,4 +248,7 @@ const ok = await runTests([
 ]);
 
 await browser.close();
-process.exit(ok ? 0 : 1);
+// The share-link, embed and CSP suite runs after this one (`cargo xtask test` runs this file).
+console.log('e2e: share links, embeds, CSP (e2e/share.mjs)');
+const share = spawnSync(process.execPath, [new URL('./share.mjs', import.meta.url).pathname, base], { stdio: 'inherit' });
+process.exit(ok && share.status === 0 ? 0 : 1);

@@ -9,7 +9,7 @@ const base = process.argv[2] || 'http://127.0.0.1:8080/';
 const root = new URL('../', import.meta.url).pathname;
 const shots = new URL('./screenshots/', import.meta.url).pathname;
 const cli = (args) => {
-  const bin = root + 'target/debug/listwatch';
+  const bin = (process.env.CARGO_TARGET_DIR || root + 'target') + '/debug/listwatch';
   return existsSync(bin)
     ? execFileSync(bin, args, { cwd: root }).toString()
     : execFileSync('cargo', ['run', '-q', '-p', 'listwatch', '--', ...args], { cwd: root }).toString();
@@ -184,9 +184,16 @@ const ok = await runTests([
     const link = cli(['share', 'scenarios/02-overflow-410-relist.lw', '--base', base + '?embed']).trim();
     const other = overflow.replace('cache fixed 3', 'cache fixed 7');
     const msg = { listwatch: 'load', script: other };
+    // The parent: a page of another origin (the sub-path server), holding only the iframe.
+    const parent = `http://127.0.0.1:${subpath.address().port}/docs/listwatch/embed-demo.html`;
     const frame = async (src) => {
-      await page.goto('about:blank');
-      await page.setContent(`<iframe id="f" src="${src.replaceAll('"', '&quot;')}" style="width:1200px;height:900px"></iframe>`);
+      await page.goto(parent);
+      await page.evaluate((src) => {
+        const f = document.createElement('iframe');
+        Object.assign(f, { id: 'f', src });
+        f.style.cssText = 'width:1200px;height:900px';
+        document.body.replaceChildren(f);
+      }, src);
       const f = page.frameLocator('#f');
       await f.locator('[data-testid="watch-cache"]').first().waitFor();
       return f;
