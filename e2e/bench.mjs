@@ -3,7 +3,7 @@
 // Usage: node e2e/bench.mjs URL   (the built dist/ must be served at URL)
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { launch, editorText, setEditor, ensureEditor } from './browser.mjs';
+import { launch, editorText, setEditor, ensureEditor, gotoReady, reloadReady } from './browser.mjs';
 
 const base = process.argv[2] || 'http://127.0.0.1:8080/';
 const dist = new URL('../dist/', import.meta.url).pathname;
@@ -36,9 +36,9 @@ const browser = await launch();
 const page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
 page.on('pageerror', (e) => console.log('page error:', String(e)));
 page.on('console', (m) => { if (m.type() === 'error') console.log('console error:', m.text()); });
-await page.goto(base);
+await gotoReady(page, base);
 await page.evaluate(() => localStorage.clear());
-await page.reload();
+await reloadReady(page);
 await page.waitForSelector('[data-testid="watch-cache"]');
 await ensureEditor(page);
 

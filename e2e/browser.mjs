@@ -53,3 +53,39 @@ export async function setEditor(page, text) {
     v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: t } });
   }, text);
 }
+
+/// Waits for the app's ready signal (`<html data-ready>`: first render on screen, theme applied,
+/// listeners in place). Every check after a navigation waits for it first.
+export async function ready(page) {
+  await page.waitForSelector('html[data-ready]', { state: 'attached', timeout: 30000 });
+}
+
+export async function gotoReady(page, url) {
+  await page.goto(url);
+  await ready(page);
+}
+
+export async function reloadReady(page) {
+  await page.reload();
+  await ready(page);
+}
+
+/// Polls `fn` in the page until it returns true; fails with `msg` after `timeout` ms.
+export async function until(page, fn, arg, msg, timeout = 10000) {
+  try {
+    await page.waitForFunction(fn, arg, { timeout });
+  } catch {
+    throw new Error(`assertion failed (after ${timeout} ms): ${msg}`);
+  }
+}
+
+/// Screenshots at a phone's width and a desktop's, restoring the viewport.
+export async function shootBoth(page, path) {
+  const before = page.viewportSize();
+  for (const width of [390, 1400]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 1000 });
+    await page.waitForTimeout(100);
+    await page.screenshot({ path: path.replace(/\.png$/, `-${width}.png`) });
+  }
+  await page.setViewportSize(before);
+}

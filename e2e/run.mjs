@@ -1,6 +1,7 @@
 // Browser end-to-end tests: act as a user on the built page. Usage: node e2e/run.mjs URL
 import { mkdirSync } from 'node:fs';
-import { launch, runTests, assert, editorText, setEditor, ensureEditor } from './browser.mjs';
+import { spawnSync } from 'node:child_process';
+import { launch, runTests, assert, editorText, setEditor, ensureEditor, ready, gotoReady, reloadReady, until, shootBoth } from './browser.mjs';
 
 const base = process.argv[2] || 'http://127.0.0.1:8080/';
 const shots = new URL('./screenshots/', import.meta.url).pathname;
@@ -17,6 +18,17 @@ const $ = (id) => page.locator(`[data-testid="${id}"]`);
 const attr = (sel, name) => page.locator(sel).first().getAttribute(name);
 const clock = async () => parseFloat((await $('clock').textContent()).replace('s', ''));
 
+const runaway = `# Runaway: every reconcile asks for another one a millisecond later
+kind Pod cache fixed 3
+kind Other cache fixed 3
+controller c for Pod mirror Other
+  requeue-after 1ms
+  reconcile 1ms
+  workers 64
+every 1ms 200 times create Pod p{i}
+run 24h
+`;
+
 async function pickGallery(fragment) {
   const value = await page.$eval('[data-testid="gallery"]', (sel, frag) => {
     const o = [...sel.options].find((o) => (o.dataset.file || '').includes(frag));
@@ -28,9 +40,9 @@ async function pickGallery(fragment) {
 
 const ok = await runTests([
   ['the page loads with no console errors and shows the app', async () => {
-    await page.goto(base);
+    await gotoReady(page, base);
     await page.evaluate(() => localStorage.clear());
-    await page.reload();
+    await reloadReady(page);
     await $('editor').waitFor();
     await page.waitForSelector('[data-testid="watch-cache"]');
     assert(await page.locator('h1').textContent() === 'listwatch', 'the title');
@@ -177,23 +189,27 @@ const ok = await runTests([
     const src = (await editorText(page)) + '\n# autosaved';
     await setEditor(page, src);
     await page.waitForTimeout(100);
-    await page.reload();
+    await reloadReady(page);
     await $('editor').waitFor();
     { const v = await editorText(page); assert(v.endsWith('# autosaved'), 'autosave: ' + JSON.stringify(v.slice(-40)) + ' ' + page.url().slice(0, 60)); }
     assert(errors.length === 0, `no console errors, got: ${errors.join(' | ')}`);
   }],
   ['themes switch and stick; reduced motion keeps messages still', async () => {
     await page.selectOption('select[aria-label="Theme"]', 'dark');
-    assert(await page.evaluate(() => document.documentElement.dataset.theme) === 'dark', 'dark theme applied');
+    await until(page, () => document.documentElement.dataset.theme === 'dark', null, 'dark theme applied');
     const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     assert(bg === 'rgb(20, 23, 28)', `dark background, got ${bg}`);
-    await page.reload();
+    // Read the theme only once the app says it is ready: before that, the page is not ours yet.
+    await reloadReady(page);
     assert(await page.evaluate(() => document.documentElement.dataset.theme) === 'dark', 'the choice survives a reload');
+    assert(await page.locator('select[aria-label="Theme"]').inputValue() === 'dark', 'the menu shows it');
     await page.selectOption('select[aria-label="Theme"]', 'system');
-    assert(await page.evaluate(() => document.documentElement.dataset.theme) === undefined, 'system follows the OS');
+    await until(page, () => document.documentElement.dataset.theme === undefined, null, 'system follows the OS');
     await page.emulateMedia({ reducedMotion: 'reduce' });
     await pickGallery('overflow');
+    await page.waitForSelector('[data-testid="watch-cache"][data-kind="Pod"][data-capacity="3"]');
     await page.click('[data-testid="next-410"]');
+    await page.locator('.msg').first().waitFor();
     assert(await page.locator('.msg').count() === 1, 'the 410 is drawn on its link');
     assert(await page.locator('.msg animateMotion').count() === 0, 'without motion');
     await page.emulateMedia({ reducedMotion: 'no-preference' });
@@ -204,14 +220,35 @@ const ok = await runTests([
   ['before the editor loads, a mistake is already underlined with its message', async () => {
     await page.evaluate(() => localStorage.setItem('listwatch.script', 'kind Pod\ncontroller c for Pdo mirror Pod\n'));
     await page.goto('about:blank');
-    await page.goto(base);
+    await gotoReady(page, base);
     const bad = page.locator('[data-testid="editor"] .pv .lint-error');
     await bad.waitFor();
     assert(await bad.textContent() === 'Pdo', 'the word is underlined');
     assert((await bad.getAttribute('title')).includes('unknown kind `Pdo`'), 'the message on hover');
     assert(await page.locator('[data-testid="editor"] .pv-bad .pv-num').textContent() === '2', 'the line is marked');
   }],
+  ['a run stopped at the event cap says so, and ESR is not judged', async () => {
+    await pickGallery('overflow');
+    await page.waitForSelector('[data-testid="watch-cache"][data-kind="Pod"][data-capacity="3"]');
+    assert(await $('event-cap').count() === 0, 'no notice on a run that reached its end');
+    assert((await $('esr').textContent()).startsWith('ESR: holds'), 'ESR judged on a whole run');
+    // A runaway: every reconcile asks for another a millisecond later, for a day of virtual time.
+    await setEditor(page, runaway);
+    await $('event-cap').waitFor({ timeout: 120000 });
+    const notice = await $('event-cap').textContent();
+    assert(notice.includes('Cut off at the event cap') && notice.includes('5,000,000 events'), notice);
+    assert(/at \d+\.\d{3}s of virtual time, before its end at 86400\.000s/.test(notice), notice);
+    assert(await $('esr').textContent() === 'ESR: not judged (run cut off)', await $('esr').textContent());
+    assert((await page.locator('.count').textContent()).includes('cut off'), 'the event counter says so too');
+    await shootBoth(page, shots + '08-event-cap.png');
+    await pickGallery('overflow');
+    await page.waitForSelector('[data-testid="event-cap"]', { state: 'detached' });
+    assert(errors.length === 0, `no console errors, got: ${errors.join(' | ')}`);
+  }],
 ]);
 
 await browser.close();
-process.exit(ok ? 0 : 1);
+// The share-link, embed and CSP suite runs after this one (`cargo xtask test` runs this file).
+console.log('e2e: share links, embeds, CSP (e2e/share.mjs)');
+const share = spawnSync(process.execPath, [new URL('./share.mjs', import.meta.url).pathname, base], { stdio: 'inherit' });
+process.exit(ok && share.status === 0 ? 0 : 1);

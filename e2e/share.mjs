@@ -3,13 +3,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { extname } from 'node:path';
-import { launch, runTests, assert, editorText, setEditor } from './browser.mjs';
+import { launch, runTests, assert, editorText, setEditor, ready, gotoReady, until, shootBoth } from './browser.mjs';
 
 const base = process.argv[2] || 'http://127.0.0.1:8080/';
 const root = new URL('../', import.meta.url).pathname;
 const shots = new URL('./screenshots/', import.meta.url).pathname;
 const cli = (args) => {
-  const bin = root + 'target/debug/listwatch';
+  const bin = (process.env.CARGO_TARGET_DIR || root + 'target') + '/debug/listwatch';
   return existsSync(bin)
     ? execFileSync(bin, args, { cwd: root }).toString()
     : execFileSync('cargo', ['run', '-q', '-p', 'listwatch', '--', ...args], { cwd: root }).toString();
@@ -44,11 +44,21 @@ const $ = (id) => page.locator(`[data-testid="${id}"]`);
 const overflow = readFileSync(root + 'scenarios/02-overflow-410-relist.lw', 'utf8');
 
 async function openFresh(url) {
-  await page.goto(base);
+  // Wait for the app before clearing: it autosaves as it starts, and would refill the storage.
+  await gotoReady(page, base);
   await page.evaluate(() => localStorage.clear());
   await page.goto('about:blank');
-  await page.goto(url);
+  await gotoReady(page, url);
   await $('editor').waitFor();
+}
+
+const autosaved = () => page.evaluate(() => localStorage.getItem('listwatch.script'));
+const initial = readFileSync(root + 'scenarios/01-initial-list-and-watch.lw', 'utf8');
+/// The page's own work, autosaved, with no link in the address bar.
+async function ownWork(text) {
+  await openFresh(base);
+  await setEditor(page, text);
+  await until(page, (t) => localStorage.getItem('listwatch.script') === t, text, 'autosaved');
 }
 
 const ok = await runTests([
@@ -62,14 +72,14 @@ const ok = await runTests([
     await openFresh(base);
     const src = (await editorText(page)).replace('run 10s', 'run 12s');
     await setEditor(page, src);
-    await page.waitForFunction(() => location.hash.startsWith('#lw1.'));
+    await page.waitForFunction(() => location.hash.startsWith('#lw2.'));
     await page.click('[data-testid="copy-link"]');
     const copied = await page.evaluate(() => navigator.clipboard.readText());
-    assert(copied.includes('#lw1.'), `a share link: ${copied}`);
+    assert(copied.includes('#lw2.'), `a share link: ${copied}`);
     await page.waitForTimeout(400);
     assert(copied === page.url(), 'the copied link is the address bar');
     const other = await context.newPage();
-    await other.goto(copied);
+    await gotoReady(other, copied);
     await other.locator('[data-testid="editor"]').waitFor();
     assert(await editorText(other) === src, 'the link reproduces the text');
     assert(cli(['open', copied]) === src, 'the CLI reads the page\'s link');
@@ -82,37 +92,174 @@ const ok = await runTests([
     const good = cli(['share', 'scenarios/01-initial-list-and-watch.lw', '--base', base]).trim();
     const cases = [
       [good.slice(0, good.length - 30), 'incomplete or damaged'],
-      [good.replace('#lw1.', '#lw1.$$'), 'altered'],
+      [good.replace('#lw2.', '#lw2.$$'), 'altered'],
+      // One character changed (in the checksum's bits): refused, not opened as another script.
+      [good.slice(0, -2) + (good.at(-2) === 'A' ? 'B' : 'A') + good.at(-1), 'altered or cut'],
       [base + '#hello', 'not a listwatch link'],
       [base + '#lw9.AAAA', 'newer listwatch'],
-      [base + '#lw1.' + 'A'.repeat(300000), 'characters long'],
+      [base + '#lw2.' + 'A'.repeat(300000), 'characters long'],
     ];
     for (const [url, words] of cases) {
       await page.goto('about:blank');
-      await page.goto(url);
+      await gotoReady(page, url);
       const banner = await $('link-error').textContent();
       assert(banner.includes(words), `"${words}" in "${banner}"`);
       assert((await editorText(page)).startsWith('# my own work'), 'the autosaved text is kept');
+      assert((await autosaved()).startsWith('# my own work'), 'and stays autosaved');
+      assert(await $('restore-notice').count() === 0, 'nothing to restore: nothing was replaced');
+      if (words === 'altered or cut') await shootBoth(page, shots + '05-broken-link.png');
     }
-    await page.screenshot({ path: shots + '05-broken-link.png' });
+  }],
+  ['an old lw1 link still opens, and the address bar then carries it as lw2', async () => {
+    await openFresh(base + '#lw1.AScA2P90PTIyMDAKCiMgaGVsbG8Ka2luZCBQb2QgY2FjaGUgZml4ZWQgMwo');
+    assert(await editorText(page) === '# hello\nkind Pod cache fixed 3\n', 'the lw1 script');
+    assert(await $('link-error').count() === 0, 'no error');
+    await until(page, () => location.hash.startsWith('#lw2.'), null, 'rewritten as lw2');
+  }],
+  ['a link shows its script but the autosaved one stays until you edit; Restore brings it back', async () => {
+    const mine = '# my own work\nkind Pod\n';
+    await ownWork(mine);
+    const link = cli(['share', 'scenarios/01-initial-list-and-watch.lw', '--base', base]).trim();
+    await page.goto('about:blank');
+    await gotoReady(page, link);
+    assert(await editorText(page) === initial, 'the link\'s script is shown');
+    await $('restore-notice').waitFor();
+    assert((await $('restore-notice').textContent()).includes('Your previous script is kept'), 'the notice says so');
+    await page.waitForTimeout(500);
+    assert(await autosaved() === mine, 'the autosave is not overwritten by the link');
+    assert(page.url() === link, 'the address stays the link while it is not yours');
+    await shootBoth(page, shots + '09-restore-notice.png');
+    // A reload still shows the link, with the autosave still kept.
+    await page.reload();
+    await ready(page);
+    assert(await editorText(page) === initial && await $('restore-notice').count() === 1, 'reload: the link again');
+    await page.click('[data-testid="restore"]');
+    assert(await editorText(page) === mine, 'Restore puts the autosaved script back');
+    assert(await $('restore-notice').count() === 0, 'the notice goes');
+    assert(await autosaved() === mine, 'still autosaved');
+    // Open it again, and edit: the edit is the user's work now.
+    await page.goto('about:blank');
+    await gotoReady(page, link);
+    await $('restore-notice').waitFor();
+    await setEditor(page, initial + '# edited\n');
+    await until(page, () => !document.querySelector('[data-testid="restore-notice"]'), null, 'an edit makes it yours');
+    await until(page, () => (localStorage.getItem('listwatch.script') || '').endsWith('# edited\n'), null, 'the edit is autosaved');
+    // "Keep the link's script" accepts it without editing.
+    await ownWork(mine);
+    await page.goto('about:blank');
+    await gotoReady(page, link);
+    await page.click('[data-testid="accept-link"]');
+    await until(page, (t) => localStorage.getItem('listwatch.script') === t, initial, 'kept: autosaved');
+    assert(await $('restore-notice').count() === 0, 'the notice goes');
+  }],
+  ['a link pasted into an open page opens; a broken one only says why', async () => {
+    const mine = '# my own work\nkind Pod\n';
+    await ownWork(mine);
+    const frag = (l) => l.slice(l.indexOf('#'));
+    const link = cli(['share', 'scenarios/01-initial-list-and-watch.lw', '--base', base]).trim();
+    // Only the fragment changes: the page is not reloaded.
+    await page.evaluate(() => { window.__samePage = true; });
+    await page.goto(base + frag(link));
+    await until(page, (t) => document.querySelector('[data-testid="editor"]').cmView.state.doc.toString() === t, initial, 'the pasted link opens');
+    assert(await page.evaluate(() => window.__samePage) === true, 'without a reload');
+    await $('restore-notice').waitFor();
+    assert(await autosaved() === mine, 'the autosave is kept');
+    // A broken link pasted: its error, and the editor as it was.
+    const altered = link.slice(0, -2) + (link.at(-2) === 'A' ? 'B' : 'A') + link.at(-1);
+    await page.goto(base + frag(altered));
+    await $('link-error').waitFor();
+    assert((await $('link-error').textContent()).includes('altered or cut'), await $('link-error').textContent());
+    assert(await editorText(page) === initial, 'the editor is left alone');
+    assert(await autosaved() === mine, 'and so is the autosave');
+    // Another good link: its text at its moment; the error goes.
+    const at = cli(['share', 'scenarios/02-overflow-410-relist.lw', '--at', '2.2s', '--base', base]).trim();
+    await page.goto(base + frag(at));
+    await until(page, (t) => document.querySelector('[data-testid="editor"]').cmView.state.doc.toString() === t, overflow, 'the second link opens');
+    await until(page, () => document.querySelector('[data-testid="clock"]').textContent === '2.200s', null, 'at its moment');
+    assert(await $('link-error').count() === 0, 'the error is gone');
+    await page.click('[data-testid="restore"]');
+    assert(await editorText(page) === mine, 'Restore: still the user\'s own script');
+    assert(await page.evaluate(() => window.__samePage) === true, 'all in the same page');
+  }],
+  ['an embed takes a script by message only with source=parent, and only from its parent', async () => {
+    const link = cli(['share', 'scenarios/02-overflow-410-relist.lw', '--base', base + '?embed']).trim();
+    const other = overflow.replace('cache fixed 3', 'cache fixed 7');
+    const msg = { listwatch: 'load', script: other };
+    // The parent: a page of another origin (the sub-path server), holding only the iframe.
+    const parent = `http://127.0.0.1:${subpath.address().port}/docs/listwatch/embed-demo.html`;
+    const frame = async (src) => {
+      await page.goto(parent);
+      await page.evaluate((src) => {
+        const f = document.createElement('iframe');
+        Object.assign(f, { id: 'f', src });
+        f.style.cssText = 'width:1200px;height:900px';
+        document.body.replaceChildren(f);
+      }, src);
+      const f = page.frameLocator('#f');
+      await f.locator('[data-testid="watch-cache"]').first().waitFor();
+      return f;
+    };
+    // Without source=parent: a message from the parent is ignored.
+    let f = await frame(link);
+    await page.evaluate((m) => document.getElementById('f').contentWindow.postMessage(m, '*'), msg);
+    await page.waitForTimeout(500);
+    assert(await f.locator('[data-testid="watch-cache"][data-capacity="7"]').count() === 0, 'script by message refused without source=parent');
+    assert(await f.locator('[data-testid="watch-cache"][data-capacity="3"]').count() === 1, 'the link\'s script stays');
+    // With source=parent: a message from elsewhere (here the frame itself) is ignored ...
+    f = await frame(base + '?embed&source=parent');
+    const inner = page.frames().find((fr) => fr.url().includes('source=parent'));
+    await inner.evaluate((m) => window.postMessage(m, '*'), msg);
+    await page.waitForTimeout(500);
+    assert(await f.locator('[data-testid="watch-cache"][data-capacity="7"]').count() === 0, 'not from its parent: ignored');
+    // ... and the parent's is taken.
+    await page.evaluate((m) => document.getElementById('f').contentWindow.postMessage(m, '*'), msg);
+    await f.locator('[data-testid="watch-cache"][data-capacity="7"]').waitFor();
+  }],
+  ['the CSP allows no inline or injected script and no base change, and the page works under it', async () => {
+    const violations = [];
+    const onConsole = (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()); };
+    page.on('console', onConsole);
+    await openFresh(base);
+    const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+    const script = csp.split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src'));
+    assert(!script.includes('unsafe-inline'), `no unsafe-inline scripts: ${script}`);
+    assert(/base-uri 'none'/.test(csp) && /object-src 'none'/.test(csp), csp);
+    assert(violations.length === 0, `the page loads without CSP violations: ${violations.join(' | ')}`);
+    const ran = await page.evaluate(() => {
+      const s = document.createElement('script');
+      s.textContent = 'window.__injected = 1';
+      document.body.append(s);
+      return window.__injected === 1;
+    });
+    assert(!ran, 'an injected inline script does not run');
+    const injected = violations.length;
+    // The page itself still works under it: the editor module loaded on demand, the worker.
+    await page.click('[data-testid="editor"] .pv');
+    await page.waitForFunction(() => !!document.querySelector('[data-testid="editor"]').cmView);
+    await page.click('[data-testid="explore"]');
+    await page.waitForFunction(() => /^[1-9]\d* of/.test(document.querySelector('[data-testid="explore-stats"]')?.textContent || ''), null, { timeout: 30000 });
+    await page.click('[data-testid="export-png"]').catch(() => {});
+    await page.waitForTimeout(300);
+    assert(violations.length === injected, `no CSP violations from the page: ${violations.slice(injected).join(' | ')}`);
+    page.off('console', onConsole);
   }],
   ['a decompression bomb is refused', async () => {
     const bomb = readFileSync(root + 'e2e/fixtures/bomb.link', 'utf8').trim();
     await page.goto('about:blank');
-    await page.goto(base + bomb);
+    await gotoReady(page, base + bomb);
     assert((await $('link-error').textContent()).includes('expands to more than'), 'bomb refused');
   }],
   ['the embed view shows no editor chrome, links to the playground, reports its height', async () => {
     const link = cli(['share', 'scenarios/02-overflow-410-relist.lw', '--base', base + '?embed']).trim();
     await page.goto('about:blank');
-    await page.goto(link);
+    await gotoReady(page, link);
     await $('embed').waitFor();
     assert(await $('editor').count() === 0, 'no editor');
     assert(await page.locator('header').count() === 0, 'no header');
     assert(await $('gallery').count() === 0, 'no gallery');
     assert(await page.locator('[data-testid="watch-cache"]').count() >= 1, 'the view');
     const open = await $('open-in-playground').getAttribute('href');
-    assert(open.includes('#lw1.') && !open.includes('embed'), `open in playground: ${open}`);
+    assert(open.includes('#lw2.') && !open.includes('embed'), `open in playground: ${open}`);
     const before = page.url();
     await page.click('[data-testid="step-forward"]');
     await page.waitForTimeout(400);
@@ -150,14 +297,14 @@ const ok = await runTests([
     assert(png.subarray(1, 4).toString() === 'PNG' && png.length > 5000, `a PNG image (${png.length} bytes)`);
     await page.click('[data-testid="export-markdown"]');
     const md = await page.evaluate(() => navigator.clipboard.readText());
-    assert(md.startsWith('![Watch-cache overflow') && md.includes('(listwatch.png)') && md.includes('#lw1.'), md);
+    assert(md.startsWith('![Watch-cache overflow') && md.includes('(listwatch.png)') && md.includes('#lw2.'), md);
   }],
   ['the built site works from a sub-path, worker and embeds included', async () => {
     const at = `http://127.0.0.1:${subpath.address().port}/docs/listwatch/`;
     const missing = [];
     const p = await context.newPage();
     p.on('response', (r) => { if (r.status() >= 400) missing.push(r.url()); });
-    await p.goto(at);
+    await gotoReady(p, at);
     await p.locator('[data-testid="watch-cache"]').first().waitFor();
     await p.click('[data-testid="explore"]');
     await p.locator('[data-testid="explore-stats"]').waitFor();

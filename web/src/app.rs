@@ -31,8 +31,14 @@ fn default_script() -> String {
         .unwrap_or_default()
 }
 
+fn link_error_message(e: &listwatch_script::share::LinkError) -> String {
+    format!("The link could not be opened: {e}. Your own text was kept.")
+}
+
 /// The script to start with: the link's, else the autosaved text, else the overflow scenario.
-/// A broken link never replaces the autosaved text; it is reported instead.
+/// A broken link never replaces the autosaved text; it is reported instead. A good link's
+/// script is shown, but the autosaved text stays saved (and restorable) until the user edits
+/// the link's script or keeps it.
 fn initial_state(embed: &link::Embed) -> State {
     let saved = if embed.on {
         None
@@ -47,17 +53,15 @@ fn initial_state(embed: &link::Embed) -> State {
     };
     match fragment {
         Some(Ok(shared)) => {
-            let mut st = State::new(shared.script);
-            if let (Some(t), Some(run)) = (shared.at_ms, &st.run) {
-                st.cursor = listwatch_core::view::Timeline::index_at_time(&run.sim, t);
-            }
+            let mut st = State::new(shared.script.clone());
+            st.kept = saved.filter(|s| *s != shared.script);
+            // Same script: this only places the moment.
+            st.open_link(shared, false);
             st
         }
         Some(Err(e)) => {
             let mut st = State::new(saved.unwrap_or_else(default_script));
-            st.link_error = Some(format!(
-                "The link could not be opened: {e}. Your own text was kept."
-            ));
+            st.link_error = Some(link_error_message(&e));
             st
         }
         None => State::new(saved.unwrap_or_else(default_script)),
@@ -112,26 +116,37 @@ pub fn app() -> Html {
     });
     use_effect_with((*theme).clone(), |t| set_theme(t));
 
-    // Autosave the text (not in embeds: they must not touch the reader's own work).
+    // Autosave the text (not in embeds: they must not touch the reader's own work), except
+    // while a link's script is on screen and the autosaved one is kept aside.
     {
         let on = !embed.on;
-        use_effect_with(state.source.clone(), move |source| {
-            if on {
-                if let Some(s) = storage() {
-                    let _ = s.set_item(AUTOSAVE_KEY, source);
+        use_effect_with(
+            (state.source.clone(), state.kept.is_some()),
+            move |(source, kept)| {
+                if on && !*kept {
+                    if let Some(s) = storage() {
+                        let _ = s.set_item(AUTOSAVE_KEY, source);
+                    }
                 }
-            }
-        });
+            },
+        );
     }
 
     // The address bar follows the editor and the moment, debounced; embeds never rewrite it.
     {
         let on = !embed.on;
-        let deps = (state.source.clone(), state.now_ms(), state.stale);
-        use_effect_with(deps, move |(source, now, stale)| {
+        let deps = (
+            state.source.clone(),
+            state.now_ms(),
+            state.stale,
+            state.kept.is_some(),
+        );
+        use_effect_with(deps, move |(source, now, stale, kept)| {
             // A reload inside the debounce window finds an older fragment that this page wrote
-            // itself; the autosaved text wins over it then (see `initial_state`).
-            let write = (on && !*stale).then(|| {
+            // itself; the autosaved text wins over it then (see `initial_state`). While a link's
+            // script is shown and not yet the user's, the address stays the link, so a reload
+            // shows the link again (with the autosaved text still kept).
+            let write = (on && !*stale && !*kept).then(|| {
                 let (source, now) = (source.clone(), *now);
                 move || link::replace_fragment(&link::fragment_for(&source, now))
             });
@@ -170,10 +185,43 @@ pub fn app() -> Html {
         });
     }
 
+    // A link pasted into the address bar of an open page changes only the fragment: follow it,
+    // with the same protections as on load (a broken link is reported and changes nothing).
+    // The page's own address updates use `replaceState`, which fires no `hashchange`.
+    {
+        let dispatch = state.dispatcher();
+        let (embed_on, from_parent) = (embed.on, embed.from_parent);
+        use_effect_with((), move |_| {
+            let w = web_sys::window().filter(|_| !from_parent);
+            let cb = Closure::<dyn Fn(Event)>::new(move |_: Event| match link::from_fragment() {
+                Some(Ok(shared)) => dispatch.dispatch(Action::OpenLink {
+                    shared,
+                    keep_previous: !embed_on,
+                }),
+                Some(Err(e)) => dispatch.dispatch(Action::LinkError(link_error_message(&e))),
+                None => {}
+            });
+            if let Some(w) = &w {
+                let _ =
+                    w.add_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref());
+            }
+            move || {
+                if let Some(w) = w {
+                    let _ = w.remove_event_listener_with_callback(
+                        "hashchange",
+                        cb.as_ref().unchecked_ref(),
+                    );
+                }
+            }
+        });
+    }
+
     // Embeds: take the script from the parent page (embed.js), and report our height to it.
     {
         let st = state.clone();
-        let on = embed.on;
+        // Only an embed opened with `source=parent` takes a script by message, and only from
+        // its parent window.
+        let on = embed.on && embed.from_parent;
         use_effect_with((), move |_| {
             let window = web_sys::window().filter(|_| on);
             let cb =
@@ -252,9 +300,7 @@ pub fn app() -> Html {
                         }
                         if modifier && e.key() == "Enter" {
                             e.prevent_default();
-                            let src = st.source.clone();
-                            st.dispatch(Action::Edit(String::new()));
-                            st.dispatch(Action::Edit(src));
+                            st.dispatch(Action::Rerun);
                             return;
                         }
                         // The editor (CodeMirror's contenteditable) and form fields keep their keys.
@@ -295,6 +341,17 @@ pub fn app() -> Html {
         );
     }
 
+    // The ready signal, last of the effects (they run in order): the first render is on
+    // screen, the theme applied and every listener in place. Tests wait for it after loading.
+    use_effect_with((), |_| {
+        if let Some(el) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+        {
+            let _ = el.set_attribute("data-ready", "");
+        }
+    });
+
     let on_edit = {
         let dispatch = state.dispatcher();
         Callback::from(move |s: String| dispatch.dispatch(Action::Edit(s)))
@@ -305,6 +362,7 @@ pub fn app() -> Html {
             <>
                 <div class="title">{ &run.title }</div>
                 <Controls state={state.clone()} />
+                <CutOff run={run.clone()} />
                 <SystemView run={run.clone()} view={view.clone()} cursor={state.cursor} />
                 <Narration run={run.clone()} view={view} />
                 if !embed.on || embed.show_timeline { <TimelineView state={state.clone()} /> }
@@ -382,6 +440,13 @@ pub fn app() -> Html {
             if let Some(msg) = &state.link_error {
                 <div class="banner" role="alert" data-testid="link-error">{msg}
                     <button onclick={{ let d = state.dispatcher(); move |_| d.dispatch(Action::DismissLinkError) }}>{"Dismiss"}</button>
+                </div>
+            }
+            if state.kept.is_some() {
+                <div class="banner kept" role="status" data-testid="restore-notice">
+                    <span>{"This is the script from the link. Your previous script is kept: "}</span>
+                    <button data-testid="restore" title="Put your previous script back in the editor" onclick={{ let d = state.dispatcher(); move |_| d.dispatch(Action::Restore) }}>{"Restore"}</button>
+                    <button data-testid="accept-link" title="Keep the link's script: it replaces your previous one" onclick={{ let d = state.dispatcher(); move |_| d.dispatch(Action::AcceptLink) }}>{"Keep the link's script"}</button>
                 </div>
             }
             if let Some(n) = &state.notice { <div class="notice" role="status">{n}</div> }

@@ -36,6 +36,48 @@ mod tests {
         assert!(checked >= 1);
     }
 
+    /// A link's script replaces the editor text but the previous text is kept (the autosave
+    /// is not written meanwhile) until an edit or a restore; a second link keeps the first kept.
+    #[wasm_bindgen_test]
+    fn a_link_keeps_the_previous_script_until_edited_or_restored() {
+        use crate::state::{Action, State};
+        use listwatch_script::share::Shared;
+        use yew::Reducible;
+        let gallery = listwatch_script::gallery::GALLERY;
+        let (mine, a, b) = (gallery[0].1, gallery[1].1, gallery[2].1);
+        let open = |s: std::rc::Rc<State>, script: &str, at_ms| {
+            s.reduce(Action::OpenLink {
+                shared: Shared {
+                    script: script.to_string(),
+                    at_ms,
+                },
+                keep_previous: true,
+            })
+        };
+        let s = std::rc::Rc::new(State::new(mine.to_string()));
+        let s = open(s, a, Some(1000));
+        assert_eq!((s.source.as_str(), s.kept.as_deref()), (a, Some(mine)));
+        assert!(s.now_ms() <= 1000 && s.cursor > 0, "at the link's moment");
+        let s = open(s, b, None);
+        assert_eq!(s.kept.as_deref(), Some(mine), "still the autosaved script");
+        let restored = s.clone().reduce(Action::Restore);
+        assert_eq!(
+            (restored.source.as_str(), restored.kept.as_deref()),
+            (mine, None)
+        );
+        // The editor echoing the same text is not an edit; a real change is.
+        let same = s.clone().reduce(Action::Edit(b.to_string()));
+        assert_eq!(same.kept.as_deref(), Some(mine));
+        let edited = s.clone().reduce(Action::Edit(format!("{b}\n# mine now")));
+        assert_eq!(edited.kept, None);
+        assert_eq!(s.reduce(Action::AcceptLink).kept, None);
+        // A broken link only reports.
+        let e = open(std::rc::Rc::new(State::new(mine.to_string())), mine, None)
+            .reduce(Action::LinkError("bad".into()));
+        assert_eq!((e.source.as_str(), e.kept.as_deref()), (mine, None));
+        assert_eq!(e.link_error.as_deref(), Some("bad"));
+    }
+
     fn before_outcomes(src: &str) -> usize {
         listwatch_script::parse(src).unwrap().expectations.len()
     }

@@ -6,6 +6,7 @@ use std::rc::Rc;
 use listwatch_core::verdict::Outcome;
 use listwatch_core::view::{Timeline, View};
 use listwatch_core::{EventId, Sim};
+use listwatch_script::share::Shared;
 use listwatch_script::{Diagnostic, Expectation};
 use yew::Reducible;
 
@@ -38,6 +39,10 @@ pub struct State {
     pub link_error: Option<String>,
     /// A short notice ("Link copied").
     pub notice: Option<String>,
+    /// The autosaved script, set aside while a link's script is on screen: the autosave is not
+    /// overwritten until the user edits the link's script or accepts it, and "Restore" brings
+    /// this back.
+    pub kept: Option<String>,
 }
 
 pub enum Action {
@@ -55,6 +60,20 @@ pub enum Action {
     ToggleHelp,
     Notice(Option<String>),
     DismissLinkError,
+    /// Open what a link carries (on load or when the fragment changes). With `keep_previous`,
+    /// the text it replaces is kept aside (see `State::kept`).
+    OpenLink {
+        shared: Shared,
+        keep_previous: bool,
+    },
+    /// A link that could not be opened: say why, touch nothing else.
+    LinkError(String),
+    /// Back to the kept (autosaved) script.
+    Restore,
+    /// Keep the link's script: it becomes the autosaved text.
+    AcceptLink,
+    /// Run the same text again from scratch.
+    Rerun,
 }
 
 impl State {
@@ -72,9 +91,32 @@ impl State {
             help: false,
             link_error: None,
             notice: None,
+            kept: None,
         };
         s.load(source);
         s
+    }
+
+    /// Shows a link's script at its moment. The text it replaces goes to `kept` when asked (and
+    /// different), unless something is kept already: that is still the autosaved text.
+    pub fn open_link(&mut self, shared: Shared, keep_previous: bool) {
+        if keep_previous && self.kept.is_none() && self.source != shared.script {
+            self.kept = Some(self.source.clone());
+        }
+        if shared.script != self.source {
+            self.load(shared.script);
+            self.cursor = 0;
+        }
+        if let Some(run) = &self.run {
+            self.cursor = shared
+                .at_ms
+                .map(|t| Timeline::index_at_time(&run.sim, t))
+                .unwrap_or(self.cursor)
+                .min(run.sim.trace.len());
+        }
+        self.playing = false;
+        self.selected = None;
+        self.link_error = None;
     }
 
     /// The view time on screen.
@@ -162,6 +204,7 @@ impl State {
             help: self.help,
             link_error: self.link_error.clone(),
             notice: self.notice.clone(),
+            kept: self.kept.clone(),
         }
     }
 }
@@ -176,7 +219,28 @@ impl Reducible for State {
             Action::Edit(src) => {
                 if src != s.source {
                     s.load(src);
+                    // The user's own change: from now on it is their work, autosaved.
+                    s.kept = None;
                 }
+            }
+            Action::OpenLink {
+                shared,
+                keep_previous,
+            } => s.open_link(shared, keep_previous),
+            Action::LinkError(msg) => s.link_error = Some(msg),
+            Action::Restore => {
+                if let Some(k) = s.kept.take() {
+                    s.load(k);
+                    s.cursor = 0;
+                    s.playing = false;
+                    s.selected = None;
+                }
+            }
+            Action::AcceptLink => s.kept = None,
+            Action::Rerun => {
+                let src = s.source.clone();
+                s.run = None;
+                s.load(src);
             }
             Action::Play => {
                 if s.cursor >= len {
@@ -239,5 +303,6 @@ impl PartialEq for State {
             && Rc::ptr_eq(&self.outcomes, &o.outcomes)
             && self.link_error == o.link_error
             && self.notice == o.notice
+            && self.kept == o.kept
     }
 }

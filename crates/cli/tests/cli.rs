@@ -112,7 +112,7 @@ fn share_and_open_round_trip_and_broken_links_exit_2() {
         None,
     );
     assert_eq!(code, 0);
-    assert!(link.starts_with("https://example.org/lw/#lw1."), "{link}");
+    assert!(link.starts_with("https://example.org/lw/#lw2."), "{link}");
     let (code, script, err) = listwatch(&["open", link.trim()], None);
     assert_eq!(code, 0);
     assert_eq!(

@@ -1,15 +1,25 @@
 //! Share links: the whole scenario in the URL fragment, so no server is needed.
 //!
-//! `#lw1.<base64url(raw deflate(payload))>` where the payload is header lines `key=value`, a blank
-//! line, then the script. Keys today: `t` (the moment on screen, in ms). Unknown keys are
-//! ignored, so later versions can add options; a new payload layout gets a new version prefix and
-//! a migration step in `decode`.
+//! `#lw2.<base64url(raw deflate(payload) ++ CRC-32(payload))>` where the payload is header lines
+//! `key=value`, a blank line, then the script. Keys today: `t` (the moment on screen, in ms).
+//! Unknown keys are ignored, so later versions can add options; a new payload layout gets a new
+//! version prefix and a migration step in `decode`.
+//!
+//! Raw deflate has no checksum of its own: an altered character in an `lw1.` link often still
+//! inflates, to a garbled script. `lw2.` appends the CRC-32 (IEEE, big-endian) of the payload, so
+//! any change is refused instead of opening as a different script. `lw1.` links (no checksum)
+//! still open: `decode` reads both, `encode` writes `lw2.`.
 
 use std::fmt;
 
 use crate::MAX_SCRIPT_BYTES;
 
-pub const PREFIX: &str = "lw1.";
+/// The prefix `encode` writes.
+pub const PREFIX: &str = "lw2.";
+/// The first format: the same payload without a checksum. Still read, never written.
+const PREFIX_V1: &str = "lw1.";
+/// The newest version this code reads.
+const NEWEST: u32 = 2;
 /// Decompressed payloads above this are refused (a decompression bomb, or not ours).
 pub const MAX_PAYLOAD_BYTES: usize = MAX_SCRIPT_BYTES + 1024;
 /// Links longer than this are refused before decoding.
@@ -34,6 +44,8 @@ pub enum LinkError {
     Truncated,
     TooLarge,
     NotText,
+    /// The checksum does not match the content: a character was changed or the end cut off.
+    Checksum,
 }
 
 impl fmt::Display for LinkError {
@@ -41,11 +53,11 @@ impl fmt::Display for LinkError {
         match self {
             LinkError::Empty => write!(f, "the link carries no scenario"),
             LinkError::NotOurs => {
-                write!(f, "this is not a listwatch link (it should contain #lw1.)")
+                write!(f, "this is not a listwatch link (it should contain #lw2.)")
             }
             LinkError::FutureVersion(v) => write!(
                 f,
-                "this link was made by a newer listwatch (format {v}); this page reads lw1"
+                "this link was made by a newer listwatch (format {v}); this page reads lw1 and lw2"
             ),
             LinkError::TooLong(n) => write!(
                 f,
@@ -65,6 +77,10 @@ impl fmt::Display for LinkError {
                 MAX_PAYLOAD_BYTES / 1024
             ),
             LinkError::NotText => write!(f, "the link's content is not text"),
+            LinkError::Checksum => write!(
+                f,
+                "this link was altered or cut: its checksum does not match"
+            ),
         }
     }
 }
@@ -72,6 +88,17 @@ impl fmt::Display for LinkError {
 impl std::error::Error for LinkError {}
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// Each byte's value in `B64`, or 0xff.
+const B64_VALUE: [u8; 256] = {
+    let mut t = [0xff; 256];
+    let mut i = 0;
+    while i < 64 {
+        t[B64[i] as usize] = i as u8;
+        i += 1;
+    }
+    t
+};
 
 fn b64_encode(data: &[u8]) -> String {
     let mut out = String::with_capacity(data.len() * 4 / 3 + 4);
@@ -91,10 +118,11 @@ fn b64_decode(s: &str) -> Result<Vec<u8>, LinkError> {
     let mut out = Vec::with_capacity(s.len() * 3 / 4);
     let (mut acc, mut bits) = (0u32, 0u32);
     for c in s.bytes() {
-        let v = B64
-            .iter()
-            .position(|&b| b == c)
-            .ok_or(LinkError::BadCharacters)? as u32;
+        let v = B64_VALUE[c as usize];
+        if v == 0xff {
+            return Err(LinkError::BadCharacters);
+        }
+        let v = v as u32;
         acc = (acc << 6) | v;
         bits += 6;
         if bits >= 8 {
@@ -109,7 +137,19 @@ fn b64_decode(s: &str) -> Result<Vec<u8>, LinkError> {
     Ok(out)
 }
 
-/// The fragment (without `#`) for a scenario.
+/// CRC-32 (IEEE 802.3, the one of zip and PNG), bit by bit: links are small.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = (crc >> 1) ^ (0xEDB8_8320 & (crc & 1).wrapping_neg());
+        }
+    }
+    !crc
+}
+
+/// The fragment (without `#`) for a scenario, in the newest format.
 pub fn encode(shared: &Shared) -> String {
     let mut payload = String::new();
     if let Some(t) = shared.at_ms {
@@ -117,8 +157,9 @@ pub fn encode(shared: &Shared) -> String {
     }
     payload.push('\n');
     payload += &shared.script;
-    let compressed = miniz_oxide::deflate::compress_to_vec(payload.as_bytes(), 9);
-    format!("{PREFIX}{}", b64_encode(&compressed))
+    let mut body = miniz_oxide::deflate::compress_to_vec(payload.as_bytes(), 9);
+    body.extend_from_slice(&crc32(payload.as_bytes()).to_be_bytes());
+    format!("{PREFIX}{}", b64_encode(&body))
 }
 
 /// A full link: `base#fragment`.
@@ -130,7 +171,7 @@ pub fn link(base: &str, shared: &Shared) -> String {
     )
 }
 
-/// Reads a link, a fragment with or without `#`, or a bare `lw1.` token.
+/// Reads a link, a fragment with or without `#`, or a bare `lw2.` (or old `lw1.`) token.
 pub fn decode(link: &str) -> Result<Shared, LinkError> {
     let link = link.trim();
     if link.len() > MAX_LINK_CHARS {
@@ -143,24 +184,41 @@ pub fn decode(link: &str) -> Result<Shared, LinkError> {
     if fragment.is_empty() {
         return Err(LinkError::Empty);
     }
-    let Some(body) = fragment.strip_prefix(PREFIX) else {
+    let (body, checked) = if let Some(body) = fragment.strip_prefix(PREFIX) {
+        (body, true)
+    } else if let Some(body) = fragment.strip_prefix(PREFIX_V1) {
+        // Migration from lw1: the same payload, without a checksum.
+        (body, false)
+    } else {
         if let Some(v) = fragment
             .strip_prefix("lw")
             .and_then(|r| r.split_once('.'))
             .map(|(v, _)| v)
         {
-            if v.parse::<u32>().is_ok_and(|n| n > 1) {
+            if v.parse::<u32>().is_ok_and(|n| n > NEWEST) {
                 return Err(LinkError::FutureVersion(format!("lw{v}")));
             }
         }
         return Err(LinkError::NotOurs);
     };
-    let compressed = b64_decode(body)?;
+    let mut compressed = b64_decode(body)?;
+    let sum = if checked {
+        if compressed.len() < 5 {
+            return Err(LinkError::Truncated);
+        }
+        let tail = compressed.split_off(compressed.len() - 4);
+        Some(u32::from_be_bytes([tail[0], tail[1], tail[2], tail[3]]))
+    } else {
+        None
+    };
     let bytes = miniz_oxide::inflate::decompress_to_vec_with_limit(&compressed, MAX_PAYLOAD_BYTES)
         .map_err(|e| match e.status {
             miniz_oxide::inflate::TINFLStatus::HasMoreOutput => LinkError::TooLarge,
             _ => LinkError::Truncated,
         })?;
+    if sum.is_some_and(|sum| sum != crc32(&bytes)) {
+        return Err(LinkError::Checksum);
+    }
     let text = String::from_utf8(bytes).map_err(|_| LinkError::NotText)?;
     // Header lines, a blank line, the script (which may hold blank lines of its own).
     let (header, script) = match text.strip_prefix('\n') {
@@ -194,14 +252,124 @@ mod tests {
         }
     }
 
+    const PINNED_LW1: &str = "lw1.AScA2P90PTIyMDAKCiMgaGVsbG8Ka2luZCBQb2QgY2FjaGUgZml4ZWQgMwo";
+
     /// Pins the format: a change here must be deliberate (and old links must keep opening).
     #[test]
     fn encoding_is_pinned() {
         assert_eq!(
             encode(&sample()),
-            "lw1.AScA2P90PTIyMDAKCiMgaGVsbG8Ka2luZCBQb2QgY2FjaGUgZml4ZWQgMwo"
+            "lw2.AScA2P90PTIyMDAKCiMgaGVsbG8Ka2luZCBQb2QgY2FjaGUgZml4ZWQgMwppkIZN"
         );
-        assert_eq!(decode("https://x.example/listwatch/#lw1.AScA2P90PTIyMDAKCiMgaGVsbG8Ka2luZCBQb2QgY2FjaGUgZml4ZWQgMwo").unwrap(), sample());
+        assert_eq!(
+            decode(&format!(
+                "https://x.example/listwatch/#{}",
+                encode(&sample())
+            ))
+            .unwrap(),
+            sample()
+        );
+        // The first format, as links made before lw2 carry it.
+        assert_eq!(
+            decode(&format!("https://x.example/listwatch/#{PINNED_LW1}")).unwrap(),
+            sample()
+        );
+    }
+
+    /// Migration: an lw1 link opens, and the link made from what it opened is lw2.
+    #[test]
+    fn lw1_links_open_and_reencode_as_lw2() {
+        let opened = decode(PINNED_LW1).unwrap();
+        let again = encode(&opened);
+        assert!(again.starts_with("lw2."), "{again}");
+        assert_eq!(decode(&again).unwrap(), sample());
+        for (_, src) in crate::gallery::GALLERY {
+            let s = Shared {
+                script: src.to_string(),
+                at_ms: Some(1500),
+            };
+            // An lw1 link as the old encoder wrote it: the same payload, no checksum.
+            let payload = format!("t=1500\n\n{src}");
+            let old = format!(
+                "lw1.{}",
+                b64_encode(&miniz_oxide::deflate::compress_to_vec(
+                    payload.as_bytes(),
+                    9
+                ))
+            );
+            let opened = decode(&old).unwrap();
+            assert_eq!(opened, s);
+            assert_eq!(decode(&encode(&opened)).unwrap(), s);
+        }
+    }
+
+    #[test]
+    fn crc32_is_the_ieee_one() {
+        assert_eq!(crc32(b""), 0);
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        assert_eq!(
+            crc32(b"The quick brown fox jumps over the lazy dog"),
+            0x414F_A339
+        );
+    }
+
+    /// Every one-character change of a link, every one-character deletion and every cut is
+    /// either refused with an error or opens exactly the original (a change in the address
+    /// before `#`, or in the unused low bits of the last character). Never a different script.
+    #[test]
+    fn no_altered_or_cut_link_opens_as_a_different_script() {
+        // The README's scenario: a few hundred characters of link, each changed every way.
+        let original = Shared {
+            script: "# Watch-cache overflow: 410 Gone, backoff, relist\nkind Pod cache fixed 3\n\
+                     controller ctl for Pod children Other\nat 2s disconnect ctl for 0s\n\
+                     at 2050ms status Pod a 1\nexpect gone ctl Pod == 1\nexpect esr\n"
+                .into(),
+            at_ms: Some(2200),
+        };
+        let good = link("https://x.example/lw/", &original);
+        let chars: Vec<char> = good.chars().collect();
+        let alphabet: Vec<char> = (0x20u8..0x7f).map(char::from).collect();
+        let (mut tried, mut refused) = (0, 0);
+        let mut check = |altered: String, what: &str| {
+            tried += 1;
+            match decode(&altered) {
+                Ok(s) => assert_eq!(s, original, "{what} opened as a different script"),
+                Err(e) => {
+                    assert!(!e.to_string().is_empty());
+                    refused += 1;
+                }
+            }
+        };
+        for i in 0..chars.len() {
+            for &c in &alphabet {
+                if c != chars[i] {
+                    let mut v = chars.clone();
+                    v[i] = c;
+                    check(v.into_iter().collect(), &format!("{c:?} at {i}"));
+                }
+            }
+            let mut v = chars.clone();
+            v.remove(i);
+            check(v.into_iter().collect(), &format!("deleting {i}"));
+            check(chars[..i].iter().collect(), &format!("cutting at {i}"));
+        }
+        // Nearly every change in the fragment is refused, not silently "repaired".
+        assert!(
+            tried > 15_000 && refused * 10 > tried * 7,
+            "{refused} of {tried}"
+        );
+        // A change deep inside the compressed text says what happened.
+        let body_at = good.find("lw2.").unwrap() + 20;
+        let mut v = chars.clone();
+        v[body_at] = if v[body_at] == 'A' { 'B' } else { 'A' };
+        assert!(matches!(
+            decode(&v.into_iter().collect::<String>()),
+            Err(LinkError::Checksum | LinkError::Truncated | LinkError::TooLarge)
+        ));
+        assert_eq!(
+            LinkError::Checksum.to_string(),
+            "this link was altered or cut: its checksum does not match"
+        );
     }
 
     #[test]
@@ -230,10 +398,27 @@ mod tests {
             Err(LinkError::BadCharacters)
         );
         assert_eq!(decode(&good[..good.len() - 12]), Err(LinkError::Truncated));
+        // Text that inflates but does not match its checksum.
+        let mut wrong = miniz_oxide::deflate::compress_to_vec(b"\nkind Pod\n", 9);
+        wrong.extend_from_slice(&[1, 2, 3, 4]);
+        assert_eq!(
+            decode(&format!("lw2.{}", b64_encode(&wrong))),
+            Err(LinkError::Checksum)
+        );
+        assert_eq!(decode("lw2.AAA"), Err(LinkError::Truncated));
+        assert_eq!(
+            decode(&PINNED_LW1[..PINNED_LW1.len() - 12]),
+            Err(LinkError::Truncated)
+        );
         // A bomb: 10 MB of zeros compresses to a few KB.
-        let bomb = miniz_oxide::deflate::compress_to_vec(&vec![b'a'; 10_000_000], 9);
+        let mut bomb = miniz_oxide::deflate::compress_to_vec(&vec![b'a'; 10_000_000], 9);
         assert_eq!(
             decode(&format!("lw1.{}", b64_encode(&bomb))),
+            Err(LinkError::TooLarge)
+        );
+        bomb.extend_from_slice(&[0; 4]);
+        assert_eq!(
+            decode(&format!("lw2.{}", b64_encode(&bomb))),
             Err(LinkError::TooLarge)
         );
         let not_text = miniz_oxide::deflate::compress_to_vec(&[0xff, 0xfe, 0x00], 9);

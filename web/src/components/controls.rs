@@ -84,7 +84,11 @@ pub fn controls(p: &Props) -> Html {
             <input data-testid="scrubber" type="range" aria-label="Moment" min="0" max={len.to_string()}
                 value={s.cursor.to_string()} oninput={scrub} />
             <span data-testid="clock" class="clock" aria-label="Virtual time">{super::clock(now)}</span>
-            <span class="count">{format!("event {}/{}", s.cursor, len)}</span>
+            <span class="count">{format!("event {}/{}", s.cursor, len)}
+                if s.run.as_ref().is_some_and(|r| super::panels::cut_at(&r.sim).is_some()) {
+                    <span class="cut" title="The run stopped at the event cap">{" · cut off"}</span>
+                }
+            </span>
             <span class="jumps">
                 <button aria-label="Previous 410" onclick={jump("410", false)}>{"◀ 410"}</button>
                 <button data-testid="next-410" aria-label="Next 410" onclick={jump("410", true)}>{"410 ▶"}</button>

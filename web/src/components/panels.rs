@@ -82,6 +82,9 @@ pub fn expectations(p: &StateProps) -> Html {
         &run.sim,
         &listwatch_core::verdict::Expect::Esr { controller: None },
     );
+    // A run cut off at the event cap never reached its end: whether the system would have
+    // settled is unknown, so ESR is not judged (whatever the verdict says of the part that ran).
+    let cut = cut_at(&run.sim);
     html! {
         <div data-testid="expectations" class="expectations">
             <h2>{"Expectations"}</h2>
@@ -100,7 +103,12 @@ pub fn expectations(p: &StateProps) -> Html {
                     }
                 }) }
             </ul>
-            <p class={if esr.pass { "pass" } else { "fail" }}>{format!("ESR: {} ({})", if esr.pass { "holds" } else { "fails" }, esr.found)}</p>
+            if let Some(t) = cut {
+                <p class="hint" data-testid="cut-expectations">{format!("The run was cut off at {}: these are judged on the part that ran.", super::clock(t))}</p>
+                <p class="inconclusive" data-testid="esr">{"ESR: not judged (run cut off)"}</p>
+            } else {
+                <p data-testid="esr" class={if esr.pass { "pass" } else { "fail" }}>{format!("ESR: {} ({})", if esr.pass { "holds" } else { "fails" }, esr.found)}</p>
+            }
         </div>
     }
 }
@@ -128,6 +136,55 @@ pub fn explanation(p: &StateProps) -> Html {
             } else {
                 <p class="hint">{"Step or click a marker: its causes appear here."}</p>
             }
+        </div>
+    }
+}
+
+/// The virtual time at which the run stopped, when it stopped at the event cap.
+pub fn cut_at(sim: &listwatch_core::Sim) -> Option<u64> {
+    (sim.stopped == Some(listwatch_core::sim::Stop::EventCap))
+        .then(|| sim.trace.last().map(|e| e.time_ms).unwrap_or(sim.now_ms))
+}
+
+/// `5000000` as `5,000,000`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[derive(Properties)]
+pub struct RunProps {
+    pub run: Rc<Loaded>,
+}
+impl PartialEq for RunProps {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.run, &o.run)
+    }
+}
+
+/// Says so when the run hit the event cap: everything after that moment is missing.
+#[function_component(CutOff)]
+pub fn cut_off(p: &RunProps) -> Html {
+    let sim = &p.run.sim;
+    let Some(t) = cut_at(sim) else {
+        return html! {};
+    };
+    html! {
+        <div class="banner cap" role="status" data-testid="event-cap">
+            <b>{"Cut off at the event cap. "}</b>
+            {format!(
+                "The run stopped after {} events, at {} of virtual time, before its end at {}. Nothing after that moment was simulated, so ESR is not judged.",
+                thousands(sim.trace.len()),
+                super::clock(t),
+                super::clock(sim.config.end_ms),
+            )}
         </div>
     }
 }
