@@ -173,7 +173,8 @@ impl ApiError {
             ApiError::TooLargeRv { requested, current } => {
                 format!("Too large resource version: {requested}, current: {current}")
             }
-            ApiError::TooManyRequests => "the watch cache is not ready (429)".into(),
+            // `cacher.go`: `errors.NewTooManyRequests("storage is (re)initializing", 1)`.
+            ApiError::TooManyRequests => "storage is (re)initializing".into(),
             ApiError::ConnectionRefused => "connection refused".into(),
             ApiError::ReconcileError => "reconcile returned an error".into(),
             ApiError::NameTooLong => {

@@ -304,7 +304,7 @@ fn lists_during_cache_reinitialisation_go_to_etcd() {
     assert!(
         lines
             .iter()
-            .any(|l| l == "ERROR 429 the watch cache is not ready (429)"),
+            .any(|l| l == "ERROR 429 storage is (re)initializing"),
         "watches are"
     );
 }

@@ -709,3 +709,38 @@ expect esr
         .collect();
     assert_eq!(after, vec![(9000, 4)]);
 }
+
+/// `apiserver/pkg/storage/etcd3/store.go` (`GuaranteedUpdate`): an update that changes nothing
+/// writes nothing: no new RV, no watch event, no reconcile.
+#[test]
+fn a_no_op_update_writes_nothing() {
+    let sim = run("
+kind Pod
+kind Other
+controller ctl for Pod children Other
+at 0s create Pod a spec 1
+at 5s update Pod a spec 1
+run 10s
+");
+    assert!(events(&sim, |k| matches!(k, EventKind::NoOpWrite { .. })).any(|e| e.time_ms == 5000));
+    assert!(!events(&sim, |k| matches!(k, EventKind::WatchEvent { .. })).any(|e| e.time_ms >= 5000));
+    assert!(starts_of(&sim, "default/a").iter().all(|&t| t < 5000));
+}
+
+/// `apiserver/pkg/storage/cacher/cacher.go`: while a cache re-initialises a watch gets 429
+/// "storage is (re)initializing"; `reflector.go` backs off and re-watches without a list. (The
+/// Other watcher, whose last RV is below the cache's new list RV, gets 410 and relists: §4.)
+#[test]
+fn a_watch_refused_with_429_backs_off_and_rewatches_without_a_list() {
+    run("
+kind Pod
+kind Other
+controller ctl for Pod children Other
+at 0s create Pod a
+at 5s restart-apiserver apiserver for 3s
+run 30s
+expect ctl Pod got \"storage is (re)initializing\"
+expect relists ctl Pod == 0
+expect esr
+");
+}
