@@ -376,6 +376,7 @@ impl Config {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConfigError {
     NoKinds,
+    NoApiservers,
     TooMany {
         what: &'static str,
         count: usize,
@@ -414,6 +415,7 @@ impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ConfigError::NoKinds => write!(f, "the cluster has no kinds"),
+            ConfigError::NoApiservers => write!(f, "a cluster needs at least one apiserver"),
             ConfigError::TooMany { what, count, max } => {
                 write!(f, "{count} {what} is more than the limit of {max}")
             }
@@ -478,11 +480,7 @@ impl Config {
         too_many("controllers", self.controllers.len(), MAX_CONTROLLERS)?;
         too_many("timeline entries", self.timeline.len(), MAX_TIMELINE)?;
         if self.apiservers.is_empty() {
-            return Err(ConfigError::TooMany {
-                what: "apiservers",
-                count: 0,
-                max: 0,
-            });
+            return Err(ConfigError::NoApiservers);
         }
         for k in &self.kinds {
             match k.cache {

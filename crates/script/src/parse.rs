@@ -1575,11 +1575,7 @@ impl Builder {
                 .and_then(|i| spans.get(i).copied())
         }
         let span = match e {
-            ConfigError::TooMany {
-                what: "apiservers",
-                count: 0,
-                ..
-            } => return at_start("a cluster needs at least one apiserver".into()),
+            ConfigError::NoApiservers => return at_start(e.to_string()),
             ConfigError::TooMany { what, max, .. } => match *what {
                 "kinds" => self.spans.kinds.get(*max),
                 "apiservers" => self.spans.apiservers.get(*max),
