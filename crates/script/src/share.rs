@@ -87,54 +87,19 @@ impl fmt::Display for LinkError {
 
 impl std::error::Error for LinkError {}
 
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/// Each byte's value in `B64`, or 0xff.
-const B64_VALUE: [u8; 256] = {
-    let mut t = [0xff; 256];
-    let mut i = 0;
-    while i < 64 {
-        t[B64[i] as usize] = i as u8;
-        i += 1;
-    }
-    t
-};
+// The link alphabet is base64url without padding (RFC 4648 §5): safe in a URL fragment.
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
 
 fn b64_encode(data: &[u8]) -> String {
-    let mut out = String::with_capacity(data.len() * 4 / 3 + 4);
-    for chunk in data.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, &b)| acc | (b as u32) << (16 - 8 * i));
-        for i in 0..chunk.len() + 1 {
-            out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-    }
-    out
+    URL_SAFE_NO_PAD.encode(data)
 }
 
 fn b64_decode(s: &str) -> Result<Vec<u8>, LinkError> {
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for c in s.bytes() {
-        let v = B64_VALUE[c as usize];
-        if v == 0xff {
-            return Err(LinkError::BadCharacters);
-        }
-        let v = v as u32;
-        acc = (acc << 6) | v;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    if bits >= 6 {
-        return Err(LinkError::Truncated);
-    }
-    Ok(out)
+    URL_SAFE_NO_PAD.decode(s).map_err(|e| match e {
+        base64::DecodeError::InvalidByte(..) => LinkError::BadCharacters,
+        _ => LinkError::Truncated,
+    })
 }
 
 /// CRC-32 (IEEE 802.3, the one of zip and PNG), bit by bit: links are small.
