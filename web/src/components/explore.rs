@@ -181,7 +181,7 @@ pub fn explore_panel(p: &Props) -> Html {
     html! {
         <div class="explore" data-testid="explore-panel">
             <h2>{"Explore"}</h2>
-            <p class="hint">{"Search crash, stale, unobserved-state, drop and disconnect faults for a schedule that breaks this scenario's expectations or ESR."}</p>
+            <p class="hint">{"Search crash, stale-apiserver, held-notification (unobserved state) and disconnect faults for a schedule that breaks this scenario's expectations or ESR."}</p>
             <div class="explore-bar">
                 <label>{"budget "}
                     <input type="number" min="1" max="1000000" aria-label="Schedules to try at most" value={budget.to_string()} oninput={on_budget} />
