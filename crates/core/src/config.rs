@@ -249,6 +249,26 @@ pub enum Input {
     Say {
         text: String,
     },
+    /// A raw request to one apiserver, answered in the trace: what Kubernetes documents for
+    /// lists and watches at a resourceVersion.
+    Probe {
+        apiserver: ApiserverId,
+        kind: KindId,
+        request: ProbeRequest,
+    },
+}
+
+/// What a probe asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProbeRequest {
+    List {
+        rv: crate::trace::ListRv,
+    },
+    /// A watch from this RV: its answer is whether it opens (and how many events it replays)
+    /// or the error it gets; the probe does not keep the stream.
+    Watch {
+        from: crate::model::Rv,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -616,6 +636,12 @@ impl Config {
                     kind_ok(*kind)?;
                 }
                 Input::Say { .. } => {}
+                Input::Probe {
+                    apiserver, kind, ..
+                } => {
+                    api_ok(*apiserver)?;
+                    kind_ok(*kind)?;
+                }
             }
         }
         Ok(())

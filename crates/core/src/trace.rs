@@ -20,6 +20,8 @@ pub enum Actor {
     Controller(ControllerId),
     Narrator,
     GarbageCollector,
+    /// A client the scenario drives with raw requests (`probe`).
+    Probe,
 }
 
 /// The visible state of a reflector: the seed's three states, refined with the backoff wait.
@@ -63,6 +65,8 @@ pub enum ListRv {
     Any,
     /// `"N"`: not older than N.
     NotOlderThan(Rv),
+    /// `"N"` with `resourceVersionMatch=Exact`: exactly N.
+    Exact(Rv),
 }
 
 impl ListRv {
@@ -71,6 +75,7 @@ impl ListRv {
             ListRv::Consistent => "\"\"".into(),
             ListRv::Any => "\"0\"".into(),
             ListRv::NotOlderThan(rv) => format!("\"{rv}\""),
+            ListRv::Exact(rv) => format!("\"{rv}\" (Exact)"),
         }
     }
 }
@@ -129,6 +134,8 @@ pub enum ApiError {
     WatchCompacted,
     /// 410: the continue token's RV was compacted.
     ContinueExpired,
+    /// 410 from etcd for an Exact list below the compacted revision.
+    ListCompacted,
     /// 504: a NotOlderThan list waited 3 s for the cache.
     TooLargeRv {
         requested: Rv,
@@ -149,7 +156,10 @@ impl ApiError {
         match self {
             ApiError::Conflict | ApiError::AlreadyExists | ApiError::UidMismatch => 409,
             ApiError::NotFound => 404,
-            ApiError::TooOld { .. } | ApiError::WatchCompacted | ApiError::ContinueExpired => 410,
+            ApiError::TooOld { .. }
+            | ApiError::WatchCompacted
+            | ApiError::ContinueExpired
+            | ApiError::ListCompacted => 410,
             ApiError::TooLargeRv { .. } => 504,
             ApiError::TooManyRequests => 429,
             ApiError::NameTooLong => 422,
@@ -168,6 +178,9 @@ impl ApiError {
             }
             ApiError::WatchCompacted => {
                 "The resourceVersion for the provided watch is too old.".into()
+            }
+            ApiError::ListCompacted => {
+                "The resourceVersion for the provided list is too old.".into()
             }
             ApiError::ContinueExpired => "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.".into(),
             ApiError::TooLargeRv { requested, current } => {
@@ -411,6 +424,30 @@ pub enum EventKind {
     Say {
         text: NameId,
     },
+    /// A probe's raw request reached an apiserver.
+    ProbeRequest {
+        probe: u32,
+        apiserver: ApiserverId,
+        kind: KindId,
+        request: crate::config::ProbeRequest,
+    },
+    /// A probe's list answered.
+    ProbeListed {
+        probe: u32,
+        items: u32,
+        list_rv: Rv,
+        from_etcd: bool,
+    },
+    /// A probe's watch opened.
+    ProbeWatchOpened {
+        probe: u32,
+        from_rv: Rv,
+        replayed: u32,
+    },
+    ProbeFailed {
+        probe: u32,
+        error: ApiError,
+    },
 }
 
 impl EventKind {
@@ -493,6 +530,7 @@ pub fn actor_label(actor: Actor, l: &dyn Labels) -> String {
         Actor::Controller(c) => l.controller(c).to_string(),
         Actor::Narrator => "say".into(),
         Actor::GarbageCollector => "garbage-collector".into(),
+        Actor::Probe => "probe".into(),
     }
 }
 
@@ -702,6 +740,41 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
         }
         ApiserverRestart { down_ms, .. } => format!("restarting, down for {}", format_ms(down_ms)),
         Say { text } => l.name(text).to_string(),
+        ProbeRequest {
+            probe,
+            apiserver,
+            kind,
+            request,
+        } => match request {
+            crate::config::ProbeRequest::List { rv } => format!(
+                "probe {probe}: list {} resourceVersion={} on {}",
+                l.kind(kind),
+                rv.param(),
+                l.apiserver(apiserver)
+            ),
+            crate::config::ProbeRequest::Watch { from } => format!(
+                "probe {probe}: watch {} resourceVersion=\"{from}\" on {}",
+                l.kind(kind),
+                l.apiserver(apiserver)
+            ),
+        },
+        ProbeListed {
+            probe,
+            items,
+            list_rv,
+            from_etcd,
+        } => format!(
+            "probe {probe}: {items} items at list rv {list_rv} (from {})",
+            if from_etcd { "etcd" } else { "the watch cache" }
+        ),
+        ProbeWatchOpened {
+            probe,
+            from_rv,
+            replayed,
+        } => format!("probe {probe}: watch from rv {from_rv} open, replaying {replayed} events"),
+        ProbeFailed { probe, error } => {
+            format!("probe {probe}: ERROR {} {}", error.code(), error.message())
+        }
     }
 }
 

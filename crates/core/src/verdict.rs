@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use crate::config::Config;
-use crate::model::{format_ms, ApiserverId, ControllerId, KindId, NameId, TimeMs, WatcherId};
+use crate::model::{format_ms, ApiserverId, ControllerId, KindId, NameId, Rv, TimeMs, WatcherId};
 use crate::sim::Sim;
 use crate::trace::*;
 
@@ -107,6 +107,8 @@ pub enum Expect {
     },
     /// Eventually stable reconciliation for one controller (or all).
     Esr { controller: Option<ControllerId> },
+    /// A probe's answer: some probe got this.
+    Probe { fact: ProbeFact },
     /// Something a controller's reflectors got or sent, optionally by a time and within a
     /// window after another such fact.
     Trace {
@@ -117,6 +119,35 @@ pub enum Expect {
         /// `between D1 and D2 after FACT`: at least D1 and at most D2 after its first occurrence.
         after: Option<(TimeMs, TimeMs, Fact)>,
     },
+}
+
+/// What a probe's answer may be expected to be.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ProbeFact {
+    /// An error with exactly this message.
+    Got(String),
+    /// A list answered with this many items (and this list RV).
+    Listed { items: u32, rv: Option<Rv> },
+    /// A watch opened (replaying this many events).
+    Opened { replayed: Option<u32> },
+}
+
+impl ProbeFact {
+    fn matches(&self, k: &EventKind) -> bool {
+        match (self, *k) {
+            (ProbeFact::Got(t), EventKind::ProbeFailed { error, .. }) => error.message() == *t,
+            (
+                ProbeFact::Listed { items, rv },
+                EventKind::ProbeListed {
+                    items: i, list_rv, ..
+                },
+            ) => *items == i && rv.is_none_or(|r| r == list_rv),
+            (ProbeFact::Opened { replayed }, EventKind::ProbeWatchOpened { replayed: r, .. }) => {
+                replayed.is_none_or(|want| want == r)
+            }
+            _ => false,
+        }
+    }
 }
 
 /// A fact a trace states about one reflector.
@@ -374,6 +405,36 @@ pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
             by_ms,
             after,
         } => check_fact(sim, *controller, *kind, fact, *by_ms, after),
+        Expect::Probe { fact } => {
+            let hit = sim.trace.iter().position(|e| fact.matches(&e.kind));
+            let answers: Vec<String> = sim
+                .trace
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| {
+                    matches!(
+                        e.kind,
+                        EventKind::ProbeListed { .. }
+                            | EventKind::ProbeFailed { .. }
+                            | EventKind::ProbeWatchOpened { .. }
+                    )
+                })
+                .take(3)
+                .map(|(i, e)| {
+                    crate::trace::describe(&e.kind, sim).to_string() + &format!(" (#{i})")
+                })
+                .collect();
+            Outcome {
+                pass: hit.is_some(),
+                found: match hit {
+                    Some(i) => crate::trace::describe(&sim.trace[i].kind, sim),
+                    None if answers.is_empty() => "no probe answered".into(),
+                    None => answers.join("; "),
+                },
+                decided_by: hit.map(|i| i as EventId),
+                decided_ms: hit.map(|i| sim.trace[i].time_ms).unwrap_or(end),
+            }
+        }
         Expect::Esr { .. } if sim.stopped == Some(crate::sim::Stop::EventCap) => Outcome {
             pass: false,
             found: format!(

@@ -172,6 +172,7 @@ struct Actors {
     etcd: u32,
     narrator: u32,
     gc: u32,
+    probe: u32,
     kinds: Vec<u32>,
     apiservers: Vec<u32>,
     controllers: Vec<u32>,
@@ -188,6 +189,7 @@ impl Actors {
             etcd: n.intern("etcd"),
             narrator: n.intern("say"),
             gc: n.intern("garbage-collector"),
+            probe: n.intern("probe"),
             kinds: all(
                 sim.config.kinds.len(),
                 &|i| Labels::kind(sim, KindId(i as u16)).to_string(),
@@ -219,6 +221,7 @@ impl Actors {
             Actor::Controller(c) => self.controllers[c.index()],
             Actor::Narrator => self.narrator,
             Actor::GarbageCollector => self.gc,
+            Actor::Probe => self.probe,
         }
     }
 }
@@ -409,6 +412,7 @@ fn error_out(e: ApiError) -> ErrorOut {
         ApiError::ConnectionRefused => ("connection_refused", None, None),
         ApiError::ReconcileError => ("reconcile_error", None, None),
         ApiError::NameTooLong => ("name_too_long", None, None),
+        ApiError::ListCompacted => ("list_compacted", None, None),
     };
     ErrorOut {
         error,
@@ -603,6 +607,32 @@ enum Kind {
     Say {
         narration: u32,
     },
+    ProbeRequest {
+        probe: u32,
+        apiserver: u32,
+        kind: u32,
+        /// `list` or `watch`.
+        request: &'static str,
+        request_rv: String,
+        /// `resourceVersionMatch=Exact`.
+        exact: bool,
+    },
+    ProbeListed {
+        probe: u32,
+        items: u32,
+        list_rv: Rv,
+        from_etcd: bool,
+    },
+    ProbeWatchOpened {
+        probe: u32,
+        from_rv: Rv,
+        replayed: u32,
+    },
+    ProbeFailed {
+        probe: u32,
+        #[serde(flatten)]
+        error: ErrorOut,
+    },
 }
 
 /// The request's `resourceVersion` parameter as the API has it: `""`, `"0"` or `"N"`.
@@ -610,7 +640,7 @@ fn request_rv(rv: ListRv) -> String {
     match rv {
         ListRv::Consistent => String::new(),
         ListRv::Any => "0".into(),
-        ListRv::NotOlderThan(rv) => rv.to_string(),
+        ListRv::NotOlderThan(rv) | ListRv::Exact(rv) => rv.to_string(),
     }
 }
 
@@ -940,6 +970,51 @@ impl Events<'_> {
             },
             EventKind::Say { text } => Kind::Say {
                 narration: name(text),
+            },
+            EventKind::ProbeRequest {
+                probe,
+                apiserver,
+                kind: k,
+                request,
+            } => {
+                let (request, request_rv, exact) = match request {
+                    ProbeRequest::List { rv } => {
+                        ("list", self::request_rv(rv), matches!(rv, ListRv::Exact(_)))
+                    }
+                    ProbeRequest::Watch { from } => ("watch", from.to_string(), false),
+                };
+                Kind::ProbeRequest {
+                    probe,
+                    apiserver: api(apiserver),
+                    kind: kind(k),
+                    request,
+                    request_rv,
+                    exact,
+                }
+            }
+            EventKind::ProbeListed {
+                probe,
+                items,
+                list_rv,
+                from_etcd,
+            } => Kind::ProbeListed {
+                probe,
+                items,
+                list_rv,
+                from_etcd,
+            },
+            EventKind::ProbeWatchOpened {
+                probe,
+                from_rv,
+                replayed,
+            } => Kind::ProbeWatchOpened {
+                probe,
+                from_rv,
+                replayed,
+            },
+            EventKind::ProbeFailed { probe, error } => Kind::ProbeFailed {
+                probe,
+                error: error_out(error),
             },
         }
     }

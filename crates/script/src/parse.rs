@@ -1,6 +1,6 @@
 //! Statements, one a line. See docs/scenario-language.md for every statement with an example.
 
-use listwatch_core::verdict::{Cmp, Counted, Expect, Fact, Field, Scope};
+use listwatch_core::verdict::{Cmp, Counted, Expect, Fact, Field, ProbeFact, Scope};
 use listwatch_core::*;
 
 use crate::diag::{nearest, Diagnostic};
@@ -1102,6 +1102,71 @@ impl Builder {
                     delay_ms: p.duration("a delay")?,
                 }
             }
+            // `probe list KIND [resourceVersion="N" [exact]] [on APISERVER]`
+            // `probe watch KIND resourceVersion="N" [on APISERVER]`
+            "probe" => {
+                let r = p.next("`list` or `watch`")?;
+                let list = match r.text.as_str() {
+                    "list" => true,
+                    "watch" => false,
+                    _ => return Err(Self::unknown(p, r, "probe request", &["list", "watch"])),
+                };
+                let kw = p.next("a kind")?;
+                let kind = self.kind(p, kw)?;
+                let rv = match p.peek() {
+                    Some(w) if w.text.starts_with("resourceVersion=") => {
+                        p.pos += 1;
+                        Some(Self::rv_param(p)?)
+                    }
+                    _ => None,
+                };
+                let exact = list && p.eat("exact");
+                let request = if list {
+                    ProbeRequest::List {
+                        rv: match rv.as_deref() {
+                            None | Some("") => {
+                                if exact {
+                                    return Err(p.err_at(
+                                        &p.words[p.pos - 1],
+                                        "an Exact list needs a resourceVersion=\"N\" above 0",
+                                    ));
+                                }
+                                ListRv::Consistent
+                            }
+                            Some("0") if !exact => ListRv::Any,
+                            Some(n) => {
+                                let n: Rv = n.parse().map_err(|_| {
+                                    p.err_at(&p.words[p.pos - 1], "a resourceVersion is a number")
+                                })?;
+                                if exact {
+                                    ListRv::Exact(n)
+                                } else {
+                                    ListRv::NotOlderThan(n)
+                                }
+                            }
+                        },
+                    }
+                } else {
+                    let from = rv
+                        .filter(|r| !r.is_empty())
+                        .and_then(|r| r.parse::<Rv>().ok())
+                        .ok_or_else(|| {
+                            p.err_at(aw, "a probe's watch needs resourceVersion=\"N\"")
+                        })?;
+                    ProbeRequest::Watch { from }
+                };
+                let apiserver = if p.eat("on") {
+                    let a = p.next("an apiserver")?;
+                    self.apiserver(p, a)?
+                } else {
+                    ApiserverId(0)
+                };
+                Input::Probe {
+                    apiserver,
+                    kind,
+                    request,
+                }
+            }
             // `failover CONTROLLER to APISERVER`: the load balancer moves its connections.
             "failover" => {
                 let cw = p.next("a controller")?;
@@ -1400,6 +1465,50 @@ impl Builder {
                     by_ms,
                 }
             }
+            // `expect probe got "TEXT" | listed N [at rv R] | opened [replaying N]`
+            "probe" if !self.config.controllers.iter().any(|c| c.name == "probe") => {
+                let what = p.next("`got`, `listed` or `opened`")?;
+                let fact = match what.text.as_str() {
+                    "got" => {
+                        let t = p.next("the error's text in quotes")?;
+                        if !t.quoted {
+                            return Err(p.err_at(t, "put the error's text in quotes: got \"...\""));
+                        }
+                        ProbeFact::Got(t.text.clone())
+                    }
+                    "listed" => {
+                        let items = p.number("how many items", u32::MAX as i64)?;
+                        p.eat("items");
+                        let rv = if p.eat("at") {
+                            p.expect_kw("rv")?;
+                            Some(p.number("a list RV", i64::MAX)? as Rv)
+                        } else {
+                            None
+                        };
+                        ProbeFact::Listed {
+                            items: items.max(0) as u32,
+                            rv,
+                        }
+                    }
+                    "opened" => {
+                        let replayed = if p.eat("replaying") {
+                            Some(p.number("how many events", u32::MAX as i64)?.max(0) as u32)
+                        } else {
+                            None
+                        };
+                        ProbeFact::Opened { replayed }
+                    }
+                    _ => {
+                        return Err(Self::unknown(
+                            p,
+                            what,
+                            "probe answer",
+                            &["got", "listed", "opened"],
+                        ))
+                    }
+                };
+                Expect::Probe { fact }
+            }
             name => {
                 // `expect CONTROLLER [never] saw KIND NAME spec N`
                 let cw = w;
@@ -1474,6 +1583,24 @@ impl Builder {
         Ok(e)
     }
 
+    /// The word just read, `resourceVersion="N"` (or `"0"`, `""`): the digits between the quotes.
+    fn rv_param(p: &Parser) -> R<String> {
+        let v = &p.words[p.pos - 1];
+        v.text
+            .strip_prefix("resourceVersion=")
+            .filter(|rv| rv.len() >= 2 && rv.starts_with('"') && rv.ends_with('"'))
+            .map(|rv| &rv[1..rv.len() - 1])
+            .filter(|rv| rv.len() <= 19 && rv.bytes().all(|b| b.is_ascii_digit()))
+            .map(str::to_string)
+            .ok_or_else(|| {
+                p.err_at(
+                    v,
+                    "write the parameter as the request does: resourceVersion=\"10\", \
+                     resourceVersion=\"0\" or resourceVersion=\"\"",
+                )
+            })
+    }
+
     /// `got "TEXT"` or `sent list|watch resourceVersion="RV"`.
     fn fact(p: &mut Parser) -> R<Fact> {
         let w = p.next("`got` or `sent`")?;
@@ -1492,18 +1619,11 @@ impl Builder {
                     "watch" => false,
                     _ => return Err(Self::unknown(p, r, "request", &["list", "watch"])),
                 };
-                let v = p.next("resourceVersion=\"RV\"")?;
-                let rv = v
-                    .text
-                    .strip_prefix("resourceVersion=")
-                    .filter(|rv| rv.len() >= 2 && rv.starts_with('"') && rv.ends_with('"'))
-                    .filter(|rv| rv[1..rv.len() - 1].bytes().all(|b| b.is_ascii_digit()))
-                    .ok_or_else(|| {
-                        p.err_at(v, "write the parameter as the request does: resourceVersion=\"10\", resourceVersion=\"0\" or resourceVersion=\"\"")
-                    })?;
+                p.next("resourceVersion=\"RV\"")?;
+                let rv = Self::rv_param(p)?;
                 Ok(Fact::Sent {
                     list,
-                    rv: rv.to_string(),
+                    rv: format!("\"{rv}\""),
                 })
             }
             _ => Err(Self::unknown(p, w, "fact", &["got", "sent"])),

@@ -28,6 +28,34 @@ pub fn input_line(config: &Config, t: &TimedInput) -> String {
             controller,
             delay_ms,
         } => format!("delay {} {}", c(*controller), format_ms(*delay_ms)),
+        Input::Probe {
+            apiserver,
+            kind,
+            request,
+        } => {
+            let kind = &config.kinds[kind.index()].name;
+            match request {
+                listwatch_core::ProbeRequest::List { rv } => {
+                    let param = match rv {
+                        listwatch_core::ListRv::Consistent => String::new(),
+                        listwatch_core::ListRv::Any => " resourceVersion=\"0\"".into(),
+                        listwatch_core::ListRv::NotOlderThan(n) => {
+                            format!(" resourceVersion=\"{n}\"")
+                        }
+                        listwatch_core::ListRv::Exact(n) => {
+                            format!(" resourceVersion=\"{n}\" exact")
+                        }
+                    };
+                    format!("probe list {kind}{param} on {}", a(*apiserver))
+                }
+                listwatch_core::ProbeRequest::Watch { from } => {
+                    format!(
+                        "probe watch {kind} resourceVersion=\"{from}\" on {}",
+                        a(*apiserver)
+                    )
+                }
+            }
+        }
         Input::Failover {
             controller,
             apiserver,

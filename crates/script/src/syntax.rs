@@ -53,6 +53,7 @@ pub const ACTIONS: &[&str] = &[
     "delay",
     "hold",
     "failover",
+    "probe",
     "pause",
     "resume",
     "restart-apiserver",
@@ -112,6 +113,12 @@ pub const WORDS: &[&str] = &[
     "watch",
     "between",
     "and",
+    "exact",
+    "listed",
+    "opened",
+    "replaying",
+    "items",
+    "rv",
 ];
 
 /// What a stretch of a line is, for highlighting.

@@ -744,3 +744,69 @@ expect relists ctl Pod == 0
 expect esr
 ");
 }
+
+/// semantics.md §10 "Boundaries" and §2, asked of the apiserver directly with probes
+/// (`apiserver/pkg/storage/cacher/watch_cache.go` `GetIntervalLocked`; `etcd3/store.go` for
+/// Exact lists): the watch cache holds 13, 14, 15 after an eviction, so a watch from 12 replays
+/// three events, from 11 gets 410 `too old resource version: 11 (12)`, from 15 or a future RV
+/// opens and waits; an Exact list returns the state at that revision, and once compacted, 410.
+#[test]
+fn probes_ask_the_apiserver_what_kubernetes_documents() {
+    let gallery = listwatch_script::gallery::GALLERY
+        .iter()
+        .find(|(n, _)| n.starts_with("02-"))
+        .unwrap()
+        .1;
+    let base: String = gallery
+        .lines()
+        .filter(|l| !l.starts_with("expect") && !l.starts_with("run"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let src = format!(
+        "{base}at 3s probe watch Pod resourceVersion=\"12\"
+at 3s probe watch Pod resourceVersion=\"11\"
+at 3s probe watch Pod resourceVersion=\"15\"
+at 3s probe watch Pod resourceVersion=\"99\"
+at 3s probe list Pod resourceVersion=\"12\" exact
+at 3s probe list Pod resourceVersion=\"0\"
+at 3s probe list Pod resourceVersion=\"99\"
+run 10s
+expect probe opened replaying 3
+expect probe got \"too old resource version: 11 (12)\"
+expect probe opened replaying 0
+expect probe listed 2 items at rv 12
+expect probe got \"Too large resource version: 99, current: 15\"
+"
+    );
+    let r = listwatch_script::run(&src).unwrap_or_else(|d| panic!("{d:?}"));
+    for (x, o) in &r.outcomes {
+        assert!(o.pass, "line {}: {} found {}", x.line, x.text, o.found);
+    }
+    let answers: Vec<String> = r
+        .sim
+        .trace
+        .iter()
+        .filter(|e| e.actor == listwatch_core::Actor::Probe)
+        .filter(|e| !matches!(e.kind, EventKind::ProbeRequest { .. }))
+        .map(|e| listwatch_core::describe(&e.kind, &r.sim))
+        .collect();
+    assert_eq!(
+        answers,
+        vec![
+            "probe 0: watch from rv 12 open, replaying 3 events",
+            "probe 1: ERROR 410 too old resource version: 11 (12)",
+            "probe 2: watch from rv 15 open, replaying 0 events",
+            "probe 3: watch from rv 99 open, replaying 0 events",
+            "probe 4: 2 items at list rv 12 (from etcd)",
+            "probe 5: 2 items at list rv 15 (from the watch cache)",
+            "probe 6: ERROR 504 Too large resource version: 99, current: 15",
+        ]
+    );
+    // Once compacted, an Exact list below the compacted revision gets 410.
+    let compacted = outcomes(
+        "kind Pod\ncompaction 1m\nat 0s create Pod a\nat 1s create Pod b\n\
+         at 3m probe list Pod resourceVersion=\"2\" exact\nrun 4m\n\
+         expect probe got \"The resourceVersion for the provided list is too old.\"\n",
+    );
+    assert!(compacted[0].1, "{compacted:?}");
+}

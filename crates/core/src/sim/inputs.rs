@@ -42,6 +42,11 @@ impl Sim {
                     },
                 );
             }
+            Input::Probe {
+                apiserver,
+                kind,
+                request,
+            } => self.probe(apiserver, kind, request, cause),
             Input::Say { text } => {
                 let text = self.names.intern(&text);
                 self.emit(Actor::Narrator, cause, EventKind::Say { text });

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::cache::{WatchCache, WatchStart};
 use crate::config::{
-    Behaviour, CacheMode, Config, ConfigError, Input, KeyMap, Predicate, QueueKind,
+    Behaviour, CacheMode, Config, ConfigError, Input, KeyMap, Predicate, ProbeRequest, QueueKind,
 };
 use crate::model::*;
 use crate::queue::WorkQueue;
@@ -32,6 +32,9 @@ pub struct Etcd {
     /// Changes after `compact_rev`, kept only when some kind is served without a watch cache.
     pub log: VecDeque<Change>,
     keep_log: bool,
+    /// Every change since the start, kept only when a probe lists at an Exact RV: the state at
+    /// any revision is a replay of it.
+    history: Option<Vec<Change>>,
     next_uid: u64,
     /// The revision seen at the previous compaction tick.
     last_tick_rev: Rv,
@@ -106,7 +109,13 @@ pub enum ReadKind {
     Consistent { limit: u32 },
     /// A streaming list's initial events: 504 after 3 s.
     WatchList { timeout_ms: TimeMs },
+    /// A probe's list (its `watcher` is `PROBE_WATCHER`, its `session` the probe's number):
+    /// NotOlderThan gets 504 after 3 s, a consistent list goes to etcd.
+    Probe { kind: KindId, consistent: bool },
 }
+
+/// The `watcher` of a probe's waiting read: probes are not reflectors.
+pub const PROBE_WATCHER: WatcherId = WatcherId(u16::MAX);
 
 /// A watch as the server holds it.
 #[derive(Clone, Debug, Hash)]
@@ -415,6 +424,8 @@ pub struct Sim {
     pub stopped: Option<Stop>,
     /// Actions dispatched so far (bounded by `ACTIONS_PER_EVENT_MAX` per event of the cap).
     actions: u64,
+    /// Probes issued so far (each gets the next number).
+    probes: u32,
 }
 
 struct StoreReader<'a> {
@@ -506,6 +517,21 @@ impl Sim {
                 compact_rev: 0,
                 log: VecDeque::new(),
                 keep_log,
+                history: config
+                    .timeline
+                    .iter()
+                    .any(|t| {
+                        matches!(
+                            t.input,
+                            Input::Probe {
+                                request: crate::config::ProbeRequest::List {
+                                    rv: ListRv::Exact(_)
+                                },
+                                ..
+                            }
+                        )
+                    })
+                    .then(Vec::new),
                 next_uid: 1,
                 last_tick_rev: 0,
                 dependents: BTreeMap::new(),
@@ -524,6 +550,7 @@ impl Sim {
             trace: Vec::new(),
             stopped: None,
             actions: 0,
+            probes: 0,
             config: config.clone(),
         };
         for api in &mut sim.apiservers {

@@ -154,6 +154,9 @@ impl Sim {
             object: obj,
             time_ms: self.now_ms,
         };
+        if let Some(h) = &mut self.etcd.history {
+            h.push(change);
+        }
         if self.etcd.keep_log {
             self.etcd.log.push_back(change);
         }
@@ -288,7 +291,7 @@ impl Sim {
             return;
         }
         let fresh = |r: &WaitingRead| {
-            let cache = &server.caches[self.reflectors[r.watcher.index()].kind.index()];
+            let cache = &server.caches[self.read_kind(r).index()];
             cache.ready && cache.rv >= r.rv
         };
         let (done, keep): (Vec<WaitingRead>, Vec<WaitingRead>) =
@@ -302,7 +305,16 @@ impl Sim {
                 ReadKind::WatchList { timeout_ms } => {
                     self.answer_watch_list(r.watcher, r.session, api, timeout_ms, cause)
                 }
+                ReadKind::Probe { kind, .. } => self.probe_from_cache(r.session, api, kind, cause),
             }
+        }
+    }
+
+    /// The kind a waiting read lists.
+    fn read_kind(&self, r: &WaitingRead) -> KindId {
+        match r.read {
+            ReadKind::Probe { kind, .. } => kind,
+            _ => self.reflectors[r.watcher.index()].kind,
         }
     }
 
@@ -323,7 +335,7 @@ impl Sim {
             return;
         };
         let r = waiting.remove(i);
-        let kind = self.reflectors[watcher.index()].kind;
+        let kind = self.read_kind(&r);
         let current = self.apiservers[api.index()].caches[kind.index()].rv;
         let err = ApiError::TooLargeRv {
             requested: r.rv,
@@ -337,6 +349,199 @@ impl Sim {
                 self.send_to_client(watcher, session, cause, Msg::WatchListErr(err))
             }
             ReadKind::Consistent { limit } => self.list_from_etcd(watcher, session, limit, cause),
+            ReadKind::Probe {
+                kind,
+                consistent: true,
+            } => self.probe_from_etcd(session, kind, None, cause),
+            ReadKind::Probe { .. } => self.probe_failed(session, err, cause),
+        }
+    }
+
+    // ----- probes: raw requests a scenario sends to one apiserver -----
+
+    pub(super) fn probe(
+        &mut self,
+        api: ApiserverId,
+        kind: KindId,
+        request: ProbeRequest,
+        cause: EventId,
+    ) {
+        let probe = self.probes;
+        self.probes += 1;
+        let id = self.emit(
+            Actor::Probe,
+            cause,
+            EventKind::ProbeRequest {
+                probe,
+                apiserver: api,
+                kind,
+                request,
+            },
+        );
+        let cache = &self.apiservers[api.index()].caches[kind.index()];
+        let from_cache = cache.mode != CacheMode::Off && cache.ready;
+        let wait = |rv, consistent| WaitingRead {
+            watcher: PROBE_WATCHER,
+            session: probe,
+            rv,
+            read: ReadKind::Probe { kind, consistent },
+        };
+        match request {
+            ProbeRequest::Watch { from } => self.probe_watch(probe, api, kind, from, id),
+            ProbeRequest::List { rv: ListRv::Any } if from_cache => {
+                self.probe_from_cache(probe, api, kind, id)
+            }
+            ProbeRequest::List {
+                rv: ListRv::NotOlderThan(n),
+            } if from_cache => {
+                if cache.rv >= n {
+                    self.probe_from_cache(probe, api, kind, id)
+                } else {
+                    self.wait_for_cache(api, wait(n, false), id)
+                }
+            }
+            ProbeRequest::List {
+                rv: ListRv::Consistent,
+            } if from_cache => {
+                let want = self.etcd.rev;
+                self.request_progress(api, id);
+                if self.apiservers[api.index()].caches[kind.index()].rv >= want {
+                    self.probe_from_cache(probe, api, kind, id)
+                } else {
+                    self.wait_for_cache(api, wait(want, true), id)
+                }
+            }
+            // Exact lists (and everything without a ready cache) are etcd's.
+            ProbeRequest::List { rv } => {
+                let at = match rv {
+                    ListRv::Exact(n) => Some(n),
+                    ListRv::NotOlderThan(n) if n > self.etcd.rev => {
+                        let err = ApiError::TooLargeRv {
+                            requested: n,
+                            current: self.etcd.rev,
+                        };
+                        return self.probe_failed(probe, err, id);
+                    }
+                    _ => None,
+                };
+                self.probe_from_etcd(probe, kind, at, id)
+            }
+        }
+    }
+
+    fn probe_failed(&mut self, probe: u32, error: ApiError, cause: EventId) {
+        self.emit(Actor::Probe, cause, EventKind::ProbeFailed { probe, error });
+    }
+
+    fn probe_from_cache(&mut self, probe: u32, api: ApiserverId, kind: KindId, cause: EventId) {
+        let cache = &self.apiservers[api.index()].caches[kind.index()];
+        let (items, list_rv) = (cache.store.len() as u32, cache.rv);
+        self.emit(
+            Actor::Probe,
+            cause,
+            EventKind::ProbeListed {
+                probe,
+                items,
+                list_rv,
+                from_etcd: false,
+            },
+        );
+    }
+
+    /// etcd's answer: now, or at exactly revision `at` (410 once compacted, 504 beyond now).
+    fn probe_from_etcd(&mut self, probe: u32, kind: KindId, at: Option<Rv>, cause: EventId) {
+        let (items, list_rv) = match at {
+            None => (
+                EtcdReader(&self.etcd).kind_objects(kind).len(),
+                self.etcd.rev,
+            ),
+            Some(n) if n < self.etcd.compact_rev => {
+                return self.probe_failed(probe, ApiError::ListCompacted, cause)
+            }
+            Some(n) if n > self.etcd.rev => {
+                let err = ApiError::TooLargeRv {
+                    requested: n,
+                    current: self.etcd.rev,
+                };
+                return self.probe_failed(probe, err, cause);
+            }
+            Some(n) => {
+                let mut state: BTreeMap<NameId, ()> = BTreeMap::new();
+                for c in self.etcd.history.iter().flatten() {
+                    if c.object.rv > n {
+                        break;
+                    }
+                    if c.object.kind == kind {
+                        match c.event {
+                            EventType::Deleted => state.remove(&c.object.name),
+                            _ => state.insert(c.object.name, ()),
+                        };
+                    }
+                }
+                (state.len(), n)
+            }
+        };
+        self.emit(
+            Actor::Probe,
+            cause,
+            EventKind::ProbeListed {
+                probe,
+                items: items as u32,
+                list_rv,
+                from_etcd: true,
+            },
+        );
+    }
+
+    /// A watch from `from`: the same start check a reflector's watch gets, then the replay it
+    /// would receive; the probe does not keep the stream.
+    fn probe_watch(
+        &mut self,
+        probe: u32,
+        api: ApiserverId,
+        kind: KindId,
+        from: Rv,
+        cause: EventId,
+    ) {
+        let cache = &self.apiservers[api.index()].caches[kind.index()];
+        let outcome = if cache.mode == CacheMode::Off {
+            if from + 1 < self.etcd.compact_rev {
+                Err(ApiError::WatchCompacted)
+            } else {
+                Ok(self
+                    .etcd
+                    .log
+                    .iter()
+                    .filter(|c| c.object.kind == kind && c.object.rv > from)
+                    .count())
+            }
+        } else if !cache.ready {
+            Err(ApiError::TooManyRequests)
+        } else {
+            match cache.check_watch_start(from) {
+                WatchStart::TooOld {
+                    requested,
+                    oldest_minus_one,
+                } => Err(ApiError::TooOld {
+                    requested,
+                    oldest_minus_one,
+                }),
+                WatchStart::Ok => Ok(cache.events_after(from).count()),
+            }
+        };
+        match outcome {
+            Ok(replayed) => {
+                self.emit(
+                    Actor::Probe,
+                    cause,
+                    EventKind::ProbeWatchOpened {
+                        probe,
+                        from_rv: from,
+                        replayed: replayed as u32,
+                    },
+                );
+            }
+            Err(error) => self.probe_failed(probe, error, cause),
         }
     }
 
