@@ -5,23 +5,10 @@ use super::*;
 impl Sim {
     // ----- inputs -----
 
+    /// One timeline input: each arm is one call.
     pub(super) fn apply_input(&mut self, cause: EventId, input: Input) {
         match input {
-            Input::Create { kind, name, spec } => {
-                let name = self.names.intern(&qualify(&name));
-                let namespace = self.namespace_of(name);
-                let _ = self.write(
-                    Actor::User,
-                    cause,
-                    Write::Create {
-                        kind,
-                        name,
-                        namespace,
-                        spec,
-                        owner: None,
-                    },
-                );
-            }
+            Input::Create { kind, name, spec } => self.user_create(kind, &name, spec, cause),
             Input::Update { kind, name, spec } => {
                 let name = self.names.intern(&qualify(&name));
                 self.user_update(kind, name, cause, |o| o.spec = spec);
@@ -30,18 +17,7 @@ impl Sim {
                 let name = self.names.intern(&qualify(&name));
                 self.user_update(kind, name, cause, |o| o.status = status);
             }
-            Input::Delete { kind, name } => {
-                let name = self.names.intern(&qualify(&name));
-                let _ = self.write(
-                    Actor::User,
-                    cause,
-                    Write::Delete {
-                        kind,
-                        name,
-                        uid: None,
-                    },
-                );
-            }
+            Input::Delete { kind, name } => self.user_delete(kind, &name, cause),
             Input::Probe {
                 apiserver,
                 kind,
@@ -54,103 +30,19 @@ impl Sim {
             Input::Disconnect {
                 controller,
                 duration_ms,
-            } => {
-                let until_ms = self.now_ms + duration_ms;
-                let id = self.emit(
-                    Actor::Controller(controller),
-                    cause,
-                    EventKind::Disconnect {
-                        controller,
-                        until_ms,
-                    },
-                );
-                let c = &mut self.controllers[controller.index()];
-                let until_ms = c.disconnected_until.map_or(until_ms, |u| u.max(until_ms));
-                c.disconnected_until = Some(until_ms);
-                self.schedule(
-                    until_ms,
-                    id,
-                    Action::Reconnect {
-                        controller,
-                        until_ms,
-                    },
-                );
-                for w in self.controllers[controller.index()].reflectors.clone() {
-                    if let Some(watch) = self.reflectors[w.index()].watch {
-                        self.close_watch(watch, WatchEnd::Disconnected, id);
-                    }
-                }
-            }
+            } => self.disconnect(controller, duration_ms, cause),
             Input::Delay {
                 controller,
                 delay_ms,
-            } => {
-                self.controllers[controller.index()].link_delay_ms = delay_ms;
-                self.emit(
-                    Actor::Controller(controller),
-                    cause,
-                    EventKind::LinkDelay {
-                        controller,
-                        delay_ms,
-                    },
-                );
-            }
+            } => self.set_link_delay(controller, delay_ms, cause),
             Input::Hold {
                 controller,
                 kind,
                 name,
                 for_ms,
-            } => {
-                let name = self.names.intern(&qualify(&name));
-                let id = self.emit(
-                    Actor::Controller(controller),
-                    cause,
-                    EventKind::HoldArmed {
-                        controller,
-                        kind,
-                        name,
-                    },
-                );
-                self.release_hold(controller, false, id);
-                let ctl = &mut self.controllers[controller.index()];
-                ctl.hold_generation += 1;
-                let generation = ctl.hold_generation;
-                ctl.hold = Some(Hold {
-                    kind,
-                    name,
-                    seen: 0,
-                    buffer: vec![],
-                });
-                self.schedule(
-                    self.now_ms + for_ms.max(1),
-                    id,
-                    Action::HoldTimeout {
-                        controller,
-                        generation,
-                    },
-                );
-            }
-            Input::PauseCache { apiserver } | Input::ResumeCache { apiserver } => {
-                let paused = matches!(input, Input::PauseCache { .. });
-                let id = self.emit(
-                    Actor::Apiserver(apiserver),
-                    cause,
-                    EventKind::CachePaused { apiserver, paused },
-                );
-                self.apiservers[apiserver.index()].paused = paused;
-                if !paused {
-                    let held: Vec<Change> =
-                        self.apiservers[apiserver.index()].held.drain(..).collect();
-                    for change in held {
-                        self.cache_apply(apiserver, change, id);
-                    }
-                    let progress =
-                        std::mem::take(&mut self.apiservers[apiserver.index()].held_progress);
-                    if progress > 0 {
-                        self.cache_progress(apiserver, progress, id);
-                    }
-                }
-            }
+            } => self.hold(controller, kind, &name, for_ms, cause),
+            Input::PauseCache { apiserver } => self.pause_cache(apiserver, true, cause),
+            Input::ResumeCache { apiserver } => self.pause_cache(apiserver, false, cause),
             Input::RestartApiserver { apiserver, down_ms } => {
                 let id = self.emit(
                     Actor::Apiserver(apiserver),
@@ -163,9 +55,7 @@ impl Sim {
                 apiserver,
                 kind,
                 down_ms,
-            } => {
-                self.reinit_caches(apiserver, Some(kind), down_ms, cause);
-            }
+            } => self.reinit_caches(apiserver, Some(kind), down_ms, cause),
             Input::Crash {
                 controller,
                 after_writes,
@@ -181,22 +71,7 @@ impl Sim {
             Input::Failover {
                 controller,
                 apiserver,
-            } => {
-                let id = self.emit(
-                    Actor::Controller(controller),
-                    cause,
-                    EventKind::Failover {
-                        controller,
-                        apiserver,
-                    },
-                );
-                self.controllers[controller.index()].apiserver = apiserver;
-                for w in self.controllers[controller.index()].reflectors.clone() {
-                    if let Some(watch) = self.reflectors[w.index()].watch {
-                        self.close_watch(watch, WatchEnd::Disconnected, id);
-                    }
-                }
-            }
+            } => self.failover(controller, apiserver, cause),
             Input::Restart {
                 controller,
                 apiserver,
@@ -208,6 +83,130 @@ impl Sim {
                     self.start_controller(controller, cause);
                 }
             }
+        }
+    }
+
+    fn user_create(&mut self, kind: KindId, name: &str, spec: i64, cause: EventId) {
+        let name = self.names.intern(&qualify(name));
+        let namespace = self.namespace_of(name);
+        let create = Write::Create {
+            kind,
+            name,
+            namespace,
+            spec,
+            owner: None,
+        };
+        let _ = self.write(Actor::User, cause, create);
+    }
+
+    fn user_delete(&mut self, kind: KindId, name: &str, cause: EventId) {
+        let name = self.names.intern(&qualify(name));
+        let delete = Write::Delete {
+            kind,
+            name,
+            uid: None,
+        };
+        let _ = self.write(Actor::User, cause, delete);
+    }
+
+    /// Breaks the controller's watches and refuses its connections for `duration_ms`.
+    fn disconnect(&mut self, controller: ControllerId, duration_ms: TimeMs, cause: EventId) {
+        let until_ms = self.now_ms + duration_ms;
+        let event = EventKind::Disconnect {
+            controller,
+            until_ms,
+        };
+        let id = self.emit(Actor::Controller(controller), cause, event);
+        let c = &mut self.controllers[controller.index()];
+        let until_ms = c.disconnected_until.map_or(until_ms, |u| u.max(until_ms));
+        c.disconnected_until = Some(until_ms);
+        let reconnect = Action::Reconnect {
+            controller,
+            until_ms,
+        };
+        self.schedule(until_ms, id, reconnect);
+        self.break_watches(controller, id);
+    }
+
+    /// Every open watch of the controller ends as a broken connection.
+    fn break_watches(&mut self, controller: ControllerId, cause: EventId) {
+        for w in self.controllers[controller.index()].reflectors.clone() {
+            if let Some(watch) = self.reflectors[w.index()].watch {
+                self.close_watch(watch, WatchEnd::Disconnected, cause);
+            }
+        }
+    }
+
+    /// An HA load balancer moves the controller's connections to another apiserver.
+    fn failover(&mut self, controller: ControllerId, apiserver: ApiserverId, cause: EventId) {
+        let event = EventKind::Failover {
+            controller,
+            apiserver,
+        };
+        let id = self.emit(Actor::Controller(controller), cause, event);
+        self.controllers[controller.index()].apiserver = apiserver;
+        self.break_watches(controller, id);
+    }
+
+    fn set_link_delay(&mut self, controller: ControllerId, delay_ms: TimeMs, cause: EventId) {
+        self.controllers[controller.index()].link_delay_ms = delay_ms;
+        let event = EventKind::LinkDelay {
+            controller,
+            delay_ms,
+        };
+        self.emit(Actor::Controller(controller), cause, event);
+    }
+
+    /// Sieve's unobserved-state injection: hold the controller's notifications until a later
+    /// state of the object arrives (or `for_ms` passes).
+    fn hold(
+        &mut self,
+        controller: ControllerId,
+        kind: KindId,
+        name: &str,
+        for_ms: TimeMs,
+        cause: EventId,
+    ) {
+        let name = self.names.intern(&qualify(name));
+        let event = EventKind::HoldArmed {
+            controller,
+            kind,
+            name,
+        };
+        let id = self.emit(Actor::Controller(controller), cause, event);
+        self.release_hold(controller, false, id);
+        let ctl = &mut self.controllers[controller.index()];
+        ctl.hold_generation += 1;
+        let generation = ctl.hold_generation;
+        ctl.hold = Some(Hold {
+            kind,
+            name,
+            seen: 0,
+            buffer: vec![],
+        });
+        let timeout = Action::HoldTimeout {
+            controller,
+            generation,
+        };
+        self.schedule(self.now_ms + for_ms.max(1), id, timeout);
+    }
+
+    /// Freezes or thaws an apiserver's caches; thawing applies what was held, in order.
+    fn pause_cache(&mut self, apiserver: ApiserverId, paused: bool, cause: EventId) {
+        let event = EventKind::CachePaused { apiserver, paused };
+        let id = self.emit(Actor::Apiserver(apiserver), cause, event);
+        let server = &mut self.apiservers[apiserver.index()];
+        server.paused = paused;
+        if paused {
+            return;
+        }
+        let held: Vec<Change> = server.held.drain(..).collect();
+        let progress = std::mem::take(&mut server.held_progress);
+        for change in held {
+            self.cache_apply(apiserver, change, id);
+        }
+        if progress > 0 {
+            self.cache_progress(apiserver, progress, id);
         }
     }
 
