@@ -250,7 +250,7 @@ impl Sim {
         }
     }
 
-    /// A message the reflector takes in now.
+    /// A message the reflector takes in now: each arm is one call.
     fn receive(&mut self, w: WatcherId, session: u32, msg: Msg, cause: EventId) {
         match msg {
             Msg::ListOk {
@@ -258,180 +258,212 @@ impl Sim {
                 items,
                 from_etcd,
                 rest,
-            } => {
-                let more = !rest.is_empty();
-                let id = self.emit(
-                    Actor::Watcher(w),
-                    cause,
-                    EventKind::ListResult {
-                        watcher: w,
-                        list_rv,
-                        items: items.len() as u32,
-                        from_etcd,
-                        more,
-                    },
-                );
-                let r = &mut self.reflectors[w.index()];
-                let mut collected = r.paging.take().map(|p| (p.0, p.1));
-                let items = match collected.as_mut() {
-                    Some((_, got)) => {
-                        got.extend(items);
-                        std::mem::take(got)
-                    }
-                    None => items,
-                };
-                if more {
-                    // Fetch the next page with the continue token.
-                    let rv = collected.map(|c| c.0).unwrap_or(ListRv::Consistent);
-                    r.paging = Some((rv, items));
-                    let limit = self.config.reflector.page_size.max(1);
-                    let id = self.emit(
-                        Actor::Watcher(w),
-                        id,
-                        EventKind::ListContinue {
-                            watcher: w,
-                            list_rv,
-                        },
-                    );
-                    self.send_to_server(
-                        w,
-                        id,
-                        Action::ServeListPage {
-                            watcher: w,
-                            session,
-                            list_rv,
-                            rest,
-                            limit,
-                        },
-                    );
-                    return;
-                }
-                self.replace_store(w, items, id);
-                let r = &mut self.reflectors[w.index()];
-                r.last_rv = list_rv;
-                r.rv_unavailable = false;
-                r.listed = true;
-                let id = self.set_state(w, WatcherState::InitListed, id);
-                self.start_watch(w, id);
-            }
+            } => self.on_list_page(w, session, list_rv, items, from_etcd, rest, cause),
             Msg::WatchListStart { watch, items, rv } => {
-                let id = self.emit(
-                    Actor::Watcher(w),
-                    cause,
-                    EventKind::InitialEventsEnd {
-                        watcher: w,
-                        rv,
-                        items: items.len() as u32,
-                    },
-                );
-                self.replace_store(w, items, id);
-                let now = self.now_ms;
-                let r = &mut self.reflectors[w.index()];
-                r.last_rv = rv;
-                r.rv_unavailable = false;
-                r.listed = true;
-                r.watch = Some(watch);
-                r.watch_opened_ms = now;
-                r.watch_events = 0;
-                self.set_state(w, WatcherState::Watching, id);
+                self.on_initial_events_end(w, watch, items, rv, cause)
             }
-            Msg::ListErr(error) => {
-                let id = self.emit(
-                    Actor::Watcher(w),
-                    cause,
-                    EventKind::ListFailed { watcher: w, error },
-                );
-                if let (ApiError::ContinueExpired, Some((rv, _))) =
-                    (error, self.reflectors[w.index()].paging.take())
-                {
-                    // pager.FullListIfExpired: the same list again, without paging.
-                    let relist = self.reflectors[w.index()].listed;
-                    self.request_list(w, session, rv, 0, relist, id);
-                } else if matches!(error, ApiError::TooOld { .. } | ApiError::TooLargeRv { .. }) {
-                    // Retried at once with RV="".
-                    self.reflectors[w.index()].rv_unavailable = true;
-                    self.start_list(w, id);
-                } else {
-                    self.backoff(w, WatcherState::BackoffRelist, id);
-                }
-            }
-            Msg::WatchListErr(error) => {
-                let id = self.emit(
-                    Actor::Watcher(w),
-                    cause,
-                    EventKind::ListFailed { watcher: w, error },
-                );
-                // reflector.go: "The watchlist request ended with an error, falling back to the
-                // standard LIST/WATCH semantics"; a too-large RV makes that list consistent.
-                if matches!(error, ApiError::TooOld { .. } | ApiError::TooLargeRv { .. }) {
-                    self.reflectors[w.index()].rv_unavailable = true;
-                }
-                self.start_list_as(w, id, false);
-            }
+            Msg::ListErr(error) => self.on_list_failed(w, session, error, cause),
+            Msg::WatchListErr(error) => self.on_watch_list_failed(w, error, cause),
             Msg::WatchOpened {
                 watch,
                 from_rv,
                 replayed,
-            } => {
-                let now = self.now_ms;
-                let r = &mut self.reflectors[w.index()];
-                r.watch = Some(watch);
-                r.watch_opened_ms = now;
-                r.watch_events = 0;
-                let id = self.emit(
-                    Actor::Watcher(w),
-                    cause,
-                    EventKind::WatchOpened {
-                        watcher: w,
-                        from_rv,
-                        replayed,
-                    },
-                );
-                self.set_state(w, WatcherState::Watching, id);
-            }
+            } => self.on_watch_opened(w, watch, from_rv, replayed, cause),
             Msg::Event { change, .. } => self.watch_event(w, change, cause),
-            Msg::Bookmark { rv, .. } => {
-                let r = &mut self.reflectors[w.index()];
-                r.last_rv = r.last_rv.max(rv);
-                r.watch_events += 1;
-                self.emit(
-                    Actor::Watcher(w),
-                    cause,
-                    EventKind::Bookmark { watcher: w, rv },
-                );
-            }
+            Msg::Bookmark { rv, .. } => self.on_bookmark(w, rv, cause),
             Msg::WatchErr(error) => {
-                let id = self.emit(
-                    Actor::Watcher(w),
-                    cause,
-                    EventKind::WatchFailed { watcher: w, error },
-                );
+                let id = self.watch_failed(w, error, cause);
                 let id = self.set_state(w, WatcherState::Empty, id);
                 self.backoff(w, WatcherState::BackoffRelist, id);
             }
             Msg::Refused(error) => {
-                let id = self.emit(
-                    Actor::Watcher(w),
-                    cause,
-                    EventKind::WatchFailed { watcher: w, error },
-                );
+                let id = self.watch_failed(w, error, cause);
                 self.backoff(w, WatcherState::BackoffRewatch, id);
             }
-            Msg::WatchEnd(reason) => {
-                let id = self.emit(
-                    Actor::Watcher(w),
-                    cause,
-                    EventKind::WatchEnded { watcher: w, reason },
-                );
-                let r = &self.reflectors[w.index()];
-                let short = self.now_ms - r.watch_opened_ms < SHORT_WATCH_MS && r.watch_events == 0;
-                if short && reason != WatchEnd::Disconnected {
-                    // "very short watch": treated as an error, so back off and relist.
-                    self.backoff(w, WatcherState::BackoffRelist, id);
-                } else {
-                    self.start_watch(w, id);
-                }
+            Msg::WatchEnd(reason) => self.on_watch_end(w, reason, cause),
+        }
+    }
+
+    /// One page of a list; the last one replaces the store and starts the watch.
+    #[allow(clippy::too_many_arguments)]
+    fn on_list_page(
+        &mut self,
+        w: WatcherId,
+        session: u32,
+        list_rv: Rv,
+        items: Vec<Object>,
+        from_etcd: bool,
+        rest: Vec<Object>,
+        cause: EventId,
+    ) {
+        let more = !rest.is_empty();
+        let result = EventKind::ListResult {
+            watcher: w,
+            list_rv,
+            items: items.len() as u32,
+            from_etcd,
+            more,
+        };
+        let id = self.emit(Actor::Watcher(w), cause, result);
+        let r = &mut self.reflectors[w.index()];
+        let mut collected = r.paging.take();
+        let items = match collected.as_mut() {
+            Some((_, got)) => {
+                got.extend(items);
+                std::mem::take(got)
             }
+            None => items,
+        };
+        if more {
+            // Fetch the next page with the continue token.
+            let rv = collected.map(|c| c.0).unwrap_or(ListRv::Consistent);
+            r.paging = Some((rv, items));
+            let limit = self.config.reflector.page_size.max(1);
+            let next = EventKind::ListContinue {
+                watcher: w,
+                list_rv,
+            };
+            let id = self.emit(Actor::Watcher(w), id, next);
+            let page = Action::ServeListPage {
+                watcher: w,
+                session,
+                list_rv,
+                rest,
+                limit,
+            };
+            return self.send_to_server(w, id, page);
+        }
+        self.replace_store(w, items, id);
+        self.listed_at(w, list_rv);
+        let id = self.set_state(w, WatcherState::InitListed, id);
+        self.start_watch(w, id);
+    }
+
+    /// A streaming list's initial events, applied at the bookmark that ends them; the same
+    /// stream goes on as the watch.
+    fn on_initial_events_end(
+        &mut self,
+        w: WatcherId,
+        watch: u32,
+        items: Vec<Object>,
+        rv: Rv,
+        cause: EventId,
+    ) {
+        let end = EventKind::InitialEventsEnd {
+            watcher: w,
+            rv,
+            items: items.len() as u32,
+        };
+        let id = self.emit(Actor::Watcher(w), cause, end);
+        self.replace_store(w, items, id);
+        self.listed_at(w, rv);
+        self.watching(w, watch);
+        self.set_state(w, WatcherState::Watching, id);
+    }
+
+    /// The store now holds the list at `rv`.
+    fn listed_at(&mut self, w: WatcherId, rv: Rv) {
+        let r = &mut self.reflectors[w.index()];
+        r.last_rv = rv;
+        r.rv_unavailable = false;
+        r.listed = true;
+    }
+
+    /// The watch's stream is open from now on.
+    fn watching(&mut self, w: WatcherId, watch: u32) {
+        let now = self.now_ms;
+        let r = &mut self.reflectors[w.index()];
+        r.watch = Some(watch);
+        r.watch_opened_ms = now;
+        r.watch_events = 0;
+    }
+
+    fn on_list_failed(&mut self, w: WatcherId, session: u32, error: ApiError, cause: EventId) {
+        let id = self.emit(
+            Actor::Watcher(w),
+            cause,
+            EventKind::ListFailed { watcher: w, error },
+        );
+        if let (ApiError::ContinueExpired, Some((rv, _))) =
+            (error, self.reflectors[w.index()].paging.take())
+        {
+            // pager.FullListIfExpired: the same list again, without paging.
+            let relist = self.reflectors[w.index()].listed;
+            self.request_list(w, session, rv, 0, relist, id);
+        } else if matches!(error, ApiError::TooOld { .. } | ApiError::TooLargeRv { .. }) {
+            // Retried at once with RV="".
+            self.reflectors[w.index()].rv_unavailable = true;
+            self.start_list(w, id);
+        } else {
+            self.backoff(w, WatcherState::BackoffRelist, id);
+        }
+    }
+
+    /// reflector.go: "The watchlist request ended with an error, falling back to the standard
+    /// LIST/WATCH semantics"; a too-large RV makes that list consistent.
+    fn on_watch_list_failed(&mut self, w: WatcherId, error: ApiError, cause: EventId) {
+        let id = self.emit(
+            Actor::Watcher(w),
+            cause,
+            EventKind::ListFailed { watcher: w, error },
+        );
+        if matches!(error, ApiError::TooOld { .. } | ApiError::TooLargeRv { .. }) {
+            self.reflectors[w.index()].rv_unavailable = true;
+        }
+        self.start_list_as(w, id, false);
+    }
+
+    fn on_watch_opened(
+        &mut self,
+        w: WatcherId,
+        watch: u32,
+        from_rv: Rv,
+        replayed: u32,
+        cause: EventId,
+    ) {
+        self.watching(w, watch);
+        let opened = EventKind::WatchOpened {
+            watcher: w,
+            from_rv,
+            replayed,
+        };
+        let id = self.emit(Actor::Watcher(w), cause, opened);
+        self.set_state(w, WatcherState::Watching, id);
+    }
+
+    fn on_bookmark(&mut self, w: WatcherId, rv: Rv, cause: EventId) {
+        let r = &mut self.reflectors[w.index()];
+        r.last_rv = r.last_rv.max(rv);
+        r.watch_events += 1;
+        self.emit(
+            Actor::Watcher(w),
+            cause,
+            EventKind::Bookmark { watcher: w, rv },
+        );
+    }
+
+    fn watch_failed(&mut self, w: WatcherId, error: ApiError, cause: EventId) -> EventId {
+        self.emit(
+            Actor::Watcher(w),
+            cause,
+            EventKind::WatchFailed { watcher: w, error },
+        )
+    }
+
+    /// A stream that ended without an error: re-watch at once, unless it was a very short watch
+    /// with no events (treated as an error: back off, relist).
+    fn on_watch_end(&mut self, w: WatcherId, reason: WatchEnd, cause: EventId) {
+        let id = self.emit(
+            Actor::Watcher(w),
+            cause,
+            EventKind::WatchEnded { watcher: w, reason },
+        );
+        let r = &self.reflectors[w.index()];
+        let short = self.now_ms - r.watch_opened_ms < SHORT_WATCH_MS && r.watch_events == 0;
+        if short && reason != WatchEnd::Disconnected {
+            self.backoff(w, WatcherState::BackoffRelist, id);
+        } else {
+            self.start_watch(w, id);
         }
     }
 
