@@ -144,6 +144,19 @@ impl Sim {
         );
     }
 
+    /// A backoff is over: relist or re-watch, unless a newer request replaced this one.
+    pub(super) fn wake(&mut self, w: WatcherId, session: u32, cause: EventId) {
+        let r = &self.reflectors[w.index()];
+        if r.session != session {
+            return;
+        }
+        match r.state {
+            WatcherState::BackoffRelist => self.start_list(w, cause),
+            WatcherState::BackoffRewatch => self.start_watch(w, cause),
+            _ => {}
+        }
+    }
+
     /// client-go: `minWatchTimeout * (rand + 1)`, uniform in [5 m, 10 m) by default.
     pub(super) fn watch_timeout(&mut self) -> TimeMs {
         let min = self.config.reflector.watch_timeout_ms_min;

@@ -875,17 +875,7 @@ impl Sim {
                 list_rv,
                 rest,
                 limit,
-            } => {
-                let c = self.controller_of(watcher);
-                let msg = if !self.connected(c) {
-                    Msg::ListErr(ApiError::ConnectionRefused)
-                } else if list_rv < self.etcd.compact_rev {
-                    Msg::ListErr(ApiError::ContinueExpired)
-                } else {
-                    page(list_rv, rest, limit)
-                };
-                self.send_to_client(watcher, session, cause, msg);
-            }
+            } => self.serve_list_page(watcher, session, list_rv, rest, limit, cause),
             Action::ServeWatchList {
                 watcher,
                 session,
@@ -903,41 +893,16 @@ impl Sim {
                 session,
                 api,
             } => self.read_deadline(watcher, session, api, cause),
-            Action::Wake { watcher, session } => {
-                let r = &self.reflectors[watcher.index()];
-                if r.session == session {
-                    match r.state {
-                        WatcherState::BackoffRelist => self.start_list(watcher, cause),
-                        WatcherState::BackoffRewatch => self.start_watch(watcher, cause),
-                        _ => {}
-                    }
-                }
-            }
-            Action::WatchTimeout { watch } => {
-                if self.watches[watch as usize].open {
-                    self.close_watch(watch, WatchEnd::Timeout, cause);
-                }
-            }
-            Action::BookmarkDue { watch } => {
-                if self.watches[watch as usize].open {
-                    self.send_bookmark(watch, cause);
-                    self.schedule_bookmark(watch, cause);
-                }
-            }
+            Action::Wake { watcher, session } => self.wake(watcher, session, cause),
+            Action::WatchTimeout { watch } => self.close_watch(watch, WatchEnd::Timeout, cause),
+            Action::BookmarkDue { watch } => self.bookmark_due(watch, cause),
             Action::CompactTick => self.compact_tick(),
             Action::Resync { watcher, epoch } => self.resync(watcher, epoch),
             Action::QueueAfter {
                 controller,
                 epoch,
                 key,
-            } => {
-                let now = self.now_ms;
-                if self.in_life(controller, epoch)
-                    && self.controllers[controller.index()].queue.due(key, now)
-                {
-                    self.enqueue(controller, key, cause, false);
-                }
-            }
+            } => self.queue_after_due(controller, epoch, key, cause),
             Action::Work {
                 controller,
                 epoch,
@@ -964,17 +929,7 @@ impl Sim {
             Action::Reconnect {
                 controller,
                 until_ms,
-            } => {
-                let c = &mut self.controllers[controller.index()];
-                if c.disconnected_until == Some(until_ms) {
-                    c.disconnected_until = None;
-                    self.emit(
-                        Actor::Controller(controller),
-                        cause,
-                        EventKind::Reconnect { controller },
-                    );
-                }
-            }
+            } => self.reconnect(controller, until_ms, cause),
             Action::CacheReady {
                 api,
                 kind,
@@ -984,21 +939,7 @@ impl Sim {
                     self.cache_ready(api, kind, cause);
                 }
             }
-            Action::AnvilTick { controller, epoch } => {
-                if self.in_life(controller, epoch) {
-                    let primary = self.config.controllers[controller.index()].primary;
-                    // schedule_controller_reconcile: every existing object of the primary kind.
-                    for o in EtcdReader(&self.etcd).kind_objects(primary) {
-                        self.enqueue(controller, o.name, cause, false);
-                    }
-                    let period = self.config.controllers[controller.index()].anvil_period_ms;
-                    self.schedule(
-                        self.now_ms + period,
-                        NO_CAUSE,
-                        Action::AnvilTick { controller, epoch },
-                    );
-                }
-            }
+            Action::AnvilTick { controller, epoch } => self.anvil_tick(controller, epoch, cause),
             Action::Gc { kind, name, uid } => self.collect_garbage(kind, name, uid, cause),
             Action::HoldTimeout {
                 controller,
@@ -1009,6 +950,41 @@ impl Sim {
                 }
             }
         }
+    }
+
+    /// A delayed add is due, if it is still this life's and the queue's item.
+    fn queue_after_due(&mut self, c: ControllerId, epoch: u32, key: NameId, cause: EventId) {
+        let now = self.now_ms;
+        if self.in_life(c, epoch) && self.controllers[c.index()].queue.due(key, now) {
+            self.enqueue(c, key, cause, false);
+        }
+    }
+
+    /// The end of a disconnect; stale when a longer disconnect replaced it.
+    fn reconnect(&mut self, c: ControllerId, until_ms: TimeMs, cause: EventId) {
+        let ctl = &mut self.controllers[c.index()];
+        if ctl.disconnected_until == Some(until_ms) {
+            ctl.disconnected_until = None;
+            let event = EventKind::Reconnect { controller: c };
+            self.emit(Actor::Controller(c), cause, event);
+        }
+    }
+
+    /// Anvil's `schedule_controller_reconcile`: every existing object of the primary kind.
+    fn anvil_tick(&mut self, c: ControllerId, epoch: u32, cause: EventId) {
+        if !self.in_life(c, epoch) {
+            return;
+        }
+        let cfg = &self.config.controllers[c.index()];
+        let (primary, period) = (cfg.primary, cfg.anvil_period_ms);
+        for o in EtcdReader(&self.etcd).kind_objects(primary) {
+            self.enqueue(c, o.name, cause, false);
+        }
+        let tick = Action::AnvilTick {
+            controller: c,
+            epoch,
+        };
+        self.schedule(self.now_ms + period, NO_CAUSE, tick);
     }
 }
 

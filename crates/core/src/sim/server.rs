@@ -626,6 +626,36 @@ impl Sim {
         self.send_to_client(watcher, session, cause, Msg::Bookmark { rv });
     }
 
+    /// A watch's bookmark is due: send it, and schedule the next.
+    pub(super) fn bookmark_due(&mut self, watch: u32, cause: EventId) {
+        if self.watches[watch as usize].open {
+            self.send_bookmark(watch, cause);
+            self.schedule_bookmark(watch, cause);
+        }
+    }
+
+    /// The next page of a paged list: etcd reads the first page's revision again, unless it was
+    /// compacted (410, the continue token expired).
+    pub(super) fn serve_list_page(
+        &mut self,
+        watcher: WatcherId,
+        session: u32,
+        list_rv: Rv,
+        rest: Vec<Object>,
+        limit: u32,
+        cause: EventId,
+    ) {
+        let c = self.controller_of(watcher);
+        let msg = if !self.connected(c) {
+            Msg::ListErr(ApiError::ConnectionRefused)
+        } else if list_rv < self.etcd.compact_rev {
+            Msg::ListErr(ApiError::ContinueExpired)
+        } else {
+            page(list_rv, rest, limit)
+        };
+        self.send_to_client(watcher, session, cause, msg);
+    }
+
     /// `cache_watcher.go` `nextBookmarkTime`: the next bookmark a minute from now, or 2 s before
     /// the deadline if that comes first; none once that moment has passed.
     pub(super) fn schedule_bookmark(&mut self, watch: u32, cause: EventId) {
