@@ -44,6 +44,32 @@ pub struct Etcd {
 }
 
 impl Etcd {
+    fn new(config: &Config) -> Etcd {
+        // Exact lists (asked by probes) need the state at any revision: keep every change.
+        let exact = config.timeline.iter().any(|t| {
+            matches!(
+                t.input,
+                Input::Probe {
+                    request: ProbeRequest::List {
+                        rv: ListRv::Exact(_)
+                    },
+                    ..
+                }
+            )
+        });
+        Etcd {
+            rev: 1,
+            objects: BTreeMap::new(),
+            compact_rev: 0,
+            log: VecDeque::new(),
+            keep_log: config.kinds.iter().any(|k| k.cache == CacheMode::Off),
+            history: exact.then(Vec::new),
+            next_uid: 1,
+            last_tick_rev: 0,
+            dependents: BTreeMap::new(),
+        }
+    }
+
     /// Keeps the owner index in step with one committed object.
     fn index(&mut self, o: &Object, present: bool) {
         let Some(owner) = o.owner else { return };
@@ -90,6 +116,27 @@ pub struct Apiserver {
     /// The newest etcd progress notification that arrived while paused.
     held_progress: Rv,
     generation: u32,
+}
+
+impl Apiserver {
+    /// Its caches, each listed (empty) at revision 1.
+    fn new(config: &Config, lag_ms: TimeMs) -> Apiserver {
+        let cache = |mode| {
+            let mut c = WatchCache::new(mode);
+            c.replace(std::iter::empty(), 1);
+            c
+        };
+        Apiserver {
+            caches: config.kinds.iter().map(|k| cache(k.cache)).collect(),
+            paused: false,
+            held: VecDeque::new(),
+            lag_ms,
+            watches_by_kind: vec![vec![]; config.kinds.len()],
+            waiting_reads: vec![],
+            held_progress: 0,
+            generation: 0,
+        }
+    }
 }
 
 /// A read the cache answers once it has seen `rv` (`cacher.go` `waitUntilFreshAndBlock`).
@@ -168,6 +215,60 @@ pub struct Hold {
     /// Held events of that object so far: the second is the later state.
     pub seen: u32,
     buffer: Vec<(EventId, WatcherId, u32, Msg)>,
+}
+
+impl Reflector {
+    fn new(
+        controller: ControllerId,
+        kind: KindId,
+        namespace: Option<NameId>,
+        handlers: Vec<(KeyMap, Predicate)>,
+        backoff_ms: TimeMs,
+    ) -> Reflector {
+        Reflector {
+            controller,
+            kind,
+            namespace,
+            handlers,
+            state: WatcherState::Stopped,
+            last_rv: 0,
+            store: Default::default(),
+            rv_unavailable: false,
+            backoff_ms_next: backoff_ms,
+            backoff_mark_ms: None,
+            session: 0,
+            watch: None,
+            watch_opened_ms: 0,
+            watch_events: 0,
+            listed: false,
+            paging: None,
+        }
+    }
+}
+
+impl Controller {
+    fn new(c: &crate::config::ControllerConfig, reflectors: Vec<WatcherId>) -> Controller {
+        Controller {
+            up: false,
+            epoch: 0,
+            apiserver: c.apiserver,
+            queue: WorkQueue::new(c.queue),
+            workers: vec![None; c.workers as usize],
+            worker_claimed: 0,
+            reflectors,
+            link_delay_ms: c.link_delay_ms,
+            link_down_last_ms: None,
+            link_up_last_ms: None,
+            disconnected_until: None,
+            failed_first: BTreeMap::new(),
+            hold: None,
+            hold_generation: 0,
+            crash_after_writes: None,
+            restart_after_ms: None,
+            memory: Memory::new(),
+            initial_sync: false,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Hash)]
@@ -489,54 +590,15 @@ impl Sim {
         let config = Arc::new(config);
         let mut names = Names::default();
         names.intern("default");
-        let keep_log = config.kinds.iter().any(|k| k.cache == CacheMode::Off);
-        let apiservers = config
-            .apiservers
-            .iter()
-            .map(|a| Apiserver {
-                caches: config
-                    .kinds
-                    .iter()
-                    .map(|k| WatchCache::new(k.cache))
-                    .collect(),
-                paused: false,
-                held: VecDeque::new(),
-                lag_ms: a.lag_ms,
-                watches_by_kind: vec![vec![]; config.kinds.len()],
-                waiting_reads: vec![],
-                held_progress: 0,
-                generation: 0,
-            })
-            .collect();
         let mut sim = Sim {
             now_ms: 0,
             names,
-            etcd: Etcd {
-                rev: 1,
-                objects: BTreeMap::new(),
-                compact_rev: 0,
-                log: VecDeque::new(),
-                keep_log,
-                history: config
-                    .timeline
-                    .iter()
-                    .any(|t| {
-                        matches!(
-                            t.input,
-                            Input::Probe {
-                                request: crate::config::ProbeRequest::List {
-                                    rv: ListRv::Exact(_)
-                                },
-                                ..
-                            }
-                        )
-                    })
-                    .then(Vec::new),
-                next_uid: 1,
-                last_tick_rev: 0,
-                dependents: BTreeMap::new(),
-            },
-            apiservers,
+            etcd: Etcd::new(&config),
+            apiservers: config
+                .apiservers
+                .iter()
+                .map(|a| Apiserver::new(&config, a.lag_ms))
+                .collect(),
             watches: vec![],
             reflectors: vec![],
             controllers: vec![],
@@ -553,86 +615,21 @@ impl Sim {
             probes: 0,
             config: config.clone(),
         };
-        for api in &mut sim.apiservers {
-            for c in &mut api.caches {
-                c.replace(std::iter::empty(), 1);
-            }
-        }
         for (i, c) in config.controllers.iter().enumerate() {
             let id = ControllerId(i as u16);
             let mut reflectors = vec![];
-            if !c.anvil {
-                // One informer per (kind, namespace), shared by every handler on it, as
-                // controller-runtime's cache does.
-                type Handlers = Vec<(KeyMap, Predicate)>;
-                let mut watches: Vec<(KindId, Handlers, Option<NameId>)> = vec![];
-                for w in &c.watches {
-                    let ns = w.namespace.as_deref().map(|n| sim.names.intern(n));
-                    let handler = (w.map != KeyMap::ReadOnly).then_some((w.map, w.predicate));
-                    match watches.iter_mut().find(|x| x.0 == w.kind && x.2 == ns) {
-                        Some(x) => x.1.extend(handler.filter(|h| !x.1.contains(h))),
-                        None => watches.push((w.kind, handler.into_iter().collect(), ns)),
-                    }
-                }
-                // The kind a behaviour creates children of is watched the way operators do it
-                // (controller-runtime `Owns()`): a child's event re-triggers its owner. A script
-                // that declares its own watch of that kind (`watches KIND none`) keeps it.
-                for k in behaviour_reads(c.behaviour) {
-                    if !watches.iter().any(|w| w.0 == k) {
-                        watches.push((k, vec![(KeyMap::Owner, Predicate::All)], None));
-                    }
-                }
-                for (kind, handlers, namespace) in watches {
-                    let w = WatcherId(sim.reflectors.len() as u16);
-                    sim.reflectors.push(Reflector {
-                        controller: id,
-                        kind,
-                        namespace,
-                        handlers,
-                        state: WatcherState::Stopped,
-                        last_rv: 0,
-                        store: Default::default(),
-                        rv_unavailable: false,
-                        backoff_ms_next: config.reflector.backoff_ms_initial,
-                        backoff_mark_ms: None,
-                        session: 0,
-                        watch: None,
-                        watch_opened_ms: 0,
-                        watch_events: 0,
-                        listed: false,
-                        paging: None,
-                    });
-                    reflectors.push(w);
-                }
+            for (kind, handlers, namespace) in sim.informers_of(c) {
+                reflectors.push(WatcherId(sim.reflectors.len() as u16));
+                let backoff_ms = config.reflector.backoff_ms_initial;
+                sim.reflectors
+                    .push(Reflector::new(id, kind, namespace, handlers, backoff_ms));
             }
-            sim.controllers.push(Controller {
-                up: false,
+            sim.controllers.push(Controller::new(c, reflectors));
+            let start = Action::Start {
+                controller: id,
                 epoch: 0,
-                apiserver: c.apiserver,
-                queue: WorkQueue::new(c.queue),
-                workers: vec![None; c.workers as usize],
-                worker_claimed: 0,
-                reflectors,
-                link_delay_ms: c.link_delay_ms,
-                link_down_last_ms: None,
-                link_up_last_ms: None,
-                disconnected_until: None,
-                failed_first: BTreeMap::new(),
-                hold: None,
-                hold_generation: 0,
-                crash_after_writes: None,
-                restart_after_ms: None,
-                memory: Memory::new(),
-                initial_sync: false,
-            });
-            sim.schedule(
-                c.start_ms,
-                NO_CAUSE,
-                Action::Start {
-                    controller: id,
-                    epoch: 0,
-                },
-            );
+            };
+            sim.schedule(c.start_ms, NO_CAUSE, start);
         }
         if config.compaction_ms > 0 {
             sim.schedule(config.compaction_ms, NO_CAUSE, Action::CompactTick);
@@ -649,6 +646,35 @@ impl Sim {
         sim.seq += APPENDED_SEQ_GAP;
         sim.appended_seq_end = sim.seq;
         Ok(sim)
+    }
+
+    /// A controller's informers: one per (kind, namespace), shared by every handler on it, as
+    /// controller-runtime's cache does. Anvil's controllers have none (consistent reads).
+    fn informers_of(
+        &mut self,
+        c: &crate::config::ControllerConfig,
+    ) -> Vec<(KindId, Vec<(KeyMap, Predicate)>, Option<NameId>)> {
+        let mut informers: Vec<(KindId, Vec<(KeyMap, Predicate)>, Option<NameId>)> = vec![];
+        if c.anvil {
+            return informers;
+        }
+        for w in &c.watches {
+            let ns = w.namespace.as_deref().map(|n| self.names.intern(n));
+            let handler = (w.map != KeyMap::ReadOnly).then_some((w.map, w.predicate));
+            match informers.iter_mut().find(|x| x.0 == w.kind && x.2 == ns) {
+                Some(x) => x.1.extend(handler.filter(|h| !x.1.contains(h))),
+                None => informers.push((w.kind, handler.into_iter().collect(), ns)),
+            }
+        }
+        // The kind a behaviour creates children of is watched the way operators do it
+        // (controller-runtime `Owns()`): a child's event re-triggers its owner. A script that
+        // declares its own watch of that kind (`watches KIND none`) keeps it.
+        for k in behaviour_reads(c.behaviour) {
+            if !informers.iter().any(|w| w.0 == k) {
+                informers.push((k, vec![(KeyMap::Owner, Predicate::All)], None));
+            }
+        }
+        informers
     }
 
     // ----- the sans-IO surface -----
