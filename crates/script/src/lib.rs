@@ -5,6 +5,7 @@
 mod diag;
 pub mod export;
 mod lexer;
+pub mod logic;
 mod parse;
 pub mod render;
 pub mod share;

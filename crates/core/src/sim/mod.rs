@@ -165,6 +165,10 @@ pub struct Hold {
 pub struct Running {
     pub key: NameId,
     pub writes: Vec<Write>,
+    /// Per write: its failure is ignored (`on-error continue`); empty: none is.
+    pub continue_on_error: Vec<bool>,
+    /// How the reconcile ends if its writes succeed (`None`: the controller's settings).
+    pub outcome: Option<ReconcileResult>,
     pub done: usize,
     pub start_event: EventId,
     pub started_ms: TimeMs,
@@ -550,7 +554,7 @@ impl Sim {
                 // The kind a behaviour creates children of is watched the way operators do it
                 // (controller-runtime `Owns()`): a child's event re-triggers its owner. A script
                 // that declares its own watch of that kind (`watches KIND none`) keeps it.
-                for k in behaviour_reads(c.behaviour) {
+                for k in behaviour_reads(c) {
                     if !watches.iter().any(|w| w.0 == k) {
                         watches.push((k, vec![(KeyMap::Owner, Predicate::All)], None));
                     }
@@ -1014,9 +1018,14 @@ fn page(list_rv: Rv, mut items: Vec<Object>, limit: u32) -> Msg {
     }
 }
 
-/// Kinds a behaviour reads besides its primary kind.
-pub fn behaviour_reads(b: Behaviour) -> Vec<KindId> {
-    match b {
+/// Kinds a behaviour reads (or a program reads from its cache or writes) besides its primary kind.
+pub fn behaviour_reads(c: &crate::config::ControllerConfig) -> Vec<KindId> {
+    match c.behaviour {
+        Behaviour::Program => c
+            .program
+            .as_ref()
+            .map(|p| p.kinds_watched(c.primary))
+            .unwrap_or_default(),
         Behaviour::Children { child, .. }
         | Behaviour::StaleDelete { child, .. }
         | Behaviour::WipeOnZero { child }
