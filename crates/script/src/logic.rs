@@ -127,6 +127,9 @@ pub struct Compiler<'a> {
     desired: bool,
     bindings: Vec<Binding>,
     memory: Vec<String>,
+    /// Per memory slot: set by a `remember`, and where it was first read (to complain there).
+    memory_set: Vec<bool>,
+    memory_read: Vec<Option<(usize, Word)>>,
     statements: usize,
 }
 
@@ -137,6 +140,8 @@ impl<'a> Compiler<'a> {
             desired,
             bindings: vec![],
             memory: vec![],
+            memory_set: vec![],
+            memory_read: vec![],
             statements: 0,
         }
     }
@@ -166,6 +171,29 @@ impl<'a> Compiler<'a> {
         };
         let mut i = 0;
         let body = self.block(lines, &mut i, first.indent, 0)?;
+        for (m, read) in self.memory_read.iter().enumerate() {
+            if let (false, Some((line, w))) = (self.memory_set[m], read) {
+                return Err(Diagnostic::at(
+                    *line,
+                    w.col,
+                    w.len,
+                    format!("nothing is ever remembered as `{}`", self.memory[m]),
+                )
+                .help(
+                    match nearest(
+                        &self.memory[m],
+                        self.memory
+                            .iter()
+                            .zip(&self.memory_set)
+                            .filter(|x| *x.1)
+                            .map(|x| x.0.as_str()),
+                    ) {
+                        Some(n) => format!("did you mean `memory.{n}`?"),
+                        None => format!("set it somewhere: `remember {} = VALUE`", self.memory[m]),
+                    },
+                ));
+            }
+        }
         Ok((
             body,
             self.bindings.into_iter().map(|b| b.name).collect(),
@@ -396,30 +424,35 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn memory_slot(&mut self, c: &Cursor, w: &Word, create: bool) -> R<u8> {
+    /// The slot of a remembered value; `set`: a `remember` (else a read or a `forget`, which
+    /// must be matched by a `remember` somewhere in the block).
+    fn memory_slot(&mut self, c: &Cursor, w: &Word, set: bool) -> R<u8> {
         if self.desired {
             return Err(c
                 .err(w, "a `desired` block cannot read the controller's memory")
                 .help("the desired state is a property of etcd alone"));
         }
-        if let Some(i) = self.memory.iter().position(|m| *m == w.text) {
-            return Ok(i as u8);
+        let i = match self.memory.iter().position(|m| *m == w.text) {
+            Some(i) => i,
+            None => self.new_memory(c, w)?,
+        };
+        if set {
+            self.memory_set[i] = true;
+        } else if self.memory_read[i].is_none() {
+            self.memory_read[i] = Some((c.line, w.clone()));
         }
-        if !create {
-            let d = c.err(w, format!("nothing is remembered as `{}`", w.text));
-            return Err(
-                match nearest(&w.text, self.memory.iter().map(String::as_str)) {
-                    Some(n) => d.help(format!("did you mean `memory.{n}`?")),
-                    None => d.help(format!("set it first: `remember {} = VALUE`", w.text)),
-                },
-            );
-        }
+        Ok(i as u8)
+    }
+
+    fn new_memory(&mut self, c: &Cursor, w: &Word) -> R<usize> {
         self.new_name(c, w, "memory")?;
         if self.memory.len() >= MAX_MEMORY {
             return Err(c.err(w, format!("more than {MAX_MEMORY} remembered values")));
         }
         self.memory.push(w.text.clone());
-        Ok((self.memory.len() - 1) as u8)
+        self.memory_set.push(false);
+        self.memory_read.push(None);
+        Ok(self.memory.len() - 1)
     }
 
     fn target(&self, c: &mut Cursor, allow_owner: bool) -> R<Target> {
