@@ -854,7 +854,10 @@ impl Builder {
                 .help(format!(
                     "drop the behaviour from the controller line: `controller {} for {}`",
                     c.name,
-                    self.config.kinds[c.primary.index()].name
+                    self.config
+                        .kinds
+                        .get(c.primary.index())
+                        .map_or("KIND", |k| k.name.as_str())
                 )));
         }
         if self.blocks.contains(&(idx, desired)) {
