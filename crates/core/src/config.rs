@@ -1,7 +1,10 @@
 //! What a run is made of: the cluster's settings, the controllers, the timeline of inputs and the
 //! caps. The script crate compiles scenarios into this; the core validates it.
 
+use std::sync::Arc;
+
 use crate::model::{ApiserverId, ControllerId, KindId, TimeMs};
+use crate::program::Program;
 
 /// How a kind's watch cache sizes itself.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -86,6 +89,8 @@ pub enum Behaviour {
     /// rabbitmq#782: two writes, create `parent-data` then set `parent.status = spec`. The buggy
     /// one skips everything once the child exists, so a crash between the writes is never repaired.
     TwoWrites { child: KindId, fixed: bool },
+    /// The controller's own logic (`ControllerConfig::program`): a scenario's `logic` block.
+    Program,
 }
 
 /// Which work queue the controller uses.
@@ -105,6 +110,8 @@ pub struct ControllerConfig {
     pub primary: KindId,
     pub watches: Vec<WatchConfig>,
     pub behaviour: Behaviour,
+    /// The logic of a `Behaviour::Program` controller.
+    pub program: Option<Arc<Program>>,
     pub workers: u32,
     pub apiserver: ApiserverId,
     /// Time a reconcile takes; its writes are spread evenly over it.
@@ -364,6 +371,7 @@ impl Config {
                 predicate: Predicate::All,
             }],
             behaviour,
+            program: None,
             workers: 1,
             apiserver: ApiserverId(0),
             reconcile_ms: 10,
@@ -575,6 +583,19 @@ impl Config {
                         return bad("a mirror's target kind must differ from its primary kind");
                     }
                 }
+                Behaviour::Program => match &c.program {
+                    None => return bad("a controller with its own logic needs a program"),
+                    Some(p) => {
+                        for k in p.kinds() {
+                            kind_ok(k)?;
+                        }
+                        if p.bindings.len() > crate::program::MAX_BINDINGS * 2
+                            || p.memory.len() > crate::program::MAX_MEMORY
+                        {
+                            return bad("the program has too many names");
+                        }
+                    }
+                },
             }
         }
         for i in 0..self.controllers.len() {

@@ -9,6 +9,7 @@
 pub mod cache;
 pub mod config;
 pub mod model;
+pub mod program;
 pub mod queue;
 pub mod reconcile;
 pub mod sim;

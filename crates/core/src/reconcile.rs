@@ -3,8 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::config::Behaviour;
+use crate::config::{Behaviour, ControllerConfig};
 use crate::model::{KindId, NameId, Names, Object, Owner, Rv};
+use crate::program::{self, Plan};
 
 /// Most children one parent may ask for: a limit on every run.
 pub const MAX_CHILDREN: i64 = 1000;
@@ -19,7 +20,8 @@ pub enum Write {
         spec: i64,
         owner: Option<Owner>,
     },
-    /// Replace spec, status and finalizers, guarded by the RV the controller read.
+    /// Replace spec, status and finalizers, guarded by the RV the controller read (0: no
+    /// precondition, a merge patch).
     Update {
         kind: KindId,
         name: NameId,
@@ -42,8 +44,9 @@ pub trait Reader {
     fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object>;
 }
 
-/// In-memory notes of edge-triggered controllers; lost on a crash.
-pub type Memory = BTreeMap<NameId, i64>;
+/// In-memory notes of edge-triggered controllers, per key and slot (a program's `remember`
+/// names; `wipe-on-zero` uses slot 0); lost on a crash.
+pub type Memory = BTreeMap<(NameId, u8), i64>;
 
 fn data_name(names: &mut Names, parent: &Object) -> NameId {
     let s = format!("{}-data", names.resolve(parent.name));
@@ -95,8 +98,35 @@ fn child_index(names: &Names, name: NameId) -> u64 {
         .unwrap_or(u64::MAX)
 }
 
-/// Decides the writes of one reconcile of `key`.
+/// Decides the writes of one reconcile of `key`: a built-in behaviour, or the controller's own
+/// logic (`program::plan`). `live` reads etcd (`None`: the controller is cut off).
 pub fn plan(
+    cfg: &ControllerConfig,
+    key: NameId,
+    finalizer_bit: u32,
+    read: &dyn Reader,
+    live: Option<&dyn Reader>,
+    names: &mut Names,
+    memory: &mut Memory,
+) -> Plan {
+    if let (Behaviour::Program, Some(p)) = (cfg.behaviour, &cfg.program) {
+        return program::plan(p, key, finalizer_bit, read, live, names, memory);
+    }
+    Plan {
+        writes: builtin(
+            cfg.behaviour,
+            cfg.primary,
+            key,
+            finalizer_bit,
+            read,
+            names,
+            memory,
+        ),
+        ..Plan::default()
+    }
+}
+
+fn builtin(
     behaviour: Behaviour,
     primary: KindId,
     key: NameId,
@@ -106,7 +136,7 @@ pub fn plan(
     memory: &mut Memory,
 ) -> Vec<Write> {
     let Some(parent) = read.get(primary, key) else {
-        memory.remove(&key);
+        memory.retain(|k, _| k.0 != key);
         return vec![];
     };
     let deleting = parent.deletion_ms.is_some();
@@ -215,8 +245,8 @@ pub fn plan(
             let data = data_name(names, &parent);
             let cached = read.get(child, data);
             // Acts on the transition to 0 it observes: a 1 -> 0 -> 1 it never saw wipes nothing.
-            let wipe = parent.spec == 0 && memory.get(&key) != Some(&0);
-            memory.insert(key, parent.spec);
+            let wipe = parent.spec == 0 && memory.get(&(key, 0)) != Some(&0);
+            memory.insert((key, 0), parent.spec);
             if wipe {
                 if let Some(c) = cached {
                     writes.push(Write::Delete {
@@ -229,6 +259,7 @@ pub fn plan(
                 writes.push(owned_child(&parent, child, data, 0));
             }
         }
+        Behaviour::Program => {}
         Behaviour::TwoWrites { child, fixed } => {
             if deleting {
                 return writes;
@@ -259,13 +290,18 @@ pub fn plan(
 
 /// The desired state of one primary object, read from the truth (etcd): what ESR checks.
 pub fn desired_holds(
-    behaviour: Behaviour,
+    cfg: &ControllerConfig,
+    finalizer_bit: u32,
     parent: &Object,
     names: &Names,
     read: &dyn Reader,
 ) -> bool {
     if parent.deletion_ms.is_some() {
         return true;
+    }
+    let behaviour = cfg.behaviour;
+    if let (Behaviour::Program, Some(p)) = (behaviour, &cfg.program) {
+        return program::desired_holds(p, parent.name, finalizer_bit, read, names);
     }
     let data = |child: KindId| {
         names
@@ -288,5 +324,6 @@ pub fn desired_holds(
         Behaviour::StaleDelete { child, .. } => data(child).is_some(),
         Behaviour::WipeOnZero { child } => data(child).is_some() == (parent.spec > 0),
         Behaviour::TwoWrites { child, .. } => data(child).is_some() && parent.status == parent.spec,
+        Behaviour::Program => true,
     }
 }

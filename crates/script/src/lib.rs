@@ -5,6 +5,8 @@
 mod diag;
 pub mod export;
 mod lexer;
+pub mod library;
+pub mod logic;
 mod parse;
 pub mod render;
 pub mod share;

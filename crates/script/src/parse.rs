@@ -5,6 +5,7 @@ use listwatch_core::*;
 
 use crate::diag::{nearest, Diagnostic};
 use crate::lexer::{words, Word};
+use crate::logic::{BlockLine, Compiler};
 use crate::syntax::{ACTIONS, BEHAVIOURS, CONTROLLER_OPTIONS, COUNTED, STATEMENTS};
 use crate::MAX_SCRIPT_BYTES;
 
@@ -255,6 +256,18 @@ struct Builder {
     /// Where each declared thing and each timeline entry was written, to locate config errors.
     spans: Spans,
     title: String,
+    /// (controller, desired?) of every `logic` and `desired` block opened so far.
+    blocks: Vec<(usize, bool)>,
+}
+
+/// A `logic` or `desired` block being read: its lines are those indented deeper than its head.
+struct Block {
+    controller: usize,
+    desired: bool,
+    indent: usize,
+    head_line: usize,
+    head: Word,
+    lines: Vec<BlockLine>,
 }
 
 /// Parses and checks a whole script.
@@ -292,9 +305,11 @@ pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         name_bytes: 0,
         spans: Spans::default(),
         title: String::new(),
+        blocks: vec![],
     };
     let mut diags = vec![];
     let mut in_controller = false;
+    let mut block: Option<Block> = None;
     let src = crate::lexer::strip_bom(src);
     for (i, raw) in crate::lexer::lines(src).enumerate() {
         let line = i + 1;
@@ -313,13 +328,32 @@ pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         if ws.is_empty() {
             continue;
         }
+        let indent = raw.chars().take_while(|c| *c == ' ' || *c == '\t').count();
+        if let Some(bk) = &mut block {
+            if indent > bk.indent {
+                bk.lines.push(BlockLine {
+                    line,
+                    indent,
+                    words: ws,
+                });
+                continue;
+            }
+            if let Some(bk) = block.take() {
+                if let Err(d) = b.close_block(bk) {
+                    diags.push(d);
+                }
+            }
+        }
         let indented = raw.starts_with(' ') || raw.starts_with('\t');
         let mut p = Parser {
             line,
             words: &ws,
             pos: 0,
         };
-        let r = if indented && in_controller {
+        let r = if indented && in_controller && ["logic", "desired"].contains(&ws[0].text.as_str())
+        {
+            b.open_block(&mut p, indent).map(|bk| block = Some(bk))
+        } else if indented && in_controller {
             b.controller_option(&mut p)
         } else {
             in_controller = false;
@@ -339,6 +373,14 @@ pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         if diags.len() >= 50 {
             break;
         }
+    }
+    if let Some(bk) = block.take() {
+        if let Err(d) = b.close_block(bk) {
+            diags.push(d);
+        }
+    }
+    if diags.is_empty() {
+        b.check_logic(&mut diags);
     }
     if diags.is_empty() {
         b.finish(&mut diags);
@@ -595,6 +637,13 @@ impl Builder {
         p.expect_kw("for")?;
         let kw = p.next("a kind")?;
         let primary = self.kind(p, kw)?;
+        if p.peek().is_none() {
+            // Its own logic follows in an indented `logic` block.
+            let c = Config::controller(&name.text, primary, Behaviour::Program);
+            self.spans.controllers.push(Span::of(p, name));
+            self.config.controllers.push(c);
+            return Ok(());
+        }
         let bw =
             p.next("a behaviour (children, mirror, stale-delete, wipe-on-zero, two-writes)")?;
         let kind_arg = |b: &Builder, p: &mut Parser| -> R<KindId> {
@@ -651,7 +700,8 @@ impl Builder {
                     )));
             }
         }
-        if let Some(cycle) = self.name_cycle(primary, behaviour) {
+        let edge = Self::name_edges(&Config::controller("", primary, behaviour));
+        if let Some(cycle) = edge.first().and_then(|&e| self.name_cycle(e)) {
             return Err(p
                 .err_at(
                     &p.words[p.pos - 1],
@@ -697,25 +747,34 @@ impl Builder {
     /// The edge a controller adds from its primary kind to the kind it creates objects of, and
     /// whether the names it creates grow (`NAME-data`) or stay (a mirror's `NAME`). Children are
     /// left out: they are created with spec 0 and so have no children of their own.
-    fn name_edge(primary: KindId, b: Behaviour) -> Option<(KindId, KindId, bool)> {
-        match b {
+    /// A program's edges: every kind it creates, growing for `key-SUFFIX` and `scale` (whose
+    /// children may have any logic of their own), staying for `key`.
+    fn name_edges(c: &ControllerConfig) -> Vec<(KindId, KindId, bool)> {
+        let primary = c.primary;
+        match c.behaviour {
             Behaviour::StaleDelete { child, .. }
             | Behaviour::WipeOnZero { child }
-            | Behaviour::TwoWrites { child, .. } => Some((primary, child, true)),
-            Behaviour::Mirror { target } => Some((primary, target, false)),
-            Behaviour::Children { .. } => None,
+            | Behaviour::TwoWrites { child, .. } => vec![(primary, child, true)],
+            Behaviour::Mirror { target } => vec![(primary, target, false)],
+            Behaviour::Children { .. } => vec![],
+            Behaviour::Program => c
+                .program
+                .iter()
+                .flat_map(|p| p.creates())
+                .map(|(k, grows)| (primary, k, grows))
+                .collect(),
         }
     }
 
-    /// With this new controller, a path of controllers from a kind back to itself through at
-    /// least one data child: every object would make a longer name forever. The kinds on it.
-    fn name_cycle(&self, primary: KindId, b: Behaviour) -> Option<String> {
-        let (from, to, grows) = Self::name_edge(primary, b)?;
+    /// With this new edge, a path of controllers from a kind back to itself through at least
+    /// one data child: every object would make a longer name forever. The kinds on it.
+    fn name_cycle(&self, edge: (KindId, KindId, bool)) -> Option<String> {
+        let (from, to, grows) = edge;
         let edges: Vec<(KindId, KindId, bool)> = self
             .config
             .controllers
             .iter()
-            .filter_map(|c| Self::name_edge(c.primary, c.behaviour))
+            .flat_map(Self::name_edges)
             .collect();
         // Search from `to` back to `from`: states are (kind, grew yet), each visited once.
         let n = self.config.kinds.len();
@@ -763,6 +822,107 @@ impl Builder {
                 self.config
                     .controllers
                     .push(Config::controller(&name.text, KindId(0), b));
+            }
+        }
+    }
+
+    /// `logic` or `desired` under a controller: the indented lines below are its statements.
+    fn open_block(&mut self, p: &mut Parser, indent: usize) -> R<Block> {
+        let w = p.next("`logic` or `desired`")?;
+        let Some(idx) = self.config.controllers.len().checked_sub(1) else {
+            return Err(p.err_at(w, "an indented option needs a `controller` line above it"));
+        };
+        if let Some(x) = p.peek() {
+            return Err(p
+                .err_at(x, format!("unexpected `{}` after `{}`", x.text, w.text))
+                .help(format!(
+                    "`{}` stands alone; its statements go on the lines below, indented further",
+                    w.text
+                )));
+        }
+        let desired = w.text == "desired";
+        let c = &self.config.controllers[idx];
+        if c.behaviour != Behaviour::Program {
+            return Err(p
+                .err_at(
+                    w,
+                    format!(
+                        "controller `{}` already has a built-in behaviour; `{}` is for a controller's own logic",
+                        c.name, w.text
+                    ),
+                )
+                .help(format!(
+                    "drop the behaviour from the controller line: `controller {} for {}`",
+                    c.name,
+                    self.config
+                        .kinds
+                        .get(c.primary.index())
+                        .map_or("KIND", |k| k.name.as_str())
+                )));
+        }
+        if self.blocks.contains(&(idx, desired)) {
+            return Err(p.err_at(
+                w,
+                format!("controller `{}` has a `{}` block already", c.name, w.text),
+            ));
+        }
+        self.blocks.push((idx, desired));
+        Ok(Block {
+            controller: idx,
+            desired,
+            indent,
+            head_line: p.line,
+            head: w.clone(),
+            lines: vec![],
+        })
+    }
+
+    fn close_block(&mut self, bk: Block) -> R<()> {
+        let (stmts, bindings, memory) = Compiler::new(&self.config.kinds, bk.desired)
+            .compile((bk.head_line, &bk.head), &bk.lines)?;
+        let c = &mut self.config.controllers[bk.controller];
+        let prog = std::sync::Arc::make_mut(c.program.get_or_insert_with(Default::default));
+        if bk.desired {
+            prog.desired = Some(stmts);
+            prog.desired_bindings = bindings;
+            return Ok(());
+        }
+        prog.body = stmts;
+        prog.bindings = bindings;
+        prog.memory = memory;
+        let c = &self.config.controllers[bk.controller];
+        for e in Self::name_edges(c) {
+            if let Some(cycle) = self.name_cycle(e) {
+                return Err(Diagnostic::at(
+                    bk.head_line,
+                    bk.head.col,
+                    bk.head.len,
+                    format!(
+                        "this logic closes a cycle of kinds ({cycle}) through a child named after \
+                         its owner: an object `a` would lead to `a-x`, then `a-x-x`, and so on \
+                         without end"
+                    ),
+                )
+                .help("give the child a kind that no controller copies back"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every controller without a behaviour has its `logic`.
+    fn check_logic(&self, diags: &mut Vec<Diagnostic>) {
+        for (i, c) in self.config.controllers.iter().enumerate() {
+            if c.behaviour == Behaviour::Program
+                && c.program.as_ref().is_none_or(|p| p.body.is_empty())
+            {
+                let span = self.spans.controllers[i];
+                diags.push(
+                    span.diag(format!(
+                        "controller `{}` has no behaviour and no `logic` block",
+                        c.name
+                    ))
+                    .help("name a behaviour (children, mirror, stale-delete, wipe-on-zero, two-writes), or write its reconcile in an indented `logic` block"),
+                );
             }
         }
     }

@@ -42,6 +42,53 @@ pub const CONTROLLER_OPTIONS: &[&str] = &[
     "bookmarks",
     "streaming-list",
     "fail-first",
+    "logic",
+    "desired",
+];
+/// Statements of a controller's `logic` block.
+pub const LOGIC_STATEMENTS: &[&str] = &[
+    "get",
+    "list",
+    "if",
+    "else",
+    "create",
+    "update",
+    "patch",
+    "delete",
+    "add-finalizer",
+    "remove-finalizer",
+    "scale",
+    "remember",
+    "forget",
+    "done",
+    "error",
+    "requeue",
+];
+/// Statements of a controller's `desired` block.
+pub const DESIRED_STATEMENTS: &[&str] = &["get", "list", "require"];
+/// Fields of what a `logic` block read (`db.spec`; `count` and `alive` of lists).
+pub const FIELDS: &[&str] = &[
+    "spec",
+    "status",
+    "generation",
+    "rv",
+    "uid",
+    "owner",
+    "count",
+    "alive",
+];
+/// What a condition says of a name.
+pub const CONDITION_WORDS: &[&str] = &[
+    "exists",
+    "absent",
+    "deleting",
+    "has-finalizer",
+    "==",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
 ];
 /// Timeline actions.
 pub const ACTIONS: &[&str] = &[
@@ -119,6 +166,35 @@ pub const WORDS: &[&str] = &[
     "replaying",
     "items",
     "rv",
+    "or",
+    "not",
+    "key",
+    "live",
+    "owned-by",
+    "on-error",
+    "continue",
+    "return",
+    "if-uid",
+    "deleting",
+    "has-finalizer",
+    "memory",
+    // The `logic` and `desired` blocks (the editor highlights STATEMENTS and WORDS as keywords;
+    // `create`, `update`, `delete` and `list` are already here or in ACTIONS).
+    "logic",
+    "desired",
+    "get",
+    "if",
+    "else",
+    "patch",
+    "add-finalizer",
+    "remove-finalizer",
+    "scale",
+    "remember",
+    "forget",
+    "done",
+    "error",
+    "requeue",
+    "require",
 ];
 
 /// What a stretch of a line is, for highlighting.

@@ -55,8 +55,9 @@ impl Sim {
 
     /// An idle worker takes the next key, if any, and starts its reconcile.
     pub(super) fn work(&mut self, c: ControllerId, worker: u32, cause: EventId) {
-        let cfg = &self.config.controllers[c.index()];
-        let (reconcile_ms, behaviour, primary) = (cfg.reconcile_ms, cfg.behaviour, cfg.primary);
+        let config = self.config.clone();
+        let cfg = &config.controllers[c.index()];
+        let (reconcile_ms, primary) = (cfg.reconcile_ms, cfg.primary);
         let ctl = &mut self.controllers[c.index()];
         ctl.worker_claimed &= !(1u64 << worker);
         if ctl.workers[worker as usize].is_some() {
@@ -83,25 +84,31 @@ impl Sim {
         );
         let mut names = std::mem::take(&mut self.names);
         let mut memory = std::mem::take(&mut self.controllers[c.index()].memory);
-        let writes = reconcile::plan(
-            behaviour,
-            primary,
+        // A live read (`get ... live`) goes to etcd through the apiserver: it fails while the
+        // controller is cut off.
+        let etcd = EtcdReader(&self.etcd);
+        let live: Option<&dyn Reader> = self.connected(c).then_some(&etcd);
+        let plan = reconcile::plan(
+            cfg,
             key,
             1 << c.0,
             &StoreReader {
                 sim: self,
                 controller: c,
             },
+            live,
             &mut names,
             &mut memory,
         );
         self.names = names;
         self.controllers[c.index()].memory = memory;
         let epoch = self.controllers[c.index()].epoch;
-        let steps = writes.len() as u64 + 1;
+        let steps = plan.writes.len() as u64 + 1;
         let run = Running {
             key,
-            writes,
+            writes: plan.writes,
+            continue_on_error: plan.continue_on_error,
+            outcome: plan.outcome,
             done: 0,
             start_event: start,
             started_ms: self.now_ms,
@@ -144,7 +151,8 @@ impl Sim {
                 Err(ApiError::ConnectionRefused)
             };
             let epoch = self.controllers[c.index()].epoch;
-            if let Err(e) = result {
+            let go_on = run.continue_on_error.get(run.done - 1) == Some(&true);
+            if let (Err(e), false) = (result, go_on) {
                 self.finish(c, worker, run, ReconcileResult::Error(e), cause);
                 return;
             }
@@ -173,8 +181,12 @@ impl Sim {
                 .failed_first
                 .insert(run.key, failed + 1);
             ReconcileResult::Error(ApiError::ReconcileError)
+        } else if let Some(e @ ReconcileResult::Error(_)) = run.outcome {
+            e
         } else if cfg.error_ppm > 0 && self.rng.chance_ppm(cfg.error_ppm) {
             ReconcileResult::Error(ApiError::ReconcileError)
+        } else if let Some(r @ ReconcileResult::RequeueAfter(_)) = run.outcome {
+            r
         } else if cfg.requeue_after_ms > 0 {
             ReconcileResult::RequeueAfter(cfg.requeue_after_ms)
         } else if cfg.anvil {
@@ -407,7 +419,7 @@ impl Sim {
             let now = self.now_ms;
             let holds = match &parent {
                 Some(p) => {
-                    reconcile::desired_holds(cfg.behaviour, p, &self.names, &EtcdReader(&self.etcd))
+                    reconcile::desired_holds(cfg, 1 << c.0, p, &self.names, &EtcdReader(&self.etcd))
                 }
                 None => true,
             };

@@ -161,6 +161,10 @@ pub enum ReadKind {
     Probe { kind: KindId, consistent: bool },
 }
 
+/// An informer to build: its kind, its handlers (a key mapping and a predicate each), its
+/// namespace.
+type Informer = (KindId, Vec<(KeyMap, Predicate)>, Option<NameId>);
+
 /// The `watcher` of a probe's waiting read: probes are not reflectors.
 pub const PROBE_WATCHER: WatcherId = WatcherId(u16::MAX);
 
@@ -275,6 +279,10 @@ impl Controller {
 pub struct Running {
     pub key: NameId,
     pub writes: Vec<Write>,
+    /// Per write: its failure is ignored (`on-error continue`); empty: none is.
+    pub continue_on_error: Vec<bool>,
+    /// How the reconcile ends if its writes succeed (`None`: the controller's settings).
+    pub outcome: Option<ReconcileResult>,
     pub done: usize,
     pub start_event: EventId,
     pub started_ms: TimeMs,
@@ -650,11 +658,8 @@ impl Sim {
 
     /// A controller's informers: one per (kind, namespace), shared by every handler on it, as
     /// controller-runtime's cache does. Anvil's controllers have none (consistent reads).
-    fn informers_of(
-        &mut self,
-        c: &crate::config::ControllerConfig,
-    ) -> Vec<(KindId, Vec<(KeyMap, Predicate)>, Option<NameId>)> {
-        let mut informers: Vec<(KindId, Vec<(KeyMap, Predicate)>, Option<NameId>)> = vec![];
+    fn informers_of(&mut self, c: &crate::config::ControllerConfig) -> Vec<Informer> {
+        let mut informers: Vec<Informer> = vec![];
         if c.anvil {
             return informers;
         }
@@ -669,7 +674,7 @@ impl Sim {
         // The kind a behaviour creates children of is watched the way operators do it
         // (controller-runtime `Owns()`): a child's event re-triggers its owner. A script that
         // declares its own watch of that kind (`watches KIND none`) keeps it.
-        for k in behaviour_reads(c.behaviour) {
+        for k in behaviour_reads(c) {
             if !informers.iter().any(|w| w.0 == k) {
                 informers.push((k, vec![(KeyMap::Owner, Predicate::All)], None));
             }
@@ -1043,9 +1048,14 @@ fn page(list_rv: Rv, mut items: Vec<Object>, limit: u32) -> Msg {
     }
 }
 
-/// Kinds a behaviour reads besides its primary kind.
-pub fn behaviour_reads(b: Behaviour) -> Vec<KindId> {
-    match b {
+/// Kinds a behaviour reads (or a program reads from its cache or writes) besides its primary kind.
+pub fn behaviour_reads(c: &crate::config::ControllerConfig) -> Vec<KindId> {
+    match c.behaviour {
+        Behaviour::Program => c
+            .program
+            .as_ref()
+            .map(|p| p.kinds_watched(c.primary))
+            .unwrap_or_default(),
         Behaviour::Children { child, .. }
         | Behaviour::StaleDelete { child, .. }
         | Behaviour::WipeOnZero { child }

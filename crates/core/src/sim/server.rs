@@ -70,7 +70,8 @@ impl Sim {
                 let Some(cur) = self.etcd.objects.get(&(kind, name)).copied() else {
                     return fail(self, WriteOp::Update, kind, name, ApiError::NotFound);
                 };
-                if cur.rv != expect_rv {
+                // 0: no precondition (a merge patch); otherwise the RV the writer read.
+                if expect_rv != 0 && cur.rv != expect_rv {
                     return fail(self, WriteOp::Update, kind, name, ApiError::Conflict);
                 }
                 if (cur.spec, cur.status, cur.finalizers) == (spec, status, finalizers) {

@@ -1,0 +1,882 @@
+//! A controller's `logic` and `desired` blocks: indented statements compiled into a core
+//! `Program`. See docs/scenario-language.md, "Your operator in ten lines".
+
+use listwatch_core::program::*;
+use listwatch_core::KindConfig;
+
+use crate::diag::{nearest, Diagnostic};
+use crate::lexer::Word;
+use crate::parse::parse_duration;
+use crate::syntax::{CONDITION_WORDS, DESIRED_STATEMENTS, FIELDS, LOGIC_STATEMENTS};
+
+type R<T> = Result<T, Diagnostic>;
+
+/// Largest number a program may write or compare with (the timeline's spec limit).
+const MAX_NUMBER: i64 = 1_000_000_000;
+
+/// One line of a block: its number, its indentation (in characters) and its words.
+#[derive(Clone, Debug)]
+pub struct BlockLine {
+    pub line: usize,
+    pub indent: usize,
+    pub words: Vec<Word>,
+}
+
+/// Words a binding or memory name may not be: they mean something where names stand.
+const RESERVED: &[&str] = &[
+    "key",
+    "memory",
+    "owner",
+    "owned-by",
+    "live",
+    "and",
+    "or",
+    "not",
+    "exists",
+    "absent",
+    "deleting",
+    "has-finalizer",
+    "to",
+    "spec",
+    "status",
+    "on-error",
+    "if-uid",
+    "after",
+];
+
+struct Cursor<'a> {
+    line: usize,
+    words: &'a [Word],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn err(&self, w: &Word, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic::at(self.line, w.col, w.len, msg)
+    }
+    fn next(&mut self, what: &str) -> R<&'a Word> {
+        match self.words.get(self.pos) {
+            Some(w) => {
+                self.pos += 1;
+                Ok(w)
+            }
+            None => {
+                let col = self.words.last().map(|w| w.col + w.len).unwrap_or(1);
+                Err(Diagnostic::at(
+                    self.line,
+                    col,
+                    1,
+                    format!("expected {what} here"),
+                ))
+            }
+        }
+    }
+    fn peek(&self) -> Option<&'a Word> {
+        self.words.get(self.pos)
+    }
+    fn eat(&mut self, kw: &str) -> bool {
+        if self.peek().is_some_and(|w| !w.quoted && w.text == kw) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn expect(&mut self, kw: &str) -> R<()> {
+        let w = self.next(&format!("`{kw}`"))?;
+        if w.text == kw {
+            Ok(())
+        } else {
+            let d = self.err(w, format!("expected `{kw}`, found `{}`", w.text));
+            Err(if nearest(&w.text, [kw]).is_some() {
+                d.help(format!("did you mean `{kw}`?"))
+            } else {
+                d
+            })
+        }
+    }
+    fn done(&self) -> R<()> {
+        match self.peek() {
+            None => Ok(()),
+            Some(w) => Err(self.err(
+                w,
+                format!("unexpected `{}` at the end of the statement", w.text),
+            )),
+        }
+    }
+}
+
+fn unknown(c: &Cursor, w: &Word, what: &str, list: &[&str]) -> Diagnostic {
+    let d = c.err(w, format!("unknown {what} `{}`", w.text));
+    match nearest(&w.text, list.iter().copied()) {
+        Some(n) => d.help(format!("did you mean `{n}`?")),
+        None => d.help(format!("expected one of: {}", list.join(", "))),
+    }
+}
+
+#[derive(Clone)]
+struct Binding {
+    name: String,
+    list: bool,
+    line: usize,
+}
+
+/// Compiles one block. `desired`: the `desired` block (reads from etcd and `require`s).
+pub struct Compiler<'a> {
+    kinds: &'a [KindConfig],
+    desired: bool,
+    bindings: Vec<Binding>,
+    memory: Vec<String>,
+    /// Per memory slot: set by a `remember`, and where it was first read (to complain there).
+    memory_set: Vec<bool>,
+    memory_read: Vec<Option<(usize, Word)>>,
+    statements: usize,
+}
+
+impl<'a> Compiler<'a> {
+    pub fn new(kinds: &'a [KindConfig], desired: bool) -> Self {
+        Compiler {
+            kinds,
+            desired,
+            bindings: vec![],
+            memory: vec![],
+            memory_set: vec![],
+            memory_read: vec![],
+            statements: 0,
+        }
+    }
+
+    /// The block's statements (its lines, after the `logic` or `desired` line at `head`).
+    pub fn compile(
+        mut self,
+        head: (usize, &Word),
+        lines: &[BlockLine],
+    ) -> R<(Vec<Stmt>, Vec<String>, Vec<String>)> {
+        let Some(first) = lines.first() else {
+            let what = if self.desired { "desired" } else { "logic" };
+            return Err(Diagnostic::at(
+                head.0,
+                head.1.col,
+                head.1.len,
+                format!("the `{what}` block is empty"),
+            )
+            .help(format!(
+                "indent its statements under it, e.g. `    {}`",
+                if self.desired {
+                    "require db exists"
+                } else {
+                    "get db = Database key"
+                }
+            )));
+        };
+        let mut i = 0;
+        let body = self.block(lines, &mut i, first.indent, 0)?;
+        for (m, read) in self.memory_read.iter().enumerate() {
+            if let (false, Some((line, w))) = (self.memory_set[m], read) {
+                return Err(Diagnostic::at(
+                    *line,
+                    w.col,
+                    w.len,
+                    format!("nothing is ever remembered as `{}`", self.memory[m]),
+                )
+                .help(
+                    match nearest(
+                        &self.memory[m],
+                        self.memory
+                            .iter()
+                            .zip(&self.memory_set)
+                            .filter(|x| *x.1)
+                            .map(|x| x.0.as_str()),
+                    ) {
+                        Some(n) => format!("did you mean `memory.{n}`?"),
+                        None => format!("set it somewhere: `remember {} = VALUE`", self.memory[m]),
+                    },
+                ));
+            }
+        }
+        Ok((
+            body,
+            self.bindings.into_iter().map(|b| b.name).collect(),
+            self.memory,
+        ))
+    }
+
+    fn block(
+        &mut self,
+        lines: &[BlockLine],
+        i: &mut usize,
+        indent: usize,
+        depth: usize,
+    ) -> R<Vec<Stmt>> {
+        let mut out = vec![];
+        let mut ended: Option<(usize, String)> = None;
+        while let Some(l) = lines.get(*i) {
+            if l.indent < indent {
+                break;
+            }
+            let mut c = Cursor {
+                line: l.line,
+                words: &l.words,
+                pos: 0,
+            };
+            if l.indent > indent {
+                return Err(c
+                    .err(&l.words[0], "this line is indented more than the one above")
+                    .help("only the body of an `if` or an `else` is indented further"));
+            }
+            if let Some((line, what)) = &ended {
+                return Err(c
+                    .err(&l.words[0], format!("this statement is never reached: `{what}` on line {line} ends the reconcile"))
+                    .help("move it above, or put the return inside an `if`"));
+            }
+            *i += 1;
+            self.statements += 1;
+            if self.statements > MAX_STATEMENTS {
+                return Err(c.err(
+                    &l.words[0],
+                    format!("more than {MAX_STATEMENTS} statements in one block"),
+                ));
+            }
+            let w = c.next("a statement")?;
+            let stmt = match w.text.as_str() {
+                "if" => self.if_stmt(&mut c, w, lines, i, indent, depth)?,
+                "else" => {
+                    return Err(c
+                        .err(w, "`else` without an `if` just above it")
+                        .help("put `else` at the indentation of its `if`, after the `if`'s body"))
+                }
+                _ => {
+                    let s = self.simple(&mut c, w)?;
+                    if let Stmt::Return(_) = s {
+                        ended = Some((l.line, w.text.clone()));
+                    }
+                    if lines.get(*i).is_some_and(|n| n.indent > indent) {
+                        let n = &lines[*i];
+                        return Err(Diagnostic::at(
+                            n.line,
+                            n.words[0].col,
+                            n.words[0].len,
+                            "this line is indented more than the one above",
+                        )
+                        .help("only the body of an `if` or an `else` is indented further"));
+                    }
+                    s
+                }
+            };
+            out.push(stmt);
+        }
+        Ok(out)
+    }
+
+    fn body(
+        &mut self,
+        c: &Cursor,
+        at: &Word,
+        lines: &[BlockLine],
+        i: &mut usize,
+        indent: usize,
+        depth: usize,
+    ) -> R<Vec<Stmt>> {
+        match lines.get(*i) {
+            Some(n) if n.indent > indent => {
+                if depth + 1 > MAX_DEPTH {
+                    return Err(c
+                        .err(at, format!("more than {MAX_DEPTH} nested `if`s"))
+                        .help("combine conditions with `and` and `or`"));
+                }
+                self.block(lines, i, n.indent, depth + 1)
+            }
+            _ => Err(c
+                .err(
+                    at,
+                    format!("`{}` needs an indented body on the lines below", at.text),
+                )
+                .help("indent the statements it guards by two more spaces")),
+        }
+    }
+
+    fn if_stmt(
+        &mut self,
+        c: &mut Cursor,
+        at: &Word,
+        lines: &[BlockLine],
+        i: &mut usize,
+        indent: usize,
+        depth: usize,
+    ) -> R<Stmt> {
+        if self.desired {
+            return Err(c
+                .err(at, "a `desired` block has no `if`")
+                .help("write the condition with `or`: `require db absent or data exists`"));
+        }
+        let cond = self.cond(c)?;
+        let then = self.body(c, at, lines, i, indent, depth)?;
+        let mut otherwise = vec![];
+        if let Some(n) = lines.get(*i) {
+            if n.indent == indent && n.words[0].text == "else" {
+                *i += 1;
+                self.statements += 1;
+                let mut ec = Cursor {
+                    line: n.line,
+                    words: &n.words,
+                    pos: 1,
+                };
+                let ew = &n.words[0];
+                if let Some(w) = ec.peek() {
+                    if w.text != "if" {
+                        return Err(ec
+                            .err(w, format!("unexpected `{}` after `else`", w.text))
+                            .help("write `else` alone, or `else if CONDITION`"));
+                    }
+                    ec.pos += 1;
+                    otherwise = vec![self.if_stmt(&mut ec, w, lines, i, indent, depth)?];
+                } else {
+                    otherwise = self.body(&ec, ew, lines, i, indent, depth)?;
+                }
+            }
+        }
+        Ok(Stmt::If {
+            cond,
+            then,
+            otherwise,
+        })
+    }
+
+    fn kind(&self, c: &Cursor, w: &Word) -> R<listwatch_core::KindId> {
+        self.kinds
+            .iter()
+            .position(|k| k.name == w.text)
+            .map(|i| listwatch_core::KindId(i as u16))
+            .ok_or_else(|| {
+                let d = c.err(w, format!("unknown kind `{}`", w.text));
+                match nearest(&w.text, self.kinds.iter().map(|k| k.name.as_str())) {
+                    Some(n) => d.help(format!("did you mean `{n}`?")),
+                    None => d.help("declare it first: `kind NAME`"),
+                }
+            })
+    }
+
+    /// A new name for `get`, `list` or `remember`.
+    fn new_name(&self, c: &Cursor, w: &Word, what: &str) -> R<()> {
+        let ok = w.text.starts_with(|ch: char| ch.is_ascii_lowercase())
+            && w.text
+                .chars()
+                .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-' || ch == '_');
+        if !ok {
+            return Err(c
+                .err(w, format!("`{}` is not a valid {what} name", w.text))
+                .help("names are lower-case ASCII letters, digits, `-` and `_`, starting with a letter"));
+        }
+        if w.text.len() > 63 {
+            return Err(c.err(w, format!("the {what} name is longer than 63 characters")));
+        }
+        if RESERVED.contains(&w.text.as_str()) {
+            return Err(c
+                .err(
+                    w,
+                    format!("`{}` is a word of the language, not a name", w.text),
+                )
+                .help(format!("call it something else, e.g. `my-{}`", w.text)));
+        }
+        Ok(())
+    }
+
+    fn bind(&mut self, c: &Cursor, w: &Word, list: bool) -> R<Slot> {
+        self.new_name(c, w, "binding")?;
+        if let Some(b) = self.bindings.iter().find(|b| b.name == w.text) {
+            return Err(c
+                .err(
+                    w,
+                    format!("`{}` is already bound on line {}", w.text, b.line),
+                )
+                .help("give each read its own name"));
+        }
+        if self.bindings.len() >= MAX_BINDINGS {
+            return Err(c.err(w, format!("more than {MAX_BINDINGS} names in one block")));
+        }
+        self.bindings.push(Binding {
+            name: w.text.clone(),
+            list,
+            line: c.line,
+        });
+        Ok((self.bindings.len() - 1) as Slot)
+    }
+
+    /// A name bound above; `list`: Some(true) needs a list, Some(false) one object.
+    fn bound(&self, c: &Cursor, w: &Word, list: Option<bool>) -> R<Slot> {
+        let Some(i) = self.bindings.iter().position(|b| b.name == w.text) else {
+            let d = c.err(w, format!("`{}` is not bound", w.text));
+            return Err(
+                match nearest(&w.text, self.bindings.iter().map(|b| b.name.as_str())) {
+                    Some(n) => d.help(format!("did you mean `{n}`?")),
+                    None => d.help(format!("read it first: `get {} = KIND key`", w.text)),
+                },
+            );
+        };
+        match (list, self.bindings[i].list) {
+            (Some(true), false) => Err(c
+                .err(w, format!("`{}` is one object, not a list", w.text))
+                .help("`list NAME = KIND owned-by OWNER` reads a list")),
+            (Some(false), true) => Err(c
+                .err(w, format!("`{}` is a list, not one object", w.text))
+                .help("use `.count` or `.alive`, `exists` or `absent`, or `delete` on a list")),
+            _ => Ok(i as Slot),
+        }
+    }
+
+    /// The slot of a remembered value; `set`: a `remember` (else a read or a `forget`, which
+    /// must be matched by a `remember` somewhere in the block).
+    fn memory_slot(&mut self, c: &Cursor, w: &Word, set: bool) -> R<u8> {
+        if self.desired {
+            return Err(c
+                .err(w, "a `desired` block cannot read the controller's memory")
+                .help("the desired state is a property of etcd alone"));
+        }
+        let i = match self.memory.iter().position(|m| *m == w.text) {
+            Some(i) => i,
+            None => self.new_memory(c, w)?,
+        };
+        if set {
+            self.memory_set[i] = true;
+        } else if self.memory_read[i].is_none() {
+            self.memory_read[i] = Some((c.line, w.clone()));
+        }
+        Ok(i as u8)
+    }
+
+    fn new_memory(&mut self, c: &Cursor, w: &Word) -> R<usize> {
+        self.new_name(c, w, "memory")?;
+        if self.memory.len() >= MAX_MEMORY {
+            return Err(c.err(w, format!("more than {MAX_MEMORY} remembered values")));
+        }
+        self.memory.push(w.text.clone());
+        self.memory_set.push(false);
+        self.memory_read.push(None);
+        Ok(self.memory.len() - 1)
+    }
+
+    fn target(&self, c: &mut Cursor, allow_owner: bool) -> R<Target> {
+        let w = c.next(if allow_owner {
+            "`key`, `key-SUFFIX` or `owner NAME`"
+        } else {
+            "`key` or `key-SUFFIX`"
+        })?;
+        if w.text == "key" {
+            return Ok(Target::Key);
+        }
+        if let Some(s) = w.text.strip_prefix("key-") {
+            let ok = !s.is_empty()
+                && s.len() <= MAX_SUFFIX
+                && s.chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '.');
+            if !ok {
+                return Err(c
+                    .err(w, format!("`{}` is not a valid child name", w.text))
+                    .help(format!(
+                        "a suffix is at most {MAX_SUFFIX} letters, digits, `-` and `.`: `key-data`"
+                    )));
+            }
+            return Ok(Target::Suffix(s.to_string()));
+        }
+        if w.text == "owner" {
+            if !allow_owner {
+                return Err(c
+                    .err(w, "only `get` reads an owner")
+                    .help("create and delete by `key`, `key-SUFFIX`, or a name bound by `get`"));
+            }
+            let n = c.next("the name of an object read above")?;
+            return Ok(Target::OwnerOf(self.bound(c, n, Some(false))?));
+        }
+        let mut cands = vec!["key", "key-data"];
+        if allow_owner {
+            cands.push("owner");
+        }
+        let d = c.err(w, format!("`{}` does not name an object", w.text));
+        Err(match nearest(&w.text, cands.iter().copied()) {
+            Some(n) => d.help(format!("did you mean `{n}`?")),
+            None => d.help(
+                "name it after the reconcile key: `key` (the object itself), `key-SUFFIX` (a child), or `owner NAME`",
+            ),
+        })
+    }
+
+    fn value(&mut self, c: &mut Cursor) -> R<Value> {
+        let w = c.next("a value (a number, NAME.FIELD or memory.NAME)")?;
+        self.value_of(c, w)
+    }
+
+    fn value_of(&mut self, c: &Cursor, w: &Word) -> R<Value> {
+        if w.text
+            .starts_with(|ch: char| ch.is_ascii_digit() || ch == '-')
+        {
+            let n: i64 = w
+                .text
+                .parse()
+                .map_err(|_| c.err(w, format!("`{}` is not a whole number", w.text)))?;
+            if n.unsigned_abs() > MAX_NUMBER as u64 {
+                return Err(c.err(w, format!("{n} is out of range (at most {MAX_NUMBER})")));
+            }
+            return Ok(Value::Int(n));
+        }
+        let Some((name, field)) = w.text.split_once('.') else {
+            let d = c.err(w, format!("`{}` is not a value", w.text));
+            return Err(if self.bindings.iter().any(|b| b.name == w.text) {
+                d.help(format!(
+                    "say which field: `{}.spec`, `{}.status`, ...",
+                    w.text, w.text
+                ))
+            } else {
+                d.help("write a number, NAME.FIELD (like `db.spec`) or memory.NAME")
+            });
+        };
+        let sub = |from: usize, len: usize| Word {
+            text: w.text[from..from + len].to_string(),
+            col: w.col + w.text[..from].chars().count(),
+            len: w.text[from..from + len].chars().count(),
+            quoted: false,
+        };
+        let fw = sub(name.len() + 1, field.len());
+        if name == "memory" {
+            return Ok(Value::Memory(self.memory_slot(c, &fw, false)?));
+        }
+        let slot = self.bound(c, &sub(0, name.len()), None)?;
+        let list = self.bindings[slot as usize].list;
+        let f = match field {
+            "spec" => Field::Spec,
+            "status" => Field::Status,
+            "generation" => Field::Generation,
+            "rv" | "resourceVersion" => Field::Rv,
+            "uid" => Field::Uid,
+            "owner" => Field::Owner,
+            "count" => Field::Count,
+            "alive" => Field::Alive,
+            _ => return Err(unknown(c, &fw, "field", FIELDS)),
+        };
+        let list_field = matches!(f, Field::Count | Field::Alive);
+        if list_field != list {
+            return Err(if list {
+                c.err(
+                    &fw,
+                    format!("`{name}` is a list: it has `.count` and `.alive`"),
+                )
+            } else {
+                c.err(
+                    &fw,
+                    format!("`{name}` is one object: `.{field}` belongs to lists"),
+                )
+                .help("read a list with `list NAME = KIND owned-by OWNER`")
+            });
+        }
+        Ok(Value::Field(slot, f))
+    }
+
+    /// `A or B`, `A and B`, `not A`, `NAME exists|absent|deleting|has-finalizer`,
+    /// `VALUE CMP VALUE`; `and` binds tighter than `or`; no parentheses.
+    fn cond(&mut self, c: &mut Cursor) -> R<Cond> {
+        let mut left = self.conj(c)?;
+        while c.eat("or") {
+            let right = self.conj(c)?;
+            left = Cond::Or(Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    fn conj(&mut self, c: &mut Cursor) -> R<Cond> {
+        let mut left = self.atom(c)?;
+        while c.eat("and") {
+            let right = self.atom(c)?;
+            left = Cond::And(Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    fn atom(&mut self, c: &mut Cursor) -> R<Cond> {
+        if c.eat("not") {
+            return Ok(Cond::Not(Box::new(self.atom(c)?)));
+        }
+        let w = c.next("a condition (NAME exists, NAME.spec == 3, ...)")?;
+        let p = c.next("`exists`, `absent`, `deleting`, `has-finalizer` or a comparison")?;
+        let cmp = match p.text.as_str() {
+            "==" => Some(CmpOp::Eq),
+            "!=" => Some(CmpOp::Ne),
+            "<" => Some(CmpOp::Lt),
+            "<=" => Some(CmpOp::Le),
+            ">" => Some(CmpOp::Gt),
+            ">=" => Some(CmpOp::Ge),
+            _ => None,
+        };
+        if let Some(op) = cmp {
+            let a = self.value_of(c, w)?;
+            let b = self.value(c)?;
+            return Ok(Cond::Cmp(a, op, b));
+        }
+        let mem = w.text.strip_prefix("memory.");
+        let one = |s: &mut Self, c: &Cursor, list: Option<bool>| -> R<Slot> { s.bound(c, w, list) };
+        match p.text.as_str() {
+            "exists" | "absent" => {
+                let cond = match mem {
+                    Some(m) => {
+                        let mw = Word {
+                            text: m.to_string(),
+                            col: w.col + 7,
+                            len: m.chars().count(),
+                            quoted: false,
+                        };
+                        Cond::Remembered(self.memory_slot(c, &mw, false)?)
+                    }
+                    None => Cond::Exists(one(self, c, None)?),
+                };
+                Ok(if p.text == "absent" {
+                    Cond::Not(Box::new(cond))
+                } else {
+                    cond
+                })
+            }
+            "deleting" => Ok(Cond::Deleting(one(self, c, Some(false))?)),
+            "has-finalizer" => Ok(Cond::HasFinalizer(one(self, c, Some(false))?)),
+            _ => {
+                // Say first whether the name itself is known.
+                if mem.is_none() && !w.text.contains('.') {
+                    one(self, c, None)?;
+                }
+                Err(unknown(c, p, "condition", CONDITION_WORDS))
+            }
+        }
+    }
+
+    fn on_error(&self, c: &mut Cursor) -> R<OnError> {
+        if !c.eat("on-error") {
+            return Ok(OnError::Return);
+        }
+        let w = c.next("`continue` or `return`")?;
+        match w.text.as_str() {
+            "continue" => Ok(OnError::Continue),
+            "return" => Ok(OnError::Return),
+            _ => Err(unknown(c, w, "error handling", &["continue", "return"])),
+        }
+    }
+
+    fn writes_allowed(&self, c: &Cursor, w: &Word) -> R<()> {
+        if self.desired {
+            return Err(c
+                .err(
+                    w,
+                    format!(
+                        "a `desired` block does not write: `{}` belongs in `logic`",
+                        w.text
+                    ),
+                )
+                .help("a `desired` block has `get`, `list` and `require`"));
+        }
+        Ok(())
+    }
+
+    fn simple(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        let stmt = match w.text.as_str() {
+            "get" => {
+                let n = c.next("a name for what is read")?;
+                c.expect("=")?;
+                let kw = c.next("a kind")?;
+                let kind = self.kind(c, kw)?;
+                let target = self.target(c, true)?;
+                let live = c.eat("live") || self.desired;
+                c.done()?;
+                let slot = self.bind(c, n, false)?;
+                Stmt::Get {
+                    slot,
+                    kind,
+                    target,
+                    live,
+                }
+            }
+            "list" => {
+                let n = c.next("a name for the list")?;
+                c.expect("=")?;
+                let kw = c.next("a kind")?;
+                let kind = self.kind(c, kw)?;
+                c.expect("owned-by")?;
+                let ow = c.next("the owner's name (read above)")?;
+                let owner = self.bound(c, ow, Some(false))?;
+                let live = c.eat("live") || self.desired;
+                c.done()?;
+                let slot = self.bind(c, n, true)?;
+                Stmt::List {
+                    slot,
+                    kind,
+                    owner,
+                    live,
+                }
+            }
+            "require" => {
+                if !self.desired {
+                    return Err(c
+                        .err(w, "`require` belongs in a `desired` block")
+                        .help("in `logic`, decide with `if`"));
+                }
+                let cond = self.cond(c)?;
+                c.done()?;
+                Stmt::Require(cond)
+            }
+            "create" => {
+                self.writes_allowed(c, w)?;
+                let kw = c.next("a kind")?;
+                let kind = self.kind(c, kw)?;
+                let target = self.target(c, false)?;
+                let mut spec = Value::Int(0);
+                let mut owner = None;
+                loop {
+                    if c.eat("spec") {
+                        spec = self.value(c)?;
+                    } else if c.eat("owner") {
+                        let o = c.next("the owner's name (read above)")?;
+                        owner = Some(self.bound(c, o, Some(false))?);
+                    } else {
+                        break;
+                    }
+                }
+                let on_error = self.on_error(c)?;
+                c.done()?;
+                Stmt::Create {
+                    kind,
+                    target,
+                    spec,
+                    owner,
+                    on_error,
+                }
+            }
+            "update" | "patch" => {
+                self.writes_allowed(c, w)?;
+                let n = c.next("the name of an object read above")?;
+                let slot = self.bound(c, n, Some(false))?;
+                let (mut spec, mut status) = (None, None);
+                loop {
+                    if c.eat("spec") {
+                        spec = Some(self.value(c)?);
+                    } else if c.eat("status") {
+                        status = Some(self.value(c)?);
+                    } else {
+                        break;
+                    }
+                }
+                if spec.is_none() && status.is_none() {
+                    let at = c.peek().unwrap_or(n);
+                    return Err(c
+                        .err(
+                            at,
+                            format!("`{}` needs `spec VALUE` or `status VALUE`", w.text),
+                        )
+                        .help(format!(
+                            "e.g. `{} {} status {}.spec`",
+                            w.text, n.text, n.text
+                        )));
+                }
+                let on_error = self.on_error(c)?;
+                c.done()?;
+                Stmt::Update {
+                    slot,
+                    spec,
+                    status,
+                    rv_check: w.text == "update",
+                    on_error,
+                }
+            }
+            "add-finalizer" | "remove-finalizer" => {
+                self.writes_allowed(c, w)?;
+                let n = c.next("the name of an object read above")?;
+                let slot = self.bound(c, n, Some(false))?;
+                let on_error = self.on_error(c)?;
+                c.done()?;
+                Stmt::Finalizer {
+                    slot,
+                    add: w.text == "add-finalizer",
+                    on_error,
+                }
+            }
+            "delete" => {
+                self.writes_allowed(c, w)?;
+                let n = c.next("the name of an object or list read above")?;
+                let slot = self.bound(c, n, None)?;
+                let uid_check = c.eat("if-uid");
+                let on_error = self.on_error(c)?;
+                c.done()?;
+                Stmt::Delete {
+                    slot,
+                    uid_check,
+                    on_error,
+                }
+            }
+            "scale" => {
+                self.writes_allowed(c, w)?;
+                let kw = c.next("a kind")?;
+                let kind = self.kind(c, kw)?;
+                c.expect("owned-by")?;
+                let ow = c.next("the owner's name (read above)")?;
+                let owner = self.bound(c, ow, Some(false))?;
+                c.expect("to")?;
+                let count = self.value(c)?;
+                let live = c.eat("live");
+                let on_error = self.on_error(c)?;
+                c.done()?;
+                Stmt::Scale {
+                    kind,
+                    owner,
+                    count,
+                    live,
+                    on_error,
+                }
+            }
+            "remember" => {
+                self.writes_allowed(c, w)?;
+                let n = c.next("a name to remember the value as")?;
+                c.expect("=")?;
+                let value = self.value(c)?;
+                c.done()?;
+                let slot = self.memory_slot(c, n, true)?;
+                Stmt::Remember { slot, value }
+            }
+            "forget" => {
+                self.writes_allowed(c, w)?;
+                let n = c.next("a remembered name")?;
+                let slot = self.memory_slot(c, n, false)?;
+                c.done()?;
+                Stmt::Forget { slot }
+            }
+            "done" | "error" => {
+                self.writes_allowed(c, w)?;
+                c.done()?;
+                Stmt::Return(if w.text == "done" {
+                    Outcome::Done
+                } else {
+                    Outcome::Error
+                })
+            }
+            "requeue" => {
+                self.writes_allowed(c, w)?;
+                c.expect("after")?;
+                let d = c.next("a duration")?;
+                let ms = parse_duration(&d.text)
+                    .filter(|&ms| ms <= 24 * 3_600_000)
+                    .ok_or_else(|| {
+                        c.err(d, format!("`{}` is not a duration up to 24h", d.text))
+                            .help("write a number and a unit: 250ms, 1.5s, 2m, 1h")
+                    })?;
+                c.done()?;
+                Stmt::Return(Outcome::RequeueAfter(ms))
+            }
+            _ => {
+                let list = if self.desired {
+                    DESIRED_STATEMENTS
+                } else {
+                    LOGIC_STATEMENTS
+                };
+                let what = if self.desired {
+                    "desired statement"
+                } else {
+                    "logic statement"
+                };
+                return Err(unknown(c, w, what, list));
+            }
+        };
+        Ok(stmt)
+    }
+}
