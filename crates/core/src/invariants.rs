@@ -9,6 +9,7 @@ use crate::view::View;
 
 /// Returns the first broken invariant, naming the event.
 pub fn check(sim: &Sim) -> Result<(), String> {
+    sim.etcd.check_indexes()?;
     // Per watcher: the RV the current watch started at and the last it delivered.
     let mut watch: BTreeMap<WatcherId, (Rv, Rv)> = BTreeMap::new();
     let mut processing: BTreeSet<(ControllerId, NameId)> = BTreeSet::new();

@@ -42,6 +42,13 @@ pub trait Reader {
     fn get(&self, kind: KindId, name: NameId) -> Option<Object>;
     /// Objects of `kind` whose owner has this UID.
     fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object>;
+    /// How many of those are not marked for deletion.
+    fn live_owned(&self, kind: KindId, uid: u64) -> usize {
+        self.owned_by(kind, uid)
+            .iter()
+            .filter(|c| c.deletion_ms.is_none())
+            .count()
+    }
 }
 
 /// In-memory notes of edge-triggered controllers, per key and slot (a program's `remember`
@@ -311,11 +318,7 @@ pub fn desired_holds(
     };
     match behaviour {
         Behaviour::Children { child, .. } => {
-            let live = read
-                .owned_by(child, parent.uid)
-                .into_iter()
-                .filter(|c| c.deletion_ms.is_none())
-                .count() as i64;
+            let live = read.live_owned(child, parent.uid) as i64;
             live == parent.spec.clamp(0, MAX_CHILDREN)
         }
         Behaviour::Mirror { target } => read

@@ -41,6 +41,8 @@ pub struct Etcd {
     /// Owner UID -> its dependents' keys: the garbage collector's graph, and owner lookups in
     /// O(log n) instead of a scan of every object.
     dependents: BTreeMap<u64, BTreeSet<(KindId, NameId)>>,
+    /// (owner UID, kind) -> dependents not marked for deletion.
+    live_owned: BTreeMap<(u64, KindId), u32>,
 }
 
 impl Etcd {
@@ -67,12 +69,22 @@ impl Etcd {
             next_uid: 1,
             last_tick_rev: 0,
             dependents: BTreeMap::new(),
+            live_owned: BTreeMap::new(),
         }
     }
 
-    /// Keeps the owner index in step with one committed object.
-    fn index(&mut self, o: &Object, present: bool) {
+    /// Keeps the owner indexes in step with one committed object (`old`: its previous state).
+    fn index(&mut self, old: Option<&Object>, o: &Object, present: bool) {
         let Some(owner) = o.owner else { return };
+        let live = |x: Option<&Object>| x.is_some_and(|x| x.deletion_ms.is_none()) as i64;
+        let delta = live(present.then_some(o)) - live(old);
+        if delta != 0 {
+            let n = self.live_owned.entry((owner.uid, o.kind)).or_default();
+            *n = (*n as i64 + delta) as u32;
+            if *n == 0 {
+                self.live_owned.remove(&(owner.uid, o.kind));
+            }
+        }
         let set = self.dependents.entry(owner.uid).or_default();
         if present {
             set.insert((o.kind, o.name));
@@ -82,6 +94,27 @@ impl Etcd {
                 self.dependents.remove(&owner.uid);
             }
         }
+    }
+
+    /// The owner indexes agree with a scan of every object (an invariant the tests check).
+    pub fn check_indexes(&self) -> Result<(), String> {
+        let mut live: BTreeMap<(u64, KindId), u32> = BTreeMap::new();
+        let mut deps: BTreeMap<u64, BTreeSet<(KindId, NameId)>> = BTreeMap::new();
+        for o in self.objects.values() {
+            if let Some(owner) = o.owner {
+                deps.entry(owner.uid).or_default().insert((o.kind, o.name));
+                if o.deletion_ms.is_none() {
+                    *live.entry((owner.uid, o.kind)).or_default() += 1;
+                }
+            }
+        }
+        if live != self.live_owned {
+            return Err("etcd's count of live dependents disagrees with its objects".into());
+        }
+        if deps != self.dependents {
+            return Err("etcd's owner index disagrees with its objects".into());
+        }
+        Ok(())
     }
 
     /// Objects of `kind` owned by the object with this UID.
@@ -577,6 +610,10 @@ impl Reader for EtcdReader<'_> {
     }
     fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object> {
         self.0.owned_by(kind, uid).copied().collect()
+    }
+    /// O(log n): ESR asks this after every write of a child.
+    fn live_owned(&self, kind: KindId, uid: u64) -> usize {
+        self.0.live_owned.get(&(uid, kind)).copied().unwrap_or(0) as usize
     }
 }
 

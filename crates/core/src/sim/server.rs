@@ -132,12 +132,13 @@ impl Sim {
         self.etcd.rev += 1;
         obj.rv = self.etcd.rev;
         let key = (obj.kind, obj.name);
-        if event == EventType::Deleted {
-            self.etcd.objects.remove(&key);
+        let old = if event == EventType::Deleted {
+            self.etcd.objects.remove(&key)
         } else {
-            self.etcd.objects.insert(key, obj);
-        }
-        self.etcd.index(&obj, event != EventType::Deleted);
+            self.etcd.objects.insert(key, obj)
+        };
+        self.etcd
+            .index(old.as_ref(), &obj, event != EventType::Deleted);
         let id = self.emit(
             actor,
             cause,
