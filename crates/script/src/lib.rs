@@ -2,6 +2,7 @@
 //! expectations, or into diagnostics that name a line and column. The CLI and the editor both
 //! call it, so both show the same errors.
 
+mod cursor;
 mod diag;
 pub mod export;
 mod lexer;

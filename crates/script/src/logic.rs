@@ -4,6 +4,7 @@
 use listwatch_core::program::*;
 use listwatch_core::KindConfig;
 
+use crate::cursor::{unknown, Cursor};
 use crate::diag::{nearest, Diagnostic};
 use crate::lexer::Word;
 use crate::parse::parse_duration;
@@ -43,76 +44,6 @@ const RESERVED: &[&str] = &[
     "if-uid",
     "after",
 ];
-
-struct Cursor<'a> {
-    line: usize,
-    words: &'a [Word],
-    pos: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn err(&self, w: &Word, msg: impl Into<String>) -> Diagnostic {
-        Diagnostic::at(self.line, w.col, w.len, msg)
-    }
-    fn next(&mut self, what: &str) -> R<&'a Word> {
-        match self.words.get(self.pos) {
-            Some(w) => {
-                self.pos += 1;
-                Ok(w)
-            }
-            None => {
-                let col = self.words.last().map(|w| w.col + w.len).unwrap_or(1);
-                Err(Diagnostic::at(
-                    self.line,
-                    col,
-                    1,
-                    format!("expected {what} here"),
-                ))
-            }
-        }
-    }
-    fn peek(&self) -> Option<&'a Word> {
-        self.words.get(self.pos)
-    }
-    fn eat(&mut self, kw: &str) -> bool {
-        if self.peek().is_some_and(|w| !w.quoted && w.text == kw) {
-            self.pos += 1;
-            true
-        } else {
-            false
-        }
-    }
-    fn expect(&mut self, kw: &str) -> R<()> {
-        let w = self.next(&format!("`{kw}`"))?;
-        if w.text == kw {
-            Ok(())
-        } else {
-            let d = self.err(w, format!("expected `{kw}`, found `{}`", w.text));
-            Err(if nearest(&w.text, [kw]).is_some() {
-                d.help(format!("did you mean `{kw}`?"))
-            } else {
-                d
-            })
-        }
-    }
-    fn done(&self) -> R<()> {
-        match self.peek() {
-            None => Ok(()),
-            Some(w) => Err(self.err(
-                w,
-                format!("unexpected `{}` at the end of the statement", w.text),
-            )),
-        }
-    }
-}
-
-fn unknown(c: &Cursor, w: &Word, what: &str, list: &[&str]) -> Diagnostic {
-    let d = c.err(w, format!("unknown {what} `{}`", w.text));
-    match nearest(&w.text, list.iter().copied()) {
-        Some(n) => d.help(format!("did you mean `{n}`?")),
-        None => d.help(format!("expected one of: {}", list.join(", "))),
-    }
-}
 
 #[derive(Clone)]
 struct Binding {
@@ -221,18 +152,18 @@ impl<'a> Compiler<'a> {
             };
             if l.indent > indent {
                 return Err(c
-                    .err(&l.words[0], "this line is indented more than the one above")
+                    .err_at(&l.words[0], "this line is indented more than the one above")
                     .help("only the body of an `if` or an `else` is indented further"));
             }
             if let Some((line, what)) = &ended {
                 return Err(c
-                    .err(&l.words[0], format!("this statement is never reached: `{what}` on line {line} ends the reconcile"))
+                    .err_at(&l.words[0], format!("this statement is never reached: `{what}` on line {line} ends the reconcile"))
                     .help("move it above, or put the return inside an `if`"));
             }
             *i += 1;
             self.statements += 1;
             if self.statements > MAX_STATEMENTS {
-                return Err(c.err(
+                return Err(c.err_at(
                     &l.words[0],
                     format!("more than {MAX_STATEMENTS} statements in one block"),
                 ));
@@ -242,7 +173,7 @@ impl<'a> Compiler<'a> {
                 "if" => self.if_stmt(&mut c, w, lines, i, indent, depth)?,
                 "else" => {
                     return Err(c
-                        .err(w, "`else` without an `if` just above it")
+                        .err_at(w, "`else` without an `if` just above it")
                         .help("put `else` at the indentation of its `if`, after the `if`'s body"))
                 }
                 _ => {
@@ -281,13 +212,13 @@ impl<'a> Compiler<'a> {
             Some(n) if n.indent > indent => {
                 if depth + 1 > MAX_DEPTH {
                     return Err(c
-                        .err(at, format!("more than {MAX_DEPTH} nested `if`s"))
+                        .err_at(at, format!("more than {MAX_DEPTH} nested `if`s"))
                         .help("combine conditions with `and` and `or`"));
                 }
                 self.block(lines, i, n.indent, depth + 1)
             }
             _ => Err(c
-                .err(
+                .err_at(
                     at,
                     format!("`{}` needs an indented body on the lines below", at.text),
                 )
@@ -306,7 +237,7 @@ impl<'a> Compiler<'a> {
     ) -> R<Stmt> {
         if self.desired {
             return Err(c
-                .err(at, "a `desired` block has no `if`")
+                .err_at(at, "a `desired` block has no `if`")
                 .help("write the condition with `or`: `require db absent or data exists`"));
         }
         let cond = self.cond(c)?;
@@ -325,7 +256,7 @@ impl<'a> Compiler<'a> {
                 if let Some(w) = ec.peek() {
                     if w.text != "if" {
                         return Err(ec
-                            .err(w, format!("unexpected `{}` after `else`", w.text))
+                            .err_at(w, format!("unexpected `{}` after `else`", w.text))
                             .help("write `else` alone, or `else if CONDITION`"));
                     }
                     ec.pos += 1;
@@ -348,7 +279,7 @@ impl<'a> Compiler<'a> {
             .position(|k| k.name == w.text)
             .map(|i| listwatch_core::KindId(i as u16))
             .ok_or_else(|| {
-                let d = c.err(w, format!("unknown kind `{}`", w.text));
+                let d = c.err_at(w, format!("unknown kind `{}`", w.text));
                 match nearest(&w.text, self.kinds.iter().map(|k| k.name.as_str())) {
                     Some(n) => d.help(format!("did you mean `{n}`?")),
                     None => d.help("declare it first: `kind NAME`"),
@@ -364,15 +295,15 @@ impl<'a> Compiler<'a> {
                 .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-' || ch == '_');
         if !ok {
             return Err(c
-                .err(w, format!("`{}` is not a valid {what} name", w.text))
+                .err_at(w, format!("`{}` is not a valid {what} name", w.text))
                 .help("names are lower-case ASCII letters, digits, `-` and `_`, starting with a letter"));
         }
         if w.text.len() > 63 {
-            return Err(c.err(w, format!("the {what} name is longer than 63 characters")));
+            return Err(c.err_at(w, format!("the {what} name is longer than 63 characters")));
         }
         if RESERVED.contains(&w.text.as_str()) {
             return Err(c
-                .err(
+                .err_at(
                     w,
                     format!("`{}` is a word of the language, not a name", w.text),
                 )
@@ -385,14 +316,14 @@ impl<'a> Compiler<'a> {
         self.new_name(c, w, "binding")?;
         if let Some(b) = self.bindings.iter().find(|b| b.name == w.text) {
             return Err(c
-                .err(
+                .err_at(
                     w,
                     format!("`{}` is already bound on line {}", w.text, b.line),
                 )
                 .help("give each read its own name"));
         }
         if self.bindings.len() >= MAX_BINDINGS {
-            return Err(c.err(w, format!("more than {MAX_BINDINGS} names in one block")));
+            return Err(c.err_at(w, format!("more than {MAX_BINDINGS} names in one block")));
         }
         self.bindings.push(Binding {
             name: w.text.clone(),
@@ -405,7 +336,7 @@ impl<'a> Compiler<'a> {
     /// A name bound above; `list`: Some(true) needs a list, Some(false) one object.
     fn bound(&self, c: &Cursor, w: &Word, list: Option<bool>) -> R<Slot> {
         let Some(i) = self.bindings.iter().position(|b| b.name == w.text) else {
-            let d = c.err(w, format!("`{}` is not bound", w.text));
+            let d = c.err_at(w, format!("`{}` is not bound", w.text));
             return Err(
                 match nearest(&w.text, self.bindings.iter().map(|b| b.name.as_str())) {
                     Some(n) => d.help(format!("did you mean `{n}`?")),
@@ -415,10 +346,10 @@ impl<'a> Compiler<'a> {
         };
         match (list, self.bindings[i].list) {
             (Some(true), false) => Err(c
-                .err(w, format!("`{}` is one object, not a list", w.text))
+                .err_at(w, format!("`{}` is one object, not a list", w.text))
                 .help("`list NAME = KIND owned-by OWNER` reads a list")),
             (Some(false), true) => Err(c
-                .err(w, format!("`{}` is a list, not one object", w.text))
+                .err_at(w, format!("`{}` is a list, not one object", w.text))
                 .help("use `.count` or `.alive`, `exists` or `absent`, or `delete` on a list")),
             _ => Ok(i as Slot),
         }
@@ -429,7 +360,7 @@ impl<'a> Compiler<'a> {
     fn memory_slot(&mut self, c: &Cursor, w: &Word, set: bool) -> R<u8> {
         if self.desired {
             return Err(c
-                .err(w, "a `desired` block cannot read the controller's memory")
+                .err_at(w, "a `desired` block cannot read the controller's memory")
                 .help("the desired state is a property of etcd alone"));
         }
         let i = match self.memory.iter().position(|m| *m == w.text) {
@@ -447,7 +378,7 @@ impl<'a> Compiler<'a> {
     fn new_memory(&mut self, c: &Cursor, w: &Word) -> R<usize> {
         self.new_name(c, w, "memory")?;
         if self.memory.len() >= MAX_MEMORY {
-            return Err(c.err(w, format!("more than {MAX_MEMORY} remembered values")));
+            return Err(c.err_at(w, format!("more than {MAX_MEMORY} remembered values")));
         }
         self.memory.push(w.text.clone());
         self.memory_set.push(false);
@@ -471,7 +402,7 @@ impl<'a> Compiler<'a> {
                     .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '.');
             if !ok {
                 return Err(c
-                    .err(w, format!("`{}` is not a valid child name", w.text))
+                    .err_at(w, format!("`{}` is not a valid child name", w.text))
                     .help(format!(
                         "a suffix is at most {MAX_SUFFIX} letters, digits, `-` and `.`: `key-data`"
                     )));
@@ -481,7 +412,7 @@ impl<'a> Compiler<'a> {
         if w.text == "owner" {
             if !allow_owner {
                 return Err(c
-                    .err(w, "only `get` reads an owner")
+                    .err_at(w, "only `get` reads an owner")
                     .help("create and delete by `key`, `key-SUFFIX`, or a name bound by `get`"));
             }
             let n = c.next("the name of an object read above")?;
@@ -491,7 +422,7 @@ impl<'a> Compiler<'a> {
         if allow_owner {
             cands.push("owner");
         }
-        let d = c.err(w, format!("`{}` does not name an object", w.text));
+        let d = c.err_at(w, format!("`{}` does not name an object", w.text));
         Err(match nearest(&w.text, cands.iter().copied()) {
             Some(n) => d.help(format!("did you mean `{n}`?")),
             None => d.help(
@@ -512,14 +443,14 @@ impl<'a> Compiler<'a> {
             let n: i64 = w
                 .text
                 .parse()
-                .map_err(|_| c.err(w, format!("`{}` is not a whole number", w.text)))?;
+                .map_err(|_| c.err_at(w, format!("`{}` is not a whole number", w.text)))?;
             if n.unsigned_abs() > MAX_NUMBER as u64 {
-                return Err(c.err(w, format!("{n} is out of range (at most {MAX_NUMBER})")));
+                return Err(c.err_at(w, format!("{n} is out of range (at most {MAX_NUMBER})")));
             }
             return Ok(Value::Int(n));
         }
         let Some((name, field)) = w.text.split_once('.') else {
-            let d = c.err(w, format!("`{}` is not a value", w.text));
+            let d = c.err_at(w, format!("`{}` is not a value", w.text));
             return Err(if self.bindings.iter().any(|b| b.name == w.text) {
                 d.help(format!(
                     "say which field: `{}.spec`, `{}.status`, ...",
@@ -555,12 +486,12 @@ impl<'a> Compiler<'a> {
         let list_field = matches!(f, Field::Count | Field::Alive);
         if list_field != list {
             return Err(if list {
-                c.err(
+                c.err_at(
                     &fw,
                     format!("`{name}` is a list: it has `.count` and `.alive`"),
                 )
             } else {
-                c.err(
+                c.err_at(
                     &fw,
                     format!("`{name}` is one object: `.{field}` belongs to lists"),
                 )
@@ -659,7 +590,7 @@ impl<'a> Compiler<'a> {
     fn writes_allowed(&self, c: &Cursor, w: &Word) -> R<()> {
         if self.desired {
             return Err(c
-                .err(
+                .err_at(
                     w,
                     format!(
                         "a `desired` block does not write: `{}` belongs in `logic`",
@@ -675,7 +606,7 @@ impl<'a> Compiler<'a> {
         let stmt = match w.text.as_str() {
             "get" => {
                 let n = c.next("a name for what is read")?;
-                c.expect("=")?;
+                c.expect_kw("=")?;
                 let kw = c.next("a kind")?;
                 let kind = self.kind(c, kw)?;
                 let target = self.target(c, true)?;
@@ -691,10 +622,10 @@ impl<'a> Compiler<'a> {
             }
             "list" => {
                 let n = c.next("a name for the list")?;
-                c.expect("=")?;
+                c.expect_kw("=")?;
                 let kw = c.next("a kind")?;
                 let kind = self.kind(c, kw)?;
-                c.expect("owned-by")?;
+                c.expect_kw("owned-by")?;
                 let ow = c.next("the owner's name (read above)")?;
                 let owner = self.bound(c, ow, Some(false))?;
                 let live = c.eat("live") || self.desired;
@@ -710,7 +641,7 @@ impl<'a> Compiler<'a> {
             "require" => {
                 if !self.desired {
                     return Err(c
-                        .err(w, "`require` belongs in a `desired` block")
+                        .err_at(w, "`require` belongs in a `desired` block")
                         .help("in `logic`, decide with `if`"));
                 }
                 let cond = self.cond(c)?;
@@ -761,7 +692,7 @@ impl<'a> Compiler<'a> {
                 if spec.is_none() && status.is_none() {
                     let at = c.peek().unwrap_or(n);
                     return Err(c
-                        .err(
+                        .err_at(
                             at,
                             format!("`{}` needs `spec VALUE` or `status VALUE`", w.text),
                         )
@@ -809,10 +740,10 @@ impl<'a> Compiler<'a> {
                 self.writes_allowed(c, w)?;
                 let kw = c.next("a kind")?;
                 let kind = self.kind(c, kw)?;
-                c.expect("owned-by")?;
+                c.expect_kw("owned-by")?;
                 let ow = c.next("the owner's name (read above)")?;
                 let owner = self.bound(c, ow, Some(false))?;
-                c.expect("to")?;
+                c.expect_kw("to")?;
                 let count = self.value(c)?;
                 let live = c.eat("live");
                 let on_error = self.on_error(c)?;
@@ -828,7 +759,7 @@ impl<'a> Compiler<'a> {
             "remember" => {
                 self.writes_allowed(c, w)?;
                 let n = c.next("a name to remember the value as")?;
-                c.expect("=")?;
+                c.expect_kw("=")?;
                 let value = self.value(c)?;
                 c.done()?;
                 let slot = self.memory_slot(c, n, true)?;
@@ -852,12 +783,12 @@ impl<'a> Compiler<'a> {
             }
             "requeue" => {
                 self.writes_allowed(c, w)?;
-                c.expect("after")?;
+                c.expect_kw("after")?;
                 let d = c.next("a duration")?;
                 let ms = parse_duration(&d.text)
                     .filter(|&ms| ms <= 24 * 3_600_000)
                     .ok_or_else(|| {
-                        c.err(d, format!("`{}` is not a duration up to 24h", d.text))
+                        c.err_at(d, format!("`{}` is not a duration up to 24h", d.text))
                             .help("write a number and a unit: 250ms, 1.5s, 2m, 1h")
                     })?;
                 c.done()?;

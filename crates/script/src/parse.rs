@@ -3,6 +3,7 @@
 use listwatch_core::verdict::{Cmp, Counted, Expect, Fact, Field, ProbeFact, Scope};
 use listwatch_core::*;
 
+use crate::cursor::{unknown, Cursor as Parser};
 use crate::diag::{nearest, Diagnostic};
 use crate::lexer::{words, Word};
 use crate::logic::{BlockLine, Compiler};
@@ -27,7 +28,7 @@ pub struct Scenario {
     pub title: String,
 }
 
-const MAX_TIME_MS: TimeMs = 24 * 3_600_000;
+pub(crate) const MAX_TIME_MS: TimeMs = 24 * 3_600_000;
 const MAX_BURST: u64 = 100_000;
 const MAX_SPEC: i64 = 1_000_000_000;
 /// All `say` texts of a script together (bursts repeat theirs).
@@ -36,90 +37,6 @@ pub const MAX_NARRATION_BYTES: usize = 1 << 20;
 pub const MAX_NAME_BYTES: usize = 4 << 20;
 
 type R<T> = Result<T, Diagnostic>;
-
-struct Parser<'a> {
-    line: usize,
-    words: &'a [Word],
-    pos: usize,
-}
-
-impl<'a> Parser<'a> {
-    fn err_at(&self, w: &Word, msg: impl Into<String>) -> Diagnostic {
-        Diagnostic::at(self.line, w.col, w.len, msg)
-    }
-    fn end_col(&self) -> usize {
-        self.words.last().map(|w| w.col + w.len).unwrap_or(1)
-    }
-    fn next(&mut self, what: &str) -> R<&'a Word> {
-        match self.words.get(self.pos) {
-            Some(w) => {
-                self.pos += 1;
-                Ok(w)
-            }
-            None => Err(Diagnostic::at(
-                self.line,
-                self.end_col(),
-                1,
-                format!("expected {what} here"),
-            )),
-        }
-    }
-    fn peek(&self) -> Option<&'a Word> {
-        self.words.get(self.pos)
-    }
-    fn eat(&mut self, kw: &str) -> bool {
-        if self.peek().is_some_and(|w| !w.quoted && w.text == kw) {
-            self.pos += 1;
-            true
-        } else {
-            false
-        }
-    }
-    fn expect_kw(&mut self, kw: &str) -> R<()> {
-        let w = self.next(&format!("`{kw}`"))?;
-        if w.text == kw {
-            Ok(())
-        } else {
-            Err(self.err_at(w, format!("expected `{kw}`, found `{}`", w.text)))
-        }
-    }
-    fn done(&self) -> R<()> {
-        match self.peek() {
-            None => Ok(()),
-            Some(w) => Err(self.err_at(
-                w,
-                format!("unexpected `{}` at the end of the statement", w.text),
-            )),
-        }
-    }
-    fn duration(&mut self, what: &str) -> R<TimeMs> {
-        let w = self.next(what)?;
-        parse_duration(&w.text)
-            .ok_or_else(|| {
-                self.err_at(w, format!("`{}` is not a duration", w.text))
-                    .help("write a number and a unit: 250ms, 1.5s, 2m, 1h")
-            })
-            .and_then(|ms| {
-                if ms > MAX_TIME_MS {
-                    Err(self.err_at(w, format!("{} is longer than the limit of 24h", w.text)))
-                } else {
-                    Ok(ms)
-                }
-            })
-    }
-    fn number(&mut self, what: &str, max: i64) -> R<i64> {
-        let w = self.next(what)?;
-        let n: i64 = w
-            .text
-            .parse()
-            .map_err(|_| self.err_at(w, format!("`{}` is not a whole number", w.text)))?;
-        // `unsigned_abs`: the magnitude of i64::MIN does not fit an i64.
-        if n.unsigned_abs() > max.unsigned_abs() {
-            return Err(self.err_at(w, format!("{n} is out of range (at most {max})")));
-        }
-        Ok(n)
-    }
-}
 
 /// A time as hours, minutes, seconds and milliseconds: `24h2m`, `1m30s`, `250ms`.
 fn clock(ms: TimeMs) -> String {
@@ -442,15 +359,6 @@ impl Builder {
             })
     }
 
-    fn unknown(p: &Parser, w: &Word, what: &str, list: &[&str]) -> Diagnostic {
-        let mut d = p.err_at(w, format!("unknown {what} `{}`", w.text));
-        d = match nearest(&w.text, list.iter().copied()) {
-            Some(n) => d.help(format!("did you mean `{n}`?")),
-            None => d.help(format!("expected one of: {}", list.join(", "))),
-        };
-        d
-    }
-
     fn statement(&mut self, p: &mut Parser, text: &str) -> R<()> {
         let w = p.next("a statement")?;
         match w.text.as_str() {
@@ -499,14 +407,7 @@ impl Builder {
                             c
                         }
                         "off" => CacheMode::Off,
-                        _ => {
-                            return Err(Self::unknown(
-                                p,
-                                m,
-                                "cache mode",
-                                &["fixed", "dynamic", "off"],
-                            ))
-                        }
+                        _ => return Err(unknown(p, m, "cache mode", &["fixed", "dynamic", "off"])),
                     };
                 }
                 p.done()?;
@@ -561,7 +462,7 @@ impl Builder {
                 self.config.reflector.bookmarks = match v.text.as_str() {
                     "on" => true,
                     "off" => false,
-                    _ => return Err(Self::unknown(p, v, "setting", &["on", "off"])),
+                    _ => return Err(unknown(p, v, "setting", &["on", "off"])),
                 };
                 p.done()?;
             }
@@ -571,7 +472,7 @@ impl Builder {
                 self.config.reflector.streaming_list = match v.text.as_str() {
                     "on" => true,
                     "off" => false,
-                    _ => return Err(Self::unknown(p, v, "setting", &["on", "off"])),
+                    _ => return Err(unknown(p, v, "setting", &["on", "off"])),
                 };
                 p.done()?;
             }
@@ -617,7 +518,7 @@ impl Builder {
                 self.pending_expects
                     .push((p.line, text.to_string(), p.words.to_vec()));
             }
-            _ => return Err(Self::unknown(p, w, "statement", STATEMENTS)),
+            _ => return Err(unknown(p, w, "statement", STATEMENTS)),
         }
         Ok(())
     }
@@ -676,7 +577,7 @@ impl Builder {
                 child: kind_arg(self, p)?,
                 fixed: false,
             },
-            _ => return Err(Self::unknown(p, bw, "behaviour", BEHAVIOURS)),
+            _ => return Err(unknown(p, bw, "behaviour", BEHAVIOURS)),
         };
         if let Behaviour::StaleDelete { child, .. }
         | Behaviour::WipeOnZero { child }
@@ -959,7 +860,7 @@ impl Builder {
                                 "generation-changed" => Predicate::GenerationChanged,
                                 "rv-changed" => Predicate::ResourceVersionChanged,
                                 _ => {
-                                    return Err(Self::unknown(
+                                    return Err(unknown(
                                         p,
                                         v,
                                         "predicate",
@@ -969,7 +870,7 @@ impl Builder {
                             };
                         }
                         _ => {
-                            return Err(Self::unknown(
+                            return Err(unknown(
                                 p,
                                 x,
                                 "watch option",
@@ -1014,7 +915,7 @@ impl Builder {
                 self.config.controllers[idx].queue = match q.text.as_str() {
                     "classic" => QueueKind::Classic,
                     "priority" => QueueKind::Priority,
-                    _ => return Err(Self::unknown(p, q, "queue", &["classic", "priority"])),
+                    _ => return Err(unknown(p, q, "queue", &["classic", "priority"])),
                 };
             }
             "anvil" => {
@@ -1034,7 +935,7 @@ impl Builder {
                 let on = match v.text.as_str() {
                     "on" => true,
                     "off" => false,
-                    _ => return Err(Self::unknown(p, v, "setting", &["on", "off"])),
+                    _ => return Err(unknown(p, v, "setting", &["on", "off"])),
                 };
                 let c = &mut self.config.controllers[idx];
                 if w.text == "bookmarks" {
@@ -1061,7 +962,7 @@ impl Builder {
                     }
                 }
             }
-            _ => return Err(Self::unknown(p, w, "controller option", CONTROLLER_OPTIONS)),
+            _ => return Err(unknown(p, w, "controller option", CONTROLLER_OPTIONS)),
         }
         p.done()
     }
@@ -1269,7 +1170,7 @@ impl Builder {
                 let list = match r.text.as_str() {
                     "list" => true,
                     "watch" => false,
-                    _ => return Err(Self::unknown(p, r, "probe request", &["list", "watch"])),
+                    _ => return Err(unknown(p, r, "probe request", &["list", "watch"])),
                 };
                 let kw = p.next("a kind")?;
                 let kind = self.kind(p, kw)?;
@@ -1443,7 +1344,7 @@ impl Builder {
                     text: t.text.clone(),
                 }
             }
-            _ => return Err(Self::unknown(p, aw, "action", ACTIONS)),
+            _ => return Err(unknown(p, aw, "action", ACTIONS)),
         };
         p.done()?;
         Ok(input)
@@ -1523,7 +1424,7 @@ impl Builder {
             ">" => Cmp::Gt,
             ">=" => Cmp::Ge,
             _ => {
-                return Err(Self::unknown(
+                return Err(unknown(
                     p,
                     w,
                     "comparison",
@@ -1555,7 +1456,7 @@ impl Builder {
                 let field = match f.text.as_str() {
                     "spec" => Field::Spec,
                     "status" => Field::Status,
-                    _ => return Err(Self::unknown(p, f, "field", &["spec", "status"])),
+                    _ => return Err(unknown(p, f, "field", &["spec", "status"])),
                 };
                 let cmp = Self::cmp(p)?;
                 Expect::Final {
@@ -1659,7 +1560,7 @@ impl Builder {
                         ProbeFact::Opened { replayed }
                     }
                     _ => {
-                        return Err(Self::unknown(
+                        return Err(unknown(
                             p,
                             what,
                             "probe answer",
@@ -1676,7 +1577,7 @@ impl Builder {
                     let mut all: Vec<&str> = vec!["esr", "final", "exists", "absent"];
                     all.extend(COUNTED);
                     all.extend(self.config.controllers.iter().map(|c| c.name.as_str()));
-                    Self::unknown(p, cw, "expectation", &all)
+                    unknown(p, cw, "expectation", &all)
                 })?;
                 let _ = name;
                 // `expect CONTROLLER [KIND] got "TEXT" | sent list|watch resourceVersion="RV"
@@ -1777,7 +1678,7 @@ impl Builder {
                 let list = match r.text.as_str() {
                     "list" => true,
                     "watch" => false,
-                    _ => return Err(Self::unknown(p, r, "request", &["list", "watch"])),
+                    _ => return Err(unknown(p, r, "request", &["list", "watch"])),
                 };
                 p.next("resourceVersion=\"RV\"")?;
                 let rv = Self::rv_param(p)?;
@@ -1786,7 +1687,7 @@ impl Builder {
                     rv: format!("\"{rv}\""),
                 })
             }
-            _ => Err(Self::unknown(p, w, "fact", &["got", "sent"])),
+            _ => Err(unknown(p, w, "fact", &["got", "sent"])),
         }
     }
 
