@@ -506,7 +506,17 @@ impl Sim {
         cause: EventId,
     ) {
         let cache = &self.apiservers[api.index()].caches[kind.index()];
-        let outcome = if cache.mode == CacheMode::Off {
+        let outcome = if from == 0 {
+            // RV "0": never too old; it starts with synthetic ADDED events for the current
+            // state (semantics.md §4), then live events.
+            if cache.mode == CacheMode::Off {
+                Ok(EtcdReader(&self.etcd).kind_objects(kind).len())
+            } else if !cache.ready {
+                Err(ApiError::TooManyRequests)
+            } else {
+                Ok(cache.store.len())
+            }
+        } else if cache.mode == CacheMode::Off {
             if from + 1 < self.etcd.compact_rev {
                 Err(ApiError::WatchCompacted)
             } else {
