@@ -408,6 +408,7 @@ fn error_out(e: ApiError) -> ErrorOut {
         ApiError::TooManyRequests => ("too_many_requests", None, None),
         ApiError::ConnectionRefused => ("connection_refused", None, None),
         ApiError::ReconcileError => ("reconcile_error", None, None),
+        ApiError::NameTooLong => ("name_too_long", None, None),
     };
     ErrorOut {
         error,
@@ -520,10 +521,6 @@ enum Kind {
         watcher: u32,
         reason: &'static str,
     },
-    EventDropped {
-        watcher: u32,
-        rv: Rv,
-    },
     State {
         watcher: u32,
         state: &'static str,
@@ -580,9 +577,15 @@ enum Kind {
         controller: u32,
         delay_ms: TimeMs,
     },
-    DropArmed {
+    HoldArmed {
         controller: u32,
-        count: u32,
+        kind: u32,
+        name: u32,
+    },
+    HoldReleased {
+        controller: u32,
+        held: u32,
+        superseded: bool,
     },
     CachePaused {
         apiserver: u32,
@@ -626,7 +629,8 @@ fn name_id(k: &EventKind) -> Option<NameId> {
         | NoOpWrite { name, .. }
         | CacheAdd { name, .. }
         | WatchEvent { name, .. }
-        | Informer { name, .. } => Some(name),
+        | Informer { name, .. }
+        | HoldArmed { name, .. } => Some(name),
         Enqueue { key, .. } | ReconcileStart { key, .. } | ReconcileEnd { key, .. } => Some(key),
         Say { text } => Some(text),
         _ => None,
@@ -791,10 +795,6 @@ impl Events<'_> {
                     WatchEnd::ServerClosed => "server_closed",
                 },
             },
-            EventKind::EventDropped { watcher, rv } => Kind::EventDropped {
-                watcher: w(watcher),
-                rv,
-            },
             EventKind::State {
                 watcher,
                 state,
@@ -901,9 +901,23 @@ impl Events<'_> {
                 controller: c(controller),
                 delay_ms,
             },
-            EventKind::DropArmed { controller, count } => Kind::DropArmed {
+            EventKind::HoldArmed {
+                controller,
+                kind: k,
+                name: n,
+            } => Kind::HoldArmed {
                 controller: c(controller),
-                count,
+                kind: kind(k),
+                name: name(n),
+            },
+            EventKind::HoldReleased {
+                controller,
+                held,
+                superseded,
+            } => Kind::HoldReleased {
+                controller: c(controller),
+                held,
+                superseded,
             },
             EventKind::CachePaused { apiserver, paused } => Kind::CachePaused {
                 apiserver: api(apiserver),
