@@ -2,7 +2,9 @@
 //! facts out. Each test names the Kubernetes source file that states the rule
 //! (`../shared/semantics.md` has them all); docs/fidelity.md lists them beside every other rule.
 
-use listwatch_core::{Event, EventKind, QueueAdd, ReconcileResult, Sim, TimeMs, WatchEnd};
+use listwatch_core::{
+    ApiError, Delta, Event, EventKind, QueueAdd, ReconcileResult, Sim, TimeMs, WatchEnd,
+};
 
 fn run(src: &str) -> Sim {
     match listwatch_script::run(src) {
