@@ -423,3 +423,66 @@ pub fn merge(docs: &[Value]) -> Result<Value, String> {
         "ineffective_at": ineffective_at,
     }))
 }
+
+/// A merged (or single) summary, read back for the command line.
+pub struct Digest {
+    /// The merged summary as JSON text.
+    pub json: String,
+    pub counterexamples: Vec<String>,
+    pub base_broken: Vec<String>,
+    pub shards: usize,
+    pub tried: u64,
+    pub planned: u64,
+    pub space: u64,
+    pub complete: bool,
+}
+
+/// Merges shards' `--json` outputs (as text).
+pub fn merge_texts(texts: &[String]) -> Result<Digest, String> {
+    let docs = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            serde_json::from_str::<Value>(t)
+                .map_err(|e| format!("shard summary {} is not JSON: {e}", i + 1))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(d) = docs
+        .iter()
+        .find(|d| d["format"] != json!("listwatch-explore/1"))
+    {
+        return Err(format!(
+            "not a `listwatch explore --json` summary (format {})",
+            d["format"]
+        ));
+    }
+    let m = merge(&docs)?;
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str().map(str::to_string))
+            .collect()
+    };
+    Ok(Digest {
+        counterexamples: strings(&m["counterexamples"]),
+        base_broken: strings(&m["base_broken"]),
+        shards: docs.len(),
+        tried: m["tried"].as_u64().unwrap_or(0),
+        planned: m["planned"].as_u64().unwrap_or(0),
+        space: m["space"].as_u64().unwrap_or(0),
+        complete: m["complete"].as_bool().unwrap_or(false),
+        json: crate::export::to_string(&m),
+    })
+}
+
+/// The summary as JSON text.
+pub fn summary_text(
+    src: &str,
+    scenario: &crate::Scenario,
+    ex: &Explorer,
+    seconds: f64,
+    interrupted: bool,
+) -> String {
+    crate::export::to_string(&summary(src, scenario, ex, seconds, interrupted))
+}
