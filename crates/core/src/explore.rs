@@ -384,13 +384,17 @@ pub struct Fork {
     pub state: u64,
 }
 
+/// A failing schedule after minimisation: its needed faults, what broke, what each fault did.
+pub type Minimal = (Vec<Fault>, Vec<Broken>, Vec<String>);
+
 /// How a schedule's run ended.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
     Pass,
     /// It fails, but a fault had no effect (a hold never superseded, a pause that missed nothing).
     Ineffective,
-    Fails,
+    /// It fails; minimised (`None`: its replay from scratch passed, which would be a bug).
+    Fails(Option<Minimal>),
 }
 
 /// What happened to a job, for [`Explorer::record`].
@@ -829,7 +833,8 @@ impl Explorer {
         if broken(&sim, &self.expects).is_empty() {
             Verdict::Pass
         } else if all_up(&sim) && job.faults.iter().all(|f| had_effect(f, &sim)) {
-            Verdict::Fails
+            // Minimised here, so callers that judge on many threads minimise there too.
+            Verdict::Fails(self.minimise(&job.faults))
         } else {
             Verdict::Ineffective
         }
@@ -864,11 +869,11 @@ impl Explorer {
                         self.stats.ineffective += 1;
                         self.ineffective.push((job.index, state));
                     }
-                    Verdict::Fails => {
+                    Verdict::Fails(minimal) => {
                         for (t, &on) in types.iter().enumerate() {
                             self.stats.failed_by_type[t] += u64::from(on);
                         }
-                        match self.minimise(&job.faults) {
+                        match minimal {
                             Some((faults, broken, effects)) => {
                                 // Every failing state is kept (shards merge them); two may
                                 // minimise to one schedule, which reports show once.
@@ -942,7 +947,7 @@ impl Explorer {
 
     /// Replays a failing schedule from scratch, drops every fault that is not needed, shortens
     /// windows and moves crash points earlier while it still fails.
-    fn minimise(&self, faults: &[Fault]) -> Option<(Vec<Fault>, Vec<Broken>, Vec<String>)> {
+    pub fn minimise(&self, faults: &[Fault]) -> Option<Minimal> {
         let mut needed = faults.to_vec();
         self.fails(&needed)?;
         let mut i = 0;
