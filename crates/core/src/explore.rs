@@ -98,6 +98,8 @@ pub const STALE_FOR_MS: TimeMs = 30_000;
 /// ESR is about what happens once faults stop, and client-go's backoff alone can take a minute
 /// (30 s doubled by jitter) twice over (a refused re-watch, then the 410's relist).
 pub const SETTLE_MS: TimeMs = 180_000;
+/// The longest a candidate fault lasts (a 60 s disconnect, a hold nothing supersedes).
+pub const MAX_FAULT_MS: TimeMs = 60_000;
 /// Single-fault schedules considered at most.
 pub const MAX_SINGLES: u64 = 1_000_000;
 /// Pairs are formed among this many first singles (so at most ~2 million pairs).
@@ -656,9 +658,10 @@ impl Explorer {
         original.run();
         let singles = Candidates::new(&original);
         // Every schedule, and the fault-free reference, runs long enough to settle. Candidates
-        // end before the original end, so that end plus the settling time covers them all.
+        // start by the original end and last at most a minute (a 60 s disconnect or hold), so
+        // that end plus a minute plus the settling time covers them all.
         let mut config = config;
-        config.end_ms = (config.end_ms + SETTLE_MS).min(config.limits.max_time_ms);
+        config.end_ms = (config.end_ms + MAX_FAULT_MS + SETTLE_MS).min(config.limits.max_time_ms);
         let config = Arc::new(config);
         let fresh = Sim::new((*config).clone())?;
         let mut full = fresh.clone();
@@ -1484,7 +1487,7 @@ fn sources(sim: &Sim) -> Vec<Source> {
                 }
                 _ => None,
             })
-            .filter(|&r| r + STALE_FOR_MS <= end)
+            .filter(|&r| r <= end)
             .collect();
         restarts.sort_unstable();
         restarts.dedup();
@@ -1532,7 +1535,7 @@ fn sources(sim: &Sim) -> Vec<Source> {
         }
     }
     let list = |mut v: Vec<Fault>| {
-        v.retain(|f| f.end_ms() <= end);
+        v.retain(|f| f.start_ms() <= end);
         v.sort_by_key(|f| f.start_ms());
         let mut seen = HashSet::new();
         v.retain(|f| seen.insert(f.clone()));

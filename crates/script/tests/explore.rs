@@ -224,18 +224,27 @@ fn missed_state_is_found() {
 }
 
 /// No false alarms: the level-triggered gallery controllers and the fixed twins keep ESR (and
-/// the twins their own property expectations) under every schedule the explorer makes, to
-/// exhaustion or 20,000 schedules.
+/// 16 and 22 their own expectations) under every schedule the explorer makes, to exhaustion.
+/// 12 keeps only ESR: its `deletes == 1` and `exists Pvc` are observations of its timing (a
+/// stale restart can delay the finalizer so the user's create at 10s gets 409 and no new
+/// cluster, hence no PVC, is wanted; ESR holds there).
 #[test]
 fn level_triggered_gallery_is_never_reported_broken() {
+    let exhaust = |name: &str, src: &str| {
+        let ex = survives_script(name, src, 50_000);
+        assert!(
+            ex.stats.space <= 50_000,
+            "{name}: not exhausted: {:?}",
+            ex.stats
+        );
+    };
     for name in ["01-", "09-", "10-", "14-", "17-", "08-"] {
-        survives_script(name, &only_esr(script(name)), 20_000);
+        exhaust(name, &only_esr(script(name)));
     }
-    // The fixed twins with their own expectations (12 also has faults written in).
     for name in ["16-", "22-"] {
-        survives_script(name, script(name), 20_000);
+        exhaust(name, script(name));
     }
-    survives_script("12- (esr)", &only_esr(script("12-")), 20_000);
+    exhaust("12- (esr)", &only_esr(script("12-")));
 }
 
 /// Every reconcile of the fault-free run that writes twice or more gets a crash between each
@@ -555,16 +564,21 @@ fn level_triggered_script(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 12, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(24),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
     #[test]
     fn random_level_triggered_setups_are_never_reported_broken(
         behaviour in 0u8..3,
         two in any::<bool>(),
-        writes in proptest::collection::vec((0u8..40, any::<u8>(), any::<u8>(), any::<u8>()), 1..6),
+        writes in proptest::collection::vec((0u8..40, any::<u8>(), any::<u8>(), any::<u8>()), 1..10),
     ) {
         let src = level_triggered_script(behaviour, two, &writes);
-        let (mut ex, _) = explorer(&src, Budget { schedules: 400, first_failure: true }).unwrap();
-        prop_assume!(ex.base_broken.is_empty());
+        let (mut ex, _) = explorer(&src, Budget { schedules: 1500, first_failure: true }).unwrap();
+        // The fault-free run of a level-triggered controller keeps ESR too.
+        prop_assert!(ex.base_broken.is_empty(), "{}\n{:?}", src, ex.base_broken);
         run_threads(&mut ex, 2, |_| true);
         prop_assert!(ex.failures.is_empty(), "{}\n{:#?}", src, ex.failures);
     }
