@@ -643,6 +643,18 @@ pub fn replay(config: &Config, faults: &[Fault]) -> Result<Sim, crate::config::C
     Ok(sim)
 }
 
+/// The `q`-th pair `(i, j)`, `i < j`, in the order (0,1), (0,2), (1,2), (0,3), ...: pairs among
+/// the first singles come first.
+fn pair(q: u64) -> (u64, u64) {
+    let j = ((((8 * q + 1) as f64).sqrt() + 1.0) / 2.0).floor() as u64;
+    let j = (j.saturating_sub(1)..=j + 1)
+        .rev()
+        .find(|&j| j * j.saturating_sub(1) / 2 <= q)
+        .unwrap_or(1)
+        .max(1);
+    (q - j * (j - 1) / 2, j)
+}
+
 /// How many checkpoints of the fault-free run to keep: fewer when its trace is long.
 fn checkpoint_count(events: usize) -> usize {
     (4_000_000 / events.max(1)).clamp(2, 32)
@@ -769,14 +781,7 @@ impl Explorer {
             return Some(vec![f]);
         }
         // Pairs (i, j), i < j, in the order (0,1), (0,2), (1,2), (0,3), ...
-        let q = k - n;
-        let j = ((((8 * q + 1) as f64).sqrt() + 1.0) / 2.0).floor() as u64;
-        let j = (j.saturating_sub(1)..=j + 1)
-            .rev()
-            .find(|&j| j * j.saturating_sub(1) / 2 <= q)
-            .unwrap_or(1)
-            .max(1);
-        let i = q - j * (j - 1) / 2;
+        let (i, j) = pair(k - n);
         let (a, b) = (self.base.get(i as usize)?, self.base.get(j as usize)?);
         Some(vec![a.clone(), b.clone()])
     }
@@ -1557,19 +1562,74 @@ pub fn candidates(sim: &Sim) -> Vec<Fault> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    fn disconnect(at_ms: TimeMs) -> Fault {
+        Fault::Disconnect {
+            controller: ControllerId(0),
+            at_ms,
+            duration_ms: 5_000,
+        }
+    }
+
+    fn crash(at_ms: TimeMs) -> Fault {
+        Fault::CrashBetweenWrites {
+            controller: ControllerId(0),
+            at_ms,
+            after_writes: 1,
+        }
+    }
+
+    #[test]
+    fn stale_pairs_go_diagonally() {
+        let mut g = StaleGen {
+            controller: ControllerId(0),
+            stale: ApiserverId(1),
+            pauses: vec![(10, 0), (20, 1)],
+            restarts: vec![15, 25, 35],
+            d: 0,
+            p: 0,
+            max_d: 3,
+        };
+        assert_eq!(g.count(), 5);
+        let got: Vec<(TimeMs, TimeMs)> = std::iter::from_fn(|| g.next())
+            .map(|f| match f {
+                Fault::Stale {
+                    pause_ms,
+                    restart_ms,
+                    ..
+                } => (pause_ms, restart_ms),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(got, [(10, 15), (20, 25), (10, 25), (20, 35), (10, 35)]);
+    }
+
+    #[test]
+    fn types_take_turns_and_the_cap_holds() {
+        let mut c = Candidates {
+            sources: vec![
+                Source::List(vec![crash(1), crash(2), crash(3)], 0),
+                Source::List(vec![], 0),
+                Source::Stale(vec![], 0),
+                Source::List(vec![], 0),
+                Source::List(vec![disconnect(1)], 0),
+            ],
+            turn: 0,
+            produced: 0,
+            total: 3,
+            by_type: [3, 0, 0, 0, 1],
+        };
+        let got: Vec<Fault> = c.by_ref().collect();
+        assert_eq!(got, [crash(1), disconnect(1), crash(2)]);
+    }
+
     #[test]
     fn pairs_are_numbered_in_order() {
-        // The pair formula inverts q = j(j-1)/2 + i.
         let mut q = 0u64;
-        for j in 1..200u64 {
+        for j in 1..2_000u64 {
             for i in 0..j {
-                let jj = ((((8 * q + 1) as f64).sqrt() + 1.0) / 2.0).floor() as u64;
-                let jj = (jj.saturating_sub(1)..=jj + 1)
-                    .rev()
-                    .find(|&j| j * j.saturating_sub(1) / 2 <= q)
-                    .unwrap()
-                    .max(1);
-                assert_eq!((q - jj * (jj - 1) / 2, jj), (i, j));
+                assert_eq!(pair(q), (i, j));
                 q += 1;
             }
         }
