@@ -633,6 +633,23 @@ fn history(sim: &Sim, events: &[crate::trace::Event], expects: &[Expect], acc: &
     }
 }
 
+/// The explorer's dedup key: the state hash, what the past holds for the expectations that read
+/// it, and whether each object's desired state holds (ESR's bookkeeping, outside the state hash).
+fn key(sim: &Sim, past: &[u64]) -> u64 {
+    let mix = |h: u64, x: u64| (h ^ x).wrapping_mul(0x0100_0000_01b3);
+    let mut h = sim.state_hash();
+    for &x in past {
+        h = mix(h, x);
+    }
+    for (&(c, name), st) in &sim.esr {
+        h = mix(
+            h,
+            (u64::from(c.0) << 40) ^ (u64::from(name.0) << 1) ^ u64::from(st.holds),
+        );
+    }
+    h
+}
+
 /// Runs a configuration extended with faults from scratch.
 pub fn replay(config: &Config, faults: &[Fault]) -> Result<Sim, crate::config::ConfigError> {
     let mut c = config.clone();
@@ -827,10 +844,7 @@ impl Explorer {
         let mut past = self.histories[ck].clone();
         let from = self.checkpoints[ck].trace.len();
         history(&sim, &sim.trace[from..], &self.expects, &mut past);
-        let mut state = sim.state_hash();
-        for x in past {
-            state = (state ^ x).wrapping_mul(0x0100_0000_01b3);
-        }
+        let state = key(&sim, &past);
         Some(Fork { sim, state })
     }
 
