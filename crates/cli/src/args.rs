@@ -105,8 +105,8 @@ pub enum Command {
     #[command(after_help = EXIT_CODES)]
     Explore {
         /// The scenario script (`-` for standard input)
-        #[arg(value_name = "FILE")]
-        file: String,
+        #[arg(value_name = "FILE", required_unless_present = "merge")]
+        file: Option<String>,
         /// How many fault schedules to try at most (1 to 10000000)
         #[arg(long, value_name = "N", value_parser = parse_budget)]
         budget: Option<u64>,
@@ -116,6 +116,18 @@ pub enum Command {
         /// Print the search's figures and counterexamples as JSON
         #[arg(long)]
         json: bool,
+        /// Stop after this long (2s, 30s, 5m) and report what was found so far
+        #[arg(long, value_name = "TIME", value_parser = parse_time)]
+        time: Option<u64>,
+        /// Threads to run schedules on (default: every core); the result does not depend on it
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: Option<u16>,
+        /// Explore only shard I of N (0-based) of the schedules; merge the shards' --json with --merge
+        #[arg(long, value_name = "I/N", value_parser = parse_shard, conflicts_with = "merge")]
+        shard: Option<(u64, u64)>,
+        /// Merge shards' --json output into the unsharded result
+        #[arg(long, value_name = "FILES", num_args = 1.., conflicts_with = "file")]
+        merge: Vec<String>,
     },
     /// Print a shell completion script (bash, elvish, fish, powershell, zsh)
     Completions {
@@ -127,6 +139,19 @@ pub enum Command {
 fn parse_time(t: &str) -> Result<u64, String> {
     listwatch_script::parse_duration(t)
         .ok_or_else(|| format!("`{t}` is not a time (write 2s, 250ms, 1m)"))
+}
+
+fn parse_shard(s: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("`{s}` is not a shard: write I/N with 0 <= I < N, e.g. 0/4");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n) = (
+        i.trim().parse::<u64>().map_err(|_| bad())?,
+        n.trim().parse::<u64>().map_err(|_| bad())?,
+    );
+    if n == 0 || i >= n || n > 1_000_000 {
+        return Err(bad());
+    }
+    Ok((i, n))
 }
 
 fn parse_budget(n: &str) -> Result<u64, String> {

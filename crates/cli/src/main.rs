@@ -10,6 +10,7 @@ use listwatch_script::{render, Report};
 use listwatch_script::export as json;
 
 mod args;
+mod explore;
 use args::{ColorWhen, Command};
 
 /// The bytes of a script file (or of standard input), refused when larger than the limit.
@@ -136,7 +137,20 @@ fn main() -> ExitCode {
             budget,
             all,
             json,
-        } => cmd_explore(&file, budget, all, json),
+            time,
+            threads,
+            shard,
+            merge,
+        } => explore::run(explore::Options {
+            file,
+            budget,
+            all,
+            json,
+            time_ms: time,
+            threads: threads.map(usize::from),
+            shard,
+            merge,
+        }),
         Command::Completions { shell } => {
             args::completions(shell, &mut std::io::stdout());
             ExitCode::SUCCESS
@@ -192,91 +206,6 @@ fn cmd_open(link: &str) -> ExitCode {
             eprintln!("error: {}", term(&e.to_string()));
             ExitCode::from(2)
         }
-    }
-}
-
-fn cmd_explore(file: &str, budget: Option<u64>, all: bool, as_json: bool) -> ExitCode {
-    let default = listwatch_core::explore::Budget::default();
-    let budget = listwatch_core::explore::Budget {
-        schedules: budget.unwrap_or(default.schedules),
-        first_failure: !all,
-    };
-    let (src, (mut ex, scenario)) =
-        match with_script(file, |src| listwatch_script::explore::explorer(src, budget)) {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
-    let started = std::time::Instant::now();
-    ex.run();
-    let secs = started.elapsed().as_secs_f64();
-    let st = ex.stats;
-    let all_found: Vec<String> = ex
-        .failures
-        .iter()
-        .map(|f| listwatch_script::explore::counterexample(&src, &scenario, f, ex.end_ms()))
-        .collect();
-    let found = all_found.first().cloned();
-    if as_json {
-        println!(
-            "{{\"faults\":{},\"space\":{},\"tried\":{},\"skipped\":{},\"states\":{},\"seconds\":{secs:.3},\"base_broken\":[{}],\"counterexample\":{},\"counterexamples\":[{}]}}",
-            st.faults,
-            st.space,
-            st.tried,
-            st.skipped,
-            st.states,
-            ex.base_broken
-                .iter()
-                .map(|b| json::esc(&listwatch_script::explore::broken_text(&scenario, b)))
-                .collect::<Vec<_>>()
-                .join(","),
-            found.as_deref().map(json::esc).unwrap_or_else(|| "null".into()),
-            all_found.iter().map(|s| json::esc(s)).collect::<Vec<_>>().join(",")
-        );
-    } else {
-        eprintln!(
-            "explored {} of {} schedules ({} candidate faults): {} states, {} skipped as already explored, in {secs:.2}s ({:.0} schedules/s)",
-            st.tried,
-            st.space,
-            st.faults,
-            st.states,
-            st.skipped,
-            st.tried as f64 / secs.max(1e-9)
-        );
-        if !ex.base_broken.is_empty() {
-            let what: Vec<String> = ex
-                .base_broken
-                .iter()
-                .map(|b| listwatch_script::explore::broken_text(&scenario, b))
-                .collect();
-            eprintln!(
-                "the scenario already fails without faults: {}",
-                term(&what.join("; "))
-            );
-        }
-        match &found {
-            Some(_) => {
-                eprintln!(
-                    "found {} fault schedule{} that break{} it:",
-                    all_found.len(),
-                    if all_found.len() == 1 { "" } else { "s" },
-                    if all_found.len() == 1 { "s" } else { "" }
-                );
-                // Scripts one after another, separated so each can be cut out and run.
-                print!(
-                    "{}",
-                    script_out(&all_found.join("\n# ----- next counterexample -----\n\n"))
-                );
-            }
-            None if ex.base_broken.is_empty() => {
-                eprintln!("no schedule within the budget breaks it")
-            }
-            None => {}
-        }
-    }
-    if found.is_some() || !ex.base_broken.is_empty() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
     }
 }
 

@@ -1,32 +1,53 @@
 //! The explorer: searches fault schedules for one that breaks a scenario's expectations or ESR.
 //!
-//! Candidates follow Sieve's three patterns and the list-then-watch faults, read off a fault-free
-//! run: a crash between the writes of each reconcile that makes two or more (intermediate
-//! state); the controller's view cut from just before a write until just after the next write
-//! of the same object (unobserved state), or that write's notification dropped; a restart
-//! against another apiserver whose cache was paused after an earlier write (stale state); and a
-//! disconnect at each user write long enough to force a 410. Single faults first, then pairs.
+//! Only faults a real cluster has (semantics.md §8c, §9), each read off the fault-free run:
 //!
-//! Each schedule runs on a fork: a clone of the fault-free run taken just before its first fault,
-//! with the faults appended to the timeline (`Sim::schedule_input`), so the fork behaves exactly
-//! like a fresh run of the extended script. Right after its last fault is injected the fork's
-//! state is hashed; a state already explored is skipped. A failure is replayed from scratch and
-//! minimised (every fault that is not needed is dropped) before it is reported.
+//! - **crash** (intermediate state): a crash between every pair of writes of every reconcile the
+//!   fault-free run performs, the controller restarted 5 s later;
+//! - **hold** (unobserved state, Sieve's injection): the controller's notifications held from
+//!   just before a write of an object it reads until a later state of that object arrives;
+//! - **unobserved**: the controller cut off from just before such a write until just after the
+//!   next one of the same object;
+//! - **stale** (time travel): another apiserver's cache paused right after it applied a change
+//!   of a kind the controller reads (its lag included: the fault-free trace's `CacheAdd` events),
+//!   and the controller restarted against it after one of its own writes, or 1 s after a user
+//!   write, once that cache has missed at least one write;
+//! - **disconnect**: a watch cut at a write of a kind the controller reads, for 5 s or 60 s.
+//!
+//! Candidates are generated lazily (memory grows with the trace, not with the number of
+//! candidates, which is capped at [`MAX_SINGLES`]) and interleaved round-robin over the fault
+//! types, so a budget of N covers every pattern before it goes deep into one. Single faults
+//! come first, then pairs among the first [`PAIR_BASE`] singles.
+//!
+//! Each schedule runs on a fork: a clone of the fault-free run (the nearest of a few checkpoints,
+//! advanced to just before the first fault) with the faults appended to the timeline
+//! (`Sim::schedule_input`), so the fork behaves exactly like a fresh run of the extended script.
+//! Right after its last fault is injected the fork's state is hashed; a state already explored
+//! is skipped. A failure is replayed from scratch and minimised (faults that are not needed are
+//! dropped, windows shortened, crash points moved earlier) before it is reported, with each
+//! fault labelled by what it did in the replay.
+//!
+//! The search is split into phases ([`Explorer::take`], [`Explorer::fork`], [`Explorer::judge`],
+//! [`Explorer::record`]) so a caller can run forks on many threads and still get exactly the
+//! result of [`Explorer::step`]: forks and judgements are pure, dedup and recording happen in
+//! schedule order. Core itself stays single-threaded. Schedules are numbered; `shard (i, n)`
+//! explores only the numbers `k` with `k % n == i`, and a failure carries its number and state
+//! hash so shards' results can be merged into the unsharded one.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::config::{Config, Input, TimedInput};
-use crate::model::{format_ms, ApiserverId, ControllerId, KindId, NameId, TimeMs};
+use crate::model::{format_ms, ApiserverId, ControllerId, KindId, Rv, TimeMs};
 use crate::sim::Sim;
-use crate::trace::{Actor, EventKind};
+use crate::trace::{Actor, EventKind, ListRv, ReconcileResult, WatchEnd};
 use crate::verdict::{check, Expect};
 
 /// One perturbation, as the timeline inputs that cause it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Fault {
-    /// Crash between write `after_writes` and the next of the reconcile starting at `at_ms`,
-    /// restart 5 s later.
+    /// Crash after write `after_writes` of the reconcile starting at `at_ms + 1`, restart 5 s
+    /// later.
     CrashBetweenWrites {
         controller: ControllerId,
         at_ms: TimeMs,
@@ -39,7 +60,7 @@ pub enum Fault {
         until_ms: TimeMs,
     },
     /// Sieve's unobserved state: hold the controller's notifications from `at_ms` until a later
-    /// state of the object arrives, so it never acts on the one in between.
+    /// state of the object arrives (at most `for_ms`), so it never acts on the one in between.
     Hold {
         controller: ControllerId,
         at_ms: TimeMs,
@@ -47,14 +68,16 @@ pub enum Fault {
         name: String,
         /// When the later state is written (the hold's expected end).
         until_ms: TimeMs,
+        for_ms: TimeMs,
     },
     /// Pause `stale`'s cache at `pause_ms`, restart the controller against it at `restart_ms`,
-    /// let it catch up 30 s later.
+    /// let it catch up `for_ms` later.
     Stale {
         controller: ControllerId,
         stale: ApiserverId,
         pause_ms: TimeMs,
         restart_ms: TimeMs,
+        for_ms: TimeMs,
     },
     /// Disconnect the controller at `at_ms` for `duration_ms`.
     Disconnect {
@@ -64,6 +87,9 @@ pub enum Fault {
     },
 }
 
+/// The fault types, in the order the round-robin visits them.
+pub const FAULT_TYPES: [&str; 5] = ["crash", "hold", "stale", "unobserved", "disconnect"];
+
 pub const RESTART_AFTER_MS: TimeMs = 5_000;
 /// A hold that no later state supersedes ends after this long (and the schedule is discarded).
 pub const HOLD_FOR_MS: TimeMs = 60_000;
@@ -72,8 +98,35 @@ pub const STALE_FOR_MS: TimeMs = 30_000;
 /// ESR is about what happens once faults stop, and client-go's backoff alone can take a minute
 /// (30 s doubled by jitter) twice over (a refused re-watch, then the 410's relist).
 pub const SETTLE_MS: TimeMs = 180_000;
+/// The longest a candidate fault lasts (a 60 s disconnect, a hold nothing supersedes).
+pub const MAX_FAULT_MS: TimeMs = 60_000;
+/// Single-fault schedules considered at most.
+pub const MAX_SINGLES: u64 = 1_000_000;
+/// Pairs are formed among this many first singles (so at most ~2 million pairs).
+pub const PAIR_BASE: usize = 2_000;
 
 impl Fault {
+    /// Its index in [`FAULT_TYPES`].
+    pub fn type_index(&self) -> usize {
+        match self {
+            Fault::CrashBetweenWrites { .. } => 0,
+            Fault::Hold { .. } => 1,
+            Fault::Stale { .. } => 2,
+            Fault::Unobserved { .. } => 3,
+            Fault::Disconnect { .. } => 4,
+        }
+    }
+
+    pub fn controller(&self) -> ControllerId {
+        match *self {
+            Fault::CrashBetweenWrites { controller, .. }
+            | Fault::Unobserved { controller, .. }
+            | Fault::Hold { controller, .. }
+            | Fault::Stale { controller, .. }
+            | Fault::Disconnect { controller, .. } => controller,
+        }
+    }
+
     pub fn start_ms(&self) -> TimeMs {
         match *self {
             Fault::CrashBetweenWrites { at_ms, .. }
@@ -117,6 +170,7 @@ impl Fault {
                 at_ms,
                 kind,
                 ref name,
+                for_ms,
                 ..
             } => vec![at(
                 at_ms,
@@ -124,7 +178,7 @@ impl Fault {
                     controller,
                     kind,
                     name: name.clone(),
-                    for_ms: HOLD_FOR_MS,
+                    for_ms,
                 },
             )],
             Fault::Stale {
@@ -132,6 +186,7 @@ impl Fault {
                 stale,
                 pause_ms,
                 restart_ms,
+                for_ms,
             } => vec![
                 at(pause_ms, Input::PauseCache { apiserver: stale }),
                 at(
@@ -149,10 +204,7 @@ impl Fault {
                         apiserver: Some(stale),
                     },
                 ),
-                at(
-                    restart_ms + STALE_FOR_MS,
-                    Input::ResumeCache { apiserver: stale },
-                ),
+                at(restart_ms + for_ms, Input::ResumeCache { apiserver: stale }),
             ],
             Fault::Disconnect {
                 controller,
@@ -176,7 +228,9 @@ impl Fault {
             Fault::CrashBetweenWrites { at_ms, .. } => at_ms + RESTART_AFTER_MS,
             Fault::Unobserved { until_ms, .. } => until_ms,
             Fault::Hold { until_ms, .. } => until_ms + 1,
-            Fault::Stale { restart_ms, .. } => restart_ms + STALE_FOR_MS,
+            Fault::Stale {
+                restart_ms, for_ms, ..
+            } => restart_ms + for_ms,
             Fault::Disconnect {
                 at_ms, duration_ms, ..
             } => at_ms + duration_ms,
@@ -225,12 +279,14 @@ impl Fault {
                 stale,
                 pause_ms,
                 restart_ms,
+                for_ms,
             } => format!(
-                "freeze {}'s cache at {} and restart {} against it at {} (stale state)",
+                "freeze {}'s cache at {} and restart {} against it at {}, resume it {} later (stale state)",
                 config.apiservers[stale.index()].name,
                 format_ms(pause_ms),
                 c(controller),
-                format_ms(restart_ms)
+                format_ms(restart_ms),
+                format_ms(for_ms)
             ),
             Fault::Disconnect {
                 controller,
@@ -249,7 +305,7 @@ impl Fault {
 /// How much to search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
-    /// Schedules to run at most (skipped ones included).
+    /// Schedules to run at most (skipped ones included), counted over all shards.
     pub schedules: u64,
     /// Stop at the first failure.
     pub first_failure: bool,
@@ -266,18 +322,26 @@ impl Default for Budget {
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
-    /// Candidate faults found in the fault-free run.
+    /// Candidate single faults (capped at [`MAX_SINGLES`]).
     pub faults: u64,
-    /// Schedules considered (run or skipped).
+    /// Schedules considered (run or skipped) by this explorer (its shard).
     pub tried: u64,
     /// Schedules skipped because they reached an explored state.
     pub skipped: u64,
     /// Distinct states reached right after the last fault.
     pub states: u64,
-    /// Schedules in the search space (singles, then pairs).
+    /// Schedules in the search space (singles, then pairs), all shards together.
     pub space: u64,
     /// Failing schedules discarded because a fault had no effect.
     pub ineffective: u64,
+    /// Candidate singles per fault type ([`FAULT_TYPES`]).
+    pub candidates_by_type: [u64; 5],
+    /// Schedules tried that hold a fault of each type.
+    pub tried_by_type: [u64; 5],
+    /// Failing schedules (before minimisation and dedup) with a fault of each type.
+    pub failed_by_type: [u64; 5],
+    /// Failures whose replay from scratch passed (the fork and the replay disagree: a bug).
+    pub replay_mismatch: u64,
 }
 
 /// A schedule that breaks the scenario, minimised and replayed from scratch.
@@ -287,6 +351,19 @@ pub struct Failure {
     /// What broke: the index of the expectation (`None` for the implicit ESR check) and what
     /// was found.
     pub broken: Vec<Broken>,
+    /// What each fault did in the replay, read from its trace (one per fault).
+    pub effects: Vec<String>,
+    /// The schedule's number in the search (for merging shards).
+    pub index: u64,
+    /// The state hash right after its last fault (for merging shards).
+    pub state: u64,
+}
+
+impl Failure {
+    /// Only ESR broke (the scenario's own expectations hold).
+    pub fn esr_only(&self) -> bool {
+        self.broken.iter().all(|b| b.expectation.is_none())
+    }
 }
 
 /// One expectation that failed.
@@ -296,17 +373,200 @@ pub struct Broken {
     pub found: String,
 }
 
+/// A numbered schedule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    pub index: u64,
+    pub faults: Vec<Fault>,
+}
+
+/// A job's fork, run up to its last fault.
+pub struct Fork {
+    pub sim: Sim,
+    pub state: u64,
+}
+
+/// A failing schedule after minimisation: its needed faults, what broke, what each fault did.
+pub type Minimal = (Vec<Fault>, Vec<Broken>, Vec<String>);
+
+/// How a schedule's run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    Pass,
+    /// It fails, but a fault had no effect (a hold never superseded, a pause that missed nothing).
+    Ineffective,
+    /// It fails; minimised (`None`: its replay from scratch passed, which would be a bug).
+    Fails(Option<Minimal>),
+}
+
+/// What happened to a job, for [`Explorer::record`].
+pub enum Outcome {
+    /// Its state was reached before.
+    Skipped,
+    /// It could not be forked (the configuration refused it).
+    Invalid,
+    Ran(u64, Verdict),
+}
+
+/// A candidate source: a list, or the stale pairs generated on demand.
+#[derive(Clone, Debug)]
+enum Source {
+    List(Vec<Fault>, usize),
+    Stale(Vec<StaleGen>, usize),
+}
+
+/// Stale candidates of one controller and one apiserver: each pause with its valid restarts,
+/// visited diagonally (every pause with its nearest restart first).
+#[derive(Clone, Debug)]
+struct StaleGen {
+    controller: ControllerId,
+    stale: ApiserverId,
+    /// Pause time and the index of its first valid restart.
+    pauses: Vec<(TimeMs, usize)>,
+    restarts: Vec<TimeMs>,
+    d: usize,
+    p: usize,
+    max_d: usize,
+}
+
+impl StaleGen {
+    fn count(&self) -> u64 {
+        self.pauses
+            .iter()
+            .map(|&(_, f)| self.restarts.len().saturating_sub(f) as u64)
+            .sum()
+    }
+
+    fn next(&mut self) -> Option<Fault> {
+        loop {
+            if self.d >= self.max_d {
+                return None;
+            }
+            if self.p >= self.pauses.len() {
+                self.p = 0;
+                self.d += 1;
+                continue;
+            }
+            let (pause_ms, first) = self.pauses[self.p];
+            self.p += 1;
+            if let Some(&restart_ms) = self.restarts.get(first + self.d) {
+                return Some(Fault::Stale {
+                    controller: self.controller,
+                    stale: self.stale,
+                    pause_ms,
+                    restart_ms,
+                    for_ms: STALE_FOR_MS,
+                });
+            }
+        }
+    }
+}
+
+impl Source {
+    fn count(&self) -> u64 {
+        match self {
+            Source::List(v, _) => v.len() as u64,
+            Source::Stale(g, _) => g.iter().map(StaleGen::count).sum(),
+        }
+    }
+
+    fn next(&mut self) -> Option<Fault> {
+        match self {
+            Source::List(v, i) => {
+                let f = v.get(*i).cloned();
+                *i += 1;
+                f
+            }
+            Source::Stale(gens, turn) => {
+                for _ in 0..gens.len() {
+                    let k = *turn % gens.len();
+                    *turn += 1;
+                    if let Some(f) = gens[k].next() {
+                        return Some(f);
+                    }
+                }
+                None
+            }
+        }
+    }
+}
+
+/// The candidate singles, round-robin over the fault types.
+#[derive(Clone, Debug)]
+pub struct Candidates {
+    sources: Vec<Source>,
+    turn: usize,
+    produced: u64,
+    total: u64,
+    by_type: [u64; 5],
+}
+
+impl Candidates {
+    /// Candidates read off a fault-free run.
+    pub fn new(sim: &Sim) -> Candidates {
+        let sources = sources(sim);
+        let mut by_type = [0; 5];
+        for (i, s) in sources.iter().enumerate() {
+            by_type[i] = s.count();
+        }
+        let total = by_type.iter().sum::<u64>().min(MAX_SINGLES);
+        Candidates {
+            sources,
+            turn: 0,
+            produced: 0,
+            total,
+            by_type,
+        }
+    }
+
+    /// How many singles there are (capped).
+    pub fn len(&self) -> u64 {
+        self.total
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+}
+
+impl Iterator for Candidates {
+    type Item = Fault;
+    fn next(&mut self) -> Option<Fault> {
+        if self.produced >= self.total {
+            return None;
+        }
+        let n = self.sources.len();
+        for _ in 0..n {
+            let k = self.turn % n;
+            self.turn += 1;
+            if let Some(f) = self.sources[k].next() {
+                self.produced += 1;
+                return Some(f);
+            }
+        }
+        None
+    }
+}
+
 pub struct Explorer {
     config: Arc<Config>,
     expects: Vec<Expect>,
     budget: Budget,
-    base: Sim,
-    candidates: Vec<Fault>,
-    /// The next schedule: (i, None) singles, then (i, Some(j)) pairs with i < j.
-    next: (usize, Option<usize>),
+    /// Clones of the fault-free run at increasing times; the first is the unstarted run.
+    checkpoints: Vec<Sim>,
+    /// The history each checkpoint's trace holds (see [`history`]).
+    histories: Vec<Vec<u64>>,
+    singles: Candidates,
+    /// The first [`PAIR_BASE`] singles, kept for pairs.
+    base: Vec<Fault>,
+    /// The next schedule's number.
+    next: u64,
+    shard: (u64, u64),
     seen: HashSet<u64>,
     pub stats: Stats,
     pub failures: Vec<Failure>,
+    /// Failing schedules whose fault had no effect: (number, state), for merging shards.
+    pub ineffective: Vec<(u64, u64)>,
     /// The fault-free run itself fails: nothing to search for.
     pub base_broken: Vec<Broken>,
     done: bool,
@@ -340,6 +600,56 @@ fn broken(sim: &Sim, expects: &[Expect]) -> Vec<Broken> {
     out
 }
 
+/// Adds what `events` hold for each expectation that reads the past (the events a count counts,
+/// the specs a reconcile read) to `acc`; expectations about the end state add nothing.
+fn history(sim: &Sim, events: &[crate::trace::Event], expects: &[Expect], acc: &mut [u64]) {
+    for (x, a) in expects.iter().zip(acc.iter_mut()) {
+        match x {
+            Expect::Count {
+                what, scope, by_ms, ..
+            } => {
+                for e in events {
+                    if by_ms.is_none_or(|b| e.time_ms <= b) {
+                        *a += crate::verdict::counts(sim, e, what, scope);
+                    }
+                }
+            }
+            Expect::Saw {
+                controller, spec, ..
+            } => {
+                for e in events {
+                    if let EventKind::ReconcileStart {
+                        controller: c,
+                        spec: Some(s),
+                        ..
+                    } = e.kind
+                    {
+                        *a += u64::from(c == *controller && s == *spec);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The explorer's dedup key: the state hash, what the past holds for the expectations that read
+/// it, and whether each object's desired state holds (ESR's bookkeeping, outside the state hash).
+fn key(sim: &Sim, past: &[u64]) -> u64 {
+    let mix = |h: u64, x: u64| (h ^ x).wrapping_mul(0x0100_0000_01b3);
+    let mut h = sim.state_hash();
+    for &x in past {
+        h = mix(h, x);
+    }
+    for (&(c, name), st) in &sim.esr {
+        h = mix(
+            h,
+            (u64::from(c.0) << 40) ^ (u64::from(name.0) << 1) ^ u64::from(st.holds),
+        );
+    }
+    h
+}
+
 /// Runs a configuration extended with faults from scratch.
 pub fn replay(config: &Config, faults: &[Fault]) -> Result<Sim, crate::config::ConfigError> {
     let mut c = config.clone();
@@ -350,6 +660,23 @@ pub fn replay(config: &Config, faults: &[Fault]) -> Result<Sim, crate::config::C
     Ok(sim)
 }
 
+/// The `q`-th pair `(i, j)`, `i < j`, in the order (0,1), (0,2), (1,2), (0,3), ...: pairs among
+/// the first singles come first.
+fn pair(q: u64) -> (u64, u64) {
+    let j = ((((8 * q + 1) as f64).sqrt() + 1.0) / 2.0).floor() as u64;
+    let j = (j.saturating_sub(1)..=j + 1)
+        .rev()
+        .find(|&j| j * j.saturating_sub(1) / 2 <= q)
+        .unwrap_or(1)
+        .max(1);
+    (q - j * (j - 1) / 2, j)
+}
+
+/// How many checkpoints of the fault-free run to keep: fewer when its trace is long.
+fn checkpoint_count(events: usize) -> usize {
+    (4_000_000 / events.max(1)).clamp(2, 32)
+}
+
 impl Explorer {
     pub fn new(
         config: Config,
@@ -358,38 +685,81 @@ impl Explorer {
     ) -> Result<Explorer, crate::config::ConfigError> {
         let mut original = Sim::new(config.clone())?;
         original.run();
-        let candidates = candidates(&original);
-        // Every schedule, and the fault-free reference, runs long enough to settle.
+        let singles = Candidates::new(&original);
+        // Every schedule, and the fault-free reference, runs long enough to settle. Candidates
+        // start by the original end and last at most a minute (a 60 s disconnect or hold), so
+        // that end plus a minute plus the settling time covers them all.
         let mut config = config;
-        let latest = candidates.iter().map(Fault::end_ms).max().unwrap_or(0);
-        config.end_ms = config
-            .end_ms
-            .max(latest + SETTLE_MS)
-            .min(config.limits.max_time_ms);
+        config.end_ms = (config.end_ms + MAX_FAULT_MS + SETTLE_MS).min(config.limits.max_time_ms);
         let config = Arc::new(config);
-        let mut full = Sim::new((*config).clone())?;
+        let fresh = Sim::new((*config).clone())?;
+        let mut full = fresh.clone();
         full.run();
         let base_broken = broken(&full, &expects);
-        let n = candidates.len() as u64;
-        let base = Sim::new((*config).clone())?;
-        let done = !base_broken.is_empty() || candidates.is_empty();
+        // Checkpoints at evenly spaced events of the fault-free run.
+        let mut checkpoints = vec![fresh.clone()];
+        let n = checkpoint_count(original.trace.len());
+        let mut times: Vec<TimeMs> = (1..n)
+            .filter_map(|k| {
+                original
+                    .trace
+                    .get(original.trace.len() * k / n)
+                    .map(|e| e.time_ms)
+            })
+            .collect();
+        times.dedup();
+        let mut cur = fresh;
+        for t in times {
+            cur.handle_timeout(t);
+            checkpoints.push(cur.clone());
+        }
+        let histories = checkpoints
+            .iter()
+            .map(|s| {
+                let mut h = vec![0; expects.len()];
+                history(s, &s.trace, &expects, &mut h);
+                h
+            })
+            .collect();
+        let n = singles.len();
+        let p = n.min(PAIR_BASE as u64);
+        let done = !base_broken.is_empty() || singles.is_empty();
         Ok(Explorer {
             stats: Stats {
                 faults: n,
-                space: n + n * n.saturating_sub(1) / 2,
+                space: n + p * p.saturating_sub(1) / 2,
+                candidates_by_type: singles.by_type,
                 ..Stats::default()
             },
             config,
             expects,
             budget,
-            base,
-            candidates,
-            next: (0, None),
+            checkpoints,
+            histories,
+            singles,
+            base: vec![],
+            next: 0,
+            shard: (0, 1),
             seen: HashSet::new(),
             failures: vec![],
+            ineffective: vec![],
             base_broken,
             done,
         })
+    }
+
+    /// Explore only schedules numbered `k` with `k % count == index`.
+    pub fn set_shard(&mut self, index: u64, count: u64) {
+        assert!(count > 0 && index < count, "shard {index}/{count}");
+        self.shard = (index, count);
+    }
+
+    pub fn shard(&self) -> (u64, u64) {
+        self.shard
+    }
+
+    pub fn budget(&self) -> Budget {
+        self.budget
     }
 
     /// When every schedule's run ends (the scenario's end, extended so faults can settle).
@@ -397,135 +767,335 @@ impl Explorer {
         self.config.end_ms
     }
 
-    pub fn candidates(&self) -> &[Fault] {
-        &self.candidates
+    pub fn config(&self) -> &Config {
+        &self.config
     }
 
     pub fn is_done(&self) -> bool {
         self.done
     }
 
-    fn advance(&mut self) -> Option<Vec<usize>> {
-        let n = self.candidates.len();
-        let (i, j) = self.next;
-        let out = match j {
-            None if i < n => {
-                self.next = if i + 1 < n {
-                    (i + 1, None)
-                } else {
-                    (0, Some(1))
-                };
-                vec![i]
-            }
-            Some(j) if i < n && j < n => {
-                if (i, j) == (0, 1) {
-                    // Pairs start again from the beginning of time.
-                    self.base = Sim::new((*self.config).clone()).ok()?;
-                }
-                self.next = if j + 1 < n {
-                    (i, Some(j + 1))
-                } else {
-                    (i + 1, Some(i + 2))
-                };
-                vec![i, j]
-            }
-            _ => return None,
-        };
-        Some(out)
+    /// Schedules this explorer will consider at most (its shard's part of the budget).
+    pub fn planned(&self) -> u64 {
+        let total = self.stats.space.min(self.budget.schedules);
+        let (i, n) = self.shard;
+        total / n + u64::from(total % n > i)
     }
 
-    /// Runs up to `n` more schedules; returns true when the search is over.
-    pub fn step(&mut self, n: u64) -> bool {
-        for _ in 0..n {
-            if self.done || self.stats.tried >= self.budget.schedules {
-                self.done = true;
-                break;
+    /// The schedule numbered `self.next`, advancing the candidate stream; `None` at the end.
+    fn schedule(&mut self) -> Option<Vec<Fault>> {
+        let k = self.next;
+        if k >= self.stats.space.min(self.budget.schedules) {
+            return None;
+        }
+        self.next += 1;
+        let n = self.stats.faults;
+        if k < n {
+            let f = self.singles.next()?;
+            if self.base.len() < PAIR_BASE {
+                self.base.push(f.clone());
             }
-            let Some(schedule) = self.advance() else {
-                self.done = true;
+            return Some(vec![f]);
+        }
+        // Pairs (i, j), i < j, in the order (0,1), (0,2), (1,2), (0,3), ...
+        let (i, j) = pair(k - n);
+        let (a, b) = (self.base.get(i as usize)?, self.base.get(j as usize)?);
+        Some(vec![a.clone(), b.clone()])
+    }
+
+    /// The next `n` schedules of this shard (fewer at the end).
+    pub fn take(&mut self, n: usize) -> Vec<Job> {
+        let mut out = vec![];
+        while out.len() < n && !self.done {
+            let index = self.next;
+            let Some(faults) = self.schedule() else {
                 break;
             };
-            self.stats.tried += 1;
-            let faults: Vec<Fault> = schedule
-                .iter()
-                .map(|&i| self.candidates[i].clone())
-                .collect();
-            if let Some(found) = self.try_schedule(&faults) {
-                self.failures.push(found);
-                if self.budget.first_failure {
-                    self.done = true;
+            if index % self.shard.1 == self.shard.0 {
+                out.push(Job { index, faults });
+            }
+        }
+        out
+    }
+
+    /// A fork of the fault-free run with the job's faults, run up to its last fault.
+    pub fn fork(&self, job: &Job) -> Option<Fork> {
+        let mut inputs: Vec<TimedInput> = job.faults.iter().flat_map(|f| f.inputs()).collect();
+        inputs.sort_by_key(|t| t.at_ms);
+        let first = inputs.first()?.at_ms;
+        let last = inputs.last()?.at_ms;
+        let ck = self
+            .checkpoints
+            .iter()
+            .rposition(|s| s.trace.is_empty() || s.now_ms < first)
+            .unwrap_or(0);
+        let mut sim = self.checkpoints[ck].clone();
+        if first > 0 && sim.now_ms < first - 1 {
+            sim.handle_timeout(first - 1);
+        }
+        for t in inputs {
+            if !sim.schedule_input(t.at_ms, t.input) {
+                return None;
+            }
+        }
+        sim.handle_timeout(last);
+        // Two forks in the same state judge the same only if the expectations that read the
+        // past (counts, what a reconcile saw) found the same past: that goes into the key.
+        let mut past = self.histories[ck].clone();
+        let from = self.checkpoints[ck].trace.len();
+        history(&sim, &sim.trace[from..], &self.expects, &mut past);
+        let state = key(&sim, &past);
+        Some(Fork { sim, state })
+    }
+
+    /// Runs a fork to its end and judges it.
+    pub fn judge(&self, job: &Job, fork: Fork) -> Verdict {
+        let mut sim = fork.sim;
+        sim.run();
+        if broken(&sim, &self.expects).is_empty() {
+            Verdict::Pass
+        } else if all_up(&sim) && job.faults.iter().all(|f| had_effect(f, &sim)) {
+            // Minimised here, so callers that judge on many threads minimise there too.
+            Verdict::Fails(self.minimise(&job.faults))
+        } else {
+            Verdict::Ineffective
+        }
+    }
+
+    /// Marks a state explored; false when it was already.
+    pub fn visit(&mut self, state: u64) -> bool {
+        self.seen.insert(state)
+    }
+
+    /// Records a job's outcome, in schedule order; returns true when the search is over.
+    pub fn record(&mut self, job: &Job, outcome: Outcome) -> bool {
+        if self.done {
+            return true;
+        }
+        self.stats.tried += 1;
+        let mut types = [false; 5];
+        for f in &job.faults {
+            types[f.type_index()] = true;
+        }
+        for (t, &on) in types.iter().enumerate() {
+            self.stats.tried_by_type[t] += u64::from(on);
+        }
+        match outcome {
+            Outcome::Skipped => self.stats.skipped += 1,
+            Outcome::Invalid => {}
+            Outcome::Ran(state, verdict) => {
+                self.stats.states += 1;
+                match verdict {
+                    Verdict::Pass => {}
+                    Verdict::Ineffective => {
+                        self.stats.ineffective += 1;
+                        self.ineffective.push((job.index, state));
+                    }
+                    Verdict::Fails(minimal) => {
+                        for (t, &on) in types.iter().enumerate() {
+                            self.stats.failed_by_type[t] += u64::from(on);
+                        }
+                        match minimal {
+                            Some((faults, broken, effects)) => {
+                                // Every failing state is kept (shards merge them); two may
+                                // minimise to one schedule, which reports show once.
+                                self.failures.push(Failure {
+                                    faults,
+                                    broken,
+                                    effects,
+                                    index: job.index,
+                                    state,
+                                });
+                                if self.budget.first_failure {
+                                    self.done = true;
+                                }
+                            }
+                            None => self.stats.replay_mismatch += 1,
+                        }
+                    }
                 }
             }
         }
         self.done
     }
 
+    /// One job, start to end.
+    fn one(&mut self, job: &Job) -> bool {
+        let outcome = match self.fork(job) {
+            None => Outcome::Invalid,
+            Some(fork) => {
+                let state = fork.state;
+                if self.visit(state) {
+                    Outcome::Ran(state, self.judge(job, fork))
+                } else {
+                    Outcome::Skipped
+                }
+            }
+        };
+        self.record(job, outcome)
+    }
+
+    /// Runs up to `n` more schedules; returns true when the search is over.
+    pub fn step(&mut self, n: u64) -> bool {
+        for _ in 0..n {
+            let Some(job) = self.take(1).pop() else {
+                self.done = true;
+                break;
+            };
+            if self.one(&job) {
+                break;
+            }
+        }
+        self.done
+    }
+
+    /// Ends the search now (a time limit, Ctrl-C).
+    pub fn stop(&mut self) {
+        self.done = true;
+    }
+
     pub fn run(&mut self) {
         while !self.step(1024) {}
     }
 
-    fn try_schedule(&mut self, faults: &[Fault]) -> Option<Failure> {
-        let inputs: Vec<TimedInput> = {
-            let mut v: Vec<TimedInput> = faults.iter().flat_map(|f| f.inputs()).collect();
-            v.sort_by_key(|t| t.at_ms);
-            v
-        };
-        let first = inputs.first()?.at_ms;
-        let last = inputs.last()?.at_ms;
-        // Fork the fault-free run just before the first fault.
-        if first > 0 && self.base.now_ms < first - 1 {
-            self.base.handle_timeout(first - 1);
-        }
-        let mut fork = if self.base.now_ms < first || first == 0 && self.base.trace.is_empty() {
-            self.base.clone()
-        } else {
-            Sim::new((*self.config).clone()).ok()?
-        };
-        for t in inputs {
-            fork.schedule_input(t.at_ms, t.input);
-        }
-        fork.handle_timeout(last);
-        if !self.seen.insert(fork.state_hash()) {
-            self.stats.skipped += 1;
-            return None;
-        }
-        self.stats.states += 1;
-        fork.run();
-        if broken(&fork, &self.expects).is_empty() {
-            return None;
-        }
-        // A fault that did not do what it is for (a hold no later state superseded, a paused
-        // cache that missed no write) proves nothing about the controller.
-        if !faults.iter().all(|f| had_effect(f, &fork)) {
-            self.stats.ineffective += 1;
-            return None;
-        }
-        // Replay from scratch, then drop every fault that is not needed.
+    /// Does this schedule fail (expectations or ESR, with every fault effective) when replayed
+    /// from scratch?
+    fn fails(&self, faults: &[Fault]) -> Option<(Vec<Broken>, Sim)> {
+        let sim = replay(&self.config, faults).ok()?;
+        let b = broken(&sim, &self.expects);
+        (!b.is_empty() && all_up(&sim) && faults.iter().all(|f| had_effect(f, &sim)))
+            .then_some((b, sim))
+    }
+
+    /// Replays a failing schedule from scratch, drops every fault that is not needed, shortens
+    /// windows and moves crash points earlier while it still fails.
+    pub fn minimise(&self, faults: &[Fault]) -> Option<Minimal> {
         let mut needed = faults.to_vec();
-        let fails = |fs: &[Fault]| {
-            replay(&self.config, fs)
-                .map(|s| broken(&s, &self.expects))
-                .unwrap_or_default()
-        };
-        if fails(&needed).is_empty() {
-            return None;
-        }
+        self.fails(&needed)?;
         let mut i = 0;
         while needed.len() > 1 && i < needed.len() {
             let mut without = needed.clone();
             without.remove(i);
-            if fails(&without).is_empty() {
+            if self.fails(&without).is_none() {
                 i += 1;
             } else {
                 needed = without;
             }
         }
-        let broken = fails(&needed);
-        Some(Failure {
-            faults: needed,
-            broken,
-        })
+        for i in 0..needed.len() {
+            for smaller in shrinks(&needed[i]) {
+                let mut t = needed.clone();
+                t[i] = smaller;
+                if self.fails(&t).is_some() {
+                    needed = t;
+                    break;
+                }
+            }
+        }
+        let (broken, sim) = self.fails(&needed)?;
+        let effects = needed.iter().map(|f| effect(f, &sim)).collect();
+        Some((needed, broken, effects))
     }
+}
+
+/// Smaller versions of a fault, smallest first: shorter windows, earlier crash points.
+fn shrinks(f: &Fault) -> Vec<Fault> {
+    const WINDOWS: [TimeMs; 6] = [1_000, 2_000, 5_000, 10_000, 20_000, 30_000];
+    let mut out = vec![];
+    match *f {
+        Fault::CrashBetweenWrites {
+            controller,
+            at_ms,
+            after_writes,
+        } => {
+            for k in 1..after_writes {
+                out.push(Fault::CrashBetweenWrites {
+                    controller,
+                    at_ms,
+                    after_writes: k,
+                });
+            }
+        }
+        Fault::Disconnect {
+            controller,
+            at_ms,
+            duration_ms,
+        } => {
+            for w in WINDOWS.into_iter().filter(|&w| w < duration_ms) {
+                out.push(Fault::Disconnect {
+                    controller,
+                    at_ms,
+                    duration_ms: w,
+                });
+            }
+        }
+        Fault::Hold {
+            controller,
+            at_ms,
+            kind,
+            ref name,
+            until_ms,
+            for_ms,
+        } => {
+            let need = until_ms.saturating_sub(at_ms) + 1_000;
+            let mut ws: Vec<TimeMs> = WINDOWS.into_iter().filter(|&w| w > need).collect();
+            ws.insert(0, need);
+            for w in ws.into_iter().filter(|&w| w < for_ms) {
+                out.push(Fault::Hold {
+                    controller,
+                    at_ms,
+                    kind,
+                    name: name.clone(),
+                    until_ms,
+                    for_ms: w,
+                });
+            }
+        }
+        Fault::Stale {
+            controller,
+            stale,
+            pause_ms,
+            restart_ms,
+            for_ms,
+        } => {
+            for w in WINDOWS.into_iter().filter(|&w| w < for_ms) {
+                out.push(Fault::Stale {
+                    controller,
+                    stale,
+                    pause_ms,
+                    restart_ms,
+                    for_ms: w,
+                });
+            }
+        }
+        Fault::Unobserved { .. } => {}
+    }
+    out
+}
+
+/// The kinds a controller reads (its informers).
+fn reads(sim: &Sim, controller: ControllerId) -> Vec<KindId> {
+    sim.reflectors
+        .iter()
+        .filter(|r| r.controller == controller)
+        .map(|r| r.kind)
+        .collect()
+}
+
+/// Is every controller that was ever started running at the end? A crash the scenario writes
+/// in (`crash` without a restart after it, or a `restart` at a fixed moment that a fault moved
+/// the crash past) can leave a controller down for good, which no controller survives; a real
+/// cluster's kubelet restarts the pod. Such failures say nothing about the controller.
+pub fn all_up(sim: &Sim) -> bool {
+    let mut up = vec![None; sim.config.controllers.len()];
+    for e in &sim.trace {
+        match e.kind {
+            EventKind::Crash { controller } => up[controller.index()] = Some(false),
+            EventKind::Restart { controller, .. } => up[controller.index()] = Some(true),
+            _ => {}
+        }
+    }
+    up.iter().all(|u| *u != Some(false))
 }
 
 /// Did the fault do in this run what it is meant to do?
@@ -543,12 +1113,7 @@ pub fn had_effect(f: &Fault, sim: &Sim) -> bool {
             restart_ms,
             ..
         } => {
-            let read: Vec<KindId> = sim
-                .reflectors
-                .iter()
-                .filter(|r| r.controller == controller)
-                .map(|r| r.kind)
-                .collect();
+            let read = reads(sim, controller);
             sim.trace.iter().any(|e| {
                 e.time_ms >= pause_ms
                     && e.time_ms < restart_ms
@@ -559,15 +1124,292 @@ pub fn had_effect(f: &Fault, sim: &Sim) -> bool {
     }
 }
 
-/// Candidate faults read off a fault-free run.
-pub fn candidates(sim: &Sim) -> Vec<Fault> {
+/// What a fault did in a run, in words read from its trace.
+pub fn effect(f: &Fault, sim: &Sim) -> String {
     let cfg = &sim.config;
-    let mut out: Vec<Fault> = vec![];
-    // User writes per object, in time order.
-    let mut user_writes: Vec<(TimeMs, KindId, NameId)> = vec![];
+    let cname = |c: ControllerId| cfg.controllers[c.index()].name.as_str();
+    let kname = |k: KindId| cfg.kinds[k.index()].name.as_str();
+    let mine = |w: crate::model::WatcherId, c: ControllerId| {
+        sim.reflectors
+            .get(w.index())
+            .is_some_and(|r| r.controller == c)
+    };
+    // etcd's revision at event `i`.
+    let rev_at = |i: usize| -> Rv {
+        sim.trace[..i]
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::Write { rv, .. } => Some(rv),
+                EventKind::Compacted { rev } => Some(rev),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0)
+    };
+    match *f {
+        Fault::Stale {
+            controller,
+            stale,
+            pause_ms,
+            restart_ms,
+            ..
+        } => {
+            let aname = &cfg.apiservers[stale.index()].name;
+            let missed = sim
+                .trace
+                .iter()
+                .filter(|e| {
+                    e.time_ms >= pause_ms
+                        && e.time_ms < restart_ms
+                        && matches!(e.kind, EventKind::Write { .. })
+                })
+                .count();
+            let req = sim
+                .trace
+                .iter()
+                .enumerate()
+                .find_map(|(i, e)| match e.kind {
+                    EventKind::ListRequest { watcher, rv, .. }
+                        if e.time_ms >= restart_ms && mine(watcher, controller) =>
+                    {
+                        Some((i, watcher, rv))
+                    }
+                    EventKind::WatchListRequest { watcher, rv, .. }
+                        if e.time_ms >= restart_ms && mine(watcher, controller) =>
+                    {
+                        Some((i, watcher, rv))
+                    }
+                    _ => None,
+                });
+            let Some((i, w, rv)) = req else {
+                return format!(
+                    "{aname}'s cache missed {missed} writes, but {} made no list after the restart",
+                    cname(controller)
+                );
+            };
+            let result = sim.trace[i..]
+                .iter()
+                .enumerate()
+                .find_map(|(d, e)| match e.kind {
+                    EventKind::ListResult {
+                        watcher, list_rv, ..
+                    } if watcher == w => Some((i + d, list_rv)),
+                    _ => None,
+                });
+            let kind = kname(sim.reflectors[w.index()].kind);
+            match result {
+                Some((j, list_rv)) => format!(
+                    "{aname}'s cache was paused at {} and missed {missed} writes; the restart at {} listed {kind} at RV {} from {aname}, whose cache stood at rv {list_rv} while etcd was at {}",
+                    format_ms(pause_ms),
+                    format_ms(restart_ms),
+                    if rv == ListRv::Any { "\"0\"".to_string() } else { rv.param() },
+                    rev_at(j)
+                ),
+                None => format!(
+                    "{aname}'s cache was paused at {} and missed {missed} writes; the restart's list of {kind} got no answer",
+                    format_ms(pause_ms)
+                ),
+            }
+        }
+        Fault::CrashBetweenWrites {
+            controller, at_ms, ..
+        } => {
+            let crash = sim.trace.iter().enumerate().find(|(_, e)| {
+                e.time_ms >= at_ms
+                    && matches!(e.kind, EventKind::Crash { controller: c } if c == controller)
+            });
+            let Some((ci, ce)) = crash else {
+                return format!("{} never reached the crash point", cname(controller));
+            };
+            // The reconcile it cut short, and the writes that reconcile made.
+            let cut = sim.trace[ci..].iter().find_map(|e| match e.kind {
+                EventKind::ReconcileEnd {
+                    controller: c,
+                    key,
+                    result: ReconcileResult::Crashed,
+                } if c == controller => Some(key),
+                _ => None,
+            });
+            let start = cut.and_then(|key| {
+                sim.trace[..ci].iter().rposition(|e| {
+                    matches!(e.kind, EventKind::ReconcileStart { controller: c, key: k, .. } if c == controller && k == key)
+                })
+            });
+            let writes: Vec<String> = start
+                .map(|s| {
+                    sim.trace[s..ci]
+                        .iter()
+                        .filter(|e| e.cause == s as u32)
+                        .filter_map(|e| match e.kind {
+                            EventKind::Write { op, kind, name, .. } => Some(format!(
+                                "{} {}/{}",
+                                op.as_str(),
+                                kname(kind),
+                                sim.names.resolve(name)
+                            )),
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let restart = sim.trace[ci..].iter().find_map(|e| match e.kind {
+                EventKind::Restart { controller: c, .. } if c == controller => Some(e.time_ms),
+                _ => None,
+            });
+            format!(
+                "{} crashed at {} in the reconcile of {} after {} write{} ({}){}",
+                cname(controller),
+                format_ms(ce.time_ms),
+                cut.map(|k| sim.names.resolve(k)).unwrap_or("?"),
+                writes.len(),
+                if writes.len() == 1 { "" } else { "s" },
+                writes.join(", "),
+                restart
+                    .map(|t| format!(", restarted at {}", format_ms(t)))
+                    .unwrap_or_default()
+            )
+        }
+        Fault::Hold {
+            controller,
+            at_ms,
+            kind,
+            ref name,
+            ..
+        } => {
+            let armed = sim.trace.iter().find(|e| {
+                e.time_ms >= at_ms
+                    && matches!(e.kind, EventKind::HoldArmed { controller: c, .. } if c == controller)
+            });
+            let released = sim.trace.iter().find_map(|e| match e.kind {
+                EventKind::HoldReleased {
+                    controller: c,
+                    held,
+                    superseded,
+                } if c == controller && e.time_ms >= at_ms => Some((e.time_ms, held, superseded)),
+                _ => None,
+            });
+            let Some((t, held, superseded)) = released else {
+                return format!(
+                    "{}'s notifications were held from {} and never released",
+                    cname(controller),
+                    format_ms(armed.map_or(at_ms, |e| e.time_ms))
+                );
+            };
+            // The states of the object written while the hold was on.
+            let specs: Vec<String> = sim
+                .trace
+                .iter()
+                .filter(|e| e.time_ms >= at_ms && e.time_ms <= t)
+                .filter_map(|e| match e.kind {
+                    EventKind::Write {
+                        kind: k,
+                        name: n,
+                        spec,
+                        ..
+                    } if k == kind && sim.names.resolve(n) == name => Some(spec.to_string()),
+                    _ => None,
+                })
+                .collect();
+            format!(
+                "{held} notifications to {} were held from {} to {} and released together{}: it never acted on {}/{name} at spec {} alone",
+                cname(controller),
+                format_ms(armed.map_or(at_ms, |e| e.time_ms)),
+                format_ms(t),
+                if superseded { " once a later state arrived" } else { "" },
+                kname(kind),
+                specs.first().map_or("?", String::as_str)
+            )
+        }
+        Fault::Disconnect {
+            controller,
+            at_ms,
+            duration_ms,
+        }
+        | Fault::Unobserved {
+            controller,
+            from_ms: at_ms,
+            until_ms: duration_ms,
+        } => {
+            let until = if matches!(f, Fault::Unobserved { .. }) {
+                duration_ms
+            } else {
+                at_ms + duration_ms
+            };
+            let after = |e: &&crate::trace::Event| e.time_ms >= at_ms && e.time_ms < until + 60_000;
+            let cut = sim
+                .trace
+                .iter()
+                .filter(after)
+                .filter(|e| matches!(e.kind, EventKind::WatchEnded { watcher, reason: WatchEnd::Disconnected } if mine(watcher, controller)))
+                .count();
+            let gone: Vec<String> = sim
+                .trace
+                .iter()
+                .filter(after)
+                .filter_map(|e| match e.kind {
+                    EventKind::WatchFailed { watcher, error } if mine(watcher, controller) => {
+                        error.code().eq(&410).then(|| error.message())
+                    }
+                    _ => None,
+                })
+                .collect();
+            let relists = sim
+                .trace
+                .iter()
+                .filter(after)
+                .filter(|e| match e.kind {
+                    EventKind::ListRequest {
+                        watcher, relist, ..
+                    }
+                    | EventKind::WatchListRequest {
+                        watcher, relist, ..
+                    } => relist && mine(watcher, controller),
+                    _ => false,
+                })
+                .count();
+            let missed = sim
+                .trace
+                .iter()
+                .filter(|e| e.time_ms >= at_ms && e.time_ms < until)
+                .filter(|e| matches!(e.kind, EventKind::Write { .. }))
+                .count();
+            format!(
+                "{} was cut off from {} to {} ({cut} watch{} closed, {missed} writes meanwhile){}{}",
+                cname(controller),
+                format_ms(at_ms),
+                format_ms(until),
+                if cut == 1 { "" } else { "es" },
+                match gone.first() {
+                    Some(m) => format!("; its re-watch got 410 \"{m}\""),
+                    None => "; it re-watched from where it was".into(),
+                },
+                if relists > 0 {
+                    format!(" and relisted {relists} time{}", if relists == 1 { "" } else { "s" })
+                } else {
+                    String::new()
+                }
+            )
+        }
+    }
+}
+
+/// The candidate sources, one per fault type in [`FAULT_TYPES`]'s order.
+fn sources(sim: &Sim) -> Vec<Source> {
+    let cfg = &sim.config;
+    let end = cfg.end_ms;
+    let (mut crash, mut hold, mut unobserved, mut disconnect) = (vec![], vec![], vec![], vec![]);
+    let mut stale = vec![];
+    // Writes (of any reconcile) counted by the reconcile that made them.
+    let mut writes_of = vec![0u32; sim.trace.len()];
     for e in &sim.trace {
-        if let (Actor::User, EventKind::Write { kind, name, .. }) = (e.actor, e.kind) {
-            user_writes.push((e.time_ms, kind, name));
+        if let (
+            Actor::Controller(_),
+            EventKind::Write { .. } | EventKind::WriteFailed { .. } | EventKind::NoOpWrite { .. },
+        ) = (e.actor, e.kind)
+        {
+            if let Some(n) = writes_of.get_mut(e.cause as usize) {
+                *n += 1;
+            }
         }
     }
     for (ci, c) in cfg.controllers.iter().enumerate() {
@@ -575,103 +1417,235 @@ pub fn candidates(sim: &Sim) -> Vec<Fault> {
             continue;
         }
         let controller = ControllerId(ci as u16);
-        let watched: Vec<KindId> = sim
-            .reflectors
-            .iter()
-            .filter(|r| r.controller == controller)
-            .map(|r| r.kind)
-            .collect();
-        // Intermediate state: every reconcile that writes twice or more.
+        let read = reads(sim, controller);
+        // Intermediate state: between every pair of writes of every reconcile. The crash is
+        // armed just before the reconcile starts, or as the controller starts if it started
+        // in that very millisecond (a crash input for a controller that is down does nothing).
+        let mut up_since = 0;
         for (i, e) in sim.trace.iter().enumerate() {
-            if let EventKind::ReconcileStart { controller: rc, .. } = e.kind {
-                if rc != controller {
-                    continue;
+            match e.kind {
+                EventKind::Restart { controller: rc, .. } if rc == controller => {
+                    up_since = e.time_ms;
                 }
-                let writes = sim.trace[i..]
-                    .iter()
-                    .filter(|x| x.cause == i as u32 && x.actor == Actor::Controller(controller))
-                    .filter(|x| {
-                        matches!(
-                            x.kind,
-                            EventKind::Write { .. }
-                                | EventKind::WriteFailed { .. }
-                                | EventKind::NoOpWrite { .. }
-                        )
-                    })
-                    .count() as u32;
-                for after_writes in 1..writes {
-                    out.push(Fault::CrashBetweenWrites {
-                        controller,
-                        at_ms: e.time_ms.saturating_sub(1),
-                        after_writes,
-                    });
+                EventKind::ReconcileStart { controller: rc, .. } if rc == controller => {
+                    for after_writes in 1..writes_of[i] {
+                        crash.push(Fault::CrashBetweenWrites {
+                            controller,
+                            at_ms: e.time_ms.saturating_sub(1).max(up_since),
+                            after_writes,
+                        });
+                    }
                 }
+                _ => {}
             }
         }
-        // Unobserved state and dropped notifications: consecutive user writes of one object.
-        for (k, &(t1, kind, name)) in user_writes.iter().enumerate() {
-            if !watched.contains(&kind) {
-                continue;
-            }
-            if let Some(&(t2, ..)) = user_writes[k + 1..]
-                .iter()
-                .find(|w| w.1 == kind && w.2 == name && w.0 > t1)
-            {
-                out.push(Fault::Unobserved {
-                    controller,
-                    from_ms: t1.saturating_sub(1),
-                    until_ms: t2 + 1,
-                });
-                out.push(Fault::Hold {
-                    controller,
-                    at_ms: t1.saturating_sub(1),
-                    kind,
-                    name: sim.names.resolve(name).to_string(),
-                    until_ms: t2,
-                });
-            }
-        }
-        // Stale state: another apiserver frozen after one write, the restart after a later one.
-        for (a, _) in cfg.apiservers.iter().enumerate() {
-            let stale = ApiserverId(a as u8);
-            if stale == c.apiserver {
-                continue;
-            }
-            let times: Vec<TimeMs> = {
-                let mut t: Vec<TimeMs> = user_writes.iter().map(|w| w.0).collect();
-                t.dedup();
-                t
-            };
-            for (x, &p) in times.iter().enumerate() {
-                for &r in &times[x + 1..] {
-                    out.push(Fault::Stale {
-                        controller,
-                        stale,
-                        pause_ms: p,
-                        restart_ms: r + 1000,
-                    });
-                }
-            }
-        }
-        // A disconnect at each user write, long enough for the cache to move on.
-        let mut times: Vec<TimeMs> = user_writes
+        // Writes by others of kinds it reads, in time order.
+        let others: Vec<(TimeMs, KindId, crate::model::NameId)> = sim
+            .trace
             .iter()
-            .filter(|w| watched.contains(&w.1))
-            .map(|w| w.0)
+            .filter(|e| e.actor != Actor::Controller(controller))
+            .filter_map(|e| match e.kind {
+                EventKind::Write { kind, name, .. } if read.contains(&kind) => {
+                    Some((e.time_ms, kind, name))
+                }
+                _ => None,
+            })
             .collect();
+        // Unobserved state: consecutive writes of one object by others.
+        let mut next_of: std::collections::HashMap<(KindId, crate::model::NameId), TimeMs> =
+            Default::default();
+        let mut pairs = vec![];
+        for &(t, kind, name) in others.iter().rev() {
+            if let Some(&t2) = next_of.get(&(kind, name)) {
+                if t2 > t {
+                    pairs.push((t, t2, kind, name));
+                }
+            }
+            next_of.insert((kind, name), t);
+        }
+        pairs.reverse();
+        for (t1, t2, kind, name) in pairs {
+            unobserved.push(Fault::Unobserved {
+                controller,
+                from_ms: t1.saturating_sub(1),
+                until_ms: t2 + 1,
+            });
+            hold.push(Fault::Hold {
+                controller,
+                at_ms: t1.saturating_sub(1),
+                kind,
+                name: sim.names.resolve(name).to_string(),
+                until_ms: t2,
+                for_ms: HOLD_FOR_MS,
+            });
+        }
+        // A disconnect at each write of a kind it reads, long enough for the cache to move on.
+        let mut times: Vec<TimeMs> = others.iter().map(|w| w.0).collect();
         times.dedup();
         for t in times {
             for duration_ms in [5_000, 60_000] {
-                out.push(Fault::Disconnect {
+                disconnect.push(Fault::Disconnect {
                     controller,
                     at_ms: t.saturating_sub(1),
                     duration_ms,
                 });
             }
         }
+        // Stale state: another apiserver paused right after its cache applied a change of a
+        // kind the controller reads; the restart after one of the controller's own writes, or
+        // 1 s after a user write, once that cache has missed a write.
+        let mut restarts: Vec<TimeMs> = sim
+            .trace
+            .iter()
+            .filter_map(|e| match (e.actor, e.kind) {
+                (Actor::Controller(a), EventKind::Write { .. }) if a == controller => {
+                    Some(e.time_ms + 1)
+                }
+                (Actor::User, EventKind::Write { kind, .. }) if read.contains(&kind) => {
+                    Some(e.time_ms + 1_000)
+                }
+                _ => None,
+            })
+            .filter(|&r| r <= end)
+            .collect();
+        restarts.sort_unstable();
+        restarts.dedup();
+        for (a, _) in cfg.apiservers.iter().enumerate() {
+            let a = ApiserverId(a as u8);
+            if a == c.apiserver {
+                continue;
+            }
+            let mut adds: Vec<TimeMs> = sim
+                .trace
+                .iter()
+                .filter_map(|e| match e.kind {
+                    EventKind::CacheAdd {
+                        apiserver, kind, ..
+                    } if apiserver == a && read.contains(&kind) => Some(e.time_ms),
+                    _ => None,
+                })
+                .collect();
+            adds.dedup();
+            // Pause right after each moment the cache applied something; valid restarts come
+            // after the next thing it would have applied.
+            let pauses: Vec<(TimeMs, usize)> = adds
+                .iter()
+                .enumerate()
+                .filter_map(|(k, &t)| {
+                    let missed = *adds.get(k + 1)?;
+                    let first = restarts.partition_point(|&r| r <= missed);
+                    (first < restarts.len()).then_some((t + 1, first))
+                })
+                .collect();
+            let max_d = pauses
+                .iter()
+                .map(|&(_, f)| restarts.len() - f)
+                .max()
+                .unwrap_or(0);
+            stale.push(StaleGen {
+                controller,
+                stale: a,
+                pauses,
+                restarts: restarts.clone(),
+                d: 0,
+                p: 0,
+                max_d,
+            });
+        }
     }
-    out.retain(|f| f.end_ms() <= cfg.end_ms);
-    out.sort_by_key(|f| f.start_ms());
-    out.dedup();
-    out
+    let list = |mut v: Vec<Fault>| {
+        v.retain(|f| f.start_ms() <= end);
+        v.sort_by_key(|f| f.start_ms());
+        let mut seen = HashSet::new();
+        v.retain(|f| seen.insert(f.clone()));
+        Source::List(v, 0)
+    };
+    vec![
+        list(crash),
+        list(hold),
+        Source::Stale(stale, 0),
+        list(unobserved),
+        list(disconnect),
+    ]
+}
+
+/// Candidate faults read off a fault-free run, in the order the explorer tries them (capped).
+pub fn candidates(sim: &Sim) -> Vec<Fault> {
+    Candidates::new(sim).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn disconnect(at_ms: TimeMs) -> Fault {
+        Fault::Disconnect {
+            controller: ControllerId(0),
+            at_ms,
+            duration_ms: 5_000,
+        }
+    }
+
+    fn crash(at_ms: TimeMs) -> Fault {
+        Fault::CrashBetweenWrites {
+            controller: ControllerId(0),
+            at_ms,
+            after_writes: 1,
+        }
+    }
+
+    #[test]
+    fn stale_pairs_go_diagonally() {
+        let mut g = StaleGen {
+            controller: ControllerId(0),
+            stale: ApiserverId(1),
+            pauses: vec![(10, 0), (20, 1)],
+            restarts: vec![15, 25, 35],
+            d: 0,
+            p: 0,
+            max_d: 3,
+        };
+        assert_eq!(g.count(), 5);
+        let got: Vec<(TimeMs, TimeMs)> = std::iter::from_fn(|| g.next())
+            .map(|f| match f {
+                Fault::Stale {
+                    pause_ms,
+                    restart_ms,
+                    ..
+                } => (pause_ms, restart_ms),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(got, [(10, 15), (20, 25), (10, 25), (20, 35), (10, 35)]);
+    }
+
+    #[test]
+    fn types_take_turns_and_the_cap_holds() {
+        let mut c = Candidates {
+            sources: vec![
+                Source::List(vec![crash(1), crash(2), crash(3)], 0),
+                Source::List(vec![], 0),
+                Source::Stale(vec![], 0),
+                Source::List(vec![], 0),
+                Source::List(vec![disconnect(1)], 0),
+            ],
+            turn: 0,
+            produced: 0,
+            total: 3,
+            by_type: [3, 0, 0, 0, 1],
+        };
+        let got: Vec<Fault> = c.by_ref().collect();
+        assert_eq!(got, [crash(1), disconnect(1), crash(2)]);
+    }
+
+    #[test]
+    fn pairs_are_numbered_in_order() {
+        let mut q = 0u64;
+        for j in 1..2_000u64 {
+            for i in 0..j {
+                assert_eq!(pair(q), (i, j));
+                q += 1;
+            }
+        }
+    }
 }

@@ -1,0 +1,488 @@
+//! The explorer over a script: starts a search, runs it on every core, renders what it finds as
+//! scenarios, and writes and merges the JSON summary that shards exchange.
+//!
+//! Core's explorer is single-threaded and deterministic; [`run_threads`] runs its forks on
+//! `std::thread::scope` threads in batches (forks in parallel, dedup in schedule order, runs in
+//! parallel, recording in schedule order), so the result is exactly the single-threaded one.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use listwatch_core::explore::{
+    Broken, Budget, Explorer, Failure, Fork, Job, Outcome, Stats, FAULT_TYPES,
+};
+use listwatch_core::verdict::Expect;
+use serde_json::{json, Value};
+
+use crate::{parse, render, Diagnostic};
+
+/// Starts an exploration of a script.
+pub fn explorer(src: &str, budget: Budget) -> Result<(Explorer, crate::Scenario), Vec<Diagnostic>> {
+    let scenario = parse(src)?;
+    let expects = scenario
+        .expectations
+        .iter()
+        .map(|x| x.expect.clone())
+        .collect();
+    let ex = Explorer::new(scenario.config.clone(), expects, budget)
+        .map_err(|e| vec![Diagnostic::at(1, 1, 1, e.to_string())])?;
+    Ok((ex, scenario))
+}
+
+/// Does the script check ESR itself?
+fn checks_esr(scenario: &crate::Scenario) -> bool {
+    scenario
+        .expectations
+        .iter()
+        .any(|x| matches!(x.expect, Expect::Esr { controller: None }))
+}
+
+/// `expect esr`, when ESR broke and the script does not say it, so the scenario fails `check`.
+fn esr_line(scenario: &crate::Scenario, broken: &[Broken]) -> &'static str {
+    if !checks_esr(scenario) && broken.iter().any(|b| b.expectation.is_none()) {
+        "expect esr\n"
+    } else {
+        ""
+    }
+}
+
+/// The counterexample as a scenario: the original script plus explicit fault lines, each
+/// labelled by what it did, and `expect esr` when only ESR broke.
+pub fn counterexample(
+    src: &str,
+    scenario: &crate::Scenario,
+    failure: &Failure,
+    end_ms: u64,
+) -> String {
+    let mut out = src.trim_end().to_string();
+    out += "\n\n# Found by `listwatch explore`: these faults break the expectations above.\n";
+    for (i, f) in failure.faults.iter().enumerate() {
+        out += &format!("# {}\n", f.describe(&scenario.config));
+        if let Some(e) = failure.effects.get(i) {
+            out += &format!("#   what it did: {e}\n");
+        }
+    }
+    let mut inputs: Vec<_> = failure.faults.iter().flat_map(|f| f.inputs()).collect();
+    inputs.sort_by_key(|t| t.at_ms);
+    for t in &inputs {
+        out += &render::input_line(&scenario.config, t);
+        out.push('\n');
+    }
+    // The explorer's run length: long enough for the system to settle after the faults.
+    out += &format!("run {}\n", listwatch_core::format_ms(end_ms));
+    out += esr_line(scenario, &failure.broken);
+    for b in &failure.broken {
+        out += &format!(
+            "# broken: {} (found {})\n",
+            broken_text(scenario, b),
+            b.found
+        );
+    }
+    out
+}
+
+/// A scenario that fails with no fault at all, as its own counterexample.
+pub fn base_counterexample(
+    src: &str,
+    scenario: &crate::Scenario,
+    broken: &[Broken],
+    end_ms: u64,
+) -> String {
+    let mut out = src.trim_end().to_string();
+    out += "\n\n# Found by `listwatch explore`: this scenario fails without any fault.\n";
+    out += &format!("run {}\n", listwatch_core::format_ms(end_ms));
+    out += esr_line(scenario, broken);
+    for b in broken {
+        out += &format!(
+            "# broken: {} (found {})\n",
+            broken_text(scenario, b),
+            b.found
+        );
+    }
+    out
+}
+
+/// The expectation a `Broken` names, as written.
+pub fn broken_text(scenario: &crate::Scenario, b: &Broken) -> String {
+    match b.expectation.and_then(|i| scenario.expectations.get(i)) {
+        Some(x) => format!("line {}: {}", x.line, x.text),
+        None => "ESR (eventually stable reconciliation)".into(),
+    }
+}
+
+/// The failures worth showing: distinct minimal schedules, in the order found.
+pub fn distinct(failures: &[Failure]) -> Vec<&Failure> {
+    let mut out: Vec<&Failure> = vec![];
+    for f in failures {
+        if !out.iter().any(|g| g.faults == f.faults) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// Maps `f` over `items` on `threads` threads, keeping the order.
+fn par_map<T: Send, R: Send>(threads: usize, items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    if threads <= 1 || items.len() <= 1 {
+        return items.into_iter().map(f).collect();
+    }
+    let n = items.len();
+    let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|t| Mutex::new(Some(t))).collect();
+    let out: Vec<Mutex<Option<R>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(n) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let t = slots[i].lock().unwrap().take().expect("taken once");
+                let r = f(t);
+                *out[i].lock().unwrap() = Some(r);
+            });
+        }
+    });
+    out.into_iter()
+        .map(|m| m.into_inner().unwrap().expect("every slot filled"))
+        .collect()
+}
+
+/// The number of threads to use by default: every core.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Runs the search on `threads` threads until it is over or `go_on` says stop (it is asked
+/// between batches: a time limit, Ctrl-C, progress). The result is the single-threaded one.
+pub fn run_threads(ex: &mut Explorer, threads: usize, mut go_on: impl FnMut(&Explorer) -> bool) {
+    let threads = threads.max(1);
+    // Forks are held between phases: fewer per batch when runs are long.
+    let per = (20_000 / (ex.config().timeline.len() + 1)).clamp(4, 64);
+    let batch = threads * per;
+    loop {
+        if ex.is_done() {
+            break;
+        }
+        if !go_on(ex) {
+            ex.stop();
+            break;
+        }
+        let jobs = ex.take(batch);
+        if jobs.is_empty() {
+            ex.stop();
+            break;
+        }
+        let shared: &Explorer = ex;
+        let forks: Vec<Option<Fork>> = par_map(threads, jobs.iter().collect(), |j| shared.fork(j));
+        let mut outcomes: Vec<Option<Outcome>> = vec![];
+        let mut runs: Vec<(usize, &Job, Fork)> = vec![];
+        for (k, (job, fork)) in jobs.iter().zip(forks).enumerate() {
+            match fork {
+                None => outcomes.push(Some(Outcome::Invalid)),
+                Some(fork) => {
+                    if ex.visit(fork.state) {
+                        outcomes.push(None);
+                        runs.push((k, job, fork));
+                    } else {
+                        outcomes.push(Some(Outcome::Skipped));
+                    }
+                }
+            }
+        }
+        let shared: &Explorer = ex;
+        let verdicts = par_map(threads, runs, |(k, job, fork)| {
+            let state = fork.state;
+            (k, Outcome::Ran(state, shared.judge(job, fork)))
+        });
+        for (k, o) in verdicts {
+            outcomes[k] = Some(o);
+        }
+        for (job, o) in jobs.iter().zip(outcomes) {
+            if ex.record(job, o.expect("every job judged")) {
+                break;
+            }
+        }
+    }
+}
+
+/// A stable hash of a script (FNV-1a), so merged shards are known to come from one scenario.
+pub fn script_hash(src: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in src.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// The search's JSON summary (`listwatch-explore/1`): figures, coverage per fault type, the
+/// counterexamples, and what shards need to be merged.
+pub fn summary(
+    src: &str,
+    scenario: &crate::Scenario,
+    ex: &Explorer,
+    seconds: f64,
+    interrupted: bool,
+) -> Value {
+    let st = ex.stats;
+    let shown = distinct(&ex.failures);
+    let failures: Vec<Value> = ex
+        .failures
+        .iter()
+        .map(|f| {
+            json!({
+                "index": f.index,
+                "state": format!("{:016x}", f.state),
+                "faults": f.faults.iter().map(|x| x.describe(&scenario.config)).collect::<Vec<_>>(),
+                "effects": f.effects,
+                "broken": f.broken.iter().map(|b| broken_text(scenario, b)).collect::<Vec<_>>(),
+                "esr_only": f.esr_only(),
+                "counterexample": counterexample(src, scenario, f, ex.end_ms()),
+            })
+        })
+        .collect();
+    let base = (!ex.base_broken.is_empty())
+        .then(|| base_counterexample(src, scenario, &ex.base_broken, ex.end_ms()));
+    let counterexamples: Vec<String> = base
+        .iter()
+        .cloned()
+        .chain(
+            shown
+                .iter()
+                .map(|f| counterexample(src, scenario, f, ex.end_ms())),
+        )
+        .collect();
+    let budget = ex.budget();
+    json!({
+        "format": "listwatch-explore/1",
+        "script": script_hash(src),
+        "shard": [ex.shard().0, ex.shard().1],
+        "budget": budget.schedules,
+        "first_failure": budget.first_failure,
+        "faults": st.faults,
+        "space": st.space,
+        "planned": ex.planned(),
+        "tried": st.tried,
+        "skipped": st.skipped,
+        "states": st.states,
+        "ineffective": st.ineffective,
+        "replay_mismatch": st.replay_mismatch,
+        "complete": st.tried >= ex.planned() || (budget.first_failure && !ex.failures.is_empty()),
+        "interrupted": interrupted,
+        "seconds": seconds,
+        "schedules_per_second": st.tried as f64 / seconds.max(1e-9),
+        "coverage": coverage(&st),
+        "base_broken": ex.base_broken.iter().map(|b| broken_text(scenario, b)).collect::<Vec<_>>(),
+        "counterexample": counterexamples.first(),
+        "counterexamples": counterexamples,
+        "failures": failures,
+        "ineffective_at": ex.ineffective.iter().map(|&(i, s)| json!([i, format!("{s:016x}")])).collect::<Vec<_>>(),
+    })
+}
+
+fn coverage(st: &Stats) -> Value {
+    let mut m = serde_json::Map::new();
+    for (t, name) in FAULT_TYPES.iter().enumerate() {
+        m.insert(
+            name.to_string(),
+            json!({
+                "candidates": st.candidates_by_type[t],
+                "tried": st.tried_by_type[t],
+                "failed": st.failed_by_type[t],
+            }),
+        );
+    }
+    Value::Object(m)
+}
+
+/// Merges shards' summaries into the summary an unsharded run gives: figures add up, and of
+/// the failures, the first schedule to reach each state wins (as the unsharded run's dedup
+/// would have it), then distinct minimal schedules in schedule order.
+pub fn merge(docs: &[Value]) -> Result<Value, String> {
+    let first = docs.first().ok_or("nothing to merge")?;
+    let same = |k: &str| docs.iter().all(|d| d[k] == first[k]);
+    for k in [
+        "format",
+        "script",
+        "budget",
+        "first_failure",
+        "faults",
+        "space",
+    ] {
+        if !same(k) {
+            return Err(format!(
+                "the shards differ in `{k}`: they are not one search"
+            ));
+        }
+    }
+    let n = first["shard"][1].as_u64().unwrap_or(1);
+    let mut have: Vec<u64> = docs
+        .iter()
+        .map(|d| d["shard"][0].as_u64().unwrap_or(0))
+        .collect();
+    have.sort_unstable();
+    if docs.iter().any(|d| d["shard"][1].as_u64() != Some(n)) || have != (0..n).collect::<Vec<_>>()
+    {
+        return Err(format!(
+            "expected shards 0..{n} of {n} once each, got {have:?}"
+        ));
+    }
+    let sum = |k: &str| docs.iter().map(|d| d[k].as_u64().unwrap_or(0)).sum::<u64>();
+    let any = |k: &str| docs.iter().any(|d| d[k].as_bool().unwrap_or(false));
+    let all = |k: &str| docs.iter().all(|d| d[k].as_bool().unwrap_or(false));
+    // Failures and ineffective failing schedules claim their state; the earliest claim wins.
+    let mut claims: Vec<(u64, String, Option<&Value>)> = vec![];
+    for d in docs {
+        for f in d["failures"].as_array().into_iter().flatten() {
+            claims.push((
+                f["index"].as_u64().unwrap_or(0),
+                f["state"].as_str().unwrap_or("").to_string(),
+                Some(f),
+            ));
+        }
+        for x in d["ineffective_at"].as_array().into_iter().flatten() {
+            claims.push((
+                x[0].as_u64().unwrap_or(0),
+                x[1].as_str().unwrap_or("").to_string(),
+                None,
+            ));
+        }
+    }
+    claims.sort_by_key(|c| c.0);
+    let mut states = std::collections::HashSet::new();
+    let mut failures: Vec<Value> = vec![];
+    for (_, state, f) in claims {
+        if states.insert(state) {
+            if let Some(f) = f {
+                failures.push(f.clone());
+            }
+        }
+    }
+    let first_failure = first["first_failure"].as_bool().unwrap_or(true);
+    if first_failure {
+        failures.truncate(1);
+    }
+    let mut counterexamples: Vec<Value> = vec![];
+    if let Some(base) = first["counterexamples"]
+        .as_array()
+        .filter(|_| !first["base_broken"].as_array().is_none_or(|b| b.is_empty()))
+        .and_then(|c| c.first())
+    {
+        counterexamples.push(base.clone());
+    }
+    let mut shown: Vec<&Value> = vec![];
+    for f in &failures {
+        if !shown.iter().any(|g| g["faults"] == f["faults"]) {
+            shown.push(f);
+            counterexamples.push(f["counterexample"].clone());
+        }
+    }
+    let mut cov = first["coverage"].clone();
+    for name in FAULT_TYPES {
+        for k in ["tried", "failed"] {
+            cov[name][k] = json!(docs
+                .iter()
+                .map(|d| d["coverage"][name][k].as_u64().unwrap_or(0))
+                .sum::<u64>());
+        }
+    }
+    let seconds = docs
+        .iter()
+        .map(|d| d["seconds"].as_f64().unwrap_or(0.0))
+        .fold(0.0, f64::max);
+    let tried = sum("tried");
+    let mut ineffective_at: Vec<Value> = docs
+        .iter()
+        .flat_map(|d| d["ineffective_at"].as_array().cloned().unwrap_or_default())
+        .collect();
+    ineffective_at.sort_by_key(|x| x[0].as_u64());
+    Ok(json!({
+        "format": first["format"],
+        "script": first["script"],
+        "shard": [0, 1],
+        "budget": first["budget"],
+        "first_failure": first_failure,
+        "faults": first["faults"],
+        "space": first["space"],
+        "planned": sum("planned"),
+        "tried": tried,
+        "skipped": sum("skipped"),
+        "states": sum("states"),
+        "ineffective": sum("ineffective"),
+        "replay_mismatch": sum("replay_mismatch"),
+        "complete": all("complete") || (first_failure && !failures.is_empty()),
+        "interrupted": any("interrupted"),
+        "seconds": seconds,
+        "schedules_per_second": docs.iter().map(|d| d["schedules_per_second"].as_f64().unwrap_or(0.0)).sum::<f64>(),
+        "coverage": cov,
+        "base_broken": first["base_broken"],
+        "counterexample": counterexamples.first(),
+        "counterexamples": counterexamples,
+        "failures": failures,
+        "ineffective_at": ineffective_at,
+    }))
+}
+
+/// A merged (or single) summary, read back for the command line.
+pub struct Digest {
+    /// The merged summary as JSON text.
+    pub json: String,
+    pub counterexamples: Vec<String>,
+    pub base_broken: Vec<String>,
+    pub shards: usize,
+    pub tried: u64,
+    pub planned: u64,
+    pub space: u64,
+    pub complete: bool,
+}
+
+/// Merges shards' `--json` outputs (as text).
+pub fn merge_texts(texts: &[String]) -> Result<Digest, String> {
+    let docs = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            serde_json::from_str::<Value>(t)
+                .map_err(|e| format!("shard summary {} is not JSON: {e}", i + 1))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(d) = docs
+        .iter()
+        .find(|d| d["format"] != json!("listwatch-explore/1"))
+    {
+        return Err(format!(
+            "not a `listwatch explore --json` summary (format {})",
+            d["format"]
+        ));
+    }
+    let m = merge(&docs)?;
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str().map(str::to_string))
+            .collect()
+    };
+    Ok(Digest {
+        counterexamples: strings(&m["counterexamples"]),
+        base_broken: strings(&m["base_broken"]),
+        shards: docs.len(),
+        tried: m["tried"].as_u64().unwrap_or(0),
+        planned: m["planned"].as_u64().unwrap_or(0),
+        space: m["space"].as_u64().unwrap_or(0),
+        complete: m["complete"].as_bool().unwrap_or(false),
+        json: crate::export::to_string(&m),
+    })
+}
+
+/// The summary as JSON text.
+pub fn summary_text(
+    src: &str,
+    scenario: &crate::Scenario,
+    ex: &Explorer,
+    seconds: f64,
+    interrupted: bool,
+) -> String {
+    crate::export::to_string(&summary(src, scenario, ex, seconds, interrupted))
+}
