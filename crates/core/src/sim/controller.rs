@@ -405,12 +405,11 @@ impl Sim {
             };
             let Some(key) = key else { continue };
             // Only objects the controller watches are its business (its namespaces).
-            let ns = self.names.resolve(o.namespace);
-            let watched = cfg
-                .watches
-                .iter()
-                .filter(|w| w.kind == cfg.primary)
-                .any(|w| w.namespace.as_deref().is_none_or(|want| want == ns));
+            let mut primary_watches = cfg.watches.iter().filter(|w| w.kind == cfg.primary);
+            let watched = primary_watches.clone().any(|w| w.namespace.is_none()) || {
+                let ns = self.names.resolve(o.namespace);
+                primary_watches.any(|w| w.namespace.as_deref() == Some(ns))
+            };
             if !watched && !cfg.anvil {
                 continue;
             }
