@@ -9,8 +9,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
 use crate::components::{
-    controls::Controls, editor::Editor, explore::ExplorePanel, export::Export, panels::*,
-    system::SystemView, timeline::TimelineView,
+    controls::Controls, editor::Editor, explore::ExplorePanel, export::Export,
+    objects::ObjectsPanel, panels::*, system::SystemView, timeline::TimelineView,
 };
 use crate::link;
 use crate::state::{Action, State};
@@ -367,6 +367,7 @@ pub fn app() -> Html {
                 <Narration run={run.clone()} view={view} />
                 if !embed.on || embed.show_timeline { <TimelineView state={state.clone()} /> }
                 if !embed.on || embed.show_explanation { <Explanation state={state.clone()} /> }
+                if !embed.on { <ObjectsPanel state={state.clone()} /> }
                 if !embed.on { <Export state={state.clone()} /> }
             </>
         },

@@ -4,6 +4,7 @@ pub mod controls;
 pub mod editor;
 pub mod explore;
 pub mod export;
+pub mod objects;
 pub mod panels;
 pub mod system;
 pub mod timeline;

@@ -1,0 +1,144 @@
+// The page's panels, layouts and accessibility: the objects panel, every screen size, axe-core,
+// faults by hand, history and the tour. Usage: node e2e/page.mjs URL [only-substring]
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { launch, runTests, assert, editorText, setEditor, gotoReady, reloadReady } from './browser.mjs';
+
+const base = process.argv[2] || 'http://127.0.0.1:8080/';
+const only = process.argv[3] || '';
+const shots = new URL('./screenshots/', import.meta.url).pathname;
+mkdirSync(shots, { recursive: true });
+const require = createRequire(import.meta.url);
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+const browser = await launch();
+const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+const page = await context.newPage();
+const errors = [];
+page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+page.on('pageerror', (e) => errors.push(String(e)));
+const $ = (id) => page.locator(`[data-testid="${id}"]`);
+
+async function pickGallery(fragment) {
+  if (!page.url().startsWith(base)) await gotoReady(page, base);
+  const value = await page.$eval('[data-testid="gallery"]', (sel, frag) => {
+    const o = [...sel.options].find((o) => (o.dataset.file || '').includes(frag));
+    return o ? o.value : null;
+  }, fragment);
+  assert(value !== null, `a gallery scenario named like ${fragment}`);
+  await $('gallery').selectOption(value);
+  await page.waitForTimeout(50);
+}
+
+async function seek(n) {
+  await $('scrubber').evaluate((el, n) => {
+    el.value = String(n); el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, n);
+}
+
+async function openObjects() {
+  if (await $('objects').count() === 0) await $('objects-toggle').click();
+  await $('objects').waitFor();
+}
+
+const copy = (kind, name, holder) =>
+  page.locator(`[data-testid="object"][data-kind="${kind}"][data-name="${name}"] [data-testid="object-copy"][data-holder="${holder}"]`);
+
+/// Runs axe-core in the page; fails on serious or critical violations.
+async function axe(label) {
+  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(axeSource);
+  const res = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+  });
+  assert(res.length === 0, `axe at ${label}: ${res.join(' | ')}`);
+}
+
+const tests = [
+  ['objects: one object per object, one copy per holder, with rv and stale marks', async () => {
+    await gotoReady(page, base);
+    await page.evaluate(() => localStorage.clear());
+    await reloadReady(page);
+    await pickGallery('02-overflow');
+    await openObjects();
+    await seek(1e9);
+    const objs = await page.$$eval('[data-testid="object"]', (els) => els.map((e) => ({
+      kind: e.dataset.kind, name: e.dataset.name,
+      copies: [...e.querySelectorAll('[data-testid="object-copy"]')].map((c) => ({ holder: c.dataset.holder, rv: c.dataset.rv, stale: c.dataset.stale })),
+    })));
+    assert(objs.length >= 3, `objects listed: ${objs.length}`);
+    for (const o of objs) {
+      assert(o.kind && o.name, 'data-kind and data-name');
+      const holders = o.copies.map((c) => c.holder);
+      assert(holders[0] === 'etcd', `etcd first: ${holders}`);
+      assert(new Set(holders).size === holders.length, `one copy per holder: ${holders}`);
+      for (const c of o.copies) assert(c.stale === 'true' || c.stale === 'false', `data-stale ${c.stale}`);
+    }
+    const pod = objs.find((o) => o.kind === 'Pod');
+    const holders = pod.copies.map((c) => c.holder);
+    assert(holders.some((h) => h.includes('/Pod')), `an informer store CONTROLLER/KIND: ${holders}`);
+    assert(holders.length >= 3, `etcd, an apiserver, an informer: ${holders}`);
+    // At the end everything has settled: every copy is the truth.
+    for (const o of objs) for (const c of o.copies) {
+      const etcd = o.copies[0].rv;
+      if (c.rv !== '') assert(c.rv === etcd && c.stale === 'false', `${o.kind}/${o.name} ${c.holder} ${c.rv} vs ${etcd}`);
+    }
+    // Clicking an object shows its history and highlights it.
+    const first = page.locator('[data-testid="object"]').first();
+    await first.locator('.object-name').click();
+    assert(await first.evaluate((e) => e.classList.contains('selected')), 'highlighted');
+    const items = await first.locator('[data-testid="object-history"] li').allTextContents();
+    assert(items.length >= 1 && items[0].includes('create by'), `history: ${items.join(' | ')}`);
+  }],
+  ['objects: marks move with time travel (a watcher behind etcd during the 410)', async () => {
+    await pickGallery('02-overflow');
+    await openObjects();
+    await seek(0);
+    await $('next-410').click();
+    const stale = await page.locator('[data-testid="object-copy"][data-stale="true"], [data-testid="object-copy"][data-mark="missing"]').count();
+    assert(stale >= 1, `some copy is behind at the 410: ${stale}`);
+    await seek(1e9);
+    const after = await page.locator('[data-testid="object-copy"][data-stale="true"]').count();
+    assert(after === 0, `none at the end: ${after}`);
+    await seek(0);
+    assert(await $('object').count() === 0, 'no objects before the first write');
+  }],
+  ['objects: in the stale-apiserver scenario the operator holds the old, deleted rabbit when it deletes the new volume', async () => {
+    await pickGallery('11-stale-apiserver');
+    await openObjects();
+    await seek(1e9);
+    const pvc = page.locator('[data-testid="object"][data-kind="Pvc"][data-name="rabbit-data"]');
+    await pvc.locator('.object-name').click();
+    const deletes = pvc.locator('[data-testid="object-history"] li', { hasText: 'delete by operator' });
+    const n = await deletes.count();
+    assert(n >= 2, `two deletes by the operator: ${n}`);
+    await deletes.nth(n - 1).locator('button').click();
+    const clock = await $('clock').textContent();
+    assert(parseFloat(clock) >= 21, `the wrong delete, after the restart: ${clock}`);
+    const etcd = copy('RabbitmqCluster', 'rabbit', 'etcd');
+    const mine = copy('RabbitmqCluster', 'rabbit', 'operator/RabbitmqCluster');
+    const [erv, mrv] = [await etcd.getAttribute('data-rv'), await mine.getAttribute('data-rv')];
+    assert(erv !== '' && mrv !== '' && Number(mrv) < Number(erv), `operator's copy rv ${mrv} older than etcd's ${erv}`);
+    assert(await mine.getAttribute('data-stale') === 'true', 'marked stale');
+    const text = await mine.textContent();
+    assert(text.includes('deleting') && text.includes('stale'), `the old one, marked for deletion: ${text}`);
+    assert(!(await etcd.textContent()).includes('deleting'), 'etcd holds the new one, not deleting');
+    const uid = (row) => row.locator('td').nth(6).textContent();
+    assert(await uid(mine) !== await uid(etcd), 'different UIDs: another object with the same name');
+    assert(await copy('RabbitmqCluster', 'rabbit', 'b').getAttribute('data-stale') === 'true', 'apiserver b is stale too');
+    await page.locator('[data-testid="object"][data-kind="RabbitmqCluster"]').scrollIntoViewIfNeeded();
+    for (const w of [390, 768, 1400]) {
+      await page.setViewportSize({ width: w, height: w === 390 ? 844 : w === 768 ? 1024 : 900 });
+      await page.waitForTimeout(100);
+      await page.locator('[data-testid="object"][data-kind="RabbitmqCluster"]').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${shots}10-objects-stale-${w}.png` });
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+  }],
+];
+
+const ok = await runTests(tests.filter(([name]) => name.includes(only)));
+if (errors.length) console.log('console errors:', errors.join(' | '));
+await browser.close();
+process.exit(ok && errors.length === 0 ? 0 : 1);
