@@ -55,7 +55,61 @@ async function axe(label) {
   assert(res.length === 0, `axe at ${label}: ${res.join(' | ')}`);
 }
 
+const SIZES = [[390, 844], [768, 1024], [1400, 900]];
+
+/// Pairs of SVG text labels of the picture whose boxes overlap, and what sticks out of the page.
+function layoutProblems() {
+  const texts = [...document.querySelectorAll('svg.system text')]
+    .filter((t) => t.textContent.trim() !== '')
+    .map((t) => ({ t: t.textContent.trim(), r: t.getBoundingClientRect() }))
+    .filter(({ r }) => r.width > 0 && r.height > 0);
+  const out = [];
+  const slack = 0.5;
+  for (let i = 0; i < texts.length; i++) {
+    for (let j = i + 1; j < texts.length; j++) {
+      const a = texts[i].r, b = texts[j].r;
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > slack && h > slack) out.push(`"${texts[i].t}" overlaps "${texts[j].t}"`);
+    }
+  }
+  const doc = document.documentElement;
+  if (doc.scrollWidth > doc.clientWidth) out.push(`the page scrolls sideways: ${doc.scrollWidth} > ${doc.clientWidth}`);
+  return out;
+}
+
 const tests = [
+  ['every screen: no two picture labels overlap and nothing overflows, in every gallery scenario', async () => {
+    await gotoReady(page, base);
+    const files = await page.$$eval('[data-testid="gallery"] option[data-file]', (os) => os.map((o) => o.dataset.file));
+    const problems = [];
+    for (const [w, h] of SIZES) {
+      await page.setViewportSize({ width: w, height: h });
+      for (const f of files) {
+        await pickGallery(f);
+        const max = Number(await $('scrubber').getAttribute('max'));
+        for (const frac of [0, 0.25, 0.5, 0.75, 1]) {
+          await seek(Math.round(max * frac));
+          const p = await page.evaluate(layoutProblems);
+          if (p.length) problems.push(`${w}px ${f} at ${Math.round(frac * 100)}%: ${p.slice(0, 3).join('; ')}`);
+        }
+      }
+    }
+    // What a reader sees at each size, at the 410 of the overflow scenario.
+    await pickGallery('02-overflow');
+    await seek(0);
+    await $('next-410').click();
+    for (const [w, h] of SIZES) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.waitForTimeout(100);
+      await page.screenshot({ path: `${shots}11-layout-${w}.png`, fullPage: true });
+      const ctl = await $('play').boundingBox();
+      assert(ctl && ctl.x >= 0 && ctl.x + ctl.width <= w, `play reachable at ${w}px`);
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+    for (const p of problems.slice(0, 60)) console.log('     ' + p);
+    assert(problems.length === 0, `${problems.length} layout problems (listed above)`);
+  }],
   ['objects: one object per object, one copy per holder, with rv and stale marks', async () => {
     await gotoReady(page, base);
     await page.evaluate(() => localStorage.clear());

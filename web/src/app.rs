@@ -103,6 +103,13 @@ fn embed_code(state: &State) -> String {
 #[function_component(App)]
 pub fn app() -> Html {
     let embed = use_memo((), |_| link::embed_options());
+    // On a narrow screen the script starts folded away: the picture comes first.
+    let editor_open = use_memo((), |_| {
+        web_sys::window()
+            .and_then(|w| w.inner_width().ok())
+            .and_then(|w| w.as_f64())
+            .is_none_or(|w| w > 900.0)
+    });
     let state = {
         let embed = embed.clone();
         use_reducer(move || initial_state(&embed))
@@ -459,7 +466,10 @@ pub fn app() -> Html {
             }
             <main>
                 <section class="left">
-                    <Editor source={state.source.clone()} diagnostics={state.diagnostics.clone()} stale={state.stale} on_edit={on_edit} readonly=false />
+                    <details class="script" open={*editor_open}>
+                        <summary data-testid="editor-toggle">{"Script"}</summary>
+                        <Editor source={state.source.clone()} diagnostics={state.diagnostics.clone()} stale={state.stale} on_edit={on_edit} readonly=false />
+                    </details>
                     <Expectations state={state.clone()} />
                     <ExplorePanel state={state.clone()} />
                 </section>

@@ -48,9 +48,14 @@ pub fn system_view(p: &Props) -> Html {
     let kinds = sim.config.kinds.len();
     let apis = sim.config.apiservers.len();
     let ring_w = 170.0;
-    let width = (40.0 + ring_w * (kinds * apis) as f64).max(900.0);
+    // As wide as what is drawn (rings, the watchers' state machines, up to three queues a row),
+    // so a narrow screen scales the picture down no more than it must.
+    let queue_cols = sim.config.controllers.len().clamp(1, 3) as f64;
+    let width = (40.0 + ring_w * (kinds * apis) as f64)
+        .max(700.0)
+        .max(20.0 + 300.0 * queue_cols);
     let watcher_rows = sim.reflectors.len();
-    let queues_y = 215.0 + 70.0 * watcher_rows as f64;
+    let queues_y = 235.0 + 70.0 * watcher_rows as f64;
     let height = queues_y + 112.0;
     // The event on screen, to flash what it touched.
     let current = p
@@ -108,17 +113,18 @@ pub fn system_view(p: &Props) -> Html {
                     data-capacity={c.capacity.to_string()} data-size={c.ring.len().to_string()}
                     data-oldest-rv={oldest.map(|x| x.to_string()).unwrap_or_default()}
                     class={classes!("cache", c.paused.then_some("paused"), (!c.ready).then_some("not-ready"))}>
-                    <text class="cache-title" x={cx.to_string()} y="36" text-anchor="middle">{format!("{} · {}", api.name, kind.name)}</text>
+                    <text class="cache-title" x={cx.to_string()} y="36" text-anchor="middle">{fit(&format!("{} · {}", api.name, kind.name), 22)}<title>{format!("apiserver {} · watch cache of {}", api.name, kind.name)}</title></text>
                     { for slot_nodes }
-                    <text x={cx.to_string()} y={(cy - 4.0).to_string()} text-anchor="middle" class="ring-label">{format!("{}/{} {mode}", c.ring.len(), c.capacity)}</text>
-                    <text x={cx.to_string()} y={(cy + 12.0).to_string()} text-anchor="middle" class="ring-sub">
-                        { match (oldest, newest) { (Some(o), Some(n)) => format!("rv {o}…{n}"), _ => "empty".into() } }
+                    // Only a short fill count in the ring, so the slots' RVs around it never touch it.
+                    <text x={cx.to_string()} y={(cy + 4.0).to_string()} text-anchor="middle" class="ring-label">{format!("{}/{}", c.ring.len(), c.capacity)}</text>
+                    <text x={cx.to_string()} y={(cy + 72.0).to_string()} text-anchor="middle" class="ring-sub">
+                        { match (oldest, newest) { (Some(o), Some(n)) => format!("{mode} · rv {o}…{n}"), _ => format!("{mode} · empty") } }
                     </text>
                     if c.evicted_total > 0 {
-                        <text x={cx.to_string()} y={(cy + 70.0).to_string()} text-anchor="middle" class="ring-sub">{format!("{} evicted", c.evicted_total)}</text>
+                        <text x={cx.to_string()} y={(cy + 85.0).to_string()} text-anchor="middle" class="ring-sub">{format!("{} evicted", c.evicted_total)}</text>
                     }
-                    if c.paused { <text x={cx.to_string()} y={(cy + 84.0).to_string()} text-anchor="middle" class="fault">{"paused (stale)"}</text> }
-                    if !c.ready { <text x={cx.to_string()} y={(cy + 84.0).to_string()} text-anchor="middle" class="fault">{"re-initialising: 429"}</text> }
+                    if c.paused { <text x={cx.to_string()} y={(cy + 98.0).to_string()} text-anchor="middle" class="fault">{"⏸ paused (stale)"}</text> }
+                    if !c.ready { <text x={cx.to_string()} y={(cy + 98.0).to_string()} text-anchor="middle" class="fault">{"re-initialising: 429"}</text> }
                 </g>
             });
         }
@@ -134,8 +140,8 @@ pub fn system_view(p: &Props) -> Html {
     let links = sim.reflectors.iter().enumerate().map(|(i, r)| {
         let api = v.controller_apiserver[r.controller.index()].index();
         let cx = 20.0 + ring_w * (api * kinds + r.kind.index()) as f64 + ring_w / 2.0;
-        let (x1, y1) = (cx, 160.0);
-        let (x2, y2) = (150.0, 210.0 + 70.0 * i as f64 + 12.0);
+        let (x1, y1) = (cx, 206.0);
+        let (x2, y2) = (150.0, 230.0 + 70.0 * i as f64 + 12.0);
         let cut = v.disconnected[r.controller.index()] || v.queues[r.controller.index()].crashed;
         let w = WatcherId(i as u16);
         // Which way the current event travels on this link, if it is one of this watcher's.
@@ -182,7 +188,7 @@ pub fn system_view(p: &Props) -> Html {
     let watchers = sim.reflectors.iter().enumerate().map(|(i, r)| {
         let w = WatcherId(i as u16);
         let wv = &v.watchers[i];
-        let y = 210.0 + 70.0 * i as f64;
+        let y = 230.0 + 70.0 * i as f64;
         let ctl = &sim.config.controllers[r.controller.index()];
         let q = &v.queues[r.controller.index()];
         let gone = recent_gone(w);
@@ -191,7 +197,7 @@ pub fn system_view(p: &Props) -> Html {
         html! {
             <g data-testid="watcher" data-controller={ctl.name.clone()} data-kind={sim.config.kinds[r.kind.index()].name.clone()}
                data-state={wv.state.as_str()} data-last-rv={wv.last_rv.to_string()} class={classes!("watcher", gone.then_some("gone"))}>
-                <text x="20" y={(y + 18.0).to_string()} class="watcher-name">{Labels::watcher(sim, w)}</text>
+                <text x="20" y={(y + 18.0).to_string()} class="watcher-name">{fit(&Labels::watcher(sim, w), 22)}<title>{Labels::watcher(sim, w)}</title></text>
                 <text x="20" y={(y + 36.0).to_string()} class="ring-sub">{format!("last rv {}", wv.last_rv)}</text>
                 if disconnected { <text x="20" y={(y + 52.0).to_string()} class="fault">{"link cut"}</text> }
                 if q.crashed { <text x="110" y={(y + 52.0).to_string()} class="fault">{"crashed"}</text> }
@@ -219,7 +225,7 @@ pub fn system_view(p: &Props) -> Html {
         let keys: Vec<String> = q.waiting.iter().map(|k| short(sim.names.resolve(*k))).collect();
         html! {
             <g data-testid="queue" data-controller={c.name.clone()} data-keys={keys.join(",")} class="queue">
-                <text x={x.to_string()} y={(y + 14.0).to_string()} class="watcher-name">{format!("{} queue ({} reconciles)", c.name, q.reconciles)}</text>
+                <text x={x.to_string()} y={(y + 14.0).to_string()} class="watcher-name">{fit(&format!("{} queue ({} reconciles)", c.name, q.reconciles), 38)}</text>
                 { for keys.iter().take(4).enumerate().map(|(j, k)| html! {
                     <g class="chip"><rect x={(x + 62.0 * j as f64).to_string()} y={(y + 22.0).to_string()} width="58" height="20" rx="4" />
                     <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 36.0).to_string()}>{truncate(k)}</text></g>
@@ -229,10 +235,12 @@ pub fn system_view(p: &Props) -> Html {
                     <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 62.0).to_string()}>{truncate(&short(sim.names.resolve(*k)))}</text></g>
                 }) }
                 if let Some(w) = q.last_write {
-                    <text x={x.to_string()} y={(y + 98.0).to_string()} class="ring-sub">{format!("last write: {}", listwatch_core::describe(&sim.trace[w as usize].kind, sim))}</text>
+                    <text x={x.to_string()} y={(y + 98.0).to_string()} class="ring-sub">{
+                        { let t = format!("last write: {}", listwatch_core::describe(&sim.trace[w as usize].kind, sim)); html! { <>{fit(&t, 46)}<title>{t}</title></> } }
+                    }</text>
                 }
                 if !q.dirty.is_empty() {
-                    <text x={x.to_string()} y={(y + 84.0).to_string()} class="ring-sub">{format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names.resolve(*k))).collect::<Vec<_>>().join(", "))}</text>
+                    <text x={x.to_string()} y={(y + 84.0).to_string()} class="ring-sub">{fit(&format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names.resolve(*k))).collect::<Vec<_>>().join(", ")), 46)}</text>
                 }
             </g>
         }
@@ -255,6 +263,15 @@ fn short(name: &str) -> String {
 fn truncate(s: &str) -> String {
     if s.chars().count() > 8 {
         format!("{}…", s.chars().take(7).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+/// At most `n` characters, with an ellipsis when cut: labels keep to their column.
+fn fit(s: &str, n: usize) -> String {
+    if s.chars().count() > n {
+        format!("{}…", s.chars().take(n - 1).collect::<String>())
     } else {
         s.to_string()
     }
