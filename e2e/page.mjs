@@ -190,6 +190,70 @@ const tests = [
     }
     await page.setViewportSize({ width: 1400, height: 900 });
   }],
+  ['accessibility: axe-core finds no serious or critical violation, in every state touched', async () => {
+    await gotoReady(page, base);
+    await pickGallery('02-overflow');
+    await axe('the overflow scenario at its start');
+    await seek(0);
+    await $('next-410').click();
+    await openObjects();
+    await axe('the 410 with the objects panel open');
+    await page.keyboard.press('?');
+    await axe('the keyboard help');
+    await page.keyboard.press('?');
+    await page.selectOption('select[aria-label="Theme"]', 'dark');
+    await axe('the dark theme');
+    await page.selectOption('select[aria-label="Theme"]', 'light');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await axe('a phone');
+    await page.locator('[data-testid="editor"] .pv').click();
+    await page.waitForFunction(() => !!document.querySelector('[data-testid="editor"]').cmView);
+    await axe('the editor loaded');
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.selectOption('select[aria-label="Theme"]', 'system');
+  }],
+  ['accessibility: every control has a name, the keyboard reaches them with a visible focus, changes are announced', async () => {
+    await gotoReady(page, base);
+    await pickGallery('02-overflow');
+    const unnamed = await page.$$eval('button, select, input, [role=button], summary', (els) => els
+      .filter((e) => !(e.getAttribute('aria-label') || e.textContent.trim() || e.labels?.[0]?.textContent.trim() || e.title))
+      .map((e) => e.outerHTML.slice(0, 80)));
+    assert(unnamed.length === 0, `controls without a name: ${unnamed.join(' | ')}`);
+    // Tab from the top: the focus is always visible, and the moment's controls are reachable.
+    await page.locator('h1').click();
+    const seen = new Set();
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab');
+      const f = await page.evaluate(() => {
+        const e = document.activeElement;
+        if (!e || e === document.body) return { id: 'body', ring: true };
+        // CodeMirror draws its focus on the editor around the text.
+        const s = getComputedStyle(e.closest('.cm-editor.cm-focused') || e);
+        return { id: e.dataset.testid || e.getAttribute('aria-label') || e.textContent.trim().slice(0, 20), ring: s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 1 || s.boxShadow !== 'none' };
+      });
+      seen.add(f.id);
+      assert(f.ring, `a visible focus on ${f.id}`);
+    }
+    for (const id of ['play', 'step-forward', 'scrubber']) assert(seen.has(id), `Tab reaches ${id}: ${[...seen].join(', ')}`);
+    // Keyboard only: focus "step forward", press Enter: the moment moves.
+    const before = await $('scrubber').inputValue();
+    await $('step-forward').focus();
+    await page.keyboard.press('Enter');
+    assert(await $('scrubber').inputValue() !== before, 'Enter on a focused control acts');
+    // The objects panel opens and an object's history shows from the keyboard.
+    await $('objects-toggle').focus();
+    await page.keyboard.press('Enter');
+    await $('objects').waitFor();
+    await page.locator('[data-testid="object"] .object-name').first().focus();
+    await page.keyboard.press('Enter');
+    await $('object-history').first().waitFor();
+    // Narration and expectations are announced.
+    assert(await page.locator('.say[aria-live]').count() === 1, 'narration is a live region');
+    assert(await page.locator('[data-testid="expectations"][aria-live], [data-testid="expectations"] [aria-live]').count() >= 1, 'expectations are a live region');
+    // Colour is never the only signal: pass and fail say so in words, stale copies too.
+    const marks = await page.locator('[data-testid="expectations"] li b').allTextContents();
+    assert(marks.every((t) => /pass|FAIL/.test(t)), marks.join(' | '));
+  }],
 ];
 
 const ok = await runTests(tests.filter(([name]) => name.includes(only)));

@@ -459,7 +459,7 @@ pub fn app() -> Html {
             }
             if let Some(n) = &state.notice { <div class="notice" role="status">{n}</div> }
             if state.help {
-                <div class="help" role="dialog">
+                <div class="help" role="dialog" aria-label="Keyboard help">
                     <p><kbd>{"Space"}</kbd>{" play / pause · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>{" step one event · "}<kbd>{"?"}</kbd>{" this help · "}<kbd>{"Ctrl/Cmd+S"}</kbd>{" copy link · "}<kbd>{"Ctrl/Cmd+Enter"}</kbd>{" re-run"}</p>
                     <p>{"Space, arrows and ? do nothing while the editor has focus. Click any marker or event to see why it happened."}</p>
                 </div>

@@ -106,7 +106,7 @@ pub fn objects_panel(p: &Props) -> Html {
             let rv = v.map(|v| v.rv.to_string()).unwrap_or_default();
             html! {
                 <tr data-testid="object-copy" data-holder={holder.clone()} data-rv={rv.clone()}
-                    data-stale={mark.is_stale().to_string()} data-mark={mark.as_str()} class={classes!("copy", mark.as_str())}>
+                    data-stale={mark.is_stale().to_string()} data-mark={mark.as_str()} class={classes!("copy", format!("mark-{}", mark.as_str()))}>
                     <th scope="row">{holder}</th>
                     <td class="mark">{mark_text(mark)}</td>
                     if let Some(v) = v {
@@ -146,7 +146,7 @@ pub fn objects_panel(p: &Props) -> Html {
                     <b>{format!("{kind}/{name}")}</b>
                     if stale > 0 { <span class="stale-count">{format!(" · {stale} stale")}</span> }
                 </button>
-                <div class="table-scroll">
+                <div class="table-scroll" tabindex="0" role="region" aria-label={format!("Copies of {kind}/{name}")}>
                     <table>
                         <thead><tr><th scope="col">{"holder"}</th><th scope="col">{"copy"}</th><th scope="col">{"rv"}</th><th scope="col">{"spec"}</th><th scope="col">{"status"}</th>
                             <th scope="col">{"deletion"}</th><th scope="col">{"owner"}</th><th scope="col">{"uid"}</th></tr></thead>
