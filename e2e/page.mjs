@@ -254,7 +254,61 @@ const tests = [
     const marks = await page.locator('[data-testid="expectations"] li b').allTextContents();
     assert(marks.every((t) => /pass|FAIL/.test(t)), marks.join(' | '));
   }],
+  ['faults by hand: a click on a part of the picture offers its faults; one appends its line at this moment, re-runs, and Undo restores', async () => {
+    await gotoReady(page, base);
+    await pickGallery('02-overflow');
+    const src = await editorText(page);
+    await seek(20);
+    const now = await $('clock').textContent();
+    const cursor = await $('scrubber').inputValue();
+    await page.locator('[data-testid="watcher"][data-controller="ctl"][data-kind="Pod"]').click();
+    await $('fault-menu').waitFor();
+    const lines = await page.locator('[data-testid="fault-option"]').evaluateAll((bs) => bs.map((b) => b.dataset.line));
+    for (const want of ['crash ctl', 'crash ctl after 1 write', 'disconnect ctl for 5s', 'hold ctl Pod']) {
+      assert(lines.some((l) => l.includes(want)), `offers ${want}: ${lines.join(' | ')}`);
+    }
+    assert(lines.every((l) => l.startsWith('at ')), 'timeline lines');
+    await axe('the fault menu open');
+    await $('fault-menu').scrollIntoViewIfNeeded();
+    await shots3('12-fault-menu');
+    // The link and the watch cache have their own.
+    await page.locator('[data-testid="watch-cache"][data-kind="Pod"]').click();
+    const cache = await page.locator('[data-testid="fault-option"]').evaluateAll((bs) => bs.map((b) => b.dataset.line));
+    assert(cache.some((l) => l.endsWith('pause a')) || cache.some((l) => /pause \S+$/.test(l)), `pause offered: ${cache.join(' | ')}`);
+    assert(cache.some((l) => l.includes('restart-apiserver')), 'restart the apiserver offered');
+    await page.locator('[data-testid="link"]').first().click({ position: undefined, force: true }).catch(() => {});
+    // Keyboard: Escape closes; Enter on a focused part opens; the first option takes the focus.
+    await page.keyboard.press('Escape');
+    assert(await $('fault-menu').count() === 0, 'Escape closes the menu');
+    await page.locator('[data-testid="queue"] .hit').first().focus();
+    await page.keyboard.press('Enter');
+    await $('fault-menu').waitFor();
+    assert(await page.evaluate(() => document.activeElement.dataset.testid) === 'fault-option', 'focus on the first fault');
+    const crash = page.locator('[data-testid="fault-option"][data-line$=" crash ctl"]');
+    const line = await crash.getAttribute('data-line');
+    await crash.click();
+    const after = await editorText(page);
+    assert(after.trimEnd().endsWith(line), `the line is appended: ${after.slice(-60)}`);
+    assert(line.startsWith('at ') && parseFloat(line.slice(3)) * (line.includes('ms ') ? 0.001 : 1) <= parseFloat(now) + 1e-9, `at this moment (${now}): ${line}`);
+    assert(await $('scrubber').inputValue() === cursor, 'the same moment after the re-run');
+    await $('scrubber').evaluate((el) => { el.value = el.max; el.dispatchEvent(new Event('input', { bubbles: true })); });
+    assert(await page.locator('[data-testid="queue"][data-controller="ctl"]').count() === 1, 'still drawn');
+    assert((await page.locator('.fault', { hasText: 'crashed' }).count()) >= 1, 'the controller is crashed at the end');
+    await $('undo').click();
+    assert(await editorText(page) === src, 'Undo restores the script');
+    assert(await $('undo').count() === 0, 'nothing more to undo');
+  }],
 ];
+
+async function shots3(name) {
+  for (const [w, h] of SIZES) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.waitForTimeout(100);
+    await page.locator('[data-testid="fault-menu"], [data-testid="history"], [data-testid="tour"]').first().scrollIntoViewIfNeeded().catch(() => {});
+    await page.screenshot({ path: `${shots}${name}-${w}.png` });
+  }
+  await page.setViewportSize({ width: 1400, height: 900 });
+}
 
 const ok = await runTests(tests.filter(([name]) => name.includes(only)));
 if (errors.length) console.log('console errors:', errors.join(' | '));

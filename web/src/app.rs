@@ -9,7 +9,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
 use crate::components::{
-    controls::Controls, editor::Editor, explore::ExplorePanel, export::Export,
+    controls::Controls, editor::Editor, explore::ExplorePanel, export::Export, faults::FaultMenu,
     objects::ObjectsPanel, panels::*, system::SystemView, timeline::TimelineView,
 };
 use crate::link;
@@ -370,7 +370,11 @@ pub fn app() -> Html {
                 <div class="title">{ &run.title }</div>
                 <Controls state={state.clone()} />
                 <CutOff run={run.clone()} />
-                <SystemView run={run.clone()} view={view.clone()} cursor={state.cursor} />
+                <SystemView run={run.clone()} view={view.clone()} cursor={state.cursor} on_fault={(!embed.on).then(|| {
+                    let d = state.dispatcher();
+                    Callback::from(move |t| d.dispatch(Action::FaultMenu(Some(t))))
+                })} />
+                if !embed.on { <FaultMenu state={state.clone()} /> }
                 <Narration run={run.clone()} view={view} />
                 if !embed.on || embed.show_timeline { <TimelineView state={state.clone()} /> }
                 if !embed.on || embed.show_explanation { <Explanation state={state.clone()} /> }
