@@ -270,7 +270,7 @@ const tests = [
     assert(lines.every((l) => l.startsWith('at ')), 'timeline lines');
     await axe('the fault menu open');
     await $('fault-menu').scrollIntoViewIfNeeded();
-    await shots3('12-fault-menu');
+    await shots3('12-fault-menu', 'fault-menu');
     // The link and the watch cache have their own.
     await page.locator('[data-testid="watch-cache"][data-kind="Pod"]').click();
     const cache = await page.locator('[data-testid="fault-option"]').evaluateAll((bs) => bs.map((b) => b.dataset.line));
@@ -298,13 +298,65 @@ const tests = [
     assert(await editorText(page) === src, 'Undo restores the script');
     assert(await $('undo').count() === 0, 'nothing more to undo');
   }],
+  ['history: the last versions of the script are kept in this browser and restorable', async () => {
+    await gotoReady(page, base);
+    await page.evaluate(() => localStorage.clear());
+    await reloadReady(page);
+    const first = await editorText(page);
+    await page.waitForTimeout(1000);
+    await setEditor(page, first + '\n# second version\n');
+    await page.waitForTimeout(1000);
+    await setEditor(page, first + '\n# third version\n');
+    await page.waitForTimeout(1000);
+    await $('history-toggle').click();
+    const entries = $('history').locator('[data-testid="history-entry"]');
+    assert(await entries.count() === 3, `three versions: ${await entries.count()}`);
+    assert(await page.evaluate(() => localStorage.getItem('listwatch.history').length > 0), 'kept in localStorage');
+    await axe('the history open');
+    await shots3('13-history', 'history');
+    // The oldest is the first script: restore it.
+    await entries.nth(2).locator('[data-testid="history-restore"]').click();
+    assert(await editorText(page) === first, 'restored');
+    // Many versions: only the last 30 are kept.
+    await page.evaluate(() => {
+      const parts = [];
+      for (let i = 0; i < 40; i++) parts.push(`${Date.now() - i}\u001f# v${i}\nkind Pod\n`);
+      localStorage.setItem('listwatch.history', parts.join('\u001e'));
+    });
+    await $('history-toggle').click();
+    await $('history-toggle').click();
+    assert(await entries.count() === 30, `at most 30: ${await entries.count()}`);
+  }],
+  ['tour: a path through the gallery that remembers where the reader stopped', async () => {
+    await gotoReady(page, base);
+    await page.evaluate(() => localStorage.removeItem('listwatch.tour'));
+    await reloadReady(page);
+    assert((await $('tour-next').textContent()).includes('Start'), 'the tour starts');
+    await $('tour-next').click();
+    const s1 = await page.locator('[data-testid="tour-step"]').first().getAttribute('data-file');
+    assert(s1.startsWith('01-'), s1);
+    assert((await editorText(page)).startsWith('# Initial list'), 'the first step is loaded: ' + (await editorText(page)).slice(0, 40));
+    await $('tour-next').click();
+    assert(await $('tour').getAttribute('data-step') === '2', 'step 2');
+    const t2 = await page.locator('[data-testid="tour-step"].here').getAttribute('data-file');
+    assert(t2.startsWith('02-'), t2);
+    assert((await editorText(page)).includes('overflow') || (await editorText(page)).includes('Overflow'), 'the overflow scenario');
+    await axe('the tour open');
+    await shots3('14-tour', 'tour');
+    await reloadReady(page);
+    assert(await $('tour').getAttribute('data-step') === '2', 'remembered after a reload');
+    assert((await $('tour-where').textContent()).includes('step 2'), await $('tour-where').textContent());
+    assert((await $('tour-next').textContent()).includes('step 3'), await $('tour-next').textContent());
+    await $('tour-prev').click();
+    assert(await $('tour').getAttribute('data-step') === '1', 'back to step 1');
+  }],
 ];
 
-async function shots3(name) {
+async function shots3(name, testid) {
   for (const [w, h] of SIZES) {
     await page.setViewportSize({ width: w, height: h });
     await page.waitForTimeout(100);
-    await page.locator('[data-testid="fault-menu"], [data-testid="history"], [data-testid="tour"]').first().scrollIntoViewIfNeeded().catch(() => {});
+    if (testid) await $(testid).scrollIntoViewIfNeeded().catch(() => {});
     await page.screenshot({ path: `${shots}${name}-${w}.png` });
   }
   await page.setViewportSize({ width: 1400, height: 900 });

@@ -10,7 +10,8 @@ use yew::prelude::*;
 
 use crate::components::{
     controls::Controls, editor::Editor, explore::ExplorePanel, export::Export, faults::FaultMenu,
-    objects::ObjectsPanel, panels::*, system::SystemView, timeline::TimelineView,
+    history::History, objects::ObjectsPanel, panels::*, system::SystemView, timeline::TimelineView,
+    tour::Tour,
 };
 use crate::link;
 use crate::state::{Action, State};
@@ -470,12 +471,14 @@ pub fn app() -> Html {
             }
             <main>
                 <section class="left">
+                    <Tour on_pick={on_edit.clone()} />
                     <details class="script" open={*editor_open}>
                         <summary data-testid="editor-toggle">{"Script"}</summary>
-                        <Editor source={state.source.clone()} diagnostics={state.diagnostics.clone()} stale={state.stale} on_edit={on_edit} readonly=false />
+                        <Editor source={state.source.clone()} diagnostics={state.diagnostics.clone()} stale={state.stale} on_edit={on_edit.clone()} readonly=false />
                     </details>
                     <Expectations state={state.clone()} />
                     <ExplorePanel state={state.clone()} />
+                    <History source={state.source.clone()} on_restore={on_edit.clone()} />
                 </section>
                 <section class="right">{ stage }</section>
             </main>
