@@ -38,7 +38,12 @@ async function seek(n) {
 
 async function openObjects() {
   if (await $('objects').count() === 0) await $('objects-toggle').click();
-  await $('objects').waitFor();
+  await settled();
+}
+
+/// The objects are folded in a worker: wait for its answer for the moment on screen.
+async function settled() {
+  await page.waitForSelector('[data-testid="objects"][data-settled="true"]', { timeout: 20000 });
 }
 
 const copy = (kind, name, holder) =>
@@ -117,6 +122,7 @@ const tests = [
     await pickGallery('02-overflow');
     await openObjects();
     await seek(1e9);
+    await settled();
     const objs = await page.$$eval('[data-testid="object"]', (els) => els.map((e) => ({
       kind: e.dataset.kind, name: e.dataset.name,
       copies: [...e.querySelectorAll('[data-testid="object-copy"]')].map((c) => ({ holder: c.dataset.holder, rv: c.dataset.rv, stale: c.dataset.stale })),
@@ -141,6 +147,7 @@ const tests = [
     // Clicking an object shows its history and highlights it.
     const first = page.locator('[data-testid="object"]').first();
     await first.locator('.object-name').click();
+    await settled();
     assert(await first.evaluate((e) => e.classList.contains('selected')), 'highlighted');
     const items = await first.locator('[data-testid="object-history"] li').allTextContents();
     assert(items.length >= 1 && items[0].includes('create by'), `history: ${items.join(' | ')}`);
@@ -150,24 +157,30 @@ const tests = [
     await openObjects();
     await seek(0);
     await $('next-410').click();
+    await settled();
     const stale = await page.locator('[data-testid="object-copy"][data-stale="true"], [data-testid="object-copy"][data-mark="missing"]').count();
     assert(stale >= 1, `some copy is behind at the 410: ${stale}`);
     await seek(1e9);
+    await settled();
     const after = await page.locator('[data-testid="object-copy"][data-stale="true"]').count();
     assert(after === 0, `none at the end: ${after}`);
     await seek(0);
+    await settled();
     assert(await $('object').count() === 0, 'no objects before the first write');
   }],
   ['objects: in the stale-apiserver scenario the operator holds the old, deleted rabbit when it deletes the new volume', async () => {
     await pickGallery('11-stale-apiserver');
     await openObjects();
     await seek(1e9);
+    await settled();
     const pvc = page.locator('[data-testid="object"][data-kind="Pvc"][data-name="rabbit-data"]');
     await pvc.locator('.object-name').click();
+    await settled();
     const deletes = pvc.locator('[data-testid="object-history"] li', { hasText: 'delete by operator' });
     const n = await deletes.count();
     assert(n >= 2, `two deletes by the operator: ${n}`);
     await deletes.nth(n - 1).locator('button').click();
+    await settled();
     const clock = await $('clock').textContent();
     assert(parseFloat(clock) >= 21, `the wrong delete, after the restart: ${clock}`);
     const etcd = copy('RabbitmqCluster', 'rabbit', 'etcd');
@@ -244,6 +257,7 @@ const tests = [
     await $('objects-toggle').focus();
     await page.keyboard.press('Enter');
     await $('objects').waitFor();
+    await settled();
     await page.locator('[data-testid="object"] .object-name').first().focus();
     await page.keyboard.press('Enter');
     await $('object-history').first().waitFor();

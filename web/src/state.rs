@@ -12,6 +12,8 @@ use yew::Reducible;
 
 /// A finished run and what the page derives from it once.
 pub struct Loaded {
+    /// The script this run is of (the editor may hold a broken edit of it meanwhile).
+    pub source: String,
     pub sim: Sim,
     pub timeline: Timeline,
     pub title: String,
@@ -171,6 +173,7 @@ impl State {
                     let len = report.sim.trace.len();
                     let (lanes, markers) = crate::components::timeline::markers(&report.sim);
                     self.run = Some(Rc::new(Loaded {
+                        source: source.clone(),
                         timeline,
                         sim: report.sim,
                         title: scenario.title.clone(),
