@@ -9,9 +9,15 @@ use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
 use crate::components::{
-    controls::Controls, editor::Editor, explore::ExplorePanel, export::Export, faults::FaultMenu,
-    history::History, objects::ObjectsPanel, panels::*, system::SystemView, timeline::TimelineView,
-    tour::Tour,
+    controls::Controls,
+    editor::Editor,
+    explore::ExplorePanel,
+    export::Export,
+    faults::FaultMenu,
+    objects::{History, ObjectsPanel, Tour},
+    panels::*,
+    system::SystemView,
+    timeline::TimelineView,
 };
 use crate::link;
 use crate::state::{Action, State};

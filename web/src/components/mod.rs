@@ -5,12 +5,10 @@ pub mod editor;
 pub mod explore;
 pub mod export;
 pub mod faults;
-pub mod history;
 pub mod objects;
 pub mod panels;
 pub mod system;
 pub mod timeline;
-pub mod tour;
 
 use listwatch_core::TimeMs;
 
