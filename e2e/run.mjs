@@ -251,4 +251,6 @@ await browser.close();
 // The share-link, embed and CSP suite runs after this one (`cargo xtask test` runs this file).
 console.log('e2e: share links, embeds, CSP (e2e/share.mjs)');
 const share = spawnSync(process.execPath, [new URL('./share.mjs', import.meta.url).pathname, base], { stdio: 'inherit' });
-process.exit(ok && share.status === 0 ? 0 : 1);
+console.log('e2e: objects, layouts, accessibility, faults by hand, history, tour (e2e/page.mjs)');
+const pages = spawnSync(process.execPath, [new URL('./page.mjs', import.meta.url).pathname, base], { stdio: 'inherit' });
+process.exit(ok && share.status === 0 && pages.status === 0 ? 0 : 1);

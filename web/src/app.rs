@@ -9,8 +9,15 @@ use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
 use crate::components::{
-    controls::Controls, editor::Editor, explore::ExplorePanel, export::Export, panels::*,
-    system::SystemView, timeline::TimelineView,
+    controls::Controls,
+    editor::Editor,
+    explore::ExplorePanel,
+    export::Export,
+    faults::FaultMenu,
+    objects::{History, ObjectsPanel, Tour},
+    panels::*,
+    system::SystemView,
+    timeline::TimelineView,
 };
 use crate::link;
 use crate::state::{Action, State};
@@ -103,6 +110,13 @@ fn embed_code(state: &State) -> String {
 #[function_component(App)]
 pub fn app() -> Html {
     let embed = use_memo((), |_| link::embed_options());
+    // On a narrow screen the script starts folded away: the picture comes first.
+    let editor_open = use_memo((), |_| {
+        web_sys::window()
+            .and_then(|w| w.inner_width().ok())
+            .and_then(|w| w.as_f64())
+            .is_none_or(|w| w > 900.0)
+    });
     let state = {
         let embed = embed.clone();
         use_reducer(move || initial_state(&embed))
@@ -363,10 +377,15 @@ pub fn app() -> Html {
                 <div class="title">{ &run.title }</div>
                 <Controls state={state.clone()} />
                 <CutOff run={run.clone()} />
-                <SystemView run={run.clone()} view={view.clone()} cursor={state.cursor} />
+                <SystemView run={run.clone()} view={view.clone()} cursor={state.cursor} on_fault={(!embed.on).then(|| {
+                    let d = state.dispatcher();
+                    Callback::from(move |t| d.dispatch(Action::FaultMenu(Some(t))))
+                })} />
+                if !embed.on { <FaultMenu state={state.clone()} /> }
                 <Narration run={run.clone()} view={view} />
                 if !embed.on || embed.show_timeline { <TimelineView state={state.clone()} /> }
                 if !embed.on || embed.show_explanation { <Explanation state={state.clone()} /> }
+                if !embed.on { <ObjectsPanel state={state.clone()} /> }
                 if !embed.on { <Export state={state.clone()} /> }
             </>
         },
@@ -451,16 +470,21 @@ pub fn app() -> Html {
             }
             if let Some(n) = &state.notice { <div class="notice" role="status">{n}</div> }
             if state.help {
-                <div class="help" role="dialog">
+                <div class="help" role="dialog" aria-label="Keyboard help">
                     <p><kbd>{"Space"}</kbd>{" play / pause · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>{" step one event · "}<kbd>{"?"}</kbd>{" this help · "}<kbd>{"Ctrl/Cmd+S"}</kbd>{" copy link · "}<kbd>{"Ctrl/Cmd+Enter"}</kbd>{" re-run"}</p>
                     <p>{"Space, arrows and ? do nothing while the editor has focus. Click any marker or event to see why it happened."}</p>
                 </div>
             }
             <main>
                 <section class="left">
-                    <Editor source={state.source.clone()} diagnostics={state.diagnostics.clone()} stale={state.stale} on_edit={on_edit} readonly=false />
+                    <Tour on_pick={on_edit.clone()} />
+                    <details class="script" open={*editor_open}>
+                        <summary data-testid="editor-toggle">{"Script"}</summary>
+                        <Editor source={state.source.clone()} diagnostics={state.diagnostics.clone()} stale={state.stale} on_edit={on_edit.clone()} readonly=false />
+                    </details>
                     <Expectations state={state.clone()} />
                     <ExplorePanel state={state.clone()} />
+                    <History source={state.source.clone()} on_restore={on_edit.clone()} />
                 </section>
                 <section class="right">{ stage }</section>
             </main>

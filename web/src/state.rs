@@ -12,6 +12,8 @@ use yew::Reducible;
 
 /// A finished run and what the page derives from it once.
 pub struct Loaded {
+    /// The script this run is of (the editor may hold a broken edit of it meanwhile).
+    pub source: String,
     pub sim: Sim,
     pub timeline: Timeline,
     pub title: String,
@@ -43,6 +45,21 @@ pub struct State {
     /// overwritten until the user edits the link's script or accepts it, and "Restore" brings
     /// this back.
     pub kept: Option<String>,
+    /// What the fault menu is open on, if it is.
+    pub fault_menu: Option<FaultTarget>,
+    /// The scripts before each fault added by hand, newest last: Undo brings them back.
+    pub undo: Vec<String>,
+}
+
+/// Something in the picture a fault can be injected into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultTarget {
+    /// A controller (its watchers or its queue).
+    Controller(usize),
+    /// The link between a controller and its apiserver.
+    Link(usize),
+    /// An apiserver (one of its watch caches: the kind).
+    Apiserver(usize, usize),
 }
 
 pub enum Action {
@@ -74,6 +91,12 @@ pub enum Action {
     AcceptLink,
     /// Run the same text again from scratch.
     Rerun,
+    /// Open (or close) the fault menu.
+    FaultMenu(Option<FaultTarget>),
+    /// Append a timeline line (a fault at this moment) and re-run, keeping the moment.
+    InjectFault(String),
+    /// Back to the script before the last fault added by hand.
+    Undo,
 }
 
 impl State {
@@ -92,6 +115,8 @@ impl State {
             link_error: None,
             notice: None,
             kept: None,
+            fault_menu: None,
+            undo: vec![],
         };
         s.load(source);
         s
@@ -148,6 +173,7 @@ impl State {
                     let len = report.sim.trace.len();
                     let (lanes, markers) = crate::components::timeline::markers(&report.sim);
                     self.run = Some(Rc::new(Loaded {
+                        source: source.clone(),
                         timeline,
                         sim: report.sim,
                         title: scenario.title.clone(),
@@ -205,6 +231,8 @@ impl State {
             link_error: self.link_error.clone(),
             notice: self.notice.clone(),
             kept: self.kept.clone(),
+            fault_menu: self.fault_menu,
+            undo: self.undo.clone(),
         }
     }
 }
@@ -221,6 +249,32 @@ impl Reducible for State {
                     s.load(src);
                     // The user's own change: from now on it is their work, autosaved.
                     s.kept = None;
+                    s.undo.clear();
+                    s.fault_menu = None;
+                }
+            }
+            Action::FaultMenu(t) => {
+                s.playing = false;
+                s.fault_menu = t;
+            }
+            Action::InjectFault(line) => {
+                let before = s.source.clone();
+                let mut src = before.trim_end().to_string();
+                src.push('\n');
+                src.push_str(&line);
+                src.push('\n');
+                s.undo.push(before);
+                if s.undo.len() > 50 {
+                    s.undo.remove(0);
+                }
+                s.load(src);
+                s.kept = None;
+                s.fault_menu = None;
+            }
+            Action::Undo => {
+                if let Some(prev) = s.undo.pop() {
+                    s.load(prev);
+                    s.fault_menu = None;
                 }
             }
             Action::OpenLink {
@@ -304,5 +358,7 @@ impl PartialEq for State {
             && self.link_error == o.link_error
             && self.notice == o.notice
             && self.kept == o.kept
+            && self.fault_menu == o.fault_menu
+            && self.undo.len() == o.undo.len()
     }
 }

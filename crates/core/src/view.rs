@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use crate::model::{NameId, Rv, TimeMs};
+use crate::model::{KindId, NameId, Rv, TimeMs, WatcherId};
 use crate::sim::Sim;
 use crate::trace::*;
 
@@ -276,4 +276,395 @@ impl Timeline {
     pub fn index_at_time(sim: &Sim, t: TimeMs) -> usize {
         sim.trace.partition_point(|e| e.time_ms <= t)
     }
+}
+
+/// One version of an object as etcd committed it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Version {
+    /// The `Write` event that committed it.
+    pub event: EventId,
+    pub time_ms: TimeMs,
+    pub actor: Actor,
+    pub op: WriteOp,
+    pub rv: Rv,
+    pub spec: i64,
+    pub status: i64,
+    /// UIDs count successful creates from 1, as etcd assigns them.
+    pub uid: u64,
+    /// The deletion mark (a deletion requested while finalizers remain).
+    pub deleting: bool,
+    /// `(kind, name, uid)` of the owner: read off the reconcile that created the object.
+    pub owner: Option<(KindId, NameId, u64)>,
+}
+
+impl Version {
+    /// The delete itself: the object is gone from etcd at this version.
+    pub fn is_delete(&self) -> bool {
+        self.op == WriteOp::Delete
+    }
+}
+
+/// Every version of one object (all its incarnations, in order).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObjectHistory {
+    pub kind: KindId,
+    pub name: NameId,
+    pub versions: Vec<Version>,
+}
+
+/// Who holds a copy of objects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Holder {
+    Etcd,
+    /// An apiserver's watch cache (kinds served with the cache off have none).
+    Cache(crate::model::ApiserverId),
+    /// An informer's store.
+    Store(WatcherId),
+}
+
+/// How a holder's copy compares with etcd.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// Same version as etcd (or etcd itself).
+    Fresh,
+    /// A copy of an older version (of this incarnation or a previous one).
+    Stale,
+    /// etcd has the object; this holder has no copy.
+    Missing,
+    /// This holder has a copy of an object etcd no longer has.
+    Ghost,
+    /// Neither etcd nor this holder has it.
+    Absent,
+}
+
+impl Mark {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mark::Fresh => "fresh",
+            Mark::Stale => "stale",
+            Mark::Missing => "missing",
+            Mark::Ghost => "ghost",
+            Mark::Absent => "absent",
+        }
+    }
+    /// A copy that differs from the truth.
+    pub fn is_stale(self) -> bool {
+        matches!(self, Mark::Stale | Mark::Ghost)
+    }
+}
+
+/// Each holder's copy of each object at one moment: `copies[holder]` maps an object (its index
+/// in `ObjectHistories::objects`) to the version index it holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Copies {
+    pub applied: usize,
+    pub copies: Vec<std::collections::BTreeMap<u32, u32>>,
+}
+
+/// The objects of a run, their versions, and the holders' copies at any moment, folded from the
+/// events (`Write`, `CacheReset`, `CacheAdd`, `WatchEvent`, `Informer`, `Crash`, `Restart`),
+/// with a few checkpoints so seeking stays cheap on long traces.
+#[derive(Clone, Debug)]
+pub struct Objects {
+    pub objects: Vec<ObjectHistory>,
+    pub holders: Vec<Holder>,
+    /// The kind each holder may hold (`None`: every kind, i.e. etcd and the caches).
+    holder_kind: Vec<Option<KindId>>,
+    /// `holder_prefix[h]`: the namespace prefix (`ns/`) a namespaced informer sees.
+    holder_prefix: Vec<Option<String>>,
+    by_key: std::collections::HashMap<(KindId, NameId), u32>,
+    /// rv -> (object, version).
+    by_rv: std::collections::HashMap<Rv, (u32, u32)>,
+    /// The event index of each object's first version: objects are numbered in that order.
+    first_event: Vec<EventId>,
+    checkpoints: Vec<Copies>,
+    every: usize,
+}
+
+impl Objects {
+    pub fn new(sim: &Sim) -> Objects {
+        use std::collections::HashMap;
+        let cfg = &sim.config;
+        let mut holders = vec![Holder::Etcd];
+        let mut holder_kind = vec![None];
+        let mut holder_prefix = vec![None];
+        for a in 0..cfg.apiservers.len() {
+            holders.push(Holder::Cache(crate::model::ApiserverId(a as u8)));
+            holder_kind.push(None);
+            holder_prefix.push(None);
+        }
+        for (i, r) in sim.reflectors.iter().enumerate() {
+            holders.push(Holder::Store(WatcherId(i as u16)));
+            holder_kind.push(Some(r.kind));
+            holder_prefix.push(r.namespace.map(|n| format!("{}/", sim.names.resolve(n))));
+        }
+        // Versions, from the writes.
+        let mut objects: Vec<ObjectHistory> = vec![];
+        let mut by_key: HashMap<(KindId, NameId), u32> = HashMap::new();
+        let mut by_rv = HashMap::new();
+        let mut first_event = vec![];
+        let mut next_uid = 1;
+        for (i, e) in sim.trace.iter().enumerate() {
+            let EventKind::Write {
+                op,
+                kind,
+                name,
+                rv,
+                spec,
+                status,
+            } = e.kind
+            else {
+                continue;
+            };
+            let o = *by_key.entry((kind, name)).or_insert_with(|| {
+                objects.push(ObjectHistory {
+                    kind,
+                    name,
+                    versions: vec![],
+                });
+                first_event.push(i as EventId);
+                objects.len() as u32 - 1
+            });
+            let prev = objects[o as usize].versions.last().copied();
+            let (uid, deleting, owner) = match (op, prev) {
+                (WriteOp::Create, _) | (_, None) => {
+                    let uid = next_uid;
+                    next_uid += 1;
+                    (uid, false, owner_from_cause(sim, &objects, &by_key, i))
+                }
+                (_, Some(p)) => (p.uid, p.deleting || op == WriteOp::MarkDeleting, p.owner),
+            };
+            let v = Version {
+                event: i as EventId,
+                time_ms: e.time_ms,
+                actor: e.actor,
+                op,
+                rv,
+                spec,
+                status,
+                uid,
+                deleting,
+                owner,
+            };
+            by_rv.insert(rv, (o, objects[o as usize].versions.len() as u32));
+            objects[o as usize].versions.push(v);
+        }
+        // The final state knows the owners of the objects still there: trust it over inference.
+        for h in objects.iter_mut() {
+            if let Some(o) = sim.etcd.objects.get(&(h.kind, h.name)) {
+                for v in h.versions.iter_mut().filter(|v| v.uid == o.uid) {
+                    v.owner = o.owner.map(|w| (w.kind, w.name, w.uid));
+                }
+            }
+        }
+        let every = (sim.trace.len() / 32).max(CHECKPOINT_EVERY);
+        let mut me = Objects {
+            objects,
+            holders,
+            holder_kind,
+            holder_prefix,
+            by_key,
+            by_rv,
+            first_event,
+            checkpoints: vec![],
+            every,
+        };
+        let mut c = Copies {
+            applied: 0,
+            copies: vec![Default::default(); me.holders.len()],
+        };
+        me.checkpoints.push(c.clone());
+        for (i, e) in sim.trace.iter().enumerate() {
+            me.apply(sim, &mut c, i, e);
+            if (i + 1) % every == 0 {
+                me.checkpoints.push(c.clone());
+            }
+        }
+        me
+    }
+
+    fn holder_index(&self, h: Holder) -> usize {
+        self.holders.iter().position(|x| *x == h).unwrap_or(0)
+    }
+
+    /// The latest version of `o` at or below `rv`, if it was not deleted by then.
+    fn version_at(&self, o: u32, rv: Rv) -> Option<u32> {
+        let vs = &self.objects[o as usize].versions;
+        let i = vs.partition_point(|v| v.rv <= rv);
+        (i > 0 && !vs[i - 1].is_delete()).then(|| i as u32 - 1)
+    }
+
+    fn apply(&self, sim: &Sim, c: &mut Copies, i: usize, e: &Event) {
+        use EventKind::*;
+        c.applied = i + 1;
+        let put = |c: &mut Copies, h: usize, rv: Rv, delete: bool| {
+            if let Some(&(o, v)) = self.by_rv.get(&rv) {
+                if delete || self.objects[o as usize].versions[v as usize].is_delete() {
+                    c.copies[h].remove(&o);
+                } else {
+                    c.copies[h].insert(o, v);
+                }
+            }
+        };
+        match e.kind {
+            Write { rv, .. } => put(c, 0, rv, false),
+            CacheReset {
+                apiserver,
+                kind,
+                list_rv,
+                ..
+            } => {
+                let h = self.holder_index(Holder::Cache(apiserver));
+                let keep: Vec<u32> = c.copies[h]
+                    .keys()
+                    .copied()
+                    .filter(|&o| self.objects[o as usize].kind != kind)
+                    .collect();
+                let mut fresh: std::collections::BTreeMap<u32, u32> =
+                    keep.into_iter().map(|o| (o, c.copies[h][&o])).collect();
+                for (o, h_) in self.objects.iter().enumerate() {
+                    if h_.kind == kind && self.first_event[o] as usize <= i {
+                        if let Some(v) = self.version_at(o as u32, list_rv) {
+                            fresh.insert(o as u32, v);
+                        }
+                    }
+                }
+                c.copies[h] = fresh;
+            }
+            CacheAdd { apiserver, rv, .. } => {
+                let h = self.holder_index(Holder::Cache(apiserver));
+                put(c, h, rv, false);
+            }
+            WatchEvent {
+                watcher, event, rv, ..
+            } => {
+                let h = self.holder_index(Holder::Store(watcher));
+                put(c, h, rv, event == crate::model::EventType::Deleted);
+            }
+            Informer {
+                watcher,
+                delta,
+                name,
+                rv,
+                ..
+            } => {
+                let h = self.holder_index(Holder::Store(watcher));
+                match delta {
+                    Delta::Added | Delta::Updated => put(c, h, rv, false),
+                    Delta::Deleted | Delta::DeletedFinalStateUnknown => {
+                        let kind = sim.reflectors[watcher.index()].kind;
+                        if let Some(o) = self.by_key.get(&(kind, name)) {
+                            c.copies[h].remove(o);
+                        }
+                    }
+                    Delta::Sync => {}
+                }
+            }
+            // A crashed process loses its informers' memory; a restart lists afresh.
+            Crash { controller } | Restart { controller, .. } => {
+                for (w, r) in sim.reflectors.iter().enumerate() {
+                    if r.controller == controller {
+                        let h = self.holder_index(Holder::Store(WatcherId(w as u16)));
+                        c.copies[h].clear();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The copies after the first `n` events.
+    pub fn at(&self, sim: &Sim, n: usize) -> Copies {
+        let n = n.min(sim.trace.len());
+        let mut c = self.checkpoints[(n / self.every).min(self.checkpoints.len() - 1)].clone();
+        for i in c.applied..n {
+            self.apply(sim, &mut c, i, &sim.trace[i]);
+        }
+        c
+    }
+
+    /// The objects written to by the moment `n` (a prefix of `objects`).
+    pub fn seen(&self, n: usize) -> usize {
+        self.first_event.partition_point(|&e| (e as usize) < n)
+    }
+
+    /// Whether holder `h` can hold object `o` at all (its kind and namespace).
+    pub fn holds_kind(&self, sim: &Sim, h: usize, o: usize) -> bool {
+        let ob = &self.objects[o];
+        let kind_ok = match self.holders[h] {
+            Holder::Etcd => true,
+            Holder::Cache(_) => {
+                sim.config.kinds[ob.kind.index()].cache != crate::config::CacheMode::Off
+            }
+            Holder::Store(_) => self.holder_kind[h] == Some(ob.kind),
+        };
+        kind_ok
+            && self.holder_prefix[h]
+                .as_ref()
+                .is_none_or(|p| sim.names.resolve(ob.name).starts_with(p.as_str()))
+    }
+
+    /// Holder `h`'s copy of object `o` at `c`, and how it compares with etcd.
+    pub fn copy(&self, c: &Copies, h: usize, o: usize) -> (Option<&Version>, Mark) {
+        let get = |h: usize| {
+            c.copies[h]
+                .get(&(o as u32))
+                .map(|&v| &self.objects[o].versions[v as usize])
+        };
+        let truth = get(0);
+        let mine = get(h);
+        let mark = match (mine, truth) {
+            (Some(m), Some(t)) if m.rv == t.rv => Mark::Fresh,
+            (Some(_), Some(_)) => Mark::Stale,
+            (Some(_), None) => Mark::Ghost,
+            (None, Some(_)) => Mark::Missing,
+            (None, None) => Mark::Absent,
+        };
+        (mine, mark)
+    }
+
+    /// The index of the object with this key.
+    pub fn find(&self, kind: KindId, name: NameId) -> Option<usize> {
+        self.by_key.get(&(kind, name)).map(|&o| o as usize)
+    }
+}
+
+/// A controller's create names its reconcile's primary object as owner (when the child is not
+/// the primary itself); everything else has none.
+fn owner_from_cause(
+    sim: &Sim,
+    objects: &[ObjectHistory],
+    by_key: &std::collections::HashMap<(KindId, NameId), u32>,
+    i: usize,
+) -> Option<(KindId, NameId, u64)> {
+    let e = &sim.trace[i];
+    let Actor::Controller(_) = e.actor else {
+        return None;
+    };
+    let EventKind::Write { kind, name, .. } = e.kind else {
+        return None;
+    };
+    let mut cause = e.cause();
+    for _ in 0..64 {
+        let id = cause?;
+        let ev = &sim.trace[id as usize];
+        if let EventKind::ReconcileStart {
+            controller, key, ..
+        } = ev.kind
+        {
+            let primary = sim.config.controllers[controller.index()].primary;
+            if (primary, key) == (kind, name) {
+                return None;
+            }
+            let p = by_key.get(&(primary, key))?;
+            let v = objects[*p as usize]
+                .versions
+                .iter()
+                .rev()
+                .find(|v| (v.event as usize) < i)?;
+            return (!v.is_delete()).then_some((primary, key, v.uid));
+        }
+        cause = ev.cause();
+    }
+    None
 }

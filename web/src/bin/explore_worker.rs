@@ -1,16 +1,157 @@
 //! The explorer's Web Worker: runs `listwatch explore` off the page's thread, so the page never
-//! freezes. It first says `{kind: "ready"}`; messages in: `{script, budget}`. Messages out: `{kind: "progress" | "done" |
+//! freezes. It also writes the trace as JSON for the page's export (`{script, export: true}` in,
+//! `{kind: "export", json}` out), which keeps serde out of the page's first load. It first says `{kind: "ready"}`; messages in: `{script, budget}`. Messages out: `{kind: "progress" | "done" |
 //! "error", ...}` with the search's figures, and for "done" the counterexample script (empty when
 //! none was found). The page cancels by terminating the worker.
 
 use listwatch_core::explore::Budget;
+use listwatch_core::view::{Holder, Objects};
+use listwatch_core::Labels;
 use listwatch_script::explore::{broken_text, counterexample, explorer};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::js_sys::{Date, Object, Reflect};
+use web_sys::js_sys::{Array, Date, Object, Reflect};
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 const MAX_BUDGET: f64 = 10_000_000.0;
+/// The objects panel draws at most this many objects (the first ones written).
+const MAX_OBJECTS: usize = 120;
+
+thread_local! {
+    /// The objects panel's run and its fold, kept while the script stays the same.
+    static FOLDED: std::cell::RefCell<Option<(String, listwatch_core::Sim, Objects)>> = const { std::cell::RefCell::new(None) };
+}
+
+fn short(name: &str) -> &str {
+    name.strip_prefix("default/").unwrap_or(name)
+}
+
+fn js_strings<I: IntoIterator<Item = String>>(it: I) -> JsValue {
+    it.into_iter()
+        .map(|s| JsValue::from_str(&s))
+        .collect::<Array>()
+        .into()
+}
+
+/// The objects panel's table at one moment, folded here so the page's first load stays small:
+/// `{kind: "objects", cursor, seen, list: [[kind, name, [[holder, mark, rv, spec, status,
+/// deletion, owner, uid], ...], history | null], ...]}`; history: `[[event, text, later], ...]`.
+fn objects(scope: &DedicatedWorkerGlobalScope, script: &str, data: &JsValue) {
+    let num = |k: &str| {
+        Reflect::get(data, &k.into())
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0)
+    };
+    let text = |k: &str| {
+        Reflect::get(data, &k.into())
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default()
+    };
+    let cursor = num("cursor").max(0.0) as usize;
+    let (pick_kind, pick_name) = (text("pick_kind"), text("pick_name"));
+    FOLDED.with(|f| {
+        let mut f = f.borrow_mut();
+        if f.as_ref().is_none_or(|(s, ..)| s != script) {
+            match listwatch_script::run(script) {
+                Ok(r) => {
+                    let o = Objects::new(&r.sim);
+                    *f = Some((script.to_string(), r.sim, o));
+                }
+                Err(d) => {
+                    let msg = format!("line {}: {}", d[0].line, d[0].message);
+                    post(scope, &[("kind", "error".into()), ("message", msg.into())]);
+                    return;
+                }
+            }
+        }
+        let Some((_, sim, objs)) = f.as_ref() else {
+            return;
+        };
+        let copies = objs.at(sim, cursor);
+        let seen = objs.seen(cursor);
+        let list = Array::new();
+        for o in 0..seen.min(MAX_OBJECTS) {
+            let ob = &objs.objects[o];
+            let (kind, name) = (
+                sim.kind(ob.kind).to_string(),
+                short(sim.name(ob.name)).to_string(),
+            );
+            let rows = Array::new();
+            for h in (0..objs.holders.len()).filter(|&h| objs.holds_kind(sim, h, o)) {
+                let (v, mark) = objs.copy(&copies, h, o);
+                let holder = match objs.holders[h] {
+                    Holder::Etcd => "etcd".to_string(),
+                    Holder::Cache(a) => sim.apiserver(a).to_string(),
+                    Holder::Store(w) => sim.watcher(w),
+                };
+                let mut row = vec![holder, mark.as_str().to_string()];
+                if let Some(v) = v {
+                    row.extend([
+                        v.rv.to_string(),
+                        v.spec.to_string(),
+                        v.status.to_string(),
+                        if v.deleting {
+                            "deleting".into()
+                        } else {
+                            String::new()
+                        },
+                        match v.owner {
+                            Some((k, n, uid)) => {
+                                format!("{}/{} ({uid})", sim.kind(k), short(sim.name(n)))
+                            }
+                            None => "—".into(),
+                        },
+                        v.uid.to_string(),
+                    ]);
+                }
+                rows.push(&js_strings(row));
+            }
+            let history: JsValue = if kind == pick_kind && name == pick_name {
+                ob.versions
+                    .iter()
+                    .map(|v| {
+                        let later = v.event as usize >= cursor;
+                        let t = format!(
+                            "{}.{:03}s rv {} · {} by {} · spec {} status {} · uid {}{}{}",
+                            v.time_ms / 1000,
+                            v.time_ms % 1000,
+                            v.rv,
+                            v.op.as_str(),
+                            listwatch_core::actor_label(v.actor, sim),
+                            v.spec,
+                            v.status,
+                            v.uid,
+                            if v.deleting { " · deleting" } else { "" },
+                            if later { " (later)" } else { "" }
+                        );
+                        JsValue::from(Array::of3(
+                            &(v.event as f64).into(),
+                            &t.into(),
+                            &later.into(),
+                        ))
+                    })
+                    .collect::<Array>()
+                    .into()
+            } else {
+                JsValue::NULL
+            };
+            list.push(&Array::of4(&kind.into(), &name.into(), &rows, &history));
+        }
+        post(
+            scope,
+            &[
+                ("kind", "objects".into()),
+                ("cursor", (cursor as f64).into()),
+                ("script", script.into()),
+                ("pick", format!("{pick_kind}/{pick_name}").into()),
+                ("seen", (seen as f64).into()),
+                ("list", list.into()),
+            ],
+        );
+    });
+}
 /// Failures sent back to the page at most (each carries a whole script).
 const MAX_REPORTED: usize = 50;
 
@@ -107,6 +248,44 @@ fn main() {
             .ok()
             .and_then(|v| v.as_f64())
             .unwrap_or(2000.0);
+        if Reflect::get(&data, &"objects".into())
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false)
+        {
+            objects(&me, &script, &data);
+            return;
+        }
+        // The trace as JSON (the page's export): serde stays out of the page's first load.
+        if Reflect::get(&data, &"export".into())
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false)
+        {
+            match listwatch_script::run(&script) {
+                Ok(report) => post(
+                    &me,
+                    &[
+                        ("kind", "export".into()),
+                        (
+                            "json",
+                            listwatch_script::export::json(&report.sim, &report.outcomes).into(),
+                        ),
+                    ],
+                ),
+                Err(d) => post(
+                    &me,
+                    &[
+                        ("kind", "error".into()),
+                        (
+                            "message",
+                            format!("line {}: {}", d[0].line, d[0].message).into(),
+                        ),
+                    ],
+                ),
+            }
+            return;
+        }
         let all = Reflect::get(&data, &"all".into())
             .ok()
             .and_then(|v| v.as_bool())

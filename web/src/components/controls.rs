@@ -94,8 +94,8 @@ pub fn controls(p: &Props) -> Html {
                 <button data-testid="next-410" aria-label="Next 410" onclick={jump("410", true)}>{"410 ▶"}</button>
                 <button aria-label="Previous relist" onclick={jump("relist", false)}>{"◀ relist"}</button>
                 <button aria-label="Next relist" onclick={jump("relist", true)}>{"relist ▶"}</button>
-                <button aria-label="Previous reconcile" onclick={jump("reconcile", false)}>{"◀ rec"}</button>
-                <button aria-label="Next reconcile" onclick={jump("reconcile", true)}>{"rec ▶"}</button>
+                <button aria-label="Previous reconcile" onclick={jump("reconcile", false)}>{"◀ reconcile"}</button>
+                <button aria-label="Next reconcile" onclick={jump("reconcile", true)}>{"reconcile ▶"}</button>
             </span>
             <label class="speed">{"speed"}
                 <input data-testid="speed" type="range" aria-label="Speed (events per second, log scale)" min="0" max="4" step="0.1"

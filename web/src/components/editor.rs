@@ -148,6 +148,12 @@ pub fn editor(p: &Props) -> Html {
                 {
                     let _ = focus.call0(&l.view);
                 }
+                // CodeMirror's scroller is keyboard-reachable like the rest of the page's regions.
+                if let Ok(Some(scroller)) = el.query_selector(".cm-scroller") {
+                    let _ = scroller.set_attribute("tabindex", "0");
+                    let _ = scroller.set_attribute("role", "region");
+                    let _ = scroller.set_attribute("aria-label", "Scenario script editor");
+                }
                 *live.borrow_mut() = Some(l);
                 loaded.set(true);
             });

@@ -1,8 +1,16 @@
 //! Export: the trace as JSON (the CLI's `--json` document), the view as SVG and PNG, and a
 //! Markdown snippet (image plus link) for docs and bug reports.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::js_sys::{Object, Reflect};
 use yew::prelude::*;
+
+const WORKER_URL: &str = "./explore_worker_loader.js";
+type Running = Option<(web_sys::Worker, Closure<dyn Fn(web_sys::MessageEvent)>)>;
 
 use crate::link;
 use crate::state::{Action, State};
@@ -69,16 +77,56 @@ pub struct Props {
 
 #[function_component(Export)]
 pub fn export(p: &Props) -> Html {
+    // The JSON is written in the explorer's worker (loaded on demand), which holds serde: the
+    // page's first load stays small.
+    let busy: Rc<RefCell<Running>> = use_mut_ref(|| None);
     let json = {
         let st = p.state.clone();
+        let busy = busy.clone();
         Callback::from(move |_: MouseEvent| {
-            if let Some(run) = &st.run {
-                download_text(
-                    "listwatch-trace.json",
-                    "application/json",
-                    &listwatch_script::export::json(&run.sim, &st.outcomes),
-                );
+            if st.run.is_none() {
+                return;
             }
+            if let Some((w, _)) = busy.borrow_mut().take() {
+                w.terminate();
+            }
+            let Ok(w) = web_sys::Worker::new(WORKER_URL) else {
+                st.dispatch(Action::Notice(Some("The export could not start".into())));
+                return;
+            };
+            let job = Object::new();
+            let _ = Reflect::set(&job, &"script".into(), &JsValue::from_str(&st.source));
+            let _ = Reflect::set(&job, &"export".into(), &JsValue::TRUE);
+            let (me, done, st2) = (w.clone(), busy.clone(), st.clone());
+            let onmessage =
+                Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+                    let d = e.data();
+                    let get = |k: &str| {
+                        Reflect::get(&d, &k.into())
+                            .ok()
+                            .and_then(|v| v.as_string())
+                            .unwrap_or_default()
+                    };
+                    match get("kind").as_str() {
+                        "ready" => {
+                            let _ = me.post_message(&job);
+                        }
+                        "export" => {
+                            download_text("listwatch-trace.json", "application/json", &get("json"));
+                            me.terminate();
+                        }
+                        _ => {
+                            st2.dispatch(Action::Notice(Some(format!(
+                                "The export failed: {}",
+                                get("message")
+                            ))));
+                            me.terminate();
+                        }
+                    }
+                    let _ = &done;
+                });
+            w.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+            *busy.borrow_mut() = Some((w, onmessage));
         })
     };
     let svg = Callback::from(|_: MouseEvent| {

@@ -4,6 +4,8 @@ pub mod controls;
 pub mod editor;
 pub mod explore;
 pub mod export;
+pub mod faults;
+pub mod objects;
 pub mod panels;
 pub mod system;
 pub mod timeline;

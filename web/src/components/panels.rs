@@ -64,7 +64,7 @@ pub fn narration(p: &NarrationProps) -> Html {
         Some(id) => {
             html! { <div class="say" aria-live="polite">{listwatch_core::describe(&p.run.sim.trace[id as usize].kind, &p.run.sim)}</div> }
         }
-        None => html! { <div class="say empty-say" /> },
+        None => html! { <div class="say empty-say" aria-live="polite" /> },
     }
 }
 
@@ -88,6 +88,11 @@ pub fn expectations(p: &StateProps) -> Html {
     html! {
         <div data-testid="expectations" class="expectations">
             <h2>{"Expectations"}</h2>
+            <p class="sr-only" aria-live="polite" data-testid="expectations-summary">{{
+                let failed = p.state.outcomes.iter().filter(|(_, o)| !o.pass).count();
+                format!("{} of {} expectations pass{}", p.state.outcomes.len() - failed, p.state.outcomes.len(),
+                    if failed > 0 { format!(", {failed} fail") } else { String::new() })
+            }}</p>
             <ul>
                 { for p.state.outcomes.iter().map(|(x, o)| {
                     let st = p.state.clone();

@@ -9,13 +9,51 @@ use listwatch_core::view::View;
 use listwatch_core::{EventKind, Labels, WatcherId, WatcherState};
 use yew::prelude::*;
 
-use crate::state::Loaded;
+use crate::state::{FaultTarget, Loaded};
 
 #[derive(Properties)]
 pub struct Props {
     pub run: Rc<Loaded>,
     pub view: View,
     pub cursor: usize,
+    /// Opens the fault menu on a part of the picture (none in embeds).
+    #[prop_or_default]
+    pub on_fault: Option<Callback<FaultTarget>>,
+}
+
+/// What makes a part of the picture a control: focusable, named, clicked or Enter/Space.
+struct Act {
+    tabindex: Option<&'static str>,
+    role: Option<&'static str>,
+    label: Option<String>,
+    onclick: Option<Callback<MouseEvent>>,
+    onkeydown: Option<Callback<KeyboardEvent>>,
+}
+
+fn act(on: &Option<Callback<FaultTarget>>, t: FaultTarget, label: String) -> Act {
+    let Some(on) = on.clone() else {
+        return Act {
+            tabindex: None,
+            role: None,
+            label: None,
+            onclick: None,
+            onkeydown: None,
+        };
+    };
+    let on2 = on.clone();
+    Act {
+        tabindex: Some("0"),
+        role: Some("button"),
+        label: Some(label),
+        onclick: Some(Callback::from(move |_: MouseEvent| on.emit(t))),
+        onkeydown: Some(Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" || e.key() == " " {
+                e.prevent_default();
+                e.stop_propagation();
+                on2.emit(t);
+            }
+        })),
+    }
 }
 impl PartialEq for Props {
     fn eq(&self, o: &Self) -> bool {
@@ -48,9 +86,14 @@ pub fn system_view(p: &Props) -> Html {
     let kinds = sim.config.kinds.len();
     let apis = sim.config.apiservers.len();
     let ring_w = 170.0;
-    let width = (40.0 + ring_w * (kinds * apis) as f64).max(900.0);
+    // As wide as what is drawn (rings, the watchers' state machines, up to three queues a row),
+    // so a narrow screen scales the picture down no more than it must.
+    let queue_cols = sim.config.controllers.len().clamp(1, 3) as f64;
+    let width = (40.0 + ring_w * (kinds * apis) as f64)
+        .max(700.0)
+        .max(20.0 + 300.0 * queue_cols);
     let watcher_rows = sim.reflectors.len();
-    let queues_y = 215.0 + 70.0 * watcher_rows as f64;
+    let queues_y = 235.0 + 70.0 * watcher_rows as f64;
     let height = queues_y + 112.0;
     // The event on screen, to flash what it touched.
     let current = p
@@ -103,22 +146,30 @@ pub fn system_view(p: &Props) -> Html {
                     if let Some(rv) = label { <text class="slot-rv" x={format!("{lx:.1}")} y={format!("{ly:.1}")} text-anchor="middle">{rv}</text> }
                 </g> }
             });
+            let ac = act(
+                &p.on_fault,
+                FaultTarget::Apiserver(a, k),
+                format!("Faults for apiserver {} ({} cache)", api.name, kind.name),
+            );
             caches.push(html! {
                 <g data-testid="watch-cache" data-kind={kind.name.clone()} data-apiserver={api.name.clone()}
+                    onclick={ac.onclick}
                     data-capacity={c.capacity.to_string()} data-size={c.ring.len().to_string()}
                     data-oldest-rv={oldest.map(|x| x.to_string()).unwrap_or_default()}
                     class={classes!("cache", c.paused.then_some("paused"), (!c.ready).then_some("not-ready"))}>
-                    <text class="cache-title" x={cx.to_string()} y="36" text-anchor="middle">{format!("{} · {}", api.name, kind.name)}</text>
+                    <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={(cx - ring_w / 2.0 + 4.0).to_string()} y="24" width={(ring_w - 8.0).to_string()} height="180" rx="6" />
+                    <text class="cache-title" x={cx.to_string()} y="36" text-anchor="middle">{fit(&format!("{} · {}", api.name, kind.name), 22)}<title>{format!("apiserver {} · watch cache of {}", api.name, kind.name)}</title></text>
                     { for slot_nodes }
-                    <text x={cx.to_string()} y={(cy - 4.0).to_string()} text-anchor="middle" class="ring-label">{format!("{}/{} {mode}", c.ring.len(), c.capacity)}</text>
-                    <text x={cx.to_string()} y={(cy + 12.0).to_string()} text-anchor="middle" class="ring-sub">
-                        { match (oldest, newest) { (Some(o), Some(n)) => format!("rv {o}…{n}"), _ => "empty".into() } }
+                    // Only a short fill count in the ring, so the slots' RVs around it never touch it.
+                    <text x={cx.to_string()} y={(cy + 4.0).to_string()} text-anchor="middle" class="ring-label">{format!("{}/{}", c.ring.len(), c.capacity)}</text>
+                    <text x={cx.to_string()} y={(cy + 72.0).to_string()} text-anchor="middle" class="ring-sub">
+                        { match (oldest, newest) { (Some(o), Some(n)) => format!("{mode} · rv {o}…{n}"), _ => format!("{mode} · empty") } }
                     </text>
                     if c.evicted_total > 0 {
-                        <text x={cx.to_string()} y={(cy + 70.0).to_string()} text-anchor="middle" class="ring-sub">{format!("{} evicted", c.evicted_total)}</text>
+                        <text x={cx.to_string()} y={(cy + 85.0).to_string()} text-anchor="middle" class="ring-sub">{format!("{} evicted", c.evicted_total)}</text>
                     }
-                    if c.paused { <text x={cx.to_string()} y={(cy + 84.0).to_string()} text-anchor="middle" class="fault">{"paused (stale)"}</text> }
-                    if !c.ready { <text x={cx.to_string()} y={(cy + 84.0).to_string()} text-anchor="middle" class="fault">{"re-initialising: 429"}</text> }
+                    if c.paused { <text x={cx.to_string()} y={(cy + 98.0).to_string()} text-anchor="middle" class="fault">{"⏸ paused (stale)"}</text> }
+                    if !c.ready { <text x={cx.to_string()} y={(cy + 98.0).to_string()} text-anchor="middle" class="fault">{"re-initialising: 429"}</text> }
                 </g>
             });
         }
@@ -134,8 +185,8 @@ pub fn system_view(p: &Props) -> Html {
     let links = sim.reflectors.iter().enumerate().map(|(i, r)| {
         let api = v.controller_apiserver[r.controller.index()].index();
         let cx = 20.0 + ring_w * (api * kinds + r.kind.index()) as f64 + ring_w / 2.0;
-        let (x1, y1) = (cx, 160.0);
-        let (x2, y2) = (150.0, 210.0 + 70.0 * i as f64 + 12.0);
+        let (x1, y1) = (cx, 206.0);
+        let (x2, y2) = (150.0, 230.0 + 70.0 * i as f64 + 12.0);
         let cut = v.disconnected[r.controller.index()] || v.queues[r.controller.index()].crashed;
         let w = WatcherId(i as u16);
         // Which way the current event travels on this link, if it is one of this watcher's.
@@ -172,8 +223,12 @@ pub fn system_view(p: &Props) -> Html {
                 }
             }
         });
+        let c = r.controller.index();
+        let ac = act(&p.on_fault, FaultTarget::Link(c), format!("Faults for the link of {}", Labels::watcher(sim, w)));
         html! {
-            <g class={classes!("link", cut.then_some("cut"))}>
+            <g class={classes!("link", cut.then_some("cut"))} data-testid="link" data-controller={sim.config.controllers[c].name.clone()}
+                onclick={ac.onclick}>
+                <line class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} />
                 <line x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} />
                 { for dot }
             </g>
@@ -182,16 +237,19 @@ pub fn system_view(p: &Props) -> Html {
     let watchers = sim.reflectors.iter().enumerate().map(|(i, r)| {
         let w = WatcherId(i as u16);
         let wv = &v.watchers[i];
-        let y = 210.0 + 70.0 * i as f64;
+        let y = 230.0 + 70.0 * i as f64;
         let ctl = &sim.config.controllers[r.controller.index()];
         let q = &v.queues[r.controller.index()];
         let gone = recent_gone(w);
         let message = wv.last_error.map(|id| listwatch_core::describe(&sim.trace[id as usize].kind, sim)).unwrap_or_default();
         let disconnected = v.disconnected[r.controller.index()];
+        let ac = act(&p.on_fault, FaultTarget::Controller(r.controller.index()), format!("Faults for controller {} (watcher {})", ctl.name, Labels::watcher(sim, w)));
         html! {
             <g data-testid="watcher" data-controller={ctl.name.clone()} data-kind={sim.config.kinds[r.kind.index()].name.clone()}
-               data-state={wv.state.as_str()} data-last-rv={wv.last_rv.to_string()} class={classes!("watcher", gone.then_some("gone"))}>
-                <text x="20" y={(y + 18.0).to_string()} class="watcher-name">{Labels::watcher(sim, w)}</text>
+               data-state={wv.state.as_str()} data-last-rv={wv.last_rv.to_string()} class={classes!("watcher", gone.then_some("gone"))}
+               onclick={ac.onclick}>
+                <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x="12" y={(y - 2.0).to_string()} width="676" height="62" rx="6" />
+                <text x="20" y={(y + 18.0).to_string()} class="watcher-name">{fit(&Labels::watcher(sim, w), 22)}<title>{Labels::watcher(sim, w)}</title></text>
                 <text x="20" y={(y + 36.0).to_string()} class="ring-sub">{format!("last rv {}", wv.last_rv)}</text>
                 if disconnected { <text x="20" y={(y + 52.0).to_string()} class="fault">{"link cut"}</text> }
                 if q.crashed { <text x="110" y={(y + 52.0).to_string()} class="fault">{"crashed"}</text> }
@@ -217,9 +275,12 @@ pub fn system_view(p: &Props) -> Html {
         let x = 20.0 + 300.0 * (i % 3) as f64;
         let y = queues_y + 95.0 * (i / 3) as f64;
         let keys: Vec<String> = q.waiting.iter().map(|k| short(sim.names.resolve(*k))).collect();
+        let ac = act(&p.on_fault, FaultTarget::Controller(i), format!("Faults for controller {}", c.name));
         html! {
-            <g data-testid="queue" data-controller={c.name.clone()} data-keys={keys.join(",")} class="queue">
-                <text x={x.to_string()} y={(y + 14.0).to_string()} class="watcher-name">{format!("{} queue ({} reconciles)", c.name, q.reconciles)}</text>
+            <g data-testid="queue" data-controller={c.name.clone()} data-keys={keys.join(",")} class="queue"
+                onclick={ac.onclick}>
+                <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={(x - 8.0).to_string()} y={y.to_string()} width="292" height="104" rx="6" />
+                <text x={x.to_string()} y={(y + 14.0).to_string()} class="watcher-name">{fit(&format!("{} queue ({} reconciles)", c.name, q.reconciles), 38)}</text>
                 { for keys.iter().take(4).enumerate().map(|(j, k)| html! {
                     <g class="chip"><rect x={(x + 62.0 * j as f64).to_string()} y={(y + 22.0).to_string()} width="58" height="20" rx="4" />
                     <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 36.0).to_string()}>{truncate(k)}</text></g>
@@ -229,16 +290,19 @@ pub fn system_view(p: &Props) -> Html {
                     <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 62.0).to_string()}>{truncate(&short(sim.names.resolve(*k)))}</text></g>
                 }) }
                 if let Some(w) = q.last_write {
-                    <text x={x.to_string()} y={(y + 98.0).to_string()} class="ring-sub">{format!("last write: {}", listwatch_core::describe(&sim.trace[w as usize].kind, sim))}</text>
+                    <text x={x.to_string()} y={(y + 98.0).to_string()} class="ring-sub">{
+                        { let t = format!("last write: {}", listwatch_core::describe(&sim.trace[w as usize].kind, sim)); html! { <>{fit(&t, 46)}<title>{t}</title></> } }
+                    }</text>
                 }
                 if !q.dirty.is_empty() {
-                    <text x={x.to_string()} y={(y + 84.0).to_string()} class="ring-sub">{format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names.resolve(*k))).collect::<Vec<_>>().join(", "))}</text>
+                    <text x={x.to_string()} y={(y + 84.0).to_string()} class="ring-sub">{fit(&format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names.resolve(*k))).collect::<Vec<_>>().join(", ")), 46)}</text>
                 }
             </g>
         }
     });
     html! {
-        <svg class="system" role="img" aria-label="The system at the current moment" viewBox={format!("0 0 {width} {height}")} width="100%">
+        <svg class="system" role={if p.on_fault.is_some() { "group" } else { "img" }}
+            aria-label={if p.on_fault.is_some() { "The system at the current moment: choose a part to inject a fault" } else { "The system at the current moment" }} viewBox={format!("0 0 {width} {height}")} width="100%">
             <text x="20" y="18" class="rv">{format!("etcd revision {}", v.rv)}</text>
             { for links }
             { for caches }
@@ -255,6 +319,15 @@ fn short(name: &str) -> String {
 fn truncate(s: &str) -> String {
     if s.chars().count() > 8 {
         format!("{}…", s.chars().take(7).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+/// At most `n` characters, with an ellipsis when cut: labels keep to their column.
+fn fit(s: &str, n: usize) -> String {
+    if s.chars().count() > n {
+        format!("{}…", s.chars().take(n - 1).collect::<String>())
     } else {
         s.to_string()
     }

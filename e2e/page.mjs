@@ -1,0 +1,382 @@
+// The page's panels, layouts and accessibility: the objects panel, every screen size, axe-core,
+// faults by hand, history and the tour. Usage: node e2e/page.mjs URL [only-substring]
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { launch, runTests, assert, editorText, setEditor, gotoReady, reloadReady } from './browser.mjs';
+
+const base = process.argv[2] || 'http://127.0.0.1:8080/';
+const only = process.argv[3] || '';
+const shots = new URL('./screenshots/', import.meta.url).pathname;
+mkdirSync(shots, { recursive: true });
+const require = createRequire(import.meta.url);
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+const browser = await launch();
+const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+const page = await context.newPage();
+const errors = [];
+page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+page.on('pageerror', (e) => errors.push(String(e)));
+const $ = (id) => page.locator(`[data-testid="${id}"]`);
+
+async function pickGallery(fragment) {
+  if (!page.url().startsWith(base)) await gotoReady(page, base);
+  const value = await page.$eval('[data-testid="gallery"]', (sel, frag) => {
+    const o = [...sel.options].find((o) => (o.dataset.file || '').includes(frag));
+    return o ? o.value : null;
+  }, fragment);
+  assert(value !== null, `a gallery scenario named like ${fragment}`);
+  await $('gallery').selectOption(value);
+  await page.waitForTimeout(50);
+}
+
+async function seek(n) {
+  await $('scrubber').evaluate((el, n) => {
+    el.value = String(n); el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, n);
+}
+
+async function openObjects() {
+  if (await $('objects').count() === 0) await $('objects-toggle').click();
+  await settled();
+}
+
+/// The objects are folded in a worker: wait for its answer for the moment on screen.
+async function settled() {
+  await page.waitForSelector('[data-testid="objects"][data-settled="true"]', { timeout: 20000 });
+}
+
+const copy = (kind, name, holder) =>
+  page.locator(`[data-testid="object"][data-kind="${kind}"][data-name="${name}"] [data-testid="object-copy"][data-holder="${holder}"]`);
+
+/// Runs axe-core in the page; fails on serious or critical violations.
+async function axe(label) {
+  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(axeSource);
+  const res = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+  });
+  assert(res.length === 0, `axe at ${label}: ${res.join(' | ')}`);
+}
+
+const SIZES = [[390, 844], [768, 1024], [1400, 900]];
+
+/// Pairs of SVG text labels of the picture whose boxes overlap, and what sticks out of the page.
+function layoutProblems() {
+  const texts = [...document.querySelectorAll('svg.system text')]
+    .filter((t) => t.textContent.trim() !== '')
+    .map((t) => ({ t: t.textContent.trim(), r: t.getBoundingClientRect() }))
+    .filter(({ r }) => r.width > 0 && r.height > 0);
+  const out = [];
+  const slack = 0.5;
+  for (let i = 0; i < texts.length; i++) {
+    for (let j = i + 1; j < texts.length; j++) {
+      const a = texts[i].r, b = texts[j].r;
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > slack && h > slack) out.push(`"${texts[i].t}" overlaps "${texts[j].t}"`);
+    }
+  }
+  const doc = document.documentElement;
+  if (doc.scrollWidth > doc.clientWidth) out.push(`the page scrolls sideways: ${doc.scrollWidth} > ${doc.clientWidth}`);
+  return out;
+}
+
+const tests = [
+  ['every screen: no two picture labels overlap and nothing overflows, in every gallery scenario', async () => {
+    await gotoReady(page, base);
+    const files = await page.$$eval('[data-testid="gallery"] option[data-file]', (os) => os.map((o) => o.dataset.file));
+    const problems = [];
+    for (const [w, h] of SIZES) {
+      await page.setViewportSize({ width: w, height: h });
+      for (const f of files) {
+        await pickGallery(f);
+        const max = Number(await $('scrubber').getAttribute('max'));
+        for (const frac of [0, 0.25, 0.5, 0.75, 1]) {
+          await seek(Math.round(max * frac));
+          const p = await page.evaluate(layoutProblems);
+          if (p.length) problems.push(`${w}px ${f} at ${Math.round(frac * 100)}%: ${p.slice(0, 3).join('; ')}`);
+        }
+      }
+    }
+    // What a reader sees at each size, at the 410 of the overflow scenario.
+    await pickGallery('02-overflow');
+    await seek(0);
+    await $('next-410').click();
+    for (const [w, h] of SIZES) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.waitForTimeout(100);
+      await page.screenshot({ path: `${shots}11-layout-${w}.png`, fullPage: true });
+      const ctl = await $('play').boundingBox();
+      assert(ctl && ctl.x >= 0 && ctl.x + ctl.width <= w, `play reachable at ${w}px`);
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+    for (const p of problems.slice(0, 60)) console.log('     ' + p);
+    assert(problems.length === 0, `${problems.length} layout problems (listed above)`);
+  }],
+  ['objects: one object per object, one copy per holder, with rv and stale marks', async () => {
+    await gotoReady(page, base);
+    await page.evaluate(() => localStorage.clear());
+    await reloadReady(page);
+    await pickGallery('02-overflow');
+    await openObjects();
+    await seek(1e9);
+    await settled();
+    const objs = await page.$$eval('[data-testid="object"]', (els) => els.map((e) => ({
+      kind: e.dataset.kind, name: e.dataset.name,
+      copies: [...e.querySelectorAll('[data-testid="object-copy"]')].map((c) => ({ holder: c.dataset.holder, rv: c.dataset.rv, stale: c.dataset.stale })),
+    })));
+    assert(objs.length >= 3, `objects listed: ${objs.length}`);
+    for (const o of objs) {
+      assert(o.kind && o.name, 'data-kind and data-name');
+      const holders = o.copies.map((c) => c.holder);
+      assert(holders[0] === 'etcd', `etcd first: ${holders}`);
+      assert(new Set(holders).size === holders.length, `one copy per holder: ${holders}`);
+      for (const c of o.copies) assert(c.stale === 'true' || c.stale === 'false', `data-stale ${c.stale}`);
+    }
+    const pod = objs.find((o) => o.kind === 'Pod');
+    const holders = pod.copies.map((c) => c.holder);
+    assert(holders.some((h) => h.includes('/Pod')), `an informer store CONTROLLER/KIND: ${holders}`);
+    assert(holders.length >= 3, `etcd, an apiserver, an informer: ${holders}`);
+    // At the end everything has settled: every copy is the truth.
+    for (const o of objs) for (const c of o.copies) {
+      const etcd = o.copies[0].rv;
+      if (c.rv !== '') assert(c.rv === etcd && c.stale === 'false', `${o.kind}/${o.name} ${c.holder} ${c.rv} vs ${etcd}`);
+    }
+    // Clicking an object shows its history and highlights it.
+    const first = page.locator('[data-testid="object"]').first();
+    await first.locator('.object-name').click();
+    await settled();
+    assert(await first.evaluate((e) => e.classList.contains('selected')), 'highlighted');
+    const items = await first.locator('[data-testid="object-history"] li').allTextContents();
+    assert(items.length >= 1 && items[0].includes('create by'), `history: ${items.join(' | ')}`);
+  }],
+  ['objects: marks move with time travel (a watcher behind etcd during the 410)', async () => {
+    await pickGallery('02-overflow');
+    await openObjects();
+    await seek(0);
+    await $('next-410').click();
+    await settled();
+    const stale = await page.locator('[data-testid="object-copy"][data-stale="true"], [data-testid="object-copy"][data-mark="missing"]').count();
+    assert(stale >= 1, `some copy is behind at the 410: ${stale}`);
+    await seek(1e9);
+    await settled();
+    const after = await page.locator('[data-testid="object-copy"][data-stale="true"]').count();
+    assert(after === 0, `none at the end: ${after}`);
+    await seek(0);
+    await settled();
+    assert(await $('object').count() === 0, 'no objects before the first write');
+  }],
+  ['objects: in the stale-apiserver scenario the operator holds the old, deleted rabbit when it deletes the new volume', async () => {
+    await pickGallery('11-stale-apiserver');
+    await openObjects();
+    await seek(1e9);
+    await settled();
+    const pvc = page.locator('[data-testid="object"][data-kind="Pvc"][data-name="rabbit-data"]');
+    await pvc.locator('.object-name').click();
+    await settled();
+    const deletes = pvc.locator('[data-testid="object-history"] li', { hasText: 'delete by operator' });
+    const n = await deletes.count();
+    assert(n >= 2, `two deletes by the operator: ${n}`);
+    await deletes.nth(n - 1).locator('button').click();
+    await settled();
+    const clock = await $('clock').textContent();
+    assert(parseFloat(clock) >= 21, `the wrong delete, after the restart: ${clock}`);
+    const etcd = copy('RabbitmqCluster', 'rabbit', 'etcd');
+    const mine = copy('RabbitmqCluster', 'rabbit', 'operator/RabbitmqCluster');
+    const [erv, mrv] = [await etcd.getAttribute('data-rv'), await mine.getAttribute('data-rv')];
+    assert(erv !== '' && mrv !== '' && Number(mrv) < Number(erv), `operator's copy rv ${mrv} older than etcd's ${erv}`);
+    assert(await mine.getAttribute('data-stale') === 'true', 'marked stale');
+    const text = await mine.textContent();
+    assert(text.includes('deleting') && text.includes('stale'), `the old one, marked for deletion: ${text}`);
+    assert(!(await etcd.textContent()).includes('deleting'), 'etcd holds the new one, not deleting');
+    const uid = (row) => row.locator('td').nth(6).textContent();
+    assert(await uid(mine) !== await uid(etcd), 'different UIDs: another object with the same name');
+    assert(await copy('RabbitmqCluster', 'rabbit', 'b').getAttribute('data-stale') === 'true', 'apiserver b is stale too');
+    await page.locator('[data-testid="object"][data-kind="RabbitmqCluster"]').scrollIntoViewIfNeeded();
+    for (const w of [390, 768, 1400]) {
+      await page.setViewportSize({ width: w, height: w === 390 ? 844 : w === 768 ? 1024 : 900 });
+      await page.waitForTimeout(100);
+      await page.locator('[data-testid="object"][data-kind="RabbitmqCluster"]').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${shots}10-objects-stale-${w}.png` });
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+  }],
+  ['accessibility: axe-core finds no serious or critical violation, in every state touched', async () => {
+    await gotoReady(page, base);
+    await pickGallery('02-overflow');
+    await axe('the overflow scenario at its start');
+    await seek(0);
+    await $('next-410').click();
+    await openObjects();
+    await axe('the 410 with the objects panel open');
+    await page.keyboard.press('?');
+    await axe('the keyboard help');
+    await page.keyboard.press('?');
+    await page.selectOption('select[aria-label="Theme"]', 'dark');
+    await axe('the dark theme');
+    await page.selectOption('select[aria-label="Theme"]', 'light');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await axe('a phone');
+    await page.locator('[data-testid="editor"] .pv').click();
+    await page.waitForFunction(() => !!document.querySelector('[data-testid="editor"]').cmView);
+    await axe('the editor loaded');
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.selectOption('select[aria-label="Theme"]', 'system');
+  }],
+  ['accessibility: every control has a name, the keyboard reaches them with a visible focus, changes are announced', async () => {
+    await gotoReady(page, base);
+    await pickGallery('02-overflow');
+    const unnamed = await page.$$eval('button, select, input, [role=button], summary', (els) => els
+      .filter((e) => !(e.getAttribute('aria-label') || e.textContent.trim() || e.labels?.[0]?.textContent.trim() || e.title))
+      .map((e) => e.outerHTML.slice(0, 80)));
+    assert(unnamed.length === 0, `controls without a name: ${unnamed.join(' | ')}`);
+    // Tab from the top: the focus is always visible, and the moment's controls are reachable.
+    await page.locator('h1').click();
+    const seen = new Set();
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab');
+      const f = await page.evaluate(() => {
+        const e = document.activeElement;
+        if (!e || e === document.body) return { id: 'body', ring: true };
+        // CodeMirror draws its focus on the editor around the text.
+        const s = getComputedStyle(e.closest('.cm-editor.cm-focused') || e);
+        return { id: e.dataset.testid || e.getAttribute('aria-label') || e.textContent.trim().slice(0, 20), ring: s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 1 || s.boxShadow !== 'none' };
+      });
+      seen.add(f.id);
+      assert(f.ring, `a visible focus on ${f.id}`);
+    }
+    for (const id of ['play', 'step-forward', 'scrubber']) assert(seen.has(id), `Tab reaches ${id}: ${[...seen].join(', ')}`);
+    // Keyboard only: focus "step forward", press Enter: the moment moves.
+    const before = await $('scrubber').inputValue();
+    await $('step-forward').focus();
+    await page.keyboard.press('Enter');
+    assert(await $('scrubber').inputValue() !== before, 'Enter on a focused control acts');
+    // The objects panel opens and an object's history shows from the keyboard.
+    await $('objects-toggle').focus();
+    await page.keyboard.press('Enter');
+    await $('objects').waitFor();
+    await settled();
+    await page.locator('[data-testid="object"] .object-name').first().focus();
+    await page.keyboard.press('Enter');
+    await $('object-history').first().waitFor();
+    // Narration and expectations are announced.
+    assert(await page.locator('.say[aria-live]').count() === 1, 'narration is a live region');
+    assert(await page.locator('[data-testid="expectations"][aria-live], [data-testid="expectations"] [aria-live]').count() >= 1, 'expectations are a live region');
+    // Colour is never the only signal: pass and fail say so in words, stale copies too.
+    const marks = await page.locator('[data-testid="expectations"] li b').allTextContents();
+    assert(marks.every((t) => /pass|FAIL/.test(t)), marks.join(' | '));
+  }],
+  ['faults by hand: a click on a part of the picture offers its faults; one appends its line at this moment, re-runs, and Undo restores', async () => {
+    await gotoReady(page, base);
+    await pickGallery('02-overflow');
+    const src = await editorText(page);
+    await seek(20);
+    const now = await $('clock').textContent();
+    const cursor = await $('scrubber').inputValue();
+    await page.locator('[data-testid="watcher"][data-controller="ctl"][data-kind="Pod"]').click();
+    await $('fault-menu').waitFor();
+    const lines = await page.locator('[data-testid="fault-option"]').evaluateAll((bs) => bs.map((b) => b.dataset.line));
+    for (const want of ['crash ctl', 'crash ctl after 1 write', 'disconnect ctl for 5s', 'hold ctl Pod']) {
+      assert(lines.some((l) => l.includes(want)), `offers ${want}: ${lines.join(' | ')}`);
+    }
+    assert(lines.every((l) => l.startsWith('at ')), 'timeline lines');
+    await axe('the fault menu open');
+    await $('fault-menu').scrollIntoViewIfNeeded();
+    await shots3('12-fault-menu', 'fault-menu');
+    // The link and the watch cache have their own.
+    await page.locator('[data-testid="watch-cache"][data-kind="Pod"]').click();
+    const cache = await page.locator('[data-testid="fault-option"]').evaluateAll((bs) => bs.map((b) => b.dataset.line));
+    assert(cache.some((l) => l.endsWith('pause a')) || cache.some((l) => /pause \S+$/.test(l)), `pause offered: ${cache.join(' | ')}`);
+    assert(cache.some((l) => l.includes('restart-apiserver')), 'restart the apiserver offered');
+    await page.locator('[data-testid="link"]').first().click({ position: undefined, force: true }).catch(() => {});
+    // Keyboard: Escape closes; Enter on a focused part opens; the first option takes the focus.
+    await page.keyboard.press('Escape');
+    assert(await $('fault-menu').count() === 0, 'Escape closes the menu');
+    await page.locator('[data-testid="queue"] .hit').first().focus();
+    await page.keyboard.press('Enter');
+    await $('fault-menu').waitFor();
+    assert(await page.evaluate(() => document.activeElement.dataset.testid) === 'fault-option', 'focus on the first fault');
+    const crash = page.locator('[data-testid="fault-option"][data-line$=" crash ctl"]');
+    const line = await crash.getAttribute('data-line');
+    await crash.click();
+    const after = await editorText(page);
+    assert(after.trimEnd().endsWith(line), `the line is appended: ${after.slice(-60)}`);
+    assert(line.startsWith('at ') && parseFloat(line.slice(3)) * (line.includes('ms ') ? 0.001 : 1) <= parseFloat(now) + 1e-9, `at this moment (${now}): ${line}`);
+    assert(await $('scrubber').inputValue() === cursor, 'the same moment after the re-run');
+    await $('scrubber').evaluate((el) => { el.value = el.max; el.dispatchEvent(new Event('input', { bubbles: true })); });
+    assert(await page.locator('[data-testid="queue"][data-controller="ctl"]').count() === 1, 'still drawn');
+    assert((await page.locator('.fault', { hasText: 'crashed' }).count()) >= 1, 'the controller is crashed at the end');
+    await $('undo').click();
+    assert(await editorText(page) === src, 'Undo restores the script');
+    assert(await $('undo').count() === 0, 'nothing more to undo');
+  }],
+  ['history: the last versions of the script are kept in this browser and restorable', async () => {
+    await gotoReady(page, base);
+    await page.evaluate(() => localStorage.clear());
+    await reloadReady(page);
+    const first = await editorText(page);
+    await page.waitForTimeout(1000);
+    await setEditor(page, first + '\n# second version\n');
+    await page.waitForTimeout(1000);
+    await setEditor(page, first + '\n# third version\n');
+    await page.waitForTimeout(1000);
+    await $('history-toggle').click();
+    const entries = $('history').locator('[data-testid="history-entry"]');
+    assert(await entries.count() === 3, `three versions: ${await entries.count()}`);
+    assert(await page.evaluate(() => localStorage.getItem('listwatch.history').length > 0), 'kept in localStorage');
+    await axe('the history open');
+    await shots3('13-history', 'history');
+    // The oldest is the first script: restore it.
+    await entries.nth(2).locator('[data-testid="history-restore"]').click();
+    assert(await editorText(page) === first, 'restored');
+    // Many versions: only the last 30 are kept.
+    await page.evaluate(() => {
+      const parts = [];
+      for (let i = 0; i < 40; i++) parts.push(`${Date.now() - i}\u001f# v${i}\nkind Pod\n`);
+      localStorage.setItem('listwatch.history', parts.join('\u001e'));
+    });
+    await $('history-toggle').click();
+    await $('history-toggle').click();
+    assert(await entries.count() === 30, `at most 30: ${await entries.count()}`);
+  }],
+  ['tour: a path through the gallery that remembers where the reader stopped', async () => {
+    await gotoReady(page, base);
+    await page.evaluate(() => localStorage.removeItem('listwatch.tour'));
+    await reloadReady(page);
+    assert((await $('tour-next').textContent()).includes('Start'), 'the tour starts');
+    await $('tour-next').click();
+    const s1 = await page.locator('[data-testid="tour-step"]').first().getAttribute('data-file');
+    assert(s1.startsWith('01-'), s1);
+    assert((await editorText(page)).startsWith('# Initial list'), 'the first step is loaded: ' + (await editorText(page)).slice(0, 40));
+    await $('tour-next').click();
+    assert(await $('tour').getAttribute('data-step') === '2', 'step 2');
+    const t2 = await page.locator('[data-testid="tour-step"].here').getAttribute('data-file');
+    assert(t2.startsWith('02-'), t2);
+    assert((await editorText(page)).includes('overflow') || (await editorText(page)).includes('Overflow'), 'the overflow scenario');
+    await axe('the tour open');
+    await shots3('14-tour', 'tour');
+    await reloadReady(page);
+    assert(await $('tour').getAttribute('data-step') === '2', 'remembered after a reload');
+    assert((await $('tour-where').textContent()).includes('step 2'), await $('tour-where').textContent());
+    assert((await $('tour-next').textContent()).includes('step 3'), await $('tour-next').textContent());
+    await $('tour-prev').click();
+    assert(await $('tour').getAttribute('data-step') === '1', 'back to step 1');
+  }],
+];
+
+async function shots3(name, testid) {
+  for (const [w, h] of SIZES) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.waitForTimeout(100);
+    if (testid) await $(testid).scrollIntoViewIfNeeded().catch(() => {});
+    await page.screenshot({ path: `${shots}${name}-${w}.png` });
+  }
+  await page.setViewportSize({ width: 1400, height: 900 });
+}
+
+const ok = await runTests(tests.filter(([name]) => name.includes(only)));
+if (errors.length) console.log('console errors:', errors.join(' | '));
+await browser.close();
+process.exit(ok && errors.length === 0 ? 0 : 1);

@@ -1,0 +1,200 @@
+// The page's lighter panels, drawn with the DOM (text nodes and attributes only: no user text ever
+// becomes HTML): Start here (the tour), the local history of the script, and the objects panel,
+// whose fold runs in the explorer's worker. Kept out of the wasm to keep the first load small.
+
+const h = (tag, attrs = {}, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const k of kids.flat()) if (k !== null && k !== undefined && k !== false) e.append(k instanceof Node ? k : String(k));
+  return e;
+};
+/// Redraws `host` with `node`, keeping the keyboard focus on the same control when it was inside.
+function redraw(host, node) {
+  const focusables = () => [...host.querySelectorAll('button, [tabindex]')];
+  const i = host.contains(document.activeElement) ? focusables().indexOf(document.activeElement) : -1;
+  host.replaceChildren(node);
+  if (i >= 0) focusables()[Math.min(i, focusables().length - 1)]?.focus();
+}
+const store = {
+  get: (k) => { try { return localStorage.getItem(k); } catch { return null; } },
+  set: (k, v) => { try { localStorage.setItem(k, v); } catch { /* private mode */ } },
+};
+const disclose = (open, label, testid, onclick) =>
+  h('button', { class: 'disclose', 'aria-expanded': String(open), 'data-testid': testid, onclick }, `${open ? '▾' : '▸'} ${label}`);
+
+// ---- Start here: a path through the gallery ----------------------------------------------------
+const STEPS = [
+  ['01-', 'A reflector lists, then watches from the list\'s resourceVersion.'],
+  ['02-', 'A small watch cache overflows: the re-watch gets 410 Gone and relists.'],
+  ['03-', 'Exactly where "too old" starts: the oldest RV the cache still holds.'],
+  ['04-', 'Bookmarks move the watcher\'s RV forward, so a reconnect needs no relist.'],
+  ['06-', 'A watch times out and is simply opened again from the last RV.'],
+  ['07-', 'A dynamic cache grows while events are fresh.'],
+  ['09-', 'The work queue collapses many events for a key into one reconcile.'],
+  ['10-', 'Errors back off and requeue.'],
+  ['24-', 'A streaming list: one watch with the initial events in place of a list.'],
+  ['25-', 'A paged list whose continue token expires: 410 in the middle of a list.'],
+  ['11-', 'A stale apiserver sends a controller back in time: open the Objects panel at 21 s.'],
+  ['12-', 'The fix: a delete with a UID precondition.'],
+  ['13-', 'A controller never sees a state it should have acted on.'],
+  ['15-', 'A crash between two writes leaves half the work done.'],
+  ['17-', 'Level-triggered reconciles recover a missed delete.'],
+  ['19-', 'Let the explorer find the fault that breaks it.'],
+];
+const TOUR_KEY = 'listwatch.tour';
+
+export function tour(host, gallery, onPick) {
+  const steps = STEPS.map(([pre, what]) => [gallery.find((g) => g[0].startsWith(pre)), what]).filter(([g]) => g);
+  let open = false;
+  let step = parseInt(store.get(TOUR_KEY), 10);
+  if (!(step >= 0 && step < steps.length)) step = null;
+  const go = (i) => {
+    step = i; open = true;
+    store.set(TOUR_KEY, String(i));
+    draw();
+    onPick(steps[i][0][2]);
+  };
+  const draw = () => {
+    const n = steps.length;
+    const next = step === null ? 0 : step + 1 < n ? step + 1 : 0;
+    const label = step === null ? 'Start the tour' : step + 1 < n ? `Continue: step ${step + 2} of ${n}` : 'Start again';
+    const box = h('div', { class: 'tour', 'data-testid': 'tour', 'data-step': step === null ? '' : step + 1 },
+      h('div', { class: 'tour-bar' },
+        h('b', {}, 'Start here'),
+        step !== null && h('span', { class: 'hint', 'data-testid': 'tour-where' }, `you stopped at step ${step + 1} of ${n}`),
+        h('button', { 'data-testid': 'tour-next', onclick: () => go(next) }, label),
+        step > 0 && h('button', { 'data-testid': 'tour-prev', onclick: () => go(step - 1) }, 'Previous step'),
+        disclose(open, 'all steps', 'tour-toggle', () => { open = !open; draw(); })),
+      step !== null && h('p', { class: 'tour-now', 'aria-live': 'polite' }, `Step ${step + 1}: ${steps[step][1]}`),
+      open && h('ol', { class: 'tour-steps' }, steps.map(([g, what], j) => h('li', {
+        'data-testid': 'tour-step', 'data-file': g[0], class: j === step ? 'here' : step !== null && j < step ? 'done' : null,
+      }, h('button', { class: 'link', 'aria-current': j === step ? 'step' : null, onclick: () => go(j) },
+        j === step ? '▶ ' : step !== null && j < step ? '✓ ' : '', h('b', {}, g[1])),
+      h('span', { class: 'hint' }, ` ${what}`)))));
+    redraw(host, box);
+  };
+  draw();
+}
+
+// ---- History: the last 30 versions of the script -----------------------------------------------
+const HISTORY_KEY = 'listwatch.history';
+const KEEP = 30;
+const RS = '\u001e', US = '\u001f';
+const loadHistory = () => (store.get(HISTORY_KEY) || '').split(RS)
+  .map((e) => { const i = e.indexOf(US); return i < 0 ? null : [Number(e.slice(0, i)), e.slice(i + 1)]; })
+  .filter((x) => x && !Number.isNaN(x[0])).slice(0, KEEP);
+const titleOf = (s) => { const l = s.split('\n').find((l) => l.trim().startsWith('#')); return l ? l.trim().slice(1).trim() : ''; };
+const clock = (t) => new Date(t).toTimeString().slice(0, 8);
+let historyHost = null, historyOpen = false, historySource = '', historyTimer = 0, historyRestore = null;
+
+function drawHistory() {
+  if (!historyHost) return;
+  const list = historyOpen ? loadHistory() : [];
+  redraw(historyHost, h('div', { class: 'history-panel' },
+    h('h2', { class: 'panel-head' },
+      disclose(historyOpen, 'History', 'history-toggle', () => { historyOpen = !historyOpen; drawHistory(); }),
+      h('span', { class: 'hint' }, ' your last 30 scripts, in this browser')),
+    historyOpen && h('ol', { 'data-testid': 'history', class: 'history-list' },
+      list.length === 0 && h('li', { class: 'hint' }, 'Nothing yet: versions are kept as you edit.'),
+      list.map(([t, s]) => {
+        const current = s === historySource;
+        return h('li', { 'data-testid': 'history-entry', class: current ? 'current' : null },
+          h('span', { class: 'when' }, clock(t)), ' ',
+          h('span', { class: 'what' }, titleOf(s) || '(untitled)'),
+          h('span', { class: 'hint' }, ` · ${s.split('\n').length - (s.endsWith('\n') ? 1 : 0)} lines`), ' ',
+          current ? h('span', { class: 'hint' }, '(in the editor)')
+            : h('button', { 'data-testid': 'history-restore', 'aria-label': `Restore the version of ${clock(t)}`, onclick: () => historyRestore(s) }, 'Restore'));
+      }))));
+}
+
+export function history(host, onRestore) {
+  historyHost = host; historyRestore = onRestore;
+  drawHistory();
+}
+
+/// The editor's text changed: keep it once it has rested for 800 ms.
+export function history_source(script) {
+  historySource = script;
+  clearTimeout(historyTimer);
+  historyTimer = setTimeout(() => {
+    if (!script.trim() || script.includes(RS) || script.includes(US)) return;
+    const list = loadHistory();
+    if (list.length && list[0][1] === script) return;
+    const next = [[Date.now(), script], ...list.filter(([, s]) => s !== script)].slice(0, KEEP);
+    store.set(HISTORY_KEY, next.map(([t, s]) => `${t}${US}${s}`).join(RS));
+    drawHistory();
+  }, 800);
+  drawHistory();
+}
+
+// ---- Objects: each holder's copy of every object -----------------------------------------------
+const MARKS = { fresh: '✓ current', stale: '⚠ stale', missing: '∅ missing', ghost: '✗ ghost' };
+const isStale = (m) => m === 'stale' || m === 'ghost';
+let obj = { host: null, open: false, worker: null, ready: false, pending: null, script: '', cursor: 0, pick: null, table: null, jump: null };
+
+function objectsJob() {
+  if (!obj.open || !obj.script) return;
+  if (!obj.worker) {
+    obj.worker = new Worker('./explore_worker_loader.js');
+    obj.ready = false;
+    obj.worker.onmessage = (e) => {
+      if (e.data.kind === 'ready') {
+        obj.ready = true;
+        if (obj.pending) obj.worker.postMessage(obj.pending);
+        obj.pending = null;
+      } else { obj.table = e.data; drawObjects(); }
+    };
+  }
+  const job = { objects: true, script: obj.script, cursor: obj.cursor, pick_kind: obj.pick ? obj.pick[0] : '', pick_name: obj.pick ? obj.pick[1] : '' };
+  if (obj.ready) obj.worker.postMessage(job); else obj.pending = job;
+}
+
+function drawObjects() {
+  if (!obj.host) return;
+  const head = h('h2', { class: 'panel-head' },
+    h('button', { class: 'disclose', 'aria-expanded': String(obj.open), 'aria-controls': 'objects-body', 'data-testid': 'objects-toggle', onclick: () => {
+      obj.open = !obj.open;
+      if (!obj.open && obj.worker) { obj.worker.terminate(); obj.worker = null; obj.table = null; }
+      drawObjects(); objectsJob();
+    } }, `${obj.open ? '▾' : '▸'} Objects`),
+    h('span', { class: 'hint' }, ' each holder\'s copy, now'));
+  if (!obj.open) { redraw(obj.host, h('div', { class: 'objects-panel' }, head)); return; }
+  const t = obj.table;
+  const pick = obj.pick ? `${obj.pick[0]}/${obj.pick[1]}` : '/';
+  const settled = !!t && t.kind === 'objects' && t.cursor === obj.cursor && t.script === obj.script && t.pick === pick;
+  const list = t && t.kind === 'objects' ? t.list : [];
+  const body = h('div', { id: 'objects-body', 'data-testid': 'objects', class: 'objects', 'data-settled': String(settled), 'aria-busy': String(!settled) },
+    t && t.kind === 'error' && h('p', { class: 'hint' }, `The objects could not be folded: ${t.message}`),
+    t && t.kind === 'objects' && t.seen === 0 && h('p', { class: 'hint' }, 'No object written yet at this moment.'),
+    list.map(([kind, name, rows, hist]) => {
+      const selected = !!obj.pick && obj.pick[0] === kind && obj.pick[1] === name;
+      const stale = rows.filter((r) => isStale(r[1])).length;
+      return h('div', { 'data-testid': 'object', 'data-kind': kind, 'data-name': name, class: selected ? 'object selected' : 'object' },
+        h('button', { class: 'object-name', 'aria-expanded': String(selected), title: 'Show every version and who wrote it', onclick: () => {
+          obj.pick = selected ? null : [kind, name]; drawObjects(); objectsJob();
+        } }, h('b', {}, `${kind}/${name}`), stale > 0 && h('span', { class: 'stale-count' }, ` · ${stale} stale`)),
+        h('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-label': `Copies of ${kind}/${name}` },
+          h('table', {},
+            h('thead', {}, h('tr', {}, ['holder', 'copy', 'rv', 'spec', 'status', 'deletion', 'owner', 'uid'].map((c) => h('th', { scope: 'col' }, c)))),
+            h('tbody', {}, rows.map((r) => h('tr', {
+              'data-testid': 'object-copy', 'data-holder': r[0], 'data-rv': r[2] || '', 'data-stale': String(isStale(r[1])), 'data-mark': r[1], class: `copy mark-${r[1]}`,
+            }, h('th', { scope: 'row' }, r[0]), h('td', { class: 'mark' }, MARKS[r[1]] || '—'),
+            r.length > 2 ? r.slice(2).map((c) => h('td', {}, c)) : h('td', { colspan: '6', class: 'hint' }, 'no copy')))))),
+        selected && hist && h('ol', { class: 'history', 'data-testid': 'object-history', 'aria-label': `History of ${kind}/${name}` },
+          hist.map(([id, text, later]) => h('li', { class: later ? 'future' : null },
+            h('button', { class: 'link', title: 'Go to this write', onclick: () => obj.jump(id) }, text)))));
+    }),
+    t && t.kind === 'objects' && t.seen > list.length && h('p', { class: 'hint' }, `${t.seen - list.length} more objects not shown.`));
+  redraw(obj.host, h('div', { class: 'objects-panel' }, head, body));
+}
+
+/// The run on screen (its script) and the moment: redraws, and asks the worker when open.
+export function objects(host, script, cursor, onJump) {
+  Object.assign(obj, { host, script, cursor, jump: onJump });
+  drawObjects();
+  objectsJob();
+}

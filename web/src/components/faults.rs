@@ -1,0 +1,211 @@
+//! Faults by hand: a click (or Enter) on a watcher, a queue, a link or a watch cache in the
+//! picture opens the faults that apply to it at this moment; choosing one appends its timeline
+//! line (`at NOW ACTION`, docs/scenario-language.md) and re-runs; Undo brings the script back.
+
+use listwatch_core::{format_ms, Labels};
+use yew::prelude::*;
+
+use crate::state::{Action, FaultTarget, State};
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub state: UseReducerHandle<State>,
+}
+
+/// The faults that apply to `t` at the moment on screen: (timeline action, what it does).
+pub fn options(st: &State, t: FaultTarget) -> Vec<(String, &'static str)> {
+    let (Some(run), Some(view)) = (st.run.as_ref(), st.view()) else {
+        return vec![];
+    };
+    let sim = &run.sim;
+    let cfg = &sim.config;
+    let mut out: Vec<(String, &'static str)> = vec![];
+    let others = |a: usize| {
+        cfg.apiservers
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| *i != a)
+            .map(|(_, x)| x.name.clone())
+    };
+    match t {
+        FaultTarget::Controller(c) => {
+            let name = &cfg.controllers[c].name;
+            let q = &view.queues[c];
+            if q.crashed {
+                out.push((
+                    format!("restart {name}"),
+                    "start it again with fresh informers",
+                ));
+                for a in others(view.controller_apiserver[c].index()) {
+                    out.push((
+                        format!("restart {name} on {a}"),
+                        "start it again against another apiserver",
+                    ));
+                }
+            } else {
+                out.push((format!("crash {name}"), "kill it now"));
+                out.push((
+                    format!("crash {name} restart-after 5s"),
+                    "kill it now, start it again 5 s later",
+                ));
+                out.push((
+                    format!("crash {name} after 1 write"),
+                    "kill it right after the next write of its next reconcile",
+                ));
+                out.push((
+                    format!("disconnect {name} for 5s"),
+                    "break its watches and refuse its connections for 5 s",
+                ));
+                // Hold notifications about an object of its primary kind that exists now.
+                let primary = cfg.controllers[c].primary;
+                let mut seen = vec![];
+                for e in sim.trace[..st.cursor.min(sim.trace.len())].iter().rev() {
+                    if let listwatch_core::EventKind::Write { kind, name: n, .. } = e.kind {
+                        if kind == primary && !seen.contains(&n) {
+                            seen.push(n);
+                        }
+                    }
+                    if seen.len() >= 2 {
+                        break;
+                    }
+                }
+                for n in seen {
+                    out.push((
+                        format!("hold {name} {} {}", sim.kind(primary), sim.name(n)),
+                        "hold the notifications that reach it until a later state of this object arrives",
+                    ));
+                }
+            }
+        }
+        FaultTarget::Link(c) => {
+            let name = &cfg.controllers[c].name;
+            out.push((
+                format!("disconnect {name} for 5s"),
+                "cut the link for 5 s: watches break, connections are refused",
+            ));
+            out.push((
+                format!("disconnect {name} for 0s"),
+                "break its watches once; they reconnect at once",
+            ));
+            out.push((
+                format!("delay {name} 200ms"),
+                "every message on the link takes 200 ms",
+            ));
+            for a in others(view.controller_apiserver[c].index()) {
+                out.push((
+                    format!("failover {name} to {a}"),
+                    "the load balancer moves its connections to another apiserver",
+                ));
+            }
+        }
+        FaultTarget::Apiserver(a, k) => {
+            let name = &cfg.apiservers[a].name;
+            if view.caches[a].iter().any(|c| c.paused) {
+                out.push((format!("resume {name}"), "thaw its watch caches"));
+            } else {
+                out.push((
+                    format!("pause {name}"),
+                    "freeze its watch caches: a stale apiserver",
+                ));
+            }
+            out.push((
+                format!("restart-apiserver {name} for 2s"),
+                "every watch closes, caches empty, 429 until ready",
+            ));
+            out.push((
+                format!("reinit-cache {name} {}", cfg.kinds[k].name),
+                "this watch cache re-initialises, as after a failed etcd watch",
+            ));
+        }
+    }
+    let at = format_ms(st.now_ms());
+    out.into_iter()
+        .map(|(a, why)| (format!("at {at} {a}"), why))
+        .collect()
+}
+
+fn target_label(st: &State, t: FaultTarget) -> String {
+    let Some(run) = st.run.as_ref() else {
+        return String::new();
+    };
+    let cfg = &run.sim.config;
+    match t {
+        FaultTarget::Controller(c) => format!("controller {}", cfg.controllers[c].name),
+        FaultTarget::Link(c) => format!("the link of {}", cfg.controllers[c].name),
+        FaultTarget::Apiserver(a, k) => {
+            format!(
+                "apiserver {} ({} cache)",
+                cfg.apiservers[a].name, cfg.kinds[k].name
+            )
+        }
+    }
+}
+
+#[function_component(FaultMenu)]
+pub fn fault_menu(p: &Props) -> Html {
+    let first = use_node_ref();
+    {
+        let first = first.clone();
+        use_effect_with(p.state.fault_menu, move |t| {
+            if t.is_some() {
+                if let Some(b) = first.cast::<web_sys::HtmlElement>() {
+                    let _ = b.focus();
+                }
+            }
+        });
+    }
+    let st = &p.state;
+    let undo = (!st.undo.is_empty()).then(|| {
+        let d = st.dispatcher();
+        html! {
+            <div class="undo-bar" role="status">
+                <span>{format!("{} fault{} added by hand.", st.undo.len(), if st.undo.len() == 1 { "" } else { "s" })}</span>
+                <button data-testid="undo" onclick={move |_| d.dispatch(Action::Undo)} title="Put back the script as it was before the last fault">{"Undo"}</button>
+            </div>
+        }
+    });
+    let Some(t) = st.fault_menu else {
+        return html! { <>{ for undo }</> };
+    };
+    let close = {
+        let d = st.dispatcher();
+        Callback::from(move |_: MouseEvent| d.dispatch(Action::FaultMenu(None)))
+    };
+    let onkeydown = {
+        let d = st.dispatcher();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Escape" {
+                d.dispatch(Action::FaultMenu(None));
+            }
+        })
+    };
+    let opts = options(st, t);
+    html! {
+        <>
+        <div class="fault-menu" data-testid="fault-menu" role="group" aria-label={format!("Faults for {}", target_label(st, t))} {onkeydown}>
+            <div class="fault-head">
+                <b>{format!("Inject a fault into {} at {}", target_label(st, t), super::clock(st.now_ms()))}</b>
+                <button onclick={close} aria-label="Close the fault menu">{"✕"}</button>
+            </div>
+            <ul>
+                { for opts.into_iter().enumerate().map(|(i, (line, why))| {
+                    let d = st.dispatcher();
+                    let l = line.clone();
+                    let r = if i == 0 { first.clone() } else { NodeRef::default() };
+                    html! {
+                        <li>
+                            <button data-testid="fault-option" data-line={line.clone()} ref={r}
+                                onclick={move |_| d.dispatch(Action::InjectFault(l.clone()))}>
+                                <code>{line}</code>
+                            </button>
+                            <span class="hint">{format!(" {why}")}</span>
+                        </li>
+                    }
+                }) }
+            </ul>
+            <p class="hint">{"The line is added to the end of the script and the scenario runs again; Undo takes it back."}</p>
+        </div>
+        { for undo }
+        </>
+    }
+}

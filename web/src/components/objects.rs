@@ -1,0 +1,164 @@
+//! Start here (the tour), the script's local history and the objects panel. They are drawn by
+//! `web/panels.js` with the DOM (text and attributes only, never HTML from text), which keeps the
+//! page's wasm small; the objects' fold runs in the explorer's worker (`view::Objects`), started
+//! when the panel opens. These components only give each panel its place and its inputs.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::js_sys::{Array, Function, Promise, Reflect};
+use yew::prelude::*;
+
+use crate::state::{Action, State};
+
+#[wasm_bindgen(
+    inline_js = "export function load_panels() { return import(new URL('panels.js', document.baseURI).href); }"
+)]
+extern "C" {
+    fn load_panels() -> Promise;
+}
+
+type Waiting = Vec<Box<dyn FnOnce(&JsValue)>>;
+
+thread_local! {
+    static MODULE: RefCell<Option<JsValue>> = const { RefCell::new(None) };
+    static WAITING: RefCell<Option<Waiting>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with panels.js once it is loaded (loading it on first use).
+fn with_module(f: impl FnOnce(&JsValue) + 'static) {
+    if let Some(m) = MODULE.with(|m| m.borrow().clone()) {
+        return f(&m);
+    }
+    let first = WAITING.with(|w| {
+        let mut w = w.borrow_mut();
+        let first = w.is_none();
+        w.get_or_insert_with(Vec::new).push(Box::new(f));
+        first
+    });
+    if first {
+        wasm_bindgen_futures::spawn_local(async {
+            let Ok(m) = wasm_bindgen_futures::JsFuture::from(load_panels()).await else {
+                return;
+            };
+            MODULE.with(|x| *x.borrow_mut() = Some(m.clone()));
+            for f in WAITING.with(|w| w.borrow_mut().take()).unwrap_or_default() {
+                f(&m);
+            }
+        });
+    }
+}
+
+fn call(m: &JsValue, name: &str, args: &[JsValue]) {
+    if let Ok(f) = Reflect::get(m, &name.into()).and_then(|f| f.dyn_into::<Function>()) {
+        let _ = f.apply(&JsValue::NULL, &args.iter().collect::<Array>());
+    }
+}
+
+/// A JS callback taking one string, kept for the page's life (the panels are mounted once).
+fn string_callback(cb: Callback<String>) -> JsValue {
+    Closure::<dyn Fn(String)>::new(move |s: String| cb.emit(s)).into_js_value()
+}
+
+#[derive(Properties, PartialEq)]
+pub struct PickProps {
+    pub on_pick: Callback<String>,
+}
+
+#[function_component(Tour)]
+pub fn tour(p: &PickProps) -> Html {
+    let host = use_node_ref();
+    {
+        let (host, pick) = (host.clone(), p.on_pick.clone());
+        use_effect_with((), move |_| {
+            with_module(move |m| {
+                let gallery: Array = listwatch_script::gallery::GALLERY
+                    .iter()
+                    .map(|(file, src)| -> JsValue {
+                        Array::of3(
+                            &(*file).into(),
+                            &listwatch_script::gallery::title(src).into(),
+                            &(*src).into(),
+                        )
+                        .into()
+                    })
+                    .collect();
+                if let Some(el) = host.get() {
+                    call(
+                        m,
+                        "tour",
+                        &[el.into(), gallery.into(), string_callback(pick)],
+                    );
+                }
+            });
+        });
+    }
+    html! { <div class="tour-host" ref={host} /> }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct HistoryProps {
+    pub source: String,
+    pub on_restore: Callback<String>,
+}
+
+#[function_component(History)]
+pub fn history(p: &HistoryProps) -> Html {
+    let host = use_node_ref();
+    {
+        let (host, restore) = (host.clone(), p.on_restore.clone());
+        use_effect_with((), move |_| {
+            with_module(move |m| {
+                if let Some(el) = host.get() {
+                    call(m, "history", &[el.into(), string_callback(restore)]);
+                }
+            });
+        });
+    }
+    use_effect_with(p.source.clone(), |src| {
+        let src = src.clone();
+        with_module(move |m| call(m, "history_source", &[src.into()]));
+    });
+    html! { <div class="history-host" ref={host} /> }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub state: UseReducerHandle<State>,
+}
+
+#[function_component(ObjectsPanel)]
+pub fn objects_panel(p: &Props) -> Html {
+    let host = use_node_ref();
+    let jump: Rc<JsValue> = {
+        let d = p.state.dispatcher();
+        (*use_memo((), move |_| {
+            Rc::new(
+                Closure::<dyn Fn(f64)>::new(move |id: f64| d.dispatch(Action::JumpTo(id as u32)))
+                    .into_js_value(),
+            )
+        }))
+        .clone()
+    };
+    let source = p.state.run.as_ref().map(|r| r.source.clone());
+    {
+        let host = host.clone();
+        use_effect_with((source, p.state.cursor), move |(source, cursor)| {
+            if let Some(source) = source.clone() {
+                let cursor = *cursor as f64;
+                with_module(move |m| {
+                    if let Some(el) = host.get() {
+                        call(
+                            m,
+                            "objects",
+                            &[el.into(), source.into(), cursor.into(), (*jump).clone()],
+                        );
+                    }
+                });
+            }
+        });
+    }
+    html! { <div class="objects-host" ref={host} /> }
+}
