@@ -11,7 +11,7 @@
 //! `MAX_CHILDREN` creates, a list delete at most one write per item read; and a reconcile makes
 //! at most `MAX_WRITES` writes.
 
-use crate::model::{KindId, NameId, Names, Object, Owner, TimeMs};
+use crate::model::{KindId, NameId, Names, Object, Owner, Rv, TimeMs};
 use crate::reconcile::{Memory, Reader, Write, MAX_CHILDREN};
 use crate::trace::{ApiError, ReconcileResult};
 
@@ -314,6 +314,18 @@ pub struct Plan {
     pub continue_on_error: Vec<bool>,
     /// How the reconcile ends when its writes succeed (`None`: the controller's default).
     pub outcome: Option<ReconcileResult>,
+    /// What each `get` read, in order: the decision's evidence (the trace and "Why?" show it).
+    pub reads: Vec<ReadNote>,
+}
+
+/// One object a reconcile read: where from, and what it found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ReadNote {
+    pub kind: KindId,
+    pub name: NameId,
+    /// The RV it found (`None`: absent).
+    pub rv: Option<Rv>,
+    pub live: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -474,6 +486,14 @@ impl<'a> Run<'a> {
                     t => self.target_name(t).flatten(),
                 };
                 let o = name.and_then(|n| r.get(*kind, n));
+                if let Some(name) = name {
+                    self.plan.reads.push(ReadNote {
+                        kind: *kind,
+                        name,
+                        rv: o.map(|o| o.rv),
+                        live: *live,
+                    });
+                }
                 self.bound[*slot as usize] = Bound::One(o);
             }
             Stmt::List {

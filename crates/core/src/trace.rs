@@ -378,6 +378,16 @@ pub enum EventKind {
         key: NameId,
         result: ReconcileResult,
     },
+    /// What a reconcile (of the user's own logic) read when it started: `rv` as it found it,
+    /// `truth_rv` as etcd had it then, so a stale read shows.
+    ReconcileRead {
+        controller: ControllerId,
+        kind: KindId,
+        name: NameId,
+        rv: Option<Rv>,
+        truth_rv: Option<Rv>,
+        live: bool,
+    },
     Crash {
         controller: ControllerId,
     },
@@ -708,6 +718,27 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
             }
             ReconcileResult::Crashed => format!("reconcile {} cut short by a crash", l.name(key)),
         },
+        ReconcileRead {
+            kind,
+            name,
+            rv,
+            truth_rv,
+            live,
+            ..
+        } => {
+            let seen = |rv: Option<Rv>| rv.map_or("absent".to_string(), |rv| format!("rv {rv}"));
+            let from = if live { "etcd (live)" } else { "its cache" };
+            let obj = format!("{}/{}", l.kind(kind), l.name(name));
+            if rv == truth_rv {
+                format!("read {obj} from {from}: {}", seen(rv))
+            } else {
+                format!(
+                    "read {obj} from {from}: {} (stale: etcd has {})",
+                    seen(rv),
+                    seen(truth_rv)
+                )
+            }
+        }
         Crash { .. } => "crashed".into(),
         Restart { apiserver, .. } => format!("restarted against {}", l.apiserver(apiserver)),
         Disconnect { until_ms, .. } => format!("disconnected until {}", format_ms(until_ms)),

@@ -627,6 +627,15 @@ pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
             );
         }
         out.push((i, text));
+        if let EventKind::ReconcileStart { .. } = e.kind {
+            // The reads that decided what this reconcile wrote: emitted right after its start.
+            for (j, r) in sim.trace.iter().enumerate().skip(i as usize + 1).take(64) {
+                if r.cause == i && matches!(r.kind, EventKind::ReconcileRead { .. }) {
+                    let line = format!("  it {}", describe(&r.kind, sim));
+                    out.insert(out.len() - 1, (j as EventId, line));
+                }
+            }
+        }
         cur = e.cause();
     }
     out

@@ -563,6 +563,16 @@ enum Kind {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         error: Option<ErrorOut>,
     },
+    ReconcileRead {
+        controller: u32,
+        kind: u32,
+        name: u32,
+        /// The RV it found (absent: `null`).
+        rv: Option<Rv>,
+        /// etcd's RV of the object at that moment: a stale read has `rv != truth_rv`.
+        truth_rv: Option<Rv>,
+        live: bool,
+    },
     Crash {
         controller: u32,
     },
@@ -664,6 +674,7 @@ fn name_id(k: &EventKind) -> Option<NameId> {
         | CacheAdd { name, .. }
         | WatchEvent { name, .. }
         | HoldArmed { name, .. }
+        | ReconcileRead { name, .. }
         | Informer { name, .. } => Some(name),
         Enqueue { key, .. } | ReconcileStart { key, .. } | ReconcileEnd { key, .. } => Some(key),
         Say { text } => Some(text),
@@ -888,6 +899,21 @@ impl Events<'_> {
                 key: name(key),
                 worker,
                 spec,
+            },
+            EventKind::ReconcileRead {
+                controller,
+                kind: k,
+                name: n,
+                rv,
+                truth_rv,
+                live,
+            } => Kind::ReconcileRead {
+                controller: c(controller),
+                kind: kind(k),
+                name: name(n),
+                rv,
+                truth_rv,
+                live,
             },
             EventKind::ReconcileEnd {
                 controller,

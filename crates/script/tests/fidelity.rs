@@ -810,3 +810,48 @@ expect probe got \"Too large resource version: 99, current: 15\"
     );
     assert!(compacted[0].1, "{compacted:?}");
 }
+
+/// A reconcile of the user's own logic records what it read, and a read from a cache that lags
+/// etcd is marked stale; "Why?" (`verdict::explain`) explains a write by those reads.
+#[test]
+fn reads_are_in_the_trace_stale_ones_marked_and_explain_a_write() {
+    let gallery = listwatch_script::gallery::GALLERY
+        .iter()
+        .find(|(n, _)| n.starts_with("30-"))
+        .unwrap()
+        .1;
+    let src = format!(
+        "{}\nat 5s pause b\nat 10001ms crash op\nat 10001ms restart op on b\nat 12s resume b\n",
+        gallery
+            .lines()
+            .filter(|l| !l.starts_with("expect"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let sim = run(&src);
+    let stale = events(&sim, |k| matches!(k, EventKind::ReconcileRead { .. }))
+        .map(|e| listwatch_core::describe(&e.kind, &sim))
+        .find(|t| t.contains("(stale: etcd has"));
+    assert!(
+        stale.is_some(),
+        "a read from the paused cache is marked stale"
+    );
+    let delete = sim
+        .trace
+        .iter()
+        .rposition(|e| {
+            matches!(
+                e.kind,
+                EventKind::Write {
+                    op: listwatch_core::WriteOp::Delete,
+                    ..
+                }
+            ) && matches!(e.actor, listwatch_core::Actor::Controller(_))
+        })
+        .expect("the operator deletes");
+    let why = listwatch_core::verdict::explain(&sim, delete as u32);
+    assert!(
+        why.iter().any(|(_, t)| t.starts_with("  it read")),
+        "{why:#?}"
+    );
+}

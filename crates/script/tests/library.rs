@@ -7,10 +7,29 @@ use listwatch_core::{Behaviour, Sim};
 use listwatch_script::gallery::GALLERY;
 use listwatch_script::library;
 
+/// The trace without the reads a program records (built-ins do not): ids renumbered.
 fn trace_text(sim: &Sim) -> String {
+    let read = |e: &listwatch_core::Event| {
+        matches!(e.kind, listwatch_core::EventKind::ReconcileRead { .. })
+    };
+    let mut ids = vec![u32::MAX; sim.trace.len()];
+    let mut next = 0;
+    for (i, e) in sim.trace.iter().enumerate() {
+        if !read(e) {
+            ids[i] = next;
+            next += 1;
+        }
+    }
     let mut s = String::new();
     for (i, e) in sim.trace.iter().enumerate() {
-        s += &listwatch_core::line(i as u32, e, sim);
+        if read(e) {
+            continue;
+        }
+        let mut e = *e;
+        if let Some(c) = e.cause() {
+            e.cause = ids[c as usize];
+        }
+        s += &listwatch_core::line(ids[i], &e, sim);
         s.push('\n');
     }
     s

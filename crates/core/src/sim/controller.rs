@@ -102,6 +102,18 @@ impl Sim {
         );
         self.names = names;
         self.controllers[c.index()].memory = memory;
+        for r in &plan.reads {
+            let truth_rv = self.etcd.objects.get(&(r.kind, r.name)).map(|o| o.rv);
+            let read = EventKind::ReconcileRead {
+                controller: c,
+                kind: r.kind,
+                name: r.name,
+                rv: r.rv,
+                truth_rv,
+                live: r.live,
+            };
+            self.emit(Actor::Controller(c), start, read);
+        }
         let epoch = self.controllers[c.index()].epoch;
         let steps = plan.writes.len() as u64 + 1;
         let run = Running {
