@@ -179,15 +179,26 @@ fn ensure_tools() -> Result<(), String> {
         ));
         run(Command::new("cargo").args(["install", &format!("wasm-bindgen-cli@{wbg}")]))?;
     }
-    if !Path::new("node_modules/.bin/wasm-opt").exists()
-        || !Path::new("node_modules/playwright-core").exists()
-    {
-        say("installing npm packages (binaryen's wasm-opt, playwright-core)");
+    if npm_stale() {
+        say("installing npm packages (binaryen's wasm-opt, esbuild, playwright-core, axe-core)");
         run(Command::new("npm").args(["ci", "--no-audit", "--no-fund"]))?;
     }
     bundle_editor()?;
     say(&format!("tools ready ({:.1}s)", t.elapsed().as_secs_f64()));
     Ok(())
+}
+
+/// node_modules is missing, or older than package-lock.json (a pull added a package): npm ci
+/// writes `node_modules/.package-lock.json` after every install.
+fn npm_stale() -> bool {
+    let modified = |p: &str| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    match (
+        modified("node_modules/.package-lock.json"),
+        modified("package-lock.json"),
+    ) {
+        (Some(installed), Some(lock)) => installed < lock,
+        _ => true,
+    }
 }
 
 /// Bundles CodeMirror and the editor glue into `web/editor/editor.js`, which the page loads on
