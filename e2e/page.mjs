@@ -26,7 +26,10 @@ async function pickGallery(fragment) {
     return o ? o.value : null;
   }, fragment);
   assert(value !== null, `a gallery scenario named like ${fragment}`);
+  const file = await page.$eval(`[data-testid="gallery"] option[value="${value}"]`, (o) => o.dataset.file);
   await $('gallery').selectOption(value);
+  // The script is fetched from beside the page: wait until it is in.
+  await page.waitForSelector(`[data-testid="gallery"][data-loaded="${file}"]`);
   await page.waitForTimeout(50);
 }
 
@@ -347,10 +350,12 @@ const tests = [
     await reloadReady(page);
     assert((await $('tour-next').textContent()).includes('Start'), 'the tour starts');
     await $('tour-next').click();
+    await page.waitForSelector('[data-testid="tour"][data-loaded^="01-"]');
     const s1 = await page.locator('[data-testid="tour-step"]').first().getAttribute('data-file');
     assert(s1.startsWith('01-'), s1);
     assert((await editorText(page)).startsWith('# Initial list'), 'the first step is loaded: ' + (await editorText(page)).slice(0, 40));
     await $('tour-next').click();
+    await page.waitForSelector('[data-testid="tour"][data-loaded^="02-"]');
     assert(await $('tour').getAttribute('data-step') === '2', 'step 2');
     const t2 = await page.locator('[data-testid="tour-step"].here').getAttribute('data-file');
     assert(t2.startsWith('02-'), t2);

@@ -56,7 +56,11 @@ export function tour(host, gallery, onPick) {
     step = i; open = true;
     store.set(TOUR_KEY, String(i));
     draw();
-    onPick(steps[i][0][2]);
+    // The scripts are fetched from beside the page when picked (they are not in its first load).
+    fetch(new URL(`scenarios/${steps[i][0][0]}`, document.baseURI).href)
+      .then((r) => (r.ok ? r.text() : Promise.reject(new Error(String(r.status)))))
+      .then((text) => { onPick(text); host.querySelector('[data-testid="tour"]')?.setAttribute('data-loaded', steps[i][0][0]); })
+      .catch(() => {});
   };
   const draw = () => {
     const n = steps.length;

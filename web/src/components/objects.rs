@@ -74,15 +74,10 @@ pub fn tour(p: &PickProps) -> Html {
         let (host, pick) = (host.clone(), p.on_pick.clone());
         use_effect_with((), move |_| {
             with_module(move |m| {
-                let gallery: Array = listwatch_script::gallery::GALLERY
+                let gallery: Array = crate::gallery::INDEX
                     .iter()
-                    .map(|(file, src)| -> JsValue {
-                        Array::of3(
-                            &(*file).into(),
-                            &listwatch_script::gallery::title(src).into(),
-                            &(*src).into(),
-                        )
-                        .into()
+                    .map(|(file, title)| -> JsValue {
+                        Array::of2(&(*file).into(), &(*title).into()).into()
                     })
                     .collect();
                 if let Some(el) = host.get() {
