@@ -28,7 +28,7 @@ thread_local! {
 }
 
 /// Runs `f` with panels.js once it is loaded (loading it on first use).
-fn with_module(f: impl FnOnce(&JsValue) + 'static) {
+pub fn with_module(f: impl FnOnce(&JsValue) + 'static) {
     if let Some(m) = MODULE.with(|m| m.borrow().clone()) {
         return f(&m);
     }
@@ -51,7 +51,7 @@ fn with_module(f: impl FnOnce(&JsValue) + 'static) {
     }
 }
 
-fn call(m: &JsValue, name: &str, args: &[JsValue]) {
+pub fn call(m: &JsValue, name: &str, args: &[JsValue]) {
     if let Ok(f) = Reflect::get(m, &name.into()).and_then(|f| f.dyn_into::<Function>()) {
         let _ = f.apply(&JsValue::NULL, &args.iter().collect::<Array>());
     }
