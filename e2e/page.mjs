@@ -240,6 +240,8 @@ const tests = [
     const seen = new Set();
     for (let i = 0; i < 40; i++) {
       await page.keyboard.press('Tab');
+      // CodeMirror marks itself focused a frame after the focus moves in (it loads on focus).
+      await page.waitForTimeout(50);
       const f = await page.evaluate(() => {
         const e = document.activeElement;
         if (!e || e === document.body) return { id: 'body', ring: true };
