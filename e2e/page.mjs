@@ -371,6 +371,28 @@ const tests = [
     await $('tour-prev').click();
     assert(await $('tour').getAttribute('data-step') === '1', 'back to step 1');
   }],
+  ['compare: two runs side by side on one clock, with the differences in outcome', async () => {
+    await gotoReady(page, base);
+    await pickGallery('11-stale-apiserver');
+    await $('compare-toggle').click();
+    await $('compare-b').waitFor();
+    const fixed = await page.$eval('[data-testid="compare-b"]', (s) => [...s.options].find((o) => o.value.startsWith('12-')).value);
+    await $('compare-b').selectOption(fixed);
+    await $('compare-run').click();
+    await $('compare').waitFor({ timeout: 30000 });
+    const runs = page.locator('[data-testid="compare"] [data-testid="run"]');
+    assert(await runs.count() === 2, 'two runs');
+    assert((await runs.nth(0).getAttribute('data-title')).includes('Stale apiserver'), 'A is the script in the editor');
+    assert((await runs.nth(1).getAttribute('data-title')).includes('fixed'), 'B is the fixed twin');
+    const diffs = await $('compare-diffs').locator('li').allTextContents();
+    assert(diffs.some((d) => /deletes operator Pvc|exists Pvc rabbit-data|only in/.test(d)), `differences listed: ${diffs.join(' | ')}`);
+    // One clock: moving it moves both.
+    await $('compare-clock').evaluate((el) => { el.value = '22000'; el.dispatchEvent(new Event('input', { bubbles: true })); });
+    const texts = await runs.locator('p.hint').first().allTextContents();
+    assert((await runs.nth(0).locator('p.hint').first().textContent()).startsWith('21.') || (await runs.nth(0).locator('p.hint').first().textContent()).startsWith('22.'), `A at the clock: ${texts}`);
+    await axe('the comparison');
+    await shots3('15-compare', 'compare');
+  }],
 ];
 
 async function shots3(name, testid) {

@@ -47,7 +47,9 @@ const STEPS = [
 ];
 const TOUR_KEY = 'listwatch.tour';
 
+let galleryIndex = [];
 export function tour(host, gallery, onPick) {
+  galleryIndex = gallery;
   const steps = STEPS.map(([pre, what]) => [gallery.find((g) => g[0].startsWith(pre)), what]).filter(([g]) => g);
   let open = false;
   let step = parseInt(store.get(TOUR_KEY), 10);
@@ -115,9 +117,13 @@ function drawHistory() {
       }))));
 }
 
+/// The history's place; Compare two runs sits just below it.
 export function history(host, onRestore) {
-  historyHost = host; historyRestore = onRestore;
+  const [mine, cmp] = [h('div', {}), h('div', { class: 'compare-host' })];
+  host.replaceChildren(mine, cmp);
+  historyHost = mine; historyRestore = onRestore;
   drawHistory();
+  compare(cmp, galleryIndex);
 }
 
 /// The editor's text changed: keep it once it has rested for 800 ms.
@@ -255,3 +261,22 @@ function drawExplore() {
 /// The explore panel's place and what opens a counterexample; `explore_source` keeps the script.
 export function explore(host, onOpen) { ex.host = host; ex.open = onOpen; drawExplore(); }
 export function explore_source(script) { ex.script = script; }
+
+// ---- Compare two runs: a disclosure here; the comparison itself loads on demand ----------------
+export function compare(host, index) {
+  let open = false, loaded = false;
+  const body = h('div', { class: 'compare-body' });
+  const draw = () => {
+    const head = h('h2', { class: 'panel-head' },
+      disclose(open, 'Compare two runs', 'compare-toggle', () => {
+        open = !open; draw();
+        if (open && !loaded) {
+          loaded = true;
+          import(new URL('compare.js', document.baseURI).href).then((m) => m.open(body, index, () => ex.script));
+        }
+      }));
+    body.hidden = !open;
+    host.replaceChildren(head, body);
+  };
+  draw();
+}
