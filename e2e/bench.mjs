@@ -58,6 +58,7 @@ let worst = 0;
 const rows = [];
 for (const [value, file] of options) {
   await page.selectOption('[data-testid="gallery"]', value);
+  await page.waitForSelector(`[data-testid="gallery"][data-loaded="${file}"]`);
   const src = await editorText(page);
   const times = [];
   // Each edit changes the seed: a real change, so the whole scenario runs again.
@@ -101,8 +102,9 @@ line('seek in a 1.2 M-event trace, p95', `${s95.toFixed(1)} ms`, '<= 16 ms', s95
 const workerRates = [];
 const onlyEsr = (src) => src.split('\n').filter((l) => !l.startsWith('expect') || l.trim() === 'expect esr').join('\n') + '\nexpect esr\n';
 for (const file of ['17-level-triggered', '09-work-queue-dedup', '20-explore-stale-delete-fixed', '10-error-backoff', '03-too-old']) {
-  const value = await page.$eval('[data-testid="gallery"]', (s, f) => [...s.options].find((o) => (o.dataset.file || '').includes(f)).value, file);
+  const [value, full] = await page.$eval('[data-testid="gallery"]', (s, f) => { const o = [...s.options].find((o) => (o.dataset.file || '').includes(f)); return [o.value, o.dataset.file]; }, file);
   await page.selectOption('[data-testid="gallery"]', value);
+  await page.waitForSelector(`[data-testid="gallery"][data-loaded="${full}"]`);
   // Only ESR: count expectations are observations that any fault changes, and the search stops
   // at the first failure; ESR keeps the whole search running.
   await setEditor(page, onlyEsr(await editorText(page)));

@@ -26,7 +26,10 @@ async function pickGallery(fragment) {
     return o ? o.value : null;
   }, fragment);
   assert(value !== null, `a gallery scenario named like ${fragment}`);
+  const file = await page.$eval(`[data-testid="gallery"] option[value="${value}"]`, (o) => o.dataset.file);
   await $('gallery').selectOption(value);
+  // The script is fetched from beside the page: wait until it is in.
+  await page.waitForSelector(`[data-testid="gallery"][data-loaded="${file}"]`);
   await page.waitForTimeout(50);
 }
 
@@ -237,6 +240,8 @@ const tests = [
     const seen = new Set();
     for (let i = 0; i < 40; i++) {
       await page.keyboard.press('Tab');
+      // CodeMirror marks itself focused a frame after the focus moves in (it loads on focus).
+      await page.waitForTimeout(50);
       const f = await page.evaluate(() => {
         const e = document.activeElement;
         if (!e || e === document.body) return { id: 'body', ring: true };
@@ -347,10 +352,12 @@ const tests = [
     await reloadReady(page);
     assert((await $('tour-next').textContent()).includes('Start'), 'the tour starts');
     await $('tour-next').click();
+    await page.waitForSelector('[data-testid="tour"][data-loaded^="01-"]');
     const s1 = await page.locator('[data-testid="tour-step"]').first().getAttribute('data-file');
     assert(s1.startsWith('01-'), s1);
     assert((await editorText(page)).startsWith('# Initial list'), 'the first step is loaded: ' + (await editorText(page)).slice(0, 40));
     await $('tour-next').click();
+    await page.waitForSelector('[data-testid="tour"][data-loaded^="02-"]');
     assert(await $('tour').getAttribute('data-step') === '2', 'step 2');
     const t2 = await page.locator('[data-testid="tour-step"].here').getAttribute('data-file');
     assert(t2.startsWith('02-'), t2);
@@ -363,6 +370,28 @@ const tests = [
     assert((await $('tour-next').textContent()).includes('step 3'), await $('tour-next').textContent());
     await $('tour-prev').click();
     assert(await $('tour').getAttribute('data-step') === '1', 'back to step 1');
+  }],
+  ['compare: two runs side by side on one clock, with the differences in outcome', async () => {
+    await gotoReady(page, base);
+    await pickGallery('11-stale-apiserver');
+    await $('compare-toggle').click();
+    await $('compare-b').waitFor();
+    const fixed = await page.$eval('[data-testid="compare-b"]', (s) => [...s.options].find((o) => o.value.startsWith('12-')).value);
+    await $('compare-b').selectOption(fixed);
+    await $('compare-run').click();
+    await $('compare').waitFor({ timeout: 30000 });
+    const runs = page.locator('[data-testid="compare"] [data-testid="run"]');
+    assert(await runs.count() === 2, 'two runs');
+    assert((await runs.nth(0).getAttribute('data-title')).includes('Stale apiserver'), 'A is the script in the editor');
+    assert((await runs.nth(1).getAttribute('data-title')).includes('fixed'), 'B is the fixed twin');
+    const diffs = await $('compare-diffs').locator('li').allTextContents();
+    assert(diffs.some((d) => /deletes operator Pvc|exists Pvc rabbit-data|only in/.test(d)), `differences listed: ${diffs.join(' | ')}`);
+    // One clock: moving it moves both.
+    await $('compare-clock').evaluate((el) => { el.value = '22000'; el.dispatchEvent(new Event('input', { bubbles: true })); });
+    const texts = await runs.locator('p.hint').first().allTextContents();
+    assert((await runs.nth(0).locator('p.hint').first().textContent()).startsWith('21.') || (await runs.nth(0).locator('p.hint').first().textContent()).startsWith('22.'), `A at the clock: ${texts}`);
+    await axe('the comparison');
+    await shots3('15-compare', 'compare');
   }],
 ];
 

@@ -35,7 +35,10 @@ async function pickGallery(fragment) {
     return o ? o.value : null;
   }, fragment);
   assert(value !== null, `a gallery scenario named like ${fragment}`);
+  const file = await page.$eval(`[data-testid="gallery"] option[value="${value}"]`, (o) => o.dataset.file);
   await $('gallery').selectOption(value);
+  // The script is fetched from beside the page: wait until it is in.
+  await page.waitForSelector(`[data-testid="gallery"][data-loaded="${file}"]`);
 }
 
 const ok = await runTests([

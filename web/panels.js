@@ -47,7 +47,9 @@ const STEPS = [
 ];
 const TOUR_KEY = 'listwatch.tour';
 
+let galleryIndex = [];
 export function tour(host, gallery, onPick) {
+  galleryIndex = gallery;
   const steps = STEPS.map(([pre, what]) => [gallery.find((g) => g[0].startsWith(pre)), what]).filter(([g]) => g);
   let open = false;
   let step = parseInt(store.get(TOUR_KEY), 10);
@@ -56,7 +58,11 @@ export function tour(host, gallery, onPick) {
     step = i; open = true;
     store.set(TOUR_KEY, String(i));
     draw();
-    onPick(steps[i][0][2]);
+    // The scripts are fetched from beside the page when picked (they are not in its first load).
+    fetch(new URL(`scenarios/${steps[i][0][0]}`, document.baseURI).href)
+      .then((r) => (r.ok ? r.text() : Promise.reject(new Error(String(r.status)))))
+      .then((text) => { onPick(text); host.querySelector('[data-testid="tour"]')?.setAttribute('data-loaded', steps[i][0][0]); })
+      .catch(() => {});
   };
   const draw = () => {
     const n = steps.length;
@@ -111,9 +117,13 @@ function drawHistory() {
       }))));
 }
 
+/// The history's place; Compare two runs sits just below it.
 export function history(host, onRestore) {
-  historyHost = host; historyRestore = onRestore;
+  const [mine, cmp] = [h('div', {}), h('div', { class: 'compare-host' })];
+  host.replaceChildren(mine, cmp);
+  historyHost = mine; historyRestore = onRestore;
   drawHistory();
+  compare(cmp, galleryIndex);
 }
 
 /// The editor's text changed: keep it once it has rested for 800 ms.
@@ -197,4 +207,76 @@ export function objects(host, script, cursor, onJump) {
   Object.assign(obj, { host, script, cursor, jump: onJump });
   drawObjects();
   objectsJob();
+}
+
+// ---- Explore: the fault-schedule search in the worker -------------------------------------------
+const ex = { host: null, script: '', open: null, budget: 2000, all: false, worker: null, pr: null };
+
+function exploreStop() { if (ex.worker) { ex.worker.terminate(); ex.worker = null; } }
+
+function exploreStart() {
+  exploreStop();
+  let w;
+  try { w = new Worker('./explore_worker_loader.js'); } catch { ex.pr = { kind: 'error', message: 'the explorer\'s worker could not start' }; drawExplore(); return; }
+  const job = { script: ex.script, budget: ex.budget, all: ex.all };
+  w.onmessage = (e) => {
+    if (e.data.kind === 'ready') w.postMessage(job);
+    else { ex.pr = e.data; drawExplore(); }
+  };
+  ex.worker = w;
+  ex.pr = { kind: 'progress', tried: 0, space: 0, states: 0, skipped: 0, faults: 0, failures: 0, per_second: 0 };
+  drawExplore();
+}
+
+function drawExplore() {
+  if (!ex.host) return;
+  const pr = ex.pr || {};
+  const running = pr.kind === 'progress', finished = pr.kind === 'done';
+  const found = finished ? pr.found || [] : [];
+  const total = found.length + (pr.more || 0);
+  redraw(ex.host, h('div', { class: 'explore', 'data-testid': 'explore-panel' },
+    h('h2', {}, 'Explore'),
+    h('p', { class: 'hint' }, 'Search crash, stale-apiserver, held-notification (unobserved state) and disconnect faults for a schedule that breaks this scenario\'s expectations or ESR.'),
+    h('div', { class: 'explore-bar' },
+      h('label', {}, 'budget ', h('input', { type: 'number', min: '1', max: '1000000', 'aria-label': 'Schedules to try at most', value: String(ex.budget),
+        oninput: (e) => { const v = parseInt(e.target.value, 10); if (v >= 1) ex.budget = Math.min(v, 1000000); } })),
+      h('label', { title: 'Keep searching after the first failure, up to the budget' },
+        h('input', { type: 'checkbox', 'data-testid': 'explore-all', checked: ex.all, onchange: (e) => { ex.all = e.target.checked; } }), ' all failures'),
+      running ? h('button', { 'data-testid': 'explore-cancel', onclick: () => { exploreStop(); ex.pr = { ...ex.pr, kind: 'cancelled' }; drawExplore(); } }, 'Cancel')
+        : h('button', { 'data-testid': 'explore', onclick: exploreStart }, 'Explore')),
+    (running || finished) && h('progress', { 'data-testid': 'explore-progress', max: String(Math.max(pr.space || 0, 1)), value: String(pr.tried || 0) }),
+    (running || finished) && h('div', { class: 'hint', 'data-testid': 'explore-stats' },
+      `${pr.tried} of ${pr.space} schedules · ${pr.states} states · ${pr.skipped} skipped as explored · ${pr.faults} candidate faults · ${pr.failures} failing · ${(pr.per_second || 0).toFixed(0)} schedules/s`),
+    pr.kind === 'error' && h('p', { class: 'fail' }, pr.message),
+    finished && (pr.base_broken
+      ? h('p', { class: 'fail' }, `It already fails without faults: ${pr.base_broken}`)
+      : found.length
+        ? h('div', { 'data-testid': 'explore-found' },
+          h('p', { class: 'fail' }, total === 1 ? 'Found a fault schedule that breaks it:' : `Found ${total} fault schedules that break it:`),
+          h('ol', { class: 'failures' }, found.map(([words, script], i) => h('li', {}, h('span', {}, words), ' ',
+            h('button', { 'data-testid': i === 0 ? 'explore-open' : 'explore-open-more', onclick: () => ex.open(script) }, 'Open in the editor')))))
+        : h('p', { class: 'pass', 'data-testid': 'explore-none' }, 'No schedule within the budget breaks it.'))));
+}
+
+/// The explore panel's place and what opens a counterexample; `explore_source` keeps the script.
+export function explore(host, onOpen) { ex.host = host; ex.open = onOpen; drawExplore(); }
+export function explore_source(script) { ex.script = script; }
+
+// ---- Compare two runs: a disclosure here; the comparison itself loads on demand ----------------
+export function compare(host, index) {
+  let open = false, loaded = false;
+  const body = h('div', { class: 'compare-body' });
+  const draw = () => {
+    const head = h('h2', { class: 'panel-head' },
+      disclose(open, 'Compare two runs', 'compare-toggle', () => {
+        open = !open; draw();
+        if (open && !loaded) {
+          loaded = true;
+          import(new URL('compare.js', document.baseURI).href).then((m) => m.open(body, index, () => ex.script));
+        }
+      }));
+    body.hidden = !open;
+    host.replaceChildren(head, body);
+  };
+  draw();
 }

@@ -29,15 +29,6 @@ fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
 }
 
-fn default_script() -> String {
-    listwatch_script::gallery::GALLERY
-        .iter()
-        .find(|(n, _)| n.contains("overflow"))
-        .or(listwatch_script::gallery::GALLERY.first())
-        .map(|(_, s)| s.to_string())
-        .unwrap_or_default()
-}
-
 fn link_error_message(e: &listwatch_script::share::LinkError) -> String {
     format!("The link could not be opened: {e}. Your own text was kept.")
 }
@@ -67,11 +58,12 @@ fn initial_state(embed: &link::Embed) -> State {
             st
         }
         Some(Err(e)) => {
-            let mut st = State::new(saved.unwrap_or_else(default_script));
+            let mut st = State::new(saved.unwrap_or_default());
             st.link_error = Some(link_error_message(&e));
             st
         }
-        None => State::new(saved.unwrap_or_else(default_script)),
+        // With nothing saved, the overflow scenario is fetched (see `App`).
+        None => State::new(saved.unwrap_or_default()),
     }
 }
 
@@ -121,6 +113,19 @@ pub fn app() -> Html {
         let embed = embed.clone();
         use_reducer(move || initial_state(&embed))
     };
+    // A first visit: no link, nothing saved. The default scenario is fetched beside the page
+    // and shown unless something (a link, the parent page of an embed) gave a script meanwhile.
+    {
+        let dispatch = state.dispatcher();
+        let empty = state.source.is_empty();
+        use_effect_with((), move |_| {
+            if empty {
+                crate::gallery::load(crate::gallery::DEFAULT, move |src| {
+                    dispatch.dispatch(Action::DefaultScript(src))
+                });
+            }
+        });
+    }
     let theme = use_state(|| {
         embed
             .theme
@@ -357,10 +362,12 @@ pub fn app() -> Html {
 
     // The ready signal, last of the effects (they run in order): the first render is on
     // screen, the theme applied and every listener in place. Tests wait for it after loading.
-    use_effect_with((), |_| {
+    // On a first visit that is once the default scenario has been fetched.
+    use_effect_with(state.source.is_empty(), |empty| {
         if let Some(el) = web_sys::window()
             .and_then(|w| w.document())
             .and_then(|d| d.document_element())
+            .filter(|_| !*empty)
         {
             let _ = el.set_attribute("data-ready", "");
         }

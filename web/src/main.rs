@@ -2,6 +2,7 @@
 
 mod app;
 mod components;
+mod gallery;
 mod link;
 mod state;
 

@@ -97,6 +97,8 @@ pub enum Action {
     InjectFault(String),
     /// Back to the script before the last fault added by hand.
     Undo,
+    /// The default scenario, fetched on a first visit: shown only if the editor is still empty.
+    DefaultScript(String),
 }
 
 impl State {
@@ -270,6 +272,11 @@ impl Reducible for State {
                 s.load(src);
                 s.kept = None;
                 s.fault_menu = None;
+            }
+            Action::DefaultScript(src) => {
+                if s.source.is_empty() {
+                    s.load(src);
+                }
             }
             Action::Undo => {
                 if let Some(prev) = s.undo.pop() {

@@ -33,6 +33,105 @@ fn js_strings<I: IntoIterator<Item = String>>(it: I) -> JsValue {
         .into()
 }
 
+/// Events sent per run for the comparison's shared clock.
+const MAX_COMPARE_EVENTS: usize = 20_000;
+
+/// One run for the comparison: `{title, error, end, outcomes: [[text, pass, found]], esr: [pass,
+/// found], counts: [[what, n]], events: [[time, text]], states: [[time, watcher, state]]}`.
+fn compare_run(script: &str) -> JsValue {
+    let o = Object::new();
+    match listwatch_script::run(script) {
+        Err(d) => set(
+            &o,
+            "error",
+            format!("line {}: {}", d[0].line, d[0].message).into(),
+        ),
+        Ok(r) => {
+            let sim = &r.sim;
+            let scenario = listwatch_script::parse(script).ok();
+            set(
+                &o,
+                "title",
+                scenario.map(|s| s.title).unwrap_or_default().into(),
+            );
+            set(&o, "end", (sim.now_ms as f64).into());
+            let outcomes: Array = r
+                .outcomes
+                .iter()
+                .map(|(x, out)| -> JsValue {
+                    Array::of3(
+                        &x.text.clone().into(),
+                        &out.pass.into(),
+                        &out.found.clone().into(),
+                    )
+                    .into()
+                })
+                .collect();
+            set(&o, "outcomes", outcomes.into());
+            let esr = listwatch_core::verdict::check(
+                sim,
+                &listwatch_core::verdict::Expect::Esr { controller: None },
+            );
+            set(
+                &o,
+                "esr",
+                Array::of2(&esr.pass.into(), &esr.found.into()).into(),
+            );
+            let count = |f: &dyn Fn(&listwatch_core::EventKind) -> bool| {
+                sim.trace.iter().filter(|e| f(&e.kind)).count() as f64
+            };
+            use listwatch_core::EventKind as K;
+            let counts: Array = [
+                ("events", sim.trace.len() as f64),
+                ("410 Gone", count(&|k| k.gone().is_some())),
+                ("relists", count(&|k| k.is_relist())),
+                (
+                    "reconciles",
+                    count(&|k| matches!(k, K::ReconcileStart { .. })),
+                ),
+                ("writes", count(&|k| matches!(k, K::Write { .. }))),
+                (
+                    "failed writes",
+                    count(&|k| matches!(k, K::WriteFailed { .. })),
+                ),
+            ]
+            .into_iter()
+            .map(|(w, n)| -> JsValue { Array::of2(&w.into(), &n.into()).into() })
+            .collect();
+            set(&o, "counts", counts.into());
+            let events: Array = sim
+                .trace
+                .iter()
+                .take(MAX_COMPARE_EVENTS)
+                .map(|e| -> JsValue {
+                    let t = format!(
+                        "{}: {}",
+                        listwatch_core::actor_label(e.actor, sim),
+                        listwatch_core::describe(&e.kind, sim)
+                    );
+                    Array::of2(&(e.time_ms as f64).into(), &t.into()).into()
+                })
+                .collect();
+            set(&o, "events", events.into());
+            let states: Array = sim
+                .trace
+                .iter()
+                .take(MAX_COMPARE_EVENTS)
+                .filter_map(|e| match e.kind {
+                    K::State { watcher, state, .. } => Some(JsValue::from(Array::of3(
+                        &(e.time_ms as f64).into(),
+                        &sim.watcher(watcher).into(),
+                        &state.as_str().into(),
+                    ))),
+                    _ => None,
+                })
+                .collect();
+            set(&o, "states", states.into());
+        }
+    }
+    o.into()
+}
+
 /// The objects panel's table at one moment, folded here so the page's first load stays small:
 /// `{kind: "objects", cursor, seen, list: [[kind, name, [[holder, mark, rv, spec, status,
 /// deletion, owner, uid], ...], history | null], ...]}`; history: `[[event, text, later], ...]`.
@@ -248,6 +347,22 @@ fn main() {
             .ok()
             .and_then(|v| v.as_f64())
             .unwrap_or(2000.0);
+        if Reflect::get(&data, &"compare".into())
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false)
+        {
+            let other = Reflect::get(&data, &"other".into())
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default();
+            let runs = Array::new();
+            for s in [script.as_str(), other.as_str()] {
+                runs.push(&compare_run(s));
+            }
+            post(&me, &[("kind", "compare".into()), ("runs", runs.into())]);
+            return;
+        }
         if Reflect::get(&data, &"objects".into())
             .ok()
             .and_then(|v| v.as_bool())

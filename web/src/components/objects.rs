@@ -28,7 +28,7 @@ thread_local! {
 }
 
 /// Runs `f` with panels.js once it is loaded (loading it on first use).
-fn with_module(f: impl FnOnce(&JsValue) + 'static) {
+pub fn with_module(f: impl FnOnce(&JsValue) + 'static) {
     if let Some(m) = MODULE.with(|m| m.borrow().clone()) {
         return f(&m);
     }
@@ -51,7 +51,7 @@ fn with_module(f: impl FnOnce(&JsValue) + 'static) {
     }
 }
 
-fn call(m: &JsValue, name: &str, args: &[JsValue]) {
+pub fn call(m: &JsValue, name: &str, args: &[JsValue]) {
     if let Ok(f) = Reflect::get(m, &name.into()).and_then(|f| f.dyn_into::<Function>()) {
         let _ = f.apply(&JsValue::NULL, &args.iter().collect::<Array>());
     }
@@ -74,15 +74,10 @@ pub fn tour(p: &PickProps) -> Html {
         let (host, pick) = (host.clone(), p.on_pick.clone());
         use_effect_with((), move |_| {
             with_module(move |m| {
-                let gallery: Array = listwatch_script::gallery::GALLERY
+                let gallery: Array = crate::gallery::INDEX
                     .iter()
-                    .map(|(file, src)| -> JsValue {
-                        Array::of3(
-                            &(*file).into(),
-                            &listwatch_script::gallery::title(src).into(),
-                            &(*src).into(),
-                        )
-                        .into()
+                    .map(|(file, title)| -> JsValue {
+                        Array::of2(&(*file).into(), &(*title).into()).into()
                     })
                     .collect();
                 if let Some(el) = host.get() {

@@ -16,8 +16,10 @@ pub struct GalleryProps {
 
 #[function_component(Gallery)]
 pub fn gallery(p: &GalleryProps) -> Html {
+    // The file whose script was last fetched and handed over (tests and readers can wait for it).
+    let loaded = use_state(String::new);
     let onchange = {
-        let pick = p.on_pick.clone();
+        let (pick, loaded) = (p.on_pick.clone(), loaded.clone());
         Callback::from(move |e: Event| {
             let Some(sel) = e
                 .target()
@@ -25,22 +27,26 @@ pub fn gallery(p: &GalleryProps) -> Html {
             else {
                 return;
             };
-            if let Some((_, src)) = sel
+            if let Some((file, _)) = sel
                 .value()
                 .parse::<usize>()
                 .ok()
-                .and_then(|i| listwatch_script::gallery::GALLERY.get(i))
+                .and_then(|i| crate::gallery::INDEX.get(i))
             {
-                pick.emit(src.to_string());
+                let (pick, loaded) = (pick.clone(), loaded.clone());
+                crate::gallery::load(file, move |src| {
+                    pick.emit(src);
+                    loaded.set(file.to_string());
+                });
             }
         })
     };
     html! {
         <label class="gallery">{"Gallery "}
-            <select data-testid="gallery" aria-label="Gallery" {onchange}>
+            <select data-testid="gallery" aria-label="Gallery" data-loaded={(*loaded).clone()} {onchange}>
                 <option value="" selected=true disabled=true>{"choose a scenario…"}</option>
-                { for listwatch_script::gallery::GALLERY.iter().enumerate().map(|(i, (name, src))| html! {
-                    <option value={i.to_string()} data-file={name.to_string()}>{listwatch_script::gallery::title(src)}</option>
+                { for crate::gallery::INDEX.iter().enumerate().map(|(i, (name, title))| html! {
+                    <option value={i.to_string()} data-file={name.to_string()}>{*title}</option>
                 }) }
             </select>
         </label>
