@@ -229,3 +229,22 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    /// The page runs long scenarios in slices: any slicing gives exactly the run.
+    #[test]
+    fn a_run_in_slices_is_the_run(c in case(), slice in 1usize..500) {
+        let whole = verdict::run(config(&c)).unwrap();
+        let mut sliced = Sim::new(config(&c)).unwrap();
+        let mut slices = 0;
+        while !sliced.run_slice(slice) {
+            slices += 1;
+            prop_assert!(slices < 1_000_000, "a slice always makes progress");
+        }
+        prop_assert_eq!(&whole.trace, &sliced.trace);
+        prop_assert_eq!(whole.now_ms, sliced.now_ms);
+        prop_assert_eq!(whole.stopped, sliced.stopped);
+    }
+}

@@ -771,6 +771,30 @@ impl Sim {
         }
     }
 
+    /// Runs on towards the end for at most `max_events` more events, so a caller that must stay
+    /// responsive (the page) can run a long scenario in slices. Returns true once the run is
+    /// over; slices add up to exactly what `run` does.
+    pub fn run_slice(&mut self, max_events: usize) -> bool {
+        let end = self.config.end_ms;
+        let target = self.trace.len().saturating_add(max_events);
+        self.drain_ready();
+        while self.stopped.is_none() && self.trace.len() < target {
+            match self.heap.peek() {
+                Some(Reverse(s)) if s.at <= end => {}
+                _ => {
+                    self.now_ms = self.now_ms.max(end);
+                    self.stopped = Some(Stop::End);
+                    break;
+                }
+            }
+            let Reverse(s) = self.heap.pop().expect("peeked");
+            self.now_ms = s.at;
+            self.dispatch(s.cause, s.action);
+            self.drain_ready();
+        }
+        self.stopped.is_some()
+    }
+
     /// Runs the configured timeline to its end (or a cap).
     pub fn run(&mut self) -> Stop {
         let end = self.config.end_ms;
