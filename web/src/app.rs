@@ -185,6 +185,15 @@ pub fn app() -> Html {
         });
     }
 
+    // A long run is computed a slice at a time, each in its own task, so input and painting
+    // run between slices (no main-thread task of more than a slice's work).
+    {
+        let dispatch = state.dispatcher();
+        use_effect_with(state.progress, move |p| {
+            let next = p.map(|_| Timeout::new(0, move || dispatch.dispatch(Action::Continue)));
+            move || drop(next)
+        });
+    }
     // The animation clock: only runs while playing.
     {
         let dispatch = state.dispatcher();
@@ -476,6 +485,16 @@ pub fn app() -> Html {
                 </div>
             }
             if let Some(n) = &state.notice { <div class="notice" role="status">{n}</div> }
+            if let Some(p) = state.progress {
+                <div class="banner computing" role="status" data-testid="computing">
+                    {format!(
+                        "Simulating… {} events so far, {} of {} virtual time. The page stays usable; the run appears when it is done.",
+                        p.events,
+                        listwatch_core::format_ms(p.now_ms),
+                        listwatch_core::format_ms(p.end_ms)
+                    )}
+                </div>
+            }
             if state.help {
                 <div class="help" role="dialog" aria-label="Keyboard help">
                     <p><kbd>{"Space"}</kbd>{" play / pause · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>{" step one event · "}<kbd>{"?"}</kbd>{" this help · "}<kbd>{"Ctrl/Cmd+S"}</kbd>{" copy link · "}<kbd>{"Ctrl/Cmd+Enter"}</kbd>{" re-run"}</p>

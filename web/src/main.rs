@@ -79,6 +79,37 @@ mod tests {
         assert_eq!(e.link_error.as_deref(), Some("bad"));
     }
 
+    /// A run too long for one task is computed a slice at a time (`Action::Continue`), with
+    /// its progress on the state, and ends exactly as a run in one go.
+    #[wasm_bindgen_test]
+    fn a_long_run_is_computed_in_slices_with_progress() {
+        use crate::state::{Action, State, SLICE_EVENTS};
+        use yew::Reducible;
+        let src = "kind Pod\nkind Other\ncontroller c for Pod children Other\n\
+                   every 1ms 10000 times create Pod p{i} spec 1\nrun 2m\nexpect esr\n";
+        let mut s = std::rc::Rc::new(State::new(src.to_string()));
+        assert!(
+            s.run.is_none() && s.computing.is_some(),
+            "too long for one slice"
+        );
+        let first = s.progress.expect("progress").events;
+        assert!(first >= SLICE_EVENTS);
+        let mut slices = 1;
+        while s.progress.is_some() {
+            s = s.reduce(Action::Continue);
+            slices += 1;
+            assert!(slices < 10_000);
+        }
+        assert!(slices > 2, "{slices} slices");
+        let whole = listwatch_script::run(src).unwrap();
+        let run = s.run.as_ref().expect("the run is on screen");
+        assert_eq!(
+            listwatch_core::sim::trace_hash(&run.sim),
+            listwatch_core::sim::trace_hash(&whole.sim)
+        );
+        assert!(s.outcomes.iter().all(|(_, o)| o.pass));
+    }
+
     fn before_outcomes(src: &str) -> usize {
         listwatch_script::parse(src).unwrap().expectations.len()
     }

@@ -1,6 +1,7 @@
 //! The page's state and its reducer (the shape of Yew's function_todomvc): every user action is
 //! an `Action`, and `reduce` is the only place state changes.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use listwatch_core::verdict::Outcome;
@@ -9,6 +10,25 @@ use listwatch_core::{EventId, Sim};
 use listwatch_script::share::Shared;
 use listwatch_script::{Diagnostic, Expectation};
 use yew::Reducible;
+
+/// Events simulated per slice of a long run: about 30 ms of work in the page, so typing and
+/// playing stay responsive while a scenario near the event cap is computed.
+pub const SLICE_EVENTS: usize = 40_000;
+
+/// A run still being computed, a slice per `Action::Continue`.
+pub struct Computing {
+    pub sim: Sim,
+    pub scenario: listwatch_script::Scenario,
+    pub source: String,
+}
+
+/// How far a computing run is: events so far, virtual time reached, the run's end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub events: usize,
+    pub now_ms: u64,
+    pub end_ms: u64,
+}
 
 /// A finished run and what the page derives from it once.
 pub struct Loaded {
@@ -49,6 +69,9 @@ pub struct State {
     pub fault_menu: Option<FaultTarget>,
     /// The scripts before each fault added by hand, newest last: Undo brings them back.
     pub undo: Vec<String>,
+    /// A long run being computed in slices (the last finished run stays on screen meanwhile).
+    pub computing: Option<Rc<RefCell<Option<Computing>>>>,
+    pub progress: Option<Progress>,
 }
 
 /// Something in the picture a fault can be injected into.
@@ -99,6 +122,8 @@ pub enum Action {
     Undo,
     /// The default scenario, fetched on a first visit: shown only if the editor is still empty.
     DefaultScript(String),
+    /// Simulate the next slice of a long run.
+    Continue,
 }
 
 impl State {
@@ -119,6 +144,8 @@ impl State {
             kept: None,
             fault_menu: None,
             undo: vec![],
+            computing: None,
+            progress: None,
         };
         s.load(source);
         s
@@ -162,50 +189,96 @@ impl State {
             (Ok(s), Some(run)) => *run.sim.config == s.config && run.title == s.title,
             _ => false,
         };
-        match parsed.and_then(|s| {
-            if same_run {
-                Ok((s, None))
-            } else {
-                listwatch_script::run_scenario(&s).map(|r| (s, Some(r)))
-            }
-        }) {
-            Ok((scenario, report)) => {
-                if let Some(report) = report {
-                    let timeline = Timeline::new(&report.sim);
-                    let len = report.sim.trace.len();
-                    let (lanes, markers) = crate::components::timeline::markers(&report.sim);
-                    self.run = Some(Rc::new(Loaded {
-                        source: source.clone(),
-                        timeline,
-                        sim: report.sim,
-                        title: scenario.title.clone(),
-                        markers,
-                        lanes,
-                    }));
-                    self.cursor = self.cursor.min(len);
-                }
-                if let Some(run) = &self.run {
-                    let outcomes = scenario
-                        .expectations
-                        .iter()
-                        .map(|x| {
-                            (
-                                x.clone(),
-                                listwatch_core::verdict::check(&run.sim, &x.expect),
-                            )
-                        })
-                        .collect();
-                    self.outcomes = Rc::new(outcomes);
-                }
+        // A newer text replaces a run still being computed.
+        self.computing = None;
+        self.progress = None;
+        match parsed {
+            Ok(scenario) if same_run => {
+                self.check(&scenario);
                 self.stale = false;
                 self.diagnostics.clear();
             }
+            Ok(scenario) => match Sim::new(scenario.config.clone()) {
+                Ok(mut sim) => {
+                    self.diagnostics.clear();
+                    if sim.run_slice(SLICE_EVENTS) {
+                        self.install(source.clone(), scenario, sim);
+                    } else {
+                        self.progress = Some(progress(&sim));
+                        self.stale = self.run.is_some();
+                        self.computing = Some(Rc::new(RefCell::new(Some(Computing {
+                            sim,
+                            scenario,
+                            source: source.clone(),
+                        }))));
+                    }
+                }
+                Err(e) => {
+                    self.diagnostics = vec![Diagnostic::at(1, 1, 1, e.to_string())];
+                    self.stale = self.run.is_some();
+                }
+            },
             Err(d) => {
                 self.diagnostics = d;
                 self.stale = self.run.is_some();
             }
         }
         self.source = source;
+    }
+
+    /// The next slice of a long run; the run goes on screen once it is over.
+    fn continue_run(&mut self) {
+        let Some(cell) = self.computing.clone() else {
+            return;
+        };
+        let mut slot = cell.borrow_mut();
+        let Some(c) = slot.as_mut() else {
+            return;
+        };
+        if c.sim.run_slice(SLICE_EVENTS) {
+            let c = slot.take().expect("computing");
+            drop(slot);
+            self.computing = None;
+            self.progress = None;
+            self.install(c.source, c.scenario, c.sim);
+        } else {
+            self.progress = Some(progress(&c.sim));
+        }
+    }
+
+    /// A finished run goes on screen, with its expectations checked.
+    fn install(&mut self, source: String, scenario: listwatch_script::Scenario, sim: Sim) {
+        let timeline = Timeline::new(&sim);
+        let len = sim.trace.len();
+        let (lanes, markers) = crate::components::timeline::markers(&sim);
+        self.run = Some(Rc::new(Loaded {
+            source,
+            timeline,
+            sim,
+            title: scenario.title.clone(),
+            markers,
+            lanes,
+        }));
+        self.cursor = self.cursor.min(len);
+        self.check(&scenario);
+        self.stale = false;
+    }
+
+    /// Re-checks the text's expectations against the run on screen.
+    fn check(&mut self, scenario: &listwatch_script::Scenario) {
+        if let Some(run) = &self.run {
+            let outcomes = scenario
+                .expectations
+                .iter()
+                .map(|x| {
+                    (
+                        x.clone(),
+                        listwatch_core::verdict::check(&run.sim, &x.expect),
+                    )
+                })
+                .collect();
+            self.outcomes = Rc::new(outcomes);
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -235,7 +308,17 @@ impl State {
             kept: self.kept.clone(),
             fault_menu: self.fault_menu,
             undo: self.undo.clone(),
+            computing: self.computing.clone(),
+            progress: self.progress,
         }
+    }
+}
+
+fn progress(sim: &Sim) -> Progress {
+    Progress {
+        events: sim.trace.len(),
+        now_ms: sim.now_ms,
+        end_ms: sim.config.end_ms,
     }
 }
 
@@ -298,6 +381,7 @@ impl Reducible for State {
                 }
             }
             Action::AcceptLink => s.kept = None,
+            Action::Continue => s.continue_run(),
             Action::Rerun => {
                 let src = s.source.clone();
                 s.run = None;
