@@ -239,7 +239,16 @@ const ok = await runTests([
     assert((await $('esr').textContent()).startsWith('ESR: holds'), 'ESR judged on a whole run');
     // A runaway: every reconcile asks for another a millisecond later, for a day of virtual time.
     await setEditor(page, runaway);
+    // Computed a slice at a time: the progress shows and the page answers meanwhile (a frozen
+    // tab would hold the main thread for the whole 5,000,000 events).
+    await $('computing').waitFor({ timeout: 20000 });
+    for (let i = 0; i < 3; i++) {
+      const t0 = Date.now();
+      await page.evaluate(() => document.title);
+      assert(Date.now() - t0 < 2000, `the page answered in ${Date.now() - t0} ms while computing`);
+    }
     await $('event-cap').waitFor({ timeout: 120000 });
+    assert(await $('computing').count() === 0, 'the progress is gone once the run is on screen');
     const notice = await $('event-cap').textContent();
     assert(notice.includes('Cut off at the event cap') && notice.includes('5,000,000 events'), notice);
     assert(/at \d+\.\d{3}s of virtual time, before its end at 86400\.000s/.test(notice), notice);
