@@ -405,6 +405,9 @@ pub fn app() -> Html {
                 if !embed.on { <Export state={state.clone()} /> }
             </>
         },
+        _ if state.progress.is_some() => {
+            html! { <p class="empty">{"Simulating: the run appears here when it is done."}</p> }
+        }
         _ => html! { <p class="empty">{"Fix the script's errors to see it run."}</p> },
     };
     if embed.on {
