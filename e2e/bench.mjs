@@ -1,7 +1,8 @@
 // Page benchmarks for `cargo xtask bench`: the gzipped size of everything the page loads, edit ->
 // new frame for every gallery scenario, and a seek in a trace of about 1.2 M events.
 // Usage: node e2e/bench.mjs URL   (the built dist/ must be served at URL)
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { launch, editorText, setEditor, ensureEditor, gotoReady, reloadReady } from './browser.mjs';
 
@@ -78,8 +79,24 @@ big += 'every 1ms 100000 times from 1s create Pod p{i}\nrun 120s\n';
 const tRun = Date.now();
 await timedEdit(big);
 await page.waitForFunction(() => /\/\d{7}/.test(document.querySelector('.count')?.textContent || ''), null, { timeout: 120000 });
+const pageS = (Date.now() - tRun) / 1000;
 const count = await page.textContent('.count');
-console.log(`    (the 1 M-event run took ${((Date.now() - tRun) / 1000).toFixed(1)} s in the page: ${count})`);
+console.log(`    (the 1 M-event run took ${pageS.toFixed(1)} s in the page: ${count})`);
+// The same script natively (the release CLI, built by `cargo xtask bench`): the page's wasm
+// against native code on one workload, in one run of the benchmark.
+{
+  const root = new URL('../', import.meta.url).pathname;
+  const bin = (process.env.CARGO_TARGET_DIR || root + 'target') + '/release/listwatch';
+  const file = mkdtempSync('/tmp/listwatch-bench-') + '/big.lw';
+  writeFileSync(file, big);
+  const t0 = Date.now();
+  const out = execFileSync(bin, ['run', file]).toString();
+  const nativeS = (Date.now() - t0) / 1000;
+  const events = parseInt(/(\d+) events/.exec(out)[1]);
+  console.log(`    (natively: ${events} events in ${nativeS.toFixed(2)} s, ${(events / nativeS / 1e6).toFixed(2)} M events/s; in the page ${(events / pageS / 1e6).toFixed(2)} M events/s, rendering included)`);
+  const ratio = nativeS / pageS;
+  line('the same run in the page / natively', ratio.toFixed(2), '>= 0.6', ratio >= 0.6);
+}
 const seeks = await page.evaluate(async () => {
   const el = document.querySelector('[data-testid="scrubber"]');
   const max = parseInt(el.max);
