@@ -911,8 +911,8 @@ impl Events<'_> {
                 controller: c(controller),
                 kind: kind(k),
                 name: name(n),
-                rv,
-                truth_rv,
+                rv: (rv != 0).then_some(rv),
+                truth_rv: (truth_rv != 0).then_some(truth_rv),
                 live,
             },
             EventKind::ReconcileEnd {

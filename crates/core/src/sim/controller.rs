@@ -103,12 +103,12 @@ impl Sim {
         self.names = names;
         self.controllers[c.index()].memory = memory;
         for r in &plan.reads {
-            let truth_rv = self.etcd.objects.get(&(r.kind, r.name)).map(|o| o.rv);
+            let truth_rv = self.etcd.objects.get(&(r.kind, r.name)).map_or(0, |o| o.rv);
             let read = EventKind::ReconcileRead {
                 controller: c,
                 kind: r.kind,
                 name: r.name,
-                rv: r.rv,
+                rv: r.rv.unwrap_or(0),
                 truth_rv,
                 live: r.live,
             };
