@@ -189,93 +189,83 @@ pub struct Program {
 }
 
 impl Program {
-    /// Kinds besides `primary` that the logic reads from the informer cache or writes: the ones
-    /// the controller watches with `owner` by default (controller-runtime `Owns()`).
-    pub fn kinds_watched(&self, primary: KindId) -> Vec<KindId> {
-        fn walk(s: &[Stmt], out: &mut Vec<KindId>) {
+    /// Every statement of `blocks`, the branches of each `if` included, in order.
+    fn statements<'a>(blocks: &[&'a [Stmt]]) -> Vec<&'a Stmt> {
+        fn walk<'a>(s: &'a [Stmt], out: &mut Vec<&'a Stmt>) {
             for s in s {
-                let k = match s {
-                    Stmt::Get {
-                        kind, live: false, ..
-                    }
-                    | Stmt::List {
-                        kind, live: false, ..
-                    }
-                    | Stmt::Scale { kind, .. }
-                    | Stmt::Create { kind, .. } => Some(*kind),
-                    Stmt::If {
-                        then, otherwise, ..
-                    } => {
-                        walk(then, out);
-                        walk(otherwise, out);
-                        None
-                    }
-                    _ => None,
-                };
-                if let Some(k) = k {
-                    if !out.contains(&k) {
-                        out.push(k);
-                    }
+                out.push(s);
+                if let Stmt::If {
+                    then, otherwise, ..
+                } = s
+                {
+                    walk(then, out);
+                    walk(otherwise, out);
                 }
             }
         }
         let mut out = vec![];
-        walk(&self.body, &mut out);
-        out.retain(|&k| k != primary);
+        for b in blocks {
+            walk(b, &mut out);
+        }
+        out
+    }
+
+    /// Kinds besides `primary` that the logic reads from the informer cache or writes: the ones
+    /// the controller watches with `owner` by default (controller-runtime `Owns()`).
+    pub fn kinds_watched(&self, primary: KindId) -> Vec<KindId> {
+        let mut out: Vec<KindId> = vec![];
+        for s in Self::statements(&[&self.body]) {
+            if let Stmt::Get {
+                kind, live: false, ..
+            }
+            | Stmt::List {
+                kind, live: false, ..
+            }
+            | Stmt::Scale { kind, .. }
+            | Stmt::Create { kind, .. } = s
+            {
+                if *kind != primary && !out.contains(kind) {
+                    out.push(*kind);
+                }
+            }
+        }
         out
     }
 
     /// Every kind the program names (to validate against the configuration).
     pub fn kinds(&self) -> Vec<KindId> {
-        fn walk(s: &[Stmt], out: &mut Vec<KindId>) {
-            for s in s {
-                match s {
-                    Stmt::Get { kind, .. }
-                    | Stmt::List { kind, .. }
-                    | Stmt::Scale { kind, .. }
-                    | Stmt::Create { kind, .. } => out.push(*kind),
-                    Stmt::If {
-                        then, otherwise, ..
-                    } => {
-                        walk(then, out);
-                        walk(otherwise, out);
-                    }
-                    _ => {}
-                }
-            }
-        }
-        let mut out = vec![];
-        walk(&self.body, &mut out);
-        if let Some(d) = &self.desired {
-            walk(d, &mut out);
-        }
-        out
+        let desired = self.desired.as_deref().unwrap_or(&[]);
+        Self::statements(&[&self.body, desired])
+            .into_iter()
+            .filter_map(|s| match s {
+                Stmt::Get { kind, .. }
+                | Stmt::List { kind, .. }
+                | Stmt::Scale { kind, .. }
+                | Stmt::Create { kind, .. } => Some(*kind),
+                _ => None,
+            })
+            .collect()
     }
 
     /// (kind created, whether its name grows from the key's) for every create and scale.
     pub fn creates(&self) -> Vec<(KindId, bool)> {
-        fn walk(s: &[Stmt], out: &mut Vec<(KindId, bool)>) {
-            for s in s {
-                match s {
-                    Stmt::Create { kind, target, .. } => match target {
-                        Target::Key => out.push((*kind, false)),
-                        Target::Suffix(_) => out.push((*kind, true)),
-                        Target::OwnerOf(_) => {}
-                    },
-                    Stmt::Scale { kind, .. } => out.push((*kind, true)),
-                    Stmt::If {
-                        then, otherwise, ..
-                    } => {
-                        walk(then, out);
-                        walk(otherwise, out);
-                    }
-                    _ => {}
-                }
-            }
-        }
-        let mut out = vec![];
-        walk(&self.body, &mut out);
-        out
+        Self::statements(&[&self.body])
+            .into_iter()
+            .filter_map(|s| match s {
+                Stmt::Create {
+                    kind,
+                    target: Target::Key,
+                    ..
+                } => Some((*kind, false)),
+                Stmt::Create {
+                    kind,
+                    target: Target::Suffix(_),
+                    ..
+                } => Some((*kind, true)),
+                Stmt::Scale { kind, .. } => Some((*kind, true)),
+                _ => None,
+            })
+            .collect()
     }
 }
 
