@@ -1,6 +1,7 @@
 // Share links, embedding and hostile input, in headless Chromium. Usage: node e2e/share.mjs URL
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import http from 'node:http';
 import { extname } from 'node:path';
 import { launch, runTests, assert, editorText, setEditor, ready, gotoReady, until, shootBoth } from './browser.mjs';
@@ -67,6 +68,21 @@ const ok = await runTests([
     await openFresh(link);
     assert(await editorText(page) === overflow, 'the same text');
     assert(await $('clock').textContent() === '2.200s', `the same moment: ${await $('clock').textContent()}`);
+  }],
+  ['a running reconcile that read a stale cache is marked in the picture, its reads in its tooltip', async () => {
+    // Gallery 30 (own logic, delete by name) restarted against a paused apiserver.
+    const src = readFileSync(root + 'scenarios/30-own-logic-stale-delete-by-name.lw', 'utf8')
+      .split('\n').filter((l) => !l.startsWith('expect')).join('\n')
+      + '\nat 5s pause b\nat 10001ms crash op\nat 10001ms restart op on b\nat 12s resume b\n';
+    const file = mkdtempSync(tmpdir() + '/listwatch-e2e-') + '/stale30.lw';
+    writeFileSync(file, src);
+    const link = cli(['share', file, '--at', '10.002s', '--base', base]).trim();
+    await openFresh(link);
+    const chip = page.locator('[data-stale-read="true"]');
+    assert(await chip.count() === 1, 'one running reconcile marked');
+    assert((await chip.locator('text').textContent()).endsWith('!'), 'marked in text, not only colour');
+    const tip = await chip.locator('title').textContent();
+    assert(tip.includes('(stale: etcd has rv 8)') && tip.includes('read Pvc/default/zk-data'), tip);
   }],
   ['the address bar follows the editor, and Copy link round-trips', async () => {
     await openFresh(base);

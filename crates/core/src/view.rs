@@ -41,6 +41,10 @@ pub struct QueueView {
     pub reconciles: u64,
     /// The controller's latest write (or failed write).
     pub last_write: Option<EventId>,
+    /// What the running reconciles (of the user's own logic) read: (key, `ReconcileRead` event).
+    pub reads: Vec<(NameId, EventId)>,
+    /// The key whose reconcile started last: its reads follow its start.
+    pub last_started: Option<NameId>,
 }
 
 /// The whole system at one moment.
@@ -200,12 +204,20 @@ impl View {
                 q.dirty.retain(|k| *k != key);
                 q.processing.push(key);
                 q.reconciles += 1;
+                q.last_started = Some(key);
+            }
+            ReconcileRead { controller, .. } => {
+                let q = &mut self.queues[controller.index()];
+                if let Some(key) = q.last_started {
+                    q.reads.push((key, id));
+                }
             }
             ReconcileEnd {
                 controller, key, ..
             } => {
                 let q = &mut self.queues[controller.index()];
                 q.processing.retain(|k| *k != key);
+                q.reads.retain(|(k, _)| *k != key);
             }
             Crash { controller } => {
                 let q = &mut self.queues[controller.index()];
@@ -214,6 +226,7 @@ impl View {
                 q.waiting.clear();
                 q.processing.clear();
                 q.dirty.clear();
+                q.reads.clear();
             }
             Restart {
                 controller,

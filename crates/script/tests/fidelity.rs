@@ -854,4 +854,23 @@ fn reads_are_in_the_trace_stale_ones_marked_and_explain_a_write() {
         why.iter().any(|(_, t)| t.starts_with("  it read")),
         "{why:#?}"
     );
+    // The picture's queue holds the running reconcile's reads while it runs, and drops them
+    // when it ends.
+    let stale_at = sim
+        .trace
+        .iter()
+        .position(
+            |e| matches!(e.kind, EventKind::ReconcileRead { rv, truth_rv, .. } if rv != truth_rv),
+        )
+        .unwrap();
+    let timeline = listwatch_core::view::Timeline::new(&sim);
+    let view = timeline.at(&sim, stale_at + 1);
+    assert!(view.queues[0]
+        .reads
+        .iter()
+        .any(|(_, e)| *e as usize == stale_at));
+    let end = (stale_at..sim.trace.len())
+        .find(|&i| matches!(sim.trace[i].kind, EventKind::ReconcileEnd { .. }))
+        .unwrap();
+    assert!(timeline.at(&sim, end + 1).queues[0].reads.is_empty());
 }

@@ -285,9 +285,20 @@ pub fn system_view(p: &Props) -> Html {
                     <g class="chip"><rect x={(x + 62.0 * j as f64).to_string()} y={(y + 22.0).to_string()} width="58" height="20" rx="4" />
                     <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 36.0).to_string()}>{truncate(k)}</text></g>
                 }) }
-                { for q.processing.iter().enumerate().map(|(j, k)| html! {
-                    <g class="chip running"><rect x={(x + 62.0 * j as f64).to_string()} y={(y + 48.0).to_string()} width="58" height="20" rx="4" />
-                    <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 62.0).to_string()}>{truncate(&short(sim.names.resolve(*k)))}</text></g>
+                { for q.processing.iter().enumerate().map(|(j, k)| {
+                    // What this reconcile read (own logic): a stale read is marked `!`, in text
+                    // as well as colour, and every read is in the chip's tooltip.
+                    let reads: Vec<&listwatch_core::Event> = q.reads.iter().filter(|(rk, _)| rk == k).map(|(_, e)| &sim.trace[*e as usize]).collect();
+                    let stale = reads.iter().any(|e| matches!(e.kind, listwatch_core::EventKind::ReconcileRead { rv, truth_rv, .. } if rv != truth_rv));
+                    let name = truncate(&short(sim.names.resolve(*k)));
+                    let tip = reads.iter().map(|e| listwatch_core::describe(&e.kind, sim)).collect::<Vec<_>>().join("\n");
+                    html! {
+                        <g class={if stale { "chip running stale" } else { "chip running" }} data-stale-read={stale.to_string()}>
+                            <rect x={(x + 62.0 * j as f64).to_string()} y={(y + 48.0).to_string()} width="58" height="20" rx="4" />
+                            <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 62.0).to_string()}>{if stale { format!("{name}!") } else { name }}</text>
+                            if !tip.is_empty() { <title>{tip}</title> }
+                        </g>
+                    }
                 }) }
                 if let Some(w) = q.last_write {
                     <text x={x.to_string()} y={(y + 98.0).to_string()} class="ring-sub">{
