@@ -63,6 +63,23 @@ const ok = await runTests([
     assert(await page.locator('[data-testid="editor"] .cm-content').count() === 1, 'CodeMirror took over');
     assert(await page.locator('[data-testid="editor"] .pv').count() === 0, 'the preview is gone');
   }],
+  ["the editor completes the language's words and the script's own names", async () => {
+    await ensureEditor(page);
+    const before = await editorText(page);
+    await setEditor(page, 'kind Database\ncontroller op for Database\n');
+    await page.focus('[data-testid="editor"] .cm-content');
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('at 1s ho');
+    const box = page.locator('.cm-tooltip-autocomplete');
+    await box.waitFor({ timeout: 5000 });
+    assert((await box.textContent()).includes('hold'), await box.textContent());
+    await page.keyboard.press('Escape');
+    await page.keyboard.type('ld op Da');
+    await box.waitFor({ timeout: 5000 });
+    assert((await box.textContent()).includes('Database'), 'a kind the script declares');
+    await page.keyboard.press('Escape');
+    await setEditor(page, before);
+  }],
   ['picking the overflow scenario shows its caches and watchers', async () => {
     await pickGallery('overflow');
     await page.waitForSelector('[data-testid="watch-cache"][data-kind="Pod"][data-capacity="3"]');

@@ -6,6 +6,7 @@ import { EditorView, keymap, lineNumbers, drawSelection, highlightActiveLine } f
 import { StreamLanguage, syntaxHighlighting, HighlightStyle } from '@codemirror/language';
 import { lintGutter, setDiagnostics } from '@codemirror/lint';
 import { history, undo, redo } from '@codemirror/commands';
+import { autocompletion } from '@codemirror/autocomplete';
 import { tags as t } from '@lezer/highlight';
 
 // The words come from the Rust side (listwatch_script::syntax), so the editor, the preview and
@@ -41,6 +42,24 @@ function scenarioLanguage(words) {
   });
 }
 
+// Completion: the language's words (statements, options, actions, the logic block's words) and
+// the names the script itself declares or writes (kinds, controllers, apiservers, objects).
+function completions(words) {
+  const vocab = [...new Set([...words.keywords, ...words.atoms])].map((w) => ({ label: w, type: 'keyword' }));
+  return (context) => {
+    const word = context.matchBefore(/[\w./{}-]+/);
+    if (!word || (word.from === word.to && !context.explicit)) return null;
+    const seen = new Set(vocab.map((o) => o.label));
+    const own = [];
+    for (const m of context.state.doc.toString().matchAll(/[A-Za-z][\w./-]{2,62}/g)) {
+      const w = m[0];
+      if (!seen.has(w) && w !== word.text) { seen.add(w); own.push({ label: w, type: /^[A-Z]/.test(w) ? 'type' : 'variable' }); }
+      if (own.length > 500) break;
+    }
+    return { from: word.from, options: [...vocab, ...own], validFor: /^[\w./{}-]*$/ };
+  };
+}
+
 // The same classes as the page's preview: web/style.css colours both.
 const highlight = HighlightStyle.define([
   { tag: t.comment, class: 'tok-comment' },
@@ -70,6 +89,7 @@ export function create_editor(parent, text, readonly, onChange, words) {
       extensions: [
         lineNumbers(), history(), drawSelection(), highlightActiveLine(), scenarioLanguage(words),
         syntaxHighlighting(highlight), lintGutter(), theme,
+        autocompletion({ override: [completions(words)], activateOnTyping: true }),
         // The browser edits and moves the caret by itself; only undo and redo need keys.
         keymap.of([{ key: 'Mod-z', run: undo, preventDefault: true }, { key: 'Mod-y', run: redo, preventDefault: true },
           { key: 'Mod-Shift-z', run: redo, preventDefault: true }]),
