@@ -83,6 +83,7 @@ const ok = await runTests([
     assert((await chip.locator('text').textContent()).endsWith('!'), 'marked in text, not only colour');
     const tip = await chip.locator('title').textContent();
     assert(tip.includes('(stale: etcd has rv 8)') && tip.includes('read Pvc/default/zk-data'), tip);
+    assert(/write \d+ of \d+ made/.test(tip), `the running step: ${tip}`);
   }],
   ['the address bar follows the editor, and Copy link round-trips', async () => {
     await openFresh(base);

@@ -366,12 +366,14 @@ pub enum EventKind {
         outcome: QueueAdd,
         delay_ms: TimeMs,
     },
-    /// `spec` is the primary object's spec as the reconcile read it (`None`: absent).
+    /// `spec` is the primary object's spec as the reconcile read it (`None`: absent);
+    /// `writes`: how many writes it decided to make (its steps, shown while it runs).
     ReconcileStart {
         controller: ControllerId,
         key: NameId,
         worker: u32,
         spec: Option<i64>,
+        writes: u32,
     },
     ReconcileEnd {
         controller: ControllerId,

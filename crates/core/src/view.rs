@@ -45,6 +45,8 @@ pub struct QueueView {
     pub reads: Vec<(NameId, EventId)>,
     /// The key whose reconcile started last: its reads follow its start.
     pub last_started: Option<NameId>,
+    /// Each running reconcile's steps: (key, its start event, writes decided, writes made).
+    pub steps: Vec<(NameId, EventId, u32, u32)>,
 }
 
 /// The whole system at one moment.
@@ -205,6 +207,9 @@ impl View {
                 q.processing.push(key);
                 q.reconciles += 1;
                 q.last_started = Some(key);
+                if let ReconcileStart { writes, .. } = e.kind {
+                    q.steps.push((key, id, writes, 0));
+                }
             }
             ReconcileRead { controller, .. } => {
                 let q = &mut self.queues[controller.index()];
@@ -218,6 +223,7 @@ impl View {
                 let q = &mut self.queues[controller.index()];
                 q.processing.retain(|k| *k != key);
                 q.reads.retain(|(k, _)| *k != key);
+                q.steps.retain(|s| s.0 != key);
             }
             Crash { controller } => {
                 let q = &mut self.queues[controller.index()];
@@ -227,6 +233,7 @@ impl View {
                 q.processing.clear();
                 q.dirty.clear();
                 q.reads.clear();
+                q.steps.clear();
             }
             Restart {
                 controller,
@@ -241,6 +248,18 @@ impl View {
             Reconnect { controller } => self.disconnected[controller.index()] = false,
             Say { .. } => self.last_say = Some(id),
             _ => {}
+        }
+        // A step of a running reconcile: one of the writes it decided (made, failed or a no-op).
+        if let (Actor::Controller(c), Write { .. } | WriteFailed { .. } | NoOpWrite { .. }) =
+            (e.actor, e.kind)
+        {
+            if let Some(s) = self.queues[c.index()]
+                .steps
+                .iter_mut()
+                .find(|s| s.1 == e.cause)
+            {
+                s.3 += 1;
+            }
         }
         // A dirty key is queued again when its reconcile ends.
         if let ReconcileEnd {

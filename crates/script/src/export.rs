@@ -894,6 +894,7 @@ impl Events<'_> {
                 key,
                 worker,
                 spec,
+                ..
             } => Kind::ReconcileStart {
                 controller: c(controller),
                 key: name(key),

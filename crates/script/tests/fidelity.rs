@@ -869,6 +869,25 @@ fn reads_are_in_the_trace_stale_ones_marked_and_explain_a_write() {
         .reads
         .iter()
         .any(|(_, e)| *e as usize == stale_at));
+    // And its steps: the writes it decided, none made yet; then one more as each is made.
+    let (key, start, planned, done) = view.queues[0].steps[0];
+    assert!(planned > 0 && done == 0, "{:?}", view.queues[0].steps);
+    let step = |k: &listwatch_core::EventKind| {
+        matches!(
+            k,
+            EventKind::Write { .. } | EventKind::WriteFailed { .. } | EventKind::NoOpWrite { .. }
+        )
+    };
+    let first_write = (stale_at..sim.trace.len())
+        .find(|&i| sim.trace[i].cause == start && step(&sim.trace[i].kind))
+        .unwrap();
+    let later = timeline.at(&sim, first_write + 1);
+    let made = later.queues[0]
+        .steps
+        .iter()
+        .find(|s| s.0 == key)
+        .map(|s| s.3);
+    assert_eq!(made, Some(1));
     let end = (stale_at..sim.trace.len())
         .find(|&i| matches!(sim.trace[i].kind, EventKind::ReconcileEnd { .. }))
         .unwrap();

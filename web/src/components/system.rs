@@ -291,7 +291,8 @@ pub fn system_view(p: &Props) -> Html {
                     let reads: Vec<&listwatch_core::Event> = q.reads.iter().filter(|(rk, _)| rk == k).map(|(_, e)| &sim.trace[*e as usize]).collect();
                     let stale = reads.iter().any(|e| matches!(e.kind, listwatch_core::EventKind::ReconcileRead { rv, truth_rv, .. } if rv != truth_rv));
                     let name = truncate(&short(sim.names.resolve(*k)));
-                    let tip = reads.iter().map(|e| listwatch_core::describe(&e.kind, sim)).collect::<Vec<_>>().join("\n");
+                    let step = q.steps.iter().find(|s| s.0 == *k).map(|s| format!("{}: write {} of {} made", sim.names.resolve(*k), s.3, s.2));
+                    let tip = step.into_iter().chain(reads.iter().map(|e| listwatch_core::describe(&e.kind, sim))).collect::<Vec<_>>().join("\n");
                     html! {
                         <g class={if stale { "chip running stale" } else { "chip running" }} data-stale-read={stale.to_string()}>
                             <rect x={(x + 62.0 * j as f64).to_string()} y={(y + 48.0).to_string()} width="58" height="20" rx="4" />

@@ -80,6 +80,7 @@ impl Sim {
                 key,
                 worker,
                 spec,
+                writes: 0,
             },
         );
         let mut names = std::mem::take(&mut self.names);
@@ -102,6 +103,15 @@ impl Sim {
         );
         self.names = names;
         self.controllers[c.index()].memory = memory;
+        // The start says how many steps its reconcile has, now that they are decided (the same
+        // instant: nothing was emitted in between but this reconcile's own events).
+        if let Some(Event {
+            kind: EventKind::ReconcileStart { writes, .. },
+            ..
+        }) = self.trace.get_mut(start as usize)
+        {
+            *writes = plan.writes.len() as u32;
+        }
         for r in &plan.reads {
             let truth_rv = self.etcd.objects.get(&(r.kind, r.name)).map_or(0, |o| o.rv);
             let read = EventKind::ReconcileRead {
