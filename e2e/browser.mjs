@@ -89,3 +89,16 @@ export async function shootBoth(page, path) {
   }
   await page.setViewportSize(before);
 }
+
+/// Picks the gallery scenario whose file name contains `fragment` and waits until its script,
+/// fetched from beside the page, is in.
+export async function pickGallery(page, fragment) {
+  const value = await page.$eval('[data-testid="gallery"]', (sel, frag) => {
+    const o = [...sel.options].find((o) => (o.dataset.file || '').includes(frag));
+    return o ? o.value : null;
+  }, fragment);
+  assert(value !== null, `a gallery scenario named like ${fragment}`);
+  const file = await page.$eval(`[data-testid="gallery"] option[value="${value}"]`, (o) => o.dataset.file);
+  await page.locator('[data-testid="gallery"]').selectOption(value);
+  await page.waitForSelector(`[data-testid="gallery"][data-loaded="${file}"]`);
+}

@@ -2,7 +2,7 @@
 // faults by hand, history and the tour. Usage: node e2e/page.mjs URL [only-substring]
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { launch, runTests, assert, editorText, setEditor, gotoReady, reloadReady } from './browser.mjs';
+import { launch, runTests, assert, editorText, setEditor, gotoReady, reloadReady, pickGallery as pickGalleryIn } from './browser.mjs';
 
 const base = process.argv[2] || 'http://127.0.0.1:8080/';
 const only = process.argv[3] || '';
@@ -21,15 +21,7 @@ const $ = (id) => page.locator(`[data-testid="${id}"]`);
 
 async function pickGallery(fragment) {
   if (!page.url().startsWith(base)) await gotoReady(page, base);
-  const value = await page.$eval('[data-testid="gallery"]', (sel, frag) => {
-    const o = [...sel.options].find((o) => (o.dataset.file || '').includes(frag));
-    return o ? o.value : null;
-  }, fragment);
-  assert(value !== null, `a gallery scenario named like ${fragment}`);
-  const file = await page.$eval(`[data-testid="gallery"] option[value="${value}"]`, (o) => o.dataset.file);
-  await $('gallery').selectOption(value);
-  // The script is fetched from beside the page: wait until it is in.
-  await page.waitForSelector(`[data-testid="gallery"][data-loaded="${file}"]`);
+  await pickGalleryIn(page, fragment);
   await page.waitForTimeout(50);
 }
 

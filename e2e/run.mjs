@@ -1,7 +1,7 @@
 // Browser end-to-end tests: act as a user on the built page. Usage: node e2e/run.mjs URL
 import { mkdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { launch, runTests, assert, editorText, setEditor, ensureEditor, ready, gotoReady, reloadReady, until, shootBoth } from './browser.mjs';
+import { launch, runTests, assert, editorText, setEditor, ensureEditor, ready, gotoReady, reloadReady, until, shootBoth, pickGallery as pickGalleryIn } from './browser.mjs';
 
 const base = process.argv[2] || 'http://127.0.0.1:8080/';
 const shots = new URL('./screenshots/', import.meta.url).pathname;
@@ -29,17 +29,7 @@ every 1ms 200 times create Pod p{i}
 run 24h
 `;
 
-async function pickGallery(fragment) {
-  const value = await page.$eval('[data-testid="gallery"]', (sel, frag) => {
-    const o = [...sel.options].find((o) => (o.dataset.file || '').includes(frag));
-    return o ? o.value : null;
-  }, fragment);
-  assert(value !== null, `a gallery scenario named like ${fragment}`);
-  const file = await page.$eval(`[data-testid="gallery"] option[value="${value}"]`, (o) => o.dataset.file);
-  await $('gallery').selectOption(value);
-  // The script is fetched from beside the page: wait until it is in.
-  await page.waitForSelector(`[data-testid="gallery"][data-loaded="${file}"]`);
-}
+const pickGallery = (fragment) => pickGalleryIn(page, fragment);
 
 const ok = await runTests([
   ['the page loads with no console errors and shows the app', async () => {

@@ -492,7 +492,7 @@ pub fn app() -> Html {
                 <div class="banner computing" role="status" data-testid="computing">
                     {format!(
                         "Simulating… {} events so far, {} of {} virtual time. The page stays usable; the run appears when it is done.",
-                        p.events,
+                        crate::components::panels::thousands(p.events),
                         listwatch_core::format_ms(p.now_ms),
                         listwatch_core::format_ms(p.end_ms)
                     )}

@@ -158,7 +158,7 @@ pub fn cut_at(sim: &listwatch_core::Sim) -> Option<u64> {
 }
 
 /// `5000000` as `5,000,000`.
-fn thousands(n: usize) -> String {
+pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

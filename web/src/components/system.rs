@@ -168,7 +168,7 @@ pub fn system_view(p: &Props) -> Html {
                     if c.evicted_total > 0 {
                         <text x={cx.to_string()} y={(cy + 85.0).to_string()} text-anchor="middle" class="ring-sub">{format!("{} evicted", c.evicted_total)}</text>
                     }
-                    if c.paused { <text x={cx.to_string()} y={(cy + 98.0).to_string()} text-anchor="middle" class="fault">{"⏸ paused (stale)"}</text> }
+                    if c.paused { <text x={cx.to_string()} y={(cy + 98.0).to_string()} text-anchor="middle" class="fault">{"paused (stale)"}</text> }
                     if !c.ready { <text x={cx.to_string()} y={(cy + 98.0).to_string()} text-anchor="middle" class="fault">{"re-initialising: 429"}</text> }
                 </g>
             });
