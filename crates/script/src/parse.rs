@@ -201,101 +201,8 @@ pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
             ),
         )]);
     }
-    let mut config = Config::new(&[]);
-    config.kinds.clear();
-    config.end_ms = 0;
-    let mut b = Builder {
-        config,
-        expectations: vec![],
-        kinds_declared: false,
-        version: None,
-        explicit_cache: vec![],
-        explicit_streaming: false,
-        explicit_bookmarks: false,
-        apiservers_declared: false,
-        pending_expects: vec![],
-        end_set: false,
-        last_at: 0,
-        known_names: vec![],
-        known_names_set: Default::default(),
-        narration_bytes: 0,
-        name_bytes: 0,
-        spans: Spans::default(),
-        title: String::new(),
-        blocks: vec![],
-    };
-    let mut diags = vec![];
-    let mut in_controller = false;
-    let mut block: Option<Block> = None;
-    let src = crate::lexer::strip_bom(src);
-    for (i, raw) in crate::lexer::lines(src).enumerate() {
-        let line = i + 1;
-        if b.title.is_empty() {
-            if let Some(t) = raw.trim().strip_prefix('#') {
-                b.title = t.trim().to_string();
-            }
-        }
-        let ws = match words(raw) {
-            Ok(ws) => ws,
-            Err((col, msg)) => {
-                diags.push(Diagnostic::at(line, col, 1, msg));
-                continue;
-            }
-        };
-        if ws.is_empty() {
-            continue;
-        }
-        let indent = raw.chars().take_while(|c| *c == ' ' || *c == '\t').count();
-        if let Some(bk) = &mut block {
-            if indent > bk.indent {
-                bk.lines.push(BlockLine {
-                    line,
-                    indent,
-                    words: ws,
-                });
-                continue;
-            }
-            if let Some(bk) = block.take() {
-                if let Err(d) = b.close_block(bk) {
-                    diags.push(d);
-                }
-            }
-        }
-        let indented = raw.starts_with(' ') || raw.starts_with('\t');
-        let mut p = Parser {
-            line,
-            words: &ws,
-            pos: 0,
-        };
-        let r = if indented && in_controller && ["logic", "desired"].contains(&ws[0].text.as_str())
-        {
-            b.open_block(&mut p, indent).map(|bk| block = Some(bk))
-        } else if indented && in_controller {
-            b.controller_option(&mut p)
-        } else {
-            in_controller = false;
-            let r = b.statement(&mut p, raw.trim());
-            if ws[0].text == "controller" {
-                in_controller = true;
-                if r.is_err() {
-                    // Declare it anyway so its options and later references do not cascade.
-                    b.placeholder_controller(line, &ws);
-                }
-            }
-            r
-        };
-        if let Err(d) = r {
-            diags.push(d);
-        }
-        if diags.len() >= 50 {
-            break;
-        }
-    }
-    if let Some(bk) = block.take() {
-        if let Err(d) = b.close_block(bk) {
-            diags.push(d);
-        }
-    }
+    let mut b = Builder::new();
+    let mut diags = b.read_lines(src);
     if diags.is_empty() {
         b.check_logic(&mut diags);
     }
@@ -310,6 +217,113 @@ pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
         expectations: b.expectations,
         title: b.title,
     })
+}
+
+impl Builder {
+    fn new() -> Builder {
+        let mut config = Config::new(&[]);
+        config.kinds.clear();
+        config.end_ms = 0;
+        Builder {
+            config,
+            expectations: vec![],
+            kinds_declared: false,
+            version: None,
+            explicit_cache: vec![],
+            explicit_streaming: false,
+            explicit_bookmarks: false,
+            apiservers_declared: false,
+            pending_expects: vec![],
+            end_set: false,
+            last_at: 0,
+            known_names: vec![],
+            known_names_set: Default::default(),
+            narration_bytes: 0,
+            name_bytes: 0,
+            spans: Spans::default(),
+            title: String::new(),
+            blocks: vec![],
+        }
+    }
+
+    /// Reads the script line by line (a `logic` block's lines are gathered and compiled when it
+    /// closes); at most 50 diagnostics.
+    fn read_lines(&mut self, src: &str) -> Vec<Diagnostic> {
+        let mut diags = vec![];
+        let mut in_controller = false;
+        let mut block: Option<Block> = None;
+        let src = crate::lexer::strip_bom(src);
+        for (i, raw) in crate::lexer::lines(src).enumerate() {
+            let line = i + 1;
+            if self.title.is_empty() {
+                if let Some(t) = raw.trim().strip_prefix('#') {
+                    self.title = t.trim().to_string();
+                }
+            }
+            let ws = match words(raw) {
+                Ok(ws) => ws,
+                Err((col, msg)) => {
+                    diags.push(Diagnostic::at(line, col, 1, msg));
+                    continue;
+                }
+            };
+            if ws.is_empty() {
+                continue;
+            }
+            let indent = raw.chars().take_while(|c| *c == ' ' || *c == '\t').count();
+            if let Some(bk) = &mut block {
+                if indent > bk.indent {
+                    bk.lines.push(BlockLine {
+                        line,
+                        indent,
+                        words: ws,
+                    });
+                    continue;
+                }
+                if let Some(bk) = block.take() {
+                    if let Err(d) = self.close_block(bk) {
+                        diags.push(d);
+                    }
+                }
+            }
+            let indented = raw.starts_with(' ') || raw.starts_with('\t');
+            let mut p = Parser {
+                line,
+                words: &ws,
+                pos: 0,
+            };
+            let r =
+                if indented && in_controller && ["logic", "desired"].contains(&ws[0].text.as_str())
+                {
+                    self.open_block(&mut p, indent).map(|bk| block = Some(bk))
+                } else if indented && in_controller {
+                    self.controller_option(&mut p)
+                } else {
+                    in_controller = false;
+                    let r = self.statement(&mut p, raw.trim());
+                    if ws[0].text == "controller" {
+                        in_controller = true;
+                        if r.is_err() {
+                            // Declare it anyway so its options and later references do not cascade.
+                            self.placeholder_controller(line, &ws);
+                        }
+                    }
+                    r
+                };
+            if let Err(d) = r {
+                diags.push(d);
+            }
+            if diags.len() >= 50 {
+                break;
+            }
+        }
+        if let Some(bk) = block.take() {
+            if let Err(d) = self.close_block(bk) {
+                diags.push(d);
+            }
+        }
+        diags
+    }
 }
 
 impl Builder {
@@ -366,88 +380,8 @@ impl Builder {
                 let n = p.number("a seed", i64::MAX)?;
                 self.config.seed = n as u64;
             }
-            "kind" => {
-                let name = p.next("a kind name")?;
-                check_name(p, name, "kind", |c| c.is_ascii_alphanumeric())?;
-                if self.config.kind_id(&name.text).is_some() {
-                    return Err(p.err_at(name, format!("kind `{}` is declared twice", name.text)));
-                }
-                let mut cache = CacheMode::Dynamic {
-                    capacity_min: DYNAMIC_CAPACITY_MIN,
-                    capacity_max: DYNAMIC_CAPACITY_MAX,
-                };
-                let cache_given = p.peek().is_some_and(|w| w.text == "cache");
-                if p.eat("cache") {
-                    let m = p.next("a cache mode (fixed N, dynamic, off)")?;
-                    cache = match m.text.as_str() {
-                        "fixed" => {
-                            let n = p.number("a capacity", DYNAMIC_CAPACITY_MAX as i64)?;
-                            if n < 1 {
-                                return Err(p.err_at(m, "a fixed cache holds at least 1 event"));
-                            }
-                            CacheMode::Fixed { capacity: n as u32 }
-                        }
-                        "dynamic" => {
-                            let mut c = cache;
-                            if let Some(r) = p.peek() {
-                                let (lo, hi) = r
-                                    .text
-                                    .split_once("..")
-                                    .ok_or_else(|| p.err_at(r, "write the range as MIN..MAX"))?;
-                                let (lo, hi): (u32, u32) = match (lo.parse(), hi.parse()) {
-                                    (Ok(a), Ok(b)) if a >= 1 && a <= b && b <= DYNAMIC_CAPACITY_MAX => (a, b),
-                                    _ => return Err(p.err_at(r, format!("capacities must satisfy 1 <= MIN <= MAX <= {DYNAMIC_CAPACITY_MAX}"))),
-                                };
-                                p.pos += 1;
-                                c = CacheMode::Dynamic {
-                                    capacity_min: lo,
-                                    capacity_max: hi,
-                                };
-                            }
-                            c
-                        }
-                        "off" => CacheMode::Off,
-                        _ => return Err(unknown(p, m, "cache mode", &["fixed", "dynamic", "off"])),
-                    };
-                }
-                p.done()?;
-                if self.config.kinds.len() >= MAX_KINDS {
-                    return Err(p.err_at(name, format!("more than {MAX_KINDS} kinds")));
-                }
-                self.kinds_declared = true;
-                self.explicit_cache.push(cache_given);
-                self.spans.kinds.push(Span::of(p, name));
-                self.config.kinds.push(KindConfig {
-                    name: name.text.clone(),
-                    cache,
-                });
-            }
-            "apiserver" => {
-                let name = p.next("an apiserver name")?;
-                check_name(p, name, "apiserver", is_name_char)?;
-                let mut lag_ms = 0;
-                if p.eat("lag") {
-                    lag_ms = p.duration("a lag")?;
-                }
-                p.done()?;
-                if !self.apiservers_declared {
-                    self.config.apiservers.clear();
-                    self.apiservers_declared = true;
-                }
-                if self.config.apiservers.iter().any(|a| a.name == name.text) {
-                    return Err(
-                        p.err_at(name, format!("apiserver `{}` is declared twice", name.text))
-                    );
-                }
-                if self.config.apiservers.len() >= MAX_APISERVERS {
-                    return Err(p.err_at(name, format!("more than {MAX_APISERVERS} apiservers")));
-                }
-                self.spans.apiservers.push(Span::of(p, name));
-                self.config.apiservers.push(ApiserverConfig {
-                    name: name.text.clone(),
-                    lag_ms,
-                });
-            }
+            "kind" => self.kind_statement(p)?,
+            "apiserver" => self.apiserver_statement(p)?,
             "compaction" => {
                 self.config.compaction_ms = if p.eat("off") {
                     0
@@ -476,23 +410,7 @@ impl Builder {
                 };
                 p.done()?;
             }
-            "kubernetes" => {
-                let v = p.next("a version such as 1.34")?;
-                let minor = v
-                    .text
-                    .strip_prefix("1.")
-                    .and_then(|m| m.parse::<u32>().ok())
-                    .filter(|m| (10..=40).contains(m))
-                    .ok_or_else(|| {
-                        p.err_at(
-                            v,
-                            format!("`{}` is not a Kubernetes version this model knows", v.text),
-                        )
-                        .help("write 1.N with N from 10 to 40, e.g. `kubernetes 1.34`")
-                    })?;
-                self.version = Some(minor);
-                p.done()?;
-            }
+            "kubernetes" => self.version_statement(p)?,
             "page-size" => {
                 let n = p.number("a page size (0: no paging)", 100_000)?;
                 if n < 0 {
@@ -523,6 +441,112 @@ impl Builder {
         Ok(())
     }
 
+    /// `kubernetes 1.N`: the version whose defaults apply.
+    fn version_statement(&mut self, p: &mut Parser) -> R<()> {
+        let v = p.next("a version such as 1.34")?;
+        let minor = v
+            .text
+            .strip_prefix("1.")
+            .and_then(|m| m.parse::<u32>().ok())
+            .filter(|m| (10..=40).contains(m))
+            .ok_or_else(|| {
+                p.err_at(
+                    v,
+                    format!("`{}` is not a Kubernetes version this model knows", v.text),
+                )
+                .help("write 1.N with N from 10 to 40, e.g. `kubernetes 1.34`")
+            })?;
+        self.version = Some(minor);
+        p.done()?;
+        Ok(())
+    }
+
+    /// `apiserver NAME [lag D]`.
+    fn apiserver_statement(&mut self, p: &mut Parser) -> R<()> {
+        let name = p.next("an apiserver name")?;
+        check_name(p, name, "apiserver", is_name_char)?;
+        let mut lag_ms = 0;
+        if p.eat("lag") {
+            lag_ms = p.duration("a lag")?;
+        }
+        p.done()?;
+        if !self.apiservers_declared {
+            self.config.apiservers.clear();
+            self.apiservers_declared = true;
+        }
+        if self.config.apiservers.iter().any(|a| a.name == name.text) {
+            return Err(p.err_at(name, format!("apiserver `{}` is declared twice", name.text)));
+        }
+        if self.config.apiservers.len() >= MAX_APISERVERS {
+            return Err(p.err_at(name, format!("more than {MAX_APISERVERS} apiservers")));
+        }
+        self.spans.apiservers.push(Span::of(p, name));
+        self.config.apiservers.push(ApiserverConfig {
+            name: name.text.clone(),
+            lag_ms,
+        });
+        Ok(())
+    }
+
+    /// `kind NAME [cache fixed N | dynamic [MIN..MAX] | off]`.
+    fn kind_statement(&mut self, p: &mut Parser) -> R<()> {
+        let name = p.next("a kind name")?;
+        check_name(p, name, "kind", |c| c.is_ascii_alphanumeric())?;
+        if self.config.kind_id(&name.text).is_some() {
+            return Err(p.err_at(name, format!("kind `{}` is declared twice", name.text)));
+        }
+        let mut cache = CacheMode::Dynamic {
+            capacity_min: DYNAMIC_CAPACITY_MIN,
+            capacity_max: DYNAMIC_CAPACITY_MAX,
+        };
+        let cache_given = p.peek().is_some_and(|w| w.text == "cache");
+        if p.eat("cache") {
+            let m = p.next("a cache mode (fixed N, dynamic, off)")?;
+            cache = match m.text.as_str() {
+                "fixed" => {
+                    let n = p.number("a capacity", DYNAMIC_CAPACITY_MAX as i64)?;
+                    if n < 1 {
+                        return Err(p.err_at(m, "a fixed cache holds at least 1 event"));
+                    }
+                    CacheMode::Fixed { capacity: n as u32 }
+                }
+                "dynamic" => {
+                    let mut c = cache;
+                    if let Some(r) = p.peek() {
+                        let (lo, hi) = r
+                            .text
+                            .split_once("..")
+                            .ok_or_else(|| p.err_at(r, "write the range as MIN..MAX"))?;
+                        let (lo, hi): (u32, u32) = match (lo.parse(), hi.parse()) {
+                            (Ok(a), Ok(b)) if a >= 1 && a <= b && b <= DYNAMIC_CAPACITY_MAX => (a, b),
+                            _ => return Err(p.err_at(r, format!("capacities must satisfy 1 <= MIN <= MAX <= {DYNAMIC_CAPACITY_MAX}"))),
+                        };
+                        p.pos += 1;
+                        c = CacheMode::Dynamic {
+                            capacity_min: lo,
+                            capacity_max: hi,
+                        };
+                    }
+                    c
+                }
+                "off" => CacheMode::Off,
+                _ => return Err(unknown(p, m, "cache mode", &["fixed", "dynamic", "off"])),
+            };
+        }
+        p.done()?;
+        if self.config.kinds.len() >= MAX_KINDS {
+            return Err(p.err_at(name, format!("more than {MAX_KINDS} kinds")));
+        }
+        self.kinds_declared = true;
+        self.explicit_cache.push(cache_given);
+        self.spans.kinds.push(Span::of(p, name));
+        self.config.kinds.push(KindConfig {
+            name: name.text.clone(),
+            cache,
+        });
+        Ok(())
+    }
+
     fn controller_statement(&mut self, p: &mut Parser) -> R<()> {
         let name = p.next("a controller name")?;
         check_name(p, name, "controller", is_name_char)?;
@@ -547,6 +571,26 @@ impl Builder {
         }
         let bw =
             p.next("a behaviour (children, mirror, stale-delete, wipe-on-zero, two-writes)")?;
+        let behaviour = self.behaviour(p, primary, bw)?;
+        self.check_behaviour(p, primary, kw, bw, behaviour)?;
+        let behaviour = Self::fixed_twin(p, behaviour)?;
+        p.done()?;
+        let mut c = Config::controller(&name.text, primary, behaviour);
+        if let Behaviour::Children { child, .. } = behaviour {
+            c.watches.push(WatchConfig {
+                kind: child,
+                map: KeyMap::Owner,
+                namespace: None,
+                predicate: Predicate::All,
+            });
+        }
+        self.spans.controllers.push(Span::of(p, name));
+        self.config.controllers.push(c);
+        Ok(())
+    }
+
+    /// A built-in behaviour: `children|mirror|stale-delete|wipe-on-zero|two-writes KIND`.
+    fn behaviour(&self, p: &mut Parser, primary: KindId, bw: &Word) -> R<Behaviour> {
         let kind_arg = |b: &Builder, p: &mut Parser| -> R<KindId> {
             let w = p.next("a kind")?;
             b.kind(p, w)
@@ -579,6 +623,19 @@ impl Builder {
             },
             _ => return Err(unknown(p, bw, "behaviour", BEHAVIOURS)),
         };
+        Ok(behaviour)
+    }
+
+    /// A behaviour whose data child has the primary's kind, or closes a cycle of kinds, would
+    /// create objects without end.
+    fn check_behaviour(
+        &self,
+        p: &Parser,
+        primary: KindId,
+        kw: &Word,
+        bw: &Word,
+        behaviour: Behaviour,
+    ) -> R<()> {
         if let Behaviour::StaleDelete { child, .. }
         | Behaviour::WipeOnZero { child }
         | Behaviour::TwoWrites { child, .. } = behaviour
@@ -614,7 +671,12 @@ impl Builder {
                 )
                 .help("give the data child a kind that no controller copies back"));
         }
-        let behaviour = if p.eat("fixed") {
+        Ok(())
+    }
+
+    /// `... fixed`: the twin of a buggy behaviour with the bug fixed.
+    fn fixed_twin(p: &mut Parser, behaviour: Behaviour) -> R<Behaviour> {
+        Ok(if p.eat("fixed") {
             match behaviour {
                 Behaviour::StaleDelete { child, .. } => {
                     Behaviour::StaleDelete { child, fixed: true }
@@ -629,20 +691,7 @@ impl Builder {
             }
         } else {
             behaviour
-        };
-        p.done()?;
-        let mut c = Config::controller(&name.text, primary, behaviour);
-        if let Behaviour::Children { child, .. } = behaviour {
-            c.watches.push(WatchConfig {
-                kind: child,
-                map: KeyMap::Owner,
-                namespace: None,
-                predicate: Predicate::All,
-            });
-        }
-        self.spans.controllers.push(Span::of(p, name));
-        self.config.controllers.push(c);
-        Ok(())
+        })
     }
 
     /// The edge a controller adds from its primary kind to the kind it creates objects of, and
@@ -841,53 +890,7 @@ impl Builder {
                 }
                 self.config.controllers[idx].workers = n as u32;
             }
-            "watches" => {
-                let kw = p.next("a kind")?;
-                let kind = self.kind(p, kw)?;
-                let mut map = KeyMap::Itself;
-                let mut namespace = None;
-                let mut predicate = Predicate::All;
-                while let Some(x) = p.peek() {
-                    p.pos += 1;
-                    match x.text.as_str() {
-                        "owner" => map = KeyMap::Owner,
-                        "self" => map = KeyMap::Itself,
-                        "none" => map = KeyMap::ReadOnly,
-                        "in" => namespace = Some(p.next("a namespace")?.text.clone()),
-                        "predicate" => {
-                            let v = p.next("`generation-changed` or `rv-changed`")?;
-                            predicate = match v.text.as_str() {
-                                "generation-changed" => Predicate::GenerationChanged,
-                                "rv-changed" => Predicate::ResourceVersionChanged,
-                                _ => {
-                                    return Err(unknown(
-                                        p,
-                                        v,
-                                        "predicate",
-                                        &["generation-changed", "rv-changed"],
-                                    ))
-                                }
-                            };
-                        }
-                        _ => {
-                            return Err(unknown(
-                                p,
-                                x,
-                                "watch option",
-                                &["owner", "self", "none", "in", "predicate"],
-                            ))
-                        }
-                    }
-                }
-                let c = &mut self.config.controllers[idx];
-                c.watches.retain(|wc| wc.kind != kind);
-                c.watches.push(WatchConfig {
-                    kind,
-                    map,
-                    namespace,
-                    predicate,
-                });
-            }
+            "watches" => self.watches_option(p, idx)?,
             "requeue-after" => {
                 self.config.controllers[idx].requeue_after_ms = p.duration("a duration")?
             }
@@ -918,32 +921,9 @@ impl Builder {
                     _ => return Err(unknown(p, q, "queue", &["classic", "priority"])),
                 };
             }
-            "anvil" => {
-                let c = &mut self.config.controllers[idx];
-                c.anvil = true;
-                if p.peek().is_some() {
-                    let d = p.duration("a period")?;
-                    if d == 0 {
-                        return Err(p.err_at(&p.words[p.pos - 1], "the period must be positive"));
-                    }
-                    self.config.controllers[idx].anvil_period_ms = d;
-                }
-            }
+            "anvil" => self.anvil_option(p, idx)?,
             "start" => self.config.controllers[idx].start_ms = p.duration("a time")?,
-            "bookmarks" | "streaming-list" => {
-                let v = p.next("`on` or `off`")?;
-                let on = match v.text.as_str() {
-                    "on" => true,
-                    "off" => false,
-                    _ => return Err(unknown(p, v, "setting", &["on", "off"])),
-                };
-                let c = &mut self.config.controllers[idx];
-                if w.text == "bookmarks" {
-                    c.bookmarks = Some(on);
-                } else {
-                    c.streaming_list = Some(on);
-                }
-            }
+            "bookmarks" | "streaming-list" => self.switch_option(p, idx, w)?,
             "fail-first" => {
                 let n = p.number("how many reconciles of each key fail", 1000)?;
                 if n < 0 {
@@ -967,50 +947,95 @@ impl Builder {
         p.done()
     }
 
+    /// `bookmarks|streaming-list on|off` for controller `idx` alone.
+    fn switch_option(&mut self, p: &mut Parser, idx: usize, w: &Word) -> R<()> {
+        let v = p.next("`on` or `off`")?;
+        let on = match v.text.as_str() {
+            "on" => true,
+            "off" => false,
+            _ => return Err(unknown(p, v, "setting", &["on", "off"])),
+        };
+        let c = &mut self.config.controllers[idx];
+        if w.text == "bookmarks" {
+            c.bookmarks = Some(on);
+        } else {
+            c.streaming_list = Some(on);
+        }
+        Ok(())
+    }
+
+    /// `anvil [PERIOD]`: reconcile from etcd, every period.
+    fn anvil_option(&mut self, p: &mut Parser, idx: usize) -> R<()> {
+        let c = &mut self.config.controllers[idx];
+        c.anvil = true;
+        if p.peek().is_some() {
+            let d = p.duration("a period")?;
+            if d == 0 {
+                return Err(p.err_at(&p.words[p.pos - 1], "the period must be positive"));
+            }
+            self.config.controllers[idx].anvil_period_ms = d;
+        }
+        Ok(())
+    }
+
+    /// `watches KIND [owner|self|none] [in NAMESPACE] [predicate P]` of controller `idx`.
+    fn watches_option(&mut self, p: &mut Parser, idx: usize) -> R<()> {
+        let kw = p.next("a kind")?;
+        let kind = self.kind(p, kw)?;
+        let mut map = KeyMap::Itself;
+        let mut namespace = None;
+        let mut predicate = Predicate::All;
+        while let Some(x) = p.peek() {
+            p.pos += 1;
+            match x.text.as_str() {
+                "owner" => map = KeyMap::Owner,
+                "self" => map = KeyMap::Itself,
+                "none" => map = KeyMap::ReadOnly,
+                "in" => namespace = Some(p.next("a namespace")?.text.clone()),
+                "predicate" => {
+                    let v = p.next("`generation-changed` or `rv-changed`")?;
+                    predicate = match v.text.as_str() {
+                        "generation-changed" => Predicate::GenerationChanged,
+                        "rv-changed" => Predicate::ResourceVersionChanged,
+                        _ => {
+                            return Err(unknown(
+                                p,
+                                v,
+                                "predicate",
+                                &["generation-changed", "rv-changed"],
+                            ))
+                        }
+                    };
+                }
+                _ => {
+                    return Err(unknown(
+                        p,
+                        x,
+                        "watch option",
+                        &["owner", "self", "none", "in", "predicate"],
+                    ))
+                }
+            }
+        }
+        let c = &mut self.config.controllers[idx];
+        c.watches.retain(|wc| wc.kind != kind);
+        c.watches.push(WatchConfig {
+            kind,
+            map,
+            namespace,
+            predicate,
+        });
+        Ok(())
+    }
+
     fn timeline(&mut self, p: &mut Parser, first: &Word) -> R<()> {
         let mut span = Span::of(p, first);
         let (times, template) = if first.text == "at" {
-            let tw = p.next("a time")?;
-            span = Span::of(p, tw);
-            let t = if let Some(rel) = tw.text.strip_prefix('+') {
-                let d = parse_duration(rel)
-                    .ok_or_else(|| p.err_at(tw, format!("`{}` is not a duration", tw.text)))?;
-                self.last_at + d
-            } else {
-                parse_duration(&tw.text).ok_or_else(|| {
-                    p.err_at(tw, format!("`{}` is not a time", tw.text))
-                        .help("write 1s, 250ms, 2m, or +500ms after the previous line")
-                })?
-            };
-            if t > MAX_TIME_MS {
-                return Err(p.err_at(tw, "times stop at 24h"));
-            }
-            self.last_at = t;
+            let (t, at) = self.at_time(p)?;
+            span = at;
             (vec![t], false)
         } else {
-            // every D N times [from T] ACTION
-            let d = p.duration("an interval")?;
-            let n = p.number("a count", MAX_BURST as i64)?;
-            p.expect_kw("times")?;
-            let from = if p.eat("from") {
-                p.duration("a start time")?
-            } else {
-                self.last_at
-            };
-            if n < 1 {
-                return Err(p.err_at(&p.words[p.pos - 2], "a burst repeats at least once"));
-            }
-            let times: Vec<TimeMs> = (0..n as u64).map(|i| from + i * d).collect();
-            if times.last().is_some_and(|&t| t > MAX_TIME_MS) {
-                return Err(p.err_at(first, "the burst runs past 24h"));
-            }
-            if self.config.timeline.len() + times.len() > MAX_TIMELINE {
-                return Err(p.err_at(
-                    first,
-                    format!("the timeline would hold more than {MAX_TIMELINE} entries"),
-                ));
-            }
-            (times, true)
+            (self.burst_times(p, first)?, true)
         };
         let aw = p.next("an action (create, update, delete, crash, ...)")?;
         let rest = &p.words[p.pos..];
@@ -1045,47 +1070,101 @@ impl Builder {
                     input
                 }
             };
-            // Every copy of a text or a name stays in the timeline: bound their total.
-            match &input {
-                Input::Say { text } => {
-                    self.narration_bytes += text.len();
-                    if self.narration_bytes > MAX_NARRATION_BYTES {
-                        return Err(p
-                            .err_at(
-                                first,
-                                format!(
-                                    "the script's narration would exceed the limit of 1 MiB{}",
-                                    if template {
-                                        format!(
-                                            " (this burst repeats its text {} times)",
-                                            times.len()
-                                        )
-                                    } else {
-                                        String::new()
-                                    }
-                                ),
-                            )
-                            .help("say less, or say it fewer times"));
-                    }
-                }
-                Input::Create { name, .. }
-                | Input::Update { name, .. }
-                | Input::UpdateStatus { name, .. }
-                | Input::Delete { name, .. } => {
-                    self.name_bytes += name.len();
-                    if self.name_bytes > MAX_NAME_BYTES {
-                        return Err(p
-                            .err_at(
-                                first,
-                                "the timeline's object names would exceed the limit of 4 MiB in all",
-                            )
-                            .help("use shorter names or fewer repetitions"));
-                    }
-                }
-                _ => {}
-            }
+            self.count_bytes(p, first, &input, template.then_some(times.len()))?;
             self.spans.timeline.push(span);
             self.config.timeline.push(TimedInput { at_ms: *t, input });
+        }
+        Ok(())
+    }
+
+    /// `at T` or `at +D` (after the previous line): the moment and the span to report it at.
+    fn at_time(&mut self, p: &mut Parser) -> R<(TimeMs, Span)> {
+        let tw = p.next("a time")?;
+        let t = if let Some(rel) = tw.text.strip_prefix('+') {
+            let d = parse_duration(rel)
+                .ok_or_else(|| p.err_at(tw, format!("`{}` is not a duration", tw.text)))?;
+            self.last_at + d
+        } else {
+            parse_duration(&tw.text).ok_or_else(|| {
+                p.err_at(tw, format!("`{}` is not a time", tw.text))
+                    .help("write 1s, 250ms, 2m, or +500ms after the previous line")
+            })?
+        };
+        if t > MAX_TIME_MS {
+            return Err(p.err_at(tw, "times stop at 24h"));
+        }
+        self.last_at = t;
+        Ok((t, Span::of(p, tw)))
+    }
+
+    /// `every D N times [from T]`: the moments of a burst.
+    fn burst_times(&self, p: &mut Parser, first: &Word) -> R<Vec<TimeMs>> {
+        // every D N times [from T] ACTION
+        let d = p.duration("an interval")?;
+        let n = p.number("a count", MAX_BURST as i64)?;
+        p.expect_kw("times")?;
+        let from = if p.eat("from") {
+            p.duration("a start time")?
+        } else {
+            self.last_at
+        };
+        if n < 1 {
+            return Err(p.err_at(&p.words[p.pos - 2], "a burst repeats at least once"));
+        }
+        let times: Vec<TimeMs> = (0..n as u64).map(|i| from + i * d).collect();
+        if times.last().is_some_and(|&t| t > MAX_TIME_MS) {
+            return Err(p.err_at(first, "the burst runs past 24h"));
+        }
+        if self.config.timeline.len() + times.len() > MAX_TIMELINE {
+            return Err(p.err_at(
+                first,
+                format!("the timeline would hold more than {MAX_TIMELINE} entries"),
+            ));
+        }
+        Ok(times)
+    }
+
+    /// Every copy of a text or a name stays in the timeline: their total is bounded. `copies`:
+    /// how many times a burst repeats the line.
+    fn count_bytes(
+        &mut self,
+        p: &Parser,
+        first: &Word,
+        input: &Input,
+        copies: Option<usize>,
+    ) -> R<()> {
+        match input {
+            Input::Say { text } => {
+                self.narration_bytes += text.len();
+                if self.narration_bytes > MAX_NARRATION_BYTES {
+                    let burst = copies
+                        .map(|n| format!(" (this burst repeats its text {n} times)"))
+                        .unwrap_or_default();
+                    return Err(p
+                        .err_at(
+                            first,
+                            format!(
+                                "the script's narration would exceed the limit of 1 MiB{burst}"
+                            ),
+                        )
+                        .help("say less, or say it fewer times"));
+                }
+            }
+            Input::Create { name, .. }
+            | Input::Update { name, .. }
+            | Input::UpdateStatus { name, .. }
+            | Input::Delete { name, .. } => {
+                self.name_bytes += name.len();
+                if self.name_bytes > MAX_NAME_BYTES {
+                    return Err(p
+                        .err_at(
+                            first,
+                            "the timeline's object names would exceed the limit of 4 MiB in all",
+                        )
+                        .help("use shorter names or fewer repetitions"));
+                }
+            }
+            _ => {}
         }
         Ok(())
     }
@@ -1112,40 +1191,7 @@ impl Builder {
 
     fn action(&self, p: &mut Parser, aw: &Word, index: Option<usize>) -> R<Input> {
         let input = match aw.text.as_str() {
-            "create" | "update" => {
-                let kw = p.next("a kind")?;
-                let kind = self.kind(p, kw)?;
-                let name = Self::object_name(p, index)?;
-                let given = p.eat("spec");
-                let spec = if given {
-                    p.number("a spec value", MAX_SPEC)?
-                } else {
-                    0
-                };
-                if aw.text == "create" {
-                    Input::Create { kind, name, spec }
-                } else {
-                    if !given {
-                        return Err(p.err_at(aw, "an update needs `spec N`"));
-                    }
-                    Input::Update { kind, name, spec }
-                }
-            }
-            "status" => {
-                let kw = p.next("a kind")?;
-                let kind = self.kind(p, kw)?;
-                let name = Self::object_name(p, index)?;
-                let status = p.number("a status value", MAX_SPEC)?;
-                Input::UpdateStatus { kind, name, status }
-            }
-            "delete" => {
-                let kw = p.next("a kind")?;
-                let kind = self.kind(p, kw)?;
-                Input::Delete {
-                    kind,
-                    name: Self::object_name(p, index)?,
-                }
-            }
+            "create" | "update" | "status" | "delete" => self.write_input(p, aw, index)?,
             "disconnect" => {
                 let cw = p.next("a controller")?;
                 let controller = self.controller(p, cw)?;
@@ -1165,69 +1211,7 @@ impl Builder {
             }
             // `probe list KIND [resourceVersion="N" [exact]] [on APISERVER]`
             // `probe watch KIND resourceVersion="N" [on APISERVER]`
-            "probe" => {
-                let r = p.next("`list` or `watch`")?;
-                let list = match r.text.as_str() {
-                    "list" => true,
-                    "watch" => false,
-                    _ => return Err(unknown(p, r, "probe request", &["list", "watch"])),
-                };
-                let kw = p.next("a kind")?;
-                let kind = self.kind(p, kw)?;
-                let rv = match p.peek() {
-                    Some(w) if w.text.starts_with("resourceVersion=") => {
-                        p.pos += 1;
-                        Some(Self::rv_param(p)?)
-                    }
-                    _ => None,
-                };
-                let exact = list && p.eat("exact");
-                let request = if list {
-                    ProbeRequest::List {
-                        rv: match rv.as_deref() {
-                            None | Some("") => {
-                                if exact {
-                                    return Err(p.err_at(
-                                        &p.words[p.pos - 1],
-                                        "an Exact list needs a resourceVersion=\"N\" above 0",
-                                    ));
-                                }
-                                ListRv::Consistent
-                            }
-                            Some("0") if !exact => ListRv::Any,
-                            Some(n) => {
-                                let n: Rv = n.parse().map_err(|_| {
-                                    p.err_at(&p.words[p.pos - 1], "a resourceVersion is a number")
-                                })?;
-                                if exact {
-                                    ListRv::Exact(n)
-                                } else {
-                                    ListRv::NotOlderThan(n)
-                                }
-                            }
-                        },
-                    }
-                } else {
-                    let from = rv
-                        .filter(|r| !r.is_empty())
-                        .and_then(|r| r.parse::<Rv>().ok())
-                        .ok_or_else(|| {
-                            p.err_at(aw, "a probe's watch needs resourceVersion=\"N\"")
-                        })?;
-                    ProbeRequest::Watch { from }
-                };
-                let apiserver = if p.eat("on") {
-                    let a = p.next("an apiserver")?;
-                    self.apiserver(p, a)?
-                } else {
-                    ApiserverId(0)
-                };
-                Input::Probe {
-                    apiserver,
-                    kind,
-                    request,
-                }
-            }
+            "probe" => self.probe_input(p, aw)?,
             // `failover CONTROLLER to APISERVER`: the load balancer moves its connections.
             "failover" => {
                 let cw = p.next("a controller")?;
@@ -1259,68 +1243,10 @@ impl Builder {
                     for_ms,
                 }
             }
-            "pause" | "resume" => {
-                let a = p.next("an apiserver")?;
-                let apiserver = self.apiserver(p, a)?;
-                if aw.text == "pause" {
-                    Input::PauseCache { apiserver }
-                } else {
-                    Input::ResumeCache { apiserver }
-                }
+            "pause" | "resume" | "restart-apiserver" | "reinit-cache" => {
+                self.apiserver_fault_input(p, aw)?
             }
-            "restart-apiserver" => {
-                let a = p.next("an apiserver")?;
-                let apiserver = self.apiserver(p, a)?;
-                let down_ms = if p.eat("for") {
-                    p.duration("a duration")?
-                } else {
-                    1000
-                };
-                Input::RestartApiserver { apiserver, down_ms }
-            }
-            "reinit-cache" => {
-                let a = p.next("an apiserver")?;
-                let apiserver = self.apiserver(p, a)?;
-                let kw = p.next("a kind")?;
-                let kind = self.kind(p, kw)?;
-                let down_ms = if p.eat("for") {
-                    p.duration("a duration")?
-                } else {
-                    1000
-                };
-                Input::ReinitCache {
-                    apiserver,
-                    kind,
-                    down_ms,
-                }
-            }
-            "crash" => {
-                let cw = p.next("a controller")?;
-                let controller = self.controller(p, cw)?;
-                let after_writes = if p.eat("after") {
-                    let n = p.number("a write count", 1000)?;
-                    let unit = p.next("`write` or `writes`")?;
-                    if unit.text != "write" && unit.text != "writes" {
-                        return Err(p.err_at(unit, "expected `write` or `writes`"));
-                    }
-                    if n < 1 {
-                        return Err(p.err_at(unit, "crash after at least 1 write"));
-                    }
-                    Some(n as u32)
-                } else {
-                    None
-                };
-                let restart_after_ms = if p.eat("restart-after") {
-                    Some(p.duration("a delay")?)
-                } else {
-                    None
-                };
-                Input::Crash {
-                    controller,
-                    after_writes,
-                    restart_after_ms,
-                }
-            }
+            "crash" => self.crash_input(p)?,
             "restart" => {
                 let cw = p.next("a controller")?;
                 let controller = self.controller(p, cw)?;
@@ -1348,6 +1274,181 @@ impl Builder {
         };
         p.done()?;
         Ok(input)
+    }
+
+    /// `create|update|status|delete KIND NAME ...`: a write of the timeline.
+    fn write_input(&self, p: &mut Parser, aw: &Word, index: Option<usize>) -> R<Input> {
+        let input = match aw.text.as_str() {
+            "create" | "update" => {
+                let kw = p.next("a kind")?;
+                let kind = self.kind(p, kw)?;
+                let name = Self::object_name(p, index)?;
+                let given = p.eat("spec");
+                let spec = if given {
+                    p.number("a spec value", MAX_SPEC)?
+                } else {
+                    0
+                };
+                if aw.text == "create" {
+                    Input::Create { kind, name, spec }
+                } else {
+                    if !given {
+                        return Err(p.err_at(aw, "an update needs `spec N`"));
+                    }
+                    Input::Update { kind, name, spec }
+                }
+            }
+            "status" => {
+                let kw = p.next("a kind")?;
+                let kind = self.kind(p, kw)?;
+                let name = Self::object_name(p, index)?;
+                let status = p.number("a status value", MAX_SPEC)?;
+                Input::UpdateStatus { kind, name, status }
+            }
+            _ => {
+                let kw = p.next("a kind")?;
+                let kind = self.kind(p, kw)?;
+                Input::Delete {
+                    kind,
+                    name: Self::object_name(p, index)?,
+                }
+            }
+        };
+        Ok(input)
+    }
+
+    /// `pause|resume|restart-apiserver|reinit-cache APISERVER ...`: a fault of an apiserver.
+    fn apiserver_fault_input(&self, p: &mut Parser, aw: &Word) -> R<Input> {
+        let input = match aw.text.as_str() {
+            "pause" | "resume" => {
+                let a = p.next("an apiserver")?;
+                let apiserver = self.apiserver(p, a)?;
+                if aw.text == "pause" {
+                    Input::PauseCache { apiserver }
+                } else {
+                    Input::ResumeCache { apiserver }
+                }
+            }
+            "restart-apiserver" => {
+                let a = p.next("an apiserver")?;
+                let apiserver = self.apiserver(p, a)?;
+                let down_ms = if p.eat("for") {
+                    p.duration("a duration")?
+                } else {
+                    1000
+                };
+                Input::RestartApiserver { apiserver, down_ms }
+            }
+            _ => {
+                let a = p.next("an apiserver")?;
+                let apiserver = self.apiserver(p, a)?;
+                let kw = p.next("a kind")?;
+                let kind = self.kind(p, kw)?;
+                let down_ms = if p.eat("for") {
+                    p.duration("a duration")?
+                } else {
+                    1000
+                };
+                Input::ReinitCache {
+                    apiserver,
+                    kind,
+                    down_ms,
+                }
+            }
+        };
+        Ok(input)
+    }
+
+    /// `probe list|watch KIND ...`: a request made directly to an apiserver.
+    fn probe_input(&self, p: &mut Parser, aw: &Word) -> R<Input> {
+        let r = p.next("`list` or `watch`")?;
+        let list = match r.text.as_str() {
+            "list" => true,
+            "watch" => false,
+            _ => return Err(unknown(p, r, "probe request", &["list", "watch"])),
+        };
+        let kw = p.next("a kind")?;
+        let kind = self.kind(p, kw)?;
+        let rv = match p.peek() {
+            Some(w) if w.text.starts_with("resourceVersion=") => {
+                p.pos += 1;
+                Some(Self::rv_param(p)?)
+            }
+            _ => None,
+        };
+        let exact = list && p.eat("exact");
+        let request = if list {
+            ProbeRequest::List {
+                rv: match rv.as_deref() {
+                    None | Some("") => {
+                        if exact {
+                            return Err(p.err_at(
+                                &p.words[p.pos - 1],
+                                "an Exact list needs a resourceVersion=\"N\" above 0",
+                            ));
+                        }
+                        ListRv::Consistent
+                    }
+                    Some("0") if !exact => ListRv::Any,
+                    Some(n) => {
+                        let n: Rv = n.parse().map_err(|_| {
+                            p.err_at(&p.words[p.pos - 1], "a resourceVersion is a number")
+                        })?;
+                        if exact {
+                            ListRv::Exact(n)
+                        } else {
+                            ListRv::NotOlderThan(n)
+                        }
+                    }
+                },
+            }
+        } else {
+            let from = rv
+                .filter(|r| !r.is_empty())
+                .and_then(|r| r.parse::<Rv>().ok())
+                .ok_or_else(|| p.err_at(aw, "a probe's watch needs resourceVersion=\"N\""))?;
+            ProbeRequest::Watch { from }
+        };
+        let apiserver = if p.eat("on") {
+            let a = p.next("an apiserver")?;
+            self.apiserver(p, a)?
+        } else {
+            ApiserverId(0)
+        };
+        Ok(Input::Probe {
+            apiserver,
+            kind,
+            request,
+        })
+    }
+
+    /// `crash CONTROLLER [after N writes] [restart-after D]`.
+    fn crash_input(&self, p: &mut Parser) -> R<Input> {
+        let cw = p.next("a controller")?;
+        let controller = self.controller(p, cw)?;
+        let after_writes = if p.eat("after") {
+            let n = p.number("a write count", 1000)?;
+            let unit = p.next("`write` or `writes`")?;
+            if unit.text != "write" && unit.text != "writes" {
+                return Err(p.err_at(unit, "expected `write` or `writes`"));
+            }
+            if n < 1 {
+                return Err(p.err_at(unit, "crash after at least 1 write"));
+            }
+            Some(n as u32)
+        } else {
+            None
+        };
+        let restart_after_ms = if p.eat("restart-after") {
+            Some(p.duration("a delay")?)
+        } else {
+            None
+        };
+        Ok(Input::Crash {
+            controller,
+            after_writes,
+            restart_after_ms,
+        })
     }
 
     /// An object the timeline writes, or one a controller makes from it (`NAME-0`, `NAME-data`,
@@ -1476,172 +1577,182 @@ impl Builder {
                     negated: w.text == "absent",
                 }
             }
-            c if COUNTED.contains(&c) => {
-                let what = match c {
-                    "gone" => Counted::Gone,
-                    "relists" => Counted::Relists,
-                    "lists" => Counted::Lists,
-                    "watches" => Counted::Watches,
-                    "reconciles" => Counted::Reconciles,
-                    "creates" => Counted::Writes(WriteOp::Create),
-                    "updates" => Counted::Writes(WriteOp::Update),
-                    "deletes" => Counted::Writes(WriteOp::Delete),
-                    "evictions" => Counted::Evictions,
-                    "collapsed" => Counted::Collapsed,
-                    _ => Counted::Bookmarks,
-                };
-                let mut scope = Scope::default();
-                while let Some(x) = p.peek() {
-                    if ["==", "=", "!=", "<", "<=", ">", ">="].contains(&x.text.as_str()) {
-                        break;
-                    }
-                    p.pos += 1;
-                    if let Some(i) = self
-                        .config
-                        .controllers
-                        .iter()
-                        .position(|c| c.name == x.text)
-                    {
-                        scope.controller = Some(ControllerId(i as u16));
-                    } else if let Some(k) = self.config.kind_id(&x.text) {
-                        scope.kind = Some(k);
-                    } else if self.is_known_name(&x.text) {
-                        scope.name = Some(x.text.clone());
-                    } else {
-                        return Err(self.unknown_scope(p, x));
-                    }
-                }
-                let cmp = Self::cmp(p)?;
-                let value = p.number("a count", i64::MAX / 2)?;
-                let by_ms = if p.eat("by") {
-                    Some(p.duration("a time")?)
-                } else {
-                    None
-                };
-                Expect::Count {
-                    what,
-                    scope,
-                    cmp,
-                    value,
-                    by_ms,
-                }
-            }
+            c if COUNTED.contains(&c) => self.count_expectation(p, c)?,
             // `expect probe got "TEXT" | listed N [at rv R] | opened [replaying N]`
             "probe" if !self.config.controllers.iter().any(|c| c.name == "probe") => {
-                let what = p.next("`got`, `listed` or `opened`")?;
-                let fact = match what.text.as_str() {
-                    "got" => {
-                        let t = p.next("the error's text in quotes")?;
-                        if !t.quoted {
-                            return Err(p.err_at(t, "put the error's text in quotes: got \"...\""));
-                        }
-                        ProbeFact::Got(t.text.clone())
-                    }
-                    "listed" => {
-                        let items = p.number("how many items", u32::MAX as i64)?;
-                        p.eat("items");
-                        let rv = if p.eat("at") {
-                            p.expect_kw("rv")?;
-                            Some(p.number("a list RV", i64::MAX)? as Rv)
-                        } else {
-                            None
-                        };
-                        ProbeFact::Listed {
-                            items: items.max(0) as u32,
-                            rv,
-                        }
-                    }
-                    "opened" => {
-                        let replayed = if p.eat("replaying") {
-                            Some(p.number("how many events", u32::MAX as i64)?.max(0) as u32)
-                        } else {
-                            None
-                        };
-                        ProbeFact::Opened { replayed }
-                    }
-                    _ => {
-                        return Err(unknown(
-                            p,
-                            what,
-                            "probe answer",
-                            &["got", "listed", "opened"],
-                        ))
-                    }
-                };
-                Expect::Probe { fact }
+                Self::probe_expectation(p)?
             }
-            name => {
-                // `expect CONTROLLER [never] saw KIND NAME spec N`
-                let cw = w;
-                let controller = self.controller(p, cw).map_err(|_| {
-                    let mut all: Vec<&str> = vec!["esr", "final", "exists", "absent"];
-                    all.extend(COUNTED);
-                    all.extend(self.config.controllers.iter().map(|c| c.name.as_str()));
-                    unknown(p, cw, "expectation", &all)
-                })?;
-                let _ = name;
-                // `expect CONTROLLER [KIND] got "TEXT" | sent list|watch resourceVersion="RV"
-                //  [by T] [between D1 and D2 after got ... | sent ...]`
-                let kind = match p.peek() {
-                    Some(k) if self.config.kind_id(&k.text).is_some() => {
-                        p.pos += 1;
-                        self.config.kind_id(&k.text)
-                    }
-                    _ => None,
-                };
-                if matches!(p.peek().map(|x| x.text.as_str()), Some("got" | "sent")) {
-                    let fact = Self::fact(p)?;
-                    let by_ms = if p.eat("by") {
-                        Some(p.duration("a time")?)
-                    } else {
-                        None
-                    };
-                    let after = if p.eat("between") {
-                        let lo = p.duration("the earliest delay")?;
-                        p.expect_kw("and")?;
-                        let hi = p.duration("the latest delay")?;
-                        p.expect_kw("after")?;
-                        if hi < lo {
-                            return Err(
-                                p.err_at(&p.words[p.pos - 2], "the window ends before it starts")
-                            );
-                        }
-                        Some((lo, hi, Self::fact(p)?))
-                    } else {
-                        None
-                    };
-                    p.done()?;
-                    return Ok(Expect::Trace {
-                        controller,
-                        kind,
-                        fact,
-                        by_ms,
-                        after,
-                    });
-                }
-                if kind.is_some() {
-                    return Err(p.err_at(
-                        &p.words[p.pos - 1],
-                        "after a kind comes `got \"TEXT\"` or `sent list|watch resourceVersion=\"RV\"`",
-                    ));
-                }
-                let negated = p.eat("never");
-                p.expect_kw("saw")?;
-                let kw = p.next("a kind")?;
-                let kind = self.kind(p, kw)?;
-                let name = Self::object_name(p, None)?;
-                p.expect_kw("spec")?;
-                Expect::Saw {
-                    controller,
-                    kind,
-                    name,
-                    spec: p.number("a spec value", MAX_SPEC)?,
-                    negated,
-                }
-            }
+            _ => return self.controller_expectation(p, w),
         };
         p.done()?;
         Ok(e)
+    }
+
+    /// `expect CONTROLLER ...`: what a controller saw, got or sent.
+    fn controller_expectation(&self, p: &mut Parser, w: &Word) -> R<Expect> {
+        // `expect CONTROLLER [never] saw KIND NAME spec N`
+        let cw = w;
+        let controller = self.controller(p, cw).map_err(|_| {
+            let mut all: Vec<&str> = vec!["esr", "final", "exists", "absent"];
+            all.extend(COUNTED);
+            all.extend(self.config.controllers.iter().map(|c| c.name.as_str()));
+            unknown(p, cw, "expectation", &all)
+        })?;
+        // `expect CONTROLLER [KIND] got "TEXT" | sent list|watch resourceVersion="RV"
+        //  [by T] [between D1 and D2 after got ... | sent ...]`
+        let kind = match p.peek() {
+            Some(k) if self.config.kind_id(&k.text).is_some() => {
+                p.pos += 1;
+                self.config.kind_id(&k.text)
+            }
+            _ => None,
+        };
+        if matches!(p.peek().map(|x| x.text.as_str()), Some("got" | "sent")) {
+            let fact = Self::fact(p)?;
+            let by_ms = if p.eat("by") {
+                Some(p.duration("a time")?)
+            } else {
+                None
+            };
+            let after = if p.eat("between") {
+                let lo = p.duration("the earliest delay")?;
+                p.expect_kw("and")?;
+                let hi = p.duration("the latest delay")?;
+                p.expect_kw("after")?;
+                if hi < lo {
+                    return Err(p.err_at(&p.words[p.pos - 2], "the window ends before it starts"));
+                }
+                Some((lo, hi, Self::fact(p)?))
+            } else {
+                None
+            };
+            p.done()?;
+            return Ok(Expect::Trace {
+                controller,
+                kind,
+                fact,
+                by_ms,
+                after,
+            });
+        }
+        if kind.is_some() {
+            return Err(p.err_at(
+                &p.words[p.pos - 1],
+                "after a kind comes `got \"TEXT\"` or `sent list|watch resourceVersion=\"RV\"`",
+            ));
+        }
+        let negated = p.eat("never");
+        p.expect_kw("saw")?;
+        let kw = p.next("a kind")?;
+        let kind = self.kind(p, kw)?;
+        let name = Self::object_name(p, None)?;
+        p.expect_kw("spec")?;
+        let spec = p.number("a spec value", MAX_SPEC)?;
+        p.done()?;
+        Ok(Expect::Saw {
+            controller,
+            kind,
+            name,
+            spec,
+            negated,
+        })
+    }
+
+    /// `expect probe got "TEXT" | listed N [at rv R] | opened [replaying N]`.
+    fn probe_expectation(p: &mut Parser) -> R<Expect> {
+        let what = p.next("`got`, `listed` or `opened`")?;
+        let fact = match what.text.as_str() {
+            "got" => {
+                let t = p.next("the error's text in quotes")?;
+                if !t.quoted {
+                    return Err(p.err_at(t, "put the error's text in quotes: got \"...\""));
+                }
+                ProbeFact::Got(t.text.clone())
+            }
+            "listed" => {
+                let items = p.number("how many items", u32::MAX as i64)?;
+                p.eat("items");
+                let rv = if p.eat("at") {
+                    p.expect_kw("rv")?;
+                    Some(p.number("a list RV", i64::MAX)? as Rv)
+                } else {
+                    None
+                };
+                ProbeFact::Listed {
+                    items: items.max(0) as u32,
+                    rv,
+                }
+            }
+            "opened" => {
+                let replayed = if p.eat("replaying") {
+                    Some(p.number("how many events", u32::MAX as i64)?.max(0) as u32)
+                } else {
+                    None
+                };
+                ProbeFact::Opened { replayed }
+            }
+            _ => {
+                return Err(unknown(
+                    p,
+                    what,
+                    "probe answer",
+                    &["got", "listed", "opened"],
+                ))
+            }
+        };
+        Ok(Expect::Probe { fact })
+    }
+
+    /// `expect COUNTED [CONTROLLER|KIND|NAME]... CMP N [by T]`.
+    fn count_expectation(&self, p: &mut Parser, c: &str) -> R<Expect> {
+        let what = match c {
+            "gone" => Counted::Gone,
+            "relists" => Counted::Relists,
+            "lists" => Counted::Lists,
+            "watches" => Counted::Watches,
+            "reconciles" => Counted::Reconciles,
+            "creates" => Counted::Writes(WriteOp::Create),
+            "updates" => Counted::Writes(WriteOp::Update),
+            "deletes" => Counted::Writes(WriteOp::Delete),
+            "evictions" => Counted::Evictions,
+            "collapsed" => Counted::Collapsed,
+            _ => Counted::Bookmarks,
+        };
+        let mut scope = Scope::default();
+        while let Some(x) = p.peek() {
+            if ["==", "=", "!=", "<", "<=", ">", ">="].contains(&x.text.as_str()) {
+                break;
+            }
+            p.pos += 1;
+            if let Some(i) = self
+                .config
+                .controllers
+                .iter()
+                .position(|c| c.name == x.text)
+            {
+                scope.controller = Some(ControllerId(i as u16));
+            } else if let Some(k) = self.config.kind_id(&x.text) {
+                scope.kind = Some(k);
+            } else if self.is_known_name(&x.text) {
+                scope.name = Some(x.text.clone());
+            } else {
+                return Err(self.unknown_scope(p, x));
+            }
+        }
+        let cmp = Self::cmp(p)?;
+        let value = p.number("a count", i64::MAX / 2)?;
+        let by_ms = if p.eat("by") {
+            Some(p.duration("a time")?)
+        } else {
+            None
+        };
+        Ok(Expect::Count {
+            what,
+            scope,
+            cmp,
+            value,
+            by_ms,
+        })
     }
 
     /// The word just read, `resourceVersion="N"` (or `"0"`, `""`): the digits between the quotes.
