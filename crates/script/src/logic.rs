@@ -604,40 +604,8 @@ impl<'a> Compiler<'a> {
 
     fn simple(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         let stmt = match w.text.as_str() {
-            "get" => {
-                let n = c.next("a name for what is read")?;
-                c.expect_kw("=")?;
-                let kw = c.next("a kind")?;
-                let kind = self.kind(c, kw)?;
-                let target = self.target(c, true)?;
-                let live = c.eat("live") || self.desired;
-                c.done()?;
-                let slot = self.bind(c, n, false)?;
-                Stmt::Get {
-                    slot,
-                    kind,
-                    target,
-                    live,
-                }
-            }
-            "list" => {
-                let n = c.next("a name for the list")?;
-                c.expect_kw("=")?;
-                let kw = c.next("a kind")?;
-                let kind = self.kind(c, kw)?;
-                c.expect_kw("owned-by")?;
-                let ow = c.next("the owner's name (read above)")?;
-                let owner = self.bound(c, ow, Some(false))?;
-                let live = c.eat("live") || self.desired;
-                c.done()?;
-                let slot = self.bind(c, n, true)?;
-                Stmt::List {
-                    slot,
-                    kind,
-                    owner,
-                    live,
-                }
-            }
+            "get" => self.get_stmt(c)?,
+            "list" => self.list_stmt(c)?,
             "require" => {
                 if !self.desired {
                     return Err(c
@@ -648,69 +616,8 @@ impl<'a> Compiler<'a> {
                 c.done()?;
                 Stmt::Require(cond)
             }
-            "create" => {
-                self.writes_allowed(c, w)?;
-                let kw = c.next("a kind")?;
-                let kind = self.kind(c, kw)?;
-                let target = self.target(c, false)?;
-                let mut spec = Value::Int(0);
-                let mut owner = None;
-                loop {
-                    if c.eat("spec") {
-                        spec = self.value(c)?;
-                    } else if c.eat("owner") {
-                        let o = c.next("the owner's name (read above)")?;
-                        owner = Some(self.bound(c, o, Some(false))?);
-                    } else {
-                        break;
-                    }
-                }
-                let on_error = self.on_error(c)?;
-                c.done()?;
-                Stmt::Create {
-                    kind,
-                    target,
-                    spec,
-                    owner,
-                    on_error,
-                }
-            }
-            "update" | "patch" => {
-                self.writes_allowed(c, w)?;
-                let n = c.next("the name of an object read above")?;
-                let slot = self.bound(c, n, Some(false))?;
-                let (mut spec, mut status) = (None, None);
-                loop {
-                    if c.eat("spec") {
-                        spec = Some(self.value(c)?);
-                    } else if c.eat("status") {
-                        status = Some(self.value(c)?);
-                    } else {
-                        break;
-                    }
-                }
-                if spec.is_none() && status.is_none() {
-                    let at = c.peek().unwrap_or(n);
-                    return Err(c
-                        .err_at(
-                            at,
-                            format!("`{}` needs `spec VALUE` or `status VALUE`", w.text),
-                        )
-                        .help(format!(
-                            "e.g. `{} {} status {}.spec`",
-                            w.text, n.text, n.text
-                        )));
-                }
-                let on_error = self.on_error(c)?;
-                c.done()?;
-                Stmt::Update {
-                    slot,
-                    spec,
-                    status,
-                    rv_check: w.text == "update",
-                    on_error,
-                }
-            }
+            "create" => self.create_stmt(c, w)?,
+            "update" | "patch" => self.update_stmt(c, w)?,
             "add-finalizer" | "remove-finalizer" => {
                 self.writes_allowed(c, w)?;
                 let n = c.next("the name of an object read above")?;
@@ -736,26 +643,7 @@ impl<'a> Compiler<'a> {
                     on_error,
                 }
             }
-            "scale" => {
-                self.writes_allowed(c, w)?;
-                let kw = c.next("a kind")?;
-                let kind = self.kind(c, kw)?;
-                c.expect_kw("owned-by")?;
-                let ow = c.next("the owner's name (read above)")?;
-                let owner = self.bound(c, ow, Some(false))?;
-                c.expect_kw("to")?;
-                let count = self.value(c)?;
-                let live = c.eat("live");
-                let on_error = self.on_error(c)?;
-                c.done()?;
-                Stmt::Scale {
-                    kind,
-                    owner,
-                    count,
-                    live,
-                    on_error,
-                }
-            }
+            "scale" => self.scale_stmt(c, w)?,
             "remember" => {
                 self.writes_allowed(c, w)?;
                 let n = c.next("a name to remember the value as")?;
@@ -781,19 +669,7 @@ impl<'a> Compiler<'a> {
                     Outcome::Error
                 })
             }
-            "requeue" => {
-                self.writes_allowed(c, w)?;
-                c.expect_kw("after")?;
-                let d = c.next("a duration")?;
-                let ms = parse_duration(&d.text)
-                    .filter(|&ms| ms <= 24 * 3_600_000)
-                    .ok_or_else(|| {
-                        c.err_at(d, format!("`{}` is not a duration up to 24h", d.text))
-                            .help("write a number and a unit: 250ms, 1.5s, 2m, 1h")
-                    })?;
-                c.done()?;
-                Stmt::Return(Outcome::RequeueAfter(ms))
-            }
+            "requeue" => self.requeue_stmt(c, w)?,
             _ => {
                 let list = if self.desired {
                     DESIRED_STATEMENTS
@@ -809,5 +685,147 @@ impl<'a> Compiler<'a> {
             }
         };
         Ok(stmt)
+    }
+
+    /// `requeue after D`.
+    fn requeue_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        self.writes_allowed(c, w)?;
+        c.expect_kw("after")?;
+        let d = c.next("a duration")?;
+        let ms = parse_duration(&d.text)
+            .filter(|&ms| ms <= 24 * 3_600_000)
+            .ok_or_else(|| {
+                c.err_at(d, format!("`{}` is not a duration up to 24h", d.text))
+                    .help("write a number and a unit: 250ms, 1.5s, 2m, 1h")
+            })?;
+        c.done()?;
+        Ok(Stmt::Return(Outcome::RequeueAfter(ms)))
+    }
+
+    /// `scale KIND owned-by OWNER to V [live] [on-error ...]`.
+    fn scale_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        self.writes_allowed(c, w)?;
+        let kw = c.next("a kind")?;
+        let kind = self.kind(c, kw)?;
+        c.expect_kw("owned-by")?;
+        let ow = c.next("the owner's name (read above)")?;
+        let owner = self.bound(c, ow, Some(false))?;
+        c.expect_kw("to")?;
+        let count = self.value(c)?;
+        let live = c.eat("live");
+        let on_error = self.on_error(c)?;
+        c.done()?;
+        Ok(Stmt::Scale {
+            kind,
+            owner,
+            count,
+            live,
+            on_error,
+        })
+    }
+
+    /// `update|patch NAME [spec V] [status V] [on-error ...]` (`update` checks the RV).
+    fn update_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        self.writes_allowed(c, w)?;
+        let n = c.next("the name of an object read above")?;
+        let slot = self.bound(c, n, Some(false))?;
+        let (mut spec, mut status) = (None, None);
+        loop {
+            if c.eat("spec") {
+                spec = Some(self.value(c)?);
+            } else if c.eat("status") {
+                status = Some(self.value(c)?);
+            } else {
+                break;
+            }
+        }
+        if spec.is_none() && status.is_none() {
+            let at = c.peek().unwrap_or(n);
+            return Err(c
+                .err_at(
+                    at,
+                    format!("`{}` needs `spec VALUE` or `status VALUE`", w.text),
+                )
+                .help(format!(
+                    "e.g. `{} {} status {}.spec`",
+                    w.text, n.text, n.text
+                )));
+        }
+        let on_error = self.on_error(c)?;
+        c.done()?;
+        Ok(Stmt::Update {
+            slot,
+            spec,
+            status,
+            rv_check: w.text == "update",
+            on_error,
+        })
+    }
+
+    /// `create KIND TARGET [spec V] [owner O] [on-error ...]`.
+    fn create_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        self.writes_allowed(c, w)?;
+        let kw = c.next("a kind")?;
+        let kind = self.kind(c, kw)?;
+        let target = self.target(c, false)?;
+        let mut spec = Value::Int(0);
+        let mut owner = None;
+        loop {
+            if c.eat("spec") {
+                spec = self.value(c)?;
+            } else if c.eat("owner") {
+                let o = c.next("the owner's name (read above)")?;
+                owner = Some(self.bound(c, o, Some(false))?);
+            } else {
+                break;
+            }
+        }
+        let on_error = self.on_error(c)?;
+        c.done()?;
+        Ok(Stmt::Create {
+            kind,
+            target,
+            spec,
+            owner,
+            on_error,
+        })
+    }
+
+    /// `list NAME = KIND owned-by OWNER [live]`.
+    fn list_stmt(&mut self, c: &mut Cursor) -> R<Stmt> {
+        let n = c.next("a name for the list")?;
+        c.expect_kw("=")?;
+        let kw = c.next("a kind")?;
+        let kind = self.kind(c, kw)?;
+        c.expect_kw("owned-by")?;
+        let ow = c.next("the owner's name (read above)")?;
+        let owner = self.bound(c, ow, Some(false))?;
+        let live = c.eat("live") || self.desired;
+        c.done()?;
+        let slot = self.bind(c, n, true)?;
+        Ok(Stmt::List {
+            slot,
+            kind,
+            owner,
+            live,
+        })
+    }
+
+    /// `get NAME = KIND TARGET [live]`.
+    fn get_stmt(&mut self, c: &mut Cursor) -> R<Stmt> {
+        let n = c.next("a name for what is read")?;
+        c.expect_kw("=")?;
+        let kw = c.next("a kind")?;
+        let kind = self.kind(c, kw)?;
+        let target = self.target(c, true)?;
+        let live = c.eat("live") || self.desired;
+        c.done()?;
+        let slot = self.bind(c, n, false)?;
+        Ok(Stmt::Get {
+            slot,
+            kind,
+            target,
+            live,
+        })
     }
 }
