@@ -186,7 +186,7 @@ impl State {
         // An edit that leaves the run's configuration as it was (comments, narration-free
         // rewording of expectations, blank lines) keeps the run: only expectations are re-checked.
         let same_run = match (&parsed, &self.run) {
-            (Ok(s), Some(run)) => *run.sim.config == s.config && run.title == s.title,
+            (Ok(s), Some(run)) => *run.sim.config() == s.config && run.title == s.title,
             _ => false,
         };
         // A newer text replaces a run still being computed.
@@ -317,8 +317,8 @@ impl State {
 fn progress(sim: &Sim) -> Progress {
     Progress {
         events: sim.trace.len(),
-        now_ms: sim.now_ms,
-        end_ms: sim.config.end_ms,
+        now_ms: sim.now_ms(),
+        end_ms: sim.config().end_ms,
     }
 }
 

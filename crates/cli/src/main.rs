@@ -255,19 +255,19 @@ fn cmd_check(files: &[String], tty: bool) -> ExitCode {
 pub fn summary(r: &Report, tty: bool) -> String {
     let sim = &r.sim;
     let mut s = String::new();
-    let stop = match sim.stopped {
+    let stop = match sim.stopped() {
         Some(Stop::EventCap) => " (stopped at the event cap)",
         _ => "",
     };
     s += &format!(
         "ran {} of virtual time: {} events, final rv {}{stop}\n",
-        format_ms(sim.now_ms),
+        format_ms(sim.now_ms()),
         sim.trace.len(),
-        sim.etcd.rev
+        sim.etcd().rev
     );
     s += "\nwatchers:\n";
     // One pass over the trace: per watcher, lists, watches and the 410s' messages.
-    let mut tally = vec![(0, 0, vec![]); sim.reflectors.len()];
+    let mut tally = vec![(0, 0, vec![]); sim.reflectors().len()];
     for e in &sim.trace {
         let Some(w) = e.kind.watcher() else { continue };
         let t = &mut tally[w.index()];
@@ -277,7 +277,7 @@ pub fn summary(r: &Report, tty: bool) -> String {
             k => t.2.extend(k.gone().map(|(_, error)| error.message())),
         }
     }
-    for (i, (w, (lists, watches, gone))) in sim.reflectors.iter().zip(tally).enumerate() {
+    for (i, (w, (lists, watches, gone))) in sim.reflectors().iter().zip(tally).enumerate() {
         let id = WatcherId(i as u16);
         s += &format!(
             "  {:<24} {lists} lists, {watches} watches, {} x 410, state {} at rv {}\n",
@@ -291,7 +291,7 @@ pub fn summary(r: &Report, tty: bool) -> String {
         }
     }
     s += "\ncontrollers:\n";
-    for (i, c) in sim.config.controllers.iter().enumerate() {
+    for (i, c) in sim.config().controllers.iter().enumerate() {
         let id = ControllerId(i as u16);
         let mut per_key: std::collections::BTreeMap<&str, u32> = Default::default();
         for e in &sim.trace {
@@ -300,7 +300,7 @@ pub fn summary(r: &Report, tty: bool) -> String {
             } = e.kind
             {
                 if controller == id {
-                    *per_key.entry(sim.names.resolve(key)).or_default() += 1;
+                    *per_key.entry(sim.names().resolve(key)).or_default() += 1;
                 }
             }
         }

@@ -9,7 +9,7 @@ use crate::view::View;
 
 /// Returns the first broken invariant, naming the event.
 pub fn check(sim: &Sim) -> Result<(), String> {
-    sim.etcd.check_indexes()?;
+    sim.etcd().check_indexes()?;
     // Per watcher: the RV the current watch started at and the last it delivered.
     let mut watch: BTreeMap<WatcherId, (Rv, Rv)> = BTreeMap::new();
     let mut processing: BTreeSet<(ControllerId, NameId)> = BTreeSet::new();
@@ -72,7 +72,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             } if !processing.insert((controller, key)) => {
                 return fail(format!(
                     "key {} reconciled by two workers at once",
-                    sim.names.resolve(key)
+                    sim.names().resolve(key)
                 ));
             }
             EventKind::ReconcileEnd {
@@ -95,7 +95,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
                     c.capacity
                 ));
             }
-            let live = &sim.apiservers[apiserver.index()].caches[kind.index()];
+            let live = &sim.apiservers()[apiserver.index()].caches[kind.index()];
             if live.capacity < 1 {
                 return fail("cache capacity dropped to 0".into());
             }

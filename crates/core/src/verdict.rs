@@ -202,7 +202,7 @@ pub struct Outcome {
 }
 
 fn watcher_matches(sim: &Sim, w: WatcherId, scope: &Scope) -> bool {
-    let r = &sim.reflectors[w.index()];
+    let r = &sim.reflectors()[w.index()];
     scope.controller.is_none_or(|c| c == r.controller) && scope.kind.is_none_or(|k| k == r.kind)
 }
 
@@ -212,7 +212,7 @@ fn name_matches(sim: &Sim, n: NameId, scope: &Scope) -> bool {
     scope
         .name
         .as_deref()
-        .is_none_or(|want| sim.names.resolve(n) == crate::sim::qualify(want))
+        .is_none_or(|want| sim.names().resolve(n) == crate::sim::qualify(want))
 }
 
 /// Does this event count for `what` within `scope`?
@@ -277,7 +277,7 @@ pub fn counts(sim: &Sim, e: &Event, what: &Counted, scope: &Scope) -> u64 {
 }
 
 pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
-    let end = sim.now_ms;
+    let end = sim.now_ms();
     match expect {
         Expect::Count {
             what,
@@ -320,7 +320,7 @@ pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
                 name: Some(name.clone()),
                 ..Default::default()
             };
-            let primary = sim.config.controllers[controller.index()].primary;
+            let primary = sim.config().controllers[controller.index()].primary;
             let first = sim.trace.iter().position(|e| match e.kind {
                 EventKind::ReconcileStart {
                     controller: c,
@@ -384,7 +384,7 @@ pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
         } => {
             let obj = find(sim, *kind, name);
             let by = sim
-                .names
+                .names()
                 .get(&crate::sim::qualify(name))
                 .and_then(|n| last_write(sim, *kind, n));
             Outcome {
@@ -435,19 +435,19 @@ pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
                 decided_ms: hit.map(|i| sim.trace[i].time_ms).unwrap_or(end),
             }
         }
-        Expect::Esr { .. } if sim.stopped == Some(crate::sim::Stop::EventCap) => Outcome {
+        Expect::Esr { .. } if sim.stopped() == Some(crate::sim::Stop::EventCap) => Outcome {
             pass: false,
             found: format!(
                 "not judged: the run stopped at its cap on events at {}, so its end is unknown",
-                format_ms(sim.now_ms)
+                format_ms(sim.now_ms())
             ),
             decided_by: None,
-            decided_ms: sim.now_ms,
+            decided_ms: sim.now_ms(),
         },
         Expect::Esr { controller } => {
             let mut worst: Option<(NameId, TimeMs)> = None;
             let mut since = 0;
-            for ((c, key), st) in &sim.esr {
+            for ((c, key), st) in sim.esr() {
                 if controller.is_some_and(|want| want != *c) {
                     continue;
                 }
@@ -462,7 +462,7 @@ pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
                     pass: false,
                     found: format!(
                         "{} has not reached its desired state (wrong since {})",
-                        sim.names.resolve(key),
+                        sim.names().resolve(key),
                         format_ms(t)
                     ),
                     decided_by: None,
@@ -526,13 +526,13 @@ fn check_fact(
         pass: hit.is_some(),
         found,
         decided_by: hit.map(|(i, _)| i as EventId),
-        decided_ms: hit.map(|(_, t)| t).unwrap_or(sim.now_ms),
+        decided_ms: hit.map(|(_, t)| t).unwrap_or(sim.now_ms()),
     }
 }
 
 fn find(sim: &Sim, kind: KindId, name: &str) -> Option<crate::model::Object> {
-    let id = sim.names.get(&crate::sim::qualify(name))?;
-    sim.etcd.objects.get(&(kind, id)).copied()
+    let id = sim.names().get(&crate::sim::qualify(name))?;
+    sim.etcd().objects.get(&(kind, id)).copied()
 }
 
 fn last_write(sim: &Sim, kind: KindId, name: NameId) -> Option<EventId> {
@@ -542,31 +542,31 @@ fn last_write(sim: &Sim, kind: KindId, name: NameId) -> Option<EventId> {
 /// Labels for rendering a run's events.
 impl Labels for Sim {
     fn name(&self, id: NameId) -> &str {
-        self.names.resolve(id)
+        self.names().resolve(id)
     }
     fn kind(&self, id: KindId) -> &str {
-        self.config
+        self.config()
             .kinds
             .get(id.index())
             .map(|k| k.name.as_str())
             .unwrap_or("?")
     }
     fn apiserver(&self, id: ApiserverId) -> &str {
-        self.config
+        self.config()
             .apiservers
             .get(id.index())
             .map(|a| a.name.as_str())
             .unwrap_or("?")
     }
     fn controller(&self, id: ControllerId) -> &str {
-        self.config
+        self.config()
             .controllers
             .get(id.index())
             .map(|c| c.name.as_str())
             .unwrap_or("?")
     }
     fn watcher(&self, id: WatcherId) -> String {
-        let r = &self.reflectors[id.index()];
+        let r = &self.reflectors()[id.index()];
         format!(
             "{}/{}",
             Labels::controller(self, r.controller),
@@ -603,7 +603,7 @@ pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
         } = e.kind
         {
             // Evictions since the watcher's RV was written: a backward scan that stops there.
-            let kind = sim.reflectors[watcher.index()].kind;
+            let kind = sim.reflectors()[watcher.index()].kind;
             let mut evicted = 0u64;
             for x in sim.trace[..i as usize].iter().rev() {
                 if let EventKind::CacheAdd {

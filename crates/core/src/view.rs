@@ -73,7 +73,7 @@ impl View {
             time_ms: 0,
             rv: 1,
             caches: sim
-                .apiservers
+                .apiservers()
                 .iter()
                 .map(|a| {
                     a.caches
@@ -93,7 +93,7 @@ impl View {
                 })
                 .collect(),
             watchers: sim
-                .reflectors
+                .reflectors()
                 .iter()
                 .map(|_| WatcherView {
                     state: WatcherState::Stopped,
@@ -102,9 +102,9 @@ impl View {
                     watching_since: None,
                 })
                 .collect(),
-            queues: vec![QueueView::default(); sim.controllers.len()],
-            disconnected: vec![false; sim.controllers.len()],
-            controller_apiserver: sim.config.controllers.iter().map(|c| c.apiserver).collect(),
+            queues: vec![QueueView::default(); sim.controllers().len()],
+            disconnected: vec![false; sim.controllers().len()],
+            controller_apiserver: sim.config().controllers.iter().map(|c| c.apiserver).collect(),
             last_say: None,
         }
     }
@@ -416,7 +416,7 @@ pub struct Objects {
 impl Objects {
     pub fn new(sim: &Sim) -> Objects {
         use std::collections::HashMap;
-        let cfg = &sim.config;
+        let cfg = &sim.config();
         let mut holders = vec![Holder::Etcd];
         let mut holder_kind = vec![None];
         let mut holder_prefix = vec![None];
@@ -425,10 +425,10 @@ impl Objects {
             holder_kind.push(None);
             holder_prefix.push(None);
         }
-        for (i, r) in sim.reflectors.iter().enumerate() {
+        for (i, r) in sim.reflectors().iter().enumerate() {
             holders.push(Holder::Store(WatcherId(i as u16)));
             holder_kind.push(Some(r.kind));
-            holder_prefix.push(r.namespace.map(|n| format!("{}/", sim.names.resolve(n))));
+            holder_prefix.push(r.namespace.map(|n| format!("{}/", sim.names().resolve(n))));
         }
         // Versions, from the writes.
         let mut objects: Vec<ObjectHistory> = vec![];
@@ -483,7 +483,7 @@ impl Objects {
         }
         // The final state knows the owners of the objects still there: trust it over inference.
         for h in objects.iter_mut() {
-            if let Some(o) = sim.etcd.objects.get(&(h.kind, h.name)) {
+            if let Some(o) = sim.etcd().objects.get(&(h.kind, h.name)) {
                 for v in h.versions.iter_mut().filter(|v| v.uid == o.uid) {
                     v.owner = o.owner.map(|w| (w.kind, w.name, w.uid));
                 }
@@ -584,7 +584,7 @@ impl Objects {
                 match delta {
                     Delta::Added | Delta::Updated => put(c, h, rv, false),
                     Delta::Deleted | Delta::DeletedFinalStateUnknown => {
-                        let kind = sim.reflectors[watcher.index()].kind;
+                        let kind = sim.reflectors()[watcher.index()].kind;
                         if let Some(o) = self.by_key.get(&(kind, name)) {
                             c.copies[h].remove(o);
                         }
@@ -594,7 +594,7 @@ impl Objects {
             }
             // A crashed process loses its informers' memory; a restart lists afresh.
             Crash { controller } | Restart { controller, .. } => {
-                for (w, r) in sim.reflectors.iter().enumerate() {
+                for (w, r) in sim.reflectors().iter().enumerate() {
                     if r.controller == controller {
                         let h = self.holder_index(Holder::Store(WatcherId(w as u16)));
                         c.copies[h].clear();
@@ -626,14 +626,14 @@ impl Objects {
         let kind_ok = match self.holders[h] {
             Holder::Etcd => true,
             Holder::Cache(_) => {
-                sim.config.kinds[ob.kind.index()].cache != crate::config::CacheMode::Off
+                sim.config().kinds[ob.kind.index()].cache != crate::config::CacheMode::Off
             }
             Holder::Store(_) => self.holder_kind[h] == Some(ob.kind),
         };
         kind_ok
             && self.holder_prefix[h]
                 .as_ref()
-                .is_none_or(|p| sim.names.resolve(ob.name).starts_with(p.as_str()))
+                .is_none_or(|p| sim.names().resolve(ob.name).starts_with(p.as_str()))
     }
 
     /// Holder `h`'s copy of object `o` at `c`, and how it compares with etcd.
@@ -684,7 +684,7 @@ fn owner_from_cause(
             controller, key, ..
         } = ev.kind
         {
-            let primary = sim.config.controllers[controller.index()].primary;
+            let primary = sim.config().controllers[controller.index()].primary;
             if (primary, key) == (kind, name) {
                 return None;
             }

@@ -76,12 +76,12 @@ impl PartialEq for MarksProps {
 #[function_component(Marks)]
 fn marks(p: &MarksProps) -> Html {
     let sim = &p.run.sim;
-    let end = sim.now_ms.max(1) as f64;
+    let end = sim.now_ms().max(1) as f64;
     let x = |t| x_of(t, end);
     let height = 16.0 * p.run.lanes.len().max(1) as f64 + 10.0;
     // Fault windows: disconnects, and caches paused until they resume (or the end).
     let mut windows: Vec<(u64, u64)> = vec![];
-    let mut paused_since: Vec<Option<u64>> = vec![None; sim.config.apiservers.len()];
+    let mut paused_since: Vec<Option<u64>> = vec![None; sim.config().apiservers.len()];
     for &(i, ..) in p.run.markers.iter() {
         let e = &sim.trace[i];
         match e.kind {
@@ -107,7 +107,7 @@ fn marks(p: &MarksProps) -> Html {
         paused_since
             .into_iter()
             .flatten()
-            .map(|t| (t, sim.now_ms.max(t + 1))),
+            .map(|t| (t, sim.now_ms().max(t + 1))),
     );
     let mut write_paths = vec![String::new(); p.run.lanes.len()];
     for &(_, lane, class, t) in p.run.markers.iter() {
@@ -143,7 +143,7 @@ pub fn timeline_view(p: &Props) -> Html {
     let Some(run) = p.state.run.clone() else {
         return html! {};
     };
-    let end = run.sim.now_ms.max(1) as f64;
+    let end = run.sim.now_ms().max(1) as f64;
     let height = 16.0 * run.lanes.len().max(1) as f64 + 10.0;
     let now = x_of(p.state.now_ms(), end);
     html! {

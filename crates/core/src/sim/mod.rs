@@ -546,15 +546,15 @@ pub struct EsrState {
 /// The whole simulated system. `Clone` is the explorer's fork; `state_hash` its dedup key.
 #[derive(Clone, Debug)]
 pub struct Sim {
-    pub config: Arc<Config>,
-    pub now_ms: TimeMs,
-    pub names: Names,
-    pub etcd: Etcd,
-    pub apiservers: Vec<Apiserver>,
-    pub watches: Vec<ServerWatch>,
-    pub reflectors: Vec<Reflector>,
-    pub controllers: Vec<Controller>,
-    pub esr: BTreeMap<(ControllerId, NameId), EsrState>,
+    config: Arc<Config>,
+    now_ms: TimeMs,
+    names: Names,
+    etcd: Etcd,
+    apiservers: Vec<Apiserver>,
+    watches: Vec<ServerWatch>,
+    reflectors: Vec<Reflector>,
+    controllers: Vec<Controller>,
+    esr: BTreeMap<(ControllerId, NameId), EsrState>,
     rng: Rng,
     heap: BinaryHeap<Reverse<Scheduled>>,
     ready: VecDeque<(EventId, Action)>,
@@ -563,7 +563,7 @@ pub struct Sim {
     appended_seq: u64,
     appended_seq_end: u64,
     pub trace: Vec<Event>,
-    pub stopped: Option<Stop>,
+    stopped: Option<Stop>,
     /// Actions dispatched so far (bounded by `ACTIONS_PER_EVENT_MAX` per event of the cap).
     actions: u64,
     /// Probes issued so far (each gets the next number).
@@ -717,6 +717,63 @@ impl Sim {
             }
         }
         informers
+    }
+
+    // ----- read-only accessors (view, verdict, the CLI and the page read these) -----
+
+    /// The configuration this run was built from.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The configuration, shared (a fork or a replay reuses it without a copy).
+    pub fn config_arc(&self) -> &Arc<Config> {
+        &self.config
+    }
+
+    /// The current moment of virtual time.
+    pub fn now_ms(&self) -> TimeMs {
+        self.now_ms
+    }
+
+    /// Object names interned so far.
+    pub fn names(&self) -> &Names {
+        &self.names
+    }
+
+    /// The one store every apiserver shares.
+    pub fn etcd(&self) -> &Etcd {
+        &self.etcd
+    }
+
+    /// The apiservers, by `ApiserverId`.
+    pub fn apiservers(&self) -> &[Apiserver] {
+        &self.apiservers
+    }
+
+    /// Every watch the servers have opened, by watch number.
+    pub fn watches(&self) -> &[ServerWatch] {
+        &self.watches
+    }
+
+    /// The reflectors (one per informer), by `WatcherId`.
+    pub fn reflectors(&self) -> &[Reflector] {
+        &self.reflectors
+    }
+
+    /// The controllers, by `ControllerId`.
+    pub fn controllers(&self) -> &[Controller] {
+        &self.controllers
+    }
+
+    /// Per (controller, key): does the desired state hold, and since when.
+    pub fn esr(&self) -> &BTreeMap<(ControllerId, NameId), EsrState> {
+        &self.esr
+    }
+
+    /// Why the run stopped, once it has.
+    pub fn stopped(&self) -> Option<Stop> {
+        self.stopped
     }
 
     // ----- the sans-IO surface -----
