@@ -37,9 +37,8 @@ pub struct Loaded {
     pub sim: Sim,
     pub timeline: Timeline,
     pub title: String,
-    /// Swimlane markers, computed once per run: (event, lane, class, time).
-    pub markers: Vec<(usize, usize, &'static str, u64)>,
-    pub lanes: Vec<listwatch_core::Actor>,
+    /// Swimlanes, markers, fault windows and jumps, computed once per run by the core.
+    pub analysis: listwatch_core::analysis::Analysis,
 }
 
 pub struct State {
@@ -250,14 +249,13 @@ impl State {
     fn install(&mut self, source: String, scenario: listwatch_script::Scenario, sim: Sim) {
         let timeline = Timeline::new(&sim);
         let len = sim.trace.len();
-        let (lanes, markers) = crate::components::timeline::markers(&sim);
+        let analysis = listwatch_core::analysis::Analysis::of(&sim);
         self.run = Some(Rc::new(Loaded {
             source,
             timeline,
             sim,
             title: scenario.title.clone(),
-            markers,
-            lanes,
+            analysis,
         }));
         self.cursor = self.cursor.min(len);
         self.check(&scenario);

@@ -3,6 +3,7 @@
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 
+use listwatch_core::analysis::{Analysis, MarkerKind};
 use listwatch_core::verdict::{explain, Expect};
 use listwatch_core::*;
 use listwatch_script::{render, Report};
@@ -318,17 +319,11 @@ pub fn summary(r: &Report, tty: bool) -> String {
         );
     }
     // Why each relist happened.
-    let relists: Vec<EventId> = sim
-        .trace
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.kind.is_relist())
-        .map(|(i, _)| i as EventId)
-        .take(5)
-        .collect();
+    let analysis = Analysis::of(sim);
+    let relists = analysis.events(MarkerKind::Relist);
     if !relists.is_empty() {
         s += "\nwhy the relists happened:\n";
-        for id in relists {
+        for &id in relists.iter().take(5) {
             for (n, (_, text)) in explain(sim, id).iter().enumerate().take(6) {
                 s += &format!("  {}{text}\n", if n == 0 { "" } else { "  <- " });
             }

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::analysis::EsrOutcome;
 use crate::config::Config;
 use crate::model::{format_ms, ApiserverId, ControllerId, KindId, NameId, Rv, TimeMs, WatcherId};
 use crate::sim::Sim;
@@ -435,47 +436,38 @@ pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
                 decided_ms: hit.map(|i| sim.trace[i].time_ms).unwrap_or(end),
             }
         }
-        Expect::Esr { .. } if sim.stopped() == Some(crate::sim::Stop::EventCap) => Outcome {
+        Expect::Esr { controller } => esr(sim, *controller),
+    }
+}
+
+/// ESR at the end of the run, as an outcome (`analysis::esr_outcome` decides it).
+fn esr(sim: &Sim, controller: Option<ControllerId>) -> Outcome {
+    match crate::analysis::esr_outcome(sim, controller) {
+        EsrOutcome::NotJudged { at_ms } => Outcome {
             pass: false,
             found: format!(
                 "not judged: the run stopped at its cap on events at {}, so its end is unknown",
-                format_ms(sim.now_ms())
+                format_ms(at_ms)
             ),
             decided_by: None,
-            decided_ms: sim.now_ms(),
+            decided_ms: at_ms,
         },
-        Expect::Esr { controller } => {
-            let mut worst: Option<(NameId, TimeMs)> = None;
-            let mut since = 0;
-            for ((c, key), st) in sim.esr() {
-                if controller.is_some_and(|want| want != *c) {
-                    continue;
-                }
-                if !st.holds {
-                    worst = Some((*key, st.since_ms));
-                    break;
-                }
-                since = since.max(st.since_ms);
-            }
-            match worst {
-                Some((key, t)) => Outcome {
-                    pass: false,
-                    found: format!(
-                        "{} has not reached its desired state (wrong since {})",
-                        sim.names().resolve(key),
-                        format_ms(t)
-                    ),
-                    decided_by: None,
-                    decided_ms: t,
-                },
-                None => Outcome {
-                    pass: true,
-                    found: format!("stable since {}", format_ms(since)),
-                    decided_by: None,
-                    decided_ms: since,
-                },
-            }
-        }
+        EsrOutcome::Violated { key, since_ms, .. } => Outcome {
+            pass: false,
+            found: format!(
+                "{} has not reached its desired state (wrong since {})",
+                sim.names().resolve(key),
+                format_ms(since_ms)
+            ),
+            decided_by: None,
+            decided_ms: since_ms,
+        },
+        EsrOutcome::Holds { since_ms } => Outcome {
+            pass: true,
+            found: format!("stable since {}", format_ms(since_ms)),
+            decided_by: None,
+            decided_ms: since_ms,
+        },
     }
 }
 

@@ -5,6 +5,7 @@
 use std::f64::consts::PI;
 use std::rc::Rc;
 
+use listwatch_core::analysis::{self, Direction};
 use listwatch_core::view::View;
 use listwatch_core::{EventKind, Labels, WatcherId, WatcherState};
 use yew::prelude::*;
@@ -190,19 +191,8 @@ pub fn system_view(p: &Props) -> Html {
         let cut = v.disconnected[r.controller.index()] || v.queues[r.controller.index()].crashed;
         let w = WatcherId(i as u16);
         // Which way the current event travels on this link, if it is one of this watcher's.
-        let travel = current.and_then(|(_, e)| match e.kind {
-            EventKind::WatchEvent { watcher, .. }
-            | EventKind::Bookmark { watcher, .. }
-            | EventKind::ListResult { watcher, .. }
-            | EventKind::InitialEventsEnd { watcher, .. }
-            | EventKind::WatchOpened { watcher, .. }
-            | EventKind::WatchFailed { watcher, .. }
-                if watcher == w => Some((true, e.kind)),
-            EventKind::ListRequest { watcher, .. }
-            | EventKind::WatchRequest { watcher, .. }
-            | EventKind::WatchListRequest { watcher, .. }
-            | EventKind::ListContinue { watcher, .. }
-                if watcher == w => Some((false, e.kind)),
+        let travel = current.and_then(|(_, e)| match analysis::travel(&e.kind) {
+            Some((watcher, way)) if watcher == w => Some((way == Direction::ToClient, e.kind)),
             _ => None,
         });
         let dot = travel.map(|(down, kind)| {
