@@ -550,6 +550,51 @@ pub fn actor_label(actor: Actor, l: &dyn Labels) -> String {
 /// One line of prose for an event, without time or actor.
 pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
     use EventKind::*;
+    match *kind {
+        Write { .. }
+        | WriteFailed { .. }
+        | NoOpWrite { .. }
+        | CacheAdd { .. }
+        | CacheReset { .. }
+        | Compacted { .. } => describe_store(kind, l),
+        ListRequest { .. }
+        | ListResult { .. }
+        | ListContinue { .. }
+        | ListFailed { .. }
+        | WatchRequest { .. }
+        | WatchListRequest { .. }
+        | InitialEventsEnd { .. }
+        | WatchOpened { .. }
+        | WatchFailed { .. }
+        | WatchEvent { .. }
+        | Bookmark { .. }
+        | WatchEnded { .. }
+        | State { .. }
+        | Backoff { .. } => describe_reflector(kind, l),
+        Informer { .. } | Enqueue { .. } | ReconcileStart { .. } | ReconcileEnd { .. } => {
+            describe_controller(kind, l)
+        }
+        ReconcileRead { .. } => describe_read(kind, l),
+        Crash { .. }
+        | Restart { .. }
+        | Disconnect { .. }
+        | Reconnect { .. }
+        | Failover { .. }
+        | LinkDelay { .. }
+        | HoldArmed { .. }
+        | HoldReleased { .. }
+        | CachePaused { .. }
+        | ApiserverRestart { .. } => describe_fault(kind, l),
+        ProbeRequest { .. } | ProbeListed { .. } | ProbeWatchOpened { .. } | ProbeFailed { .. } => {
+            describe_probe(kind, l)
+        }
+        Say { text } => l.name(text).to_string(),
+    }
+}
+
+/// `describe` for etcd and the watch caches.
+fn describe_store(kind: &EventKind, l: &dyn Labels) -> String {
+    use EventKind::*;
     let obj = |k: KindId, n: NameId| format!("{}/{}", l.kind(k), l.name(n));
     match *kind {
         Write {
@@ -612,6 +657,14 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
             }
         }
         Compacted { rev } => format!("compacted etcd to rev {rev}"),
+        _ => unreachable!("not one of etcd and the watch caches"),
+    }
+}
+
+/// `describe` for lists, watches and reflectors.
+fn describe_reflector(kind: &EventKind, l: &dyn Labels) -> String {
+    use EventKind::*;
+    match *kind {
         ListRequest { rv, .. } => format!("list resourceVersion={}", rv.param()),
         ListResult {
             list_rv,
@@ -674,6 +727,14 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
         },
         State { state, last_rv, .. } => format!("state {} (last rv {last_rv})", state.as_str()),
         Backoff { delay_ms, .. } => format!("backing off {}", format_ms(delay_ms)),
+        _ => unreachable!("not one of lists, watches and reflectors"),
+    }
+}
+
+/// `describe` for informers, queues and reconciles.
+fn describe_controller(kind: &EventKind, l: &dyn Labels) -> String {
+    use EventKind::*;
+    match *kind {
         Informer {
             delta,
             name,
@@ -721,6 +782,14 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
             }
             ReconcileResult::Crashed => format!("reconcile {} cut short by a crash", l.name(key)),
         },
+        _ => unreachable!("not one of informers, queues and reconciles"),
+    }
+}
+
+/// `describe` for a reconcile's read: what it saw, and what etcd held.
+fn describe_read(kind: &EventKind, l: &dyn Labels) -> String {
+    use EventKind::*;
+    match *kind {
         ReconcileRead {
             kind,
             name,
@@ -745,6 +814,14 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
                 )
             }
         }
+        _ => unreachable!("not a read"),
+    }
+}
+
+/// `describe` for faults and their ends.
+fn describe_fault(kind: &EventKind, l: &dyn Labels) -> String {
+    use EventKind::*;
+    match *kind {
         Crash { .. } => "crashed".into(),
         Restart { apiserver, .. } => format!("restarted against {}", l.apiserver(apiserver)),
         Disconnect { until_ms, .. } => format!("disconnected until {}", format_ms(until_ms)),
@@ -776,7 +853,14 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
             }
         }
         ApiserverRestart { down_ms, .. } => format!("restarting, down for {}", format_ms(down_ms)),
-        Say { text } => l.name(text).to_string(),
+        _ => unreachable!("not one of faults and their ends"),
+    }
+}
+
+/// `describe` for probes.
+fn describe_probe(kind: &EventKind, l: &dyn Labels) -> String {
+    use EventKind::*;
+    match *kind {
         ProbeRequest {
             probe,
             apiserver,
@@ -812,6 +896,7 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
         ProbeFailed { probe, error } => {
             format!("probe {probe}: ERROR {} {}", error.code(), error.message())
         }
+        _ => unreachable!("not one of probes"),
     }
 }
 

@@ -104,7 +104,12 @@ impl View {
                 .collect(),
             queues: vec![QueueView::default(); sim.controllers().len()],
             disconnected: vec![false; sim.controllers().len()],
-            controller_apiserver: sim.config().controllers.iter().map(|c| c.apiserver).collect(),
+            controller_apiserver: sim
+                .config()
+                .controllers
+                .iter()
+                .map(|c| c.apiserver)
+                .collect(),
             last_say: None,
         }
     }

@@ -726,11 +726,6 @@ impl Sim {
         &self.config
     }
 
-    /// The configuration, shared (a fork or a replay reuses it without a copy).
-    pub fn config_arc(&self) -> &Arc<Config> {
-        &self.config
-    }
-
     /// The current moment of virtual time.
     pub fn now_ms(&self) -> TimeMs {
         self.now_ms
