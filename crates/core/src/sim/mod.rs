@@ -135,6 +135,192 @@ impl Etcd {
     }
 }
 
+/// What etcd makes of a write it accepts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Decision {
+    /// Commit this object (its next revision is etcd's to give).
+    Commit {
+        op: WriteOp,
+        event: EventType,
+        obj: Object,
+    },
+    /// Nothing changes (an update to the same state, a delete of an object already deleting).
+    NoOp { kind: KindId, name: NameId },
+}
+
+/// A write etcd (or the apiserver's validation in front of it) refuses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    pub op: WriteOp,
+    pub kind: KindId,
+    pub name: NameId,
+    pub error: ApiError,
+}
+
+impl Etcd {
+    /// The rules of a write: preconditions, validation, generations, finalizers. Allocates a
+    /// UID for a create it accepts; commits nothing.
+    pub(crate) fn decide(
+        &mut self,
+        w: Write,
+        names: &Names,
+        now_ms: TimeMs,
+    ) -> Result<Decision, Refusal> {
+        match w {
+            Write::Create {
+                kind,
+                name,
+                namespace,
+                spec,
+                owner,
+            } => self.decide_create(kind, name, namespace, spec, owner, names),
+            Write::Update {
+                kind,
+                name,
+                expect_rv,
+                spec,
+                status,
+                finalizers,
+            } => self.decide_update(kind, name, expect_rv, (spec, status, finalizers)),
+            Write::Delete { kind, name, uid } => self.decide_delete(kind, name, uid, now_ms),
+        }
+    }
+
+    fn decide_create(
+        &mut self,
+        kind: KindId,
+        name: NameId,
+        namespace: NameId,
+        spec: i64,
+        owner: Option<Owner>,
+        names: &Names,
+    ) -> Result<Decision, Refusal> {
+        let refuse = |error| {
+            Err(Refusal {
+                op: WriteOp::Create,
+                kind,
+                name,
+                error,
+            })
+        };
+        if self.objects.contains_key(&(kind, name)) {
+            return refuse(ApiError::AlreadyExists);
+        }
+        // Names are DNS subdomains: a controller that grows names (`a-data-data-...`) stops at
+        // the apiserver's validation, and so does the memory they take.
+        let short = names.resolve(name).rsplit('/').next().unwrap_or("");
+        if short.len() > MAX_NAME_LEN {
+            return refuse(ApiError::NameTooLong);
+        }
+        let uid = self.next_uid;
+        self.next_uid += 1;
+        let obj = Object {
+            kind,
+            name,
+            namespace,
+            uid,
+            rv: 0,
+            generation: 1,
+            spec,
+            status: 0,
+            owner,
+            finalizers: 0,
+            deletion_ms: None,
+        };
+        Ok(Decision::Commit {
+            op: WriteOp::Create,
+            event: EventType::Added,
+            obj,
+        })
+    }
+
+    /// `to`: the (spec, status, finalizers) the writer wants.
+    fn decide_update(
+        &self,
+        kind: KindId,
+        name: NameId,
+        expect_rv: Rv,
+        to: (i64, i64, u32),
+    ) -> Result<Decision, Refusal> {
+        let refuse = |error| {
+            Err(Refusal {
+                op: WriteOp::Update,
+                kind,
+                name,
+                error,
+            })
+        };
+        let Some(cur) = self.objects.get(&(kind, name)).copied() else {
+            return refuse(ApiError::NotFound);
+        };
+        // 0: no precondition (a merge patch); otherwise the RV the writer read.
+        if expect_rv != 0 && cur.rv != expect_rv {
+            return refuse(ApiError::Conflict);
+        }
+        let (spec, status, finalizers) = to;
+        if (cur.spec, cur.status, cur.finalizers) == to {
+            return Ok(Decision::NoOp { kind, name });
+        }
+        let mut obj = cur;
+        let op = if spec != cur.spec {
+            obj.generation += 1;
+            WriteOp::Update
+        } else if status != cur.status {
+            WriteOp::UpdateStatus
+        } else {
+            WriteOp::Update
+        };
+        obj.spec = spec;
+        obj.status = status;
+        obj.finalizers = finalizers;
+        if obj.deletion_ms.is_some() && finalizers == 0 {
+            // The last finalizer is gone: the object goes.
+            let (op, event) = (WriteOp::Delete, EventType::Deleted);
+            return Ok(Decision::Commit { op, event, obj });
+        }
+        let event = EventType::Modified;
+        Ok(Decision::Commit { op, event, obj })
+    }
+
+    fn decide_delete(
+        &self,
+        kind: KindId,
+        name: NameId,
+        uid: Option<u64>,
+        now_ms: TimeMs,
+    ) -> Result<Decision, Refusal> {
+        let refuse = |error| {
+            Err(Refusal {
+                op: WriteOp::Delete,
+                kind,
+                name,
+                error,
+            })
+        };
+        let Some(cur) = self.objects.get(&(kind, name)).copied() else {
+            return refuse(ApiError::NotFound);
+        };
+        if uid.is_some_and(|u| u != cur.uid) {
+            return refuse(ApiError::UidMismatch);
+        }
+        if cur.finalizers == 0 {
+            let (op, event) = (WriteOp::Delete, EventType::Deleted);
+            return Ok(Decision::Commit {
+                op,
+                event,
+                obj: cur,
+            });
+        }
+        if cur.deletion_ms.is_some() {
+            return Ok(Decision::NoOp { kind, name });
+        }
+        let mut obj = cur;
+        obj.deletion_ms = Some(now_ms);
+        let (op, event) = (WriteOp::MarkDeleting, EventType::Modified);
+        Ok(Decision::Commit { op, event, obj })
+    }
+}
+
 #[derive(Clone, Debug, Hash)]
 pub struct Apiserver {
     pub caches: Vec<WatchCache>,
@@ -993,6 +1179,7 @@ impl Sim {
         self.heap.push(Reverse(scheduled));
     }
 
+    /// Runs one scheduled action: routes it to the part of the system it is for.
     fn dispatch(&mut self, cause: EventId, action: Action) {
         self.count_action();
         if self.stopped.is_some() {
@@ -1000,13 +1187,49 @@ impl Sim {
         }
         match action {
             Action::Input(input) => self.apply_input(cause, input),
-            Action::CacheApply { api, change } => self.cache_apply(api, change, cause),
-            Action::CacheProgress { api, rev } => self.cache_progress(api, rev, cause),
             Action::Deliver {
                 watcher,
                 session,
                 msg,
             } => self.deliver(watcher, session, msg, cause),
+            Action::Wake { watcher, session } => self.wake(watcher, session, cause),
+            Action::Resync { watcher, epoch } => self.resync(watcher, epoch),
+            Action::CompactTick => self.compact_tick(),
+            Action::Gc { kind, name, uid } => self.collect_garbage(kind, name, uid, cause),
+            Action::CacheApply { .. }
+            | Action::CacheProgress { .. }
+            | Action::CacheReady { .. }
+            | Action::ServeList { .. }
+            | Action::ServeListPage { .. }
+            | Action::ServeWatchList { .. }
+            | Action::ServeWatch { .. }
+            | Action::ListDeadline { .. }
+            | Action::WatchTimeout { .. }
+            | Action::BookmarkDue { .. } => self.dispatch_server(cause, action),
+            Action::QueueAfter { .. }
+            | Action::Work { .. }
+            | Action::Step { .. }
+            | Action::Start { .. }
+            | Action::Reconnect { .. }
+            | Action::AnvilTick { .. }
+            | Action::HoldTimeout { .. } => self.dispatch_controller(cause, action),
+        }
+    }
+
+    /// An action of an apiserver: its caches, the requests it serves, its watches' timers.
+    fn dispatch_server(&mut self, cause: EventId, action: Action) {
+        match action {
+            Action::CacheApply { api, change } => self.cache_apply(api, change, cause),
+            Action::CacheProgress { api, rev } => self.cache_progress(api, rev, cause),
+            Action::CacheReady {
+                api,
+                kind,
+                generation,
+            } => {
+                if self.apiservers[api.index()].generation == generation {
+                    self.cache_ready(api, kind, cause);
+                }
+            }
             Action::ServeList {
                 watcher,
                 session,
@@ -1037,11 +1260,15 @@ impl Sim {
                 session,
                 api,
             } => self.read_deadline(watcher, session, api, cause),
-            Action::Wake { watcher, session } => self.wake(watcher, session, cause),
             Action::WatchTimeout { watch } => self.close_watch(watch, WatchEnd::Timeout, cause),
             Action::BookmarkDue { watch } => self.bookmark_due(watch, cause),
-            Action::CompactTick => self.compact_tick(),
-            Action::Resync { watcher, epoch } => self.resync(watcher, epoch),
+            _ => unreachable!("not a server action"),
+        }
+    }
+
+    /// An action of a controller: its queue, its workers, its life, its link, its hold.
+    fn dispatch_controller(&mut self, cause: EventId, action: Action) {
+        match action {
             Action::QueueAfter {
                 controller,
                 epoch,
@@ -1051,40 +1278,21 @@ impl Sim {
                 controller,
                 epoch,
                 worker,
-            } => {
-                if self.in_life(controller, epoch) {
-                    self.work(controller, worker, cause);
-                }
-            }
+            } if self.in_life(controller, epoch) => self.work(controller, worker, cause),
             Action::Step {
                 controller,
                 epoch,
                 worker,
-            } => {
-                if self.in_life(controller, epoch) {
-                    self.step(controller, worker, cause);
-                }
+            } if self.in_life(controller, epoch) => self.step(controller, worker, cause),
+            Action::Start { controller, epoch } if self.in_life(controller, epoch) => {
+                self.start_controller(controller, cause)
             }
-            Action::Start { controller, epoch } => {
-                if self.in_life(controller, epoch) {
-                    self.start_controller(controller, cause);
-                }
-            }
+            Action::Work { .. } | Action::Step { .. } | Action::Start { .. } => {}
             Action::Reconnect {
                 controller,
                 until_ms,
             } => self.reconnect(controller, until_ms, cause),
-            Action::CacheReady {
-                api,
-                kind,
-                generation,
-            } => {
-                if self.apiservers[api.index()].generation == generation {
-                    self.cache_ready(api, kind, cause);
-                }
-            }
             Action::AnvilTick { controller, epoch } => self.anvil_tick(controller, epoch, cause),
-            Action::Gc { kind, name, uid } => self.collect_garbage(kind, name, uid, cause),
             Action::HoldTimeout {
                 controller,
                 generation,
@@ -1093,6 +1301,7 @@ impl Sim {
                     self.release_hold(controller, false, cause);
                 }
             }
+            _ => unreachable!("not a controller action"),
         }
     }
 
@@ -1212,4 +1421,135 @@ pub fn trace_hash(sim: &Sim) -> u64 {
         h.write(b"\n");
     }
     h.finish()
+}
+
+#[cfg(test)]
+mod etcd_tests {
+    use super::*;
+
+    fn etcd_with(names: &mut Names, finalizers: u32) -> (Etcd, Object) {
+        let mut etcd = Etcd::new(&Config::new(&["Pod"]));
+        let name = names.intern("default/a");
+        let create = Write::Create {
+            kind: KindId(0),
+            name,
+            namespace: names.intern("default"),
+            spec: 1,
+            owner: None,
+        };
+        let Ok(Decision::Commit { mut obj, .. }) = etcd.decide(create, names, 0) else {
+            panic!("a create of a new name is accepted");
+        };
+        obj.rv = 5;
+        obj.finalizers = finalizers;
+        etcd.objects.insert((obj.kind, obj.name), obj);
+        (etcd, obj)
+    }
+
+    fn update(o: &Object, expect_rv: Rv, spec: i64, status: i64) -> Write {
+        Write::Update {
+            kind: o.kind,
+            name: o.name,
+            expect_rv,
+            spec,
+            status,
+            finalizers: o.finalizers,
+        }
+    }
+
+    #[test]
+    fn a_create_of_an_existing_or_overlong_name_is_refused() {
+        let mut names = Names::default();
+        let (mut etcd, o) = etcd_with(&mut names, 0);
+        assert_eq!(o.uid, 1);
+        let again = Write::Create {
+            kind: o.kind,
+            name: o.name,
+            namespace: o.namespace,
+            spec: 1,
+            owner: None,
+        };
+        let refused = etcd.decide(again, &names, 0).unwrap_err();
+        assert_eq!(refused.error, ApiError::AlreadyExists);
+        let long = names.intern(&format!("default/{}", "x".repeat(MAX_NAME_LEN + 1)));
+        let long = Write::Create {
+            kind: o.kind,
+            name: long,
+            namespace: o.namespace,
+            spec: 1,
+            owner: None,
+        };
+        assert_eq!(
+            etcd.decide(long, &names, 0).unwrap_err().error,
+            ApiError::NameTooLong
+        );
+        assert_eq!(etcd.next_uid, 2, "refused creates take no UID");
+    }
+
+    #[test]
+    fn updates_check_the_rv_and_bump_the_generation_on_a_new_spec() {
+        let mut names = Names::default();
+        let (mut etcd, o) = etcd_with(&mut names, 0);
+        let stale = etcd.decide(update(&o, 4, 2, 0), &names, 0).unwrap_err();
+        assert_eq!(stale.error, ApiError::Conflict);
+        let same = etcd.decide(update(&o, 5, 1, 0), &names, 0);
+        assert_eq!(
+            same,
+            Ok(Decision::NoOp {
+                kind: o.kind,
+                name: o.name
+            })
+        );
+        let Ok(Decision::Commit { op, obj, .. }) = etcd.decide(update(&o, 0, 2, 0), &names, 0)
+        else {
+            panic!("a merge patch of a new spec commits");
+        };
+        assert_eq!((op, obj.generation, obj.spec), (WriteOp::Update, 2, 2));
+        let Ok(Decision::Commit { op, obj, .. }) = etcd.decide(update(&o, 5, 1, 7), &names, 0)
+        else {
+            panic!("a status update commits");
+        };
+        assert_eq!(
+            (op, obj.generation, obj.status),
+            (WriteOp::UpdateStatus, 1, 7)
+        );
+    }
+
+    #[test]
+    fn a_delete_with_finalizers_marks_the_object_once() {
+        let mut names = Names::default();
+        let (mut etcd, o) = etcd_with(&mut names, 1);
+        let delete = |uid| Write::Delete {
+            kind: o.kind,
+            name: o.name,
+            uid,
+        };
+        let wrong = etcd.decide(delete(Some(9)), &names, 0).unwrap_err();
+        assert_eq!(wrong.error, ApiError::UidMismatch);
+        let Ok(Decision::Commit { op, obj, event }) = etcd.decide(delete(None), &names, 70) else {
+            panic!("a delete commits a mark");
+        };
+        assert_eq!(
+            (op, event, obj.deletion_ms),
+            (WriteOp::MarkDeleting, EventType::Modified, Some(70))
+        );
+        etcd.objects.insert((o.kind, o.name), obj);
+        let again = etcd.decide(delete(None), &names, 80);
+        assert_eq!(
+            again,
+            Ok(Decision::NoOp {
+                kind: o.kind,
+                name: o.name
+            })
+        );
+        // Removing the last finalizer deletes it.
+        let mut last = update(&obj, 0, obj.spec, obj.status);
+        if let Write::Update { finalizers, .. } = &mut last {
+            *finalizers = 0;
+        }
+        let Ok(Decision::Commit { op, event, .. }) = etcd.decide(last, &names, 90) else {
+            panic!("the last finalizer's removal commits");
+        };
+        assert_eq!((op, event), (WriteOp::Delete, EventType::Deleted));
+    }
 }

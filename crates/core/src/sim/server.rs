@@ -12,111 +12,27 @@ impl Sim {
         cause: EventId,
         w: Write,
     ) -> Result<EventId, ApiError> {
-        let fail = |sim: &mut Sim, op, kind, name, error| {
-            sim.emit(
-                actor,
-                cause,
-                EventKind::WriteFailed {
+        match self.etcd.decide(w, &self.names, self.now_ms) {
+            Ok(Decision::Commit { op, event, obj }) => {
+                Ok(self.commit(actor, cause, op, event, obj))
+            }
+            Ok(Decision::NoOp { kind, name }) => {
+                Ok(self.emit(actor, cause, EventKind::NoOpWrite { kind, name }))
+            }
+            Err(Refusal {
+                op,
+                kind,
+                name,
+                error,
+            }) => {
+                let failed = EventKind::WriteFailed {
                     op,
                     kind,
                     name,
                     error,
-                },
-            );
-            Err(error)
-        };
-        match w {
-            Write::Create {
-                kind,
-                name,
-                namespace,
-                spec,
-                owner,
-            } => {
-                if self.etcd.objects.contains_key(&(kind, name)) {
-                    return fail(self, WriteOp::Create, kind, name, ApiError::AlreadyExists);
-                }
-                // Names are DNS subdomains: a controller that grows names (`a-data-data-...`)
-                // stops at the apiserver's validation, and so does the memory they take.
-                let short = self.names.resolve(name).rsplit('/').next().unwrap_or("");
-                if short.len() > MAX_NAME_LEN {
-                    return fail(self, WriteOp::Create, kind, name, ApiError::NameTooLong);
-                }
-                let uid = self.etcd.next_uid;
-                self.etcd.next_uid += 1;
-                let obj = Object {
-                    kind,
-                    name,
-                    namespace,
-                    uid,
-                    rv: 0,
-                    generation: 1,
-                    spec,
-                    status: 0,
-                    owner,
-                    finalizers: 0,
-                    deletion_ms: None,
                 };
-                Ok(self.commit(actor, cause, WriteOp::Create, EventType::Added, obj))
-            }
-            Write::Update {
-                kind,
-                name,
-                expect_rv,
-                spec,
-                status,
-                finalizers,
-            } => {
-                let Some(cur) = self.etcd.objects.get(&(kind, name)).copied() else {
-                    return fail(self, WriteOp::Update, kind, name, ApiError::NotFound);
-                };
-                // 0: no precondition (a merge patch); otherwise the RV the writer read.
-                if expect_rv != 0 && cur.rv != expect_rv {
-                    return fail(self, WriteOp::Update, kind, name, ApiError::Conflict);
-                }
-                if (cur.spec, cur.status, cur.finalizers) == (spec, status, finalizers) {
-                    return Ok(self.emit(actor, cause, EventKind::NoOpWrite { kind, name }));
-                }
-                let mut obj = cur;
-                let op = if spec != cur.spec {
-                    obj.generation += 1;
-                    WriteOp::Update
-                } else if status != cur.status {
-                    WriteOp::UpdateStatus
-                } else {
-                    WriteOp::Update
-                };
-                obj.spec = spec;
-                obj.status = status;
-                obj.finalizers = finalizers;
-                if obj.deletion_ms.is_some() && finalizers == 0 {
-                    // The last finalizer is gone: the object goes.
-                    return Ok(self.commit(actor, cause, WriteOp::Delete, EventType::Deleted, obj));
-                }
-                Ok(self.commit(actor, cause, op, EventType::Modified, obj))
-            }
-            Write::Delete { kind, name, uid } => {
-                let Some(cur) = self.etcd.objects.get(&(kind, name)).copied() else {
-                    return fail(self, WriteOp::Delete, kind, name, ApiError::NotFound);
-                };
-                if uid.is_some_and(|u| u != cur.uid) {
-                    return fail(self, WriteOp::Delete, kind, name, ApiError::UidMismatch);
-                }
-                if cur.finalizers != 0 {
-                    if cur.deletion_ms.is_some() {
-                        return Ok(self.emit(actor, cause, EventKind::NoOpWrite { kind, name }));
-                    }
-                    let mut obj = cur;
-                    obj.deletion_ms = Some(self.now_ms);
-                    return Ok(self.commit(
-                        actor,
-                        cause,
-                        WriteOp::MarkDeleting,
-                        EventType::Modified,
-                        obj,
-                    ));
-                }
-                Ok(self.commit(actor, cause, WriteOp::Delete, EventType::Deleted, cur))
+                self.emit(actor, cause, failed);
+                Err(error)
             }
         }
     }
