@@ -83,26 +83,7 @@ impl Sim {
                 writes: 0,
             },
         );
-        let mut names = std::mem::take(&mut self.names);
-        let mut memory = std::mem::take(&mut self.controllers[c.index()].memory);
-        // A live read (`get ... live`) goes to etcd through the apiserver: it fails while the
-        // controller is cut off.
-        let etcd = EtcdReader(&self.etcd);
-        let live: Option<&dyn Reader> = self.connected(c).then_some(&etcd);
-        let plan = reconcile::plan(
-            cfg,
-            key,
-            1 << c.0,
-            &StoreReader {
-                sim: self,
-                controller: c,
-            },
-            live,
-            &mut names,
-            &mut memory,
-        );
-        self.names = names;
-        self.controllers[c.index()].memory = memory;
+        let plan = self.plan(c, key);
         // The start says how many steps its reconcile has, now that they are decided (the same
         // instant: nothing was emitted in between but this reconcile's own events).
         if let Some(Event {
@@ -112,18 +93,7 @@ impl Sim {
         {
             *writes = plan.writes.len() as u32;
         }
-        for r in &plan.reads {
-            let truth_rv = self.etcd.objects.get(&(r.kind, r.name)).map_or(0, |o| o.rv);
-            let read = EventKind::ReconcileRead {
-                controller: c,
-                kind: r.kind,
-                name: r.name,
-                rv: r.rv.unwrap_or(0),
-                truth_rv,
-                live: r.live,
-            };
-            self.emit(Actor::Controller(c), start, read);
-        }
+        self.emit_reads(c, start, &plan.reads);
         let epoch = self.controllers[c.index()].epoch;
         let steps = plan.writes.len() as u64 + 1;
         let run = Running {
@@ -149,6 +119,49 @@ impl Sim {
         // More keys may be waiting for other idle workers.
         if !self.controllers[c.index()].queue.is_empty() {
             self.kick(c, cause);
+        }
+    }
+
+    /// What a reconcile of `key` decides, from the controller's cache (and etcd for live reads).
+    fn plan(&mut self, c: ControllerId, key: NameId) -> crate::program::Plan {
+        let config = self.config.clone();
+        let cfg = &config.controllers[c.index()];
+        let mut names = std::mem::take(&mut self.names);
+        let mut memory = std::mem::take(&mut self.controllers[c.index()].memory);
+        // A live read (`get ... live`) goes to etcd through the apiserver: it fails while the
+        // controller is cut off.
+        let etcd = EtcdReader(&self.etcd);
+        let live: Option<&dyn Reader> = self.connected(c).then_some(&etcd);
+        let plan = reconcile::plan(
+            cfg,
+            key,
+            1 << c.0,
+            &StoreReader {
+                sim: self,
+                controller: c,
+            },
+            live,
+            &mut names,
+            &mut memory,
+        );
+        self.names = names;
+        self.controllers[c.index()].memory = memory;
+        plan
+    }
+
+    /// A reconcile's reads, each with what etcd held at that moment.
+    fn emit_reads(&mut self, c: ControllerId, start: EventId, reads: &[crate::program::ReadNote]) {
+        for r in reads {
+            let truth_rv = self.etcd.objects.get(&(r.kind, r.name)).map_or(0, |o| o.rv);
+            let read = EventKind::ReconcileRead {
+                controller: c,
+                kind: r.kind,
+                name: r.name,
+                rv: r.rv.unwrap_or(0),
+                truth_rv,
+                live: r.live,
+            };
+            self.emit(Actor::Controller(c), start, read);
         }
     }
 
