@@ -921,49 +921,9 @@ impl Sim {
         };
         let r = &self.reflectors[watcher.index()];
         let (kind, namespace) = (r.kind, r.namespace);
-        let cache = &self.apiservers[api.index()].caches[kind.index()];
-        let from_etcd = cache.mode == CacheMode::Off;
-        if !from_etcd && !cache.ready {
-            self.send_to_client(
-                watcher,
-                session,
-                cause,
-                Msg::Refused(ApiError::TooManyRequests),
-            );
-            return;
-        }
-        let replay: Vec<Change> = if from_etcd {
-            if from + 1 < self.etcd.compact_rev {
-                self.send_to_client(
-                    watcher,
-                    session,
-                    cause,
-                    Msg::WatchErr(ApiError::WatchCompacted),
-                );
-                return;
-            }
-            self.etcd
-                .log
-                .iter()
-                .filter(|c| c.object.kind == kind && c.object.rv > from)
-                .copied()
-                .collect()
-        } else {
-            match cache.check_watch_start(from) {
-                WatchStart::TooOld {
-                    requested,
-                    oldest_minus_one,
-                } => {
-                    // An ERROR event inside an HTTP 200 stream, then the stream ends.
-                    let err = ApiError::TooOld {
-                        requested,
-                        oldest_minus_one,
-                    };
-                    self.send_to_client(watcher, session, cause, Msg::WatchErr(err));
-                    return;
-                }
-                WatchStart::Ok => cache.events_after(from).copied().collect(),
-            }
+        let (from_etcd, replay) = match self.watch_replay(api, kind, from) {
+            Ok(x) => x,
+            Err(msg) => return self.send_to_client(watcher, session, cause, msg),
         };
         let watch = self.open_watch(watcher, session, api, kind, namespace, from_etcd, from);
         let replayed = replay
@@ -984,6 +944,40 @@ impl Sim {
             self.send_event(watch, change, false, cause);
         }
         self.arm_watch_timers(watch, timeout_ms, cause);
+    }
+
+    /// What a watch of `kind` from `from` replays first (and whether etcd serves it, for a kind
+    /// without a watch cache), or the message that refuses it: 429 while the cache is not
+    /// ready, 410 when `from` is compacted or older than the cache's history.
+    fn watch_replay(
+        &self,
+        api: ApiserverId,
+        kind: KindId,
+        from: Rv,
+    ) -> Result<(bool, Vec<Change>), Msg> {
+        let cache = &self.apiservers[api.index()].caches[kind.index()];
+        if cache.mode == CacheMode::Off {
+            if from + 1 < self.etcd.compact_rev {
+                return Err(Msg::WatchErr(ApiError::WatchCompacted));
+            }
+            let log = self.etcd.log.iter();
+            let after = log.filter(|c| c.object.kind == kind && c.object.rv > from);
+            return Ok((true, after.copied().collect()));
+        }
+        if !cache.ready {
+            return Err(Msg::Refused(ApiError::TooManyRequests));
+        }
+        match cache.check_watch_start(from) {
+            // An ERROR event inside an HTTP 200 stream, then the stream ends.
+            WatchStart::TooOld {
+                requested,
+                oldest_minus_one,
+            } => Err(Msg::WatchErr(ApiError::TooOld {
+                requested,
+                oldest_minus_one,
+            })),
+            WatchStart::Ok => Ok((false, cache.events_after(from).copied().collect())),
+        }
     }
 
     /// Registers a server-side watch that has sent everything up to `from`.
