@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::model::{ApiserverId, ControllerId, KindId, TimeMs};
+use crate::model::{ApiserverId, ControllerId, DurationMs, KindId, TimeMs};
 use crate::program::Program;
 
 /// How a kind's watch cache sizes itself.
@@ -35,7 +35,7 @@ pub struct KindConfig {
 pub struct ApiserverConfig {
     pub name: String,
     /// How far its watch caches lag behind etcd.
-    pub lag_ms: TimeMs,
+    pub lag_ms: DurationMs,
 }
 
 /// How an informer event becomes a reconcile key.
@@ -115,20 +115,20 @@ pub struct ControllerConfig {
     pub workers: u32,
     pub apiserver: ApiserverId,
     /// Time a reconcile takes; its writes are spread evenly over it.
-    pub reconcile_ms: TimeMs,
+    pub reconcile_ms: DurationMs,
     /// `RequeueAfter` returned by every successful reconcile; 0 for none.
-    pub requeue_after_ms: TimeMs,
+    pub requeue_after_ms: DurationMs,
     /// Probability that a reconcile returns an error, in parts per million.
     pub error_ppm: u32,
     /// Informer resync period; 0 disables it (controller-runtime's default is 10 h).
-    pub resync_ms: TimeMs,
+    pub resync_ms: DurationMs,
     /// Message delay on the link between this controller and its apiserver.
-    pub link_delay_ms: TimeMs,
+    pub link_delay_ms: DurationMs,
     pub queue: QueueKind,
     /// Anvil's abstraction: no watches, consistent reads, a reconcile scheduled for every primary
     /// object every `anvil_period_ms`.
     pub anvil: bool,
-    pub anvil_period_ms: TimeMs,
+    pub anvil_period_ms: DurationMs,
     /// Start time of the controller.
     pub start_ms: TimeMs,
     /// This controller's `allowWatchBookmarks` (None: the cluster's setting).
@@ -149,13 +149,13 @@ pub struct ReflectorConfig {
     /// The pager's page size (`limit`) for lists etcd serves (0: no paging). Lists served by the
     /// watch cache ignore it; relists at a resourceVersion do not page at all.
     pub page_size: u32,
-    pub backoff_ms_initial: TimeMs,
-    pub backoff_ms_max: TimeMs,
-    pub backoff_reset_ms: TimeMs,
+    pub backoff_ms_initial: DurationMs,
+    pub backoff_ms_max: DurationMs,
+    pub backoff_reset_ms: DurationMs,
     /// Legacy client-go (`ExponentialBackoffManager`): the backoff resets only after a quiet
     /// `backoff_reset_ms`, so a long outage keeps the 30 s cap. Modern: every `backoff_reset_ms`.
     pub backoff_reset_after_quiet: bool,
-    pub watch_timeout_ms_min: TimeMs,
+    pub watch_timeout_ms_min: DurationMs,
 }
 
 impl Default for ReflectorConfig {
@@ -200,12 +200,12 @@ pub enum Input {
     /// Close the controller's watches and refuse its connections for a while.
     Disconnect {
         controller: ControllerId,
-        duration_ms: TimeMs,
+        duration_ms: DurationMs,
     },
     /// Set the message delay on a controller's link.
     Delay {
         controller: ControllerId,
-        delay_ms: TimeMs,
+        delay_ms: DurationMs,
     },
     /// Sieve's unobserved-state injection: hold the watch notifications that reach the
     /// controller (in order, none lost) until a later state of `kind`/`name` than the next one
@@ -215,7 +215,7 @@ pub enum Input {
         controller: ControllerId,
         kind: KindId,
         name: String,
-        for_ms: TimeMs,
+        for_ms: DurationMs,
     },
     PauseCache {
         apiserver: ApiserverId,
@@ -226,20 +226,20 @@ pub enum Input {
     /// The apiserver restarts: every watch closes, caches empty and refill after `down_ms`.
     RestartApiserver {
         apiserver: ApiserverId,
-        down_ms: TimeMs,
+        down_ms: DurationMs,
     },
     /// Re-initialise one kind's cache as after a failed etcd watch.
     ReinitCache {
         apiserver: ApiserverId,
         kind: KindId,
-        down_ms: TimeMs,
+        down_ms: DurationMs,
     },
     /// Kill the controller; with `after_writes`, only once its next reconcile made that many writes;
     /// with `restart_after_ms`, start it again that long after the crash.
     Crash {
         controller: ControllerId,
         after_writes: Option<u32>,
-        restart_after_ms: Option<TimeMs>,
+        restart_after_ms: Option<DurationMs>,
     },
     /// An HA load balancer sends the controller's connections to another apiserver: its open
     /// watches break, and its reflectors go on from their last RV there (they do not relist).
@@ -288,7 +288,7 @@ pub struct TimedInput {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Limits {
     pub max_events: u64,
-    pub max_time_ms: TimeMs,
+    pub max_time_ms: DurationMs,
 }
 
 impl Default for Limits {
@@ -308,13 +308,13 @@ pub struct Config {
     pub controllers: Vec<ControllerConfig>,
     pub reflector: ReflectorConfig,
     /// etcd compaction interval (`--etcd-compaction-interval`); 0 disables.
-    pub compaction_ms: TimeMs,
+    pub compaction_ms: DurationMs,
     /// Bookmark period of the watch cache.
-    pub bookmark_ms: TimeMs,
+    pub bookmark_ms: DurationMs,
     /// Events a server-side watch may have in flight before the server closes it as too slow.
     pub watch_chan_capacity: u32,
     /// Dependents of a deleted owner are deleted by the garbage collector after this delay.
-    pub gc_delay_ms: TimeMs,
+    pub gc_delay_ms: DurationMs,
     pub timeline: Vec<TimedInput>,
     /// When the run stops.
     pub end_ms: TimeMs,

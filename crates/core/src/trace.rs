@@ -2,7 +2,8 @@
 //! Events are small and `Copy`; strings live once in `Names`.
 
 use crate::model::{
-    format_ms, ApiserverId, ControllerId, EventType, KindId, NameId, Rv, TimeMs, WatcherId,
+    format_ms, ApiserverId, ControllerId, DurationMs, EventType, KindId, NameId, Rv, TimeMs,
+    WatcherId,
 };
 
 /// Index of an event in its trace.
@@ -201,7 +202,7 @@ impl ApiError {
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum ReconcileResult {
     Done,
-    RequeueAfter(TimeMs),
+    RequeueAfter(DurationMs),
     Error(ApiError),
     /// The controller crashed mid-reconcile.
     Crashed,
@@ -305,7 +306,7 @@ pub enum EventKind {
     WatchRequest {
         watcher: WatcherId,
         from_rv: Rv,
-        timeout_ms: TimeMs,
+        timeout_ms: DurationMs,
     },
     /// A streaming list: one watch with `sendInitialEvents=true` in place of a list.
     WatchListRequest {
@@ -350,7 +351,7 @@ pub enum EventKind {
     },
     Backoff {
         watcher: WatcherId,
-        delay_ms: TimeMs,
+        delay_ms: DurationMs,
     },
     Informer {
         watcher: WatcherId,
@@ -364,7 +365,7 @@ pub enum EventKind {
         controller: ControllerId,
         key: NameId,
         outcome: QueueAdd,
-        delay_ms: TimeMs,
+        delay_ms: DurationMs,
     },
     /// `spec` is the primary object's spec as the reconcile read it (`None`: absent);
     /// `writes`: how many writes it decided to make (its steps, shown while it runs).
@@ -412,7 +413,7 @@ pub enum EventKind {
     },
     LinkDelay {
         controller: ControllerId,
-        delay_ms: TimeMs,
+        delay_ms: DurationMs,
     },
     /// The controller's notifications are held until a later state of `name` arrives.
     HoldArmed {
@@ -432,7 +433,7 @@ pub enum EventKind {
     },
     ApiserverRestart {
         apiserver: ApiserverId,
-        down_ms: TimeMs,
+        down_ms: DurationMs,
     },
     Say {
         text: NameId,

@@ -255,19 +255,7 @@ impl Sim {
         ctl.workers[worker as usize] = None;
         let epoch = ctl.epoch;
         let again = ctl.queue.done(key);
-        let delay = match result {
-            ReconcileResult::Done => {
-                ctl.queue.forget(key);
-                None
-            }
-            ReconcileResult::RequeueAfter(d) => {
-                ctl.queue.forget(key);
-                Some(d)
-            }
-            ReconcileResult::Error(_) => Some(ctl.queue.rate_limit_delay(key, now)),
-            ReconcileResult::Crashed => None,
-        };
-        if let Some(d) = delay {
+        if let Some(d) = ctl.queue.requeue_delay(key, result, now) {
             let outcome = ctl.queue.add_after(key, now + d);
             let id = self.emit(
                 Actor::Controller(c),
@@ -324,7 +312,7 @@ impl Sim {
         );
         let ctl = &mut self.controllers[c.index()];
         ctl.up = true;
-        ctl.epoch += 1;
+        ctl.epoch = ctl.epoch.next();
         ctl.worker_claimed = 0;
         ctl.queue = WorkQueue::new(queue_kind);
         ctl.memory.clear();
@@ -401,7 +389,7 @@ impl Sim {
         }
         let ctl = &mut self.controllers[c.index()];
         ctl.up = false;
-        ctl.epoch += 1;
+        ctl.epoch = ctl.epoch.next();
         ctl.workers.iter_mut().for_each(|w| *w = None);
         ctl.worker_claimed = 0;
         // What the process held in memory dies with it.
@@ -411,7 +399,7 @@ impl Sim {
         ctl.crash_after_writes = None;
         for w in self.controllers[c.index()].reflectors.clone() {
             if let Some(watch) = self.reflectors[w.index()].watch {
-                let sw = &mut self.watches[watch as usize];
+                let sw = &mut self.watches[watch.index()];
                 if sw.open {
                     sw.open = false;
                     let (api, kind) = (sw.apiserver, sw.kind);
@@ -420,7 +408,7 @@ impl Sim {
                 }
             }
             let r = &mut self.reflectors[w.index()];
-            r.session += 1;
+            r.session = r.session.next();
             r.watch = None;
             self.set_state(w, WatcherState::Stopped, id);
         }

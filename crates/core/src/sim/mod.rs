@@ -327,19 +327,19 @@ pub struct Apiserver {
     pub paused: bool,
     /// Changes held back while paused, applied on resume.
     pub held: VecDeque<Change>,
-    pub lag_ms: TimeMs,
+    pub lag_ms: DurationMs,
     /// Open watches served by each kind's cache.
-    watches_by_kind: Vec<Vec<u32>>,
+    watches_by_kind: Vec<Vec<WatchId>>,
     /// Reads waiting (at most 3 s) for the cache to reach a revision.
     waiting_reads: Vec<WaitingRead>,
     /// The newest etcd progress notification that arrived while paused.
     held_progress: Rv,
-    generation: u32,
+    generation: Generation,
 }
 
 impl Apiserver {
     /// Its caches, each listed (empty) at revision 1.
-    fn new(config: &Config, lag_ms: TimeMs) -> Apiserver {
+    fn new(config: &Config, lag_ms: DurationMs) -> Apiserver {
         let cache = |mode| {
             let mut c = WatchCache::new(mode);
             c.replace(std::iter::empty(), 1);
@@ -353,7 +353,7 @@ impl Apiserver {
             watches_by_kind: vec![vec![]; config.kinds.len()],
             waiting_reads: vec![],
             held_progress: 0,
-            generation: 0,
+            generation: Generation(0),
         }
     }
 }
@@ -362,7 +362,7 @@ impl Apiserver {
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
 pub struct WaitingRead {
     pub watcher: WatcherId,
-    pub session: u32,
+    pub session: Session,
     pub rv: Rv,
     pub read: ReadKind,
 }
@@ -374,7 +374,7 @@ pub enum ReadKind {
     /// `resourceVersion=""` (ConsistentListFromCache): after 3 s delegated to etcd.
     Consistent { limit: u32 },
     /// A streaming list's initial events: 504 after 3 s.
-    WatchList { timeout_ms: TimeMs },
+    WatchList { timeout_ms: DurationMs },
     /// A probe's list (its `watcher` is `PROBE_WATCHER`, its `session` the probe's number):
     /// NotOlderThan gets 504 after 3 s, a consistent list goes to etcd.
     Probe { kind: KindId, consistent: bool },
@@ -391,7 +391,7 @@ pub const PROBE_WATCHER: WatcherId = WatcherId(u16::MAX);
 #[derive(Clone, Debug, Hash)]
 pub struct ServerWatch {
     pub watcher: WatcherId,
-    pub session: u32,
+    pub session: Session,
     pub apiserver: ApiserverId,
     pub kind: KindId,
     pub namespace: Option<NameId>,
@@ -417,12 +417,12 @@ pub struct Reflector {
     pub store: crate::store::Store,
     /// `isLastSyncResourceVersionUnavailable`: the next list uses RV="".
     pub rv_unavailable: bool,
-    pub backoff_ms_next: TimeMs,
+    pub backoff_ms_next: DurationMs,
     /// When the backoff last reset (legacy: when it last backed off).
     pub backoff_mark_ms: Option<TimeMs>,
     /// Invalidates messages and timers of earlier requests.
-    pub session: u32,
-    pub watch: Option<u32>,
+    pub session: Session,
+    pub watch: Option<WatchId>,
     pub watch_opened_ms: TimeMs,
     pub watch_events: u32,
     pub listed: bool,
@@ -437,7 +437,7 @@ pub struct Hold {
     pub name: NameId,
     /// Held events of that object so far: the second is the later state.
     pub seen: u32,
-    buffer: Vec<(EventId, WatcherId, u32, Msg)>,
+    buffer: Vec<(EventId, WatcherId, Session, Msg)>,
 }
 
 impl Reflector {
@@ -446,7 +446,7 @@ impl Reflector {
         kind: KindId,
         namespace: Option<NameId>,
         handlers: Vec<(KeyMap, Predicate)>,
-        backoff_ms: TimeMs,
+        backoff_ms: DurationMs,
     ) -> Reflector {
         Reflector {
             controller,
@@ -459,7 +459,7 @@ impl Reflector {
             rv_unavailable: false,
             backoff_ms_next: backoff_ms,
             backoff_mark_ms: None,
-            session: 0,
+            session: Session(0),
             watch: None,
             watch_opened_ms: 0,
             watch_events: 0,
@@ -473,7 +473,7 @@ impl Controller {
     fn new(c: &crate::config::ControllerConfig, reflectors: Vec<WatcherId>) -> Controller {
         Controller {
             up: false,
-            epoch: 0,
+            epoch: Epoch(0),
             apiserver: c.apiserver,
             queue: WorkQueue::new(c.queue),
             workers: vec![None; c.workers as usize],
@@ -485,7 +485,7 @@ impl Controller {
             disconnected_until: None,
             failed_first: BTreeMap::new(),
             hold: None,
-            hold_generation: 0,
+            hold_generation: Generation(0),
             crash_after_writes: None,
             restart_after_ms: None,
             memory: Memory::new(),
@@ -511,14 +511,14 @@ pub struct Running {
 pub struct Controller {
     pub up: bool,
     /// Invalidates timers of an earlier life.
-    pub epoch: u32,
+    pub epoch: Epoch,
     pub apiserver: ApiserverId,
     pub queue: WorkQueue,
     pub workers: Vec<Option<Running>>,
     /// Idle workers with a wake-up pending (bit per worker; at most 64 workers).
     worker_claimed: u64,
     pub reflectors: Vec<WatcherId>,
-    pub link_delay_ms: TimeMs,
+    pub link_delay_ms: DurationMs,
     /// When the last delayed message sent on each direction of the link arrives (FIFO order).
     pub link_down_last_ms: Option<TimeMs>,
     pub link_up_last_ms: Option<TimeMs>,
@@ -528,10 +528,10 @@ pub struct Controller {
     /// Notifications held back (Sieve's unobserved-state injection), in arrival order.
     pub hold: Option<Hold>,
     /// Invalidates the timeout of an earlier hold.
-    hold_generation: u32,
+    hold_generation: Generation,
     pub crash_after_writes: Option<u32>,
     /// Restart this long after the armed (or next) crash.
-    pub restart_after_ms: Option<TimeMs>,
+    pub restart_after_ms: Option<DurationMs>,
     pub memory: Memory,
     /// Keys added by the initial list (priority queue: low priority).
     initial_sync: bool,
@@ -541,7 +541,7 @@ pub struct Controller {
 enum Msg {
     /// A streaming list's initial events and the bookmark that ends them.
     WatchListStart {
-        watch: u32,
+        watch: WatchId,
         items: Vec<Object>,
         rv: Rv,
     },
@@ -555,14 +555,14 @@ enum Msg {
     },
     ListErr(ApiError),
     WatchOpened {
-        watch: u32,
+        watch: WatchId,
         from_rv: Rv,
         replayed: u32,
     },
     /// `live`: dispatched from the cache's input channel (counts towards "too slow"); the
     /// initial replay of a watch is sent with blocking sends and never does.
     Event {
-        watch: u32,
+        watch: WatchId,
         change: Change,
         live: bool,
     },
@@ -590,76 +590,76 @@ enum Action {
     },
     Deliver {
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         msg: Msg,
     },
     ServeList {
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         rv: ListRv,
         limit: u32,
     },
     /// The next page: etcd reads the first page's revision again, unless it was compacted.
     ServeListPage {
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         list_rv: Rv,
         rest: Vec<Object>,
         limit: u32,
     },
     ServeWatchList {
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         rv: ListRv,
-        timeout_ms: TimeMs,
+        timeout_ms: DurationMs,
     },
     ServeWatch {
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         from: Rv,
-        timeout_ms: TimeMs,
+        timeout_ms: DurationMs,
     },
     ListDeadline {
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         api: ApiserverId,
     },
     Wake {
         watcher: WatcherId,
-        session: u32,
+        session: Session,
     },
     WatchTimeout {
-        watch: u32,
+        watch: WatchId,
     },
     /// A watch's bookmark is due: about every minute, and 2 s before its deadline.
     BookmarkDue {
-        watch: u32,
+        watch: WatchId,
     },
     CompactTick,
     Resync {
         watcher: WatcherId,
-        epoch: u32,
+        epoch: Epoch,
     },
     QueueAfter {
         controller: ControllerId,
-        epoch: u32,
+        epoch: Epoch,
         key: NameId,
     },
     /// An idle worker takes the next key.
     Work {
         controller: ControllerId,
-        epoch: u32,
+        epoch: Epoch,
         worker: u32,
     },
     /// The next write (or the end) of a worker's running reconcile.
     Step {
         controller: ControllerId,
-        epoch: u32,
+        epoch: Epoch,
         worker: u32,
     },
     Start {
         controller: ControllerId,
-        epoch: u32,
+        epoch: Epoch,
     },
     /// The end of a disconnect; stale when a longer disconnect replaced it.
     Reconnect {
@@ -669,16 +669,16 @@ enum Action {
     CacheReady {
         api: ApiserverId,
         kind: Option<KindId>,
-        generation: u32,
+        generation: Generation,
     },
     AnvilTick {
         controller: ControllerId,
-        epoch: u32,
+        epoch: Epoch,
     },
     /// A hold that no later state superseded ends.
     HoldTimeout {
         controller: ControllerId,
-        generation: u32,
+        generation: Generation,
     },
     /// The garbage collector looks at one dependent: are all its owners gone?
     Gc {
@@ -858,7 +858,7 @@ impl Sim {
             sim.controllers.push(Controller::new(c, reflectors));
             let start = Action::Start {
                 controller: id,
-                epoch: 0,
+                epoch: Epoch(0),
             };
             sim.schedule(c.start_ms, NO_CAUSE, start);
         }
@@ -1065,7 +1065,7 @@ impl Sim {
     // ----- plumbing -----
 
     /// Is this timer or message from the controller's current life (not from before a crash)?
-    fn in_life(&self, c: ControllerId, epoch: u32) -> bool {
+    fn in_life(&self, c: ControllerId, epoch: Epoch) -> bool {
         self.controllers[c.index()].epoch == epoch
     }
 
@@ -1132,7 +1132,7 @@ impl Sim {
         self.controllers[c.index()].disconnected_until.is_none()
     }
 
-    fn send_to_client(&mut self, watcher: WatcherId, session: u32, cause: EventId, msg: Msg) {
+    fn send_to_client(&mut self, watcher: WatcherId, session: Session, cause: EventId, msg: Msg) {
         let action = Action::Deliver {
             watcher,
             session,
@@ -1306,7 +1306,7 @@ impl Sim {
     }
 
     /// A delayed add is due, if it is still this life's and the queue's item.
-    fn queue_after_due(&mut self, c: ControllerId, epoch: u32, key: NameId, cause: EventId) {
+    fn queue_after_due(&mut self, c: ControllerId, epoch: Epoch, key: NameId, cause: EventId) {
         let now = self.now_ms;
         if self.in_life(c, epoch) && self.controllers[c.index()].queue.due(key, now) {
             self.enqueue(c, key, cause, false);
@@ -1324,7 +1324,7 @@ impl Sim {
     }
 
     /// Anvil's `schedule_controller_reconcile`: every existing object of the primary kind.
-    fn anvil_tick(&mut self, c: ControllerId, epoch: u32, cause: EventId) {
+    fn anvil_tick(&mut self, c: ControllerId, epoch: Epoch, cause: EventId) {
         if !self.in_life(c, epoch) {
             return;
         }

@@ -223,7 +223,9 @@ impl Sim {
                 ReadKind::WatchList { timeout_ms } => {
                     self.answer_watch_list(r.watcher, r.session, api, timeout_ms, cause)
                 }
-                ReadKind::Probe { kind, .. } => self.probe_from_cache(r.session, api, kind, cause),
+                ReadKind::Probe { kind, .. } => {
+                    self.probe_from_cache(r.session.0, api, kind, cause)
+                }
             }
         }
     }
@@ -241,7 +243,7 @@ impl Sim {
     pub(super) fn read_deadline(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         api: ApiserverId,
         cause: EventId,
     ) {
@@ -270,8 +272,8 @@ impl Sim {
             ReadKind::Probe {
                 kind,
                 consistent: true,
-            } => self.probe_from_etcd(session, kind, None, cause),
-            ReadKind::Probe { .. } => self.probe_failed(session, err, cause),
+            } => self.probe_from_etcd(session.0, kind, None, cause),
+            ReadKind::Probe { .. } => self.probe_failed(session.0, err, cause),
         }
     }
 
@@ -300,7 +302,7 @@ impl Sim {
         let from_cache = cache.mode != CacheMode::Off && cache.ready;
         let wait = |rv, consistent| WaitingRead {
             watcher: PROBE_WATCHER,
-            session: probe,
+            session: Session(probe),
             rv,
             read: ReadKind::Probe { kind, consistent },
         };
@@ -491,9 +493,10 @@ impl Sim {
         if self.config.kinds[change.object.kind.index()].cache != CacheMode::Off {
             return;
         }
-        let ids: Vec<u32> = (0..self.watches.len() as u32)
+        let ids: Vec<WatchId> = (0..self.watches.len() as u32)
+            .map(WatchId)
             .filter(|&i| {
-                let w = &self.watches[i as usize];
+                let w = &self.watches[i.index()];
                 w.open && w.from_etcd && w.kind == change.object.kind
             })
             .collect();
@@ -504,8 +507,14 @@ impl Sim {
 
     /// Sends one change to a watch. Only `live` changes count towards closing a watcher too slow
     /// to drain its channel (`cache_watcher.go`: the initial replay, `processInterval`, blocks).
-    pub(super) fn send_event(&mut self, watch: u32, change: Change, live: bool, cause: EventId) {
-        let w = &self.watches[watch as usize];
+    pub(super) fn send_event(
+        &mut self,
+        watch: WatchId,
+        change: Change,
+        live: bool,
+        cause: EventId,
+    ) {
+        let w = &self.watches[watch.index()];
         if !w.open || change.object.rv <= w.last_sent {
             return;
         }
@@ -514,9 +523,9 @@ impl Sim {
         }
         let (watcher, session) = (w.watcher, w.session);
         let controller = self.controller_of(watcher);
-        self.watches[watch as usize].last_sent = change.object.rv;
+        self.watches[watch.index()].last_sent = change.object.rv;
         if live && self.link_delay(controller) > 0 {
-            let w = &mut self.watches[watch as usize];
+            let w = &mut self.watches[watch.index()];
             w.in_flight += 1;
             if w.in_flight > self.config.watch_chan_capacity {
                 self.close_watch(watch, WatchEnd::TooSlow, cause);
@@ -538,8 +547,8 @@ impl Sim {
     /// `cache_watcher.go`: a due bookmark carries the cache's current RV and is sent whenever
     /// that RV is above the watch's start RV, even if it was sent before (a quiet watch still
     /// gets one about every minute). Watches served by etcd get none.
-    pub(super) fn send_bookmark(&mut self, watch: u32, cause: EventId) {
-        let w = &self.watches[watch as usize];
+    pub(super) fn send_bookmark(&mut self, watch: WatchId, cause: EventId) {
+        let w = &self.watches[watch.index()];
         if !w.open || w.from_etcd {
             return;
         }
@@ -549,14 +558,14 @@ impl Sim {
         }
         let rv = cache.rv;
         let (watcher, session) = (w.watcher, w.session);
-        let w = &mut self.watches[watch as usize];
+        let w = &mut self.watches[watch.index()];
         w.last_sent = w.last_sent.max(rv);
         self.send_to_client(watcher, session, cause, Msg::Bookmark { rv });
     }
 
     /// A watch's bookmark is due: send it, and schedule the next.
-    pub(super) fn bookmark_due(&mut self, watch: u32, cause: EventId) {
-        if self.watches[watch as usize].open {
+    pub(super) fn bookmark_due(&mut self, watch: WatchId, cause: EventId) {
+        if self.watches[watch.index()].open {
             self.send_bookmark(watch, cause);
             self.schedule_bookmark(watch, cause);
         }
@@ -567,7 +576,7 @@ impl Sim {
     pub(super) fn serve_list_page(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         list_rv: Rv,
         rest: Vec<Object>,
         limit: u32,
@@ -586,8 +595,8 @@ impl Sim {
 
     /// `cache_watcher.go` `nextBookmarkTime`: the next bookmark a minute from now, or 2 s before
     /// the deadline if that comes first; none once that moment has passed.
-    pub(super) fn schedule_bookmark(&mut self, watch: u32, cause: EventId) {
-        let w = &self.watches[watch as usize];
+    pub(super) fn schedule_bookmark(&mut self, watch: WatchId, cause: EventId) {
+        let w = &self.watches[watch.index()];
         let c = self.reflectors[w.watcher.index()].controller;
         if !self.config.reflector_of(c).bookmarks || w.from_etcd {
             return;
@@ -602,8 +611,8 @@ impl Sim {
         }
     }
 
-    pub(super) fn close_watch(&mut self, watch: u32, reason: WatchEnd, cause: EventId) {
-        let w = &mut self.watches[watch as usize];
+    pub(super) fn close_watch(&mut self, watch: WatchId, reason: WatchEnd, cause: EventId) {
+        let w = &mut self.watches[watch.index()];
         if !w.open {
             return;
         }
@@ -645,7 +654,7 @@ impl Sim {
         cause: EventId,
     ) {
         let server = &mut self.apiservers[api.index()];
-        server.generation += 1;
+        server.generation = server.generation.next();
         let generation = server.generation;
         let kinds: Vec<KindId> = match only {
             Some(k) => vec![k],
@@ -661,9 +670,10 @@ impl Sim {
             server.held_progress = 0;
             server.paused = false;
         }
-        let to_close: Vec<u32> = (0..self.watches.len() as u32)
+        let to_close: Vec<WatchId> = (0..self.watches.len() as u32)
+            .map(WatchId)
             .filter(|&i| {
-                let w = &self.watches[i as usize];
+                let w = &self.watches[i.index()];
                 w.open && w.apiserver == api && (only.is_none() || Some(w.kind) == only)
             })
             .collect();
@@ -728,7 +738,7 @@ impl Sim {
     pub(super) fn route(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         cause: EventId,
         refuse: fn(ApiError) -> Msg,
     ) -> Option<ApiserverId> {
@@ -743,7 +753,7 @@ impl Sim {
     pub(super) fn serve_list(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         rv: ListRv,
         limit: u32,
         cause: EventId,
@@ -788,7 +798,7 @@ impl Sim {
     }
 
     /// etcd honours `limit`: the first page, and a continue token for the rest.
-    fn list_from_etcd(&mut self, watcher: WatcherId, session: u32, limit: u32, cause: EventId) {
+    fn list_from_etcd(&mut self, watcher: WatcherId, session: Session, limit: u32, cause: EventId) {
         let kind = self.reflectors[watcher.index()].kind;
         let items = EtcdReader(&self.etcd).kind_objects(kind);
         let items = self.filter_namespace(watcher, items);
@@ -810,7 +820,7 @@ impl Sim {
     pub(super) fn answer_list_from_cache(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         api: ApiserverId,
         cause: EventId,
     ) {
@@ -838,7 +848,7 @@ impl Sim {
     pub(super) fn serve_watch_list(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         rv: ListRv,
         timeout_ms: TimeMs,
         cause: EventId,
@@ -887,7 +897,7 @@ impl Sim {
     fn answer_watch_list(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         api: ApiserverId,
         timeout_ms: TimeMs,
         cause: EventId,
@@ -911,7 +921,7 @@ impl Sim {
     pub(super) fn serve_watch(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         from: Rv,
         timeout_ms: TimeMs,
         cause: EventId,
@@ -985,14 +995,14 @@ impl Sim {
     pub(super) fn open_watch(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         api: ApiserverId,
         kind: KindId,
         namespace: Option<NameId>,
         from_etcd: bool,
         from: Rv,
-    ) -> u32 {
-        let watch = self.watches.len() as u32;
+    ) -> WatchId {
+        let watch = WatchId(self.watches.len() as u32);
         self.watches.push(ServerWatch {
             watcher,
             session,
@@ -1013,9 +1023,9 @@ impl Sim {
     }
 
     /// The server-side timeout the client asked for, and the first bookmark.
-    pub(super) fn arm_watch_timers(&mut self, watch: u32, timeout: TimeMs, cause: EventId) {
+    pub(super) fn arm_watch_timers(&mut self, watch: WatchId, timeout: TimeMs, cause: EventId) {
         let deadline = self.now_ms + timeout;
-        self.watches[watch as usize].deadline_ms = deadline;
+        self.watches[watch.index()].deadline_ms = deadline;
         self.schedule(deadline, cause, Action::WatchTimeout { watch });
         self.schedule_bookmark(watch, cause);
     }
