@@ -36,18 +36,8 @@ impl Sim {
     /// One list-and-watch round's list: a streaming list, or a list then a watch.
     fn start_list_as(&mut self, w: WatcherId, cause: EventId, streaming: bool) {
         let r = &mut self.reflectors[w.index()];
-        r.session = r.session.next();
-        r.watch = None;
-        let session = r.session;
-        let relist = r.listed;
-        // relistResourceVersion(): "" after Expired/Too-large, "0" first, else the last seen RV.
-        let rv = if r.rv_unavailable {
-            ListRv::Consistent
-        } else if !r.listed || r.last_rv == 0 {
-            ListRv::Any
-        } else {
-            ListRv::NotOlderThan(r.last_rv)
-        };
+        let session = r.new_session();
+        let (relist, rv) = (r.listed, r.relist_rv());
         let id = self.set_state(w, WatcherState::Listing, cause);
         if streaming {
             // watchList(): RV "" (consistent) first, then the last seen RV, NotOlderThan.
@@ -119,9 +109,7 @@ impl Sim {
 
     pub(super) fn start_watch(&mut self, w: WatcherId, cause: EventId) {
         let r = &mut self.reflectors[w.index()];
-        r.session = r.session.next();
-        r.watch = None;
-        let (session, from) = (r.session, r.last_rv);
+        let (session, from) = (r.new_session(), r.last_rv);
         let timeout_ms = self.watch_timeout();
         let id = self.emit(
             Actor::Watcher(w),
@@ -167,24 +155,8 @@ impl Sim {
         let cfg = self.config.reflector;
         let now = self.now_ms;
         let r = &mut self.reflectors[w.index()];
-        // `wait.Backoff.DelayWithReset`: back to the initial delay once the reset interval has
-        // passed since the last reset (the reflector's start counts), failures or not. The
-        // legacy `ExponentialBackoffManager` measured from the last backoff instead, so only a
-        // quiet interval reset it.
-        if r.backoff_mark_ms
-            .is_none_or(|t| now.saturating_sub(t) > cfg.backoff_reset_ms)
-        {
-            r.backoff_ms_next = cfg.backoff_ms_initial;
-            r.backoff_mark_ms = Some(now);
-        }
-        if cfg.backoff_reset_after_quiet {
-            r.backoff_mark_ms = Some(now);
-        }
-        let base = r.backoff_ms_next;
-        r.backoff_ms_next = (base * 2).min(cfg.backoff_ms_max);
-        r.session = r.session.next();
-        r.watch = None;
-        let session = r.session;
+        let base = r.next_backoff(&cfg, now);
+        let session = r.new_session();
         let delay_ms = base + self.rng.below(base);
         let id = self.set_state(w, state, cause);
         let id = self.emit(

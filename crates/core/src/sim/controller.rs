@@ -362,13 +362,7 @@ impl Sim {
             cause,
             EventKind::Crash { controller: c },
         );
-        let running: Vec<(u32, NameId)> = self.controllers[c.index()]
-            .workers
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| r.as_ref().map(|r| (i as u32, r.key)))
-            .collect();
-        for (_, key) in running {
+        for key in self.controllers[c.index()].running_keys() {
             self.emit(
                 Actor::Controller(c),
                 id,
@@ -387,16 +381,7 @@ impl Sim {
             };
             self.schedule(self.now_ms + d.max(1), id, Action::Input(restart));
         }
-        let ctl = &mut self.controllers[c.index()];
-        ctl.up = false;
-        ctl.epoch = ctl.epoch.next();
-        ctl.workers.iter_mut().for_each(|w| *w = None);
-        ctl.worker_claimed = 0;
-        // What the process held in memory dies with it.
-        ctl.hold = None;
-        ctl.queue = WorkQueue::new(ctl.queue.kind);
-        ctl.memory.clear();
-        ctl.crash_after_writes = None;
+        self.controllers[c.index()].die();
         for w in self.controllers[c.index()].reflectors.clone() {
             if let Some(watch) = self.reflectors[w.index()].watch {
                 let sw = &mut self.watches[watch.index()];
@@ -407,9 +392,7 @@ impl Sim {
                         .retain(|&i| i != watch);
                 }
             }
-            let r = &mut self.reflectors[w.index()];
-            r.session = r.session.next();
-            r.watch = None;
+            self.reflectors[w.index()].new_session();
             self.set_state(w, WatcherState::Stopped, id);
         }
     }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use crate::cache::{WatchCache, WatchStart};
 use crate::config::{
     Behaviour, CacheMode, Config, ConfigError, Input, KeyMap, Predicate, ProbeRequest, QueueKind,
+    ReflectorConfig,
 };
 use crate::model::*;
 use crate::queue::WorkQueue;
@@ -469,6 +470,48 @@ impl Reflector {
     }
 }
 
+impl Reflector {
+    /// A new request: messages and timers of the earlier ones are stale from now on.
+    fn new_session(&mut self) -> Session {
+        self.session = self.session.next();
+        self.watch = None;
+        self.session
+    }
+
+    /// `relistResourceVersion()`: "" after Expired or Too large, "0" for the first list, else
+    /// the last RV seen.
+    fn relist_rv(&self) -> ListRv {
+        if self.rv_unavailable {
+            ListRv::Consistent
+        } else if !self.listed || self.last_rv == 0 {
+            ListRv::Any
+        } else {
+            ListRv::NotOlderThan(self.last_rv)
+        }
+    }
+
+    /// The backoff before jitter, and the next one doubled up to the cap.
+    /// `wait.Backoff.DelayWithReset`: back to the initial delay once the reset interval has
+    /// passed since the last reset (the reflector's start counts), failures or not. The legacy
+    /// `ExponentialBackoffManager` measured from the last backoff instead, so only a quiet
+    /// interval reset it.
+    fn next_backoff(&mut self, cfg: &ReflectorConfig, now: TimeMs) -> DurationMs {
+        if self
+            .backoff_mark_ms
+            .is_none_or(|t| now.saturating_sub(t) > cfg.backoff_reset_ms)
+        {
+            self.backoff_ms_next = cfg.backoff_ms_initial;
+            self.backoff_mark_ms = Some(now);
+        }
+        if cfg.backoff_reset_after_quiet {
+            self.backoff_mark_ms = Some(now);
+        }
+        let base = self.backoff_ms_next;
+        self.backoff_ms_next = (base * 2).min(cfg.backoff_ms_max);
+        base
+    }
+}
+
 impl Controller {
     fn new(c: &crate::config::ControllerConfig, reflectors: Vec<WatcherId>) -> Controller {
         Controller {
@@ -491,6 +534,31 @@ impl Controller {
             memory: Memory::new(),
             initial_sync: false,
         }
+    }
+}
+
+impl Controller {
+    /// Is this timer or message from the controller's current life (not from before a crash)?
+    pub fn in_life(&self, epoch: Epoch) -> bool {
+        self.epoch == epoch
+    }
+
+    /// The keys its workers are reconciling now, in worker order.
+    pub fn running_keys(&self) -> Vec<NameId> {
+        self.workers.iter().flatten().map(|r| r.key).collect()
+    }
+
+    /// A crash: the process stops and what it held in memory dies with it (workers, queue,
+    /// hold, the program's memory, an armed crash); timers of this life go stale.
+    fn die(&mut self) {
+        self.up = false;
+        self.epoch = self.epoch.next();
+        self.workers.iter_mut().for_each(|w| *w = None);
+        self.worker_claimed = 0;
+        self.hold = None;
+        self.queue = WorkQueue::new(self.queue.kind);
+        self.memory.clear();
+        self.crash_after_writes = None;
     }
 }
 
@@ -1066,7 +1134,7 @@ impl Sim {
 
     /// Is this timer or message from the controller's current life (not from before a crash)?
     fn in_life(&self, c: ControllerId, epoch: Epoch) -> bool {
-        self.controllers[c.index()].epoch == epoch
+        self.controllers[c.index()].in_life(epoch)
     }
 
     fn schedule(&mut self, at: TimeMs, cause: EventId, action: Action) {
@@ -1551,5 +1619,84 @@ mod etcd_tests {
             panic!("the last finalizer's removal commits");
         };
         assert_eq!((op, event), (WriteOp::Delete, EventType::Deleted));
+    }
+}
+
+#[cfg(test)]
+mod reflector_tests {
+    use super::*;
+
+    fn reflector() -> Reflector {
+        Reflector::new(ControllerId(0), KindId(0), None, vec![], 800)
+    }
+
+    #[test]
+    fn a_relist_asks_any_first_then_the_last_rv_then_consistent_after_expiry() {
+        let mut r = reflector();
+        assert_eq!(r.relist_rv(), ListRv::Any);
+        (r.listed, r.last_rv) = (true, 42);
+        assert_eq!(r.relist_rv(), ListRv::NotOlderThan(42));
+        r.rv_unavailable = true;
+        assert_eq!(r.relist_rv(), ListRv::Consistent);
+    }
+
+    #[test]
+    fn a_new_session_drops_the_watch() {
+        let mut r = reflector();
+        r.watch = Some(WatchId(3));
+        assert_eq!(r.new_session(), Session(1));
+        assert_eq!((r.session, r.watch), (Session(1), None));
+    }
+
+    #[test]
+    fn backoff_doubles_to_the_cap_and_resets_every_interval() {
+        let cfg = ReflectorConfig::default();
+        let mut r = reflector();
+        let bases: Vec<_> = (0..7).map(|i| r.next_backoff(&cfg, i * 1000)).collect();
+        assert_eq!(bases, [800, 1600, 3200, 6400, 12_800, 25_600, 30_000]);
+        // The reset interval counts from the first backoff (the last reset), not the last one.
+        assert_eq!(r.next_backoff(&cfg, 120_001), 800);
+        let quiet = ReflectorConfig {
+            backoff_reset_after_quiet: true,
+            ..cfg
+        };
+        let mut legacy = reflector();
+        let bases: Vec<_> = (0..3)
+            .map(|i| legacy.next_backoff(&quiet, i * 100_000))
+            .collect();
+        assert_eq!(bases, [800, 1600, 3200], "no quiet interval: no reset");
+        assert_eq!(legacy.next_backoff(&quiet, 320_001), 800);
+    }
+}
+
+#[cfg(test)]
+mod controller_tests {
+    use super::*;
+
+    #[test]
+    fn a_crash_forgets_the_process_memory_and_starts_a_new_life() {
+        let cfg = Config::controller("c", KindId(0), Behaviour::Mirror { target: KindId(1) });
+        let mut c = Controller::new(&cfg, vec![]);
+        let (a, b) = (NameId(1), NameId(2));
+        c.up = true;
+        c.queue.add(a, false);
+        c.queue.add(b, false);
+        let key = c.queue.get().unwrap();
+        c.workers[0] = Some(Running {
+            key,
+            writes: vec![],
+            continue_on_error: vec![],
+            outcome: None,
+            done: 0,
+            start_event: 0,
+            started_ms: 0,
+        });
+        c.crash_after_writes = Some(1);
+        assert_eq!(c.running_keys(), [a]);
+        assert!(c.in_life(Epoch(0)));
+        c.die();
+        assert!(!c.up && c.running_keys().is_empty() && c.queue.is_empty());
+        assert_eq!(c.crash_after_writes, None);
+        assert!(!c.in_life(Epoch(0)) && c.in_life(Epoch(1)));
     }
 }
