@@ -294,8 +294,8 @@ fn crash_points_fall_between_every_pair_of_writes() {
                     e.time_ms
                 );
                 let Some(f) = f else { continue };
-                let run =
-                    listwatch_core::explore::replay(&sim.config(), std::slice::from_ref(&f)).unwrap();
+                let run = listwatch_core::explore::replay(sim.config(), std::slice::from_ref(&f))
+                    .unwrap();
                 let crash = run
                     .trace
                     .iter()
