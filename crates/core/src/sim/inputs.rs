@@ -216,13 +216,7 @@ impl Sim {
     fn pause_cache(&mut self, apiserver: ApiserverId, paused: bool, cause: EventId) {
         let event = EventKind::CachePaused { apiserver, paused };
         let id = self.emit(Actor::Apiserver(apiserver), cause, event);
-        let server = &mut self.apiservers[apiserver.index()];
-        server.paused = paused;
-        if paused {
-            return;
-        }
-        let held: Vec<Change> = server.held.drain(..).collect();
-        let progress = std::mem::take(&mut server.held_progress);
+        let (held, progress) = self.apiservers[apiserver.index()].set_paused(paused);
         for change in held {
             self.cache_apply(apiserver, change, id);
         }

@@ -139,26 +139,9 @@ impl Sim {
 
     pub(super) fn cache_apply(&mut self, api: ApiserverId, change: Change, cause: EventId) {
         let kind = change.object.kind;
-        let server = &mut self.apiservers[api.index()];
-        if server.caches[kind.index()].mode == CacheMode::Off {
+        let Some((evicted, capacity)) = self.apiservers[api.index()].apply_change(change) else {
             return;
-        }
-        if server.paused || !server.caches[kind.index()].ready {
-            if server.paused {
-                server.held.push_back(change);
-            }
-            return;
-        }
-        // etcd progress notifications move every other kind's cache to the same revision, so a
-        // list's RV is usually above its largest item and bookmarks move quiet watchers forward.
-        for (k, other) in server.caches.iter_mut().enumerate() {
-            if k != kind.index() && other.ready && other.mode != CacheMode::Off {
-                other.rv = other.rv.max(change.object.rv);
-            }
-        }
-        let cache = &mut server.caches[kind.index()];
-        let out = cache.add(change);
-        let capacity = cache.capacity;
+        };
         let id = self.emit(
             Actor::Apiserver(api),
             cause,
@@ -167,7 +150,7 @@ impl Sim {
                 kind,
                 rv: change.object.rv,
                 name: change.object.name,
-                evicted: out.evicted,
+                evicted,
                 capacity,
             },
         );
@@ -189,17 +172,9 @@ impl Sim {
     }
 
     pub(super) fn cache_progress(&mut self, api: ApiserverId, rev: Rv, cause: EventId) {
-        let server = &mut self.apiservers[api.index()];
-        if server.paused {
-            server.held_progress = server.held_progress.max(rev);
-            return;
+        if self.apiservers[api.index()].progress(rev) {
+            self.wake_reads(api, cause);
         }
-        for cache in &mut server.caches {
-            if cache.ready && cache.mode != CacheMode::Off {
-                cache.rv = cache.rv.max(rev);
-            }
-        }
-        self.wake_reads(api, cause);
     }
 
     /// Answers every waiting read whose cache has now reached its revision.
