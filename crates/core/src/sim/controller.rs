@@ -1,6 +1,103 @@
-//! Controllers: the work queue's workers, reconciles and their writes, crashes and restarts, ESR.
+//! Controllers: their state (queue, workers, link, hold, memory) and rules, and the engine's
+//! side of them: workers, reconciles and their writes, crashes and restarts, ESR.
 
 use super::*;
+
+impl Controller {
+    pub(super) fn new(
+        c: &crate::config::ControllerConfig,
+        reflectors: Vec<WatcherId>,
+    ) -> Controller {
+        Controller {
+            up: false,
+            epoch: Epoch(0),
+            apiserver: c.apiserver,
+            queue: WorkQueue::new(c.queue),
+            workers: vec![None; c.workers as usize],
+            worker_claimed: 0,
+            reflectors,
+            link_delay_ms: c.link_delay_ms,
+            link_down_last_ms: None,
+            link_up_last_ms: None,
+            disconnected_until: None,
+            failed_first: BTreeMap::new(),
+            hold: None,
+            hold_generation: Generation(0),
+            crash_after_writes: None,
+            restart_after_ms: None,
+            memory: Memory::new(),
+            initial_sync: false,
+        }
+    }
+}
+
+impl Controller {
+    /// Is this timer or message from the controller's current life (not from before a crash)?
+    pub fn in_life(&self, epoch: Epoch) -> bool {
+        self.epoch == epoch
+    }
+
+    /// The keys its workers are reconciling now, in worker order.
+    pub fn running_keys(&self) -> Vec<NameId> {
+        self.workers.iter().flatten().map(|r| r.key).collect()
+    }
+
+    /// A crash: the process stops and what it held in memory dies with it (workers, queue,
+    /// hold, the program's memory, an armed crash); timers of this life go stale.
+    fn die(&mut self) {
+        self.up = false;
+        self.epoch = self.epoch.next();
+        self.workers.iter_mut().for_each(|w| *w = None);
+        self.worker_claimed = 0;
+        self.hold = None;
+        self.queue = WorkQueue::new(self.queue.kind);
+        self.memory.clear();
+        self.crash_after_writes = None;
+    }
+}
+
+#[derive(Clone, Debug, Hash)]
+pub struct Running {
+    pub key: NameId,
+    pub writes: Vec<Write>,
+    /// Per write: its failure is ignored (`on-error continue`); empty: none is.
+    pub continue_on_error: Vec<bool>,
+    /// How the reconcile ends if its writes succeed (`None`: the controller's settings).
+    pub outcome: Option<ReconcileResult>,
+    pub done: usize,
+    pub start_event: EventId,
+    pub started_ms: TimeMs,
+}
+
+#[derive(Clone, Debug, Hash)]
+pub struct Controller {
+    pub up: bool,
+    /// Invalidates timers of an earlier life.
+    pub epoch: Epoch,
+    pub apiserver: ApiserverId,
+    pub queue: WorkQueue,
+    pub workers: Vec<Option<Running>>,
+    /// Idle workers with a wake-up pending (bit per worker; at most 64 workers).
+    worker_claimed: u64,
+    pub reflectors: Vec<WatcherId>,
+    pub link_delay_ms: DurationMs,
+    /// When the last delayed message sent on each direction of the link arrives (FIFO order).
+    pub link_down_last_ms: Option<TimeMs>,
+    pub link_up_last_ms: Option<TimeMs>,
+    pub disconnected_until: Option<TimeMs>,
+    /// Reconciles failed on purpose so far, per key (`fail-first N`), across restarts.
+    pub failed_first: BTreeMap<NameId, u32>,
+    /// Notifications held back (Sieve's unobserved-state injection), in arrival order.
+    pub hold: Option<Hold>,
+    /// Invalidates the timeout of an earlier hold.
+    pub(super) hold_generation: Generation,
+    pub crash_after_writes: Option<u32>,
+    /// Restart this long after the armed (or next) crash.
+    pub restart_after_ms: Option<DurationMs>,
+    pub memory: Memory,
+    /// Keys added by the initial list (priority queue: low priority).
+    initial_sync: bool,
+}
 
 impl Sim {
     // ----- controllers -----
@@ -446,5 +543,37 @@ pub(super) fn resync_period(resync_ms: TimeMs) -> TimeMs {
     match resync_ms {
         0 => 0,
         ms => ms.max(RESYNC_MS_MIN),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_crash_forgets_the_process_memory_and_starts_a_new_life() {
+        let cfg = Config::controller("c", KindId(0), Behaviour::Mirror { target: KindId(1) });
+        let mut c = Controller::new(&cfg, vec![]);
+        let (a, b) = (NameId(1), NameId(2));
+        c.up = true;
+        c.queue.add(a, false);
+        c.queue.add(b, false);
+        let key = c.queue.get().unwrap();
+        c.workers[0] = Some(Running {
+            key,
+            writes: vec![],
+            continue_on_error: vec![],
+            outcome: None,
+            done: 0,
+            start_event: 0,
+            started_ms: 0,
+        });
+        c.crash_after_writes = Some(1);
+        assert_eq!(c.running_keys(), [a]);
+        assert!(c.in_life(Epoch(0)));
+        c.die();
+        assert!(!c.up && c.running_keys().is_empty() && c.queue.is_empty());
+        assert_eq!(c.crash_after_writes, None);
+        assert!(!c.in_life(Epoch(0)) && c.in_life(Epoch(1)));
     }
 }
