@@ -86,6 +86,27 @@ pub struct Object {
     pub deletion_ms: Option<TimeMs>,
 }
 
+#[cfg(test)]
+impl Object {
+    /// A test's object: in namespace `NameId(0)`, generation 1, spec and status 0, no owner,
+    /// no finalizers.
+    pub(crate) fn fixture(kind: KindId, name: NameId, uid: u64, rv: Rv) -> Object {
+        Object {
+            kind,
+            name,
+            namespace: NameId(0),
+            uid,
+            rv,
+            generation: 1,
+            spec: 0,
+            status: 0,
+            owner: None,
+            finalizers: 0,
+            deletion_ms: None,
+        }
+    }
+}
+
 /// The type of a watch event.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum EventType {

@@ -409,19 +409,9 @@ mod tests {
     }
 
     fn object(kind: KindId, name: NameId, uid: u64, spec: i64) -> Object {
-        Object {
-            kind,
-            name,
-            namespace: NameId(0),
-            uid,
-            rv: uid + 10,
-            generation: 1,
-            spec,
-            status: 0,
-            owner: None,
-            finalizers: 0,
-            deletion_ms: None,
-        }
+        let mut o = Object::fixture(kind, name, uid, uid + 10);
+        o.spec = spec;
+        o
     }
 
     const PARENT: KindId = KindId(0);

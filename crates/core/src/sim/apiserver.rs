@@ -141,19 +141,7 @@ mod tests {
     use super::*;
 
     fn change(kind: u16, rv: Rv) -> Change {
-        let object = Object {
-            kind: KindId(kind),
-            name: NameId(1),
-            namespace: NameId(0),
-            uid: 1,
-            rv,
-            generation: 1,
-            spec: 0,
-            status: 0,
-            owner: None,
-            finalizers: 0,
-            deletion_ms: None,
-        };
+        let object = Object::fixture(KindId(kind), NameId(1), 1, rv);
         Change {
             event: EventType::Added,
             object,
