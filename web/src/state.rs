@@ -37,9 +37,8 @@ pub struct Loaded {
     pub sim: Sim,
     pub timeline: Timeline,
     pub title: String,
-    /// Swimlane markers, computed once per run: (event, lane, class, time).
-    pub markers: Vec<(usize, usize, &'static str, u64)>,
-    pub lanes: Vec<listwatch_core::Actor>,
+    /// Swimlanes, markers, fault windows and jumps, computed once per run by the core.
+    pub analysis: listwatch_core::analysis::Analysis,
 }
 
 pub struct State {
@@ -186,7 +185,7 @@ impl State {
         // An edit that leaves the run's configuration as it was (comments, narration-free
         // rewording of expectations, blank lines) keeps the run: only expectations are re-checked.
         let same_run = match (&parsed, &self.run) {
-            (Ok(s), Some(run)) => *run.sim.config == s.config && run.title == s.title,
+            (Ok(s), Some(run)) => *run.sim.config() == s.config && run.title == s.title,
             _ => false,
         };
         // A newer text replaces a run still being computed.
@@ -250,14 +249,13 @@ impl State {
     fn install(&mut self, source: String, scenario: listwatch_script::Scenario, sim: Sim) {
         let timeline = Timeline::new(&sim);
         let len = sim.trace.len();
-        let (lanes, markers) = crate::components::timeline::markers(&sim);
+        let analysis = listwatch_core::analysis::Analysis::of(&sim);
         self.run = Some(Rc::new(Loaded {
             source,
             timeline,
             sim,
             title: scenario.title.clone(),
-            markers,
-            lanes,
+            analysis,
         }));
         self.cursor = self.cursor.min(len);
         self.check(&scenario);
@@ -317,8 +315,8 @@ impl State {
 fn progress(sim: &Sim) -> Progress {
     Progress {
         events: sim.trace.len(),
-        now_ms: sim.now_ms,
-        end_ms: sim.config.end_ms,
+        now_ms: sim.now_ms(),
+        end_ms: sim.config().end_ms,
     }
 }
 

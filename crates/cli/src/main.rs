@@ -3,6 +3,7 @@
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 
+use listwatch_core::analysis::{Analysis, MarkerKind};
 use listwatch_core::verdict::{explain, Expect};
 use listwatch_core::*;
 use listwatch_script::{render, Report};
@@ -255,19 +256,19 @@ fn cmd_check(files: &[String], tty: bool) -> ExitCode {
 pub fn summary(r: &Report, tty: bool) -> String {
     let sim = &r.sim;
     let mut s = String::new();
-    let stop = match sim.stopped {
+    let stop = match sim.stopped() {
         Some(Stop::EventCap) => " (stopped at the event cap)",
         _ => "",
     };
     s += &format!(
         "ran {} of virtual time: {} events, final rv {}{stop}\n",
-        format_ms(sim.now_ms),
+        format_ms(sim.now_ms()),
         sim.trace.len(),
-        sim.etcd.rev
+        sim.etcd().rev
     );
     s += "\nwatchers:\n";
     // One pass over the trace: per watcher, lists, watches and the 410s' messages.
-    let mut tally = vec![(0, 0, vec![]); sim.reflectors.len()];
+    let mut tally = vec![(0, 0, vec![]); sim.reflectors().len()];
     for e in &sim.trace {
         let Some(w) = e.kind.watcher() else { continue };
         let t = &mut tally[w.index()];
@@ -277,7 +278,7 @@ pub fn summary(r: &Report, tty: bool) -> String {
             k => t.2.extend(k.gone().map(|(_, error)| error.message())),
         }
     }
-    for (i, (w, (lists, watches, gone))) in sim.reflectors.iter().zip(tally).enumerate() {
+    for (i, (w, (lists, watches, gone))) in sim.reflectors().iter().zip(tally).enumerate() {
         let id = WatcherId(i as u16);
         s += &format!(
             "  {:<24} {lists} lists, {watches} watches, {} x 410, state {} at rv {}\n",
@@ -291,7 +292,7 @@ pub fn summary(r: &Report, tty: bool) -> String {
         }
     }
     s += "\ncontrollers:\n";
-    for (i, c) in sim.config.controllers.iter().enumerate() {
+    for (i, c) in sim.config().controllers.iter().enumerate() {
         let id = ControllerId(i as u16);
         let mut per_key: std::collections::BTreeMap<&str, u32> = Default::default();
         for e in &sim.trace {
@@ -300,7 +301,7 @@ pub fn summary(r: &Report, tty: bool) -> String {
             } = e.kind
             {
                 if controller == id {
-                    *per_key.entry(sim.names.resolve(key)).or_default() += 1;
+                    *per_key.entry(sim.names().resolve(key)).or_default() += 1;
                 }
             }
         }
@@ -318,17 +319,11 @@ pub fn summary(r: &Report, tty: bool) -> String {
         );
     }
     // Why each relist happened.
-    let relists: Vec<EventId> = sim
-        .trace
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.kind.is_relist())
-        .map(|(i, _)| i as EventId)
-        .take(5)
-        .collect();
+    let analysis = Analysis::of(sim);
+    let relists = analysis.events(MarkerKind::Relist);
     if !relists.is_empty() {
         s += "\nwhy the relists happened:\n";
-        for id in relists {
+        for &id in relists.iter().take(5) {
             for (n, (_, text)) in explain(sim, id).iter().enumerate().take(6) {
                 s += &format!("  {}{text}\n", if n == 0 { "" } else { "  <- " });
             }

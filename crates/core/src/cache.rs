@@ -167,19 +167,7 @@ mod tests {
     use crate::model::{EventType, KindId};
 
     fn obj(name: u32, rv: Rv) -> Object {
-        Object {
-            kind: KindId(0),
-            name: NameId(name),
-            namespace: NameId(0),
-            uid: name as u64,
-            rv,
-            generation: 1,
-            spec: 0,
-            status: 0,
-            owner: None,
-            finalizers: 0,
-            deletion_ms: None,
-        }
+        Object::fixture(KindId(0), NameId(name), name as u64, rv)
     }
 
     fn change(rv: Rv, time_ms: TimeMs) -> Change {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::model::{ApiserverId, ControllerId, KindId, TimeMs};
+use crate::model::{ApiserverId, ControllerId, DurationMs, KindId, TimeMs};
 use crate::program::Program;
 
 /// How a kind's watch cache sizes itself.
@@ -35,7 +35,7 @@ pub struct KindConfig {
 pub struct ApiserverConfig {
     pub name: String,
     /// How far its watch caches lag behind etcd.
-    pub lag_ms: TimeMs,
+    pub lag_ms: DurationMs,
 }
 
 /// How an informer event becomes a reconcile key.
@@ -115,20 +115,20 @@ pub struct ControllerConfig {
     pub workers: u32,
     pub apiserver: ApiserverId,
     /// Time a reconcile takes; its writes are spread evenly over it.
-    pub reconcile_ms: TimeMs,
+    pub reconcile_ms: DurationMs,
     /// `RequeueAfter` returned by every successful reconcile; 0 for none.
-    pub requeue_after_ms: TimeMs,
+    pub requeue_after_ms: DurationMs,
     /// Probability that a reconcile returns an error, in parts per million.
     pub error_ppm: u32,
     /// Informer resync period; 0 disables it (controller-runtime's default is 10 h).
-    pub resync_ms: TimeMs,
+    pub resync_ms: DurationMs,
     /// Message delay on the link between this controller and its apiserver.
-    pub link_delay_ms: TimeMs,
+    pub link_delay_ms: DurationMs,
     pub queue: QueueKind,
     /// Anvil's abstraction: no watches, consistent reads, a reconcile scheduled for every primary
     /// object every `anvil_period_ms`.
     pub anvil: bool,
-    pub anvil_period_ms: TimeMs,
+    pub anvil_period_ms: DurationMs,
     /// Start time of the controller.
     pub start_ms: TimeMs,
     /// This controller's `allowWatchBookmarks` (None: the cluster's setting).
@@ -149,13 +149,13 @@ pub struct ReflectorConfig {
     /// The pager's page size (`limit`) for lists etcd serves (0: no paging). Lists served by the
     /// watch cache ignore it; relists at a resourceVersion do not page at all.
     pub page_size: u32,
-    pub backoff_ms_initial: TimeMs,
-    pub backoff_ms_max: TimeMs,
-    pub backoff_reset_ms: TimeMs,
+    pub backoff_ms_initial: DurationMs,
+    pub backoff_ms_max: DurationMs,
+    pub backoff_reset_ms: DurationMs,
     /// Legacy client-go (`ExponentialBackoffManager`): the backoff resets only after a quiet
     /// `backoff_reset_ms`, so a long outage keeps the 30 s cap. Modern: every `backoff_reset_ms`.
     pub backoff_reset_after_quiet: bool,
-    pub watch_timeout_ms_min: TimeMs,
+    pub watch_timeout_ms_min: DurationMs,
 }
 
 impl Default for ReflectorConfig {
@@ -200,12 +200,12 @@ pub enum Input {
     /// Close the controller's watches and refuse its connections for a while.
     Disconnect {
         controller: ControllerId,
-        duration_ms: TimeMs,
+        duration_ms: DurationMs,
     },
     /// Set the message delay on a controller's link.
     Delay {
         controller: ControllerId,
-        delay_ms: TimeMs,
+        delay_ms: DurationMs,
     },
     /// Sieve's unobserved-state injection: hold the watch notifications that reach the
     /// controller (in order, none lost) until a later state of `kind`/`name` than the next one
@@ -215,7 +215,7 @@ pub enum Input {
         controller: ControllerId,
         kind: KindId,
         name: String,
-        for_ms: TimeMs,
+        for_ms: DurationMs,
     },
     PauseCache {
         apiserver: ApiserverId,
@@ -226,20 +226,20 @@ pub enum Input {
     /// The apiserver restarts: every watch closes, caches empty and refill after `down_ms`.
     RestartApiserver {
         apiserver: ApiserverId,
-        down_ms: TimeMs,
+        down_ms: DurationMs,
     },
     /// Re-initialise one kind's cache as after a failed etcd watch.
     ReinitCache {
         apiserver: ApiserverId,
         kind: KindId,
-        down_ms: TimeMs,
+        down_ms: DurationMs,
     },
     /// Kill the controller; with `after_writes`, only once its next reconcile made that many writes;
     /// with `restart_after_ms`, start it again that long after the crash.
     Crash {
         controller: ControllerId,
         after_writes: Option<u32>,
-        restart_after_ms: Option<TimeMs>,
+        restart_after_ms: Option<DurationMs>,
     },
     /// An HA load balancer sends the controller's connections to another apiserver: its open
     /// watches break, and its reflectors go on from their last RV there (they do not relist).
@@ -288,7 +288,7 @@ pub struct TimedInput {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Limits {
     pub max_events: u64,
-    pub max_time_ms: TimeMs,
+    pub max_time_ms: DurationMs,
 }
 
 impl Default for Limits {
@@ -308,13 +308,13 @@ pub struct Config {
     pub controllers: Vec<ControllerConfig>,
     pub reflector: ReflectorConfig,
     /// etcd compaction interval (`--etcd-compaction-interval`); 0 disables.
-    pub compaction_ms: TimeMs,
+    pub compaction_ms: DurationMs,
     /// Bookmark period of the watch cache.
-    pub bookmark_ms: TimeMs,
+    pub bookmark_ms: DurationMs,
     /// Events a server-side watch may have in flight before the server closes it as too slow.
     pub watch_chan_capacity: u32,
     /// Dependents of a deleted owner are deleted by the garbage collector after this delay.
-    pub gc_delay_ms: TimeMs,
+    pub gc_delay_ms: DurationMs,
     pub timeline: Vec<TimedInput>,
     /// When the run stops.
     pub end_ms: TimeMs,
@@ -492,111 +492,20 @@ pub const MAX_WORKERS: u32 = 64;
 pub const MAX_TIMELINE: usize = 100_000;
 
 impl Config {
+    /// Checks everything `Sim::new` relies on: counts, capacities, every id in range, limits.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.kinds.is_empty() {
             return Err(ConfigError::NoKinds);
         }
-        let too_many = |what, count, max| {
-            if count > max {
-                Err(ConfigError::TooMany { what, count, max })
-            } else {
-                Ok(())
-            }
-        };
-        too_many("kinds", self.kinds.len(), MAX_KINDS)?;
-        too_many("apiservers", self.apiservers.len(), MAX_APISERVERS)?;
-        too_many("controllers", self.controllers.len(), MAX_CONTROLLERS)?;
-        too_many("timeline entries", self.timeline.len(), MAX_TIMELINE)?;
+        self.check_counts()?;
         if self.apiservers.is_empty() {
             return Err(ConfigError::NoApiservers);
         }
         for k in &self.kinds {
-            match k.cache {
-                CacheMode::Fixed { capacity } if capacity == 0 || capacity > DYNAMIC_CAPACITY_MAX => {
-                    return Err(ConfigError::BadCapacity {
-                        kind: k.name.clone(),
-                        reason: format!("capacity {capacity} is outside 1..={DYNAMIC_CAPACITY_MAX}"),
-                    })
-                }
-                CacheMode::Dynamic { capacity_min, capacity_max }
-                    if capacity_min == 0
-                        || capacity_min > capacity_max
-                        || capacity_max > DYNAMIC_CAPACITY_MAX =>
-                {
-                    return Err(ConfigError::BadCapacity {
-                        kind: k.name.clone(),
-                        reason: format!(
-                            "dynamic capacity {capacity_min}..{capacity_max} must satisfy 1 <= min <= max <= {DYNAMIC_CAPACITY_MAX}"
-                        ),
-                    })
-                }
-                _ => {}
-            }
+            k.check_capacity()?;
         }
-        let kind_ok = |k: KindId| {
-            if k.index() < self.kinds.len() {
-                Ok(())
-            } else {
-                Err(ConfigError::UnknownKind { index: k.index() })
-            }
-        };
-        let api_ok = |a: ApiserverId| {
-            if a.index() < self.apiservers.len() {
-                Ok(())
-            } else {
-                Err(ConfigError::UnknownApiserver { index: a.index() })
-            }
-        };
-        let ctl_ok = |c: ControllerId| {
-            if c.index() < self.controllers.len() {
-                Ok(())
-            } else {
-                Err(ConfigError::UnknownController { index: c.index() })
-            }
-        };
         for c in &self.controllers {
-            kind_ok(c.primary)?;
-            api_ok(c.apiserver)?;
-            let bad = |reason: &str| {
-                Err(ConfigError::BadController {
-                    controller: c.name.clone(),
-                    reason: reason.into(),
-                })
-            };
-            if c.workers == 0 || c.workers > MAX_WORKERS {
-                return bad(&format!("workers must be 1..={MAX_WORKERS}"));
-            }
-            if c.anvil && c.anvil_period_ms == 0 {
-                return bad("the Anvil reconcile period must be positive");
-            }
-            for w in &c.watches {
-                kind_ok(w.kind)?;
-            }
-            match c.behaviour {
-                Behaviour::Children { child, .. }
-                | Behaviour::StaleDelete { child, .. }
-                | Behaviour::WipeOnZero { child, .. }
-                | Behaviour::TwoWrites { child, .. } => kind_ok(child)?,
-                Behaviour::Mirror { target } => {
-                    kind_ok(target)?;
-                    if target == c.primary {
-                        return bad("a mirror's target kind must differ from its primary kind");
-                    }
-                }
-                Behaviour::Program => match &c.program {
-                    None => return bad("a controller with its own logic needs a program"),
-                    Some(p) => {
-                        for k in p.kinds() {
-                            kind_ok(k)?;
-                        }
-                        if p.bindings.len() > crate::program::MAX_BINDINGS * 2
-                            || p.memory.len() > crate::program::MAX_MEMORY
-                        {
-                            return bad("the program has too many names");
-                        }
-                    }
-                },
-            }
+            self.check_controller(c)?;
         }
         for i in 0..self.controllers.len() {
             let r = self.reflector_of(ControllerId(i as u16));
@@ -617,54 +526,228 @@ impl Config {
                     end_ms: self.end_ms,
                 });
             }
-            match &t.input {
-                Input::Create { kind, .. }
-                | Input::Update { kind, .. }
-                | Input::UpdateStatus { kind, .. }
-                | Input::Delete { kind, .. } => kind_ok(*kind)?,
-                Input::Hold {
-                    controller, kind, ..
-                } => {
-                    ctl_ok(*controller)?;
-                    kind_ok(*kind)?;
-                }
-                Input::Disconnect { controller, .. }
-                | Input::Delay { controller, .. }
-                | Input::Crash { controller, .. } => ctl_ok(*controller)?,
-                Input::Restart {
-                    controller,
-                    apiserver,
-                } => {
-                    ctl_ok(*controller)?;
-                    if let Some(a) = apiserver {
-                        api_ok(*a)?;
-                    }
-                }
-                Input::Failover {
-                    controller,
-                    apiserver,
-                } => {
-                    ctl_ok(*controller)?;
-                    api_ok(*apiserver)?;
-                }
-                Input::PauseCache { apiserver }
-                | Input::ResumeCache { apiserver }
-                | Input::RestartApiserver { apiserver, .. } => api_ok(*apiserver)?,
-                Input::ReinitCache {
-                    apiserver, kind, ..
-                } => {
-                    api_ok(*apiserver)?;
-                    kind_ok(*kind)?;
-                }
-                Input::Say { .. } => {}
-                Input::Probe {
-                    apiserver, kind, ..
-                } => {
-                    api_ok(*apiserver)?;
-                    kind_ok(*kind)?;
-                }
-            }
+            self.check_input(&t.input)?;
         }
         Ok(())
+    }
+
+    fn check_counts(&self) -> Result<(), ConfigError> {
+        let too_many = |what, count, max| {
+            if count > max {
+                Err(ConfigError::TooMany { what, count, max })
+            } else {
+                Ok(())
+            }
+        };
+        too_many("kinds", self.kinds.len(), MAX_KINDS)?;
+        too_many("apiservers", self.apiservers.len(), MAX_APISERVERS)?;
+        too_many("controllers", self.controllers.len(), MAX_CONTROLLERS)?;
+        too_many("timeline entries", self.timeline.len(), MAX_TIMELINE)
+    }
+
+    fn kind_ok(&self, k: KindId) -> Result<(), ConfigError> {
+        if k.index() < self.kinds.len() {
+            Ok(())
+        } else {
+            Err(ConfigError::UnknownKind { index: k.index() })
+        }
+    }
+
+    fn api_ok(&self, a: ApiserverId) -> Result<(), ConfigError> {
+        if a.index() < self.apiservers.len() {
+            Ok(())
+        } else {
+            Err(ConfigError::UnknownApiserver { index: a.index() })
+        }
+    }
+
+    fn ctl_ok(&self, c: ControllerId) -> Result<(), ConfigError> {
+        if c.index() < self.controllers.len() {
+            Ok(())
+        } else {
+            Err(ConfigError::UnknownController { index: c.index() })
+        }
+    }
+
+    fn check_controller(&self, c: &ControllerConfig) -> Result<(), ConfigError> {
+        self.kind_ok(c.primary)?;
+        self.api_ok(c.apiserver)?;
+        let bad = |reason: &str| {
+            Err(ConfigError::BadController {
+                controller: c.name.clone(),
+                reason: reason.into(),
+            })
+        };
+        if c.workers == 0 || c.workers > MAX_WORKERS {
+            return bad(&format!("workers must be 1..={MAX_WORKERS}"));
+        }
+        if c.anvil && c.anvil_period_ms == 0 {
+            return bad("the Anvil reconcile period must be positive");
+        }
+        for w in &c.watches {
+            self.kind_ok(w.kind)?;
+        }
+        match c.behaviour {
+            Behaviour::Children { child, .. }
+            | Behaviour::StaleDelete { child, .. }
+            | Behaviour::WipeOnZero { child, .. }
+            | Behaviour::TwoWrites { child, .. } => self.kind_ok(child),
+            Behaviour::Mirror { target } => {
+                self.kind_ok(target)?;
+                if target == c.primary {
+                    return bad("a mirror's target kind must differ from its primary kind");
+                }
+                Ok(())
+            }
+            Behaviour::Program => match &c.program {
+                None => bad("a controller with its own logic needs a program"),
+                Some(p) => {
+                    for k in p.kinds() {
+                        self.kind_ok(k)?;
+                    }
+                    if p.bindings.len() > crate::program::MAX_BINDINGS * 2
+                        || p.memory.len() > crate::program::MAX_MEMORY
+                    {
+                        return bad("the program has too many names");
+                    }
+                    Ok(())
+                }
+            },
+        }
+    }
+
+    /// Every id an input names is in range.
+    fn check_input(&self, input: &Input) -> Result<(), ConfigError> {
+        match input {
+            Input::Create { kind, .. }
+            | Input::Update { kind, .. }
+            | Input::UpdateStatus { kind, .. }
+            | Input::Delete { kind, .. } => self.kind_ok(*kind),
+            Input::Hold {
+                controller, kind, ..
+            } => self.ctl_ok(*controller).and(self.kind_ok(*kind)),
+            Input::Disconnect { controller, .. }
+            | Input::Delay { controller, .. }
+            | Input::Crash { controller, .. } => self.ctl_ok(*controller),
+            Input::Restart {
+                controller,
+                apiserver,
+            } => {
+                self.ctl_ok(*controller)?;
+                apiserver.map_or(Ok(()), |a| self.api_ok(a))
+            }
+            Input::Failover {
+                controller,
+                apiserver,
+            } => self.ctl_ok(*controller).and(self.api_ok(*apiserver)),
+            Input::PauseCache { apiserver }
+            | Input::ResumeCache { apiserver }
+            | Input::RestartApiserver { apiserver, .. } => self.api_ok(*apiserver),
+            Input::ReinitCache {
+                apiserver, kind, ..
+            }
+            | Input::Probe {
+                apiserver, kind, ..
+            } => self.api_ok(*apiserver).and(self.kind_ok(*kind)),
+            Input::Say { .. } => Ok(()),
+        }
+    }
+}
+
+impl KindConfig {
+    /// A fixed capacity, or a dynamic range, within `1..=DYNAMIC_CAPACITY_MAX`.
+    fn check_capacity(&self) -> Result<(), ConfigError> {
+        let reason = match self.cache {
+            CacheMode::Fixed { capacity } if capacity == 0 || capacity > DYNAMIC_CAPACITY_MAX => {
+                format!("capacity {capacity} is outside 1..={DYNAMIC_CAPACITY_MAX}")
+            }
+            CacheMode::Dynamic {
+                capacity_min,
+                capacity_max,
+            } if capacity_min == 0
+                || capacity_min > capacity_max
+                || capacity_max > DYNAMIC_CAPACITY_MAX =>
+            {
+                format!(
+                    "dynamic capacity {capacity_min}..{capacity_max} must satisfy 1 <= min <= max <= {DYNAMIC_CAPACITY_MAX}"
+                )
+            }
+            _ => return Ok(()),
+        };
+        Err(ConfigError::BadCapacity {
+            kind: self.name.clone(),
+            reason,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one_controller() -> Config {
+        let mut c = Config::new(&["Pod", "Copy"]);
+        let mirror = Behaviour::Mirror { target: KindId(1) };
+        c.controllers
+            .push(Config::controller("c", KindId(0), mirror));
+        c
+    }
+
+    #[test]
+    fn a_valid_configuration_passes() {
+        assert_eq!(one_controller().validate(), Ok(()));
+    }
+
+    #[test]
+    fn capacities_out_of_range_are_refused() {
+        let mut c = one_controller();
+        c.kinds[0].cache = CacheMode::Fixed { capacity: 0 };
+        assert!(matches!(c.validate(), Err(ConfigError::BadCapacity { .. })));
+        c.kinds[0].cache = CacheMode::Dynamic {
+            capacity_min: 10,
+            capacity_max: 5,
+        };
+        assert!(matches!(c.validate(), Err(ConfigError::BadCapacity { .. })));
+    }
+
+    #[test]
+    fn controllers_are_checked_in_order_of_their_rules() {
+        let mut c = one_controller();
+        c.controllers[0].behaviour = Behaviour::Mirror { target: KindId(0) };
+        assert!(
+            matches!(c.validate(), Err(ConfigError::BadController { reason, .. }) if reason.contains("mirror"))
+        );
+        c.controllers[0].primary = KindId(7);
+        assert_eq!(c.validate(), Err(ConfigError::UnknownKind { index: 7 }));
+    }
+
+    #[test]
+    fn every_id_an_input_names_is_in_range() {
+        let mut c = one_controller();
+        let at = |input| TimedInput { at_ms: 0, input };
+        c.timeline = vec![at(Input::PauseCache {
+            apiserver: ApiserverId(3),
+        })];
+        assert_eq!(
+            c.validate(),
+            Err(ConfigError::UnknownApiserver { index: 3 })
+        );
+        c.timeline = vec![at(Input::Failover {
+            controller: ControllerId(0),
+            apiserver: ApiserverId(2),
+        })];
+        assert_eq!(
+            c.validate(),
+            Err(ConfigError::UnknownApiserver { index: 2 })
+        );
+        c.timeline = vec![at(Input::Crash {
+            controller: ControllerId(5),
+            after_writes: None,
+            restart_after_ms: None,
+        })];
+        assert_eq!(
+            c.validate(),
+            Err(ConfigError::UnknownController { index: 5 })
+        );
     }
 }

@@ -643,7 +643,7 @@ fn key(sim: &Sim, past: &[u64]) -> u64 {
     for &x in past {
         h = mix(h, x);
     }
-    for (&(c, name), st) in &sim.esr {
+    for (&(c, name), st) in sim.esr() {
         h = mix(
             h,
             (u64::from(c.0) << 40) ^ (u64::from(name.0) << 1) ^ u64::from(st.holds),
@@ -831,10 +831,10 @@ impl Explorer {
         let ck = self
             .checkpoints
             .iter()
-            .rposition(|s| s.trace.is_empty() || s.now_ms < first)
+            .rposition(|s| s.trace.is_empty() || s.now_ms() < first)
             .unwrap_or(0);
         let mut sim = self.checkpoints[ck].clone();
-        if first > 0 && sim.now_ms < first - 1 {
+        if first > 0 && sim.now_ms() < first - 1 {
             sim.handle_timeout(first - 1);
         }
         for t in inputs {
@@ -1082,7 +1082,7 @@ fn shrinks(f: &Fault) -> Vec<Fault> {
 
 /// The kinds a controller reads (its informers).
 fn reads(sim: &Sim, controller: ControllerId) -> Vec<KindId> {
-    sim.reflectors
+    sim.reflectors()
         .iter()
         .filter(|r| r.controller == controller)
         .map(|r| r.kind)
@@ -1094,7 +1094,7 @@ fn reads(sim: &Sim, controller: ControllerId) -> Vec<KindId> {
 /// the crash past) can leave a controller down for good, which no controller survives; a real
 /// cluster's kubelet restarts the pod. Such failures say nothing about the controller.
 pub fn all_up(sim: &Sim) -> bool {
-    let mut up = vec![None; sim.config.controllers.len()];
+    let mut up = vec![None; sim.config().controllers.len()];
     for e in &sim.trace {
         match e.kind {
             EventKind::Crash { controller } => up[controller.index()] = Some(false),
@@ -1143,11 +1143,11 @@ pub fn had_effect(f: &Fault, sim: &Sim) -> bool {
 
 /// What a fault did in a run, in words read from its trace.
 pub fn effect(f: &Fault, sim: &Sim) -> String {
-    let cfg = &sim.config;
+    let cfg = &sim.config();
     let cname = |c: ControllerId| cfg.controllers[c.index()].name.as_str();
     let kname = |k: KindId| cfg.kinds[k.index()].name.as_str();
     let mine = |w: crate::model::WatcherId, c: ControllerId| {
-        sim.reflectors
+        sim.reflectors()
             .get(w.index())
             .is_some_and(|r| r.controller == c)
     };
@@ -1213,7 +1213,7 @@ pub fn effect(f: &Fault, sim: &Sim) -> String {
                     } if watcher == w => Some((i + d, list_rv)),
                     _ => None,
                 });
-            let kind = kname(sim.reflectors[w.index()].kind);
+            let kind = kname(sim.reflectors()[w.index()].kind);
             match result {
                 Some((j, list_rv)) => format!(
                     "{aname}'s cache was paused at {} and missed {missed} writes; the restart at {} listed {kind} at RV {} from {aname}, whose cache stood at rv {list_rv} while etcd was at {}",
@@ -1262,7 +1262,7 @@ pub fn effect(f: &Fault, sim: &Sim) -> String {
                                 "{} {}/{}",
                                 op.as_str(),
                                 kname(kind),
-                                sim.names.resolve(name)
+                                sim.names().resolve(name)
                             )),
                             _ => None,
                         })
@@ -1277,7 +1277,7 @@ pub fn effect(f: &Fault, sim: &Sim) -> String {
                 "{} crashed at {} in the reconcile of {} after {} write{} ({}){}",
                 cname(controller),
                 format_ms(ce.time_ms),
-                cut.map(|k| sim.names.resolve(k)).unwrap_or("?"),
+                cut.map(|k| sim.names().resolve(k)).unwrap_or("?"),
                 writes.len(),
                 if writes.len() == 1 { "" } else { "s" },
                 writes.join(", "),
@@ -1323,7 +1323,7 @@ pub fn effect(f: &Fault, sim: &Sim) -> String {
                         name: n,
                         spec,
                         ..
-                    } if k == kind && sim.names.resolve(n) == name => Some(spec.to_string()),
+                    } if k == kind && sim.names().resolve(n) == name => Some(spec.to_string()),
                     _ => None,
                 })
                 .collect();
@@ -1412,7 +1412,7 @@ pub fn effect(f: &Fault, sim: &Sim) -> String {
 
 /// The candidate sources, one per fault type in [`FAULT_TYPES`]'s order.
 fn sources(sim: &Sim) -> Vec<Source> {
-    let cfg = &sim.config;
+    let cfg = &sim.config();
     let end = cfg.end_ms;
     let (mut crash, mut hold, mut unobserved, mut disconnect) = (vec![], vec![], vec![], vec![]);
     let mut stale = vec![];
@@ -1491,7 +1491,7 @@ fn sources(sim: &Sim) -> Vec<Source> {
                 controller,
                 at_ms: t1.saturating_sub(1),
                 kind,
-                name: sim.names.resolve(name).to_string(),
+                name: sim.names().resolve(name).to_string(),
                 until_ms: t2,
                 for_ms: HOLD_FOR_MS,
             });

@@ -6,6 +6,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod analysis;
 pub mod cache;
 pub mod config;
 pub mod model;

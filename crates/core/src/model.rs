@@ -4,8 +4,11 @@ use std::collections::HashMap;
 
 /// A resource version: etcd's global revision. Clients treat it as opaque; the model compares.
 pub type Rv = u64;
-/// Virtual time in milliseconds since the start of the run.
+/// A moment: virtual time in milliseconds since the start of the run.
 pub type TimeMs = u64;
+/// A length of virtual time in milliseconds (a delay, a timeout, a period). An alias, like
+/// `TimeMs`: the names say which a field is; a moment plus a duration is a moment.
+pub type DurationMs = u64;
 
 macro_rules! id_type {
     ($(#[$m:meta])* $name:ident, $inner:ty) => {
@@ -30,6 +33,31 @@ id_type!(/// Index into `Config::controllers`.
     ControllerId, u16);
 id_type!(/// Index into the run's reflectors (one per controller watch statement).
     WatcherId, u16);
+id_type!(/// A watch as a server holds it: index into the run's server-side watches.
+    WatchId, u32);
+
+macro_rules! counter_type {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+        pub struct $name(pub u32);
+        impl $name {
+            /// The next one: everything tagged with this one (or earlier) is now stale.
+            #[must_use]
+            pub fn next(self) -> $name {
+                $name(self.0 + 1)
+            }
+        }
+    };
+}
+
+counter_type!(/// A reflector's requests: messages and timers of an earlier session are stale.
+    Session);
+counter_type!(/// A controller's life: timers of a life before a crash are stale.
+    Epoch);
+counter_type!(/// An invalidation counter: an apiserver's cache re-initialisations, a controller's
+    /// holds. A timer armed under an earlier generation does nothing.
+    Generation);
 
 /// An owner reference: enough for the owner handler and garbage collection.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -56,6 +84,27 @@ pub struct Object {
     pub finalizers: u32,
     /// Set when deletion was requested while finalizers remained.
     pub deletion_ms: Option<TimeMs>,
+}
+
+#[cfg(test)]
+impl Object {
+    /// A test's object: in namespace `NameId(0)`, generation 1, spec and status 0, no owner,
+    /// no finalizers.
+    pub(crate) fn fixture(kind: KindId, name: NameId, uid: u64, rv: Rv) -> Object {
+        Object {
+            kind,
+            name,
+            namespace: NameId(0),
+            uid,
+            rv,
+            generation: 1,
+            spec: 0,
+            status: 0,
+            owner: None,
+            finalizers: 0,
+            deletion_ms: None,
+        }
+    }
 }
 
 /// The type of a watch event.

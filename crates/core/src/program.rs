@@ -104,6 +104,17 @@ pub enum Outcome {
     RequeueAfter(TimeMs),
 }
 
+impl Outcome {
+    /// How a reconcile that returns this ends.
+    pub fn result(self) -> ReconcileResult {
+        match self {
+            Outcome::Done => ReconcileResult::Done,
+            Outcome::Error => ReconcileResult::Error(ApiError::ReconcileError),
+            Outcome::RequeueAfter(d) => ReconcileResult::RequeueAfter(d),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Stmt {
     Get {
@@ -464,37 +475,15 @@ impl<'a> Run<'a> {
                 kind,
                 target,
                 live,
-            } => {
-                let r = self.reader(*live)?;
-                let name = match target {
-                    // An owner of another kind is not this object.
-                    Target::OwnerOf(of) => self
-                        .one(*of)
-                        .and_then(|o| o.owner)
-                        .filter(|w| w.kind == *kind)
-                        .map(|w| w.name),
-                    t => self.target_name(t).flatten(),
-                };
-                let o = name.and_then(|n| r.get(*kind, n));
-                if let Some(name) = name {
-                    self.plan.reads.push(ReadNote {
-                        kind: *kind,
-                        name,
-                        rv: o.map(|o| o.rv),
-                        live: *live,
-                    });
-                }
-                self.bound[*slot as usize] = Bound::One(o);
-            }
+            } => self.stmt_get(slot, kind, target, live)?,
             Stmt::List {
                 slot,
                 kind,
                 owner,
                 live,
             } => {
-                let r = self.reader(*live)?;
                 let items = match self.one(*owner) {
-                    Some(o) => r.owned_by(*kind, o.uid),
+                    Some(o) => self.reader(*live)?.owned_by(*kind, o.uid),
                     None => vec![],
                 };
                 self.bound[*slot as usize] = Bound::Many(items);
@@ -510,162 +499,245 @@ impl<'a> Run<'a> {
                     self.exec(otherwise)?;
                 }
             }
+            Stmt::Create { .. }
+            | Stmt::Update { .. }
+            | Stmt::Finalizer { .. }
+            | Stmt::Delete { .. }
+            | Stmt::Scale { .. } => self.write_stmt(s)?,
+            Stmt::Remember { slot, value } => {
+                let key = (self.key, *slot);
+                match self.value(value, self.key) {
+                    Some(v) => self.memory.insert(key, v),
+                    None => self.memory.remove(&key),
+                };
+            }
+            Stmt::Forget { slot } => {
+                self.memory.remove(&(self.key, *slot));
+            }
+            Stmt::Return(o) => return Err(Stop::Return(o.result())),
+            Stmt::Require(_) => {}
+        }
+        Ok(())
+    }
+
+    /// A statement that writes: the write goes into the plan.
+    fn write_stmt(&mut self, s: &Stmt) -> Result<(), Stop> {
+        match s {
             Stmt::Create {
                 kind,
                 target,
                 spec,
                 owner,
                 on_error,
-            } => {
-                let owner = match owner {
-                    Some(s) => match self.one(*s) {
-                        Some(o) => Some(Owner {
-                            kind: o.kind,
-                            name: o.name,
-                            uid: o.uid,
-                        }),
-                        // SetControllerReference needs the owner: nothing to create from.
-                        None => return Ok(()),
-                    },
-                    None => None,
-                };
-                let Some(name) = self.target_name(target) else {
-                    return Ok(());
-                };
-                let spec = self.value(spec, self.key).unwrap_or(0);
-                let namespace = self.namespace();
-                match name {
-                    Some(name) => self.push(
-                        Write::Create {
-                            kind: *kind,
-                            name,
-                            namespace,
-                            spec,
-                            owner,
-                        },
-                        *on_error,
-                    ),
-                    None => self.phantom_writes += 1,
-                }
-            }
+            } => self.stmt_create(kind, target, spec, owner, on_error)?,
             Stmt::Update {
                 slot,
                 spec,
                 status,
                 rv_check,
                 on_error,
-            } => {
-                let Some(o) = self.one(*slot) else {
-                    return Ok(());
-                };
-                let spec = match spec {
-                    Some(v) => self.value(v, self.key).unwrap_or(0),
-                    None => o.spec,
-                };
-                let status = match status {
-                    Some(v) => self.value(v, self.key).unwrap_or(0),
-                    None => o.status,
-                };
-                self.push(
-                    Write::Update {
-                        kind: o.kind,
-                        name: o.name,
-                        expect_rv: if *rv_check { o.rv } else { 0 },
-                        spec,
-                        status,
-                        finalizers: o.finalizers,
-                    },
-                    *on_error,
-                );
-            }
+            } => self.stmt_update(slot, spec, status, rv_check, on_error)?,
             Stmt::Finalizer {
                 slot,
                 add,
                 on_error,
-            } => {
-                let Some(o) = self.one(*slot) else {
-                    return Ok(());
-                };
-                let finalizers = if *add {
-                    o.finalizers | self.finalizer_bit
-                } else {
-                    o.finalizers & !self.finalizer_bit
-                };
-                self.push(
-                    Write::Update {
-                        kind: o.kind,
-                        name: o.name,
-                        expect_rv: o.rv,
-                        spec: o.spec,
-                        status: o.status,
-                        finalizers,
-                    },
-                    *on_error,
-                );
-            }
+            } => self.stmt_finalizer(slot, add, on_error)?,
             Stmt::Delete {
                 slot,
                 uid_check,
                 on_error,
-            } => {
-                let targets: Vec<Object> = match &self.bound[*slot as usize] {
-                    Bound::One(Some(o)) => vec![*o],
-                    Bound::Many(v) => v
-                        .iter()
-                        .filter(|o| o.deletion_ms.is_none())
-                        .copied()
-                        .collect(),
-                    _ => vec![],
-                };
-                for o in targets {
-                    self.push(
-                        Write::Delete {
-                            kind: o.kind,
-                            name: o.name,
-                            uid: uid_check.then_some(o.uid),
-                        },
-                        *on_error,
-                    );
-                }
-            }
+            } => self.stmt_delete(slot, uid_check, on_error)?,
             Stmt::Scale {
                 kind,
                 owner,
                 count,
                 live,
                 on_error,
-            } => {
-                let Some(parent) = self.one(*owner) else {
-                    return Ok(());
-                };
-                let r = self.reader(*live)?;
-                let desired = self.value(count, self.key).unwrap_or(0);
-                for w in scale(r, &mut *self.names, &parent, *kind, desired) {
-                    match w {
-                        Some(w) => self.push(w, *on_error),
-                        None => self.phantom_writes += 1,
-                    }
-                }
-            }
-            Stmt::Remember { slot, value } => match self.value(value, self.key) {
-                Some(v) => {
-                    self.memory.insert((self.key, *slot), v);
-                }
-                None => {
-                    self.memory.remove(&(self.key, *slot));
-                }
+            } => self.stmt_scale(kind, owner, count, live, on_error)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `Get`: the object a statement names, from the cache (or etcd when live).
+    fn stmt_get(
+        &mut self,
+        slot: &Slot,
+        kind: &KindId,
+        target: &Target,
+        live: &bool,
+    ) -> Result<(), Stop> {
+        let r = self.reader(*live)?;
+        let name = match target {
+            // An owner of another kind is not this object.
+            Target::OwnerOf(of) => self
+                .one(*of)
+                .and_then(|o| o.owner)
+                .filter(|w| w.kind == *kind)
+                .map(|w| w.name),
+            t => self.target_name(t).flatten(),
+        };
+        let o = name.and_then(|n| r.get(*kind, n));
+        if let Some(name) = name {
+            self.plan.reads.push(ReadNote {
+                kind: *kind,
+                name,
+                rv: o.map(|o| o.rv),
+                live: *live,
+            });
+        }
+        self.bound[*slot as usize] = Bound::One(o);
+        Ok(())
+    }
+
+    /// `Create`: a create, owned by the object in `owner` if any.
+    fn stmt_create(
+        &mut self,
+        kind: &KindId,
+        target: &Target,
+        spec: &Value,
+        owner: &Option<Slot>,
+        on_error: &OnError,
+    ) -> Result<(), Stop> {
+        let owner = match owner {
+            Some(s) => match self.one(*s) {
+                Some(o) => Some(Owner {
+                    kind: o.kind,
+                    name: o.name,
+                    uid: o.uid,
+                }),
+                // SetControllerReference needs the owner: nothing to create from.
+                None => return Ok(()),
             },
-            Stmt::Forget { slot } => {
-                self.memory.remove(&(self.key, *slot));
+            None => None,
+        };
+        let Some(name) = self.target_name(target) else {
+            return Ok(());
+        };
+        let spec = self.value(spec, self.key).unwrap_or(0);
+        let namespace = self.namespace();
+        match name {
+            Some(name) => self.push(
+                Write::Create {
+                    kind: *kind,
+                    name,
+                    namespace,
+                    spec,
+                    owner,
+                },
+                *on_error,
+            ),
+            None => self.phantom_writes += 1,
+        }
+        Ok(())
+    }
+
+    /// `Update`: an update of the object in `slot`.
+    fn stmt_update(
+        &mut self,
+        slot: &Slot,
+        spec: &Option<Value>,
+        status: &Option<Value>,
+        rv_check: &bool,
+        on_error: &OnError,
+    ) -> Result<(), Stop> {
+        let Some(o) = self.one(*slot) else {
+            return Ok(());
+        };
+        let spec = match spec {
+            Some(v) => self.value(v, self.key).unwrap_or(0),
+            None => o.spec,
+        };
+        let status = match status {
+            Some(v) => self.value(v, self.key).unwrap_or(0),
+            None => o.status,
+        };
+        self.push(
+            Write::Update {
+                kind: o.kind,
+                name: o.name,
+                expect_rv: if *rv_check { o.rv } else { 0 },
+                spec,
+                status,
+                finalizers: o.finalizers,
+            },
+            *on_error,
+        );
+        Ok(())
+    }
+
+    /// `Finalizer`: adds or removes this controller's finalizer.
+    fn stmt_finalizer(&mut self, slot: &Slot, add: &bool, on_error: &OnError) -> Result<(), Stop> {
+        let Some(o) = self.one(*slot) else {
+            return Ok(());
+        };
+        let finalizers = if *add {
+            o.finalizers | self.finalizer_bit
+        } else {
+            o.finalizers & !self.finalizer_bit
+        };
+        self.push(
+            Write::Update {
+                kind: o.kind,
+                name: o.name,
+                expect_rv: o.rv,
+                spec: o.spec,
+                status: o.status,
+                finalizers,
+            },
+            *on_error,
+        );
+        Ok(())
+    }
+
+    /// `Delete`: deletes the object (or every live object) in `slot`.
+    fn stmt_delete(
+        &mut self,
+        slot: &Slot,
+        uid_check: &bool,
+        on_error: &OnError,
+    ) -> Result<(), Stop> {
+        let targets: Vec<Object> = match &self.bound[*slot as usize] {
+            Bound::One(Some(o)) => vec![*o],
+            Bound::Many(v) => v
+                .iter()
+                .filter(|o| o.deletion_ms.is_none())
+                .copied()
+                .collect(),
+            _ => vec![],
+        };
+        for o in targets {
+            self.push(
+                Write::Delete {
+                    kind: o.kind,
+                    name: o.name,
+                    uid: uid_check.then_some(o.uid),
+                },
+                *on_error,
+            );
+        }
+        Ok(())
+    }
+
+    /// `Scale`: creates or deletes children of `owner` until `count` remain.
+    fn stmt_scale(
+        &mut self,
+        kind: &KindId,
+        owner: &Slot,
+        count: &Value,
+        live: &bool,
+        on_error: &OnError,
+    ) -> Result<(), Stop> {
+        let Some(parent) = self.one(*owner) else {
+            return Ok(());
+        };
+        let r = self.reader(*live)?;
+        let desired = self.value(count, self.key).unwrap_or(0);
+        for w in scale(r, &mut *self.names, &parent, *kind, desired) {
+            match w {
+                Some(w) => self.push(w, *on_error),
+                None => self.phantom_writes += 1,
             }
-            Stmt::Return(o) => {
-                return Err(Stop::Return(match o {
-                    Outcome::Done => ReconcileResult::Done,
-                    Outcome::Error => ReconcileResult::Error(ApiError::ReconcileError),
-                    Outcome::RequeueAfter(d) => ReconcileResult::RequeueAfter(*d),
-                }))
-            }
-            Stmt::Require(_) => {}
         }
         Ok(())
     }

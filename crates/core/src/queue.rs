@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::config::QueueKind;
 use crate::model::{NameId, TimeMs};
-use crate::trace::QueueAdd;
+use crate::trace::{QueueAdd, ReconcileResult};
 
 pub const ITEM_BACKOFF_MS_BASE: TimeMs = 5;
 pub const ITEM_BACKOFF_MS_MAX: TimeMs = 1_000_000;
@@ -151,6 +151,28 @@ impl WorkQueue {
         exp.max(bucket)
     }
 
+    /// After a reconcile of `key` ends with `result`: how long until it is added again, if it
+    /// is (a success or a requeue-after forgets its failures; an error backs off).
+    pub fn requeue_delay(
+        &mut self,
+        key: NameId,
+        result: ReconcileResult,
+        now: TimeMs,
+    ) -> Option<TimeMs> {
+        match result {
+            ReconcileResult::Done => {
+                self.forget(key);
+                None
+            }
+            ReconcileResult::RequeueAfter(d) => {
+                self.forget(key);
+                Some(d)
+            }
+            ReconcileResult::Error(_) => Some(self.rate_limit_delay(key, now)),
+            ReconcileResult::Crashed => None,
+        }
+    }
+
     pub fn waiting(&self) -> impl Iterator<Item = &NameId> {
         self.queue.iter().chain(self.queue_low.iter())
     }
@@ -221,6 +243,26 @@ mod tests {
         assert_eq!(q.rate_limit_delay(a, 0), ITEM_BACKOFF_MS_MAX);
         q.forget(a);
         assert_eq!(q.rate_limit_delay(a, 0), 5);
+    }
+
+    #[test]
+    fn an_error_backs_off_and_a_success_forgets_the_failures() {
+        let mut q = WorkQueue::new(QueueKind::Priority);
+        let a = NameId(1);
+        let error = ReconcileResult::Error(crate::trace::ApiError::ReconcileError);
+        assert_eq!(q.requeue_delay(a, error, 0), Some(5));
+        assert_eq!(q.requeue_delay(a, error, 0), Some(10));
+        assert_eq!(q.requeue_delay(a, ReconcileResult::Crashed, 0), None);
+        assert_eq!(
+            q.requeue_delay(a, error, 0),
+            Some(20),
+            "a crash forgets nothing"
+        );
+        let later = ReconcileResult::RequeueAfter(700);
+        assert_eq!(q.requeue_delay(a, later, 0), Some(700));
+        assert_eq!(q.requeue_delay(a, error, 0), Some(5), "forgotten");
+        assert_eq!(q.requeue_delay(a, ReconcileResult::Done, 0), None);
+        assert_eq!(q.requeue_delay(a, error, 0), Some(5));
     }
 
     #[test]

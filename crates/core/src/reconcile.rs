@@ -146,151 +146,210 @@ fn builtin(
         memory.retain(|k, _| k.0 != key);
         return vec![];
     };
-    let deleting = parent.deletion_ms.is_some();
-    let mut writes = vec![];
+    let bit = finalizer_bit;
     match behaviour {
         Behaviour::Children { child, finalizer } => {
-            let children: Vec<Object> = read
-                .owned_by(child, parent.uid)
-                .into_iter()
-                .filter(|c| c.deletion_ms.is_none())
-                .collect();
-            if finalizer && deleting {
-                for c in &children {
-                    writes.push(Write::Delete {
-                        kind: child,
-                        name: c.name,
-                        uid: Some(c.uid),
-                    });
-                }
-                if parent.finalizers & finalizer_bit != 0 {
-                    writes.push(with_finalizer(&parent, finalizer_bit, false));
-                }
-                return writes;
-            }
-            if deleting {
-                return writes;
-            }
-            if finalizer && parent.finalizers & finalizer_bit == 0 {
-                writes.push(with_finalizer(&parent, finalizer_bit, true));
-            }
-            let desired = parent.spec.clamp(0, MAX_CHILDREN) as usize;
-            if children.len() < desired {
-                let base = names.resolve(parent.name).to_string();
-                let mut i = 0u64;
-                let mut missing = desired - children.len();
-                while missing > 0 {
-                    let name = names.intern(&format!("{base}-{i}"));
-                    if read.get(child, name).is_none() {
-                        writes.push(owned_child(&parent, child, name, 0));
-                        missing -= 1;
-                    }
-                    i += 1;
-                }
-            } else if children.len() > desired {
-                let mut sorted = children.clone();
-                sorted.sort_by_key(|c| child_index(names, c.name));
-                for c in sorted.iter().skip(desired).rev() {
-                    writes.push(Write::Delete {
-                        kind: child,
-                        name: c.name,
-                        uid: Some(c.uid),
-                    });
-                }
-            }
+            children(&parent, child, finalizer, bit, read, names)
         }
-        Behaviour::Mirror { target } => {
-            if deleting {
-                return writes;
-            }
-            match read.get(target, key) {
-                None => writes.push(owned_child(&parent, target, key, parent.spec)),
-                Some(m) if m.spec != parent.spec => writes.push(Write::Update {
-                    kind: target,
-                    name: key,
-                    expect_rv: m.rv,
-                    spec: parent.spec,
-                    status: m.status,
-                    finalizers: m.finalizers,
-                }),
-                Some(_) => {}
-            }
-        }
+        Behaviour::Mirror { target } => mirror(&parent, target, read),
         Behaviour::StaleDelete { child, fixed } => {
-            let data = data_name(names, &parent);
-            let cached = read.get(child, data);
-            if deleting {
-                if fixed {
-                    // Delete only our own child, and say so with a UID precondition.
-                    if let Some(c) = cached.filter(|c| c.owner.map(|o| o.uid) == Some(parent.uid)) {
-                        writes.push(Write::Delete {
-                            kind: child,
-                            name: data,
-                            uid: Some(c.uid),
-                        });
-                    }
-                } else if cached.is_some() {
-                    writes.push(Write::Delete {
-                        kind: child,
-                        name: data,
-                        uid: None,
-                    });
-                }
-                if parent.finalizers & finalizer_bit != 0 {
-                    writes.push(with_finalizer(&parent, finalizer_bit, false));
-                }
-                return writes;
-            }
-            if parent.finalizers & finalizer_bit == 0 {
-                writes.push(with_finalizer(&parent, finalizer_bit, true));
-            }
-            if cached.is_none() {
-                writes.push(owned_child(&parent, child, data, 0));
-            }
+            stale_delete(&parent, child, fixed, bit, read, names)
         }
-        Behaviour::WipeOnZero { child } => {
-            let data = data_name(names, &parent);
-            let cached = read.get(child, data);
-            // Acts on the transition to 0 it observes: a 1 -> 0 -> 1 it never saw wipes nothing.
-            let wipe = parent.spec == 0 && memory.get(&(key, 0)) != Some(&0);
-            memory.insert((key, 0), parent.spec);
-            if wipe {
-                if let Some(c) = cached {
-                    writes.push(Write::Delete {
-                        kind: child,
-                        name: data,
-                        uid: Some(c.uid),
-                    });
-                }
-            } else if parent.spec > 0 && cached.is_none() {
-                writes.push(owned_child(&parent, child, data, 0));
-            }
+        Behaviour::WipeOnZero { child } => wipe_on_zero(&parent, child, read, names, memory),
+        Behaviour::Program => vec![],
+        Behaviour::TwoWrites { child, fixed } => two_writes(&parent, child, fixed, read, names),
+    }
+}
+
+/// `Behaviour::Children`: `parent.spec` children, and a finalizer if asked.
+fn children(
+    parent: &Object,
+    child: KindId,
+    finalizer: bool,
+    finalizer_bit: u32,
+    read: &dyn Reader,
+    names: &mut Names,
+) -> Vec<Write> {
+    let deleting = parent.deletion_ms.is_some();
+    let mut writes = vec![];
+    let children: Vec<Object> = read
+        .owned_by(child, parent.uid)
+        .into_iter()
+        .filter(|c| c.deletion_ms.is_none())
+        .collect();
+    if finalizer && deleting {
+        for c in &children {
+            writes.push(Write::Delete {
+                kind: child,
+                name: c.name,
+                uid: Some(c.uid),
+            });
         }
-        Behaviour::Program => {}
-        Behaviour::TwoWrites { child, fixed } => {
-            if deleting {
-                return writes;
+        if parent.finalizers & finalizer_bit != 0 {
+            writes.push(with_finalizer(parent, finalizer_bit, false));
+        }
+        return writes;
+    }
+    if deleting {
+        return writes;
+    }
+    if finalizer && parent.finalizers & finalizer_bit == 0 {
+        writes.push(with_finalizer(parent, finalizer_bit, true));
+    }
+    let desired = parent.spec.clamp(0, MAX_CHILDREN) as usize;
+    if children.len() < desired {
+        let base = names.resolve(parent.name).to_string();
+        let mut i = 0u64;
+        let mut missing = desired - children.len();
+        while missing > 0 {
+            let name = names.intern(&format!("{base}-{i}"));
+            if read.get(child, name).is_none() {
+                writes.push(owned_child(parent, child, name, 0));
+                missing -= 1;
             }
-            let data = data_name(names, &parent);
-            let exists = read.get(child, data).is_some();
-            if exists && !fixed {
-                // "The child exists, so we must have finished": history, not state.
-                return writes;
-            }
-            if !exists {
-                writes.push(owned_child(&parent, child, data, 0));
-            }
-            if parent.status != parent.spec {
-                writes.push(Write::Update {
-                    kind: parent.kind,
-                    name: parent.name,
-                    expect_rv: parent.rv,
-                    spec: parent.spec,
-                    status: parent.spec,
-                    finalizers: parent.finalizers,
+            i += 1;
+        }
+    } else if children.len() > desired {
+        let mut sorted = children.clone();
+        sorted.sort_by_key(|c| child_index(names, c.name));
+        for c in sorted.iter().skip(desired).rev() {
+            writes.push(Write::Delete {
+                kind: child,
+                name: c.name,
+                uid: Some(c.uid),
+            });
+        }
+    }
+    writes
+}
+
+/// `Behaviour::Mirror`: an object of `target` with the parent's name and spec.
+fn mirror(parent: &Object, target: KindId, read: &dyn Reader) -> Vec<Write> {
+    let key = parent.name;
+    let deleting = parent.deletion_ms.is_some();
+    let mut writes = vec![];
+    if deleting {
+        return writes;
+    }
+    match read.get(target, key) {
+        None => writes.push(owned_child(parent, target, key, parent.spec)),
+        Some(m) if m.spec != parent.spec => writes.push(Write::Update {
+            kind: target,
+            name: key,
+            expect_rv: m.rv,
+            spec: parent.spec,
+            status: m.status,
+            finalizers: m.finalizers,
+        }),
+        Some(_) => {}
+    }
+    writes
+}
+
+/// `Behaviour::StaleDelete` (rabbitmq#648): the data child, deleted by name when the parent goes.
+fn stale_delete(
+    parent: &Object,
+    child: KindId,
+    fixed: bool,
+    finalizer_bit: u32,
+    read: &dyn Reader,
+    names: &mut Names,
+) -> Vec<Write> {
+    let deleting = parent.deletion_ms.is_some();
+    let mut writes = vec![];
+    let data = data_name(names, parent);
+    let cached = read.get(child, data);
+    if deleting {
+        if fixed {
+            // Delete only our own child, and say so with a UID precondition.
+            if let Some(c) = cached.filter(|c| c.owner.map(|o| o.uid) == Some(parent.uid)) {
+                writes.push(Write::Delete {
+                    kind: child,
+                    name: data,
+                    uid: Some(c.uid),
                 });
             }
+        } else if cached.is_some() {
+            writes.push(Write::Delete {
+                kind: child,
+                name: data,
+                uid: None,
+            });
         }
+        if parent.finalizers & finalizer_bit != 0 {
+            writes.push(with_finalizer(parent, finalizer_bit, false));
+        }
+        return writes;
+    }
+    if parent.finalizers & finalizer_bit == 0 {
+        writes.push(with_finalizer(parent, finalizer_bit, true));
+    }
+    if cached.is_none() {
+        writes.push(owned_child(parent, child, data, 0));
+    }
+    writes
+}
+
+/// `Behaviour::WipeOnZero` (rabbitmq#758): the data child, wiped on an observed scale to 0.
+fn wipe_on_zero(
+    parent: &Object,
+    child: KindId,
+    read: &dyn Reader,
+    names: &mut Names,
+    memory: &mut Memory,
+) -> Vec<Write> {
+    let key = parent.name;
+    let mut writes = vec![];
+    let data = data_name(names, parent);
+    let cached = read.get(child, data);
+    // Acts on the transition to 0 it observes: a 1 -> 0 -> 1 it never saw wipes nothing.
+    let wipe = parent.spec == 0 && memory.get(&(key, 0)) != Some(&0);
+    memory.insert((key, 0), parent.spec);
+    if wipe {
+        if let Some(c) = cached {
+            writes.push(Write::Delete {
+                kind: child,
+                name: data,
+                uid: Some(c.uid),
+            });
+        }
+    } else if parent.spec > 0 && cached.is_none() {
+        writes.push(owned_child(parent, child, data, 0));
+    }
+    writes
+}
+
+/// `Behaviour::TwoWrites` (rabbitmq#782): create the data child, then set the status.
+fn two_writes(
+    parent: &Object,
+    child: KindId,
+    fixed: bool,
+    read: &dyn Reader,
+    names: &mut Names,
+) -> Vec<Write> {
+    let deleting = parent.deletion_ms.is_some();
+    let mut writes = vec![];
+    if deleting {
+        return writes;
+    }
+    let data = data_name(names, parent);
+    let exists = read.get(child, data).is_some();
+    if exists && !fixed {
+        // "The child exists, so we must have finished": history, not state.
+        return writes;
+    }
+    if !exists {
+        writes.push(owned_child(parent, child, data, 0));
+    }
+    if parent.status != parent.spec {
+        writes.push(Write::Update {
+            kind: parent.kind,
+            name: parent.name,
+            expect_rv: parent.rv,
+            spec: parent.spec,
+            status: parent.spec,
+            finalizers: parent.finalizers,
+        });
     }
     writes
 }
@@ -328,5 +387,139 @@ pub fn desired_holds(
         Behaviour::WipeOnZero { child } => data(child).is_some() == (parent.spec > 0),
         Behaviour::TwoWrites { child, .. } => data(child).is_some() && parent.status == parent.spec,
         Behaviour::Program => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// A cache of objects by (kind, name).
+    struct Cache(BTreeMap<(KindId, NameId), Object>);
+
+    impl Reader for Cache {
+        fn get(&self, kind: KindId, name: NameId) -> Option<Object> {
+            self.0.get(&(kind, name)).copied()
+        }
+        fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object> {
+            let owned = |o: &&Object| o.kind == kind && o.owner.is_some_and(|w| w.uid == uid);
+            self.0.values().filter(owned).copied().collect()
+        }
+    }
+
+    fn object(kind: KindId, name: NameId, uid: u64, spec: i64) -> Object {
+        let mut o = Object::fixture(kind, name, uid, uid + 10);
+        o.spec = spec;
+        o
+    }
+
+    const PARENT: KindId = KindId(0);
+    const CHILD: KindId = KindId(1);
+
+    fn run(behaviour: Behaviour, cache: &Cache, names: &mut Names) -> Vec<Write> {
+        let key = names.intern("default/p");
+        builtin(behaviour, PARENT, key, 1, cache, names, &mut Memory::new())
+    }
+
+    #[test]
+    fn children_are_created_up_to_the_spec_and_deleted_above_it() {
+        let mut names = Names::default();
+        let p = object(PARENT, names.intern("default/p"), 1, 2);
+        let mut cache = Cache(BTreeMap::from([((PARENT, p.name), p)]));
+        let made = run(
+            Behaviour::Children {
+                child: CHILD,
+                finalizer: false,
+            },
+            &cache,
+            &mut names,
+        );
+        let created: Vec<&str> = made
+            .iter()
+            .map(|w| match w {
+                Write::Create { name, .. } => names.resolve(*name),
+                _ => panic!("only creates: {w:?}"),
+            })
+            .collect();
+        assert_eq!(created, ["default/p-0", "default/p-1"]);
+        // Spec 0 with one child: it goes, with a UID precondition.
+        let mut c = object(CHILD, names.intern("default/p-0"), 2, 0);
+        c.owner = owner_of(&p);
+        cache.0.insert((CHILD, c.name), c);
+        cache.0.get_mut(&(PARENT, p.name)).unwrap().spec = 0;
+        let made = run(
+            Behaviour::Children {
+                child: CHILD,
+                finalizer: false,
+            },
+            &cache,
+            &mut names,
+        );
+        assert_eq!(
+            made,
+            [Write::Delete {
+                kind: CHILD,
+                name: c.name,
+                uid: Some(2)
+            }]
+        );
+    }
+
+    #[test]
+    fn the_buggy_two_writes_skips_the_status_once_the_child_exists() {
+        let mut names = Names::default();
+        let p = object(PARENT, names.intern("default/p"), 1, 3);
+        let data = object(CHILD, names.intern("default/p-data"), 2, 0);
+        let cache = Cache(BTreeMap::from([
+            ((PARENT, p.name), p),
+            ((CHILD, data.name), data),
+        ]));
+        let buggy = Behaviour::TwoWrites {
+            child: CHILD,
+            fixed: false,
+        };
+        assert_eq!(run(buggy, &cache, &mut names), []);
+        let fixed = Behaviour::TwoWrites {
+            child: CHILD,
+            fixed: true,
+        };
+        let made = run(fixed, &cache, &mut names);
+        assert!(
+            matches!(made[..], [Write::Update { status: 3, .. }]),
+            "{made:?}"
+        );
+    }
+
+    #[test]
+    fn a_mirror_follows_the_spec_and_a_missing_parent_forgets_its_memory() {
+        let mut names = Names::default();
+        let p = object(PARENT, names.intern("default/p"), 1, 4);
+        let m = object(CHILD, p.name, 2, 1);
+        let cache = Cache(BTreeMap::from([
+            ((PARENT, p.name), p),
+            ((CHILD, m.name), m),
+        ]));
+        let made = run(Behaviour::Mirror { target: CHILD }, &cache, &mut names);
+        assert!(
+            matches!(
+                made[..],
+                [Write::Update {
+                    spec: 4,
+                    expect_rv: 12,
+                    ..
+                }]
+            ),
+            "{made:?}"
+        );
+        let mut memory = Memory::new();
+        memory.insert((p.name, 0), 1);
+        let empty = Cache(BTreeMap::new());
+        let wipe = Behaviour::WipeOnZero { child: CHILD };
+        assert_eq!(
+            builtin(wipe, PARENT, p.name, 1, &empty, &mut names, &mut memory),
+            []
+        );
+        assert!(memory.is_empty());
     }
 }

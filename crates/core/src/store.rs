@@ -99,23 +99,13 @@ mod tests {
     use crate::model::{KindId, Owner};
 
     fn obj(name: u32, owner: Option<u64>) -> Object {
-        Object {
+        let mut o = Object::fixture(KindId(0), NameId(name), name as u64 + 100, 1);
+        o.owner = owner.map(|uid| Owner {
             kind: KindId(0),
-            name: NameId(name),
-            namespace: NameId(0),
-            uid: name as u64 + 100,
-            rv: 1,
-            generation: 1,
-            spec: 0,
-            status: 0,
-            owner: owner.map(|uid| Owner {
-                kind: KindId(0),
-                name: NameId(0),
-                uid,
-            }),
-            finalizers: 0,
-            deletion_ms: None,
-        }
+            name: NameId(0),
+            uid,
+        });
+        o
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! Events are small and `Copy`; strings live once in `Names`.
 
 use crate::model::{
-    format_ms, ApiserverId, ControllerId, EventType, KindId, NameId, Rv, TimeMs, WatcherId,
+    format_ms, ApiserverId, ControllerId, DurationMs, EventType, KindId, NameId, Rv, TimeMs,
+    WatcherId,
 };
 
 /// Index of an event in its trace.
@@ -201,7 +202,7 @@ impl ApiError {
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum ReconcileResult {
     Done,
-    RequeueAfter(TimeMs),
+    RequeueAfter(DurationMs),
     Error(ApiError),
     /// The controller crashed mid-reconcile.
     Crashed,
@@ -305,7 +306,7 @@ pub enum EventKind {
     WatchRequest {
         watcher: WatcherId,
         from_rv: Rv,
-        timeout_ms: TimeMs,
+        timeout_ms: DurationMs,
     },
     /// A streaming list: one watch with `sendInitialEvents=true` in place of a list.
     WatchListRequest {
@@ -350,7 +351,7 @@ pub enum EventKind {
     },
     Backoff {
         watcher: WatcherId,
-        delay_ms: TimeMs,
+        delay_ms: DurationMs,
     },
     Informer {
         watcher: WatcherId,
@@ -364,7 +365,7 @@ pub enum EventKind {
         controller: ControllerId,
         key: NameId,
         outcome: QueueAdd,
-        delay_ms: TimeMs,
+        delay_ms: DurationMs,
     },
     /// `spec` is the primary object's spec as the reconcile read it (`None`: absent);
     /// `writes`: how many writes it decided to make (its steps, shown while it runs).
@@ -412,7 +413,7 @@ pub enum EventKind {
     },
     LinkDelay {
         controller: ControllerId,
-        delay_ms: TimeMs,
+        delay_ms: DurationMs,
     },
     /// The controller's notifications are held until a later state of `name` arrives.
     HoldArmed {
@@ -432,7 +433,7 @@ pub enum EventKind {
     },
     ApiserverRestart {
         apiserver: ApiserverId,
-        down_ms: TimeMs,
+        down_ms: DurationMs,
     },
     Say {
         text: NameId,
@@ -550,6 +551,51 @@ pub fn actor_label(actor: Actor, l: &dyn Labels) -> String {
 /// One line of prose for an event, without time or actor.
 pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
     use EventKind::*;
+    match *kind {
+        Write { .. }
+        | WriteFailed { .. }
+        | NoOpWrite { .. }
+        | CacheAdd { .. }
+        | CacheReset { .. }
+        | Compacted { .. } => describe_store(kind, l),
+        ListRequest { .. }
+        | ListResult { .. }
+        | ListContinue { .. }
+        | ListFailed { .. }
+        | WatchRequest { .. }
+        | WatchListRequest { .. }
+        | InitialEventsEnd { .. }
+        | WatchOpened { .. }
+        | WatchFailed { .. }
+        | WatchEvent { .. }
+        | Bookmark { .. }
+        | WatchEnded { .. }
+        | State { .. }
+        | Backoff { .. } => describe_reflector(kind, l),
+        Informer { .. } | Enqueue { .. } | ReconcileStart { .. } | ReconcileEnd { .. } => {
+            describe_controller(kind, l)
+        }
+        ReconcileRead { .. } => describe_read(kind, l),
+        Crash { .. }
+        | Restart { .. }
+        | Disconnect { .. }
+        | Reconnect { .. }
+        | Failover { .. }
+        | LinkDelay { .. }
+        | HoldArmed { .. }
+        | HoldReleased { .. }
+        | CachePaused { .. }
+        | ApiserverRestart { .. } => describe_fault(kind, l),
+        ProbeRequest { .. } | ProbeListed { .. } | ProbeWatchOpened { .. } | ProbeFailed { .. } => {
+            describe_probe(kind, l)
+        }
+        Say { text } => l.name(text).to_string(),
+    }
+}
+
+/// `describe` for etcd and the watch caches.
+fn describe_store(kind: &EventKind, l: &dyn Labels) -> String {
+    use EventKind::*;
     let obj = |k: KindId, n: NameId| format!("{}/{}", l.kind(k), l.name(n));
     match *kind {
         Write {
@@ -612,6 +658,14 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
             }
         }
         Compacted { rev } => format!("compacted etcd to rev {rev}"),
+        _ => unreachable!("not one of etcd and the watch caches"),
+    }
+}
+
+/// `describe` for lists, watches and reflectors.
+fn describe_reflector(kind: &EventKind, l: &dyn Labels) -> String {
+    use EventKind::*;
+    match *kind {
         ListRequest { rv, .. } => format!("list resourceVersion={}", rv.param()),
         ListResult {
             list_rv,
@@ -674,6 +728,14 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
         },
         State { state, last_rv, .. } => format!("state {} (last rv {last_rv})", state.as_str()),
         Backoff { delay_ms, .. } => format!("backing off {}", format_ms(delay_ms)),
+        _ => unreachable!("not one of lists, watches and reflectors"),
+    }
+}
+
+/// `describe` for informers, queues and reconciles.
+fn describe_controller(kind: &EventKind, l: &dyn Labels) -> String {
+    use EventKind::*;
+    match *kind {
         Informer {
             delta,
             name,
@@ -721,6 +783,14 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
             }
             ReconcileResult::Crashed => format!("reconcile {} cut short by a crash", l.name(key)),
         },
+        _ => unreachable!("not one of informers, queues and reconciles"),
+    }
+}
+
+/// `describe` for a reconcile's read: what it saw, and what etcd held.
+fn describe_read(kind: &EventKind, l: &dyn Labels) -> String {
+    use EventKind::*;
+    match *kind {
         ReconcileRead {
             kind,
             name,
@@ -745,6 +815,14 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
                 )
             }
         }
+        _ => unreachable!("not a read"),
+    }
+}
+
+/// `describe` for faults and their ends.
+fn describe_fault(kind: &EventKind, l: &dyn Labels) -> String {
+    use EventKind::*;
+    match *kind {
         Crash { .. } => "crashed".into(),
         Restart { apiserver, .. } => format!("restarted against {}", l.apiserver(apiserver)),
         Disconnect { until_ms, .. } => format!("disconnected until {}", format_ms(until_ms)),
@@ -776,7 +854,14 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
             }
         }
         ApiserverRestart { down_ms, .. } => format!("restarting, down for {}", format_ms(down_ms)),
-        Say { text } => l.name(text).to_string(),
+        _ => unreachable!("not one of faults and their ends"),
+    }
+}
+
+/// `describe` for probes.
+fn describe_probe(kind: &EventKind, l: &dyn Labels) -> String {
+    use EventKind::*;
+    match *kind {
         ProbeRequest {
             probe,
             apiserver,
@@ -812,6 +897,7 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
         ProbeFailed { probe, error } => {
             format!("probe {probe}: ERROR {} {}", error.code(), error.message())
         }
+        _ => unreachable!("not one of probes"),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::analysis::EsrOutcome;
 use crate::config::Config;
 use crate::model::{format_ms, ApiserverId, ControllerId, KindId, NameId, Rv, TimeMs, WatcherId};
 use crate::sim::Sim;
@@ -202,7 +203,7 @@ pub struct Outcome {
 }
 
 fn watcher_matches(sim: &Sim, w: WatcherId, scope: &Scope) -> bool {
-    let r = &sim.reflectors[w.index()];
+    let r = &sim.reflectors()[w.index()];
     scope.controller.is_none_or(|c| c == r.controller) && scope.kind.is_none_or(|k| k == r.kind)
 }
 
@@ -212,7 +213,7 @@ fn name_matches(sim: &Sim, n: NameId, scope: &Scope) -> bool {
     scope
         .name
         .as_deref()
-        .is_none_or(|want| sim.names.resolve(n) == crate::sim::qualify(want))
+        .is_none_or(|want| sim.names().resolve(n) == crate::sim::qualify(want))
 }
 
 /// Does this event count for `what` within `scope`?
@@ -276,8 +277,8 @@ pub fn counts(sim: &Sim, e: &Event, what: &Counted, scope: &Scope) -> u64 {
     }
 }
 
+/// Checks one expectation against a finished run.
 pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
-    let end = sim.now_ms;
     match expect {
         Expect::Count {
             what,
@@ -285,119 +286,26 @@ pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
             cmp,
             value,
             by_ms,
-        } => {
-            let limit = by_ms.unwrap_or(TimeMs::MAX);
-            let mut n = 0i64;
-            let mut last = None;
-            for (i, e) in sim.trace.iter().enumerate() {
-                if e.time_ms > limit {
-                    break;
-                }
-                let c = counts(sim, e, what, scope) as i64;
-                if c > 0 {
-                    n += c;
-                    last = Some(i as EventId);
-                }
-            }
-            let pass = cmp.holds(n, *value);
-            let decided_ms = last.map(|i| sim.trace[i as usize].time_ms).unwrap_or(0);
-            Outcome {
-                pass,
-                found: format!("{n}"),
-                decided_by: last,
-                decided_ms,
-            }
-        }
+        } => check_count(sim, what, scope, cmp, value, by_ms),
         Expect::Saw {
             controller,
             kind,
             name,
             spec,
             negated,
-        } => {
-            // What a reconcile read: the controller's decisions only ever see these states.
-            let scope = Scope {
-                name: Some(name.clone()),
-                ..Default::default()
-            };
-            let primary = sim.config.controllers[controller.index()].primary;
-            let first = sim.trace.iter().position(|e| match e.kind {
-                EventKind::ReconcileStart {
-                    controller: c,
-                    key,
-                    spec: Some(s),
-                    ..
-                } => {
-                    c == *controller
-                        && *kind == primary
-                        && s == *spec
-                        && name_matches(sim, key, &scope)
-                }
-                _ => false,
-            });
-            let saw = first.is_some();
-            Outcome {
-                pass: saw != *negated,
-                found: if saw {
-                    "seen".into()
-                } else {
-                    "never seen".into()
-                },
-                decided_by: first.map(|i| i as EventId),
-                decided_ms: first.map(|i| sim.trace[i].time_ms).unwrap_or(end),
-            }
-        }
+        } => check_saw(sim, controller, kind, name, spec, negated),
         Expect::Final {
             kind,
             name,
             field,
             cmp,
             value,
-        } => {
-            let obj = find(sim, *kind, name);
-            match obj {
-                None => Outcome {
-                    pass: false,
-                    found: "absent".into(),
-                    decided_by: None,
-                    decided_ms: end,
-                },
-                Some(o) => {
-                    let v = match field {
-                        Field::Spec => o.spec,
-                        Field::Status => o.status,
-                    };
-                    let by = last_write(sim, *kind, o.name);
-                    Outcome {
-                        pass: cmp.holds(v, *value),
-                        found: format!("{v}"),
-                        decided_by: by,
-                        decided_ms: by.map(|i| sim.trace[i as usize].time_ms).unwrap_or(0),
-                    }
-                }
-            }
-        }
+        } => check_final(sim, kind, name, field, cmp, value),
         Expect::Exists {
             kind,
             name,
             negated,
-        } => {
-            let obj = find(sim, *kind, name);
-            let by = sim
-                .names
-                .get(&crate::sim::qualify(name))
-                .and_then(|n| last_write(sim, *kind, n));
-            Outcome {
-                pass: obj.is_some() != *negated,
-                found: if obj.is_some() {
-                    "exists".into()
-                } else {
-                    "absent".into()
-                },
-                decided_by: by,
-                decided_ms: by.map(|i| sim.trace[i as usize].time_ms).unwrap_or(0),
-            }
-        }
+        } => check_exists(sim, kind, name, negated),
         Expect::Trace {
             controller,
             kind,
@@ -405,77 +313,193 @@ pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
             by_ms,
             after,
         } => check_fact(sim, *controller, *kind, fact, *by_ms, after),
-        Expect::Probe { fact } => {
-            let hit = sim.trace.iter().position(|e| fact.matches(&e.kind));
-            let answers: Vec<String> = sim
-                .trace
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| {
-                    matches!(
-                        e.kind,
-                        EventKind::ProbeListed { .. }
-                            | EventKind::ProbeFailed { .. }
-                            | EventKind::ProbeWatchOpened { .. }
-                    )
-                })
-                .take(3)
-                .map(|(i, e)| {
-                    crate::trace::describe(&e.kind, sim).to_string() + &format!(" (#{i})")
-                })
-                .collect();
+        Expect::Probe { fact } => check_probe(sim, fact),
+        Expect::Esr { controller } => esr(sim, *controller),
+    }
+}
+
+/// `expect count`: how many events of a kind (in scope) by a moment.
+fn check_count(
+    sim: &Sim,
+    what: &Counted,
+    scope: &Scope,
+    cmp: &Cmp,
+    value: &i64,
+    by_ms: &Option<TimeMs>,
+) -> Outcome {
+    let limit = by_ms.unwrap_or(TimeMs::MAX);
+    let mut n = 0i64;
+    let mut last = None;
+    for (i, e) in sim.trace.iter().enumerate() {
+        if e.time_ms > limit {
+            break;
+        }
+        let c = counts(sim, e, what, scope) as i64;
+        if c > 0 {
+            n += c;
+            last = Some(i as EventId);
+        }
+    }
+    let pass = cmp.holds(n, *value);
+    let decided_ms = last.map(|i| sim.trace[i as usize].time_ms).unwrap_or(0);
+    Outcome {
+        pass,
+        found: format!("{n}"),
+        decided_by: last,
+        decided_ms,
+    }
+}
+
+/// `expect saw`: a reconcile of the controller started with the primary object at this spec.
+fn check_saw(
+    sim: &Sim,
+    controller: &ControllerId,
+    kind: &KindId,
+    name: &str,
+    spec: &i64,
+    negated: &bool,
+) -> Outcome {
+    let end = sim.now_ms();
+    // What a reconcile read: the controller's decisions only ever see these states.
+    let scope = Scope {
+        name: Some(name.to_string()),
+        ..Default::default()
+    };
+    let primary = sim.config().controllers[controller.index()].primary;
+    let first = sim.trace.iter().position(|e| match e.kind {
+        EventKind::ReconcileStart {
+            controller: c,
+            key,
+            spec: Some(s),
+            ..
+        } => c == *controller && *kind == primary && s == *spec && name_matches(sim, key, &scope),
+        _ => false,
+    });
+    let saw = first.is_some();
+    Outcome {
+        pass: saw != *negated,
+        found: if saw {
+            "seen".into()
+        } else {
+            "never seen".into()
+        },
+        decided_by: first.map(|i| i as EventId),
+        decided_ms: first.map(|i| sim.trace[i].time_ms).unwrap_or(end),
+    }
+}
+
+/// `expect final`: a field of an object at the end of the run.
+fn check_final(
+    sim: &Sim,
+    kind: &KindId,
+    name: &str,
+    field: &Field,
+    cmp: &Cmp,
+    value: &i64,
+) -> Outcome {
+    let end = sim.now_ms();
+    let obj = find(sim, *kind, name);
+    match obj {
+        None => Outcome {
+            pass: false,
+            found: "absent".into(),
+            decided_by: None,
+            decided_ms: end,
+        },
+        Some(o) => {
+            let v = match field {
+                Field::Spec => o.spec,
+                Field::Status => o.status,
+            };
+            let by = last_write(sim, *kind, o.name);
             Outcome {
-                pass: hit.is_some(),
-                found: match hit {
-                    Some(i) => crate::trace::describe(&sim.trace[i].kind, sim),
-                    None if answers.is_empty() => "no probe answered".into(),
-                    None => answers.join("; "),
-                },
-                decided_by: hit.map(|i| i as EventId),
-                decided_ms: hit.map(|i| sim.trace[i].time_ms).unwrap_or(end),
+                pass: cmp.holds(v, *value),
+                found: format!("{v}"),
+                decided_by: by,
+                decided_ms: by.map(|i| sim.trace[i as usize].time_ms).unwrap_or(0),
             }
         }
-        Expect::Esr { .. } if sim.stopped == Some(crate::sim::Stop::EventCap) => Outcome {
+    }
+}
+
+/// `expect exists`: is the object there at the end of the run?
+fn check_exists(sim: &Sim, kind: &KindId, name: &str, negated: &bool) -> Outcome {
+    let obj = find(sim, *kind, name);
+    let by = sim
+        .names()
+        .get(&crate::sim::qualify(name))
+        .and_then(|n| last_write(sim, *kind, n));
+    Outcome {
+        pass: obj.is_some() != *negated,
+        found: if obj.is_some() {
+            "exists".into()
+        } else {
+            "absent".into()
+        },
+        decided_by: by,
+        decided_ms: by.map(|i| sim.trace[i as usize].time_ms).unwrap_or(0),
+    }
+}
+
+/// `expect probe`: a probe got this answer.
+fn check_probe(sim: &Sim, fact: &ProbeFact) -> Outcome {
+    let end = sim.now_ms();
+    let hit = sim.trace.iter().position(|e| fact.matches(&e.kind));
+    let answers: Vec<String> = sim
+        .trace
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| {
+            matches!(
+                e.kind,
+                EventKind::ProbeListed { .. }
+                    | EventKind::ProbeFailed { .. }
+                    | EventKind::ProbeWatchOpened { .. }
+            )
+        })
+        .take(3)
+        .map(|(i, e)| crate::trace::describe(&e.kind, sim).to_string() + &format!(" (#{i})"))
+        .collect();
+    Outcome {
+        pass: hit.is_some(),
+        found: match hit {
+            Some(i) => crate::trace::describe(&sim.trace[i].kind, sim),
+            None if answers.is_empty() => "no probe answered".into(),
+            None => answers.join("; "),
+        },
+        decided_by: hit.map(|i| i as EventId),
+        decided_ms: hit.map(|i| sim.trace[i].time_ms).unwrap_or(end),
+    }
+}
+
+/// ESR at the end of the run, as an outcome (`analysis::esr_outcome` decides it).
+fn esr(sim: &Sim, controller: Option<ControllerId>) -> Outcome {
+    match crate::analysis::esr_outcome(sim, controller) {
+        EsrOutcome::NotJudged { at_ms } => Outcome {
             pass: false,
             found: format!(
                 "not judged: the run stopped at its cap on events at {}, so its end is unknown",
-                format_ms(sim.now_ms)
+                format_ms(at_ms)
             ),
             decided_by: None,
-            decided_ms: sim.now_ms,
+            decided_ms: at_ms,
         },
-        Expect::Esr { controller } => {
-            let mut worst: Option<(NameId, TimeMs)> = None;
-            let mut since = 0;
-            for ((c, key), st) in &sim.esr {
-                if controller.is_some_and(|want| want != *c) {
-                    continue;
-                }
-                if !st.holds {
-                    worst = Some((*key, st.since_ms));
-                    break;
-                }
-                since = since.max(st.since_ms);
-            }
-            match worst {
-                Some((key, t)) => Outcome {
-                    pass: false,
-                    found: format!(
-                        "{} has not reached its desired state (wrong since {})",
-                        sim.names.resolve(key),
-                        format_ms(t)
-                    ),
-                    decided_by: None,
-                    decided_ms: t,
-                },
-                None => Outcome {
-                    pass: true,
-                    found: format!("stable since {}", format_ms(since)),
-                    decided_by: None,
-                    decided_ms: since,
-                },
-            }
-        }
+        EsrOutcome::Violated { key, since_ms, .. } => Outcome {
+            pass: false,
+            found: format!(
+                "{} has not reached its desired state (wrong since {})",
+                sim.names().resolve(key),
+                format_ms(since_ms)
+            ),
+            decided_by: None,
+            decided_ms: since_ms,
+        },
+        EsrOutcome::Holds { since_ms } => Outcome {
+            pass: true,
+            found: format!("stable since {}", format_ms(since_ms)),
+            decided_by: None,
+            decided_ms: since_ms,
+        },
     }
 }
 
@@ -526,13 +550,13 @@ fn check_fact(
         pass: hit.is_some(),
         found,
         decided_by: hit.map(|(i, _)| i as EventId),
-        decided_ms: hit.map(|(_, t)| t).unwrap_or(sim.now_ms),
+        decided_ms: hit.map(|(_, t)| t).unwrap_or(sim.now_ms()),
     }
 }
 
 fn find(sim: &Sim, kind: KindId, name: &str) -> Option<crate::model::Object> {
-    let id = sim.names.get(&crate::sim::qualify(name))?;
-    sim.etcd.objects.get(&(kind, id)).copied()
+    let id = sim.names().get(&crate::sim::qualify(name))?;
+    sim.etcd().objects.get(&(kind, id)).copied()
 }
 
 fn last_write(sim: &Sim, kind: KindId, name: NameId) -> Option<EventId> {
@@ -542,31 +566,31 @@ fn last_write(sim: &Sim, kind: KindId, name: NameId) -> Option<EventId> {
 /// Labels for rendering a run's events.
 impl Labels for Sim {
     fn name(&self, id: NameId) -> &str {
-        self.names.resolve(id)
+        self.names().resolve(id)
     }
     fn kind(&self, id: KindId) -> &str {
-        self.config
+        self.config()
             .kinds
             .get(id.index())
             .map(|k| k.name.as_str())
             .unwrap_or("?")
     }
     fn apiserver(&self, id: ApiserverId) -> &str {
-        self.config
+        self.config()
             .apiservers
             .get(id.index())
             .map(|a| a.name.as_str())
             .unwrap_or("?")
     }
     fn controller(&self, id: ControllerId) -> &str {
-        self.config
+        self.config()
             .controllers
             .get(id.index())
             .map(|c| c.name.as_str())
             .unwrap_or("?")
     }
     fn watcher(&self, id: WatcherId) -> String {
-        let r = &self.reflectors[id.index()];
+        let r = &self.reflectors()[id.index()];
         format!(
             "{}/{}",
             Labels::controller(self, r.controller),
@@ -603,7 +627,7 @@ pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
         } = e.kind
         {
             // Evictions since the watcher's RV was written: a backward scan that stops there.
-            let kind = sim.reflectors[watcher.index()].kind;
+            let kind = sim.reflectors()[watcher.index()].kind;
             let mut evicted = 0u64;
             for x in sim.trace[..i as usize].iter().rev() {
                 if let EventKind::CacheAdd {

@@ -73,7 +73,7 @@ impl View {
             time_ms: 0,
             rv: 1,
             caches: sim
-                .apiservers
+                .apiservers()
                 .iter()
                 .map(|a| {
                     a.caches
@@ -93,7 +93,7 @@ impl View {
                 })
                 .collect(),
             watchers: sim
-                .reflectors
+                .reflectors()
                 .iter()
                 .map(|_| WatcherView {
                     state: WatcherState::Stopped,
@@ -102,9 +102,14 @@ impl View {
                     watching_since: None,
                 })
                 .collect(),
-            queues: vec![QueueView::default(); sim.controllers.len()],
-            disconnected: vec![false; sim.controllers.len()],
-            controller_apiserver: sim.config.controllers.iter().map(|c| c.apiserver).collect(),
+            queues: vec![QueueView::default(); sim.controllers().len()],
+            disconnected: vec![false; sim.controllers().len()],
+            controller_apiserver: sim
+                .config()
+                .controllers
+                .iter()
+                .map(|c| c.apiserver)
+                .collect(),
             last_say: None,
         }
     }
@@ -114,17 +119,60 @@ impl View {
         self.applied = id as usize + 1;
         self.time_ms = e.time_ms;
         match e.kind {
-            Write { rv, .. } => {
-                self.rv = self.rv.max(rv);
-                if let Actor::Controller(c) = e.actor {
-                    self.queues[c.index()].last_write = Some(id);
-                }
+            Write { .. } | WriteFailed { .. } | NoOpWrite { .. } => self.apply_write(id, e),
+            CacheAdd { .. } | CacheReset { .. } | CachePaused { .. } | ApiserverRestart { .. } => {
+                self.apply_cache(&e.kind)
             }
-            WriteFailed { .. } => {
-                if let Actor::Controller(c) = e.actor {
-                    self.queues[c.index()].last_write = Some(id);
-                }
+            State { .. }
+            | WatchEvent { .. }
+            | Bookmark { .. }
+            | ListResult { .. }
+            | InitialEventsEnd { .. }
+            | WatchOpened { .. }
+            | WatchFailed { .. }
+            | ListFailed { .. } => self.apply_watcher(id, &e.kind),
+            Enqueue { controller, .. }
+            | ReconcileStart { controller, .. }
+            | ReconcileRead { controller, .. }
+            | ReconcileEnd { controller, .. }
+            | Crash { controller } => self.queues[controller.index()].apply(id, &e.kind),
+            Restart {
+                controller,
+                apiserver,
+            } => {
+                self.controller_apiserver[controller.index()] = apiserver;
+                let q = &mut self.queues[controller.index()];
+                q.up = true;
+                q.crashed = false;
             }
+            Disconnect { controller, .. } => self.disconnected[controller.index()] = true,
+            Reconnect { controller } => self.disconnected[controller.index()] = false,
+            Say { .. } => self.last_say = Some(id),
+            _ => {}
+        }
+    }
+
+    /// A write, made, failed or a no-op: etcd's revision, and a step of a running reconcile.
+    fn apply_write(&mut self, id: EventId, e: &Event) {
+        if let EventKind::Write { rv, .. } = e.kind {
+            self.rv = self.rv.max(rv);
+        }
+        let Actor::Controller(c) = e.actor else {
+            return;
+        };
+        let q = &mut self.queues[c.index()];
+        if !matches!(e.kind, EventKind::NoOpWrite { .. }) {
+            q.last_write = Some(id);
+        }
+        // One of the writes a running reconcile decided.
+        if let Some(s) = q.steps.iter_mut().find(|s| s.1 == e.cause) {
+            s.3 += 1;
+        }
+    }
+
+    fn apply_cache(&mut self, kind: &EventKind) {
+        use EventKind::*;
+        match *kind {
             CacheAdd {
                 apiserver,
                 kind,
@@ -161,6 +209,13 @@ impl View {
                     c.paused = false;
                 }
             }
+            _ => {}
+        }
+    }
+
+    fn apply_watcher(&mut self, id: EventId, kind: &EventKind) {
+        use EventKind::*;
+        match *kind {
             State {
                 watcher,
                 state,
@@ -185,92 +240,59 @@ impl View {
             WatchFailed { watcher, .. } | ListFailed { watcher, .. } => {
                 self.watchers[watcher.index()].last_error = Some(id);
             }
+            _ => {}
+        }
+    }
+}
+
+impl QueueView {
+    /// One event of this controller's queue and workers.
+    fn apply(&mut self, id: EventId, kind: &EventKind) {
+        use EventKind::*;
+        match *kind {
             Enqueue {
-                controller,
                 key,
                 outcome,
                 delay_ms,
-            } => {
-                let q = &mut self.queues[controller.index()];
-                match outcome {
-                    QueueAdd::Added if delay_ms == 0 => q.waiting.push(key),
-                    QueueAdd::MarkedDirty => q.dirty.push(key),
-                    _ => {}
+                ..
+            } => match outcome {
+                QueueAdd::Added if delay_ms == 0 => self.waiting.push(key),
+                QueueAdd::MarkedDirty => self.dirty.push(key),
+                _ => {}
+            },
+            ReconcileStart { key, writes, .. } => {
+                self.waiting.retain(|k| *k != key);
+                self.dirty.retain(|k| *k != key);
+                self.processing.push(key);
+                self.reconciles += 1;
+                self.last_started = Some(key);
+                self.steps.push((key, id, writes, 0));
+            }
+            ReconcileRead { .. } => {
+                if let Some(key) = self.last_started {
+                    self.reads.push((key, id));
                 }
             }
-            ReconcileStart {
-                controller, key, ..
-            } => {
-                let q = &mut self.queues[controller.index()];
-                q.waiting.retain(|k| *k != key);
-                q.dirty.retain(|k| *k != key);
-                q.processing.push(key);
-                q.reconciles += 1;
-                q.last_started = Some(key);
-                if let ReconcileStart { writes, .. } = e.kind {
-                    q.steps.push((key, id, writes, 0));
+            ReconcileEnd { key, .. } => {
+                self.processing.retain(|k| *k != key);
+                self.reads.retain(|(k, _)| *k != key);
+                self.steps.retain(|s| s.0 != key);
+                // A dirty key is queued again when its reconcile ends.
+                if self.dirty.contains(&key) {
+                    self.dirty.retain(|k| *k != key);
+                    self.waiting.push(key);
                 }
             }
-            ReconcileRead { controller, .. } => {
-                let q = &mut self.queues[controller.index()];
-                if let Some(key) = q.last_started {
-                    q.reads.push((key, id));
-                }
+            Crash { .. } => {
+                self.up = false;
+                self.crashed = true;
+                self.waiting.clear();
+                self.processing.clear();
+                self.dirty.clear();
+                self.reads.clear();
+                self.steps.clear();
             }
-            ReconcileEnd {
-                controller, key, ..
-            } => {
-                let q = &mut self.queues[controller.index()];
-                q.processing.retain(|k| *k != key);
-                q.reads.retain(|(k, _)| *k != key);
-                q.steps.retain(|s| s.0 != key);
-            }
-            Crash { controller } => {
-                let q = &mut self.queues[controller.index()];
-                q.up = false;
-                q.crashed = true;
-                q.waiting.clear();
-                q.processing.clear();
-                q.dirty.clear();
-                q.reads.clear();
-                q.steps.clear();
-            }
-            Restart {
-                controller,
-                apiserver,
-            } => {
-                self.controller_apiserver[controller.index()] = apiserver;
-                let q = &mut self.queues[controller.index()];
-                q.up = true;
-                q.crashed = false;
-            }
-            Disconnect { controller, .. } => self.disconnected[controller.index()] = true,
-            Reconnect { controller } => self.disconnected[controller.index()] = false,
-            Say { .. } => self.last_say = Some(id),
             _ => {}
-        }
-        // A step of a running reconcile: one of the writes it decided (made, failed or a no-op).
-        if let (Actor::Controller(c), Write { .. } | WriteFailed { .. } | NoOpWrite { .. }) =
-            (e.actor, e.kind)
-        {
-            if let Some(s) = self.queues[c.index()]
-                .steps
-                .iter_mut()
-                .find(|s| s.1 == e.cause)
-            {
-                s.3 += 1;
-            }
-        }
-        // A dirty key is queued again when its reconcile ends.
-        if let ReconcileEnd {
-            controller, key, ..
-        } = e.kind
-        {
-            let q = &mut self.queues[controller.index()];
-            if q.dirty.contains(&key) {
-                q.dirty.retain(|k| *k != key);
-                q.waiting.push(key);
-            }
         }
     }
 }
@@ -393,44 +415,37 @@ pub struct Copies {
     pub copies: Vec<std::collections::BTreeMap<u32, u32>>,
 }
 
-/// The objects of a run, their versions, and the holders' copies at any moment, folded from the
-/// events (`Write`, `CacheReset`, `CacheAdd`, `WatchEvent`, `Informer`, `Crash`, `Restart`),
-/// with a few checkpoints so seeking stays cheap on long traces.
-#[derive(Clone, Debug)]
-pub struct Objects {
-    pub objects: Vec<ObjectHistory>,
-    pub holders: Vec<Holder>,
-    /// The kind each holder may hold (`None`: every kind, i.e. etcd and the caches).
-    holder_kind: Vec<Option<KindId>>,
-    /// `holder_prefix[h]`: the namespace prefix (`ns/`) a namespaced informer sees.
-    holder_prefix: Vec<Option<String>>,
-    by_key: std::collections::HashMap<(KindId, NameId), u32>,
-    /// rv -> (object, version).
-    by_rv: std::collections::HashMap<Rv, (u32, u32)>,
-    /// The event index of each object's first version: objects are numbered in that order.
-    first_event: Vec<EventId>,
-    checkpoints: Vec<Copies>,
-    every: usize,
+/// etcd, each apiserver's cache, each informer's store: with the kind and the namespace prefix
+/// each may hold.
+#[allow(clippy::type_complexity)]
+fn holders_of(sim: &Sim) -> (Vec<Holder>, Vec<Option<KindId>>, Vec<Option<String>>) {
+    let mut holders = vec![Holder::Etcd];
+    let mut holder_kind = vec![None];
+    let mut holder_prefix = vec![None];
+    for a in 0..sim.config().apiservers.len() {
+        holders.push(Holder::Cache(crate::model::ApiserverId(a as u8)));
+        holder_kind.push(None);
+        holder_prefix.push(None);
+    }
+    for (i, r) in sim.reflectors().iter().enumerate() {
+        holders.push(Holder::Store(WatcherId(i as u16)));
+        holder_kind.push(Some(r.kind));
+        holder_prefix.push(r.namespace.map(|n| format!("{}/", sim.names().resolve(n))));
+    }
+    (holders, holder_kind, holder_prefix)
 }
 
-impl Objects {
-    pub fn new(sim: &Sim) -> Objects {
+/// Every object's versions, read off the writes.
+struct Versions {
+    objects: Vec<ObjectHistory>,
+    by_key: std::collections::HashMap<(KindId, NameId), u32>,
+    by_rv: std::collections::HashMap<Rv, (u32, u32)>,
+    first_event: Vec<EventId>,
+}
+
+impl Versions {
+    fn of(sim: &Sim) -> Versions {
         use std::collections::HashMap;
-        let cfg = &sim.config;
-        let mut holders = vec![Holder::Etcd];
-        let mut holder_kind = vec![None];
-        let mut holder_prefix = vec![None];
-        for a in 0..cfg.apiservers.len() {
-            holders.push(Holder::Cache(crate::model::ApiserverId(a as u8)));
-            holder_kind.push(None);
-            holder_prefix.push(None);
-        }
-        for (i, r) in sim.reflectors.iter().enumerate() {
-            holders.push(Holder::Store(WatcherId(i as u16)));
-            holder_kind.push(Some(r.kind));
-            holder_prefix.push(r.namespace.map(|n| format!("{}/", sim.names.resolve(n))));
-        }
-        // Versions, from the writes.
         let mut objects: Vec<ObjectHistory> = vec![];
         let mut by_key: HashMap<(KindId, NameId), u32> = HashMap::new();
         let mut by_rv = HashMap::new();
@@ -483,12 +498,50 @@ impl Objects {
         }
         // The final state knows the owners of the objects still there: trust it over inference.
         for h in objects.iter_mut() {
-            if let Some(o) = sim.etcd.objects.get(&(h.kind, h.name)) {
+            if let Some(o) = sim.etcd().objects.get(&(h.kind, h.name)) {
                 for v in h.versions.iter_mut().filter(|v| v.uid == o.uid) {
                     v.owner = o.owner.map(|w| (w.kind, w.name, w.uid));
                 }
             }
         }
+        Versions {
+            objects,
+            by_key,
+            by_rv,
+            first_event,
+        }
+    }
+}
+
+/// The objects of a run, their versions, and the holders' copies at any moment, folded from the
+/// events (`Write`, `CacheReset`, `CacheAdd`, `WatchEvent`, `Informer`, `Crash`, `Restart`),
+/// with a few checkpoints so seeking stays cheap on long traces.
+#[derive(Clone, Debug)]
+pub struct Objects {
+    pub objects: Vec<ObjectHistory>,
+    pub holders: Vec<Holder>,
+    /// The kind each holder may hold (`None`: every kind, i.e. etcd and the caches).
+    holder_kind: Vec<Option<KindId>>,
+    /// `holder_prefix[h]`: the namespace prefix (`ns/`) a namespaced informer sees.
+    holder_prefix: Vec<Option<String>>,
+    by_key: std::collections::HashMap<(KindId, NameId), u32>,
+    /// rv -> (object, version).
+    by_rv: std::collections::HashMap<Rv, (u32, u32)>,
+    /// The event index of each object's first version: objects are numbered in that order.
+    first_event: Vec<EventId>,
+    checkpoints: Vec<Copies>,
+    every: usize,
+}
+
+impl Objects {
+    pub fn new(sim: &Sim) -> Objects {
+        let (holders, holder_kind, holder_prefix) = holders_of(sim);
+        let Versions {
+            objects,
+            by_key,
+            by_rv,
+            first_event,
+        } = Versions::of(sim);
         let every = (sim.trace.len() / 32).max(CHECKPOINT_EVERY);
         let mut me = Objects {
             objects,
@@ -526,6 +579,30 @@ impl Objects {
         (i > 0 && !vs[i - 1].is_delete()).then(|| i as u32 - 1)
     }
 
+    /// A cache's copies once it relisted `kind` at `list_rv` (at event `i`): its other kinds
+    /// stay, that kind's objects are as of that revision.
+    fn relisted(
+        &self,
+        held: &std::collections::BTreeMap<u32, u32>,
+        kind: KindId,
+        list_rv: Rv,
+        i: usize,
+    ) -> std::collections::BTreeMap<u32, u32> {
+        let mut fresh: std::collections::BTreeMap<u32, u32> = held
+            .iter()
+            .filter(|(&o, _)| self.objects[o as usize].kind != kind)
+            .map(|(&o, &v)| (o, v))
+            .collect();
+        for (o, h_) in self.objects.iter().enumerate() {
+            if h_.kind == kind && self.first_event[o] as usize <= i {
+                if let Some(v) = self.version_at(o as u32, list_rv) {
+                    fresh.insert(o as u32, v);
+                }
+            }
+        }
+        fresh
+    }
+
     fn apply(&self, sim: &Sim, c: &mut Copies, i: usize, e: &Event) {
         use EventKind::*;
         c.applied = i + 1;
@@ -547,21 +624,7 @@ impl Objects {
                 ..
             } => {
                 let h = self.holder_index(Holder::Cache(apiserver));
-                let keep: Vec<u32> = c.copies[h]
-                    .keys()
-                    .copied()
-                    .filter(|&o| self.objects[o as usize].kind != kind)
-                    .collect();
-                let mut fresh: std::collections::BTreeMap<u32, u32> =
-                    keep.into_iter().map(|o| (o, c.copies[h][&o])).collect();
-                for (o, h_) in self.objects.iter().enumerate() {
-                    if h_.kind == kind && self.first_event[o] as usize <= i {
-                        if let Some(v) = self.version_at(o as u32, list_rv) {
-                            fresh.insert(o as u32, v);
-                        }
-                    }
-                }
-                c.copies[h] = fresh;
+                c.copies[h] = self.relisted(&c.copies[h], kind, list_rv, i);
             }
             CacheAdd { apiserver, rv, .. } => {
                 let h = self.holder_index(Holder::Cache(apiserver));
@@ -584,7 +647,7 @@ impl Objects {
                 match delta {
                     Delta::Added | Delta::Updated => put(c, h, rv, false),
                     Delta::Deleted | Delta::DeletedFinalStateUnknown => {
-                        let kind = sim.reflectors[watcher.index()].kind;
+                        let kind = sim.reflectors()[watcher.index()].kind;
                         if let Some(o) = self.by_key.get(&(kind, name)) {
                             c.copies[h].remove(o);
                         }
@@ -594,7 +657,7 @@ impl Objects {
             }
             // A crashed process loses its informers' memory; a restart lists afresh.
             Crash { controller } | Restart { controller, .. } => {
-                for (w, r) in sim.reflectors.iter().enumerate() {
+                for (w, r) in sim.reflectors().iter().enumerate() {
                     if r.controller == controller {
                         let h = self.holder_index(Holder::Store(WatcherId(w as u16)));
                         c.copies[h].clear();
@@ -626,14 +689,14 @@ impl Objects {
         let kind_ok = match self.holders[h] {
             Holder::Etcd => true,
             Holder::Cache(_) => {
-                sim.config.kinds[ob.kind.index()].cache != crate::config::CacheMode::Off
+                sim.config().kinds[ob.kind.index()].cache != crate::config::CacheMode::Off
             }
             Holder::Store(_) => self.holder_kind[h] == Some(ob.kind),
         };
         kind_ok
             && self.holder_prefix[h]
                 .as_ref()
-                .is_none_or(|p| sim.names.resolve(ob.name).starts_with(p.as_str()))
+                .is_none_or(|p| sim.names().resolve(ob.name).starts_with(p.as_str()))
     }
 
     /// Holder `h`'s copy of object `o` at `c`, and how it compares with etcd.
@@ -684,7 +747,7 @@ fn owner_from_cause(
             controller, key, ..
         } = ev.kind
         {
-            let primary = sim.config.controllers[controller.index()].primary;
+            let primary = sim.config().controllers[controller.index()].primary;
             if (primary, key) == (kind, name) {
                 return None;
             }
@@ -699,4 +762,47 @@ fn owner_from_cause(
         cause = ev.cause();
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ControllerId;
+
+    #[test]
+    fn a_queue_requeues_a_dirty_key_when_its_reconcile_ends_and_forgets_all_on_a_crash() {
+        let (controller, key) = (ControllerId(0), NameId(3));
+        let mut q = QueueView::default();
+        let enqueue = |outcome| EventKind::Enqueue {
+            controller,
+            key,
+            outcome,
+            delay_ms: 0,
+        };
+        q.apply(0, &enqueue(QueueAdd::Added));
+        assert_eq!(q.waiting, [key]);
+        let start = EventKind::ReconcileStart {
+            controller,
+            key,
+            worker: 0,
+            spec: None,
+            writes: 2,
+        };
+        q.apply(1, &start);
+        assert_eq!((q.waiting.len(), q.processing.as_slice()), (0, &[key][..]));
+        assert_eq!(q.steps, [(key, 1, 2, 0)]);
+        q.apply(2, &enqueue(QueueAdd::MarkedDirty));
+        assert_eq!(q.dirty, [key]);
+        let end = EventKind::ReconcileEnd {
+            controller,
+            key,
+            result: ReconcileResult::Done,
+        };
+        q.apply(3, &end);
+        assert_eq!((q.dirty.len(), q.waiting.as_slice()), (0, &[key][..]));
+        assert!(q.steps.is_empty() && q.processing.is_empty());
+        q.apply(4, &EventKind::Crash { controller });
+        assert!(q.crashed && !q.up && q.waiting.is_empty());
+        assert_eq!(q.reconciles, 1);
+    }
 }

@@ -214,11 +214,11 @@ proptest! {
         // Holds delay notifications and never lose one (semantics.md §8c): every informer
         // converges on etcd's truth once the faults stop.
         let sim = verdict::run(config(&c)).unwrap();
-        prop_assert_eq!(sim.stopped, Some(Stop::End));
-        for r in &sim.reflectors {
+        prop_assert_eq!(sim.stopped(), Some(Stop::End));
+        for r in sim.reflectors() {
             prop_assert_eq!(r.state, WatcherState::Watching, "watcher of kind {:?} settled watching", r.kind);
             let truth: Vec<(NameId, Rv)> = sim
-                .etcd
+                .etcd()
                 .objects
                 .values()
                 .filter(|o| o.kind == r.kind)
@@ -244,7 +244,7 @@ proptest! {
             prop_assert!(slices < 1_000_000, "a slice always makes progress");
         }
         prop_assert_eq!(&whole.trace, &sliced.trace);
-        prop_assert_eq!(whole.now_ms, sliced.now_ms);
-        prop_assert_eq!(whole.stopped, sliced.stopped);
+        prop_assert_eq!(whole.now_ms(), sliced.now_ms());
+        prop_assert_eq!(whole.stopped(), sliced.stopped());
     }
 }

@@ -228,8 +228,8 @@ fn boundaries_example_through_the_engine() {
     c.kinds[0].cache = CacheMode::Fixed { capacity: 3 };
     c.compaction_ms = 0;
     c.end_ms = 1000;
-    let mut sim = Sim::new(c).unwrap();
-    let cache = &mut sim.apiservers[0].caches[0];
+    let sim = Sim::new(c).unwrap();
+    let mut cache = sim.apiservers()[0].caches[0].clone();
     cache.replace(std::iter::empty(), 10);
     assert_eq!(
         cache.check_watch_start(10),

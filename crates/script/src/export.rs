@@ -39,11 +39,11 @@ pub fn json(sim: &Sim, outcomes: &[(Expectation, Outcome)]) -> String {
     let placeholders = Placeholders::new(&names, &actors);
     let doc = Document {
         format: FORMAT,
-        end_ms: sim.now_ms,
-        final_rv: sim.etcd.rev,
+        end_ms: sim.now_ms(),
+        final_rv: sim.etcd().rev,
         trace_hash: format!("{:016x}", listwatch_core::sim::trace_hash(sim)),
         passed: outcomes.iter().all(|(_, o)| o.pass),
-        stopped_at_event_cap: matches!(sim.stopped, Some(Stop::EventCap)),
+        stopped_at_event_cap: matches!(sim.stopped(), Some(Stop::EventCap)),
         names: &names.strings,
         expectations: outcomes
             .iter()
@@ -160,7 +160,7 @@ impl Interner {
         if let Some(&i) = self.objects.get(&id) {
             return i;
         }
-        let i = self.intern(sim.names.resolve(id));
+        let i = self.intern(sim.names().resolve(id));
         self.objects.insert(id, i);
         i
     }
@@ -191,22 +191,22 @@ impl Actors {
             gc: n.intern("garbage-collector"),
             probe: n.intern("probe"),
             kinds: all(
-                sim.config.kinds.len(),
+                sim.config().kinds.len(),
                 &|i| Labels::kind(sim, KindId(i as u16)).to_string(),
                 n,
             ),
             apiservers: all(
-                sim.config.apiservers.len(),
+                sim.config().apiservers.len(),
                 &|i| Labels::apiserver(sim, ApiserverId(i as u8)).to_string(),
                 n,
             ),
             controllers: all(
-                sim.config.controllers.len(),
+                sim.config().controllers.len(),
                 &|i| Labels::controller(sim, ControllerId(i as u16)).to_string(),
                 n,
             ),
             watchers: all(
-                sim.reflectors.len(),
+                sim.reflectors().len(),
                 &|i| Labels::watcher(sim, WatcherId(i as u16)),
                 n,
             ),

@@ -87,7 +87,7 @@ fn survives_script(name: &str, src: &str, budget: u64) -> Explorer {
 /// gone: the stale-deletion bug (the new cluster's volume deleted).
 fn wrong_deletes(sim: &Sim, parent_kind: &str, child_kind: &str) -> usize {
     let kind = |n: &str| {
-        sim.config
+        sim.config()
             .kinds
             .iter()
             .position(|k| k.name == n)
@@ -98,7 +98,7 @@ fn wrong_deletes(sim: &Sim, parent_kind: &str, child_kind: &str) -> usize {
     let mut wrong = 0;
     for e in &sim.trace {
         if let EventKind::Write { op, kind, name, .. } = e.kind {
-            let name = sim.names.resolve(name).to_string();
+            let name = sim.names().resolve(name).to_string();
             if kind == pk {
                 alive.insert(
                     name,
@@ -266,7 +266,7 @@ fn crash_points_fall_between_every_pair_of_writes() {
             else {
                 continue;
             };
-            if sim.config.controllers[controller.index()].anvil {
+            if sim.config().controllers[controller.index()].anvil {
                 continue;
             }
             let writes = sim.trace[i..]
@@ -294,8 +294,8 @@ fn crash_points_fall_between_every_pair_of_writes() {
                     e.time_ms
                 );
                 let Some(f) = f else { continue };
-                let run =
-                    listwatch_core::explore::replay(&sim.config, std::slice::from_ref(&f)).unwrap();
+                let run = listwatch_core::explore::replay(sim.config(), std::slice::from_ref(&f))
+                    .unwrap();
                 let crash = run
                     .trace
                     .iter()

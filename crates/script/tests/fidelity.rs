@@ -38,7 +38,7 @@ fn reconciles(sim: &Sim) -> Vec<(String, u32, TimeMs, TimeMs, ReconcileResult)> 
                     .position(|o| o.0 == key)
                     .expect("end of a started key");
                 let (k, w, t) = open.remove(i);
-                out.push((sim.names.resolve(k).to_string(), w, t, e.time_ms, result));
+                out.push((sim.names().resolve(k).to_string(), w, t, e.time_ms, result));
             }
             _ => {}
         }
@@ -386,13 +386,13 @@ expect esr
     });
     assert!(collected, "the stale child was collected");
     let web = sim
-        .etcd
+        .etcd()
         .objects
         .values()
-        .find(|o| sim.names.resolve(o.name) == "default/web")
+        .find(|o| sim.names().resolve(o.name) == "default/web")
         .expect("web exists");
     let children = sim
-        .etcd
+        .etcd()
         .objects
         .values()
         .filter(|o| o.owner.is_some_and(|ow| ow.uid == web.uid))
@@ -489,10 +489,10 @@ fn generated_names_stop_at_the_apiserver_name_limit() {
     };
     let sim = listwatch_script::run_scenario(&scenario).expect("runs").sim;
     let longest = sim
-        .etcd
+        .etcd()
         .objects
         .values()
-        .map(|o| sim.names.resolve(o.name).len())
+        .map(|o| sim.names().resolve(o.name).len())
         .max();
     assert!(longest.is_some_and(|l| l <= 8 + 253), "{longest:?}");
     let invalid = events(&sim, |k| {
@@ -518,7 +518,7 @@ fn esr_is_not_judged_on_a_run_cut_off_at_the_event_cap() {
     .expect("parses");
     scenario.config.limits.max_events = 100;
     let report = listwatch_script::run_scenario(&scenario).expect("runs");
-    assert_eq!(report.sim.stopped, Some(listwatch_core::Stop::EventCap));
+    assert_eq!(report.sim.stopped(), Some(listwatch_core::Stop::EventCap));
     let (_, esr) = &report.outcomes[0];
     assert!(!esr.pass);
     assert!(esr.found.starts_with("not judged"), "{}", esr.found);
@@ -549,9 +549,9 @@ expect esr
     )
     .count();
     assert_eq!(released, 1);
-    let r = &sim.reflectors[0];
+    let r = &sim.reflectors()[0];
     let truth = sim
-        .etcd
+        .etcd()
         .objects
         .values()
         .filter(|o| o.kind == r.kind)

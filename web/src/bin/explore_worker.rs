@@ -54,7 +54,7 @@ fn compare_run(script: &str) -> JsValue {
                 "title",
                 scenario.map(|s| s.title).unwrap_or_default().into(),
             );
-            set(&o, "end", (sim.now_ms as f64).into());
+            set(&o, "end", (sim.now_ms() as f64).into());
             let outcomes: Array = r
                 .outcomes
                 .iter()

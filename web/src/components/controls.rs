@@ -1,6 +1,6 @@
 //! Play, pause, step, scrub, speed, the clock, and jumps to the next or previous 410.
 
-use listwatch_core::EventKind;
+use listwatch_core::analysis::MarkerKind;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -18,15 +18,6 @@ fn input_value(e: InputEvent) -> Option<f64> {
         .value()
         .parse()
         .ok()
-}
-
-/// Kinds of moments the jump buttons look for.
-fn is_marker(kind: &EventKind, which: &str) -> bool {
-    match which {
-        "410" => kind.gone().is_some(),
-        "relist" => kind.is_relist(),
-        _ => matches!(kind, EventKind::ReconcileStart { .. }),
-    }
 }
 
 #[function_component(Controls)]
@@ -54,21 +45,20 @@ pub fn controls(p: &Props) -> Html {
             }
         })
     };
-    let jump = |which: &'static str, forward: bool| {
+    // The cursor is past the event on screen: forward looks from the next one, backward before
+    // the one on screen.
+    let jump = |which: MarkerKind, forward: bool| {
         let st = p.state.clone();
         Callback::from(move |_: MouseEvent| {
             let Some(run) = st.run.clone() else { return };
             let cur = st.cursor;
-            let trace = &run.sim.trace;
             let found = if forward {
-                (cur..trace.len()).find(|&i| is_marker(&trace[i].kind, which))
+                run.analysis.next(which, cur)
             } else {
-                (0..cur.saturating_sub(1))
-                    .rev()
-                    .find(|&i| is_marker(&trace[i].kind, which))
+                run.analysis.previous(which, cur.saturating_sub(1))
             };
             if let Some(i) = found {
-                st.dispatch(Action::JumpTo(i as u32));
+                st.dispatch(Action::JumpTo(i));
             }
         })
     };
@@ -90,12 +80,12 @@ pub fn controls(p: &Props) -> Html {
                 }
             </span>
             <span class="jumps">
-                <button aria-label="Previous 410" onclick={jump("410", false)}>{"◀ 410"}</button>
-                <button data-testid="next-410" aria-label="Next 410" onclick={jump("410", true)}>{"410 ▶"}</button>
-                <button aria-label="Previous relist" onclick={jump("relist", false)}>{"◀ relist"}</button>
-                <button aria-label="Next relist" onclick={jump("relist", true)}>{"relist ▶"}</button>
-                <button aria-label="Previous reconcile" onclick={jump("reconcile", false)}>{"◀ reconcile"}</button>
-                <button aria-label="Next reconcile" onclick={jump("reconcile", true)}>{"reconcile ▶"}</button>
+                <button aria-label="Previous 410" onclick={jump(MarkerKind::Gone, false)}>{"◀ 410"}</button>
+                <button data-testid="next-410" aria-label="Next 410" onclick={jump(MarkerKind::Gone, true)}>{"410 ▶"}</button>
+                <button aria-label="Previous relist" onclick={jump(MarkerKind::Relist, false)}>{"◀ relist"}</button>
+                <button aria-label="Next relist" onclick={jump(MarkerKind::Relist, true)}>{"relist ▶"}</button>
+                <button aria-label="Previous reconcile" onclick={jump(MarkerKind::Reconcile, false)}>{"◀ reconcile"}</button>
+                <button aria-label="Next reconcile" onclick={jump(MarkerKind::Reconcile, true)}>{"reconcile ▶"}</button>
             </span>
             <label class="speed">{"speed"}
                 <input data-testid="speed" type="range" aria-label="Speed (events per second, log scale)" min="0" max="4" step="0.1"

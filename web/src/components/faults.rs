@@ -18,7 +18,7 @@ pub fn options(st: &State, t: FaultTarget) -> Vec<(String, &'static str)> {
         return vec![];
     };
     let sim = &run.sim;
-    let cfg = &sim.config;
+    let cfg = &sim.config();
     let mut out: Vec<(String, &'static str)> = vec![];
     let others = |a: usize| {
         cfg.apiservers
@@ -128,7 +128,7 @@ fn target_label(st: &State, t: FaultTarget) -> String {
     let Some(run) = st.run.as_ref() else {
         return String::new();
     };
-    let cfg = &run.sim.config;
+    let cfg = &run.sim.config();
     match t {
         FaultTarget::Controller(c) => format!("controller {}", cfg.controllers[c].name),
         FaultTarget::Link(c) => format!("the link of {}", cfg.controllers[c].name),

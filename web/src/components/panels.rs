@@ -153,8 +153,8 @@ pub fn explanation(p: &StateProps) -> Html {
 
 /// The virtual time at which the run stopped, when it stopped at the event cap.
 pub fn cut_at(sim: &listwatch_core::Sim) -> Option<u64> {
-    (sim.stopped == Some(listwatch_core::sim::Stop::EventCap))
-        .then(|| sim.trace.last().map(|e| e.time_ms).unwrap_or(sim.now_ms))
+    (sim.stopped() == Some(listwatch_core::sim::Stop::EventCap))
+        .then(|| sim.trace.last().map(|e| e.time_ms).unwrap_or(sim.now_ms()))
 }
 
 /// `5000000` as `5,000,000`.
@@ -194,7 +194,7 @@ pub fn cut_off(p: &RunProps) -> Html {
                 "The run stopped after {} events, at {} of virtual time, before its end at {}. Nothing after that moment was simulated, so ESR is not judged.",
                 thousands(sim.trace.len()),
                 super::clock(t),
-                super::clock(sim.config.end_ms),
+                super::clock(sim.config().end_ms),
             )}
         </div>
     }

@@ -5,6 +5,7 @@
 use std::f64::consts::PI;
 use std::rc::Rc;
 
+use listwatch_core::analysis::{self, Direction};
 use listwatch_core::view::View;
 use listwatch_core::{EventKind, Labels, WatcherId, WatcherState};
 use yew::prelude::*;
@@ -83,16 +84,16 @@ fn lit(state: WatcherState, box_state: WatcherState) -> bool {
 pub fn system_view(p: &Props) -> Html {
     let sim = &p.run.sim;
     let v = &p.view;
-    let kinds = sim.config.kinds.len();
-    let apis = sim.config.apiservers.len();
+    let kinds = sim.config().kinds.len();
+    let apis = sim.config().apiservers.len();
     let ring_w = 170.0;
     // As wide as what is drawn (rings, the watchers' state machines, up to three queues a row),
     // so a narrow screen scales the picture down no more than it must.
-    let queue_cols = sim.config.controllers.len().clamp(1, 3) as f64;
+    let queue_cols = sim.config().controllers.len().clamp(1, 3) as f64;
     let width = (40.0 + ring_w * (kinds * apis) as f64)
         .max(700.0)
         .max(20.0 + 300.0 * queue_cols);
-    let watcher_rows = sim.reflectors.len();
+    let watcher_rows = sim.reflectors().len();
     let queues_y = 235.0 + 70.0 * watcher_rows as f64;
     let height = queues_y + 112.0;
     // The event on screen, to flash what it touched.
@@ -111,8 +112,8 @@ pub fn system_view(p: &Props) -> Html {
         })
     };
     let mut caches = vec![];
-    for (a, api) in sim.config.apiservers.iter().enumerate() {
-        for (k, kind) in sim.config.kinds.iter().enumerate() {
+    for (a, api) in sim.config().apiservers.iter().enumerate() {
+        for (k, kind) in sim.config().kinds.iter().enumerate() {
             let i = a * kinds + k;
             let cx = 20.0 + ring_w * i as f64 + ring_w / 2.0;
             let cy = 105.0;
@@ -182,7 +183,7 @@ pub fn system_view(p: &Props) -> Html {
                 .flatten()
         })
         .is_some_and(|m| m.matches());
-    let links = sim.reflectors.iter().enumerate().map(|(i, r)| {
+    let links = sim.reflectors().iter().enumerate().map(|(i, r)| {
         let api = v.controller_apiserver[r.controller.index()].index();
         let cx = 20.0 + ring_w * (api * kinds + r.kind.index()) as f64 + ring_w / 2.0;
         let (x1, y1) = (cx, 206.0);
@@ -190,19 +191,8 @@ pub fn system_view(p: &Props) -> Html {
         let cut = v.disconnected[r.controller.index()] || v.queues[r.controller.index()].crashed;
         let w = WatcherId(i as u16);
         // Which way the current event travels on this link, if it is one of this watcher's.
-        let travel = current.and_then(|(_, e)| match e.kind {
-            EventKind::WatchEvent { watcher, .. }
-            | EventKind::Bookmark { watcher, .. }
-            | EventKind::ListResult { watcher, .. }
-            | EventKind::InitialEventsEnd { watcher, .. }
-            | EventKind::WatchOpened { watcher, .. }
-            | EventKind::WatchFailed { watcher, .. }
-                if watcher == w => Some((true, e.kind)),
-            EventKind::ListRequest { watcher, .. }
-            | EventKind::WatchRequest { watcher, .. }
-            | EventKind::WatchListRequest { watcher, .. }
-            | EventKind::ListContinue { watcher, .. }
-                if watcher == w => Some((false, e.kind)),
+        let travel = current.and_then(|(_, e)| match analysis::travel(&e.kind) {
+            Some((watcher, way)) if watcher == w => Some((way == Direction::ToClient, e.kind)),
             _ => None,
         });
         let dot = travel.map(|(down, kind)| {
@@ -226,7 +216,7 @@ pub fn system_view(p: &Props) -> Html {
         let c = r.controller.index();
         let ac = act(&p.on_fault, FaultTarget::Link(c), format!("Faults for the link of {}", Labels::watcher(sim, w)));
         html! {
-            <g class={classes!("link", cut.then_some("cut"))} data-testid="link" data-controller={sim.config.controllers[c].name.clone()}
+            <g class={classes!("link", cut.then_some("cut"))} data-testid="link" data-controller={sim.config().controllers[c].name.clone()}
                 onclick={ac.onclick}>
                 <line class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} />
                 <line x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} />
@@ -234,18 +224,18 @@ pub fn system_view(p: &Props) -> Html {
             </g>
         }
     });
-    let watchers = sim.reflectors.iter().enumerate().map(|(i, r)| {
+    let watchers = sim.reflectors().iter().enumerate().map(|(i, r)| {
         let w = WatcherId(i as u16);
         let wv = &v.watchers[i];
         let y = 230.0 + 70.0 * i as f64;
-        let ctl = &sim.config.controllers[r.controller.index()];
+        let ctl = &sim.config().controllers[r.controller.index()];
         let q = &v.queues[r.controller.index()];
         let gone = recent_gone(w);
         let message = wv.last_error.map(|id| listwatch_core::describe(&sim.trace[id as usize].kind, sim)).unwrap_or_default();
         let disconnected = v.disconnected[r.controller.index()];
         let ac = act(&p.on_fault, FaultTarget::Controller(r.controller.index()), format!("Faults for controller {} (watcher {})", ctl.name, Labels::watcher(sim, w)));
         html! {
-            <g data-testid="watcher" data-controller={ctl.name.clone()} data-kind={sim.config.kinds[r.kind.index()].name.clone()}
+            <g data-testid="watcher" data-controller={ctl.name.clone()} data-kind={sim.config().kinds[r.kind.index()].name.clone()}
                data-state={wv.state.as_str()} data-last-rv={wv.last_rv.to_string()} class={classes!("watcher", gone.then_some("gone"))}
                onclick={ac.onclick}>
                 <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x="12" y={(y - 2.0).to_string()} width="676" height="62" rx="6" />
@@ -269,12 +259,12 @@ pub fn system_view(p: &Props) -> Html {
             </g>
         }
     });
-    let height = height + 95.0 * (sim.config.controllers.len().saturating_sub(1) / 3) as f64;
-    let queues = sim.config.controllers.iter().enumerate().map(|(i, c)| {
+    let height = height + 95.0 * (sim.config().controllers.len().saturating_sub(1) / 3) as f64;
+    let queues = sim.config().controllers.iter().enumerate().map(|(i, c)| {
         let q = &v.queues[i];
         let x = 20.0 + 300.0 * (i % 3) as f64;
         let y = queues_y + 95.0 * (i / 3) as f64;
-        let keys: Vec<String> = q.waiting.iter().map(|k| short(sim.names.resolve(*k))).collect();
+        let keys: Vec<String> = q.waiting.iter().map(|k| short(sim.names().resolve(*k))).collect();
         let ac = act(&p.on_fault, FaultTarget::Controller(i), format!("Faults for controller {}", c.name));
         html! {
             <g data-testid="queue" data-controller={c.name.clone()} data-keys={keys.join(",")} class="queue"
@@ -290,8 +280,8 @@ pub fn system_view(p: &Props) -> Html {
                     // as well as colour, and every read is in the chip's tooltip.
                     let reads: Vec<&listwatch_core::Event> = q.reads.iter().filter(|(rk, _)| rk == k).map(|(_, e)| &sim.trace[*e as usize]).collect();
                     let stale = reads.iter().any(|e| matches!(e.kind, listwatch_core::EventKind::ReconcileRead { rv, truth_rv, .. } if rv != truth_rv));
-                    let name = truncate(&short(sim.names.resolve(*k)));
-                    let step = q.steps.iter().find(|s| s.0 == *k).map(|s| format!("{}: write {} of {} made", sim.names.resolve(*k), s.3, s.2));
+                    let name = truncate(&short(sim.names().resolve(*k)));
+                    let step = q.steps.iter().find(|s| s.0 == *k).map(|s| format!("{}: write {} of {} made", sim.names().resolve(*k), s.3, s.2));
                     let tip = step.into_iter().chain(reads.iter().map(|e| listwatch_core::describe(&e.kind, sim))).collect::<Vec<_>>().join("\n");
                     html! {
                         <g class={if stale { "chip running stale" } else { "chip running" }} data-stale-read={stale.to_string()}>
@@ -307,7 +297,7 @@ pub fn system_view(p: &Props) -> Html {
                     }</text>
                 }
                 if !q.dirty.is_empty() {
-                    <text x={x.to_string()} y={(y + 84.0).to_string()} class="ring-sub">{fit(&format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names.resolve(*k))).collect::<Vec<_>>().join(", ")), 46)}</text>
+                    <text x={x.to_string()} y={(y + 84.0).to_string()} class="ring-sub">{fit(&format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names().resolve(*k))).collect::<Vec<_>>().join(", ")), 46)}</text>
                 }
             </g>
         }

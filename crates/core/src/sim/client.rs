@@ -36,18 +36,8 @@ impl Sim {
     /// One list-and-watch round's list: a streaming list, or a list then a watch.
     fn start_list_as(&mut self, w: WatcherId, cause: EventId, streaming: bool) {
         let r = &mut self.reflectors[w.index()];
-        r.session += 1;
-        r.watch = None;
-        let session = r.session;
-        let relist = r.listed;
-        // relistResourceVersion(): "" after Expired/Too-large, "0" first, else the last seen RV.
-        let rv = if r.rv_unavailable {
-            ListRv::Consistent
-        } else if !r.listed || r.last_rv == 0 {
-            ListRv::Any
-        } else {
-            ListRv::NotOlderThan(r.last_rv)
-        };
+        let session = r.new_session();
+        let (relist, rv) = (r.listed, r.relist_rv());
         let id = self.set_state(w, WatcherState::Listing, cause);
         if streaming {
             // watchList(): RV "" (consistent) first, then the last seen RV, NotOlderThan.
@@ -89,7 +79,7 @@ impl Sim {
     pub(super) fn request_list(
         &mut self,
         w: WatcherId,
-        session: u32,
+        session: Session,
         rv: ListRv,
         limit: u32,
         relist: bool,
@@ -119,9 +109,7 @@ impl Sim {
 
     pub(super) fn start_watch(&mut self, w: WatcherId, cause: EventId) {
         let r = &mut self.reflectors[w.index()];
-        r.session += 1;
-        r.watch = None;
-        let (session, from) = (r.session, r.last_rv);
+        let (session, from) = (r.new_session(), r.last_rv);
         let timeout_ms = self.watch_timeout();
         let id = self.emit(
             Actor::Watcher(w),
@@ -145,7 +133,7 @@ impl Sim {
     }
 
     /// A backoff is over: relist or re-watch, unless a newer request replaced this one.
-    pub(super) fn wake(&mut self, w: WatcherId, session: u32, cause: EventId) {
+    pub(super) fn wake(&mut self, w: WatcherId, session: Session, cause: EventId) {
         let r = &self.reflectors[w.index()];
         if r.session != session {
             return;
@@ -167,24 +155,8 @@ impl Sim {
         let cfg = self.config.reflector;
         let now = self.now_ms;
         let r = &mut self.reflectors[w.index()];
-        // `wait.Backoff.DelayWithReset`: back to the initial delay once the reset interval has
-        // passed since the last reset (the reflector's start counts), failures or not. The
-        // legacy `ExponentialBackoffManager` measured from the last backoff instead, so only a
-        // quiet interval reset it.
-        if r.backoff_mark_ms
-            .is_none_or(|t| now.saturating_sub(t) > cfg.backoff_reset_ms)
-        {
-            r.backoff_ms_next = cfg.backoff_ms_initial;
-            r.backoff_mark_ms = Some(now);
-        }
-        if cfg.backoff_reset_after_quiet {
-            r.backoff_mark_ms = Some(now);
-        }
-        let base = r.backoff_ms_next;
-        r.backoff_ms_next = (base * 2).min(cfg.backoff_ms_max);
-        r.session += 1;
-        r.watch = None;
-        let session = r.session;
+        let base = r.next_backoff(&cfg, now);
+        let session = r.new_session();
         let delay_ms = base + self.rng.below(base);
         let id = self.set_state(w, state, cause);
         let id = self.emit(
@@ -205,12 +177,12 @@ impl Sim {
         );
     }
 
-    pub(super) fn deliver(&mut self, w: WatcherId, session: u32, msg: Msg, cause: EventId) {
+    pub(super) fn deliver(&mut self, w: WatcherId, session: Session, msg: Msg, cause: EventId) {
         if let Msg::Event {
             watch, live: true, ..
         } = &msg
         {
-            let sw = &mut self.watches[*watch as usize];
+            let sw = &mut self.watches[watch.index()];
             sw.in_flight = sw.in_flight.saturating_sub(1);
         }
         if self.reflectors[w.index()].session != session {
@@ -264,7 +236,7 @@ impl Sim {
     }
 
     /// A message the reflector takes in now: each arm is one call.
-    fn receive(&mut self, w: WatcherId, session: u32, msg: Msg, cause: EventId) {
+    fn receive(&mut self, w: WatcherId, session: Session, msg: Msg, cause: EventId) {
         match msg {
             Msg::ListOk {
                 list_rv,
@@ -302,7 +274,7 @@ impl Sim {
     fn on_list_page(
         &mut self,
         w: WatcherId,
-        session: u32,
+        session: Session,
         list_rv: Rv,
         items: Vec<Object>,
         from_etcd: bool,
@@ -357,7 +329,7 @@ impl Sim {
     fn on_initial_events_end(
         &mut self,
         w: WatcherId,
-        watch: u32,
+        watch: WatchId,
         items: Vec<Object>,
         rv: Rv,
         cause: EventId,
@@ -383,7 +355,7 @@ impl Sim {
     }
 
     /// The watch's stream is open from now on.
-    fn watching(&mut self, w: WatcherId, watch: u32) {
+    fn watching(&mut self, w: WatcherId, watch: WatchId) {
         let now = self.now_ms;
         let r = &mut self.reflectors[w.index()];
         r.watch = Some(watch);
@@ -391,7 +363,7 @@ impl Sim {
         r.watch_events = 0;
     }
 
-    fn on_list_failed(&mut self, w: WatcherId, session: u32, error: ApiError, cause: EventId) {
+    fn on_list_failed(&mut self, w: WatcherId, session: Session, error: ApiError, cause: EventId) {
         let id = self.emit(
             Actor::Watcher(w),
             cause,
@@ -429,7 +401,7 @@ impl Sim {
     fn on_watch_opened(
         &mut self,
         w: WatcherId,
-        watch: u32,
+        watch: WatchId,
         from_rv: Rv,
         replayed: u32,
         cause: EventId,
@@ -542,7 +514,7 @@ impl Sim {
         }
     }
 
-    pub(super) fn resync(&mut self, w: WatcherId, epoch: u32) {
+    pub(super) fn resync(&mut self, w: WatcherId, epoch: Epoch) {
         let c = self.controller_of(w);
         if !self.in_life(c, epoch) {
             return;

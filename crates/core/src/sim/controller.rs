@@ -1,6 +1,103 @@
-//! Controllers: the work queue's workers, reconciles and their writes, crashes and restarts, ESR.
+//! Controllers: their state (queue, workers, link, hold, memory) and rules, and the engine's
+//! side of them: workers, reconciles and their writes, crashes and restarts, ESR.
 
 use super::*;
+
+impl Controller {
+    pub(super) fn new(
+        c: &crate::config::ControllerConfig,
+        reflectors: Vec<WatcherId>,
+    ) -> Controller {
+        Controller {
+            up: false,
+            epoch: Epoch(0),
+            apiserver: c.apiserver,
+            queue: WorkQueue::new(c.queue),
+            workers: vec![None; c.workers as usize],
+            worker_claimed: 0,
+            reflectors,
+            link_delay_ms: c.link_delay_ms,
+            link_down_last_ms: None,
+            link_up_last_ms: None,
+            disconnected_until: None,
+            failed_first: BTreeMap::new(),
+            hold: None,
+            hold_generation: Generation(0),
+            crash_after_writes: None,
+            restart_after_ms: None,
+            memory: Memory::new(),
+            initial_sync: false,
+        }
+    }
+}
+
+impl Controller {
+    /// Is this timer or message from the controller's current life (not from before a crash)?
+    pub fn in_life(&self, epoch: Epoch) -> bool {
+        self.epoch == epoch
+    }
+
+    /// The keys its workers are reconciling now, in worker order.
+    pub fn running_keys(&self) -> Vec<NameId> {
+        self.workers.iter().flatten().map(|r| r.key).collect()
+    }
+
+    /// A crash: the process stops and what it held in memory dies with it (workers, queue,
+    /// hold, the program's memory, an armed crash); timers of this life go stale.
+    fn die(&mut self) {
+        self.up = false;
+        self.epoch = self.epoch.next();
+        self.workers.iter_mut().for_each(|w| *w = None);
+        self.worker_claimed = 0;
+        self.hold = None;
+        self.queue = WorkQueue::new(self.queue.kind);
+        self.memory.clear();
+        self.crash_after_writes = None;
+    }
+}
+
+#[derive(Clone, Debug, Hash)]
+pub struct Running {
+    pub key: NameId,
+    pub writes: Vec<Write>,
+    /// Per write: its failure is ignored (`on-error continue`); empty: none is.
+    pub continue_on_error: Vec<bool>,
+    /// How the reconcile ends if its writes succeed (`None`: the controller's settings).
+    pub outcome: Option<ReconcileResult>,
+    pub done: usize,
+    pub start_event: EventId,
+    pub started_ms: TimeMs,
+}
+
+#[derive(Clone, Debug, Hash)]
+pub struct Controller {
+    pub up: bool,
+    /// Invalidates timers of an earlier life.
+    pub epoch: Epoch,
+    pub apiserver: ApiserverId,
+    pub queue: WorkQueue,
+    pub workers: Vec<Option<Running>>,
+    /// Idle workers with a wake-up pending (bit per worker; at most 64 workers).
+    worker_claimed: u64,
+    pub reflectors: Vec<WatcherId>,
+    pub link_delay_ms: DurationMs,
+    /// When the last delayed message sent on each direction of the link arrives (FIFO order).
+    pub link_down_last_ms: Option<TimeMs>,
+    pub link_up_last_ms: Option<TimeMs>,
+    pub disconnected_until: Option<TimeMs>,
+    /// Reconciles failed on purpose so far, per key (`fail-first N`), across restarts.
+    pub failed_first: BTreeMap<NameId, u32>,
+    /// Notifications held back (Sieve's unobserved-state injection), in arrival order.
+    pub hold: Option<Hold>,
+    /// Invalidates the timeout of an earlier hold.
+    pub(super) hold_generation: Generation,
+    pub crash_after_writes: Option<u32>,
+    /// Restart this long after the armed (or next) crash.
+    pub restart_after_ms: Option<DurationMs>,
+    pub memory: Memory,
+    /// Keys added by the initial list (priority queue: low priority).
+    initial_sync: bool,
+}
 
 impl Sim {
     // ----- controllers -----
@@ -83,26 +180,7 @@ impl Sim {
                 writes: 0,
             },
         );
-        let mut names = std::mem::take(&mut self.names);
-        let mut memory = std::mem::take(&mut self.controllers[c.index()].memory);
-        // A live read (`get ... live`) goes to etcd through the apiserver: it fails while the
-        // controller is cut off.
-        let etcd = EtcdReader(&self.etcd);
-        let live: Option<&dyn Reader> = self.connected(c).then_some(&etcd);
-        let plan = reconcile::plan(
-            cfg,
-            key,
-            1 << c.0,
-            &StoreReader {
-                sim: self,
-                controller: c,
-            },
-            live,
-            &mut names,
-            &mut memory,
-        );
-        self.names = names;
-        self.controllers[c.index()].memory = memory;
+        let plan = self.plan(c, key);
         // The start says how many steps its reconcile has, now that they are decided (the same
         // instant: nothing was emitted in between but this reconcile's own events).
         if let Some(Event {
@@ -112,18 +190,7 @@ impl Sim {
         {
             *writes = plan.writes.len() as u32;
         }
-        for r in &plan.reads {
-            let truth_rv = self.etcd.objects.get(&(r.kind, r.name)).map_or(0, |o| o.rv);
-            let read = EventKind::ReconcileRead {
-                controller: c,
-                kind: r.kind,
-                name: r.name,
-                rv: r.rv.unwrap_or(0),
-                truth_rv,
-                live: r.live,
-            };
-            self.emit(Actor::Controller(c), start, read);
-        }
+        self.emit_reads(c, start, &plan.reads);
         let epoch = self.controllers[c.index()].epoch;
         let steps = plan.writes.len() as u64 + 1;
         let run = Running {
@@ -149,6 +216,49 @@ impl Sim {
         // More keys may be waiting for other idle workers.
         if !self.controllers[c.index()].queue.is_empty() {
             self.kick(c, cause);
+        }
+    }
+
+    /// What a reconcile of `key` decides, from the controller's cache (and etcd for live reads).
+    fn plan(&mut self, c: ControllerId, key: NameId) -> crate::program::Plan {
+        let config = self.config.clone();
+        let cfg = &config.controllers[c.index()];
+        let mut names = std::mem::take(&mut self.names);
+        let mut memory = std::mem::take(&mut self.controllers[c.index()].memory);
+        // A live read (`get ... live`) goes to etcd through the apiserver: it fails while the
+        // controller is cut off.
+        let etcd = EtcdReader(&self.etcd);
+        let live: Option<&dyn Reader> = self.connected(c).then_some(&etcd);
+        let plan = reconcile::plan(
+            cfg,
+            key,
+            1 << c.0,
+            &StoreReader {
+                sim: self,
+                controller: c,
+            },
+            live,
+            &mut names,
+            &mut memory,
+        );
+        self.names = names;
+        self.controllers[c.index()].memory = memory;
+        plan
+    }
+
+    /// A reconcile's reads, each with what etcd held at that moment.
+    fn emit_reads(&mut self, c: ControllerId, start: EventId, reads: &[crate::program::ReadNote]) {
+        for r in reads {
+            let truth_rv = self.etcd.objects.get(&(r.kind, r.name)).map_or(0, |o| o.rv);
+            let read = EventKind::ReconcileRead {
+                controller: c,
+                kind: r.kind,
+                name: r.name,
+                rv: r.rv.unwrap_or(0),
+                truth_rv,
+                live: r.live,
+            };
+            self.emit(Actor::Controller(c), start, read);
         }
     }
 
@@ -242,19 +352,7 @@ impl Sim {
         ctl.workers[worker as usize] = None;
         let epoch = ctl.epoch;
         let again = ctl.queue.done(key);
-        let delay = match result {
-            ReconcileResult::Done => {
-                ctl.queue.forget(key);
-                None
-            }
-            ReconcileResult::RequeueAfter(d) => {
-                ctl.queue.forget(key);
-                Some(d)
-            }
-            ReconcileResult::Error(_) => Some(ctl.queue.rate_limit_delay(key, now)),
-            ReconcileResult::Crashed => None,
-        };
-        if let Some(d) = delay {
+        if let Some(d) = ctl.queue.requeue_delay(key, result, now) {
             let outcome = ctl.queue.add_after(key, now + d);
             let id = self.emit(
                 Actor::Controller(c),
@@ -311,7 +409,7 @@ impl Sim {
         );
         let ctl = &mut self.controllers[c.index()];
         ctl.up = true;
-        ctl.epoch += 1;
+        ctl.epoch = ctl.epoch.next();
         ctl.worker_claimed = 0;
         ctl.queue = WorkQueue::new(queue_kind);
         ctl.memory.clear();
@@ -361,13 +459,7 @@ impl Sim {
             cause,
             EventKind::Crash { controller: c },
         );
-        let running: Vec<(u32, NameId)> = self.controllers[c.index()]
-            .workers
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| r.as_ref().map(|r| (i as u32, r.key)))
-            .collect();
-        for (_, key) in running {
+        for key in self.controllers[c.index()].running_keys() {
             self.emit(
                 Actor::Controller(c),
                 id,
@@ -386,19 +478,10 @@ impl Sim {
             };
             self.schedule(self.now_ms + d.max(1), id, Action::Input(restart));
         }
-        let ctl = &mut self.controllers[c.index()];
-        ctl.up = false;
-        ctl.epoch += 1;
-        ctl.workers.iter_mut().for_each(|w| *w = None);
-        ctl.worker_claimed = 0;
-        // What the process held in memory dies with it.
-        ctl.hold = None;
-        ctl.queue = WorkQueue::new(ctl.queue.kind);
-        ctl.memory.clear();
-        ctl.crash_after_writes = None;
+        self.controllers[c.index()].die();
         for w in self.controllers[c.index()].reflectors.clone() {
             if let Some(watch) = self.reflectors[w.index()].watch {
-                let sw = &mut self.watches[watch as usize];
+                let sw = &mut self.watches[watch.index()];
                 if sw.open {
                     sw.open = false;
                     let (api, kind) = (sw.apiserver, sw.kind);
@@ -406,9 +489,7 @@ impl Sim {
                         .retain(|&i| i != watch);
                 }
             }
-            let r = &mut self.reflectors[w.index()];
-            r.session += 1;
-            r.watch = None;
+            self.reflectors[w.index()].new_session();
             self.set_state(w, WatcherState::Stopped, id);
         }
     }
@@ -462,5 +543,37 @@ pub(super) fn resync_period(resync_ms: TimeMs) -> TimeMs {
     match resync_ms {
         0 => 0,
         ms => ms.max(RESYNC_MS_MIN),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_crash_forgets_the_process_memory_and_starts_a_new_life() {
+        let cfg = Config::controller("c", KindId(0), Behaviour::Mirror { target: KindId(1) });
+        let mut c = Controller::new(&cfg, vec![]);
+        let (a, b) = (NameId(1), NameId(2));
+        c.up = true;
+        c.queue.add(a, false);
+        c.queue.add(b, false);
+        let key = c.queue.get().unwrap();
+        c.workers[0] = Some(Running {
+            key,
+            writes: vec![],
+            continue_on_error: vec![],
+            outcome: None,
+            done: 0,
+            start_event: 0,
+            started_ms: 0,
+        });
+        c.crash_after_writes = Some(1);
+        assert_eq!(c.running_keys(), [a]);
+        assert!(c.in_life(Epoch(0)));
+        c.die();
+        assert!(!c.up && c.running_keys().is_empty() && c.queue.is_empty());
+        assert_eq!(c.crash_after_writes, None);
+        assert!(!c.in_life(Epoch(0)) && c.in_life(Epoch(1)));
     }
 }

@@ -5,8 +5,21 @@ use super::*;
 impl Sim {
     // ----- inputs -----
 
-    /// One timeline input: each arm is one call.
+    /// One timeline input: a user's request or narration, or a fault.
     pub(super) fn apply_input(&mut self, cause: EventId, input: Input) {
+        match input {
+            Input::Create { .. }
+            | Input::Update { .. }
+            | Input::UpdateStatus { .. }
+            | Input::Delete { .. }
+            | Input::Probe { .. }
+            | Input::Say { .. } => self.apply_request(cause, input),
+            _ => self.apply_fault(cause, input),
+        }
+    }
+
+    /// A user's write, a probe's request, or the narrator's line.
+    fn apply_request(&mut self, cause: EventId, input: Input) {
         match input {
             Input::Create { kind, name, spec } => self.user_create(kind, &name, spec, cause),
             Input::Update { kind, name, spec } => {
@@ -27,6 +40,13 @@ impl Sim {
                 let text = self.names.intern(&text);
                 self.emit(Actor::Narrator, cause, EventKind::Say { text });
             }
+            _ => unreachable!("a fault is not a request"),
+        }
+    }
+
+    /// A fault of the timeline (or the end of one: a resume, a restart).
+    fn apply_fault(&mut self, cause: EventId, input: Input) {
+        match input {
             Input::Disconnect {
                 controller,
                 duration_ms,
@@ -83,6 +103,7 @@ impl Sim {
                     self.start_controller(controller, cause);
                 }
             }
+            _ => unreachable!("a request is not a fault"),
         }
     }
 
@@ -176,7 +197,7 @@ impl Sim {
         let id = self.emit(Actor::Controller(controller), cause, event);
         self.release_hold(controller, false, id);
         let ctl = &mut self.controllers[controller.index()];
-        ctl.hold_generation += 1;
+        ctl.hold_generation = ctl.hold_generation.next();
         let generation = ctl.hold_generation;
         ctl.hold = Some(Hold {
             kind,
@@ -195,13 +216,7 @@ impl Sim {
     fn pause_cache(&mut self, apiserver: ApiserverId, paused: bool, cause: EventId) {
         let event = EventKind::CachePaused { apiserver, paused };
         let id = self.emit(Actor::Apiserver(apiserver), cause, event);
-        let server = &mut self.apiservers[apiserver.index()];
-        server.paused = paused;
-        if paused {
-            return;
-        }
-        let held: Vec<Change> = server.held.drain(..).collect();
-        let progress = std::mem::take(&mut server.held_progress);
+        let (held, progress) = self.apiservers[apiserver.index()].set_paused(paused);
         for change in held {
             self.cache_apply(apiserver, change, id);
         }

@@ -1,4 +1,5 @@
-//! The engine: every component's state and the event loop that moves it through virtual time.
+//! The engine: the event loop that moves the components (`etcd`, `apiserver`, `reflector`,
+//! `controller`) through virtual time, routes messages and timers between them and emits events.
 //!
 //! Sans-IO like quinn-proto: `handle_input` takes an input now, `handle_timeout` runs every
 //! action due up to a moment, `poll_timeout` says when the next one is due. Nothing here reads a
@@ -11,351 +12,36 @@ use std::sync::Arc;
 use crate::cache::{WatchCache, WatchStart};
 use crate::config::{
     Behaviour, CacheMode, Config, ConfigError, Input, KeyMap, Predicate, ProbeRequest, QueueKind,
+    ReflectorConfig,
 };
 use crate::model::*;
 use crate::queue::WorkQueue;
 use crate::reconcile::{self, Memory, Reader, Write};
 use crate::trace::*;
 
+mod apiserver;
 mod client;
 mod controller;
+mod etcd;
 mod inputs;
+mod reflector;
 mod server;
 
-/// etcd: the one store every apiserver shares.
-#[derive(Clone, Debug, Hash)]
-pub struct Etcd {
-    pub rev: Rv,
-    pub objects: BTreeMap<(KindId, NameId), Object>,
-    /// Revisions at or below this are gone.
-    pub compact_rev: Rv,
-    /// Changes after `compact_rev`, kept only when some kind is served without a watch cache.
-    pub log: VecDeque<Change>,
-    keep_log: bool,
-    /// Every change since the start, kept only when a probe lists at an Exact RV: the state at
-    /// any revision is a replay of it.
-    history: Option<Vec<Change>>,
-    next_uid: u64,
-    /// The revision seen at the previous compaction tick.
-    last_tick_rev: Rv,
-    /// Owner UID -> its dependents' keys: the garbage collector's graph, and owner lookups in
-    /// O(log n) instead of a scan of every object.
-    dependents: BTreeMap<u64, BTreeSet<(KindId, NameId)>>,
-    /// (owner UID, kind) -> dependents not marked for deletion.
-    live_owned: BTreeMap<(u64, KindId), u32>,
-}
-
-impl Etcd {
-    fn new(config: &Config) -> Etcd {
-        // Exact lists (asked by probes) need the state at any revision: keep every change.
-        let exact = config.timeline.iter().any(|t| {
-            matches!(
-                t.input,
-                Input::Probe {
-                    request: ProbeRequest::List {
-                        rv: ListRv::Exact(_)
-                    },
-                    ..
-                }
-            )
-        });
-        Etcd {
-            rev: 1,
-            objects: BTreeMap::new(),
-            compact_rev: 0,
-            log: VecDeque::new(),
-            keep_log: config.kinds.iter().any(|k| k.cache == CacheMode::Off),
-            history: exact.then(Vec::new),
-            next_uid: 1,
-            last_tick_rev: 0,
-            dependents: BTreeMap::new(),
-            live_owned: BTreeMap::new(),
-        }
-    }
-
-    /// Keeps the owner indexes in step with one committed object (`old`: its previous state).
-    fn index(&mut self, old: Option<&Object>, o: &Object, present: bool) {
-        let Some(owner) = o.owner else { return };
-        let live = |x: Option<&Object>| x.is_some_and(|x| x.deletion_ms.is_none()) as i64;
-        let delta = live(present.then_some(o)) - live(old);
-        if delta != 0 {
-            let n = self.live_owned.entry((owner.uid, o.kind)).or_default();
-            *n = (*n as i64 + delta) as u32;
-            if *n == 0 {
-                self.live_owned.remove(&(owner.uid, o.kind));
-            }
-        }
-        let set = self.dependents.entry(owner.uid).or_default();
-        if present {
-            set.insert((o.kind, o.name));
-        } else {
-            set.remove(&(o.kind, o.name));
-            if set.is_empty() {
-                self.dependents.remove(&owner.uid);
-            }
-        }
-    }
-
-    /// The owner indexes agree with a scan of every object (an invariant the tests check).
-    pub fn check_indexes(&self) -> Result<(), String> {
-        let mut live: BTreeMap<(u64, KindId), u32> = BTreeMap::new();
-        let mut deps: BTreeMap<u64, BTreeSet<(KindId, NameId)>> = BTreeMap::new();
-        for o in self.objects.values() {
-            if let Some(owner) = o.owner {
-                deps.entry(owner.uid).or_default().insert((o.kind, o.name));
-                if o.deletion_ms.is_none() {
-                    *live.entry((owner.uid, o.kind)).or_default() += 1;
-                }
-            }
-        }
-        if live != self.live_owned {
-            return Err("etcd's count of live dependents disagrees with its objects".into());
-        }
-        if deps != self.dependents {
-            return Err("etcd's owner index disagrees with its objects".into());
-        }
-        Ok(())
-    }
-
-    /// Objects of `kind` owned by the object with this UID.
-    pub fn owned_by(&self, kind: KindId, uid: u64) -> impl Iterator<Item = &Object> {
-        self.dependents
-            .get(&uid)
-            .into_iter()
-            .flat_map(move |set| set.range((kind, NameId(0))..=(kind, NameId(u32::MAX))))
-            .filter_map(|k| self.objects.get(k))
-            .filter(move |o| o.owner.is_some_and(|ow| ow.uid == uid))
-    }
-
-    /// Does the owner this reference names exist, with this UID?
-    pub fn owner_exists(&self, owner: Owner) -> bool {
-        self.objects
-            .get(&(owner.kind, owner.name))
-            .is_some_and(|o| o.uid == owner.uid)
-    }
-}
-
-#[derive(Clone, Debug, Hash)]
-pub struct Apiserver {
-    pub caches: Vec<WatchCache>,
-    pub paused: bool,
-    /// Changes held back while paused, applied on resume.
-    pub held: VecDeque<Change>,
-    pub lag_ms: TimeMs,
-    /// Open watches served by each kind's cache.
-    watches_by_kind: Vec<Vec<u32>>,
-    /// Reads waiting (at most 3 s) for the cache to reach a revision.
-    waiting_reads: Vec<WaitingRead>,
-    /// The newest etcd progress notification that arrived while paused.
-    held_progress: Rv,
-    generation: u32,
-}
-
-impl Apiserver {
-    /// Its caches, each listed (empty) at revision 1.
-    fn new(config: &Config, lag_ms: TimeMs) -> Apiserver {
-        let cache = |mode| {
-            let mut c = WatchCache::new(mode);
-            c.replace(std::iter::empty(), 1);
-            c
-        };
-        Apiserver {
-            caches: config.kinds.iter().map(|k| cache(k.cache)).collect(),
-            paused: false,
-            held: VecDeque::new(),
-            lag_ms,
-            watches_by_kind: vec![vec![]; config.kinds.len()],
-            waiting_reads: vec![],
-            held_progress: 0,
-            generation: 0,
-        }
-    }
-}
-
-/// A read the cache answers once it has seen `rv` (`cacher.go` `waitUntilFreshAndBlock`).
-#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
-pub struct WaitingRead {
-    pub watcher: WatcherId,
-    pub session: u32,
-    pub rv: Rv,
-    pub read: ReadKind,
-}
-
-#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
-pub enum ReadKind {
-    /// `resourceVersion=N`: 504 "Too large resource version" after 3 s.
-    NotOlderThan,
-    /// `resourceVersion=""` (ConsistentListFromCache): after 3 s delegated to etcd.
-    Consistent { limit: u32 },
-    /// A streaming list's initial events: 504 after 3 s.
-    WatchList { timeout_ms: TimeMs },
-    /// A probe's list (its `watcher` is `PROBE_WATCHER`, its `session` the probe's number):
-    /// NotOlderThan gets 504 after 3 s, a consistent list goes to etcd.
-    Probe { kind: KindId, consistent: bool },
-}
+pub use apiserver::{Apiserver, ReadKind, ServerWatch, WaitingRead, PROBE_WATCHER};
+pub use controller::{Controller, Running};
+pub(crate) use etcd::{Decision, Refusal};
+pub use etcd::{Etcd, EtcdReader};
+pub use reflector::{Hold, Reflector};
 
 /// An informer to build: its kind, its handlers (a key mapping and a predicate each), its
 /// namespace.
 type Informer = (KindId, Vec<(KeyMap, Predicate)>, Option<NameId>);
 
-/// The `watcher` of a probe's waiting read: probes are not reflectors.
-pub const PROBE_WATCHER: WatcherId = WatcherId(u16::MAX);
-
-/// A watch as the server holds it.
-#[derive(Clone, Debug, Hash)]
-pub struct ServerWatch {
-    pub watcher: WatcherId,
-    pub session: u32,
-    pub apiserver: ApiserverId,
-    pub kind: KindId,
-    pub namespace: Option<NameId>,
-    pub from_etcd: bool,
-    pub last_sent: Rv,
-    /// The RV the watch started from: a bookmark goes out whenever the cache is past it.
-    pub from_rv: Rv,
-    pub deadline_ms: TimeMs,
-    pub open: bool,
-    pub in_flight: u32,
-}
-
-/// client-go's Reflector plus the informer's store and handler.
-#[derive(Clone, Debug, Hash)]
-pub struct Reflector {
-    pub controller: ControllerId,
-    pub kind: KindId,
-    pub namespace: Option<NameId>,
-    /// The event handlers: a key mapping and its predicate each (empty: a cache only read).
-    pub handlers: Vec<(KeyMap, Predicate)>,
-    pub state: WatcherState,
-    pub last_rv: Rv,
-    pub store: crate::store::Store,
-    /// `isLastSyncResourceVersionUnavailable`: the next list uses RV="".
-    pub rv_unavailable: bool,
-    pub backoff_ms_next: TimeMs,
-    /// When the backoff last reset (legacy: when it last backed off).
-    pub backoff_mark_ms: Option<TimeMs>,
-    /// Invalidates messages and timers of earlier requests.
-    pub session: u32,
-    pub watch: Option<u32>,
-    pub watch_opened_ms: TimeMs,
-    pub watch_events: u32,
-    pub listed: bool,
-    /// A paged list in progress: its resourceVersion parameter and the items so far.
-    pub paging: Option<(ListRv, Vec<Object>)>,
-}
-
-/// Notifications held at a controller until a later state of one object arrives.
-#[derive(Clone, Debug, Hash)]
-pub struct Hold {
-    pub kind: KindId,
-    pub name: NameId,
-    /// Held events of that object so far: the second is the later state.
-    pub seen: u32,
-    buffer: Vec<(EventId, WatcherId, u32, Msg)>,
-}
-
-impl Reflector {
-    fn new(
-        controller: ControllerId,
-        kind: KindId,
-        namespace: Option<NameId>,
-        handlers: Vec<(KeyMap, Predicate)>,
-        backoff_ms: TimeMs,
-    ) -> Reflector {
-        Reflector {
-            controller,
-            kind,
-            namespace,
-            handlers,
-            state: WatcherState::Stopped,
-            last_rv: 0,
-            store: Default::default(),
-            rv_unavailable: false,
-            backoff_ms_next: backoff_ms,
-            backoff_mark_ms: None,
-            session: 0,
-            watch: None,
-            watch_opened_ms: 0,
-            watch_events: 0,
-            listed: false,
-            paging: None,
-        }
-    }
-}
-
-impl Controller {
-    fn new(c: &crate::config::ControllerConfig, reflectors: Vec<WatcherId>) -> Controller {
-        Controller {
-            up: false,
-            epoch: 0,
-            apiserver: c.apiserver,
-            queue: WorkQueue::new(c.queue),
-            workers: vec![None; c.workers as usize],
-            worker_claimed: 0,
-            reflectors,
-            link_delay_ms: c.link_delay_ms,
-            link_down_last_ms: None,
-            link_up_last_ms: None,
-            disconnected_until: None,
-            failed_first: BTreeMap::new(),
-            hold: None,
-            hold_generation: 0,
-            crash_after_writes: None,
-            restart_after_ms: None,
-            memory: Memory::new(),
-            initial_sync: false,
-        }
-    }
-}
-
-#[derive(Clone, Debug, Hash)]
-pub struct Running {
-    pub key: NameId,
-    pub writes: Vec<Write>,
-    /// Per write: its failure is ignored (`on-error continue`); empty: none is.
-    pub continue_on_error: Vec<bool>,
-    /// How the reconcile ends if its writes succeed (`None`: the controller's settings).
-    pub outcome: Option<ReconcileResult>,
-    pub done: usize,
-    pub start_event: EventId,
-    pub started_ms: TimeMs,
-}
-
-#[derive(Clone, Debug, Hash)]
-pub struct Controller {
-    pub up: bool,
-    /// Invalidates timers of an earlier life.
-    pub epoch: u32,
-    pub apiserver: ApiserverId,
-    pub queue: WorkQueue,
-    pub workers: Vec<Option<Running>>,
-    /// Idle workers with a wake-up pending (bit per worker; at most 64 workers).
-    worker_claimed: u64,
-    pub reflectors: Vec<WatcherId>,
-    pub link_delay_ms: TimeMs,
-    /// When the last delayed message sent on each direction of the link arrives (FIFO order).
-    pub link_down_last_ms: Option<TimeMs>,
-    pub link_up_last_ms: Option<TimeMs>,
-    pub disconnected_until: Option<TimeMs>,
-    /// Reconciles failed on purpose so far, per key (`fail-first N`), across restarts.
-    pub failed_first: BTreeMap<NameId, u32>,
-    /// Notifications held back (Sieve's unobserved-state injection), in arrival order.
-    pub hold: Option<Hold>,
-    /// Invalidates the timeout of an earlier hold.
-    hold_generation: u32,
-    pub crash_after_writes: Option<u32>,
-    /// Restart this long after the armed (or next) crash.
-    pub restart_after_ms: Option<TimeMs>,
-    pub memory: Memory,
-    /// Keys added by the initial list (priority queue: low priority).
-    initial_sync: bool,
-}
-
 #[derive(Clone, Debug, Hash)]
 enum Msg {
     /// A streaming list's initial events and the bookmark that ends them.
     WatchListStart {
-        watch: u32,
+        watch: WatchId,
         items: Vec<Object>,
         rv: Rv,
     },
@@ -369,14 +55,14 @@ enum Msg {
     },
     ListErr(ApiError),
     WatchOpened {
-        watch: u32,
+        watch: WatchId,
         from_rv: Rv,
         replayed: u32,
     },
     /// `live`: dispatched from the cache's input channel (counts towards "too slow"); the
     /// initial replay of a watch is sent with blocking sends and never does.
     Event {
-        watch: u32,
+        watch: WatchId,
         change: Change,
         live: bool,
     },
@@ -404,76 +90,76 @@ enum Action {
     },
     Deliver {
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         msg: Msg,
     },
     ServeList {
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         rv: ListRv,
         limit: u32,
     },
     /// The next page: etcd reads the first page's revision again, unless it was compacted.
     ServeListPage {
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         list_rv: Rv,
         rest: Vec<Object>,
         limit: u32,
     },
     ServeWatchList {
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         rv: ListRv,
-        timeout_ms: TimeMs,
+        timeout_ms: DurationMs,
     },
     ServeWatch {
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         from: Rv,
-        timeout_ms: TimeMs,
+        timeout_ms: DurationMs,
     },
     ListDeadline {
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         api: ApiserverId,
     },
     Wake {
         watcher: WatcherId,
-        session: u32,
+        session: Session,
     },
     WatchTimeout {
-        watch: u32,
+        watch: WatchId,
     },
     /// A watch's bookmark is due: about every minute, and 2 s before its deadline.
     BookmarkDue {
-        watch: u32,
+        watch: WatchId,
     },
     CompactTick,
     Resync {
         watcher: WatcherId,
-        epoch: u32,
+        epoch: Epoch,
     },
     QueueAfter {
         controller: ControllerId,
-        epoch: u32,
+        epoch: Epoch,
         key: NameId,
     },
     /// An idle worker takes the next key.
     Work {
         controller: ControllerId,
-        epoch: u32,
+        epoch: Epoch,
         worker: u32,
     },
     /// The next write (or the end) of a worker's running reconcile.
     Step {
         controller: ControllerId,
-        epoch: u32,
+        epoch: Epoch,
         worker: u32,
     },
     Start {
         controller: ControllerId,
-        epoch: u32,
+        epoch: Epoch,
     },
     /// The end of a disconnect; stale when a longer disconnect replaced it.
     Reconnect {
@@ -483,16 +169,16 @@ enum Action {
     CacheReady {
         api: ApiserverId,
         kind: Option<KindId>,
-        generation: u32,
+        generation: Generation,
     },
     AnvilTick {
         controller: ControllerId,
-        epoch: u32,
+        epoch: Epoch,
     },
     /// A hold that no later state superseded ends.
     HoldTimeout {
         controller: ControllerId,
-        generation: u32,
+        generation: Generation,
     },
     /// The garbage collector looks at one dependent: are all its owners gone?
     Gc {
@@ -546,15 +232,15 @@ pub struct EsrState {
 /// The whole simulated system. `Clone` is the explorer's fork; `state_hash` its dedup key.
 #[derive(Clone, Debug)]
 pub struct Sim {
-    pub config: Arc<Config>,
-    pub now_ms: TimeMs,
-    pub names: Names,
-    pub etcd: Etcd,
-    pub apiservers: Vec<Apiserver>,
-    pub watches: Vec<ServerWatch>,
-    pub reflectors: Vec<Reflector>,
-    pub controllers: Vec<Controller>,
-    pub esr: BTreeMap<(ControllerId, NameId), EsrState>,
+    config: Arc<Config>,
+    now_ms: TimeMs,
+    names: Names,
+    etcd: Etcd,
+    apiservers: Vec<Apiserver>,
+    watches: Vec<ServerWatch>,
+    reflectors: Vec<Reflector>,
+    controllers: Vec<Controller>,
+    esr: BTreeMap<(ControllerId, NameId), EsrState>,
     rng: Rng,
     heap: BinaryHeap<Reverse<Scheduled>>,
     ready: VecDeque<(EventId, Action)>,
@@ -563,7 +249,7 @@ pub struct Sim {
     appended_seq: u64,
     appended_seq_end: u64,
     pub trace: Vec<Event>,
-    pub stopped: Option<Stop>,
+    stopped: Option<Stop>,
     /// Actions dispatched so far (bounded by `ACTIONS_PER_EVENT_MAX` per event of the cap).
     actions: u64,
     /// Probes issued so far (each gets the next number).
@@ -598,22 +284,6 @@ impl Reader for StoreReader<'_> {
             .find(|r| r.kind == kind)
             .map(|r| r.store.owned_by(uid).copied().collect())
             .unwrap_or_default()
-    }
-}
-
-/// Reads the truth, for Anvil mode and for ESR.
-pub struct EtcdReader<'a>(pub &'a Etcd);
-
-impl Reader for EtcdReader<'_> {
-    fn get(&self, kind: KindId, name: NameId) -> Option<Object> {
-        self.0.objects.get(&(kind, name)).copied()
-    }
-    fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object> {
-        self.0.owned_by(kind, uid).copied().collect()
-    }
-    /// O(log n): ESR asks this after every write of a child.
-    fn live_owned(&self, kind: KindId, uid: u64) -> usize {
-        self.0.live_owned.get(&(uid, kind)).copied().unwrap_or(0) as usize
     }
 }
 
@@ -672,7 +342,7 @@ impl Sim {
             sim.controllers.push(Controller::new(c, reflectors));
             let start = Action::Start {
                 controller: id,
-                epoch: 0,
+                epoch: Epoch(0),
             };
             sim.schedule(c.start_ms, NO_CAUSE, start);
         }
@@ -717,6 +387,58 @@ impl Sim {
             }
         }
         informers
+    }
+
+    // ----- read-only accessors (view, verdict, the CLI and the page read these) -----
+
+    /// The configuration this run was built from.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The current moment of virtual time.
+    pub fn now_ms(&self) -> TimeMs {
+        self.now_ms
+    }
+
+    /// Object names interned so far.
+    pub fn names(&self) -> &Names {
+        &self.names
+    }
+
+    /// The one store every apiserver shares.
+    pub fn etcd(&self) -> &Etcd {
+        &self.etcd
+    }
+
+    /// The apiservers, by `ApiserverId`.
+    pub fn apiservers(&self) -> &[Apiserver] {
+        &self.apiservers
+    }
+
+    /// Every watch the servers have opened, by watch number.
+    pub fn watches(&self) -> &[ServerWatch] {
+        &self.watches
+    }
+
+    /// The reflectors (one per informer), by `WatcherId`.
+    pub fn reflectors(&self) -> &[Reflector] {
+        &self.reflectors
+    }
+
+    /// The controllers, by `ControllerId`.
+    pub fn controllers(&self) -> &[Controller] {
+        &self.controllers
+    }
+
+    /// Per (controller, key): does the desired state hold, and since when.
+    pub fn esr(&self) -> &BTreeMap<(ControllerId, NameId), EsrState> {
+        &self.esr
+    }
+
+    /// Why the run stopped, once it has.
+    pub fn stopped(&self) -> Option<Stop> {
+        self.stopped
     }
 
     // ----- the sans-IO surface -----
@@ -827,8 +549,8 @@ impl Sim {
     // ----- plumbing -----
 
     /// Is this timer or message from the controller's current life (not from before a crash)?
-    fn in_life(&self, c: ControllerId, epoch: u32) -> bool {
-        self.controllers[c.index()].epoch == epoch
+    fn in_life(&self, c: ControllerId, epoch: Epoch) -> bool {
+        self.controllers[c.index()].in_life(epoch)
     }
 
     fn schedule(&mut self, at: TimeMs, cause: EventId, action: Action) {
@@ -894,7 +616,7 @@ impl Sim {
         self.controllers[c.index()].disconnected_until.is_none()
     }
 
-    fn send_to_client(&mut self, watcher: WatcherId, session: u32, cause: EventId, msg: Msg) {
+    fn send_to_client(&mut self, watcher: WatcherId, session: Session, cause: EventId, msg: Msg) {
         let action = Action::Deliver {
             watcher,
             session,
@@ -941,6 +663,7 @@ impl Sim {
         self.heap.push(Reverse(scheduled));
     }
 
+    /// Runs one scheduled action: routes it to the part of the system it is for.
     fn dispatch(&mut self, cause: EventId, action: Action) {
         self.count_action();
         if self.stopped.is_some() {
@@ -948,13 +671,49 @@ impl Sim {
         }
         match action {
             Action::Input(input) => self.apply_input(cause, input),
-            Action::CacheApply { api, change } => self.cache_apply(api, change, cause),
-            Action::CacheProgress { api, rev } => self.cache_progress(api, rev, cause),
             Action::Deliver {
                 watcher,
                 session,
                 msg,
             } => self.deliver(watcher, session, msg, cause),
+            Action::Wake { watcher, session } => self.wake(watcher, session, cause),
+            Action::Resync { watcher, epoch } => self.resync(watcher, epoch),
+            Action::CompactTick => self.compact_tick(),
+            Action::Gc { kind, name, uid } => self.collect_garbage(kind, name, uid, cause),
+            Action::CacheApply { .. }
+            | Action::CacheProgress { .. }
+            | Action::CacheReady { .. }
+            | Action::ServeList { .. }
+            | Action::ServeListPage { .. }
+            | Action::ServeWatchList { .. }
+            | Action::ServeWatch { .. }
+            | Action::ListDeadline { .. }
+            | Action::WatchTimeout { .. }
+            | Action::BookmarkDue { .. } => self.dispatch_server(cause, action),
+            Action::QueueAfter { .. }
+            | Action::Work { .. }
+            | Action::Step { .. }
+            | Action::Start { .. }
+            | Action::Reconnect { .. }
+            | Action::AnvilTick { .. }
+            | Action::HoldTimeout { .. } => self.dispatch_controller(cause, action),
+        }
+    }
+
+    /// An action of an apiserver: its caches, the requests it serves, its watches' timers.
+    fn dispatch_server(&mut self, cause: EventId, action: Action) {
+        match action {
+            Action::CacheApply { api, change } => self.cache_apply(api, change, cause),
+            Action::CacheProgress { api, rev } => self.cache_progress(api, rev, cause),
+            Action::CacheReady {
+                api,
+                kind,
+                generation,
+            } => {
+                if self.apiservers[api.index()].generation == generation {
+                    self.cache_ready(api, kind, cause);
+                }
+            }
             Action::ServeList {
                 watcher,
                 session,
@@ -985,11 +744,15 @@ impl Sim {
                 session,
                 api,
             } => self.read_deadline(watcher, session, api, cause),
-            Action::Wake { watcher, session } => self.wake(watcher, session, cause),
             Action::WatchTimeout { watch } => self.close_watch(watch, WatchEnd::Timeout, cause),
             Action::BookmarkDue { watch } => self.bookmark_due(watch, cause),
-            Action::CompactTick => self.compact_tick(),
-            Action::Resync { watcher, epoch } => self.resync(watcher, epoch),
+            _ => unreachable!("not a server action"),
+        }
+    }
+
+    /// An action of a controller: its queue, its workers, its life, its link, its hold.
+    fn dispatch_controller(&mut self, cause: EventId, action: Action) {
+        match action {
             Action::QueueAfter {
                 controller,
                 epoch,
@@ -999,40 +762,21 @@ impl Sim {
                 controller,
                 epoch,
                 worker,
-            } => {
-                if self.in_life(controller, epoch) {
-                    self.work(controller, worker, cause);
-                }
-            }
+            } if self.in_life(controller, epoch) => self.work(controller, worker, cause),
             Action::Step {
                 controller,
                 epoch,
                 worker,
-            } => {
-                if self.in_life(controller, epoch) {
-                    self.step(controller, worker, cause);
-                }
+            } if self.in_life(controller, epoch) => self.step(controller, worker, cause),
+            Action::Start { controller, epoch } if self.in_life(controller, epoch) => {
+                self.start_controller(controller, cause)
             }
-            Action::Start { controller, epoch } => {
-                if self.in_life(controller, epoch) {
-                    self.start_controller(controller, cause);
-                }
-            }
+            Action::Work { .. } | Action::Step { .. } | Action::Start { .. } => {}
             Action::Reconnect {
                 controller,
                 until_ms,
             } => self.reconnect(controller, until_ms, cause),
-            Action::CacheReady {
-                api,
-                kind,
-                generation,
-            } => {
-                if self.apiservers[api.index()].generation == generation {
-                    self.cache_ready(api, kind, cause);
-                }
-            }
             Action::AnvilTick { controller, epoch } => self.anvil_tick(controller, epoch, cause),
-            Action::Gc { kind, name, uid } => self.collect_garbage(kind, name, uid, cause),
             Action::HoldTimeout {
                 controller,
                 generation,
@@ -1041,11 +785,12 @@ impl Sim {
                     self.release_hold(controller, false, cause);
                 }
             }
+            _ => unreachable!("not a controller action"),
         }
     }
 
     /// A delayed add is due, if it is still this life's and the queue's item.
-    fn queue_after_due(&mut self, c: ControllerId, epoch: u32, key: NameId, cause: EventId) {
+    fn queue_after_due(&mut self, c: ControllerId, epoch: Epoch, key: NameId, cause: EventId) {
         let now = self.now_ms;
         if self.in_life(c, epoch) && self.controllers[c.index()].queue.due(key, now) {
             self.enqueue(c, key, cause, false);
@@ -1063,7 +808,7 @@ impl Sim {
     }
 
     /// Anvil's `schedule_controller_reconcile`: every existing object of the primary kind.
-    fn anvil_tick(&mut self, c: ControllerId, epoch: u32, cause: EventId) {
+    fn anvil_tick(&mut self, c: ControllerId, epoch: Epoch, cause: EventId) {
         if !self.in_life(c, epoch) {
             return;
         }
@@ -1077,20 +822,6 @@ impl Sim {
             epoch,
         };
         self.schedule(self.now_ms + period, NO_CAUSE, tick);
-    }
-}
-
-impl EtcdReader<'_> {
-    /// Every object of one kind, in name order (etcd's key range for the kind).
-    fn of_kind(&self, kind: KindId) -> impl Iterator<Item = Object> + '_ {
-        self.0
-            .objects
-            .range((kind, NameId(0))..=(kind, NameId(u32::MAX)))
-            .map(|(_, o)| *o)
-    }
-
-    pub fn kind_objects(&self, kind: KindId) -> Vec<Object> {
-        self.of_kind(kind).collect()
     }
 }
 

@@ -12,111 +12,27 @@ impl Sim {
         cause: EventId,
         w: Write,
     ) -> Result<EventId, ApiError> {
-        let fail = |sim: &mut Sim, op, kind, name, error| {
-            sim.emit(
-                actor,
-                cause,
-                EventKind::WriteFailed {
+        match self.etcd.decide(w, &self.names, self.now_ms) {
+            Ok(Decision::Commit { op, event, obj }) => {
+                Ok(self.commit(actor, cause, op, event, obj))
+            }
+            Ok(Decision::NoOp { kind, name }) => {
+                Ok(self.emit(actor, cause, EventKind::NoOpWrite { kind, name }))
+            }
+            Err(Refusal {
+                op,
+                kind,
+                name,
+                error,
+            }) => {
+                let failed = EventKind::WriteFailed {
                     op,
                     kind,
                     name,
                     error,
-                },
-            );
-            Err(error)
-        };
-        match w {
-            Write::Create {
-                kind,
-                name,
-                namespace,
-                spec,
-                owner,
-            } => {
-                if self.etcd.objects.contains_key(&(kind, name)) {
-                    return fail(self, WriteOp::Create, kind, name, ApiError::AlreadyExists);
-                }
-                // Names are DNS subdomains: a controller that grows names (`a-data-data-...`)
-                // stops at the apiserver's validation, and so does the memory they take.
-                let short = self.names.resolve(name).rsplit('/').next().unwrap_or("");
-                if short.len() > MAX_NAME_LEN {
-                    return fail(self, WriteOp::Create, kind, name, ApiError::NameTooLong);
-                }
-                let uid = self.etcd.next_uid;
-                self.etcd.next_uid += 1;
-                let obj = Object {
-                    kind,
-                    name,
-                    namespace,
-                    uid,
-                    rv: 0,
-                    generation: 1,
-                    spec,
-                    status: 0,
-                    owner,
-                    finalizers: 0,
-                    deletion_ms: None,
                 };
-                Ok(self.commit(actor, cause, WriteOp::Create, EventType::Added, obj))
-            }
-            Write::Update {
-                kind,
-                name,
-                expect_rv,
-                spec,
-                status,
-                finalizers,
-            } => {
-                let Some(cur) = self.etcd.objects.get(&(kind, name)).copied() else {
-                    return fail(self, WriteOp::Update, kind, name, ApiError::NotFound);
-                };
-                // 0: no precondition (a merge patch); otherwise the RV the writer read.
-                if expect_rv != 0 && cur.rv != expect_rv {
-                    return fail(self, WriteOp::Update, kind, name, ApiError::Conflict);
-                }
-                if (cur.spec, cur.status, cur.finalizers) == (spec, status, finalizers) {
-                    return Ok(self.emit(actor, cause, EventKind::NoOpWrite { kind, name }));
-                }
-                let mut obj = cur;
-                let op = if spec != cur.spec {
-                    obj.generation += 1;
-                    WriteOp::Update
-                } else if status != cur.status {
-                    WriteOp::UpdateStatus
-                } else {
-                    WriteOp::Update
-                };
-                obj.spec = spec;
-                obj.status = status;
-                obj.finalizers = finalizers;
-                if obj.deletion_ms.is_some() && finalizers == 0 {
-                    // The last finalizer is gone: the object goes.
-                    return Ok(self.commit(actor, cause, WriteOp::Delete, EventType::Deleted, obj));
-                }
-                Ok(self.commit(actor, cause, op, EventType::Modified, obj))
-            }
-            Write::Delete { kind, name, uid } => {
-                let Some(cur) = self.etcd.objects.get(&(kind, name)).copied() else {
-                    return fail(self, WriteOp::Delete, kind, name, ApiError::NotFound);
-                };
-                if uid.is_some_and(|u| u != cur.uid) {
-                    return fail(self, WriteOp::Delete, kind, name, ApiError::UidMismatch);
-                }
-                if cur.finalizers != 0 {
-                    if cur.deletion_ms.is_some() {
-                        return Ok(self.emit(actor, cause, EventKind::NoOpWrite { kind, name }));
-                    }
-                    let mut obj = cur;
-                    obj.deletion_ms = Some(self.now_ms);
-                    return Ok(self.commit(
-                        actor,
-                        cause,
-                        WriteOp::MarkDeleting,
-                        EventType::Modified,
-                        obj,
-                    ));
-                }
-                Ok(self.commit(actor, cause, WriteOp::Delete, EventType::Deleted, cur))
+                self.emit(actor, cause, failed);
+                Err(error)
             }
         }
     }
@@ -223,26 +139,9 @@ impl Sim {
 
     pub(super) fn cache_apply(&mut self, api: ApiserverId, change: Change, cause: EventId) {
         let kind = change.object.kind;
-        let server = &mut self.apiservers[api.index()];
-        if server.caches[kind.index()].mode == CacheMode::Off {
+        let Some((evicted, capacity)) = self.apiservers[api.index()].apply_change(change) else {
             return;
-        }
-        if server.paused || !server.caches[kind.index()].ready {
-            if server.paused {
-                server.held.push_back(change);
-            }
-            return;
-        }
-        // etcd progress notifications move every other kind's cache to the same revision, so a
-        // list's RV is usually above its largest item and bookmarks move quiet watchers forward.
-        for (k, other) in server.caches.iter_mut().enumerate() {
-            if k != kind.index() && other.ready && other.mode != CacheMode::Off {
-                other.rv = other.rv.max(change.object.rv);
-            }
-        }
-        let cache = &mut server.caches[kind.index()];
-        let out = cache.add(change);
-        let capacity = cache.capacity;
+        };
         let id = self.emit(
             Actor::Apiserver(api),
             cause,
@@ -251,7 +150,7 @@ impl Sim {
                 kind,
                 rv: change.object.rv,
                 name: change.object.name,
-                evicted: out.evicted,
+                evicted,
                 capacity,
             },
         );
@@ -273,17 +172,9 @@ impl Sim {
     }
 
     pub(super) fn cache_progress(&mut self, api: ApiserverId, rev: Rv, cause: EventId) {
-        let server = &mut self.apiservers[api.index()];
-        if server.paused {
-            server.held_progress = server.held_progress.max(rev);
-            return;
+        if self.apiservers[api.index()].progress(rev) {
+            self.wake_reads(api, cause);
         }
-        for cache in &mut server.caches {
-            if cache.ready && cache.mode != CacheMode::Off {
-                cache.rv = cache.rv.max(rev);
-            }
-        }
-        self.wake_reads(api, cause);
     }
 
     /// Answers every waiting read whose cache has now reached its revision.
@@ -307,7 +198,9 @@ impl Sim {
                 ReadKind::WatchList { timeout_ms } => {
                     self.answer_watch_list(r.watcher, r.session, api, timeout_ms, cause)
                 }
-                ReadKind::Probe { kind, .. } => self.probe_from_cache(r.session, api, kind, cause),
+                ReadKind::Probe { kind, .. } => {
+                    self.probe_from_cache(r.session.0, api, kind, cause)
+                }
             }
         }
     }
@@ -325,7 +218,7 @@ impl Sim {
     pub(super) fn read_deadline(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         api: ApiserverId,
         cause: EventId,
     ) {
@@ -354,8 +247,8 @@ impl Sim {
             ReadKind::Probe {
                 kind,
                 consistent: true,
-            } => self.probe_from_etcd(session, kind, None, cause),
-            ReadKind::Probe { .. } => self.probe_failed(session, err, cause),
+            } => self.probe_from_etcd(session.0, kind, None, cause),
+            ReadKind::Probe { .. } => self.probe_failed(session.0, err, cause),
         }
     }
 
@@ -384,7 +277,7 @@ impl Sim {
         let from_cache = cache.mode != CacheMode::Off && cache.ready;
         let wait = |rv, consistent| WaitingRead {
             watcher: PROBE_WATCHER,
-            session: probe,
+            session: Session(probe),
             rv,
             read: ReadKind::Probe { kind, consistent },
         };
@@ -575,9 +468,10 @@ impl Sim {
         if self.config.kinds[change.object.kind.index()].cache != CacheMode::Off {
             return;
         }
-        let ids: Vec<u32> = (0..self.watches.len() as u32)
+        let ids: Vec<WatchId> = (0..self.watches.len() as u32)
+            .map(WatchId)
             .filter(|&i| {
-                let w = &self.watches[i as usize];
+                let w = &self.watches[i.index()];
                 w.open && w.from_etcd && w.kind == change.object.kind
             })
             .collect();
@@ -588,8 +482,14 @@ impl Sim {
 
     /// Sends one change to a watch. Only `live` changes count towards closing a watcher too slow
     /// to drain its channel (`cache_watcher.go`: the initial replay, `processInterval`, blocks).
-    pub(super) fn send_event(&mut self, watch: u32, change: Change, live: bool, cause: EventId) {
-        let w = &self.watches[watch as usize];
+    pub(super) fn send_event(
+        &mut self,
+        watch: WatchId,
+        change: Change,
+        live: bool,
+        cause: EventId,
+    ) {
+        let w = &self.watches[watch.index()];
         if !w.open || change.object.rv <= w.last_sent {
             return;
         }
@@ -598,9 +498,9 @@ impl Sim {
         }
         let (watcher, session) = (w.watcher, w.session);
         let controller = self.controller_of(watcher);
-        self.watches[watch as usize].last_sent = change.object.rv;
+        self.watches[watch.index()].last_sent = change.object.rv;
         if live && self.link_delay(controller) > 0 {
-            let w = &mut self.watches[watch as usize];
+            let w = &mut self.watches[watch.index()];
             w.in_flight += 1;
             if w.in_flight > self.config.watch_chan_capacity {
                 self.close_watch(watch, WatchEnd::TooSlow, cause);
@@ -622,8 +522,8 @@ impl Sim {
     /// `cache_watcher.go`: a due bookmark carries the cache's current RV and is sent whenever
     /// that RV is above the watch's start RV, even if it was sent before (a quiet watch still
     /// gets one about every minute). Watches served by etcd get none.
-    pub(super) fn send_bookmark(&mut self, watch: u32, cause: EventId) {
-        let w = &self.watches[watch as usize];
+    pub(super) fn send_bookmark(&mut self, watch: WatchId, cause: EventId) {
+        let w = &self.watches[watch.index()];
         if !w.open || w.from_etcd {
             return;
         }
@@ -633,14 +533,14 @@ impl Sim {
         }
         let rv = cache.rv;
         let (watcher, session) = (w.watcher, w.session);
-        let w = &mut self.watches[watch as usize];
+        let w = &mut self.watches[watch.index()];
         w.last_sent = w.last_sent.max(rv);
         self.send_to_client(watcher, session, cause, Msg::Bookmark { rv });
     }
 
     /// A watch's bookmark is due: send it, and schedule the next.
-    pub(super) fn bookmark_due(&mut self, watch: u32, cause: EventId) {
-        if self.watches[watch as usize].open {
+    pub(super) fn bookmark_due(&mut self, watch: WatchId, cause: EventId) {
+        if self.watches[watch.index()].open {
             self.send_bookmark(watch, cause);
             self.schedule_bookmark(watch, cause);
         }
@@ -651,7 +551,7 @@ impl Sim {
     pub(super) fn serve_list_page(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         list_rv: Rv,
         rest: Vec<Object>,
         limit: u32,
@@ -670,8 +570,8 @@ impl Sim {
 
     /// `cache_watcher.go` `nextBookmarkTime`: the next bookmark a minute from now, or 2 s before
     /// the deadline if that comes first; none once that moment has passed.
-    pub(super) fn schedule_bookmark(&mut self, watch: u32, cause: EventId) {
-        let w = &self.watches[watch as usize];
+    pub(super) fn schedule_bookmark(&mut self, watch: WatchId, cause: EventId) {
+        let w = &self.watches[watch.index()];
         let c = self.reflectors[w.watcher.index()].controller;
         if !self.config.reflector_of(c).bookmarks || w.from_etcd {
             return;
@@ -686,8 +586,8 @@ impl Sim {
         }
     }
 
-    pub(super) fn close_watch(&mut self, watch: u32, reason: WatchEnd, cause: EventId) {
-        let w = &mut self.watches[watch as usize];
+    pub(super) fn close_watch(&mut self, watch: WatchId, reason: WatchEnd, cause: EventId) {
+        let w = &mut self.watches[watch.index()];
         if !w.open {
             return;
         }
@@ -729,7 +629,7 @@ impl Sim {
         cause: EventId,
     ) {
         let server = &mut self.apiservers[api.index()];
-        server.generation += 1;
+        server.generation = server.generation.next();
         let generation = server.generation;
         let kinds: Vec<KindId> = match only {
             Some(k) => vec![k],
@@ -745,9 +645,10 @@ impl Sim {
             server.held_progress = 0;
             server.paused = false;
         }
-        let to_close: Vec<u32> = (0..self.watches.len() as u32)
+        let to_close: Vec<WatchId> = (0..self.watches.len() as u32)
+            .map(WatchId)
             .filter(|&i| {
-                let w = &self.watches[i as usize];
+                let w = &self.watches[i.index()];
                 w.open && w.apiserver == api && (only.is_none() || Some(w.kind) == only)
             })
             .collect();
@@ -812,7 +713,7 @@ impl Sim {
     pub(super) fn route(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         cause: EventId,
         refuse: fn(ApiError) -> Msg,
     ) -> Option<ApiserverId> {
@@ -827,7 +728,7 @@ impl Sim {
     pub(super) fn serve_list(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         rv: ListRv,
         limit: u32,
         cause: EventId,
@@ -872,7 +773,7 @@ impl Sim {
     }
 
     /// etcd honours `limit`: the first page, and a continue token for the rest.
-    fn list_from_etcd(&mut self, watcher: WatcherId, session: u32, limit: u32, cause: EventId) {
+    fn list_from_etcd(&mut self, watcher: WatcherId, session: Session, limit: u32, cause: EventId) {
         let kind = self.reflectors[watcher.index()].kind;
         let items = EtcdReader(&self.etcd).kind_objects(kind);
         let items = self.filter_namespace(watcher, items);
@@ -894,7 +795,7 @@ impl Sim {
     pub(super) fn answer_list_from_cache(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         api: ApiserverId,
         cause: EventId,
     ) {
@@ -922,7 +823,7 @@ impl Sim {
     pub(super) fn serve_watch_list(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         rv: ListRv,
         timeout_ms: TimeMs,
         cause: EventId,
@@ -971,7 +872,7 @@ impl Sim {
     fn answer_watch_list(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         api: ApiserverId,
         timeout_ms: TimeMs,
         cause: EventId,
@@ -995,7 +896,7 @@ impl Sim {
     pub(super) fn serve_watch(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         from: Rv,
         timeout_ms: TimeMs,
         cause: EventId,
@@ -1005,49 +906,9 @@ impl Sim {
         };
         let r = &self.reflectors[watcher.index()];
         let (kind, namespace) = (r.kind, r.namespace);
-        let cache = &self.apiservers[api.index()].caches[kind.index()];
-        let from_etcd = cache.mode == CacheMode::Off;
-        if !from_etcd && !cache.ready {
-            self.send_to_client(
-                watcher,
-                session,
-                cause,
-                Msg::Refused(ApiError::TooManyRequests),
-            );
-            return;
-        }
-        let replay: Vec<Change> = if from_etcd {
-            if from + 1 < self.etcd.compact_rev {
-                self.send_to_client(
-                    watcher,
-                    session,
-                    cause,
-                    Msg::WatchErr(ApiError::WatchCompacted),
-                );
-                return;
-            }
-            self.etcd
-                .log
-                .iter()
-                .filter(|c| c.object.kind == kind && c.object.rv > from)
-                .copied()
-                .collect()
-        } else {
-            match cache.check_watch_start(from) {
-                WatchStart::TooOld {
-                    requested,
-                    oldest_minus_one,
-                } => {
-                    // An ERROR event inside an HTTP 200 stream, then the stream ends.
-                    let err = ApiError::TooOld {
-                        requested,
-                        oldest_minus_one,
-                    };
-                    self.send_to_client(watcher, session, cause, Msg::WatchErr(err));
-                    return;
-                }
-                WatchStart::Ok => cache.events_after(from).copied().collect(),
-            }
+        let (from_etcd, replay) = match self.watch_replay(api, kind, from) {
+            Ok(x) => x,
+            Err(msg) => return self.send_to_client(watcher, session, cause, msg),
         };
         let watch = self.open_watch(watcher, session, api, kind, namespace, from_etcd, from);
         let replayed = replay
@@ -1070,19 +931,53 @@ impl Sim {
         self.arm_watch_timers(watch, timeout_ms, cause);
     }
 
+    /// What a watch of `kind` from `from` replays first (and whether etcd serves it, for a kind
+    /// without a watch cache), or the message that refuses it: 429 while the cache is not
+    /// ready, 410 when `from` is compacted or older than the cache's history.
+    fn watch_replay(
+        &self,
+        api: ApiserverId,
+        kind: KindId,
+        from: Rv,
+    ) -> Result<(bool, Vec<Change>), Msg> {
+        let cache = &self.apiservers[api.index()].caches[kind.index()];
+        if cache.mode == CacheMode::Off {
+            if from + 1 < self.etcd.compact_rev {
+                return Err(Msg::WatchErr(ApiError::WatchCompacted));
+            }
+            let log = self.etcd.log.iter();
+            let after = log.filter(|c| c.object.kind == kind && c.object.rv > from);
+            return Ok((true, after.copied().collect()));
+        }
+        if !cache.ready {
+            return Err(Msg::Refused(ApiError::TooManyRequests));
+        }
+        match cache.check_watch_start(from) {
+            // An ERROR event inside an HTTP 200 stream, then the stream ends.
+            WatchStart::TooOld {
+                requested,
+                oldest_minus_one,
+            } => Err(Msg::WatchErr(ApiError::TooOld {
+                requested,
+                oldest_minus_one,
+            })),
+            WatchStart::Ok => Ok((false, cache.events_after(from).copied().collect())),
+        }
+    }
+
     /// Registers a server-side watch that has sent everything up to `from`.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn open_watch(
         &mut self,
         watcher: WatcherId,
-        session: u32,
+        session: Session,
         api: ApiserverId,
         kind: KindId,
         namespace: Option<NameId>,
         from_etcd: bool,
         from: Rv,
-    ) -> u32 {
-        let watch = self.watches.len() as u32;
+    ) -> WatchId {
+        let watch = WatchId(self.watches.len() as u32);
         self.watches.push(ServerWatch {
             watcher,
             session,
@@ -1103,9 +998,9 @@ impl Sim {
     }
 
     /// The server-side timeout the client asked for, and the first bookmark.
-    pub(super) fn arm_watch_timers(&mut self, watch: u32, timeout: TimeMs, cause: EventId) {
+    pub(super) fn arm_watch_timers(&mut self, watch: WatchId, timeout: TimeMs, cause: EventId) {
         let deadline = self.now_ms + timeout;
-        self.watches[watch as usize].deadline_ms = deadline;
+        self.watches[watch.index()].deadline_ms = deadline;
         self.schedule(deadline, cause, Action::WatchTimeout { watch });
         self.schedule_bookmark(watch, cause);
     }

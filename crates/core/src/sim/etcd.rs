@@ -1,0 +1,463 @@
+//! etcd: the one store every apiserver shares, its owner indexes, and the rules of a write.
+
+use super::*;
+
+/// etcd: the one store every apiserver shares.
+#[derive(Clone, Debug, Hash)]
+pub struct Etcd {
+    pub rev: Rv,
+    pub objects: BTreeMap<(KindId, NameId), Object>,
+    /// Revisions at or below this are gone.
+    pub compact_rev: Rv,
+    /// Changes after `compact_rev`, kept only when some kind is served without a watch cache.
+    pub log: VecDeque<Change>,
+    pub(super) keep_log: bool,
+    /// Every change since the start, kept only when a probe lists at an Exact RV: the state at
+    /// any revision is a replay of it.
+    pub(super) history: Option<Vec<Change>>,
+    next_uid: u64,
+    /// The revision seen at the previous compaction tick.
+    pub(super) last_tick_rev: Rv,
+    /// Owner UID -> its dependents' keys: the garbage collector's graph, and owner lookups in
+    /// O(log n) instead of a scan of every object.
+    pub(super) dependents: BTreeMap<u64, BTreeSet<(KindId, NameId)>>,
+    /// (owner UID, kind) -> dependents not marked for deletion.
+    live_owned: BTreeMap<(u64, KindId), u32>,
+}
+
+impl Etcd {
+    pub(super) fn new(config: &Config) -> Etcd {
+        // Exact lists (asked by probes) need the state at any revision: keep every change.
+        let exact = config.timeline.iter().any(|t| {
+            matches!(
+                t.input,
+                Input::Probe {
+                    request: ProbeRequest::List {
+                        rv: ListRv::Exact(_)
+                    },
+                    ..
+                }
+            )
+        });
+        Etcd {
+            rev: 1,
+            objects: BTreeMap::new(),
+            compact_rev: 0,
+            log: VecDeque::new(),
+            keep_log: config.kinds.iter().any(|k| k.cache == CacheMode::Off),
+            history: exact.then(Vec::new),
+            next_uid: 1,
+            last_tick_rev: 0,
+            dependents: BTreeMap::new(),
+            live_owned: BTreeMap::new(),
+        }
+    }
+
+    /// Keeps the owner indexes in step with one committed object (`old`: its previous state).
+    pub(super) fn index(&mut self, old: Option<&Object>, o: &Object, present: bool) {
+        let Some(owner) = o.owner else { return };
+        let live = |x: Option<&Object>| x.is_some_and(|x| x.deletion_ms.is_none()) as i64;
+        let delta = live(present.then_some(o)) - live(old);
+        if delta != 0 {
+            let n = self.live_owned.entry((owner.uid, o.kind)).or_default();
+            *n = (*n as i64 + delta) as u32;
+            if *n == 0 {
+                self.live_owned.remove(&(owner.uid, o.kind));
+            }
+        }
+        let set = self.dependents.entry(owner.uid).or_default();
+        if present {
+            set.insert((o.kind, o.name));
+        } else {
+            set.remove(&(o.kind, o.name));
+            if set.is_empty() {
+                self.dependents.remove(&owner.uid);
+            }
+        }
+    }
+
+    /// The owner indexes agree with a scan of every object (an invariant the tests check).
+    pub fn check_indexes(&self) -> Result<(), String> {
+        let mut live: BTreeMap<(u64, KindId), u32> = BTreeMap::new();
+        let mut deps: BTreeMap<u64, BTreeSet<(KindId, NameId)>> = BTreeMap::new();
+        for o in self.objects.values() {
+            if let Some(owner) = o.owner {
+                deps.entry(owner.uid).or_default().insert((o.kind, o.name));
+                if o.deletion_ms.is_none() {
+                    *live.entry((owner.uid, o.kind)).or_default() += 1;
+                }
+            }
+        }
+        if live != self.live_owned {
+            return Err("etcd's count of live dependents disagrees with its objects".into());
+        }
+        if deps != self.dependents {
+            return Err("etcd's owner index disagrees with its objects".into());
+        }
+        Ok(())
+    }
+
+    /// Objects of `kind` owned by the object with this UID.
+    pub fn owned_by(&self, kind: KindId, uid: u64) -> impl Iterator<Item = &Object> {
+        self.dependents
+            .get(&uid)
+            .into_iter()
+            .flat_map(move |set| set.range((kind, NameId(0))..=(kind, NameId(u32::MAX))))
+            .filter_map(|k| self.objects.get(k))
+            .filter(move |o| o.owner.is_some_and(|ow| ow.uid == uid))
+    }
+
+    /// Does the owner this reference names exist, with this UID?
+    pub fn owner_exists(&self, owner: Owner) -> bool {
+        self.objects
+            .get(&(owner.kind, owner.name))
+            .is_some_and(|o| o.uid == owner.uid)
+    }
+}
+
+/// What etcd makes of a write it accepts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Decision {
+    /// Commit this object (its next revision is etcd's to give).
+    Commit {
+        op: WriteOp,
+        event: EventType,
+        obj: Object,
+    },
+    /// Nothing changes (an update to the same state, a delete of an object already deleting).
+    NoOp { kind: KindId, name: NameId },
+}
+
+/// A write etcd (or the apiserver's validation in front of it) refuses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    pub op: WriteOp,
+    pub kind: KindId,
+    pub name: NameId,
+    pub error: ApiError,
+}
+
+impl Etcd {
+    /// The rules of a write: preconditions, validation, generations, finalizers. Allocates a
+    /// UID for a create it accepts; commits nothing.
+    pub(crate) fn decide(
+        &mut self,
+        w: Write,
+        names: &Names,
+        now_ms: TimeMs,
+    ) -> Result<Decision, Refusal> {
+        match w {
+            Write::Create {
+                kind,
+                name,
+                namespace,
+                spec,
+                owner,
+            } => self.decide_create(kind, name, namespace, spec, owner, names),
+            Write::Update {
+                kind,
+                name,
+                expect_rv,
+                spec,
+                status,
+                finalizers,
+            } => self.decide_update(kind, name, expect_rv, (spec, status, finalizers)),
+            Write::Delete { kind, name, uid } => self.decide_delete(kind, name, uid, now_ms),
+        }
+    }
+
+    fn decide_create(
+        &mut self,
+        kind: KindId,
+        name: NameId,
+        namespace: NameId,
+        spec: i64,
+        owner: Option<Owner>,
+        names: &Names,
+    ) -> Result<Decision, Refusal> {
+        let refuse = |error| {
+            Err(Refusal {
+                op: WriteOp::Create,
+                kind,
+                name,
+                error,
+            })
+        };
+        if self.objects.contains_key(&(kind, name)) {
+            return refuse(ApiError::AlreadyExists);
+        }
+        // Names are DNS subdomains: a controller that grows names (`a-data-data-...`) stops at
+        // the apiserver's validation, and so does the memory they take.
+        let short = names.resolve(name).rsplit('/').next().unwrap_or("");
+        if short.len() > MAX_NAME_LEN {
+            return refuse(ApiError::NameTooLong);
+        }
+        let uid = self.next_uid;
+        self.next_uid += 1;
+        let obj = Object {
+            kind,
+            name,
+            namespace,
+            uid,
+            rv: 0,
+            generation: 1,
+            spec,
+            status: 0,
+            owner,
+            finalizers: 0,
+            deletion_ms: None,
+        };
+        Ok(Decision::Commit {
+            op: WriteOp::Create,
+            event: EventType::Added,
+            obj,
+        })
+    }
+
+    /// `to`: the (spec, status, finalizers) the writer wants.
+    fn decide_update(
+        &self,
+        kind: KindId,
+        name: NameId,
+        expect_rv: Rv,
+        to: (i64, i64, u32),
+    ) -> Result<Decision, Refusal> {
+        let refuse = |error| {
+            Err(Refusal {
+                op: WriteOp::Update,
+                kind,
+                name,
+                error,
+            })
+        };
+        let Some(cur) = self.objects.get(&(kind, name)).copied() else {
+            return refuse(ApiError::NotFound);
+        };
+        // 0: no precondition (a merge patch); otherwise the RV the writer read.
+        if expect_rv != 0 && cur.rv != expect_rv {
+            return refuse(ApiError::Conflict);
+        }
+        let (spec, status, finalizers) = to;
+        if (cur.spec, cur.status, cur.finalizers) == to {
+            return Ok(Decision::NoOp { kind, name });
+        }
+        let mut obj = cur;
+        let op = if spec != cur.spec {
+            obj.generation += 1;
+            WriteOp::Update
+        } else if status != cur.status {
+            WriteOp::UpdateStatus
+        } else {
+            WriteOp::Update
+        };
+        obj.spec = spec;
+        obj.status = status;
+        obj.finalizers = finalizers;
+        if obj.deletion_ms.is_some() && finalizers == 0 {
+            // The last finalizer is gone: the object goes.
+            let (op, event) = (WriteOp::Delete, EventType::Deleted);
+            return Ok(Decision::Commit { op, event, obj });
+        }
+        let event = EventType::Modified;
+        Ok(Decision::Commit { op, event, obj })
+    }
+
+    fn decide_delete(
+        &self,
+        kind: KindId,
+        name: NameId,
+        uid: Option<u64>,
+        now_ms: TimeMs,
+    ) -> Result<Decision, Refusal> {
+        let refuse = |error| {
+            Err(Refusal {
+                op: WriteOp::Delete,
+                kind,
+                name,
+                error,
+            })
+        };
+        let Some(cur) = self.objects.get(&(kind, name)).copied() else {
+            return refuse(ApiError::NotFound);
+        };
+        if uid.is_some_and(|u| u != cur.uid) {
+            return refuse(ApiError::UidMismatch);
+        }
+        if cur.finalizers == 0 {
+            let (op, event) = (WriteOp::Delete, EventType::Deleted);
+            return Ok(Decision::Commit {
+                op,
+                event,
+                obj: cur,
+            });
+        }
+        if cur.deletion_ms.is_some() {
+            return Ok(Decision::NoOp { kind, name });
+        }
+        let mut obj = cur;
+        obj.deletion_ms = Some(now_ms);
+        let (op, event) = (WriteOp::MarkDeleting, EventType::Modified);
+        Ok(Decision::Commit { op, event, obj })
+    }
+}
+
+/// Reads the truth, for Anvil mode and for ESR.
+pub struct EtcdReader<'a>(pub &'a Etcd);
+
+impl Reader for EtcdReader<'_> {
+    fn get(&self, kind: KindId, name: NameId) -> Option<Object> {
+        self.0.objects.get(&(kind, name)).copied()
+    }
+    fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object> {
+        self.0.owned_by(kind, uid).copied().collect()
+    }
+    /// O(log n): ESR asks this after every write of a child.
+    fn live_owned(&self, kind: KindId, uid: u64) -> usize {
+        self.0.live_owned.get(&(uid, kind)).copied().unwrap_or(0) as usize
+    }
+}
+
+impl EtcdReader<'_> {
+    /// Every object of one kind, in name order (etcd's key range for the kind).
+    fn of_kind(&self, kind: KindId) -> impl Iterator<Item = Object> + '_ {
+        self.0
+            .objects
+            .range((kind, NameId(0))..=(kind, NameId(u32::MAX)))
+            .map(|(_, o)| *o)
+    }
+
+    pub fn kind_objects(&self, kind: KindId) -> Vec<Object> {
+        self.of_kind(kind).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn etcd_with(names: &mut Names, finalizers: u32) -> (Etcd, Object) {
+        let mut etcd = Etcd::new(&Config::new(&["Pod"]));
+        let name = names.intern("default/a");
+        let create = Write::Create {
+            kind: KindId(0),
+            name,
+            namespace: names.intern("default"),
+            spec: 1,
+            owner: None,
+        };
+        let Ok(Decision::Commit { mut obj, .. }) = etcd.decide(create, names, 0) else {
+            panic!("a create of a new name is accepted");
+        };
+        obj.rv = 5;
+        obj.finalizers = finalizers;
+        etcd.objects.insert((obj.kind, obj.name), obj);
+        (etcd, obj)
+    }
+
+    fn update(o: &Object, expect_rv: Rv, spec: i64, status: i64) -> Write {
+        Write::Update {
+            kind: o.kind,
+            name: o.name,
+            expect_rv,
+            spec,
+            status,
+            finalizers: o.finalizers,
+        }
+    }
+
+    #[test]
+    fn a_create_of_an_existing_or_overlong_name_is_refused() {
+        let mut names = Names::default();
+        let (mut etcd, o) = etcd_with(&mut names, 0);
+        assert_eq!(o.uid, 1);
+        let again = Write::Create {
+            kind: o.kind,
+            name: o.name,
+            namespace: o.namespace,
+            spec: 1,
+            owner: None,
+        };
+        let refused = etcd.decide(again, &names, 0).unwrap_err();
+        assert_eq!(refused.error, ApiError::AlreadyExists);
+        let long = names.intern(&format!("default/{}", "x".repeat(MAX_NAME_LEN + 1)));
+        let long = Write::Create {
+            kind: o.kind,
+            name: long,
+            namespace: o.namespace,
+            spec: 1,
+            owner: None,
+        };
+        assert_eq!(
+            etcd.decide(long, &names, 0).unwrap_err().error,
+            ApiError::NameTooLong
+        );
+        assert_eq!(etcd.next_uid, 2, "refused creates take no UID");
+    }
+
+    #[test]
+    fn updates_check_the_rv_and_bump_the_generation_on_a_new_spec() {
+        let mut names = Names::default();
+        let (mut etcd, o) = etcd_with(&mut names, 0);
+        let stale = etcd.decide(update(&o, 4, 2, 0), &names, 0).unwrap_err();
+        assert_eq!(stale.error, ApiError::Conflict);
+        let same = etcd.decide(update(&o, 5, 1, 0), &names, 0);
+        assert_eq!(
+            same,
+            Ok(Decision::NoOp {
+                kind: o.kind,
+                name: o.name
+            })
+        );
+        let Ok(Decision::Commit { op, obj, .. }) = etcd.decide(update(&o, 0, 2, 0), &names, 0)
+        else {
+            panic!("a merge patch of a new spec commits");
+        };
+        assert_eq!((op, obj.generation, obj.spec), (WriteOp::Update, 2, 2));
+        let Ok(Decision::Commit { op, obj, .. }) = etcd.decide(update(&o, 5, 1, 7), &names, 0)
+        else {
+            panic!("a status update commits");
+        };
+        assert_eq!(
+            (op, obj.generation, obj.status),
+            (WriteOp::UpdateStatus, 1, 7)
+        );
+    }
+
+    #[test]
+    fn a_delete_with_finalizers_marks_the_object_once() {
+        let mut names = Names::default();
+        let (mut etcd, o) = etcd_with(&mut names, 1);
+        let delete = |uid| Write::Delete {
+            kind: o.kind,
+            name: o.name,
+            uid,
+        };
+        let wrong = etcd.decide(delete(Some(9)), &names, 0).unwrap_err();
+        assert_eq!(wrong.error, ApiError::UidMismatch);
+        let Ok(Decision::Commit { op, obj, event }) = etcd.decide(delete(None), &names, 70) else {
+            panic!("a delete commits a mark");
+        };
+        assert_eq!(
+            (op, event, obj.deletion_ms),
+            (WriteOp::MarkDeleting, EventType::Modified, Some(70))
+        );
+        etcd.objects.insert((o.kind, o.name), obj);
+        let again = etcd.decide(delete(None), &names, 80);
+        assert_eq!(
+            again,
+            Ok(Decision::NoOp {
+                kind: o.kind,
+                name: o.name
+            })
+        );
+        // Removing the last finalizer deletes it.
+        let mut last = update(&obj, 0, obj.spec, obj.status);
+        if let Write::Update { finalizers, .. } = &mut last {
+            *finalizers = 0;
+        }
+        let Ok(Decision::Commit { op, event, .. }) = etcd.decide(last, &names, 90) else {
+            panic!("the last finalizer's removal commits");
+        };
+        assert_eq!((op, event), (WriteOp::Delete, EventType::Deleted));
+    }
+}
