@@ -255,21 +255,37 @@ fn cmd_check(files: &[String], tty: bool) -> ExitCode {
 /// The readable summary of `listwatch run`.
 pub fn summary(r: &Report, tty: bool) -> String {
     let sim = &r.sim;
-    let mut s = String::new();
     let stop = match sim.stopped() {
         Some(Stop::EventCap) => " (stopped at the event cap)",
         _ => "",
     };
-    s += &format!(
+    let mut s = format!(
         "ran {} of virtual time: {} events, final rv {}{stop}\n",
         format_ms(sim.now_ms()),
         sim.trace.len(),
         sim.etcd().rev
     );
-    s += "\nwatchers:\n";
+    let analysis = Analysis::of(sim);
+    s += &watchers_summary(sim);
+    s += &controllers_summary(sim);
+    s += &relists_summary(sim, &analysis);
+    s += &expectations_summary(r);
+    // Everything above may hold names and texts from the script: escape it, then colour the
+    // marks (an escaped line cannot start with them: names hold no spaces).
+    let s = term(&s);
+    if tty {
+        color_marks(&s)
+    } else {
+        s
+    }
+}
+
+/// Per watcher: lists, watches, 410s (the first five messages), state and last RV.
+fn watchers_summary(sim: &Sim) -> String {
+    let mut s = String::from("\nwatchers:\n");
     // One pass over the trace: per watcher, lists, watches and the 410s' messages.
     let mut tally = vec![(0, 0, vec![]); sim.reflectors().len()];
-    for e in &sim.trace {
+    for e in sim.trace.iter() {
         let Some(w) = e.kind.watcher() else { continue };
         let t = &mut tally[w.index()];
         match e.kind {
@@ -291,20 +307,24 @@ pub fn summary(r: &Report, tty: bool) -> String {
             s += &format!("      410: {g}\n");
         }
     }
-    s += "\ncontrollers:\n";
-    for (i, c) in sim.config().controllers.iter().enumerate() {
-        let id = ControllerId(i as u16);
-        let mut per_key: std::collections::BTreeMap<&str, u32> = Default::default();
-        for e in &sim.trace {
-            if let EventKind::ReconcileStart {
-                controller, key, ..
-            } = e.kind
-            {
-                if controller == id {
-                    *per_key.entry(sim.names().resolve(key)).or_default() += 1;
-                }
-            }
+    s
+}
+
+/// Per controller: its reconciles, per key (the first twelve keys).
+fn controllers_summary(sim: &Sim) -> String {
+    let mut s = String::from("\ncontrollers:\n");
+    let mut per_key = vec![std::collections::BTreeMap::<&str, u32>::new(); sim.controllers().len()];
+    for e in sim.trace.iter() {
+        if let EventKind::ReconcileStart {
+            controller, key, ..
+        } = e.kind
+        {
+            *per_key[controller.index()]
+                .entry(sim.names().resolve(key))
+                .or_default() += 1;
         }
+    }
+    for (c, per_key) in sim.config().controllers.iter().zip(per_key) {
         let total: u32 = per_key.values().sum();
         let keys: Vec<String> = per_key
             .iter()
@@ -318,9 +338,13 @@ pub fn summary(r: &Report, tty: bool) -> String {
             keys.join(", ")
         );
     }
-    // Why each relist happened.
-    let analysis = Analysis::of(sim);
+    s
+}
+
+/// Why the first five relists happened: each with its chain of causes.
+fn relists_summary(sim: &Sim, analysis: &Analysis) -> String {
     let relists = analysis.events(MarkerKind::Relist);
+    let mut s = String::new();
     if !relists.is_empty() {
         s += "\nwhy the relists happened:\n";
         for &id in relists.iter().take(5) {
@@ -329,6 +353,13 @@ pub fn summary(r: &Report, tty: bool) -> String {
             }
         }
     }
+    s
+}
+
+/// Each expectation's verdict, then ESR's.
+fn expectations_summary(r: &Report) -> String {
+    let sim = &r.sim;
+    let mut s = String::new();
     s += "\nexpectations:\n";
     if r.outcomes.is_empty() {
         s += "  (none)\n";
@@ -349,12 +380,11 @@ pub fn summary(r: &Report, tty: bool) -> String {
         if esr.pass { "holds" } else { "fails" },
         esr.found
     );
-    // Everything above may hold names and texts from the script: escape it, then colour the
-    // marks (an escaped line cannot start with them: names hold no spaces).
-    let s = term(&s);
-    if !tty {
-        return s;
-    }
+    s
+}
+
+/// PASS in green and FAIL in red, at the start of an expectation's line.
+fn color_marks(s: &str) -> String {
     s.lines()
         .map(|l| {
             let l = if let Some(rest) = l.strip_prefix("  PASS line ") {
