@@ -683,13 +683,70 @@ fn name_id(k: &EventKind) -> Option<NameId> {
 }
 
 impl Events<'_> {
+    fn object(&self, id: NameId) -> u32 {
+        self.names.objects[&id]
+    }
+    fn kind_of(&self, id: KindId) -> u32 {
+        self.actors.kinds[id.index()]
+    }
+    fn watcher(&self, id: WatcherId) -> u32 {
+        self.actors.watchers[id.index()]
+    }
+    fn controller(&self, id: ControllerId) -> u32 {
+        self.actors.controllers[id.index()]
+    }
+    fn apiserver(&self, id: ApiserverId) -> u32 {
+        self.actors.apiservers[id.index()]
+    }
+
     fn kind(&self, k: &EventKind) -> Kind {
-        let a = self.actors;
-        let name = |id: NameId| self.names.objects[&id];
-        let kind = |id: KindId| a.kinds[id.index()];
-        let w = |id: WatcherId| a.watchers[id.index()];
-        let c = |id: ControllerId| a.controllers[id.index()];
-        let api = |id: ApiserverId| a.apiservers[id.index()];
+        use EventKind::*;
+        match *k {
+            Write { .. }
+            | WriteFailed { .. }
+            | NoOpWrite { .. }
+            | CacheAdd { .. }
+            | CacheReset { .. }
+            | Compacted { .. } => self.store_kind(k),
+            ListRequest { .. }
+            | ListResult { .. }
+            | ListContinue { .. }
+            | ListFailed { .. }
+            | WatchRequest { .. }
+            | WatchListRequest { .. }
+            | InitialEventsEnd { .. }
+            | WatchOpened { .. }
+            | WatchFailed { .. }
+            | WatchEvent { .. }
+            | Bookmark { .. }
+            | WatchEnded { .. }
+            | State { .. }
+            | Backoff { .. } => self.reflector_kind(k),
+            Informer { .. }
+            | Enqueue { .. }
+            | ReconcileStart { .. }
+            | ReconcileRead { .. }
+            | ReconcileEnd { .. } => self.controller_kind(k),
+            Crash { .. }
+            | Restart { .. }
+            | Disconnect { .. }
+            | Failover { .. }
+            | Reconnect { .. }
+            | LinkDelay { .. }
+            | HoldArmed { .. }
+            | HoldReleased { .. }
+            | CachePaused { .. }
+            | ApiserverRestart { .. }
+            | Say { .. } => self.fault_kind(k),
+            ProbeRequest { .. }
+            | ProbeListed { .. }
+            | ProbeWatchOpened { .. }
+            | ProbeFailed { .. } => self.probe_kind(k),
+        }
+    }
+
+    /// Etcd and the watch caches.
+    fn store_kind(&self, k: &EventKind) -> Kind {
         match *k {
             EventKind::Write {
                 op: o,
@@ -700,8 +757,8 @@ impl Events<'_> {
                 status,
             } => Kind::Write {
                 op: op(o),
-                kind: kind(k),
-                name: name(n),
+                kind: self.kind_of(k),
+                name: self.object(n),
                 rv,
                 spec,
                 status,
@@ -713,13 +770,13 @@ impl Events<'_> {
                 error,
             } => Kind::WriteFailed {
                 op: op(o),
-                kind: kind(k),
-                name: name(n),
+                kind: self.kind_of(k),
+                name: self.object(n),
                 error: error_out(error),
             },
             EventKind::NoOpWrite { kind: k, name: n } => Kind::NoOpWrite {
-                kind: kind(k),
-                name: name(n),
+                kind: self.kind_of(k),
+                name: self.object(n),
             },
             EventKind::CacheAdd {
                 apiserver,
@@ -729,10 +786,10 @@ impl Events<'_> {
                 evicted,
                 capacity,
             } => Kind::CacheAdd {
-                apiserver: api(apiserver),
-                kind: kind(k),
+                apiserver: self.apiserver(apiserver),
+                kind: self.kind_of(k),
                 rv,
-                name: name(n),
+                name: self.object(n),
                 evicted,
                 capacity,
             },
@@ -742,18 +799,25 @@ impl Events<'_> {
                 list_rv,
                 ready,
             } => Kind::CacheReset {
-                apiserver: api(apiserver),
-                kind: kind(k),
+                apiserver: self.apiserver(apiserver),
+                kind: self.kind_of(k),
                 list_rv,
                 ready,
             },
             EventKind::Compacted { rev } => Kind::Compacted { rv: rev },
+            _ => unreachable!("not one of etcd and the watch caches"),
+        }
+    }
+
+    /// Lists, watches and reflectors.
+    fn reflector_kind(&self, k: &EventKind) -> Kind {
+        match *k {
             EventKind::ListRequest {
                 watcher,
                 rv,
                 relist,
             } => Kind::ListRequest {
-                watcher: w(watcher),
+                watcher: self.watcher(watcher),
                 request_rv: request_rv(rv),
                 relist,
             },
@@ -764,18 +828,18 @@ impl Events<'_> {
                 from_etcd,
                 more,
             } => Kind::ListResult {
-                watcher: w(watcher),
+                watcher: self.watcher(watcher),
                 list_rv,
                 items,
                 from_etcd,
                 more,
             },
             EventKind::ListContinue { watcher, list_rv } => Kind::ListContinue {
-                watcher: w(watcher),
+                watcher: self.watcher(watcher),
                 list_rv,
             },
             EventKind::ListFailed { watcher, error } => Kind::ListFailed {
-                watcher: w(watcher),
+                watcher: self.watcher(watcher),
                 error: error_out(error),
             },
             EventKind::WatchRequest {
@@ -783,7 +847,7 @@ impl Events<'_> {
                 from_rv,
                 timeout_ms,
             } => Kind::WatchRequest {
-                watcher: w(watcher),
+                watcher: self.watcher(watcher),
                 rv: from_rv,
                 timeout_ms,
             },
@@ -792,12 +856,12 @@ impl Events<'_> {
                 rv,
                 relist,
             } => Kind::WatchListRequest {
-                watcher: w(watcher),
+                watcher: self.watcher(watcher),
                 request_rv: request_rv(rv),
                 relist,
             },
             EventKind::InitialEventsEnd { watcher, rv, items } => Kind::InitialEventsEnd {
-                watcher: w(watcher),
+                watcher: self.watcher(watcher),
                 rv,
                 items,
             },
@@ -806,12 +870,12 @@ impl Events<'_> {
                 from_rv,
                 replayed,
             } => Kind::WatchOpened {
-                watcher: w(watcher),
+                watcher: self.watcher(watcher),
                 rv: from_rv,
                 replayed,
             },
             EventKind::WatchFailed { watcher, error } => Kind::WatchFailed {
-                watcher: w(watcher),
+                watcher: self.watcher(watcher),
                 error: error_out(error),
             },
             EventKind::WatchEvent {
@@ -821,18 +885,18 @@ impl Events<'_> {
                 rv,
                 spec,
             } => Kind::WatchEvent {
-                watcher: w(watcher),
+                watcher: self.watcher(watcher),
                 event: event.as_str(),
-                name: name(n),
+                name: self.object(n),
                 rv,
                 spec,
             },
             EventKind::Bookmark { watcher, rv } => Kind::Bookmark {
-                watcher: w(watcher),
+                watcher: self.watcher(watcher),
                 rv,
             },
             EventKind::WatchEnded { watcher, reason } => Kind::WatchEnded {
-                watcher: w(watcher),
+                watcher: self.watcher(watcher),
                 reason: match reason {
                     WatchEnd::Timeout => "timeout",
                     WatchEnd::Disconnected => "disconnected",
@@ -845,14 +909,21 @@ impl Events<'_> {
                 state,
                 last_rv,
             } => Kind::State {
-                watcher: w(watcher),
+                watcher: self.watcher(watcher),
                 state: state.as_str(),
                 rv: last_rv,
             },
             EventKind::Backoff { watcher, delay_ms } => Kind::Backoff {
-                watcher: w(watcher),
+                watcher: self.watcher(watcher),
                 delay_ms,
             },
+            _ => unreachable!("not one of lists, watches and reflectors"),
+        }
+    }
+
+    /// Informers, queues and reconciles.
+    fn controller_kind(&self, k: &EventKind) -> Kind {
+        match *k {
             EventKind::Informer {
                 watcher,
                 delta,
@@ -861,7 +932,7 @@ impl Events<'_> {
                 spec,
                 deleting,
             } => Kind::Informer {
-                watcher: w(watcher),
+                watcher: self.watcher(watcher),
                 delta: match delta {
                     Delta::Added => "added",
                     Delta::Updated => "updated",
@@ -869,7 +940,7 @@ impl Events<'_> {
                     Delta::DeletedFinalStateUnknown => "deleted_final_state_unknown",
                     Delta::Sync => "sync",
                 },
-                name: name(n),
+                name: self.object(n),
                 rv,
                 spec,
                 deleting,
@@ -880,8 +951,8 @@ impl Events<'_> {
                 outcome,
                 delay_ms,
             } => Kind::Enqueue {
-                controller: c(controller),
-                key: name(key),
+                controller: self.controller(controller),
+                key: self.object(key),
                 outcome: match outcome {
                     QueueAdd::Added => "added",
                     QueueAdd::AlreadyQueued => "already_queued",
@@ -896,8 +967,8 @@ impl Events<'_> {
                 spec,
                 ..
             } => Kind::ReconcileStart {
-                controller: c(controller),
-                key: name(key),
+                controller: self.controller(controller),
+                key: self.object(key),
                 worker,
                 spec,
             },
@@ -909,9 +980,9 @@ impl Events<'_> {
                 truth_rv,
                 live,
             } => Kind::ReconcileRead {
-                controller: c(controller),
-                kind: kind(k),
-                name: name(n),
+                controller: self.controller(controller),
+                kind: self.kind_of(k),
+                name: self.object(n),
                 rv: (rv != 0).then_some(rv),
                 truth_rv: (truth_rv != 0).then_some(truth_rv),
                 live,
@@ -928,45 +999,52 @@ impl Events<'_> {
                     ReconcileResult::Crashed => ("crashed", None, None),
                 };
                 Kind::ReconcileEnd {
-                    controller: c(controller),
-                    key: name(key),
+                    controller: self.controller(controller),
+                    key: self.object(key),
                     result,
                     requeue_after_ms,
                     error,
                 }
             }
+            _ => unreachable!("not one of informers, queues and reconciles"),
+        }
+    }
+
+    /// Faults, their ends and narration.
+    fn fault_kind(&self, k: &EventKind) -> Kind {
+        match *k {
             EventKind::Crash { controller } => Kind::Crash {
-                controller: c(controller),
+                controller: self.controller(controller),
             },
             EventKind::Restart {
                 controller,
                 apiserver,
             } => Kind::Restart {
-                controller: c(controller),
-                apiserver: api(apiserver),
+                controller: self.controller(controller),
+                apiserver: self.apiserver(apiserver),
             },
             EventKind::Disconnect {
                 controller,
                 until_ms,
             } => Kind::Disconnect {
-                controller: c(controller),
+                controller: self.controller(controller),
                 until_ms,
             },
             EventKind::Failover {
                 controller,
                 apiserver,
             } => Kind::Failover {
-                controller: c(controller),
-                apiserver: api(apiserver),
+                controller: self.controller(controller),
+                apiserver: self.apiserver(apiserver),
             },
             EventKind::Reconnect { controller } => Kind::Reconnect {
-                controller: c(controller),
+                controller: self.controller(controller),
             },
             EventKind::LinkDelay {
                 controller,
                 delay_ms,
             } => Kind::LinkDelay {
-                controller: c(controller),
+                controller: self.controller(controller),
                 delay_ms,
             },
             EventKind::HoldArmed {
@@ -974,30 +1052,37 @@ impl Events<'_> {
                 kind: k,
                 name: n,
             } => Kind::HoldArmed {
-                controller: c(controller),
-                kind: kind(k),
-                name: name(n),
+                controller: self.controller(controller),
+                kind: self.kind_of(k),
+                name: self.object(n),
             },
             EventKind::HoldReleased {
                 controller,
                 held,
                 superseded,
             } => Kind::HoldReleased {
-                controller: c(controller),
+                controller: self.controller(controller),
                 held,
                 superseded,
             },
             EventKind::CachePaused { apiserver, paused } => Kind::CachePaused {
-                apiserver: api(apiserver),
+                apiserver: self.apiserver(apiserver),
                 paused,
             },
             EventKind::ApiserverRestart { apiserver, down_ms } => Kind::ApiserverRestart {
-                apiserver: api(apiserver),
+                apiserver: self.apiserver(apiserver),
                 down_ms,
             },
             EventKind::Say { text } => Kind::Say {
-                narration: name(text),
+                narration: self.object(text),
             },
+            _ => unreachable!("not one of faults, their ends and narration"),
+        }
+    }
+
+    /// Probes.
+    fn probe_kind(&self, k: &EventKind) -> Kind {
+        match *k {
             EventKind::ProbeRequest {
                 probe,
                 apiserver,
@@ -1012,8 +1097,8 @@ impl Events<'_> {
                 };
                 Kind::ProbeRequest {
                     probe,
-                    apiserver: api(apiserver),
-                    kind: kind(k),
+                    apiserver: self.apiserver(apiserver),
+                    kind: self.kind_of(k),
                     request,
                     request_rv,
                     exact,
@@ -1043,6 +1128,7 @@ impl Events<'_> {
                 probe,
                 error: error_out(error),
             },
+            _ => unreachable!("not one of probes"),
         }
     }
 }
