@@ -252,9 +252,10 @@ pub enum Input {
         controller: ControllerId,
         apiserver: Option<ApiserverId>,
     },
-    /// Narration shown at its moment.
+    /// Narration shown at its moment; `wait`: playback pauses there until the reader continues.
     Say {
         text: String,
+        wait: bool,
     },
     /// A raw request to one apiserver, answered in the trace: what Kubernetes documents for
     /// lists and watches at a resourceVersion.

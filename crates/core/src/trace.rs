@@ -437,6 +437,8 @@ pub enum EventKind {
     },
     Say {
         text: NameId,
+        /// Playback pauses here until the reader continues (`say "..." and wait`).
+        wait: bool,
     },
     /// A probe's raw request reached an apiserver.
     ProbeRequest {
@@ -589,7 +591,7 @@ pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
         ProbeRequest { .. } | ProbeListed { .. } | ProbeWatchOpened { .. } | ProbeFailed { .. } => {
             describe_probe(kind, l)
         }
-        Say { text } => l.name(text).to_string(),
+        Say { text, .. } => l.name(text).to_string(),
     }
 }
 

@@ -616,6 +616,9 @@ enum Kind {
     /// Narration: `narration` is the index of its words in `names`.
     Say {
         narration: u32,
+        /// Present (true) when playback pauses here for the reader: `say "..." and wait`.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        wait: bool,
     },
     ProbeRequest {
         probe: u32,
@@ -677,7 +680,7 @@ fn name_id(k: &EventKind) -> Option<NameId> {
         | ReconcileRead { name, .. }
         | Informer { name, .. } => Some(name),
         Enqueue { key, .. } | ReconcileStart { key, .. } | ReconcileEnd { key, .. } => Some(key),
-        Say { text } => Some(text),
+        Say { text, .. } => Some(text),
         _ => None,
     }
 }
@@ -1073,8 +1076,9 @@ impl Events<'_> {
                 apiserver: self.apiserver(apiserver),
                 down_ms,
             },
-            EventKind::Say { text } => Kind::Say {
+            EventKind::Say { text, wait } => Kind::Say {
                 narration: self.object(text),
+                wait,
             },
             _ => unreachable!("not one of faults, their ends and narration"),
         }

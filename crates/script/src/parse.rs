@@ -1134,7 +1134,7 @@ impl Builder {
         copies: Option<usize>,
     ) -> R<()> {
         match input {
-            Input::Say { text } => {
+            Input::Say { text, .. } => {
                 self.narration_bytes += text.len();
                 if self.narration_bytes > MAX_NARRATION_BYTES {
                     let burst = copies
@@ -1266,8 +1266,14 @@ impl Builder {
                 if !t.quoted {
                     return Err(p.err_at(t, "put the narration in quotes: say \"...\""));
                 }
+                // `say "..." and wait`: playback pauses there until the reader continues.
+                let wait = p.eat("and");
+                if wait {
+                    p.expect_kw("wait")?;
+                }
                 Input::Say {
                     text: t.text.clone(),
+                    wait,
                 }
             }
             _ => return Err(unknown(p, aw, "action", ACTIONS)),

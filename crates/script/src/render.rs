@@ -114,9 +114,10 @@ pub fn input_line(config: &Config, t: &TimedInput) -> String {
             Some(a2) => format!("restart {} on {}", c(*controller), a(*a2)),
             None => format!("restart {}", c(*controller)),
         },
-        Input::Say { text } => format!(
-            "say \"{}\"",
-            text.replace('\\', "\\\\").replace('"', "\\\"")
+        Input::Say { text, wait } => format!(
+            "say \"{}\"{}",
+            text.replace('\\', "\\\\").replace('"', "\\\""),
+            if *wait { " and wait" } else { "" }
         ),
     };
     format!("at {} {action}", format_ms(t.at_ms))

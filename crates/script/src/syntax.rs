@@ -160,6 +160,7 @@ pub const WORDS: &[&str] = &[
     "watch",
     "between",
     "and",
+    "wait",
     "exact",
     "listed",
     "opened",

@@ -273,9 +273,9 @@ fn bursts_cannot_multiply_text_without_bound() {
     assert_eq!(
         said,
         [
-            "Say { text: \"n0\" }",
-            "Say { text: \"n1\" }",
-            "Say { text: \"n2\" }"
+            "Say { text: \"n0\", wait: false }",
+            "Say { text: \"n1\", wait: false }",
+            "Say { text: \"n2\", wait: false }"
         ]
     );
 }
@@ -333,4 +333,32 @@ fn many_near_miss_scopes_against_many_long_names_stay_fast() {
     );
     assert!(d.len() <= 50, "{}", d.len());
     assert!(d[0].message.contains("is not a controller"), "{d:?}");
+}
+
+/// `say "..." and wait` marks the narration as a stop for the page's playback; the trace's text
+/// is the narration alone, and the line renders back as written.
+#[test]
+fn a_say_that_waits_is_parsed_rendered_and_checked() {
+    let s = listwatch_script::parse(
+        "kind Pod\ncontroller c for Pod children Pod\nat 1s say \"look\" and wait\nat 2s say \"go on\"\nrun 3s\n",
+    );
+    let s = match s {
+        Ok(s) => s,
+        Err(d) => panic!("{d:?}"),
+    };
+    let waits: Vec<bool> = s
+        .config
+        .timeline
+        .iter()
+        .filter_map(|t| match &t.input {
+            listwatch_core::Input::Say { wait, .. } => Some(*wait),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(waits, [true, false]);
+    let line = listwatch_script::render::input_line(&s.config, &s.config.timeline[0]);
+    assert_eq!(line, "at 1s say \"look\" and wait");
+    let e = listwatch_script::parse("kind Pod\nat 1s say \"look\" and go\nrun 2s\n").unwrap_err();
+    assert_eq!((e[0].line, e[0].col), (2, 22), "{e:?}");
+    assert!(e[0].message.contains("`wait`"), "{e:?}");
 }

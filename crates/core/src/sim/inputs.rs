@@ -36,9 +36,9 @@ impl Sim {
                 kind,
                 request,
             } => self.probe(apiserver, kind, request, cause),
-            Input::Say { text } => {
+            Input::Say { text, wait } => {
                 let text = self.names.intern(&text);
-                self.emit(Actor::Narrator, cause, EventKind::Say { text });
+                self.emit(Actor::Narrator, cause, EventKind::Say { text, wait });
             }
             _ => unreachable!("a fault is not a request"),
         }
