@@ -50,7 +50,7 @@ pub fn controls(p: &Props) -> Html {
         let st = p.state.clone();
         Callback::from(move |e: InputEvent| {
             if let Some(v) = input_value(e) {
-                st.dispatch(Action::Speed(10f64.powf(v)));
+                st.dispatch(Action::Speed(web_sys::js_sys::Math::pow(10.0, v)));
             }
         })
     };
