@@ -11,13 +11,14 @@ pub struct Props {
     pub state: UseReducerHandle<State>,
 }
 
+/// The browser reads the number: the page's wasm carries no float parser.
 fn input_value(e: InputEvent) -> Option<f64> {
-    e.target()?
+    let v = e
+        .target()?
         .dyn_into::<web_sys::HtmlInputElement>()
         .ok()?
-        .value()
-        .parse()
-        .ok()
+        .value_as_number();
+    (!v.is_nan()).then_some(v)
 }
 
 /// Kinds of moments the jump buttons look for.
