@@ -301,11 +301,11 @@ const tests = [
     let found = false;
     for (let n = 1; n <= max && !found; n++) {
       await seek(n);
-      found = await page.locator('[data-testid="running-chip"][data-stale-read="true"] [data-testid="chip-tip"]').count() > 0;
+      found = await page.locator('[data-testid="running-chip"][data-stale-read="true"] + [data-testid="chip-tip"]').count() > 0;
     }
     assert(found, 'a running reconcile with a stale read');
     const chip = page.locator('[data-testid="running-chip"][data-stale-read="true"]').first();
-    const tip = chip.locator('[data-testid="chip-tip"]');
+    const tip = page.locator('[data-testid="running-chip"][data-stale-read="true"] + [data-testid="chip-tip"]').first();
     assert(!(await tip.isVisible()), 'the tooltip is hidden until focus');
     await $('scrubber').focus();
     let reached = false;

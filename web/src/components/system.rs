@@ -311,22 +311,24 @@ pub fn system_view(p: &Props) -> Html {
                     let cx = x + 62.0 * j as f64;
                     let tip_w = 12.0 + 6.6 * lines.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
                     let tip_top = y + 44.0 - 16.0 * lines.len() as f64 - 6.0;
-                    html! {
+                    html! { <>
                         <g class={if stale { "chip running stale" } else { "chip running" }} data-stale-read={stale.to_string()}
                             data-testid="running-chip" tabindex="0" role="img" aria-label={label}>
                             <rect x={num(cx)} y={num(y + 48.0)} width="58" height="20" rx="4" />
                             <text x={num(cx + 4.0)} y={num(y + 62.0)}>{if stale { format!("{name}!") } else { name }}</text>
-                            if !tip.is_empty() {
-                                <title>{tip}</title>
-                                <g class="tip" data-testid="chip-tip" aria-hidden="true">
-                                    <rect x={num(cx)} y={num(tip_top)} width={num(tip_w)} height={num(16.0 * lines.len() as f64 + 6.0)} rx="4" />
-                                    { for lines.iter().enumerate().map(|(n, l)| html! {
-                                        <text x={num(cx + 6.0)} y={num(tip_top + 16.0 + 16.0 * n as f64)}>{l.clone()}</text>
-                                    }) }
-                                </g>
-                            }
+                            if !tip.is_empty() { <title>{tip}</title> }
                         </g>
-                    }
+                        // Beside the chip, not in it: style.css shows it while the chip has the
+                        // focus or the pointer (`.chip:focus + .tip`).
+                        if !lines.is_empty() {
+                            <g class="tip" data-testid="chip-tip" aria-hidden="true">
+                                <rect x={num(cx)} y={num(tip_top)} width={num(tip_w)} height={num(16.0 * lines.len() as f64 + 6.0)} rx="4" />
+                                { for lines.iter().enumerate().map(|(n, l)| html! {
+                                    <text x={num(cx + 6.0)} y={num(tip_top + 16.0 + 16.0 * n as f64)}>{l.clone()}</text>
+                                }) }
+                            </g>
+                        }
+                    </> }
                 }) }
             </g>
         }
