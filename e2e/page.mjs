@@ -78,6 +78,32 @@ function layoutProblems() {
   return out;
 }
 
+/// The smallest rendered size, in CSS pixels, of the picture's visible text.
+function minPictureFont() {
+  const svg = document.querySelector('svg.system');
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  let min = Infinity;
+  for (const t of svg.querySelectorAll('text')) {
+    const r = t.getBoundingClientRect();
+    if (t.textContent.trim() === '' || r.width === 0 || r.height === 0) continue;
+    min = Math.min(min, parseFloat(getComputedStyle(t).fontSize) * scale);
+  }
+  return min;
+}
+
+/// WCAG contrast ratio of two computed colours (`rgb(r, g, b)`).
+function contrast(a, b) {
+  const lum = (c) => {
+    const [r, g, bl] = c.match(/[\d.]+/g).slice(0, 3).map((v) => {
+      const s = Number(v) / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
+}
+
 const tests = [
   ['every screen: no two picture labels overlap and nothing overflows, in every gallery scenario', async () => {
     await gotoReady(page, base);
@@ -91,6 +117,11 @@ const tests = [
         for (const frac of [0, 0.25, 0.5, 0.75, 1]) {
           await seek(Math.round(max * frac));
           const p = await page.evaluate(layoutProblems);
+          // On a phone the picture's text stays readable: 10 px or more as rendered.
+          if (w === 390) {
+            const font = await page.evaluate(minPictureFont);
+            if (font < 9.99) p.push(`the picture's smallest text renders at ${font.toFixed(1)} px`);
+          }
           if (p.length) problems.push(`${w}px ${f} at ${Math.round(frac * 100)}%: ${p.slice(0, 3).join('; ')}`);
         }
       }
@@ -218,6 +249,88 @@ const tests = [
     await page.waitForFunction(() => !!document.querySelector('[data-testid="editor"]').cmView);
     await axe('the editor loaded');
     await page.setViewportSize({ width: 1400, height: 900 });
+    await page.selectOption('select[aria-label="Theme"]', 'system');
+  }],
+  ['keyboard: Tab reaches the timeline, arrows move along its markers (one Tab stop), Enter jumps to the marker\'s moment', async () => {
+    await gotoReady(page, base);
+    await pickGallery('02-overflow');
+    await seek(0);
+    const marks = page.locator('svg.timeline .mark');
+    assert(await marks.count() >= 5, `markers: ${await marks.count()}`);
+    assert(await page.locator('svg.timeline .mark[tabindex="0"]').count() === 1, 'one marker in the Tab order');
+    await $('scrubber').focus();
+    let reached = false;
+    for (let i = 0; i < 120 && !reached; i++) {
+      await page.keyboard.press('Tab');
+      reached = await page.evaluate(() => !!document.activeElement?.matches('svg.timeline .mark'));
+    }
+    assert(reached, 'Tab reaches a timeline marker');
+    const ring = await page.evaluate(() => { const s = getComputedStyle(document.activeElement); return s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 1; });
+    assert(ring, 'the focused marker shows a focus ring');
+    for (let k = 0; k < 3; k++) await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowLeft');
+    const target = await page.evaluate(() => {
+      const e = document.activeElement;
+      return { idx: [...document.querySelectorAll('svg.timeline .mark')].indexOf(e), time: e.dataset.time, label: e.getAttribute('aria-label'), role: e.getAttribute('role') };
+    });
+    assert(target.idx === 2, `arrows move along the markers: at ${target.idx}`);
+    assert(target.role === 'button' && target.label.startsWith(target.time) && target.label.length > target.time.length + 3, `named: ${target.label}`);
+    assert(await page.locator('svg.timeline .mark[tabindex="0"]').count() === 1, 'still one Tab stop (roving)');
+    const before = await $('scrubber').inputValue();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((t) => document.querySelector('[data-testid="clock"]').textContent === t, target.time, { timeout: 3000 });
+    assert(await $('scrubber').inputValue() !== before, 'the moment moved');
+    assert(await page.evaluate(() => !!document.activeElement?.matches('svg.timeline .mark')), 'the focus stays on the marker');
+    await page.keyboard.press('End');
+    assert(await page.evaluate(() => document.activeElement === [...document.querySelectorAll('svg.timeline .mark')].pop()), 'End goes to the last marker');
+    await page.keyboard.press(' ');
+    const last = await page.evaluate(() => document.activeElement.dataset.time);
+    await page.waitForFunction((t) => document.querySelector('[data-testid="clock"]').textContent === t, last, { timeout: 3000 });
+    await axe('a timeline marker focused');
+  }],
+  ['keyboard: a running reconcile\'s chip takes the focus and shows its reads in a tooltip; its text has AA contrast in both themes, stale not by colour alone', async () => {
+    await gotoReady(page, base);
+    // Gallery 30 with the faults the explorer finds: the operator restarts against the paused
+    // apiserver b and reads a stale copy of the cluster.
+    await pickGallery('30-own-logic-stale-delete-by-name');
+    const src = await editorText(page);
+    await setEditor(page, src.replace('run 2m', 'at 5s pause b\nat 20s crash op\nat 21s restart op on b\nat 60s resume b\nrun 2m'));
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="scrubber"]').max) > 150);
+    const max = Number(await $('scrubber').getAttribute('max'));
+    // The first moment with a running reconcile that read a stale copy.
+    let found = false;
+    for (let n = 1; n <= max && !found; n++) {
+      await seek(n);
+      found = await page.locator('[data-testid="running-chip"][data-stale-read="true"] + [data-testid="chip-tip"]').count() > 0;
+    }
+    assert(found, 'a running reconcile with a stale read');
+    const chip = page.locator('[data-testid="running-chip"][data-stale-read="true"]').first();
+    const tip = page.locator('[data-testid="running-chip"][data-stale-read="true"] + [data-testid="chip-tip"]').first();
+    assert(!(await tip.isVisible()), 'the tooltip is hidden until focus');
+    await $('scrubber').focus();
+    let reached = false;
+    for (let i = 0; i < 80 && !reached; i++) {
+      await page.keyboard.press('Tab');
+      reached = await page.evaluate(() => document.activeElement?.dataset.testid === 'running-chip');
+    }
+    assert(reached, 'Tab reaches the running chip');
+    assert(await tip.isVisible(), 'focus shows the tooltip');
+    const lines = await tip.locator('text').allTextContents();
+    assert(lines.some((l) => /read/.test(l)), `the reads: ${lines.join(' | ')}`);
+    const label = await chip.getAttribute('aria-label');
+    assert(label.includes('stale') && label.includes(lines[lines.length - 1]), `the chip's name says it all: ${label}`);
+    assert((await chip.locator(':scope > text').textContent()).endsWith('!'), 'stale is marked ! in text');
+    assert(await chip.locator(':scope > rect').evaluate((r) => getComputedStyle(r).strokeDasharray !== 'none'), 'stale is dashed');
+    for (const theme of ['light', 'dark']) {
+      await page.selectOption('select[aria-label="Theme"]', theme);
+      for (const sel of ['[data-testid="running-chip"][data-stale-read="true"]', '[data-testid="running-chip"]']) {
+        const c = page.locator(sel).first();
+        const [fg, bg] = await c.evaluate((g) => [getComputedStyle(g.querySelector(':scope > text')).fill, getComputedStyle(g.querySelector(':scope > rect')).fill]);
+        const ratio = await page.evaluate(`(${contrast})(${JSON.stringify(fg)}, ${JSON.stringify(bg)})`);
+        assert(ratio >= 4.5, `${theme} ${sel}: ${fg} on ${bg} is ${ratio.toFixed(2)}:1`);
+      }
+    }
+    await axe('a running chip focused, dark theme');
     await page.selectOption('select[aria-label="Theme"]', 'system');
   }],
   ['accessibility: every control has a name, the keyboard reaches them with a visible focus, changes are announced', async () => {

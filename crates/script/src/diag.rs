@@ -71,7 +71,9 @@ pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     if word.len() > 4 * MAX_SUGGEST_CHARS || word.chars().count() > MAX_SUGGEST_CHARS {
         return None;
     }
-    let w: Vec<char> = word.to_lowercase().chars().collect();
+    // ASCII case only: the language's words and names are ASCII, and Unicode's case tables would
+    // add 11 KB (gzipped) to the page's first load.
+    let w: Vec<char> = word.to_ascii_lowercase().chars().collect();
     let mut best: Option<(usize, &'a str)> = None;
     let mut cells = 0;
     for c in candidates.into_iter().take(MAX_SUGGEST_CANDIDATES) {
@@ -93,7 +95,7 @@ pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         if n > MAX_SUGGEST_CHARS || n.abs_diff(w.len()) > limit {
             continue;
         }
-        let cl: Vec<char> = c.to_lowercase().chars().collect();
+        let cl: Vec<char> = c.to_ascii_lowercase().chars().collect();
         cells += w.len() * (2 * limit + 1);
         if let Some(d) = levenshtein_within(&w, &cl, limit) {
             best = Some((d, c));

@@ -11,13 +11,14 @@ pub struct Props {
     pub state: UseReducerHandle<State>,
 }
 
+/// The browser reads the number: the page's wasm carries no float parser.
 fn input_value(e: InputEvent) -> Option<f64> {
-    e.target()?
+    let v = e
+        .target()?
         .dyn_into::<web_sys::HtmlInputElement>()
         .ok()?
-        .value()
-        .parse()
-        .ok()
+        .value_as_number();
+    (!v.is_nan()).then_some(v)
 }
 
 #[function_component(Controls)]
@@ -41,7 +42,7 @@ pub fn controls(p: &Props) -> Html {
         let st = p.state.clone();
         Callback::from(move |e: InputEvent| {
             if let Some(v) = input_value(e) {
-                st.dispatch(Action::Speed(10f64.powf(v)));
+                st.dispatch(Action::Speed(web_sys::js_sys::Math::pow(10.0, v)));
             }
         })
     };

@@ -10,6 +10,7 @@ use listwatch_core::view::View;
 use listwatch_core::{EventKind, Labels, WatcherId, WatcherState};
 use yew::prelude::*;
 
+use super::{cos, num, sin};
 use crate::state::{FaultTarget, Loaded};
 
 #[derive(Properties)]
@@ -133,7 +134,7 @@ pub fn system_view(p: &Props) -> Html {
             };
             let slot_nodes = (0..slots).map(|s| {
                 let ang = 2.0 * PI * s as f64 / slots as f64 - PI / 2.0;
-                let (x, y) = (cx + r * ang.cos(), cy + r * ang.sin());
+                let (x, y) = (cx + r * cos(ang), cy + r * sin(ang));
                 // Slots fill in ring order: slot s holds the s-th buffered event (scaled when the
                 // capacity exceeds the slots drawn).
                 let filled = s * cap / slots < fill;
@@ -141,10 +142,10 @@ pub fn system_view(p: &Props) -> Html {
                 let class = classes!("slot", filled.then_some("filled"), (newest_slot && just_added).then_some("entering"), (s == 0 && evicting).then_some("evicting"));
                 // Small rings show each buffered RV beside its slot.
                 let label = (cap <= 16 && filled).then(|| c.ring.get(s).map(|e| e.0)).flatten();
-                let (lx, ly) = (cx + (r - 17.0) * ang.cos(), cy + (r - 17.0) * ang.sin() + 4.0);
+                let (lx, ly) = (cx + (r - 17.0) * cos(ang), cy + (r - 17.0) * sin(ang) + 4.0);
                 html! { <g>
-                    <circle class={class} cx={format!("{x:.1}")} cy={format!("{y:.1}")} r={format!("{:.1}", (160.0 / slots as f64).clamp(2.5, 9.0))} />
-                    if let Some(rv) = label { <text class="slot-rv" x={format!("{lx:.1}")} y={format!("{ly:.1}")} text-anchor="middle">{rv}</text> }
+                    <circle class={class} cx={num(x)} cy={num(y)} r={num((160.0 / slots as f64).clamp(2.5, 9.0))} />
+                    if let Some(rv) = label { <text class="slot-rv" x={num(lx)} y={num(ly)} text-anchor="middle">{rv}</text> }
                 </g> }
             });
             let ac = act(
@@ -158,19 +159,19 @@ pub fn system_view(p: &Props) -> Html {
                     data-capacity={c.capacity.to_string()} data-size={c.ring.len().to_string()}
                     data-oldest-rv={oldest.map(|x| x.to_string()).unwrap_or_default()}
                     class={classes!("cache", c.paused.then_some("paused"), (!c.ready).then_some("not-ready"))}>
-                    <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={(cx - ring_w / 2.0 + 4.0).to_string()} y="24" width={(ring_w - 8.0).to_string()} height="180" rx="6" />
-                    <text class="cache-title" x={cx.to_string()} y="36" text-anchor="middle">{fit(&format!("{} · {}", api.name, kind.name), 22)}<title>{format!("apiserver {} · watch cache of {}", api.name, kind.name)}</title></text>
+                    <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={num(cx - ring_w / 2.0 + 4.0)} y="24" width={num(ring_w - 8.0)} height="180" rx="6" />
+                    <text class="cache-title" x={num(cx)} y="36" text-anchor="middle">{fit(&format!("{} · {}", api.name, kind.name), 22)}<title>{format!("apiserver {} · watch cache of {}", api.name, kind.name)}</title></text>
                     { for slot_nodes }
                     // Only a short fill count in the ring, so the slots' RVs around it never touch it.
-                    <text x={cx.to_string()} y={(cy + 4.0).to_string()} text-anchor="middle" class="ring-label">{format!("{}/{}", c.ring.len(), c.capacity)}</text>
-                    <text x={cx.to_string()} y={(cy + 72.0).to_string()} text-anchor="middle" class="ring-sub">
+                    <text x={num(cx)} y={num(cy + 4.0)} text-anchor="middle" class="ring-label">{format!("{}/{}", c.ring.len(), c.capacity)}</text>
+                    <text x={num(cx)} y={num(cy + 72.0)} text-anchor="middle" class="ring-sub">
                         { match (oldest, newest) { (Some(o), Some(n)) => format!("{mode} · rv {o}…{n}"), _ => format!("{mode} · empty") } }
                     </text>
                     if c.evicted_total > 0 {
-                        <text x={cx.to_string()} y={(cy + 85.0).to_string()} text-anchor="middle" class="ring-sub">{format!("{} evicted", c.evicted_total)}</text>
+                        <text x={num(cx)} y={num(cy + 85.0)} text-anchor="middle" class="ring-sub">{format!("{} evicted", c.evicted_total)}</text>
                     }
-                    if c.paused { <text x={cx.to_string()} y={(cy + 98.0).to_string()} text-anchor="middle" class="fault">{"paused (stale)"}</text> }
-                    if !c.ready { <text x={cx.to_string()} y={(cy + 98.0).to_string()} text-anchor="middle" class="fault">{"re-initialising: 429"}</text> }
+                    if c.paused { <text x={num(cx)} y={num(cy + 98.0)} text-anchor="middle" class="fault">{"paused (stale)"}</text> }
+                    if !c.ready { <text x={num(cx)} y={num(cy + 98.0)} text-anchor="middle" class="fault">{"re-initialising: 429"}</text> }
                 </g>
             });
         }
@@ -204,11 +205,11 @@ pub fn system_view(p: &Props) -> Html {
                 _ => "msg",
             };
             if reduced_motion {
-                html! { <circle class={class} cx={bx.to_string()} cy={by.to_string()} r="5" /> }
+                html! { <circle class={class} cx={num(bx)} cy={num(by)} r="5" /> }
             } else {
                 html! {
                     <circle class={class} cx="0" cy="0" r="5">
-                        <animateMotion dur="0.35s" fill="freeze" path={format!("M{ax:.1},{ay:.1} L{bx:.1},{by:.1}")} />
+                        <animateMotion dur="0.35s" fill="freeze" path={format!("M{},{} L{},{}", num(ax), num(ay), num(bx), num(by))} />
                     </circle>
                 }
             }
@@ -218,8 +219,8 @@ pub fn system_view(p: &Props) -> Html {
         html! {
             <g class={classes!("link", cut.then_some("cut"))} data-testid="link" data-controller={sim.config().controllers[c].name.clone()}
                 onclick={ac.onclick}>
-                <line class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} />
-                <line x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} />
+                <line class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x1={num(x1)} y1={num(y1)} x2={num(x2)} y2={num(y2)} />
+                <line x1={num(x1)} y1={num(y1)} x2={num(x2)} y2={num(y2)} />
                 { for dot }
             </g>
         }
@@ -238,23 +239,23 @@ pub fn system_view(p: &Props) -> Html {
             <g data-testid="watcher" data-controller={ctl.name.clone()} data-kind={sim.config().kinds[r.kind.index()].name.clone()}
                data-state={wv.state.as_str()} data-last-rv={wv.last_rv.to_string()} class={classes!("watcher", gone.then_some("gone"))}
                onclick={ac.onclick}>
-                <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x="12" y={(y - 2.0).to_string()} width="676" height="62" rx="6" />
-                <text x="20" y={(y + 18.0).to_string()} class="watcher-name">{fit(&Labels::watcher(sim, w), 22)}<title>{Labels::watcher(sim, w)}</title></text>
-                <text x="20" y={(y + 36.0).to_string()} class="ring-sub">{format!("last rv {}", wv.last_rv)}</text>
-                if disconnected { <text x="20" y={(y + 52.0).to_string()} class="fault">{"link cut"}</text> }
-                if q.crashed { <text x="110" y={(y + 52.0).to_string()} class="fault">{"crashed"}</text> }
+                <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x="12" y={num(y - 2.0)} width="676" height="62" rx="6" />
+                <text x="20" y={num(y + 18.0)} class="watcher-name">{fit(&Labels::watcher(sim, w), 22)}<title>{Labels::watcher(sim, w)}</title></text>
+                <text x="20" y={num(y + 36.0)} class="ring-sub">{format!("last rv {}", wv.last_rv)}</text>
+                if disconnected { <text x="20" y={num(y + 52.0)} class="fault">{"link cut"}</text> }
+                if q.crashed { <text x="110" y={num(y + 52.0)} class="fault">{"crashed"}</text> }
                 { for STATES.iter().enumerate().map(|(j, (st, label))| {
                     let x = 190.0 + 120.0 * j as f64;
                     html! {
                         <g class={classes!("state", lit(wv.state, *st).then_some("lit"))}>
-                            <rect x={x.to_string()} y={(y + 4.0).to_string()} width="104" height="30" rx="15" />
-                            <text x={(x + 52.0).to_string()} y={(y + 24.0).to_string()} text-anchor="middle">{*label}</text>
-                            if j < 3 { <line x1={(x + 104.0).to_string()} y1={(y + 19.0).to_string()} x2={(x + 120.0).to_string()} y2={(y + 19.0).to_string()} class="arrow" /> }
+                            <rect x={num(x)} y={num(y + 4.0)} width="104" height="30" rx="15" />
+                            <text x={num(x + 52.0)} y={num(y + 24.0)} text-anchor="middle">{*label}</text>
+                            if j < 3 { <line x1={num(x + 104.0)} y1={num(y + 19.0)} x2={num(x + 120.0)} y2={num(y + 19.0)} class="arrow" /> }
                         </g>
                     }
                 }) }
                 if gone {
-                    <text x="190" y={(y + 54.0).to_string()} class="gone-text">{message}</text>
+                    <text x="190" y={num(y + 54.0)} class="gone-text">{message}</text>
                 }
             </g>
         }
@@ -269,48 +270,72 @@ pub fn system_view(p: &Props) -> Html {
         html! {
             <g data-testid="queue" data-controller={c.name.clone()} data-keys={keys.join(",")} class="queue"
                 onclick={ac.onclick}>
-                <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={(x - 8.0).to_string()} y={y.to_string()} width="292" height="104" rx="6" />
-                <text x={x.to_string()} y={(y + 14.0).to_string()} class="watcher-name">{fit(&format!("{} queue ({} reconciles)", c.name, q.reconciles), 38)}</text>
+                <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={num(x - 8.0)} y={num(y)} width="292" height="104" rx="6" />
+                <text x={num(x)} y={num(y + 14.0)} class="watcher-name">{fit(&format!("{} queue ({} reconciles)", c.name, q.reconciles), 38)}</text>
                 { for keys.iter().take(4).enumerate().map(|(j, k)| html! {
-                    <g class="chip"><rect x={(x + 62.0 * j as f64).to_string()} y={(y + 22.0).to_string()} width="58" height="20" rx="4" />
-                    <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 36.0).to_string()}>{truncate(k)}</text></g>
-                }) }
-                { for q.processing.iter().enumerate().map(|(j, k)| {
-                    // What this reconcile read (own logic): a stale read is marked `!`, in text
-                    // as well as colour, and every read is in the chip's tooltip.
-                    let reads: Vec<&listwatch_core::Event> = q.reads.iter().filter(|(rk, _)| rk == k).map(|(_, e)| &sim.trace[*e as usize]).collect();
-                    let stale = reads.iter().any(|e| matches!(e.kind, listwatch_core::EventKind::ReconcileRead { rv, truth_rv, .. } if rv != truth_rv));
-                    let name = truncate(&short(sim.names().resolve(*k)));
-                    let step = q.steps.iter().find(|s| s.0 == *k).map(|s| format!("{}: write {} of {} made", sim.names().resolve(*k), s.3, s.2));
-                    let tip = step.into_iter().chain(reads.iter().map(|e| listwatch_core::describe(&e.kind, sim))).collect::<Vec<_>>().join("\n");
-                    html! {
-                        <g class={if stale { "chip running stale" } else { "chip running" }} data-stale-read={stale.to_string()}>
-                            <rect x={(x + 62.0 * j as f64).to_string()} y={(y + 48.0).to_string()} width="58" height="20" rx="4" />
-                            <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 62.0).to_string()}>{if stale { format!("{name}!") } else { name }}</text>
-                            if !tip.is_empty() { <title>{tip}</title> }
-                        </g>
-                    }
+                    <g class="chip"><rect x={num(x + 62.0 * j as f64)} y={num(y + 22.0)} width="58" height="20" rx="4" />
+                    <text x={num(x + 4.0 + 62.0 * j as f64)} y={num(y + 36.0)}>{truncate(k)}</text></g>
                 }) }
                 if let Some(w) = q.last_write {
-                    <text x={x.to_string()} y={(y + 98.0).to_string()} class="ring-sub">{
+                    <text x={num(x)} y={num(y + 98.0)} class="ring-sub">{
                         { let t = format!("last write: {}", listwatch_core::describe(&sim.trace[w as usize].kind, sim)); html! { <>{fit(&t, 46)}<title>{t}</title></> } }
                     }</text>
                 }
                 if !q.dirty.is_empty() {
-                    <text x={x.to_string()} y={(y + 84.0).to_string()} class="ring-sub">{fit(&format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names().resolve(*k))).collect::<Vec<_>>().join(", ")), 46)}</text>
+                    <text x={num(x)} y={num(y + 84.0)} class="ring-sub">{fit(&format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names().resolve(*k))).collect::<Vec<_>>().join(", ")), 46)}</text>
                 }
+                // Running reconciles last, so the tooltip a chip shows on focus or hover is drawn
+                // over the queue's other lines.
+                { for q.processing.iter().enumerate().map(|(j, k)| {
+                    // What this reconcile read (own logic): a stale read is marked `!` and dashed,
+                    // not by colour alone, and every read is in the chip's tooltip, which focus
+                    // shows as well as hover.
+                    let reads: Vec<&listwatch_core::Event> = q.reads.iter().filter(|(rk, _)| rk == k).map(|(_, e)| &sim.trace[*e as usize]).collect();
+                    let stale = reads.iter().any(|e| matches!(e.kind, listwatch_core::EventKind::ReconcileRead { rv, truth_rv, .. } if rv != truth_rv));
+                    let full = sim.names().resolve(*k);
+                    let name = truncate(&short(full));
+                    let step = q.steps.iter().find(|s| s.0 == *k).map(|s| format!("{}: write {} of {} made", full, s.3, s.2));
+                    let lines: Vec<String> = step.into_iter().chain(reads.iter().map(|e| listwatch_core::describe(&e.kind, sim))).collect();
+                    let tip = lines.join("\n");
+                    let label = format!("reconcile of {full} running{}{}{}", if stale { ", read a stale copy" } else { "" }, if lines.is_empty() { "" } else { ": " }, lines.join("; "));
+                    let cx = x + 62.0 * j as f64;
+                    let tip_w = 12.0 + 6.6 * lines.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
+                    let tip_top = y + 44.0 - 16.0 * lines.len() as f64 - 6.0;
+                    html! { <>
+                        <g class={if stale { "chip running stale" } else { "chip running" }} data-stale-read={stale.to_string()}
+                            data-testid="running-chip" tabindex="0" role="img" aria-label={label}>
+                            <rect x={num(cx)} y={num(y + 48.0)} width="58" height="20" rx="4" />
+                            <text x={num(cx + 4.0)} y={num(y + 62.0)}>{if stale { format!("{name}!") } else { name }}</text>
+                            if !tip.is_empty() { <title>{tip}</title> }
+                        </g>
+                        // Beside the chip, not in it: style.css shows it while the chip has the
+                        // focus or the pointer (`.chip:focus + .tip`).
+                        if !lines.is_empty() {
+                            <g class="tip" data-testid="chip-tip" aria-hidden="true">
+                                <rect x={num(cx)} y={num(tip_top)} width={num(tip_w)} height={num(16.0 * lines.len() as f64 + 6.0)} rx="4" />
+                                { for lines.iter().enumerate().map(|(n, l)| html! {
+                                    <text x={num(cx + 6.0)} y={num(tip_top + 16.0 + 16.0 * n as f64)}>{l.clone()}</text>
+                                }) }
+                            </g>
+                        }
+                    </> }
+                }) }
             </g>
         }
     });
+    // On a phone the picture keeps one pixel a unit (its smallest text stays 10 px) and its box
+    // scrolls sideways (style.css reads the width from `--vbw`).
     html! {
-        <svg class="system" role={if p.on_fault.is_some() { "group" } else { "img" }}
-            aria-label={if p.on_fault.is_some() { "The system at the current moment: choose a part to inject a fault" } else { "The system at the current moment" }} viewBox={format!("0 0 {width} {height}")} width="100%">
+        <div class="picture">
+        <svg class="system" style={format!("--vbw:{}px", num(width))} role={if p.on_fault.is_some() { "group" } else { "img" }}
+            aria-label={if p.on_fault.is_some() { "The system at the current moment: choose a part to inject a fault" } else { "The system at the current moment" }} viewBox={format!("0 0 {} {}", num(width), num(height))} width="100%">
             <text x="20" y="18" class="rv">{format!("etcd revision {}", v.rv)}</text>
             { for links }
             { for caches }
             { for watchers }
             { for queues }
         </svg>
+        </div>
     }
 }
 
