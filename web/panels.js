@@ -159,7 +159,7 @@ function objectsJob() {
       } else { obj.table = e.data; drawObjects(); }
     };
   }
-  const job = { objects: true, script: obj.script, cursor: obj.cursor, pick_kind: obj.pick ? obj.pick[0] : '', pick_name: obj.pick ? obj.pick[1] : '' };
+  const job = { kind: 'objects', script: obj.script, cursor: obj.cursor, pick_kind: obj.pick ? obj.pick[0] : '', pick_name: obj.pick ? obj.pick[1] : '' };
   if (obj.ready) obj.worker.postMessage(job); else obj.pending = job;
 }
 
@@ -218,7 +218,7 @@ function exploreStart() {
   exploreStop();
   let w;
   try { w = new Worker('./explore_worker_loader.js'); } catch { ex.pr = { kind: 'error', message: 'the explorer\'s worker could not start' }; drawExplore(); return; }
-  const job = { script: ex.script, budget: ex.budget, all: ex.all };
+  const job = { kind: 'explore', script: ex.script, budget: ex.budget, all: ex.all };
   w.onmessage = (e) => {
     if (e.data.kind === 'ready') w.postMessage(job);
     else { ex.pr = e.data; drawExplore(); }
