@@ -11,10 +11,20 @@ use yew::prelude::*;
 
 use crate::state::{FaultTarget, Loaded};
 
+/// The picture's state at one moment, shared and compared by identity: computed once per (run,
+/// moment) by the page.
+#[derive(Clone)]
+pub struct ViewRef(pub Rc<View>);
+impl PartialEq for ViewRef {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &o.0)
+    }
+}
+
 #[derive(Properties)]
 pub struct Props {
     pub run: Rc<Loaded>,
-    pub view: View,
+    pub view: ViewRef,
     pub cursor: usize,
     /// Opens the fault menu on a part of the picture (none in embeds).
     #[prop_or_default]
@@ -57,7 +67,7 @@ fn act(on: &Option<Callback<FaultTarget>>, t: FaultTarget, label: String) -> Act
 }
 impl PartialEq for Props {
     fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.run, &o.run) && self.cursor == o.cursor
+        self.run == o.run && self.view == o.view && self.cursor == o.cursor
     }
 }
 
@@ -79,248 +89,309 @@ fn lit(state: WatcherState, box_state: WatcherState) -> bool {
     }
 }
 
+/// What every part of the picture is drawn from.
+struct Pic<'a> {
+    sim: &'a listwatch_core::Sim,
+    v: &'a View,
+    /// The event on screen, to flash what it touched.
+    current: Option<(usize, &'a listwatch_core::Event)>,
+    on_fault: &'a Option<Callback<FaultTarget>>,
+    kinds: usize,
+}
+
+const RING_W: f64 = 170.0;
+
+thread_local! {
+    /// Whether the reader asks for less motion (messages then appear at their end rather than
+    /// travel): the media query is made once per page, and read live at each frame.
+    static REDUCED_MOTION: Option<web_sys::MediaQueryList> = web_sys::window()
+        .and_then(|w| w.match_media("(prefers-reduced-motion: reduce)").ok().flatten());
+}
+
 #[function_component(SystemView)]
 pub fn system_view(p: &Props) -> Html {
     let sim = &p.run.sim;
-    let v = &p.view;
+    let v = &*p.view.0;
     let kinds = sim.config.kinds.len();
     let apis = sim.config.apiservers.len();
-    let ring_w = 170.0;
+    let pic = Pic {
+        sim,
+        v,
+        current: p
+            .cursor
+            .checked_sub(1)
+            .and_then(|i| sim.trace.get(i).map(|e| (i, e))),
+        on_fault: &p.on_fault,
+        kinds,
+    };
     // As wide as what is drawn (rings, the watchers' state machines, up to three queues a row),
     // so a narrow screen scales the picture down no more than it must.
     let queue_cols = sim.config.controllers.len().clamp(1, 3) as f64;
-    let width = (40.0 + ring_w * (kinds * apis) as f64)
+    let width = (40.0 + RING_W * (kinds * apis) as f64)
         .max(700.0)
         .max(20.0 + 300.0 * queue_cols);
-    let watcher_rows = sim.reflectors.len();
-    let queues_y = 235.0 + 70.0 * watcher_rows as f64;
-    let height = queues_y + 112.0;
-    // The event on screen, to flash what it touched.
-    let current = p
-        .cursor
-        .checked_sub(1)
-        .and_then(|i| sim.trace.get(i).map(|e| (i, e)));
-    // A 410 flashes until the watcher watches again (or for 1.5 s of virtual time).
-    let recent_gone = |w: WatcherId| {
-        let wv = &v.watchers[w.index()];
-        wv.last_error.is_some_and(|id| {
-            let e = &sim.trace[id as usize];
-            v.time_ms.saturating_sub(e.time_ms) < 1500
-                && e.kind.gone().is_some()
-                && wv.watching_since.is_none_or(|since| since < id)
-        })
-    };
-    let mut caches = vec![];
-    for (a, api) in sim.config.apiservers.iter().enumerate() {
-        for (k, kind) in sim.config.kinds.iter().enumerate() {
-            let i = a * kinds + k;
-            let cx = 20.0 + ring_w * i as f64 + ring_w / 2.0;
-            let cy = 105.0;
-            let c = &v.caches[a][k];
-            let cap = c.capacity.max(1) as usize;
-            let slots = cap.min(64);
-            let r = 52.0;
-            let oldest = c.ring.front().map(|x| x.0);
-            let newest = c.ring.back().map(|x| x.0);
-            let fill = c.ring.len();
-            let just_added = matches!(current, Some((_, e)) if matches!(e.kind, EventKind::CacheAdd { apiserver, kind, .. } if apiserver.index() == a && kind.index() == k));
-            let evicting = matches!(current, Some((_, e)) if matches!(e.kind, EventKind::CacheAdd { apiserver, kind, evicted, .. } if apiserver.index() == a && kind.index() == k && evicted > 0));
-            let mode = match kind.cache {
-                listwatch_core::CacheMode::Fixed { .. } => "fixed",
-                listwatch_core::CacheMode::Dynamic { .. } => "dynamic",
-                listwatch_core::CacheMode::Off => "off",
-            };
-            let slot_nodes = (0..slots).map(|s| {
-                let ang = 2.0 * PI * s as f64 / slots as f64 - PI / 2.0;
-                let (x, y) = (cx + r * ang.cos(), cy + r * ang.sin());
-                // Slots fill in ring order: slot s holds the s-th buffered event (scaled when the
-                // capacity exceeds the slots drawn).
-                let filled = s * cap / slots < fill;
-                let newest_slot = filled && (s + 1) * cap / slots >= fill;
-                let class = classes!("slot", filled.then_some("filled"), (newest_slot && just_added).then_some("entering"), (s == 0 && evicting).then_some("evicting"));
-                // Small rings show each buffered RV beside its slot.
-                let label = (cap <= 16 && filled).then(|| c.ring.get(s).map(|e| e.0)).flatten();
-                let (lx, ly) = (cx + (r - 17.0) * ang.cos(), cy + (r - 17.0) * ang.sin() + 4.0);
-                html! { <g>
-                    <circle class={class} cx={format!("{x:.1}")} cy={format!("{y:.1}")} r={format!("{:.1}", (160.0 / slots as f64).clamp(2.5, 9.0))} />
-                    if let Some(rv) = label { <text class="slot-rv" x={format!("{lx:.1}")} y={format!("{ly:.1}")} text-anchor="middle">{rv}</text> }
-                </g> }
-            });
-            let ac = act(
-                &p.on_fault,
-                FaultTarget::Apiserver(a, k),
-                format!("Faults for apiserver {} ({} cache)", api.name, kind.name),
-            );
-            caches.push(html! {
-                <g data-testid="watch-cache" data-kind={kind.name.clone()} data-apiserver={api.name.clone()}
-                    onclick={ac.onclick}
-                    data-capacity={c.capacity.to_string()} data-size={c.ring.len().to_string()}
-                    data-oldest-rv={oldest.map(|x| x.to_string()).unwrap_or_default()}
-                    class={classes!("cache", c.paused.then_some("paused"), (!c.ready).then_some("not-ready"))}>
-                    <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={(cx - ring_w / 2.0 + 4.0).to_string()} y="24" width={(ring_w - 8.0).to_string()} height="180" rx="6" />
-                    <text class="cache-title" x={cx.to_string()} y="36" text-anchor="middle">{fit(&format!("{} · {}", api.name, kind.name), 22)}<title>{format!("apiserver {} · watch cache of {}", api.name, kind.name)}</title></text>
-                    { for slot_nodes }
-                    // Only a short fill count in the ring, so the slots' RVs around it never touch it.
-                    <text x={cx.to_string()} y={(cy + 4.0).to_string()} text-anchor="middle" class="ring-label">{format!("{}/{}", c.ring.len(), c.capacity)}</text>
-                    <text x={cx.to_string()} y={(cy + 72.0).to_string()} text-anchor="middle" class="ring-sub">
-                        { match (oldest, newest) { (Some(o), Some(n)) => format!("{mode} · rv {o}…{n}"), _ => format!("{mode} · empty") } }
-                    </text>
-                    if c.evicted_total > 0 {
-                        <text x={cx.to_string()} y={(cy + 85.0).to_string()} text-anchor="middle" class="ring-sub">{format!("{} evicted", c.evicted_total)}</text>
-                    }
-                    if c.paused { <text x={cx.to_string()} y={(cy + 98.0).to_string()} text-anchor="middle" class="fault">{"paused (stale)"}</text> }
-                    if !c.ready { <text x={cx.to_string()} y={(cy + 98.0).to_string()} text-anchor="middle" class="fault">{"re-initialising: 429"}</text> }
-                </g>
-            });
-        }
-    }
-    // Links: each watcher to the cache it is served by; the message on screen travels along it.
-    let reduced_motion = web_sys::window()
-        .and_then(|w| {
-            w.match_media("(prefers-reduced-motion: reduce)")
-                .ok()
-                .flatten()
-        })
-        .is_some_and(|m| m.matches());
-    let links = sim.reflectors.iter().enumerate().map(|(i, r)| {
-        let api = v.controller_apiserver[r.controller.index()].index();
-        let cx = 20.0 + ring_w * (api * kinds + r.kind.index()) as f64 + ring_w / 2.0;
-        let (x1, y1) = (cx, 206.0);
-        let (x2, y2) = (150.0, 230.0 + 70.0 * i as f64 + 12.0);
-        let cut = v.disconnected[r.controller.index()] || v.queues[r.controller.index()].crashed;
-        let w = WatcherId(i as u16);
-        // Which way the current event travels on this link, if it is one of this watcher's.
-        let travel = current.and_then(|(_, e)| match e.kind {
-            EventKind::WatchEvent { watcher, .. }
-            | EventKind::Bookmark { watcher, .. }
-            | EventKind::ListResult { watcher, .. }
-            | EventKind::InitialEventsEnd { watcher, .. }
-            | EventKind::WatchOpened { watcher, .. }
-            | EventKind::WatchFailed { watcher, .. }
-                if watcher == w => Some((true, e.kind)),
-            EventKind::ListRequest { watcher, .. }
-            | EventKind::WatchRequest { watcher, .. }
-            | EventKind::WatchListRequest { watcher, .. }
-            | EventKind::ListContinue { watcher, .. }
-                if watcher == w => Some((false, e.kind)),
-            _ => None,
-        });
-        let dot = travel.map(|(down, kind)| {
-            let ((ax, ay), (bx, by)) = if down { ((x1, y1), (x2, y2)) } else { ((x2, y2), (x1, y1)) };
-            let class = match kind {
-                EventKind::WatchFailed { .. } => "msg msg-error",
-                EventKind::Bookmark { .. } => "msg msg-bookmark",
-                _ if !down => "msg msg-request",
-                _ => "msg",
-            };
-            if reduced_motion {
-                html! { <circle class={class} cx={bx.to_string()} cy={by.to_string()} r="5" /> }
-            } else {
-                html! {
-                    <circle class={class} cx="0" cy="0" r="5">
-                        <animateMotion dur="0.35s" fill="freeze" path={format!("M{ax:.1},{ay:.1} L{bx:.1},{by:.1}")} />
-                    </circle>
-                }
-            }
-        });
-        let c = r.controller.index();
-        let ac = act(&p.on_fault, FaultTarget::Link(c), format!("Faults for the link of {}", Labels::watcher(sim, w)));
-        html! {
-            <g class={classes!("link", cut.then_some("cut"))} data-testid="link" data-controller={sim.config.controllers[c].name.clone()}
-                onclick={ac.onclick}>
-                <line class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} />
-                <line x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} />
-                { for dot }
-            </g>
-        }
-    });
-    let watchers = sim.reflectors.iter().enumerate().map(|(i, r)| {
-        let w = WatcherId(i as u16);
-        let wv = &v.watchers[i];
-        let y = 230.0 + 70.0 * i as f64;
-        let ctl = &sim.config.controllers[r.controller.index()];
-        let q = &v.queues[r.controller.index()];
-        let gone = recent_gone(w);
-        let message = wv.last_error.map(|id| listwatch_core::describe(&sim.trace[id as usize].kind, sim)).unwrap_or_default();
-        let disconnected = v.disconnected[r.controller.index()];
-        let ac = act(&p.on_fault, FaultTarget::Controller(r.controller.index()), format!("Faults for controller {} (watcher {})", ctl.name, Labels::watcher(sim, w)));
-        html! {
-            <g data-testid="watcher" data-controller={ctl.name.clone()} data-kind={sim.config.kinds[r.kind.index()].name.clone()}
-               data-state={wv.state.as_str()} data-last-rv={wv.last_rv.to_string()} class={classes!("watcher", gone.then_some("gone"))}
-               onclick={ac.onclick}>
-                <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x="12" y={(y - 2.0).to_string()} width="676" height="62" rx="6" />
-                <text x="20" y={(y + 18.0).to_string()} class="watcher-name">{fit(&Labels::watcher(sim, w), 22)}<title>{Labels::watcher(sim, w)}</title></text>
-                <text x="20" y={(y + 36.0).to_string()} class="ring-sub">{format!("last rv {}", wv.last_rv)}</text>
-                if disconnected { <text x="20" y={(y + 52.0).to_string()} class="fault">{"link cut"}</text> }
-                if q.crashed { <text x="110" y={(y + 52.0).to_string()} class="fault">{"crashed"}</text> }
-                { for STATES.iter().enumerate().map(|(j, (st, label))| {
-                    let x = 190.0 + 120.0 * j as f64;
-                    html! {
-                        <g class={classes!("state", lit(wv.state, *st).then_some("lit"))}>
-                            <rect x={x.to_string()} y={(y + 4.0).to_string()} width="104" height="30" rx="15" />
-                            <text x={(x + 52.0).to_string()} y={(y + 24.0).to_string()} text-anchor="middle">{*label}</text>
-                            if j < 3 { <line x1={(x + 104.0).to_string()} y1={(y + 19.0).to_string()} x2={(x + 120.0).to_string()} y2={(y + 19.0).to_string()} class="arrow" /> }
-                        </g>
-                    }
-                }) }
-                if gone {
-                    <text x="190" y={(y + 54.0).to_string()} class="gone-text">{message}</text>
-                }
-            </g>
-        }
-    });
-    let height = height + 95.0 * (sim.config.controllers.len().saturating_sub(1) / 3) as f64;
-    let queues = sim.config.controllers.iter().enumerate().map(|(i, c)| {
-        let q = &v.queues[i];
-        let x = 20.0 + 300.0 * (i % 3) as f64;
-        let y = queues_y + 95.0 * (i / 3) as f64;
-        let keys: Vec<String> = q.waiting.iter().map(|k| short(sim.names.resolve(*k))).collect();
-        let ac = act(&p.on_fault, FaultTarget::Controller(i), format!("Faults for controller {}", c.name));
-        html! {
-            <g data-testid="queue" data-controller={c.name.clone()} data-keys={keys.join(",")} class="queue"
-                onclick={ac.onclick}>
-                <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={(x - 8.0).to_string()} y={y.to_string()} width="292" height="104" rx="6" />
-                <text x={x.to_string()} y={(y + 14.0).to_string()} class="watcher-name">{fit(&format!("{} queue ({} reconciles)", c.name, q.reconciles), 38)}</text>
-                { for keys.iter().take(4).enumerate().map(|(j, k)| html! {
-                    <g class="chip"><rect x={(x + 62.0 * j as f64).to_string()} y={(y + 22.0).to_string()} width="58" height="20" rx="4" />
-                    <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 36.0).to_string()}>{truncate(k)}</text></g>
-                }) }
-                { for q.processing.iter().enumerate().map(|(j, k)| {
-                    // What this reconcile read (own logic): a stale read is marked `!`, in text
-                    // as well as colour, and every read is in the chip's tooltip.
-                    let reads: Vec<&listwatch_core::Event> = q.reads.iter().filter(|(rk, _)| rk == k).map(|(_, e)| &sim.trace[*e as usize]).collect();
-                    let stale = reads.iter().any(|e| matches!(e.kind, listwatch_core::EventKind::ReconcileRead { rv, truth_rv, .. } if rv != truth_rv));
-                    let name = truncate(&short(sim.names.resolve(*k)));
-                    let step = q.steps.iter().find(|s| s.0 == *k).map(|s| format!("{}: write {} of {} made", sim.names.resolve(*k), s.3, s.2));
-                    let tip = step.into_iter().chain(reads.iter().map(|e| listwatch_core::describe(&e.kind, sim))).collect::<Vec<_>>().join("\n");
-                    html! {
-                        <g class={if stale { "chip running stale" } else { "chip running" }} data-stale-read={stale.to_string()}>
-                            <rect x={(x + 62.0 * j as f64).to_string()} y={(y + 48.0).to_string()} width="58" height="20" rx="4" />
-                            <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 62.0).to_string()}>{if stale { format!("{name}!") } else { name }}</text>
-                            if !tip.is_empty() { <title>{tip}</title> }
-                        </g>
-                    }
-                }) }
-                if let Some(w) = q.last_write {
-                    <text x={x.to_string()} y={(y + 98.0).to_string()} class="ring-sub">{
-                        { let t = format!("last write: {}", listwatch_core::describe(&sim.trace[w as usize].kind, sim)); html! { <>{fit(&t, 46)}<title>{t}</title></> } }
-                    }</text>
-                }
-                if !q.dirty.is_empty() {
-                    <text x={x.to_string()} y={(y + 84.0).to_string()} class="ring-sub">{fit(&format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names.resolve(*k))).collect::<Vec<_>>().join(", ")), 46)}</text>
-                }
-            </g>
-        }
-    });
+    let queues_y = 235.0 + 70.0 * sim.reflectors.len() as f64;
+    let height =
+        queues_y + 112.0 + 95.0 * (sim.config.controllers.len().saturating_sub(1) / 3) as f64;
+    let caches = (0..apis).flat_map(|a| (0..kinds).map(move |k| (a, k)));
     html! {
         <svg class="system" role={if p.on_fault.is_some() { "group" } else { "img" }}
             aria-label={if p.on_fault.is_some() { "The system at the current moment: choose a part to inject a fault" } else { "The system at the current moment" }} viewBox={format!("0 0 {width} {height}")} width="100%">
             <text x="20" y="18" class="rv">{format!("etcd revision {}", v.rv)}</text>
-            { for links }
-            { for caches }
-            { for watchers }
-            { for queues }
+            { for (0..sim.reflectors.len()).map(|i| link_line(&pic, i)) }
+            { for caches.map(|(a, k)| cache_ring(&pic, a, k)) }
+            { for (0..sim.reflectors.len()).map(|i| watcher_row(&pic, i)) }
+            { for (0..sim.config.controllers.len()).map(|i| queue_box(&pic, i, queues_y)) }
         </svg>
+    }
+}
+
+/// A 410 flashes until the watcher watches again (or for 1.5 s of virtual time).
+fn recent_gone(pic: &Pic, w: WatcherId) -> bool {
+    let (sim, v) = (pic.sim, pic.v);
+    let wv = &v.watchers[w.index()];
+    wv.last_error.is_some_and(|id| {
+        let e = &sim.trace[id as usize];
+        v.time_ms.saturating_sub(e.time_ms) < 1500
+            && e.kind.gone().is_some()
+            && wv.watching_since.is_none_or(|since| since < id)
+    })
+}
+
+/// One apiserver's watch cache of one kind: a ring of slots.
+fn cache_ring(pic: &Pic, a: usize, k: usize) -> Html {
+    let (sim, v, current, kinds, ring_w) = (pic.sim, pic.v, pic.current, pic.kinds, RING_W);
+    let (api, kind) = (&sim.config.apiservers[a], &sim.config.kinds[k]);
+    let i = a * kinds + k;
+    let cx = 20.0 + ring_w * i as f64 + ring_w / 2.0;
+    let cy = 105.0;
+    let c = &v.caches[a][k];
+    let cap = c.capacity.max(1) as usize;
+    let slots = cap.min(64);
+    let r = 52.0;
+    let oldest = c.ring.front().map(|x| x.0);
+    let newest = c.ring.back().map(|x| x.0);
+    let fill = c.ring.len();
+    let just_added = matches!(current, Some((_, e)) if matches!(e.kind, EventKind::CacheAdd { apiserver, kind, .. } if apiserver.index() == a && kind.index() == k));
+    let evicting = matches!(current, Some((_, e)) if matches!(e.kind, EventKind::CacheAdd { apiserver, kind, evicted, .. } if apiserver.index() == a && kind.index() == k && evicted > 0));
+    let mode = match kind.cache {
+        listwatch_core::CacheMode::Fixed { .. } => "fixed",
+        listwatch_core::CacheMode::Dynamic { .. } => "dynamic",
+        listwatch_core::CacheMode::Off => "off",
+    };
+    let slot_nodes = (0..slots).map(|s| {
+        let ang = 2.0 * PI * s as f64 / slots as f64 - PI / 2.0;
+        let (x, y) = (cx + r * ang.cos(), cy + r * ang.sin());
+        // Slots fill in ring order: slot s holds the s-th buffered event (scaled when the
+        // capacity exceeds the slots drawn).
+        let filled = s * cap / slots < fill;
+        let newest_slot = filled && (s + 1) * cap / slots >= fill;
+        let class = classes!("slot", filled.then_some("filled"), (newest_slot && just_added).then_some("entering"), (s == 0 && evicting).then_some("evicting"));
+        // Small rings show each buffered RV beside its slot.
+        let label = (cap <= 16 && filled).then(|| c.ring.get(s).map(|e| e.0)).flatten();
+        let (lx, ly) = (cx + (r - 17.0) * ang.cos(), cy + (r - 17.0) * ang.sin() + 4.0);
+        html! { <g>
+            <circle class={class} cx={format!("{x:.1}")} cy={format!("{y:.1}")} r={format!("{:.1}", (160.0 / slots as f64).clamp(2.5, 9.0))} />
+            if let Some(rv) = label { <text class="slot-rv" x={format!("{lx:.1}")} y={format!("{ly:.1}")} text-anchor="middle">{rv}</text> }
+        </g> }
+    });
+    let ac = act(
+        pic.on_fault,
+        FaultTarget::Apiserver(a, k),
+        format!("Faults for apiserver {} ({} cache)", api.name, kind.name),
+    );
+    html! {
+        <g data-testid="watch-cache" data-kind={kind.name.clone()} data-apiserver={api.name.clone()}
+            onclick={ac.onclick}
+            data-capacity={c.capacity.to_string()} data-size={c.ring.len().to_string()}
+            data-oldest-rv={oldest.map(|x| x.to_string()).unwrap_or_default()}
+            class={classes!("cache", c.paused.then_some("paused"), (!c.ready).then_some("not-ready"))}>
+            <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={(cx - ring_w / 2.0 + 4.0).to_string()} y="24" width={(ring_w - 8.0).to_string()} height="180" rx="6" />
+            <text class="cache-title" x={cx.to_string()} y="36" text-anchor="middle">{fit(&format!("{} · {}", api.name, kind.name), 22)}<title>{format!("apiserver {} · watch cache of {}", api.name, kind.name)}</title></text>
+            { for slot_nodes }
+            // Only a short fill count in the ring, so the slots' RVs around it never touch it.
+            <text x={cx.to_string()} y={(cy + 4.0).to_string()} text-anchor="middle" class="ring-label">{format!("{}/{}", c.ring.len(), c.capacity)}</text>
+            <text x={cx.to_string()} y={(cy + 72.0).to_string()} text-anchor="middle" class="ring-sub">
+                { match (oldest, newest) { (Some(o), Some(n)) => format!("{mode} · rv {o}…{n}"), _ => format!("{mode} · empty") } }
+            </text>
+            if c.evicted_total > 0 {
+                <text x={cx.to_string()} y={(cy + 85.0).to_string()} text-anchor="middle" class="ring-sub">{format!("{} evicted", c.evicted_total)}</text>
+            }
+            if c.paused { <text x={cx.to_string()} y={(cy + 98.0).to_string()} text-anchor="middle" class="fault">{"paused (stale)"}</text> }
+            if !c.ready { <text x={cx.to_string()} y={(cy + 98.0).to_string()} text-anchor="middle" class="fault">{"re-initialising: 429"}</text> }
+        </g>
+    }
+}
+
+/// Links: a watcher to the cache it is served by; the message on screen travels along it.
+fn link_line(pic: &Pic, i: usize) -> Html {
+    let (sim, v, current, kinds, ring_w) = (pic.sim, pic.v, pic.current, pic.kinds, RING_W);
+    let r = &sim.reflectors[i];
+    let reduced_motion = REDUCED_MOTION.with(|m| m.as_ref().is_some_and(|m| m.matches()));
+    let api = v.controller_apiserver[r.controller.index()].index();
+    let cx = 20.0 + ring_w * (api * kinds + r.kind.index()) as f64 + ring_w / 2.0;
+    let (x1, y1) = (cx, 206.0);
+    let (x2, y2) = (150.0, 230.0 + 70.0 * i as f64 + 12.0);
+    let cut = v.disconnected[r.controller.index()] || v.queues[r.controller.index()].crashed;
+    let w = WatcherId(i as u16);
+    // Which way the current event travels on this link, if it is one of this watcher's.
+    let travel = current.and_then(|(_, e)| match e.kind {
+        EventKind::WatchEvent { watcher, .. }
+        | EventKind::Bookmark { watcher, .. }
+        | EventKind::ListResult { watcher, .. }
+        | EventKind::InitialEventsEnd { watcher, .. }
+        | EventKind::WatchOpened { watcher, .. }
+        | EventKind::WatchFailed { watcher, .. }
+            if watcher == w =>
+        {
+            Some((true, e.kind))
+        }
+        EventKind::ListRequest { watcher, .. }
+        | EventKind::WatchRequest { watcher, .. }
+        | EventKind::WatchListRequest { watcher, .. }
+        | EventKind::ListContinue { watcher, .. }
+            if watcher == w =>
+        {
+            Some((false, e.kind))
+        }
+        _ => None,
+    });
+    let dot = travel.map(|(down, kind)| {
+        let ((ax, ay), (bx, by)) = if down { ((x1, y1), (x2, y2)) } else { ((x2, y2), (x1, y1)) };
+        let class = match kind {
+            EventKind::WatchFailed { .. } => "msg msg-error",
+            EventKind::Bookmark { .. } => "msg msg-bookmark",
+            _ if !down => "msg msg-request",
+            _ => "msg",
+        };
+        if reduced_motion {
+            html! { <circle class={class} cx={bx.to_string()} cy={by.to_string()} r="5" /> }
+        } else {
+            html! {
+                <circle class={class} cx="0" cy="0" r="5">
+                    <animateMotion dur="0.35s" fill="freeze" path={format!("M{ax:.1},{ay:.1} L{bx:.1},{by:.1}")} />
+                </circle>
+            }
+        }
+    });
+    let c = r.controller.index();
+    let ac = act(
+        pic.on_fault,
+        FaultTarget::Link(c),
+        format!("Faults for the link of {}", Labels::watcher(sim, w)),
+    );
+    html! {
+        <g class={classes!("link", cut.then_some("cut"))} data-testid="link" data-controller={sim.config.controllers[c].name.clone()}
+            onclick={ac.onclick}>
+            <line class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} />
+            <line x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} />
+            { for dot }
+        </g>
+    }
+}
+
+/// A watcher: its reflector's state machine, last RV and last error.
+fn watcher_row(pic: &Pic, i: usize) -> Html {
+    let (sim, v) = (pic.sim, pic.v);
+    let r = &sim.reflectors[i];
+    let w = WatcherId(i as u16);
+    let wv = &v.watchers[i];
+    let y = 230.0 + 70.0 * i as f64;
+    let ctl = &sim.config.controllers[r.controller.index()];
+    let q = &v.queues[r.controller.index()];
+    let gone = recent_gone(pic, w);
+    let message = wv
+        .last_error
+        .map(|id| listwatch_core::describe(&sim.trace[id as usize].kind, sim))
+        .unwrap_or_default();
+    let disconnected = v.disconnected[r.controller.index()];
+    let ac = act(
+        pic.on_fault,
+        FaultTarget::Controller(r.controller.index()),
+        format!(
+            "Faults for controller {} (watcher {})",
+            ctl.name,
+            Labels::watcher(sim, w)
+        ),
+    );
+    html! {
+        <g data-testid="watcher" data-controller={ctl.name.clone()} data-kind={sim.config.kinds[r.kind.index()].name.clone()}
+           data-state={wv.state.as_str()} data-last-rv={wv.last_rv.to_string()} class={classes!("watcher", gone.then_some("gone"))}
+           onclick={ac.onclick}>
+            <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x="12" y={(y - 2.0).to_string()} width="676" height="62" rx="6" />
+            <text x="20" y={(y + 18.0).to_string()} class="watcher-name">{fit(&Labels::watcher(sim, w), 22)}<title>{Labels::watcher(sim, w)}</title></text>
+            <text x="20" y={(y + 36.0).to_string()} class="ring-sub">{format!("last rv {}", wv.last_rv)}</text>
+            if disconnected { <text x="20" y={(y + 52.0).to_string()} class="fault">{"link cut"}</text> }
+            if q.crashed { <text x="110" y={(y + 52.0).to_string()} class="fault">{"crashed"}</text> }
+            { for STATES.iter().enumerate().map(|(j, (st, label))| {
+                let x = 190.0 + 120.0 * j as f64;
+                html! {
+                    <g class={classes!("state", lit(wv.state, *st).then_some("lit"))}>
+                        <rect x={x.to_string()} y={(y + 4.0).to_string()} width="104" height="30" rx="15" />
+                        <text x={(x + 52.0).to_string()} y={(y + 24.0).to_string()} text-anchor="middle">{*label}</text>
+                        if j < 3 { <line x1={(x + 104.0).to_string()} y1={(y + 19.0).to_string()} x2={(x + 120.0).to_string()} y2={(y + 19.0).to_string()} class="arrow" /> }
+                    </g>
+                }
+            }) }
+            if gone {
+                <text x="190" y={(y + 54.0).to_string()} class="gone-text">{message}</text>
+            }
+        </g>
+    }
+}
+
+/// A controller's work queue: keys waiting, reconciles running (with what they read), the last
+/// write and dirty keys.
+fn queue_box(pic: &Pic, i: usize, queues_y: f64) -> Html {
+    let (sim, v) = (pic.sim, pic.v);
+    let c = &sim.config.controllers[i];
+    let q = &v.queues[i];
+    let x = 20.0 + 300.0 * (i % 3) as f64;
+    let y = queues_y + 95.0 * (i / 3) as f64;
+    let keys: Vec<String> = q
+        .waiting
+        .iter()
+        .map(|k| short(sim.names.resolve(*k)))
+        .collect();
+    let ac = act(
+        pic.on_fault,
+        FaultTarget::Controller(i),
+        format!("Faults for controller {}", c.name),
+    );
+    html! {
+        <g data-testid="queue" data-controller={c.name.clone()} data-keys={keys.join(",")} class="queue"
+            onclick={ac.onclick}>
+            <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={(x - 8.0).to_string()} y={y.to_string()} width="292" height="104" rx="6" />
+            <text x={x.to_string()} y={(y + 14.0).to_string()} class="watcher-name">{fit(&format!("{} queue ({} reconciles)", c.name, q.reconciles), 38)}</text>
+            { for keys.iter().take(4).enumerate().map(|(j, k)| html! {
+                <g class="chip"><rect x={(x + 62.0 * j as f64).to_string()} y={(y + 22.0).to_string()} width="58" height="20" rx="4" />
+                <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 36.0).to_string()}>{truncate(k)}</text></g>
+            }) }
+            { for q.processing.iter().enumerate().map(|(j, k)| {
+                // What this reconcile read (own logic): a stale read is marked `!`, in text
+                // as well as colour, and every read is in the chip's tooltip.
+                let reads: Vec<&listwatch_core::Event> = q.reads.iter().filter(|(rk, _)| rk == k).map(|(_, e)| &sim.trace[*e as usize]).collect();
+                let stale = reads.iter().any(|e| matches!(e.kind, listwatch_core::EventKind::ReconcileRead { rv, truth_rv, .. } if rv != truth_rv));
+                let name = truncate(&short(sim.names.resolve(*k)));
+                let step = q.steps.iter().find(|s| s.0 == *k).map(|s| format!("{}: write {} of {} made", sim.names.resolve(*k), s.3, s.2));
+                let tip = step.into_iter().chain(reads.iter().map(|e| listwatch_core::describe(&e.kind, sim))).collect::<Vec<_>>().join("\n");
+                html! {
+                    <g class={if stale { "chip running stale" } else { "chip running" }} data-stale-read={stale.to_string()}>
+                        <rect x={(x + 62.0 * j as f64).to_string()} y={(y + 48.0).to_string()} width="58" height="20" rx="4" />
+                        <text x={(x + 4.0 + 62.0 * j as f64).to_string()} y={(y + 62.0).to_string()}>{if stale { format!("{name}!") } else { name }}</text>
+                        if !tip.is_empty() { <title>{tip}</title> }
+                    </g>
+                }
+            }) }
+            if let Some(w) = q.last_write {
+                <text x={x.to_string()} y={(y + 98.0).to_string()} class="ring-sub">{
+                    { let t = format!("last write: {}", listwatch_core::describe(&sim.trace[w as usize].kind, sim)); html! { <>{fit(&t, 46)}<title>{t}</title></> } }
+                }</text>
+            }
+            if !q.dirty.is_empty() {
+                <text x={x.to_string()} y={(y + 84.0).to_string()} class="ring-sub">{fit(&format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names.resolve(*k))).collect::<Vec<_>>().join(", ")), 46)}</text>
+            }
+        </g>
     }
 }
 

@@ -10,7 +10,10 @@ use crate::state::{Action, Loaded, State};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub state: UseReducerHandle<State>,
+    pub run: Rc<Loaded>,
+    /// The moment on screen, in virtual time.
+    pub now_ms: u64,
+    pub dispatch: UseReducerDispatcher<State>,
 }
 
 const MAX_MARKERS: usize = 4000;
@@ -61,15 +64,10 @@ fn x_of(t: u64, end: f64) -> f64 {
     LABEL_W + (WIDTH - LABEL_W - 10.0) * t as f64 / end
 }
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 struct MarksProps {
     run: Rc<Loaded>,
     jump: Callback<u32>,
-}
-impl PartialEq for MarksProps {
-    fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.run, &o.run)
-    }
 }
 
 /// Lanes, windows and markers: they change only with the run, so seeking never re-renders them.
@@ -137,15 +135,13 @@ fn marks(p: &MarksProps) -> Html {
 #[function_component(TimelineView)]
 pub fn timeline_view(p: &Props) -> Html {
     let jump = {
-        let dispatch = p.state.dispatcher();
+        let dispatch = p.dispatch.clone();
         use_callback((), move |i: u32, _| dispatch.dispatch(Action::JumpTo(i)))
     };
-    let Some(run) = p.state.run.clone() else {
-        return html! {};
-    };
+    let run = p.run.clone();
     let end = run.sim.now_ms.max(1) as f64;
     let height = 16.0 * run.lanes.len().max(1) as f64 + 10.0;
-    let now = x_of(p.state.now_ms(), end);
+    let now = x_of(p.now_ms, end);
     html! {
         <svg data-testid="timeline" class="timeline" viewBox={format!("0 0 {WIDTH} {height}")} width="100%" role="img" aria-label="Timeline">
             <Marks run={run.clone()} {jump} />
