@@ -378,6 +378,12 @@ pub fn app() -> Html {
     let latest = use_latest(&state);
     use_effects(&state, &embed, &latest);
     let view = use_view(&state);
+    // The same callback at every render, so the header, the tour and the history never re-render
+    // for it.
+    let on_edit = {
+        let d = state.dispatcher();
+        use_callback((), move |s: String, _| d.dispatch(Action::Edit(s)))
+    };
     let dispatch = state.dispatcher();
     let stage = match (state.run.clone(), view) {
         (Some(run), Some(view)) => stage(&state, &embed, run, view, &latest),
@@ -404,10 +410,7 @@ pub fn app() -> Html {
             </div>
         };
     }
-    let on_edit = {
-        let d = state.dispatcher();
-        Callback::from(move |s: String| d.dispatch(Action::Edit(s)))
-    };
+
     html! {
         <div class="app">
             <Header theme={state.theme.clone()} dispatch={state.dispatcher()} latest={latest} on_pick={on_edit.clone()} />

@@ -488,6 +488,11 @@ impl Reducible for State {
         }
         let mut s = self.copy();
         s.reduce_script(action);
+        // An action that changed nothing (the editor echoing the text it was given, a seek to
+        // the moment on screen) keeps the same state: Yew then renders nothing.
+        if s == *self {
+            return self;
+        }
         Rc::new(s)
     }
 }
