@@ -138,7 +138,8 @@ export function history_source(script) {
     store.set(HISTORY_KEY, next.map(([t, s]) => `${t}${US}${s}`).join(RS));
     drawHistory();
   }, 800);
-  drawHistory();
+  // Closed, the panel shows nothing of the text: no DOM work on every key.
+  if (historyOpen) drawHistory();
 }
 
 // ---- Objects: each holder's copy of every object -----------------------------------------------
@@ -204,7 +205,10 @@ function drawObjects() {
 
 /// The run on screen (its script) and the moment: redraws, and asks the worker when open.
 export function objects(host, script, cursor, onJump) {
+  const placed = obj.host === host;
   Object.assign(obj, { host, script, cursor, jump: onJump });
+  // Closed, the panel shows nothing of the run or the moment: no DOM work on every edit or tick.
+  if (placed && !obj.open) return;
   drawObjects();
   objectsJob();
 }
