@@ -85,7 +85,7 @@ export function open(host, index, currentScript) {
       const w = new Worker('./explore_worker_loader.js');
       runs = await new Promise((resolve) => {
         w.onmessage = (e) => {
-          if (e.data.kind === 'ready') w.postMessage({ compare: true, script: sa, other: sb });
+          if (e.data.kind === 'ready') w.postMessage({ kind: 'compare', script: sa, other: sb });
           else if (e.data.kind === 'compare') { w.terminate(); resolve(e.data.runs); }
         };
       });

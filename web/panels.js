@@ -138,7 +138,8 @@ export function history_source(script) {
     store.set(HISTORY_KEY, next.map(([t, s]) => `${t}${US}${s}`).join(RS));
     drawHistory();
   }, 800);
-  drawHistory();
+  // Closed, the panel shows nothing of the text: no DOM work on every key.
+  if (historyOpen) drawHistory();
 }
 
 // ---- Objects: each holder's copy of every object -----------------------------------------------
@@ -159,7 +160,7 @@ function objectsJob() {
       } else { obj.table = e.data; drawObjects(); }
     };
   }
-  const job = { objects: true, script: obj.script, cursor: obj.cursor, pick_kind: obj.pick ? obj.pick[0] : '', pick_name: obj.pick ? obj.pick[1] : '' };
+  const job = { kind: 'objects', script: obj.script, cursor: obj.cursor, pick_kind: obj.pick ? obj.pick[0] : '', pick_name: obj.pick ? obj.pick[1] : '' };
   if (obj.ready) obj.worker.postMessage(job); else obj.pending = job;
 }
 
@@ -204,7 +205,10 @@ function drawObjects() {
 
 /// The run on screen (its script) and the moment: redraws, and asks the worker when open.
 export function objects(host, script, cursor, onJump) {
+  const placed = obj.host === host;
   Object.assign(obj, { host, script, cursor, jump: onJump });
+  // Closed, the panel shows nothing of the run or the moment: no DOM work on every edit or tick.
+  if (placed && !obj.open) return;
   drawObjects();
   objectsJob();
 }
@@ -218,7 +222,7 @@ function exploreStart() {
   exploreStop();
   let w;
   try { w = new Worker('./explore_worker_loader.js'); } catch { ex.pr = { kind: 'error', message: 'the explorer\'s worker could not start' }; drawExplore(); return; }
-  const job = { script: ex.script, budget: ex.budget, all: ex.all };
+  const job = { kind: 'explore', script: ex.script, budget: ex.budget, all: ex.all };
   w.onmessage = (e) => {
     if (e.data.kind === 'ready') w.postMessage(job);
     else { ex.pr = e.data; drawExplore(); }

@@ -2,9 +2,15 @@
 //! the right; or, with `?embed`, only the view and its controls for an iframe in documentation.
 //! Keyboard: Space play/pause, arrows step, `?` help (never while typing in the editor);
 //! Ctrl/Cmd+S copies the share link, Ctrl/Cmd+Enter re-runs.
+//!
+//! `App` holds the state (Yew's `use_reducer`) and hands each component only what it shows: the
+//! run (`Rc<Loaded>`, compared by identity), the moment, and a dispatcher. A clock tick therefore
+//! re-renders only what depends on the moment.
 
+use std::rc::Rc;
+
+use gloo_events::{EventListener, EventListenerOptions};
 use gloo_timers::callback::{Interval, Timeout};
-use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
@@ -16,18 +22,15 @@ use crate::components::{
     faults::FaultMenu,
     objects::{History, ObjectsPanel, Tour},
     panels::*,
-    system::SystemView,
+    system::{SystemView, ViewRef},
     timeline::TimelineView,
 };
 use crate::link;
-use crate::state::{Action, State};
+use crate::state::{Action, Latest, Loaded, State};
+use crate::storage;
 
 const AUTOSAVE_KEY: &str = "listwatch.script";
 const THEME_KEY: &str = "listwatch.theme";
-
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok()?
-}
 
 fn link_error_message(e: &listwatch_script::share::LinkError) -> String {
     format!("The link could not be opened: {e}. Your own text was kept.")
@@ -41,7 +44,7 @@ fn initial_state(embed: &link::Embed) -> State {
     let saved = if embed.on {
         None
     } else {
-        storage().and_then(|s| s.get_item(AUTOSAVE_KEY).ok().flatten())
+        storage::get(AUTOSAVE_KEY)
     };
     let saved = saved.filter(|s| !s.trim().is_empty());
     let fragment = if saved.is_some() && link::fragment_is_ours() {
@@ -49,7 +52,7 @@ fn initial_state(embed: &link::Embed) -> State {
     } else {
         link::from_fragment()
     };
-    match fragment {
+    let mut st = match fragment {
         Some(Ok(shared)) => {
             let mut st = State::new(shared.script.clone());
             st.kept = saved.filter(|s| *s != shared.script);
@@ -64,7 +67,13 @@ fn initial_state(embed: &link::Embed) -> State {
         }
         // With nothing saved, the overflow scenario is fetched (see `App`).
         None => State::new(saved.unwrap_or_default()),
-    }
+    };
+    st.theme = embed
+        .theme
+        .clone()
+        .or_else(|| storage::get(THEME_KEY))
+        .unwrap_or_else(|| "system".into());
+    st
 }
 
 fn set_theme(theme: &str) {
@@ -80,13 +89,17 @@ fn set_theme(theme: &str) {
     }
 }
 
-fn copy_link(state: &UseReducerHandle<State>) {
-    let href = format!(
+/// The link that reproduces the script on screen at this moment.
+pub fn share_href(state: &State) -> String {
+    format!(
         "{}#{}",
         link::playground_base(),
         link::fragment_for(&state.source, state.now_ms())
-    );
-    link::copy_to_clipboard(&href);
+    )
+}
+
+fn copy_link(state: &UseReducerHandle<State>) {
+    link::copy_to_clipboard(&share_href(state));
     state.dispatch(Action::Notice(Some("Link copied to the clipboard".into())));
 }
 
@@ -97,6 +110,255 @@ fn embed_code(state: &State) -> String {
         link::fragment_for(&state.source, state.now_ms())
     );
     format!("<iframe src=\"{src}\" width=\"100%\" height=\"640\" style=\"border:0\" title=\"listwatch scenario\" loading=\"lazy\"></iframe>")
+}
+
+/// The latest state, for callbacks that read it when they run.
+#[hook]
+fn use_latest(state: &UseReducerHandle<State>) -> Latest {
+    let latest = (*use_memo((), |_| Latest::default())).clone();
+    latest.set(state);
+    latest
+}
+
+/// A first visit (no link, nothing saved): the default scenario is fetched beside the page and
+/// shown unless something (a link, the parent page of an embed) gave a script meanwhile.
+#[hook]
+fn use_first_visit(state: &UseReducerHandle<State>) {
+    let dispatch = state.dispatcher();
+    let empty = state.source.is_empty();
+    use_effect_with((), move |_| {
+        if empty {
+            crate::gallery::load(crate::gallery::DEFAULT, move |src| {
+                dispatch.dispatch(Action::DefaultScript(src))
+            });
+        }
+    });
+}
+
+/// Autosaves the text (not in embeds: they must not touch the reader's own work), except while a
+/// link's script is on screen and the autosaved one is kept aside; keeps the address bar in step
+/// with the editor and the moment, debounced (embeds never rewrite it).
+#[hook]
+fn use_persistence(state: &UseReducerHandle<State>, embed_on: bool) {
+    let on = !embed_on;
+    use_effect_with(
+        (state.source.clone(), state.kept.is_some()),
+        move |(source, kept)| {
+            if on && !*kept {
+                storage::set(AUTOSAVE_KEY, source);
+            }
+        },
+    );
+    let deps = (
+        state.source.clone(),
+        state.now_ms(),
+        state.stale,
+        state.kept.is_some(),
+    );
+    use_effect_with(deps, move |(source, now, stale, kept)| {
+        // A reload inside the debounce window finds an older fragment that this page wrote
+        // itself; the autosaved text wins over it then (see `initial_state`). While a link's
+        // script is shown and not yet the user's, the address stays the link, so a reload
+        // shows the link again (with the autosaved text still kept).
+        let write = (on && !*stale && !*kept).then(|| {
+            let (source, now) = (source.clone(), *now);
+            move || link::replace_fragment(&link::fragment_for(&source, now))
+        });
+        let pending = write.map(|w| Timeout::new(300, w));
+        move || drop(pending)
+    });
+    use_effect_with(state.theme.clone(), |t| set_theme(t));
+}
+
+/// The page's timers: notices fade after two seconds, a long run is computed a slice per task
+/// (input and painting run between slices), and the animation clock runs while playing.
+#[hook]
+fn use_timers(state: &UseReducerHandle<State>, autoplay: bool) {
+    let d = state.dispatcher();
+    use_effect_with(state.notice.clone(), move |n| {
+        let t = n
+            .is_some()
+            .then(|| Timeout::new(2000, move || d.dispatch(Action::Notice(None))));
+        move || drop(t)
+    });
+    let d = state.dispatcher();
+    use_effect_with(state.progress, move |p| {
+        let next = p.map(|_| Timeout::new(0, move || d.dispatch(Action::Continue)));
+        move || drop(next)
+    });
+    let d = state.dispatcher();
+    use_effect_with(state.playing, move |playing| {
+        let interval = playing.then(|| Interval::new(50, move || d.dispatch(Action::Tick(50.0))));
+        move || drop(interval)
+    });
+    let d = state.dispatcher();
+    use_effect_with((), move |_| {
+        if autoplay {
+            d.dispatch(Action::Play);
+        }
+    });
+}
+
+/// A link pasted into the address bar of an open page changes only the fragment: follow it, with
+/// the same protections as on load (a broken link is reported and changes nothing). The page's
+/// own address updates use `replaceState`, which fires no `hashchange`.
+#[hook]
+fn use_hashchange(dispatch: UseReducerDispatcher<State>, embed: &link::Embed) {
+    let (embed_on, from_parent) = (embed.on, embed.from_parent);
+    use_effect_with((), move |_| {
+        let listener = web_sys::window().filter(|_| !from_parent).map(|w| {
+            EventListener::new(&w, "hashchange", move |_| match link::from_fragment() {
+                Some(Ok(shared)) => dispatch.dispatch(Action::OpenLink {
+                    shared,
+                    keep_previous: !embed_on,
+                }),
+                Some(Err(e)) => dispatch.dispatch(Action::LinkError(link_error_message(&e))),
+                None => {}
+            })
+        });
+        move || drop(listener)
+    });
+}
+
+/// Embeds opened with `source=parent` take their script from the parent page (embed.js), and
+/// only from the parent window; every embed reports its height to its parent.
+#[hook]
+fn use_embed_messages(dispatch: UseReducerDispatcher<State>, embed: &link::Embed) {
+    let on = embed.on && embed.from_parent;
+    use_effect_with((), move |_| {
+        let listener = web_sys::window().filter(|_| on).map(|w| {
+            let window = w.clone();
+            let l = EventListener::new(&w, "message", move |e| {
+                let Some(e) = e.dyn_ref::<web_sys::MessageEvent>() else {
+                    return;
+                };
+                let parent = window.parent().ok().flatten().map(JsValue::from);
+                let from_parent =
+                    parent.is_some_and(|p| e.source().is_some_and(|s| JsValue::from(s) == p));
+                let data = e.data();
+                if from_parent && js_get(&data, "listwatch").as_deref() == Some("load") {
+                    if let Some(script) = js_get(&data, "script") {
+                        dispatch.dispatch(Action::Edit(script));
+                    }
+                }
+            });
+            if let Ok(Some(parent)) = w.parent() {
+                let _ = parent.post_message(&js_object(&[("listwatch", "ready")]), "*");
+            }
+            l
+        });
+        move || drop(listener)
+    });
+    let on = embed.on;
+    use_effect(move || {
+        if let Some(w) = web_sys::window().filter(|_| on) {
+            // The content's own height: the document's would never shrink below the iframe's.
+            let height = w
+                .document()
+                .and_then(|d| d.query_selector(".app").ok().flatten())
+                .map(|e| e.get_bounding_client_rect().height().ceil() as i32 + 16)
+                .unwrap_or(0);
+            if let Ok(Some(parent)) = w.parent() {
+                let msg = js_object(&[("listwatch", "height"), ("height", &height.to_string())]);
+                let _ = parent.post_message(&msg, "*");
+            }
+        }
+    });
+}
+
+/// Keyboard shortcuts on the document, registered once: they read the latest state when a key
+/// is pressed.
+#[hook]
+fn use_keyboard(latest: Latest) {
+    use_effect_with((), move |_| {
+        let doc = web_sys::window().and_then(|w| w.document());
+        let options = EventListenerOptions::enable_prevent_default();
+        let listener = doc.map(|d| {
+            EventListener::new_with_options(&d, "keydown", options, move |e| {
+                if let (Some(e), Some(st)) = (e.dyn_ref::<web_sys::KeyboardEvent>(), latest.get()) {
+                    on_key(e, &st);
+                }
+            })
+        });
+        move || drop(listener)
+    });
+}
+
+fn on_key(e: &web_sys::KeyboardEvent, st: &UseReducerHandle<State>) {
+    let modifier = e.ctrl_key() || e.meta_key();
+    if modifier && e.key() == "s" {
+        e.prevent_default();
+        copy_link(st);
+        return;
+    }
+    if modifier && e.key() == "Enter" {
+        e.prevent_default();
+        st.dispatch(Action::Rerun);
+        return;
+    }
+    // The editor (CodeMirror's contenteditable) and form fields keep their keys.
+    let typing = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|el| el.closest(".cm-editor, textarea, input, select").ok())
+        .flatten()
+        .is_some();
+    if typing || modifier {
+        return;
+    }
+    match e.key().as_str() {
+        " " => {
+            e.prevent_default();
+            st.dispatch(if st.playing {
+                Action::Pause
+            } else {
+                Action::Play
+            });
+        }
+        "ArrowLeft" => st.dispatch(Action::StepBack),
+        "ArrowRight" => st.dispatch(Action::StepForward),
+        "?" => st.dispatch(Action::ToggleHelp),
+        _ => {}
+    }
+}
+
+/// The ready signal, last of the effects (they run in order): the first render is on screen,
+/// the theme applied and every listener in place. Tests wait for it after loading. On a first
+/// visit that is once the default scenario has been fetched.
+#[hook]
+fn use_ready_signal(empty: bool) {
+    use_effect_with(empty, |empty| {
+        if let Some(el) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+            .filter(|_| !*empty)
+        {
+            let _ = el.set_attribute("data-ready", "");
+        }
+    });
+}
+
+/// Everything the page does besides drawing, in order (the ready signal last).
+#[hook]
+fn use_effects(state: &UseReducerHandle<State>, embed: &link::Embed, latest: &Latest) {
+    use_first_visit(state);
+    use_persistence(state, embed.on);
+    use_timers(state, embed.autoplay);
+    use_hashchange(state.dispatcher(), embed);
+    use_embed_messages(state.dispatcher(), embed);
+    use_keyboard(latest.clone());
+    use_ready_signal(state.source.is_empty());
+}
+
+/// The picture at the moment on screen, computed once per (run, moment).
+#[hook]
+fn use_view(state: &State) -> Option<ViewRef> {
+    let run = state.run.clone();
+    let cursor = state.cursor;
+    (*use_memo((run.clone(), cursor), move |_| {
+        run.map(|r| ViewRef(Rc::new(r.timeline.at(&r.sim, cursor))))
+    }))
+    .clone()
 }
 
 #[function_component(App)]
@@ -113,378 +375,182 @@ pub fn app() -> Html {
         let embed = embed.clone();
         use_reducer(move || initial_state(&embed))
     };
-    // A first visit: no link, nothing saved. The default scenario is fetched beside the page
-    // and shown unless something (a link, the parent page of an embed) gave a script meanwhile.
-    {
-        let dispatch = state.dispatcher();
-        let empty = state.source.is_empty();
-        use_effect_with((), move |_| {
-            if empty {
-                crate::gallery::load(crate::gallery::DEFAULT, move |src| {
-                    dispatch.dispatch(Action::DefaultScript(src))
-                });
-            }
-        });
-    }
-    let theme = use_state(|| {
-        embed
-            .theme
-            .clone()
-            .or_else(|| storage().and_then(|s| s.get_item(THEME_KEY).ok().flatten()))
-            .unwrap_or_else(|| "system".into())
-    });
-    use_effect_with((*theme).clone(), |t| set_theme(t));
-
-    // Autosave the text (not in embeds: they must not touch the reader's own work), except
-    // while a link's script is on screen and the autosaved one is kept aside.
-    {
-        let on = !embed.on;
-        use_effect_with(
-            (state.source.clone(), state.kept.is_some()),
-            move |(source, kept)| {
-                if on && !*kept {
-                    if let Some(s) = storage() {
-                        let _ = s.set_item(AUTOSAVE_KEY, source);
-                    }
-                }
-            },
-        );
-    }
-
-    // The address bar follows the editor and the moment, debounced; embeds never rewrite it.
-    {
-        let on = !embed.on;
-        let deps = (
-            state.source.clone(),
-            state.now_ms(),
-            state.stale,
-            state.kept.is_some(),
-        );
-        use_effect_with(deps, move |(source, now, stale, kept)| {
-            // A reload inside the debounce window finds an older fragment that this page wrote
-            // itself; the autosaved text wins over it then (see `initial_state`). While a link's
-            // script is shown and not yet the user's, the address stays the link, so a reload
-            // shows the link again (with the autosaved text still kept).
-            let write = (on && !*stale && !*kept).then(|| {
-                let (source, now) = (source.clone(), *now);
-                move || link::replace_fragment(&link::fragment_for(&source, now))
-            });
-            let pending = write.map(|w| Timeout::new(300, w));
-            move || drop(pending)
-        });
-    }
-
-    // Notices fade after two seconds.
-    {
-        let st = state.clone();
-        use_effect_with(state.notice.clone(), move |n| {
-            let t = n
-                .is_some()
-                .then(|| Timeout::new(2000, move || st.dispatch(Action::Notice(None))));
-            move || drop(t)
-        });
-    }
-
-    // A long run is computed a slice at a time, each in its own task, so input and painting
-    // run between slices (no main-thread task of more than a slice's work).
-    {
-        let dispatch = state.dispatcher();
-        use_effect_with(state.progress, move |p| {
-            let next = p.map(|_| Timeout::new(0, move || dispatch.dispatch(Action::Continue)));
-            move || drop(next)
-        });
-    }
-    // The animation clock: only runs while playing.
-    {
-        let dispatch = state.dispatcher();
-        use_effect_with(state.playing, move |playing| {
-            let interval =
-                playing.then(|| Interval::new(50, move || dispatch.dispatch(Action::Tick(50.0))));
-            move || drop(interval)
-        });
-    }
-    {
-        let dispatch = state.dispatcher();
-        let autoplay = embed.autoplay;
-        use_effect_with((), move |_| {
-            if autoplay {
-                dispatch.dispatch(Action::Play);
-            }
-        });
-    }
-
-    // A link pasted into the address bar of an open page changes only the fragment: follow it,
-    // with the same protections as on load (a broken link is reported and changes nothing).
-    // The page's own address updates use `replaceState`, which fires no `hashchange`.
-    {
-        let dispatch = state.dispatcher();
-        let (embed_on, from_parent) = (embed.on, embed.from_parent);
-        use_effect_with((), move |_| {
-            let w = web_sys::window().filter(|_| !from_parent);
-            let cb = Closure::<dyn Fn(Event)>::new(move |_: Event| match link::from_fragment() {
-                Some(Ok(shared)) => dispatch.dispatch(Action::OpenLink {
-                    shared,
-                    keep_previous: !embed_on,
-                }),
-                Some(Err(e)) => dispatch.dispatch(Action::LinkError(link_error_message(&e))),
-                None => {}
-            });
-            if let Some(w) = &w {
-                let _ =
-                    w.add_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref());
-            }
-            move || {
-                if let Some(w) = w {
-                    let _ = w.remove_event_listener_with_callback(
-                        "hashchange",
-                        cb.as_ref().unchecked_ref(),
-                    );
-                }
-            }
-        });
-    }
-
-    // Embeds: take the script from the parent page (embed.js), and report our height to it.
-    {
-        let st = state.clone();
-        // Only an embed opened with `source=parent` takes a script by message, and only from
-        // its parent window.
-        let on = embed.on && embed.from_parent;
-        use_effect_with((), move |_| {
-            let window = web_sys::window().filter(|_| on);
-            let cb =
-                Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-                    let from_parent = window
-                        .as_ref()
-                        .and_then(|w| w.parent().ok().flatten())
-                        .is_some_and(|p| {
-                            e.source()
-                                .is_some_and(|s| JsValue::from(s) == JsValue::from(p))
-                        });
-                    if !from_parent {
-                        return;
-                    }
-                    let data = e.data();
-                    let kind = js_sys_get(&data, "listwatch");
-                    if kind.as_deref() == Some("load") {
-                        if let Some(script) = js_sys_get(&data, "script") {
-                            st.dispatch(Action::Edit(script));
-                        }
-                    }
-                });
-            let w = web_sys::window().filter(|_| on);
-            if let Some(w) = &w {
-                let _ = w.add_event_listener_with_callback("message", cb.as_ref().unchecked_ref());
-                if let Ok(Some(parent)) = w.parent() {
-                    let msg = js_object(&[("listwatch", "ready")]);
-                    let _ = parent.post_message(&msg, "*");
-                }
-            }
-            move || {
-                if let Some(w) = w {
-                    let _ = w.remove_event_listener_with_callback(
-                        "message",
-                        cb.as_ref().unchecked_ref(),
-                    );
-                }
-            }
-        });
-    }
-    {
-        let on = embed.on;
-        use_effect(move || {
-            if let Some(w) = web_sys::window().filter(|_| on) {
-                // The content's own height: the document's would never shrink below the iframe's.
-                let height = w
-                    .document()
-                    .and_then(|d| d.query_selector(".app").ok().flatten())
-                    .map(|e| e.get_bounding_client_rect().height().ceil() as i32 + 16)
-                    .unwrap_or(0);
-                if let Ok(Some(parent)) = w.parent() {
-                    let msg =
-                        js_object(&[("listwatch", "height"), ("height", &height.to_string())]);
-                    let _ = parent.post_message(&msg, "*");
-                }
-            }
-        });
-    }
-
-    // Keyboard shortcuts on the document.
-    {
-        let st = state.clone();
-        let playing = state.playing;
-        use_effect_with(
-            (playing, state.source.clone(), state.cursor),
-            move |(playing, _, _)| {
-                let playing = *playing;
-                let doc = web_sys::window().and_then(|w| w.document());
-                let cb = Closure::<dyn Fn(web_sys::KeyboardEvent)>::new(
-                    move |e: web_sys::KeyboardEvent| {
-                        let modifier = e.ctrl_key() || e.meta_key();
-                        if modifier && e.key() == "s" {
-                            e.prevent_default();
-                            copy_link(&st);
-                            return;
-                        }
-                        if modifier && e.key() == "Enter" {
-                            e.prevent_default();
-                            st.dispatch(Action::Rerun);
-                            return;
-                        }
-                        // The editor (CodeMirror's contenteditable) and form fields keep their keys.
-                        let typing = e
-                            .target()
-                            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                            .and_then(|el| el.closest(".cm-editor, textarea, input, select").ok())
-                            .flatten()
-                            .is_some();
-                        if typing || modifier {
-                            return;
-                        }
-                        match e.key().as_str() {
-                            " " => {
-                                e.prevent_default();
-                                st.dispatch(if playing { Action::Pause } else { Action::Play });
-                            }
-                            "ArrowLeft" => st.dispatch(Action::StepBack),
-                            "ArrowRight" => st.dispatch(Action::StepForward),
-                            "?" => st.dispatch(Action::ToggleHelp),
-                            _ => {}
-                        }
-                    },
-                );
-                if let Some(d) = &doc {
-                    let _ =
-                        d.add_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
-                }
-                move || {
-                    if let Some(d) = doc {
-                        let _ = d.remove_event_listener_with_callback(
-                            "keydown",
-                            cb.as_ref().unchecked_ref(),
-                        );
-                    }
-                }
-            },
-        );
-    }
-
-    // The ready signal, last of the effects (they run in order): the first render is on
-    // screen, the theme applied and every listener in place. Tests wait for it after loading.
-    // On a first visit that is once the default scenario has been fetched.
-    use_effect_with(state.source.is_empty(), |empty| {
-        if let Some(el) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.document_element())
-            .filter(|_| !*empty)
-        {
-            let _ = el.set_attribute("data-ready", "");
-        }
-    });
-
+    let latest = use_latest(&state);
+    use_effects(&state, &embed, &latest);
+    let view = use_view(&state);
+    // The same callback at every render, so the header, the tour and the history never re-render
+    // for it.
     let on_edit = {
-        let dispatch = state.dispatcher();
-        Callback::from(move |s: String| dispatch.dispatch(Action::Edit(s)))
+        let d = state.dispatcher();
+        use_callback((), move |s: String, _| d.dispatch(Action::Edit(s)))
     };
-    let view = state.view();
+    let dispatch = state.dispatcher();
     let stage = match (state.run.clone(), view) {
-        (Some(run), Some(view)) => html! {
-            <>
-                <div class="title">{ &run.title }</div>
-                <Controls state={state.clone()} />
-                <CutOff run={run.clone()} />
-                <SystemView run={run.clone()} view={view.clone()} cursor={state.cursor} on_fault={(!embed.on).then(|| {
-                    let d = state.dispatcher();
-                    Callback::from(move |t| d.dispatch(Action::FaultMenu(Some(t))))
-                })} />
-                if !embed.on { <FaultMenu state={state.clone()} /> }
-                <Narration run={run.clone()} view={view} />
-                if !embed.on || embed.show_timeline { <TimelineView state={state.clone()} /> }
-                if !embed.on || embed.show_explanation { <Explanation state={state.clone()} /> }
-                if !embed.on { <ObjectsPanel state={state.clone()} /> }
-                if !embed.on { <Export state={state.clone()} /> }
-            </>
-        },
+        (Some(run), Some(view)) => stage(&state, &embed, run, view, &latest),
         _ if state.progress.is_some() => {
             html! { <p class="empty">{"Simulating: the run appears here when it is done."}</p> }
         }
         _ => html! { <p class="empty">{"Fix the script's errors to see it run."}</p> },
     };
+    let editor = |readonly| {
+        html! {
+            <Editor source={state.source.clone()} diagnostics={state.diagnostics.clone()} stale={state.stale}
+                loaded={state.editor_loaded} dispatch={dispatch.clone()} {readonly} />
+        }
+    };
     if embed.on {
-        let open = format!(
-            "{}#{}",
-            link::playground_base(),
-            link::fragment_for(&state.source, state.now_ms())
-        );
         return html! {
             <div class="app embed" data-testid="embed">
                 <div class="embed-bar">
                     <span class="brand">{"listwatch"}</span>
-                    <a data-testid="open-in-playground" href={open} target="_blank" rel="noopener">{"Open in playground ↗"}</a>
+                    <a data-testid="open-in-playground" href={share_href(&state)} target="_blank" rel="noopener">{"Open in playground ↗"}</a>
                 </div>
-                if embed.show_editor {
-                    <Editor source={state.source.clone()} diagnostics={state.diagnostics.clone()} stale={state.stale} on_edit={Callback::noop()} readonly=true />
-                }
+                if embed.show_editor { { editor(true) } }
                 { stage }
             </div>
         };
     }
+
+    html! {
+        <div class="app">
+            <Header theme={state.theme.clone()} dispatch={state.dispatcher()} latest={latest} on_pick={on_edit.clone()} />
+            { banners(&state) }
+            <main>
+                <section class="left">
+                    <Tour on_pick={on_edit.clone()} />
+                    <details class="script" open={*editor_open}>
+                        <summary data-testid="editor-toggle">{"Script"}</summary>
+                        { editor(false) }
+                    </details>
+                    if let Some(run) = state.run.clone() {
+                        <Expectations {run} outcomes={state.outcomes.clone()} dispatch={state.dispatcher()} />
+                    }
+                    <ExplorePanel source={state.source.clone()} dispatch={state.dispatcher()} />
+                    <History source={state.source.clone()} on_restore={on_edit} />
+                </section>
+                <section class="right">{ stage }</section>
+            </main>
+        </div>
+    }
+}
+
+/// The run on screen: title, controls, the picture, faults, narration, timeline and panels.
+fn stage(
+    state: &UseReducerHandle<State>,
+    embed: &link::Embed,
+    run: Rc<Loaded>,
+    view: ViewRef,
+    latest: &Latest,
+) -> Html {
+    let d = state.dispatcher();
+    let on_fault = (!embed.on).then(|| {
+        let d = d.clone();
+        Callback::from(move |t| d.dispatch(Action::FaultMenu(Some(t))))
+    });
+    let chosen = state
+        .selected
+        .or_else(|| state.cursor.checked_sub(1).map(|c| c as u32));
+    html! {
+        <>
+            <div class="title">{ &run.title }</div>
+            <Controls run={run.clone()} cursor={state.cursor} playing={state.playing} speed={state.speed} dispatch={d.clone()} />
+            <CutOff run={run.clone()} />
+            <SystemView run={run.clone()} view={view.clone()} cursor={state.cursor} {on_fault} />
+            if !embed.on {
+                <FaultMenu run={run.clone()} menu={state.fault_menu} cursor={state.fault_menu.map(|_| state.cursor)}
+                    undo={state.undo.len()} dispatch={d.clone()} />
+            }
+            <Narration run={run.clone()} say={view.0.last_say} />
+            if !embed.on || embed.show_timeline {
+                <TimelineView run={run.clone()} now_ms={view.0.time_ms} dispatch={d.clone()} />
+            }
+            if !embed.on || embed.show_explanation {
+                <Explanation run={run.clone()} {chosen} dispatch={d.clone()} />
+            }
+            if !embed.on {
+                <ObjectsPanel source={run.source.clone()} cursor={state.cursor} dispatch={d.clone()} />
+                <Export latest={latest.clone()} />
+            }
+        </>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct HeaderProps {
+    theme: String,
+    dispatch: UseReducerDispatcher<State>,
+    latest: Latest,
+    on_pick: Callback<String>,
+}
+
+/// The header: the gallery, copying links, the theme and the keyboard help.
+#[function_component(Header)]
+fn header(p: &HeaderProps) -> Html {
     let on_theme = {
-        let theme = theme.clone();
+        let d = p.dispatch.clone();
         Callback::from(move |e: Event| {
             if let Some(sel) = e
                 .target()
                 .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
             {
                 let v = sel.value();
-                if let Some(s) = storage() {
-                    let _ = s.set_item(THEME_KEY, &v);
-                }
-                theme.set(v);
+                storage::set(THEME_KEY, &v);
+                d.dispatch(Action::Theme(v));
             }
         })
     };
-    let copy = {
-        let st = state.clone();
-        Callback::from(move |_: MouseEvent| copy_link(&st))
-    };
-    let copy_embed = {
-        let st = state.clone();
-        Callback::from(move |_: MouseEvent| {
+    let latest = p.latest.clone();
+    let copy = Callback::from(move |_: MouseEvent| {
+        if let Some(st) = latest.get() {
+            copy_link(&st)
+        }
+    });
+    let latest = p.latest.clone();
+    let copy_embed = Callback::from(move |_: MouseEvent| {
+        if let Some(st) = latest.get() {
             link::copy_to_clipboard(&embed_code(&st));
             st.dispatch(Action::Notice(Some(
                 "Embed code copied to the clipboard".into(),
             )));
-        })
+        }
+    });
+    let d = p.dispatch.clone();
+    html! {
+        <header>
+            <h1>{"listwatch"}</h1>
+            <span class="tagline">{"Kubernetes list-then-watch, visible"}</span>
+            <Gallery on_pick={p.on_pick.clone()} />
+            <button data-testid="copy-link" title="Copy a link that reproduces this scenario at this moment (Ctrl/Cmd+S)" onclick={copy}>{"Copy link"}</button>
+            <button data-testid="copy-embed" title="Copy an iframe snippet for documentation" onclick={copy_embed}>{"Copy embed code"}</button>
+            <label class="theme">{"Theme "}
+                <select aria-label="Theme" onchange={on_theme}>
+                    { for ["system", "light", "dark"].iter().map(|t| html! { <option value={*t} selected={p.theme == *t}>{*t}</option> }) }
+                </select>
+            </label>
+            <button class="help-button" aria-label="Keyboard help" onclick={move |_| d.dispatch(Action::ToggleHelp)}>{"?"}</button>
+        </header>
+    }
+}
+
+/// The banners under the header: a link that failed, a kept script, notices, a run being
+/// computed, the keyboard help.
+fn banners(state: &UseReducerHandle<State>) -> Html {
+    let on = |a: fn() -> Action| {
+        let d = state.dispatcher();
+        Callback::from(move |_: MouseEvent| d.dispatch(a()))
     };
     html! {
-        <div class="app">
-            <header>
-                <h1>{"listwatch"}</h1>
-                <span class="tagline">{"Kubernetes list-then-watch, visible"}</span>
-                <Gallery on_pick={on_edit.clone()} />
-                <button data-testid="copy-link" title="Copy a link that reproduces this scenario at this moment (Ctrl/Cmd+S)" onclick={copy}>{"Copy link"}</button>
-                <button data-testid="copy-embed" title="Copy an iframe snippet for documentation" onclick={copy_embed}>{"Copy embed code"}</button>
-                <label class="theme">{"Theme "}
-                    <select aria-label="Theme" onchange={on_theme}>
-                        { for ["system", "light", "dark"].iter().map(|t| html! { <option value={*t} selected={*theme == *t}>{*t}</option> }) }
-                    </select>
-                </label>
-                <button class="help-button" aria-label="Keyboard help" onclick={{
-                    let d = state.dispatcher();
-                    move |_| d.dispatch(Action::ToggleHelp)
-                }}>{"?"}</button>
-            </header>
+        <>
             if let Some(msg) = &state.link_error {
                 <div class="banner" role="alert" data-testid="link-error">{msg}
-                    <button onclick={{ let d = state.dispatcher(); move |_| d.dispatch(Action::DismissLinkError) }}>{"Dismiss"}</button>
+                    <button onclick={on(|| Action::DismissLinkError)}>{"Dismiss"}</button>
                 </div>
             }
             if state.kept.is_some() {
                 <div class="banner kept" role="status" data-testid="restore-notice">
                     <span>{"This is the script from the link. Your previous script is kept: "}</span>
-                    <button data-testid="restore" title="Put your previous script back in the editor" onclick={{ let d = state.dispatcher(); move |_| d.dispatch(Action::Restore) }}>{"Restore"}</button>
-                    <button data-testid="accept-link" title="Keep the link's script: it replaces your previous one" onclick={{ let d = state.dispatcher(); move |_| d.dispatch(Action::AcceptLink) }}>{"Keep the link's script"}</button>
+                    <button data-testid="restore" title="Put your previous script back in the editor" onclick={on(|| Action::Restore)}>{"Restore"}</button>
+                    <button data-testid="accept-link" title="Keep the link's script: it replaces your previous one" onclick={on(|| Action::AcceptLink)}>{"Keep the link's script"}</button>
                 </div>
             }
             if let Some(n) = &state.notice { <div class="notice" role="status">{n}</div> }
@@ -504,25 +570,12 @@ pub fn app() -> Html {
                     <p>{"Space, arrows and ? do nothing while the editor has focus. Click any marker or event to see why it happened."}</p>
                 </div>
             }
-            <main>
-                <section class="left">
-                    <Tour on_pick={on_edit.clone()} />
-                    <details class="script" open={*editor_open}>
-                        <summary data-testid="editor-toggle">{"Script"}</summary>
-                        <Editor source={state.source.clone()} diagnostics={state.diagnostics.clone()} stale={state.stale} on_edit={on_edit.clone()} readonly=false />
-                    </details>
-                    <Expectations state={state.clone()} />
-                    <ExplorePanel state={state.clone()} />
-                    <History source={state.source.clone()} on_restore={on_edit.clone()} />
-                </section>
-                <section class="right">{ stage }</section>
-            </main>
-        </div>
+        </>
     }
 }
 
 /// `obj[key]` as a string.
-fn js_sys_get(obj: &JsValue, key: &str) -> Option<String> {
+fn js_get(obj: &JsValue, key: &str) -> Option<String> {
     if !obj.is_object() {
         return None;
     }

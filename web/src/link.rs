@@ -85,10 +85,8 @@ pub fn replace_fragment(fragment: &str) {
         if let Ok(h) = w.history() {
             let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("#{fragment}")));
         }
-        if let Ok(Some(s)) = w.local_storage() {
-            let _ = s.set_item(LAST_WRITTEN_KEY, fragment);
-        }
     }
+    crate::storage::set(LAST_WRITTEN_KEY, fragment);
 }
 
 /// True when the fragment is the one this page last wrote itself: then the autosaved text,
@@ -98,12 +96,7 @@ pub fn fragment_is_ours() -> bool {
         return false;
     };
     let hash = w.location().hash().unwrap_or_default();
-    let ours = w
-        .local_storage()
-        .ok()
-        .flatten()
-        .and_then(|s| s.get_item(LAST_WRITTEN_KEY).ok().flatten());
-    ours.is_some_and(|f| hash.trim_start_matches('#') == f)
+    crate::storage::get(LAST_WRITTEN_KEY).is_some_and(|f| hash.trim_start_matches('#') == f)
 }
 
 pub fn copy_to_clipboard(text: &str) {

@@ -5,6 +5,7 @@ mod components;
 mod gallery;
 mod link;
 mod state;
+mod storage;
 
 fn main() {
     yew::Renderer::<app::App>::new().render();

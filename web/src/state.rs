@@ -5,11 +5,11 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use listwatch_core::verdict::Outcome;
-use listwatch_core::view::{Timeline, View};
+use listwatch_core::view::Timeline;
 use listwatch_core::{EventId, Sim};
 use listwatch_script::share::Shared;
 use listwatch_script::{Diagnostic, Expectation};
-use yew::Reducible;
+use yew::{Reducible, UseReducerHandle};
 
 /// Events simulated per slice of a long run: about 30 ms of work in the page, so typing and
 /// playing stay responsive while a scenario near the event cap is computed.
@@ -41,6 +41,35 @@ pub struct Loaded {
     pub analysis: listwatch_core::analysis::Analysis,
 }
 
+/// A run is equal only to itself: props holding an `Rc<Loaded>` compare it by identity, in O(1),
+/// so a component re-renders when the run is replaced and never because a clock ticked.
+impl PartialEq for Loaded {
+    fn eq(&self, o: &Self) -> bool {
+        std::ptr::eq(self, o)
+    }
+}
+impl Eq for Loaded {}
+
+/// The state as of the last render, for callbacks that read it only when they run (copy a link,
+/// export, the keyboard): handing them this rather than the state keeps their components from
+/// re-rendering on every tick. Equal only to itself.
+#[derive(Clone, Default)]
+pub struct Latest(Rc<RefCell<Option<UseReducerHandle<State>>>>);
+
+impl Latest {
+    pub fn set(&self, state: &UseReducerHandle<State>) {
+        *self.0.borrow_mut() = Some(state.clone());
+    }
+    pub fn get(&self) -> Option<UseReducerHandle<State>> {
+        self.0.borrow().clone()
+    }
+}
+impl PartialEq for Latest {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &o.0)
+    }
+}
+
 pub struct State {
     pub source: String,
     pub run: Option<Rc<Loaded>>,
@@ -67,10 +96,14 @@ pub struct State {
     /// What the fault menu is open on, if it is.
     pub fault_menu: Option<FaultTarget>,
     /// The scripts before each fault added by hand, newest last: Undo brings them back.
-    pub undo: Vec<String>,
+    pub undo: Rc<Vec<String>>,
     /// A long run being computed in slices (the last finished run stays on screen meanwhile).
     pub computing: Option<Rc<RefCell<Option<Computing>>>>,
     pub progress: Option<Progress>,
+    /// `system`, `light` or `dark`.
+    pub theme: String,
+    /// CodeMirror has replaced the highlighted preview.
+    pub editor_loaded: bool,
 }
 
 /// Something in the picture a fault can be injected into.
@@ -123,6 +156,10 @@ pub enum Action {
     DefaultScript(String),
     /// Simulate the next slice of a long run.
     Continue,
+    /// The theme chosen (`system`, `light` or `dark`).
+    Theme(String),
+    /// CodeMirror is loaded and shows the script.
+    EditorLoaded,
 }
 
 impl State {
@@ -142,9 +179,11 @@ impl State {
             notice: None,
             kept: None,
             fault_menu: None,
-            undo: vec![],
+            undo: Rc::default(),
             computing: None,
             progress: None,
+            theme: "system".into(),
+            editor_loaded: false,
         };
         s.load(source);
         s
@@ -283,12 +322,6 @@ impl State {
         self.run.as_ref().map(|r| r.sim.trace.len()).unwrap_or(0)
     }
 
-    pub fn view(&self) -> Option<View> {
-        self.run
-            .as_ref()
-            .map(|r| r.timeline.at(&r.sim, self.cursor))
-    }
-
     fn copy(&self) -> State {
         State {
             source: self.source.clone(),
@@ -308,6 +341,8 @@ impl State {
             undo: self.undo.clone(),
             computing: self.computing.clone(),
             progress: self.progress,
+            theme: self.theme.clone(),
+            editor_loaded: self.editor_loaded,
         }
     }
 }
@@ -320,107 +355,141 @@ fn progress(sim: &Sim) -> Progress {
     }
 }
 
-impl Reducible for State {
-    type Action = Action;
-
-    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
-        let mut s = self.copy();
-        let len = s.len();
+impl State {
+    /// Actions that change the script: edits, faults by hand, links, restores.
+    fn reduce_script(&mut self, action: Action) {
         match action {
             Action::Edit(src) => {
-                if src != s.source {
-                    s.load(src);
+                if src != self.source {
+                    self.load(src);
                     // The user's own change: from now on it is their work, autosaved.
-                    s.kept = None;
-                    s.undo.clear();
-                    s.fault_menu = None;
+                    self.kept = None;
+                    self.undo = Rc::default();
+                    self.fault_menu = None;
                 }
             }
-            Action::FaultMenu(t) => {
-                s.playing = false;
-                s.fault_menu = t;
-            }
             Action::InjectFault(line) => {
-                let before = s.source.clone();
+                let before = self.source.clone();
                 let mut src = before.trim_end().to_string();
                 src.push('\n');
                 src.push_str(&line);
                 src.push('\n');
-                s.undo.push(before);
-                if s.undo.len() > 50 {
-                    s.undo.remove(0);
+                let undo = Rc::make_mut(&mut self.undo);
+                undo.push(before);
+                if undo.len() > 50 {
+                    undo.remove(0);
                 }
-                s.load(src);
-                s.kept = None;
-                s.fault_menu = None;
+                self.load(src);
+                self.kept = None;
+                self.fault_menu = None;
             }
             Action::DefaultScript(src) => {
-                if s.source.is_empty() {
-                    s.load(src);
+                if self.source.is_empty() {
+                    self.load(src);
                 }
             }
             Action::Undo => {
-                if let Some(prev) = s.undo.pop() {
-                    s.load(prev);
-                    s.fault_menu = None;
+                if let Some(prev) = Rc::make_mut(&mut self.undo).pop() {
+                    self.load(prev);
+                    self.fault_menu = None;
                 }
             }
             Action::OpenLink {
                 shared,
                 keep_previous,
-            } => s.open_link(shared, keep_previous),
-            Action::LinkError(msg) => s.link_error = Some(msg),
+            } => self.open_link(shared, keep_previous),
             Action::Restore => {
-                if let Some(k) = s.kept.take() {
-                    s.load(k);
-                    s.cursor = 0;
-                    s.playing = false;
-                    s.selected = None;
+                if let Some(k) = self.kept.take() {
+                    self.load(k);
+                    self.cursor = 0;
+                    self.playing = false;
+                    self.selected = None;
                 }
             }
-            Action::AcceptLink => s.kept = None,
-            Action::Continue => s.continue_run(),
+            Action::Continue => self.continue_run(),
             Action::Rerun => {
-                let src = s.source.clone();
-                s.run = None;
-                s.load(src);
+                let src = self.source.clone();
+                self.run = None;
+                self.load(src);
             }
+            other => self.reduce_moment(other),
+        }
+    }
+
+    /// Actions that move the moment on screen: play, step, seek, the clock, jumps.
+    fn reduce_moment(&mut self, action: Action) {
+        let len = self.len();
+        match action {
             Action::Play => {
-                if s.cursor >= len {
-                    s.cursor = 0;
+                if self.cursor >= len {
+                    self.cursor = 0;
                 }
-                s.playing = true;
+                self.playing = true;
             }
-            Action::Pause => s.playing = false,
+            Action::Pause => self.playing = false,
             Action::StepBack => {
-                s.playing = false;
-                s.cursor = s.cursor.saturating_sub(1);
-                s.selected = s.cursor.checked_sub(1).map(|c| c as EventId);
+                self.playing = false;
+                self.cursor = self.cursor.saturating_sub(1);
+                self.selected = self.cursor.checked_sub(1).map(|c| c as EventId);
             }
             Action::StepForward => {
-                s.playing = false;
-                s.cursor = (s.cursor + 1).min(len);
-                s.selected = s.cursor.checked_sub(1).map(|c| c as EventId);
+                self.playing = false;
+                self.cursor = (self.cursor + 1).min(len);
+                self.selected = self.cursor.checked_sub(1).map(|c| c as EventId);
             }
-            Action::Seek(n) => s.cursor = n.min(len),
-            Action::Speed(v) => s.speed = v.clamp(1.0, 100_000.0),
+            Action::Seek(n) => self.cursor = n.min(len),
+            Action::Speed(v) => self.speed = v.clamp(1.0, 100_000.0),
             Action::Tick(elapsed_ms) => {
-                if s.playing {
-                    let step = ((s.speed * elapsed_ms / 1000.0).round() as usize).max(1);
-                    s.cursor = (s.cursor + step).min(len);
-                    if s.cursor >= len {
-                        s.playing = false;
+                if self.playing {
+                    let step = ((self.speed * elapsed_ms / 1000.0).round() as usize).max(1);
+                    self.cursor = (self.cursor + step).min(len);
+                    if self.cursor >= len {
+                        self.playing = false;
                     }
                 }
             }
             Action::JumpTo(id) => {
-                s.playing = false;
-                s.cursor = (id as usize + 1).min(len);
-                s.selected = Some(id);
+                self.playing = false;
+                self.cursor = (id as usize + 1).min(len);
+                self.selected = Some(id);
             }
-            Action::ToggleHelp => s.help = !s.help,
-            Action::Notice(n) => s.notice = n,
-            Action::DismissLinkError => s.link_error = None,
+            Action::FaultMenu(t) => {
+                self.playing = false;
+                self.fault_menu = t;
+            }
+            other => self.reduce_page(other),
+        }
+    }
+
+    /// The rest of the page: help, notices, banners, theme, the editor.
+    fn reduce_page(&mut self, action: Action) {
+        match action {
+            Action::LinkError(msg) => self.link_error = Some(msg),
+            Action::AcceptLink => self.kept = None,
+            Action::ToggleHelp => self.help = !self.help,
+            Action::Notice(n) => self.notice = n,
+            Action::DismissLinkError => self.link_error = None,
+            Action::Theme(t) => self.theme = t,
+            Action::EditorLoaded => self.editor_loaded = true,
+            _ => {}
+        }
+    }
+}
+
+impl Reducible for State {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        // The clock's tick while paused changes nothing: no new state, no render.
+        if matches!(action, Action::Tick(_)) && !self.playing {
+            return self;
+        }
+        let mut s = self.copy();
+        s.reduce_script(action);
+        // An action that changed nothing (the editor echoing the text it was given, a seek to
+        // the moment on screen) keeps the same state: Yew then renders nothing.
+        if s == *self {
+            return self;
         }
         Rc::new(s)
     }
@@ -449,5 +518,8 @@ impl PartialEq for State {
             && self.kept == o.kept
             && self.fault_menu == o.fault_menu
             && self.undo.len() == o.undo.len()
+            && self.theme == o.theme
+            && self.editor_loaded == o.editor_loaded
+            && self.progress == o.progress
     }
 }

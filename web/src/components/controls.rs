@@ -4,11 +4,17 @@ use listwatch_core::analysis::MarkerKind;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::state::{Action, State};
+use std::rc::Rc;
+
+use crate::state::{Action, Loaded, State};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub state: UseReducerHandle<State>,
+    pub run: Rc<Loaded>,
+    pub cursor: usize,
+    pub playing: bool,
+    pub speed: f64,
+    pub dispatch: UseReducerDispatcher<State>,
 }
 
 /// The browser reads the number: the page's wasm carries no float parser.
@@ -23,15 +29,18 @@ fn input_value(e: InputEvent) -> Option<f64> {
 
 #[function_component(Controls)]
 pub fn controls(p: &Props) -> Html {
-    let s = &p.state;
-    let len = s.len();
-    let now = s.view().map(|v| v.time_ms).unwrap_or(0);
+    let len = p.run.sim.trace.len();
+    let now = p
+        .cursor
+        .checked_sub(1)
+        .map(|c| p.run.sim.trace[c].time_ms)
+        .unwrap_or(0);
     let click = |make: fn() -> Action| {
-        let st = p.state.clone();
+        let st = p.dispatch.clone();
         Callback::from(move |_: MouseEvent| st.dispatch(make()))
     };
     let scrub = {
-        let st = p.state.clone();
+        let st = p.dispatch.clone();
         Callback::from(move |e: InputEvent| {
             if let Some(v) = input_value(e) {
                 st.dispatch(Action::Seek(v as usize));
@@ -39,7 +48,7 @@ pub fn controls(p: &Props) -> Html {
         })
     };
     let speed = {
-        let st = p.state.clone();
+        let st = p.dispatch.clone();
         Callback::from(move |e: InputEvent| {
             if let Some(v) = input_value(e) {
                 st.dispatch(Action::Speed(web_sys::js_sys::Math::pow(10.0, v)));
@@ -49,10 +58,8 @@ pub fn controls(p: &Props) -> Html {
     // The cursor is past the event on screen: forward looks from the next one, backward before
     // the one on screen.
     let jump = |which: MarkerKind, forward: bool| {
-        let st = p.state.clone();
+        let (st, run, cur) = (p.dispatch.clone(), p.run.clone(), p.cursor);
         Callback::from(move |_: MouseEvent| {
-            let Some(run) = st.run.clone() else { return };
-            let cur = st.cursor;
             let found = if forward {
                 run.analysis.next(which, cur)
             } else {
@@ -66,17 +73,17 @@ pub fn controls(p: &Props) -> Html {
     html! {
         <div class="controls">
             <button data-testid="step-back" aria-label="Step back one event" title="Step back (←)" onclick={click(|| Action::StepBack)}>{"◀ step"}</button>
-            if s.playing {
+            if p.playing {
                 <button data-testid="pause" aria-label="Pause" title="Pause (Space)" onclick={click(|| Action::Pause)}>{"❚❚ pause"}</button>
             } else {
                 <button data-testid="play" aria-label="Play" title="Play (Space)" onclick={click(|| Action::Play)}>{"▶ play"}</button>
             }
             <button data-testid="step-forward" aria-label="Step forward one event" title="Step forward (→)" onclick={click(|| Action::StepForward)}>{"step ▶"}</button>
             <input data-testid="scrubber" type="range" aria-label="Moment" min="0" max={len.to_string()}
-                value={s.cursor.to_string()} oninput={scrub} />
+                value={p.cursor.to_string()} oninput={scrub} />
             <span data-testid="clock" class="clock" aria-label="Virtual time">{super::clock(now)}</span>
-            <span class="count">{format!("event {}/{}", s.cursor, len)}
-                if s.run.as_ref().is_some_and(|r| super::panels::cut_at(&r.sim).is_some()) {
+            <span class="count">{format!("event {}/{}", p.cursor, len)}
+                if super::panels::cut_at(&p.run.sim).is_some() {
                     <span class="cut" title="The run stopped at the event cap">{" · cut off"}</span>
                 }
             </span>
@@ -90,7 +97,7 @@ pub fn controls(p: &Props) -> Html {
             </span>
             <label class="speed">{"speed"}
                 <input data-testid="speed" type="range" aria-label="Speed (events per second, log scale)" min="0" max="4" step="0.1"
-                    value={s.speed.log10().to_string()} oninput={speed} />
+                    value={p.speed.log10().to_string()} oninput={speed} />
             </label>
         </div>
     }

@@ -13,6 +13,8 @@ use wasm_bindgen::JsCast;
 use web_sys::js_sys::{Array, Function, Promise, Reflect};
 use yew::prelude::*;
 
+use crate::state::{Action, State};
+
 #[wasm_bindgen(
     inline_js = "export function load_editor() { return import(new URL('editor.js', document.baseURI).href); }"
 )]
@@ -47,7 +49,10 @@ pub struct Props {
     pub source: String,
     pub diagnostics: Vec<Diagnostic>,
     pub stale: bool,
-    pub on_edit: Callback<String>,
+    /// CodeMirror has replaced the preview (`State::editor_loaded`).
+    pub loaded: bool,
+    /// Edits go to the reducer as `Action::Edit`; a read-only editor sends none.
+    pub dispatch: UseReducerDispatcher<State>,
     pub readonly: bool,
 }
 
@@ -91,74 +96,62 @@ fn diagnostics_js(diags: &[Diagnostic]) -> JsValue {
     list.into()
 }
 
-#[function_component(Editor)]
-pub fn editor(p: &Props) -> Html {
-    let host = use_node_ref();
-    let live: Rc<RefCell<Option<Live>>> = use_mut_ref(|| None);
-    let loading = use_memo((), |_| Cell::new(false));
-    let loaded = use_state(|| false);
-    // What the editor is created with: the latest text, and the latest callback for its edits.
-    let latest = use_mut_ref(|| (p.source.clone(), p.diagnostics.clone(), p.on_edit.clone()));
-    *latest.borrow_mut() = (p.source.clone(), p.diagnostics.clone(), p.on_edit.clone());
+/// What loading CodeMirror needs: where it goes, where the editor is kept, the latest text and
+/// diagnostics, and where its edits go.
+#[derive(Clone)]
+struct Load {
+    host: NodeRef,
+    live: Rc<RefCell<Option<Live>>>,
+    latest: Rc<RefCell<(String, Vec<Diagnostic>)>>,
+    dispatch: UseReducerDispatcher<State>,
+}
 
-    let activate = {
-        let (host, live, loading, loaded, latest) = (
-            host.clone(),
-            live.clone(),
-            loading.clone(),
-            loaded.clone(),
-            latest.clone(),
-        );
-        let readonly = p.readonly;
-        Callback::from(move |_: ()| {
-            if readonly || loading.get() {
-                return;
-            }
-            loading.set(true);
-            let (host, live, loaded, latest) =
-                (host.clone(), live.clone(), loaded.clone(), latest.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                let Ok(module) = wasm_bindgen_futures::JsFuture::from(load_editor()).await else {
-                    return;
-                };
-                let Some(el) = host.cast::<web_sys::Element>() else {
-                    return;
-                };
-                let (text, diags, _) = latest.borrow().clone();
-                let on_edit = latest.clone();
-                let cb =
-                    Closure::<dyn Fn(String)>::new(move |t: String| on_edit.borrow().2.emit(t));
-                let Ok(create) = Reflect::get(&module, &"create_editor".into())
-                    .and_then(|f| f.dyn_into::<Function>())
-                else {
-                    return;
-                };
-                let args = Array::of5(&el, &text.into(), &false.into(), cb.as_ref(), &vocabulary());
-                let Ok(view) = create.apply(&JsValue::NULL, &args) else {
-                    return;
-                };
-                let l = Live {
-                    module,
-                    view,
-                    _on_change: cb,
-                };
-                l.call("set_diagnostics", &[diagnostics_js(&diags)]);
-                if let Ok(focus) =
-                    Reflect::get(&l.view, &"focus".into()).and_then(|f| f.dyn_into::<Function>())
-                {
-                    let _ = focus.call0(&l.view);
-                }
-                // CodeMirror's scroller is keyboard-reachable like the rest of the page's regions.
-                if let Ok(Some(scroller)) = el.query_selector(".cm-scroller") {
-                    let _ = scroller.set_attribute("tabindex", "0");
-                    let _ = scroller.set_attribute("role", "region");
-                    let _ = scroller.set_attribute("aria-label", "Scenario script editor");
-                }
-                *live.borrow_mut() = Some(l);
-                loaded.set(true);
-            });
-        })
+/// Loads CodeMirror (`editor.js`), creates the editor in the host with the latest text and
+/// focuses it; says `Action::EditorLoaded` once it is in place.
+async fn load_codemirror(l: Load) {
+    let Ok(module) = wasm_bindgen_futures::JsFuture::from(load_editor()).await else {
+        return;
     };
+    let Some(el) = l.host.cast::<web_sys::Element>() else {
+        return;
+    };
+    let (text, diags) = l.latest.borrow().clone();
+    let d = l.dispatch.clone();
+    let cb = Closure::<dyn Fn(String)>::new(move |t: String| d.dispatch(Action::Edit(t)));
+    let Ok(create) =
+        Reflect::get(&module, &"create_editor".into()).and_then(|f| f.dyn_into::<Function>())
+    else {
+        return;
+    };
+    let args = Array::of5(&el, &text.into(), &false.into(), cb.as_ref(), &vocabulary());
+    let Ok(view) = create.apply(&JsValue::NULL, &args) else {
+        return;
+    };
+    let live = Live {
+        module,
+        view,
+        _on_change: cb,
+    };
+    live.call("set_diagnostics", &[diagnostics_js(&diags)]);
+    if let Ok(focus) =
+        Reflect::get(&live.view, &"focus".into()).and_then(|f| f.dyn_into::<Function>())
+    {
+        let _ = focus.call0(&live.view);
+    }
+    // CodeMirror's scroller is keyboard-reachable like the rest of the page's regions.
+    if let Ok(Some(scroller)) = el.query_selector(".cm-scroller") {
+        let _ = scroller.set_attribute("tabindex", "0");
+        let _ = scroller.set_attribute("role", "region");
+        let _ = scroller.set_attribute("aria-label", "Scenario script editor");
+    }
+    *l.live.borrow_mut() = Some(live);
+    l.dispatch.dispatch(Action::EditorLoaded);
+}
+
+/// Keeps a loaded editor in step with the props: text from elsewhere (the gallery, a link, the
+/// explorer) replaces its text, and diagnostics are drawn in it; destroys it on unmount.
+#[hook]
+fn use_live_sync(live: &Rc<RefCell<Option<Live>>>, source: &str, diagnostics: &[Diagnostic]) {
     {
         let live = live.clone();
         use_effect_with((), move |_| {
@@ -169,62 +162,84 @@ pub fn editor(p: &Props) -> Html {
             }
         });
     }
-    // Text from elsewhere (the gallery, a link, the explorer) replaces the editor's.
     {
         let live = live.clone();
-        use_effect_with(p.source.clone(), move |source| {
+        use_effect_with(source.to_string(), move |source| {
             if let Some(l) = live.borrow().as_ref() {
                 l.call("set_text", &[source.into()]);
             }
         });
     }
-    {
-        let live = live.clone();
-        use_effect_with(p.diagnostics.clone(), move |diags| {
-            if let Some(l) = live.borrow().as_ref() {
-                l.call("set_diagnostics", &[diagnostics_js(diags)]);
-            }
-        });
-    }
-    let on_focus = {
-        let a = activate.clone();
-        Callback::from(move |_: FocusEvent| a.emit(()))
-    };
-    let on_down = {
-        let a = activate.clone();
-        Callback::from(move |_: MouseEvent| a.emit(()))
-    };
-    let preview = (!*loaded).then(|| {
-        let lines = p.source.split('\n').enumerate().map(|(i, line)| {
-            let n = i + 1;
-            let marks: Vec<&Diagnostic> = p.diagnostics.iter().filter(|d| d.line == n).collect();
-            html! {
-                <div class={classes!("pv-line", (!marks.is_empty()).then_some("pv-bad"))}>
-                    <span class="pv-num" aria-hidden="true">{n}</span>
-                    <span class="pv-text">{ for syntax::highlight(line).into_iter().map(|(start, text, token)| {
-                        let class = token.class();
-                        let end = start + text.chars().count();
-                        let hit = marks.iter().find(|d| d.col <= start + 1 && start < d.col - 1 + d.len.max(1) && end > d.col - 1);
-                        match hit {
-                            Some(d) => html! { <span class={classes!(class, "lint-error")} title={d.message.clone()}>{text}</span> },
-                            None => html! { <span class={class}>{text}</span> },
-                        }
-                    }) }</span>
-                </div>
-            }
-        });
+    let live = live.clone();
+    use_effect_with(diagnostics.to_vec(), move |diags| {
+        if let Some(l) = live.borrow().as_ref() {
+            l.call("set_diagnostics", &[diagnostics_js(diags)]);
+        }
+    });
+}
+
+/// The script highlighted, its diagnostics underlined (the message on hover), until CodeMirror
+/// replaces it.
+fn preview(p: &Props, activate: &Callback<()>) -> Html {
+    let on_focus = activate.reform(|_: FocusEvent| ());
+    let on_down = activate.reform(|_: MouseEvent| ());
+    let lines = p.source.split('\n').enumerate().map(|(i, line)| {
+        let n = i + 1;
+        let marks: Vec<&Diagnostic> = p.diagnostics.iter().filter(|d| d.line == n).collect();
         html! {
-            <div class="pv" tabindex="0" role="textbox" aria-readonly={p.readonly.to_string()}
-                aria-label={if p.readonly { "Scenario script" } else { "Scenario script (focus to edit)" }}
-                onfocus={on_focus} onmousedown={on_down}>
-                { for lines }
+            <div class={classes!("pv-line", (!marks.is_empty()).then_some("pv-bad"))}>
+                <span class="pv-num" aria-hidden="true">{n}</span>
+                <span class="pv-text">{ for syntax::highlight(line).into_iter().map(|(start, text, token)| {
+                    let class = token.class();
+                    let end = start + text.chars().count();
+                    let hit = marks.iter().find(|d| d.col <= start + 1 && start < d.col - 1 + d.len.max(1) && end > d.col - 1);
+                    match hit {
+                        Some(d) => html! { <span class={classes!(class, "lint-error")} title={d.message.clone()}>{text}</span> },
+                        None => html! { <span class={class}>{text}</span> },
+                    }
+                }) }</span>
             </div>
         }
     });
     html! {
+        <div class="pv" tabindex="0" role="textbox" aria-readonly={p.readonly.to_string()}
+            aria-label={if p.readonly { "Scenario script" } else { "Scenario script (focus to edit)" }}
+            onfocus={on_focus} onmousedown={on_down}>
+            { for lines }
+        </div>
+    }
+}
+
+#[function_component(Editor)]
+pub fn editor(p: &Props) -> Html {
+    let host = use_node_ref();
+    let live: Rc<RefCell<Option<Live>>> = use_mut_ref(|| None);
+    let loading = use_memo((), |_| Cell::new(false));
+    // What the editor is created with: the latest text and diagnostics.
+    let latest = use_mut_ref(|| (p.source.clone(), p.diagnostics.clone()));
+    *latest.borrow_mut() = (p.source.clone(), p.diagnostics.clone());
+    let activate = {
+        let load = Load {
+            host: host.clone(),
+            live: live.clone(),
+            latest,
+            dispatch: p.dispatch.clone(),
+        };
+        let readonly = p.readonly;
+        Callback::from(move |_: ()| {
+            if readonly || loading.get() {
+                return;
+            }
+            loading.set(true);
+            wasm_bindgen_futures::spawn_local(load_codemirror(load.clone()));
+        })
+    };
+    use_live_sync(&live, &p.source, &p.diagnostics);
+    let loaded = p.loaded && !p.readonly;
+    html! {
         <div class="editor-box">
             <div class="editor-wrap" data-testid="editor" data-loaded={loaded.to_string()} ref={host}>
-                { for preview }
+                if !loaded { { preview(p, &activate) } }
             </div>
             if p.stale {
                 <div class="stale">{"The script has errors: showing the last good run."}</div>

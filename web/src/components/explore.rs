@@ -10,14 +10,15 @@ use crate::state::{Action, State};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub state: UseReducerHandle<State>,
+    pub source: String,
+    pub dispatch: UseReducerDispatcher<State>,
 }
 
 #[function_component(ExplorePanel)]
 pub fn explore_panel(p: &Props) -> Html {
     let host = use_node_ref();
     {
-        let (host, d) = (host.clone(), p.state.dispatcher());
+        let (host, d) = (host.clone(), p.dispatch.clone());
         use_effect_with((), move |_| {
             with_module(move |m| {
                 let open =
@@ -29,7 +30,7 @@ pub fn explore_panel(p: &Props) -> Html {
             });
         });
     }
-    use_effect_with(p.state.source.clone(), |src| {
+    use_effect_with(p.source.clone(), |src| {
         let src = src.clone();
         with_module(move |m| call(m, "explore_source", &[src.into()]));
     });

@@ -4,16 +4,17 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use gloo_events::EventListener;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::js_sys::{Object, Reflect};
 use yew::prelude::*;
 
 const WORKER_URL: &str = "./explore_worker_loader.js";
-type Running = Option<(web_sys::Worker, Closure<dyn Fn(web_sys::MessageEvent)>)>;
+type Running = Option<(web_sys::Worker, EventListener)>;
 
 use crate::link;
-use crate::state::{Action, State};
+use crate::state::{Action, Latest, State};
 
 #[wasm_bindgen(inline_js = r#"
 function save(name, blob) {
@@ -72,85 +73,81 @@ const VIEW: &str = "svg.system";
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub state: UseReducerHandle<State>,
+    /// Read when a button is clicked: the export never re-renders with the clock.
+    pub latest: Latest,
+}
+
+/// Writes the trace's JSON in the worker (which holds serde_json: the page's first load stays
+/// small) and downloads it; a newer click cancels an older export.
+fn export_json(st: &UseReducerHandle<State>, busy: &Rc<RefCell<Running>>) {
+    if st.run.is_none() {
+        return;
+    }
+    if let Some((w, _)) = busy.borrow_mut().take() {
+        w.terminate();
+    }
+    let Ok(w) = web_sys::Worker::new(WORKER_URL) else {
+        st.dispatch(Action::Notice(Some("The export could not start".into())));
+        return;
+    };
+    // `ToWorker::Export` and the `FromWorker` answers (`protocol.rs`), written and read field by
+    // field here: serde-wasm-bindgen would add about 23 KB gzipped to the page's first load.
+    let job = Object::new();
+    let _ = Reflect::set(&job, &"kind".into(), &"export".into());
+    let _ = Reflect::set(&job, &"script".into(), &st.source.as_str().into());
+    let (me, d) = (w.clone(), st.dispatcher());
+    let listener = EventListener::new(&w, "message", move |e| {
+        let Some(e) = e.dyn_ref::<web_sys::MessageEvent>() else {
+            return;
+        };
+        let data = e.data();
+        let get = |k: &str| {
+            Reflect::get(&data, &k.into())
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default()
+        };
+        match get("kind").as_str() {
+            "ready" => {
+                let _ = me.post_message(&job);
+                return;
+            }
+            "export" => download_text("listwatch-trace.json", "application/json", &get("json")),
+            _ => d.dispatch(Action::Notice(Some(format!(
+                "The export failed: {}",
+                get("message")
+            )))),
+        }
+        me.terminate();
+    });
+    *busy.borrow_mut() = Some((w, listener));
 }
 
 #[function_component(Export)]
 pub fn export(p: &Props) -> Html {
-    // The JSON is written in the explorer's worker (loaded on demand), which holds serde: the
-    // page's first load stays small.
     let busy: Rc<RefCell<Running>> = use_mut_ref(|| None);
-    let json = {
-        let st = p.state.clone();
-        let busy = busy.clone();
-        Callback::from(move |_: MouseEvent| {
-            if st.run.is_none() {
-                return;
-            }
-            if let Some((w, _)) = busy.borrow_mut().take() {
-                w.terminate();
-            }
-            let Ok(w) = web_sys::Worker::new(WORKER_URL) else {
-                st.dispatch(Action::Notice(Some("The export could not start".into())));
-                return;
-            };
-            let job = Object::new();
-            let _ = Reflect::set(&job, &"script".into(), &JsValue::from_str(&st.source));
-            let _ = Reflect::set(&job, &"export".into(), &JsValue::TRUE);
-            let (me, done, st2) = (w.clone(), busy.clone(), st.clone());
-            let onmessage =
-                Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-                    let d = e.data();
-                    let get = |k: &str| {
-                        Reflect::get(&d, &k.into())
-                            .ok()
-                            .and_then(|v| v.as_string())
-                            .unwrap_or_default()
-                    };
-                    match get("kind").as_str() {
-                        "ready" => {
-                            let _ = me.post_message(&job);
-                        }
-                        "export" => {
-                            download_text("listwatch-trace.json", "application/json", &get("json"));
-                            me.terminate();
-                        }
-                        _ => {
-                            st2.dispatch(Action::Notice(Some(format!(
-                                "The export failed: {}",
-                                get("message")
-                            ))));
-                            me.terminate();
-                        }
-                    }
-                    let _ = &done;
-                });
-            w.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
-            *busy.borrow_mut() = Some((w, onmessage));
-        })
-    };
+    let latest = p.latest.clone();
+    let json = Callback::from(move |_: MouseEvent| {
+        if let Some(st) = latest.get() {
+            export_json(&st, &busy);
+        }
+    });
     let svg = Callback::from(|_: MouseEvent| {
         download_text("listwatch.svg", "image/svg+xml", &svg_markup(VIEW))
     });
     let png = Callback::from(|_: MouseEvent| download_png("listwatch.png", &svg_markup(VIEW)));
-    let markdown = {
-        let st = p.state.clone();
-        Callback::from(move |_: MouseEvent| {
-            let title = st.run.as_ref().map(|r| r.title.clone()).unwrap_or_default();
-            let href = format!(
-                "{}#{}",
-                link::playground_base(),
-                link::fragment_for(&st.source, st.now_ms())
-            );
-            let alt = title.replace(['[', ']'], "");
-            let md =
-                format!("![{alt}](listwatch.png)\n\n[Open this scenario in listwatch]({href})\n");
-            link::copy_to_clipboard(&md);
-            st.dispatch(Action::Notice(Some(
-                "Markdown copied (save the PNG beside it as listwatch.png)".into(),
-            )));
-        })
-    };
+    let latest = p.latest.clone();
+    let markdown = Callback::from(move |_: MouseEvent| {
+        let Some(st) = latest.get() else { return };
+        let title = st.run.as_ref().map(|r| r.title.clone()).unwrap_or_default();
+        let href = crate::app::share_href(&st);
+        let alt = title.replace(['[', ']'], "");
+        let md = format!("![{alt}](listwatch.png)\n\n[Open this scenario in listwatch]({href})\n");
+        link::copy_to_clipboard(&md);
+        st.dispatch(Action::Notice(Some(
+            "Markdown copied (save the PNG beside it as listwatch.png)".into(),
+        )));
+    });
     html! {
         <div class="export" role="group" aria-label="Export">
             <span class="hint">{"Export: "}</span>

@@ -121,14 +121,17 @@ pub fn history(p: &HistoryProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub state: UseReducerHandle<State>,
+    /// The script of the run on screen.
+    pub source: String,
+    pub cursor: usize,
+    pub dispatch: UseReducerDispatcher<State>,
 }
 
 #[function_component(ObjectsPanel)]
 pub fn objects_panel(p: &Props) -> Html {
     let host = use_node_ref();
     let jump: Rc<JsValue> = {
-        let d = p.state.dispatcher();
+        let d = p.dispatch.clone();
         (*use_memo((), move |_| {
             Rc::new(
                 Closure::<dyn Fn(f64)>::new(move |id: f64| d.dispatch(Action::JumpTo(id as u32)))
@@ -137,22 +140,19 @@ pub fn objects_panel(p: &Props) -> Html {
         }))
         .clone()
     };
-    let source = p.state.run.as_ref().map(|r| r.source.clone());
     {
         let host = host.clone();
-        use_effect_with((source, p.state.cursor), move |(source, cursor)| {
-            if let Some(source) = source.clone() {
-                let cursor = *cursor as f64;
-                with_module(move |m| {
-                    if let Some(el) = host.get() {
-                        call(
-                            m,
-                            "objects",
-                            &[el.into(), source.into(), cursor.into(), (*jump).clone()],
-                        );
-                    }
-                });
-            }
+        use_effect_with((p.source.clone(), p.cursor), move |(source, cursor)| {
+            let (source, cursor) = (source.clone(), *cursor as f64);
+            with_module(move |m| {
+                if let Some(el) = host.get() {
+                    call(
+                        m,
+                        "objects",
+                        &[el.into(), source.into(), cursor.into(), (*jump).clone()],
+                    );
+                }
+            });
         });
     }
     html! { <div class="objects-host" ref={host} /> }

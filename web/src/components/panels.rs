@@ -2,8 +2,9 @@
 
 use std::rc::Rc;
 
-use listwatch_core::verdict::explain;
-use listwatch_core::view::View;
+use listwatch_core::verdict::{explain, Outcome};
+use listwatch_core::EventId;
+use listwatch_script::Expectation;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -53,20 +54,16 @@ pub fn gallery(p: &GalleryProps) -> Html {
     }
 }
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct NarrationProps {
     pub run: Rc<Loaded>,
-    pub view: View,
-}
-impl PartialEq for NarrationProps {
-    fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.run, &o.run) && self.view.last_say == o.view.last_say
-    }
+    /// The last `say` at the moment on screen.
+    pub say: Option<EventId>,
 }
 
 #[function_component(Narration)]
 pub fn narration(p: &NarrationProps) -> Html {
-    match p.view.last_say {
+    match p.say {
         Some(id) => {
             html! { <div class="say" aria-live="polite">{listwatch_core::describe(&p.run.sim.trace[id as usize].kind, &p.run.sim)}</div> }
         }
@@ -75,19 +72,23 @@ pub fn narration(p: &NarrationProps) -> Html {
 }
 
 #[derive(Properties, PartialEq)]
-pub struct StateProps {
-    pub state: UseReducerHandle<State>,
+pub struct ExpectationsProps {
+    pub run: Rc<Loaded>,
+    /// The text's expectations, checked against `run`.
+    pub outcomes: Rc<Vec<(Expectation, Outcome)>>,
+    pub dispatch: UseReducerDispatcher<State>,
 }
 
 #[function_component(Expectations)]
-pub fn expectations(p: &StateProps) -> Html {
-    let Some(run) = p.state.run.clone() else {
-        return html! {};
-    };
-    let esr = listwatch_core::verdict::check(
-        &run.sim,
-        &listwatch_core::verdict::Expect::Esr { controller: None },
-    );
+pub fn expectations(p: &ExpectationsProps) -> Html {
+    let run = &p.run;
+    // ESR is the run's: an edit that only rewords expectations keeps it.
+    let esr = use_memo(run.clone(), |run| {
+        listwatch_core::verdict::check(
+            &run.sim,
+            &listwatch_core::verdict::Expect::Esr { controller: None },
+        )
+    });
     // A run cut off at the event cap never reached its end: whether the system would have
     // settled is unknown, so ESR is not judged (whatever the verdict says of the part that ran).
     let cut = cut_at(&run.sim);
@@ -95,13 +96,13 @@ pub fn expectations(p: &StateProps) -> Html {
         <div data-testid="expectations" class="expectations">
             <h2>{"Expectations"}</h2>
             <p class="sr-only" aria-live="polite" data-testid="expectations-summary">{{
-                let failed = p.state.outcomes.iter().filter(|(_, o)| !o.pass).count();
-                format!("{} of {} expectations pass{}", p.state.outcomes.len() - failed, p.state.outcomes.len(),
+                let failed = p.outcomes.iter().filter(|(_, o)| !o.pass).count();
+                format!("{} of {} expectations pass{}", p.outcomes.len() - failed, p.outcomes.len(),
                     if failed > 0 { format!(", {failed} fail") } else { String::new() })
             }}</p>
             <ul>
-                { for p.state.outcomes.iter().map(|(x, o)| {
-                    let st = p.state.clone();
+                { for p.outcomes.iter().map(|(x, o)| {
+                    let st = p.dispatch.clone();
                     let target = o.decided_by.unwrap_or_else(|| run.sim.trace.partition_point(|e| e.time_ms <= o.decided_ms).saturating_sub(1) as u32);
                     let onclick = Callback::from(move |_: MouseEvent| st.dispatch(Action::JumpTo(target)));
                     html! {
@@ -118,28 +119,30 @@ pub fn expectations(p: &StateProps) -> Html {
                 <p class="hint" data-testid="cut-expectations">{format!("The run was cut off at {}: these are judged on the part that ran.", super::clock(t))}</p>
                 <p class="inconclusive" data-testid="esr">{"ESR: not judged (run cut off)"}</p>
             } else {
-                <p data-testid="esr" class={if esr.pass { "pass" } else { "fail" }}>{format!("ESR: {} ({})", if esr.pass { "holds" } else { "fails" }, esr.found)}</p>
+                <p data-testid="esr" class={if esr.pass { "pass" } else { "fail" }}>{format!("ESR: {} ({})", if esr.pass { "holds" } else { "fails" }, &esr.found)}</p>
             }
         </div>
     }
 }
 
+#[derive(Properties, PartialEq)]
+pub struct ExplanationProps {
+    pub run: Rc<Loaded>,
+    /// The event explained: the one selected, else the last one applied.
+    pub chosen: Option<EventId>,
+    pub dispatch: UseReducerDispatcher<State>,
+}
+
 #[function_component(Explanation)]
-pub fn explanation(p: &StateProps) -> Html {
-    let Some(run) = p.state.run.clone() else {
-        return html! {};
-    };
-    let chosen = p
-        .state
-        .selected
-        .or_else(|| p.state.cursor.checked_sub(1).map(|c| c as u32));
+pub fn explanation(p: &ExplanationProps) -> Html {
+    let (run, chosen) = (&p.run, p.chosen);
     html! {
         <div data-testid="explanation" class="explanation" aria-live="polite">
             <h2>{"Why?"}</h2>
             if let Some(id) = chosen.filter(|&id| (id as usize) < run.sim.trace.len()) {
                 <ol>
                     { for explain(&run.sim, id).into_iter().map(|(i, text)| {
-                        let st = p.state.clone();
+                        let st = p.dispatch.clone();
                         let onclick = Callback::from(move |_: MouseEvent| st.dispatch(Action::JumpTo(i)));
                         html! { <li><button class="link" {onclick}>{text}</button></li> }
                     }) }
@@ -170,14 +173,9 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct RunProps {
     pub run: Rc<Loaded>,
-}
-impl PartialEq for RunProps {
-    fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.run, &o.run)
-    }
 }
 
 /// Says so when the run hit the event cap: everything after that moment is missing.

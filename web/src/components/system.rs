@@ -13,10 +13,20 @@ use yew::prelude::*;
 use super::{cos, num, sin};
 use crate::state::{FaultTarget, Loaded};
 
+/// The picture's state at one moment, shared and compared by identity: computed once per (run,
+/// moment) by the page.
+#[derive(Clone)]
+pub struct ViewRef(pub Rc<View>);
+impl PartialEq for ViewRef {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &o.0)
+    }
+}
+
 #[derive(Properties)]
 pub struct Props {
     pub run: Rc<Loaded>,
-    pub view: View,
+    pub view: ViewRef,
     pub cursor: usize,
     /// Opens the fault menu on a part of the picture (none in embeds).
     #[prop_or_default]
@@ -59,7 +69,7 @@ fn act(on: &Option<Callback<FaultTarget>>, t: FaultTarget, label: String) -> Act
 }
 impl PartialEq for Props {
     fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.run, &o.run) && self.cursor == o.cursor
+        self.run == o.run && self.view == o.view && self.cursor == o.cursor
     }
 }
 
@@ -81,262 +91,337 @@ fn lit(state: WatcherState, box_state: WatcherState) -> bool {
     }
 }
 
+/// What every part of the picture is drawn from.
+struct Pic<'a> {
+    sim: &'a listwatch_core::Sim,
+    v: &'a View,
+    /// The event on screen, to flash what it touched.
+    current: Option<(usize, &'a listwatch_core::Event)>,
+    on_fault: &'a Option<Callback<FaultTarget>>,
+    kinds: usize,
+}
+
+const RING_W: f64 = 170.0;
+
+thread_local! {
+    /// Whether the reader asks for less motion (messages then appear at their end rather than
+    /// travel): the media query is made once per page, and read live at each frame.
+    static REDUCED_MOTION: Option<web_sys::MediaQueryList> = web_sys::window()
+        .and_then(|w| w.match_media("(prefers-reduced-motion: reduce)").ok().flatten());
+}
+
 #[function_component(SystemView)]
 pub fn system_view(p: &Props) -> Html {
     let sim = &p.run.sim;
-    let v = &p.view;
+    let v = &*p.view.0;
     let kinds = sim.config().kinds.len();
     let apis = sim.config().apiservers.len();
-    let ring_w = 170.0;
+    let pic = Pic {
+        sim,
+        v,
+        current: p
+            .cursor
+            .checked_sub(1)
+            .and_then(|i| sim.trace.get(i).map(|e| (i, e))),
+        on_fault: &p.on_fault,
+        kinds,
+    };
     // As wide as what is drawn (rings, the watchers' state machines, up to three queues a row),
     // so a narrow screen scales the picture down no more than it must.
     let queue_cols = sim.config().controllers.len().clamp(1, 3) as f64;
-    let width = (40.0 + ring_w * (kinds * apis) as f64)
+    let width = (40.0 + RING_W * (kinds * apis) as f64)
         .max(700.0)
         .max(20.0 + 300.0 * queue_cols);
-    let watcher_rows = sim.reflectors().len();
-    let queues_y = 235.0 + 70.0 * watcher_rows as f64;
-    let height = queues_y + 112.0;
-    // The event on screen, to flash what it touched.
-    let current = p
-        .cursor
-        .checked_sub(1)
-        .and_then(|i| sim.trace.get(i).map(|e| (i, e)));
-    // A 410 flashes until the watcher watches again (or for 1.5 s of virtual time).
-    let recent_gone = |w: WatcherId| {
-        let wv = &v.watchers[w.index()];
-        wv.last_error.is_some_and(|id| {
-            let e = &sim.trace[id as usize];
-            v.time_ms.saturating_sub(e.time_ms) < 1500
-                && e.kind.gone().is_some()
-                && wv.watching_since.is_none_or(|since| since < id)
-        })
-    };
-    let mut caches = vec![];
-    for (a, api) in sim.config().apiservers.iter().enumerate() {
-        for (k, kind) in sim.config().kinds.iter().enumerate() {
-            let i = a * kinds + k;
-            let cx = 20.0 + ring_w * i as f64 + ring_w / 2.0;
-            let cy = 105.0;
-            let c = &v.caches[a][k];
-            let cap = c.capacity.max(1) as usize;
-            let slots = cap.min(64);
-            let r = 52.0;
-            let oldest = c.ring.front().map(|x| x.0);
-            let newest = c.ring.back().map(|x| x.0);
-            let fill = c.ring.len();
-            let just_added = matches!(current, Some((_, e)) if matches!(e.kind, EventKind::CacheAdd { apiserver, kind, .. } if apiserver.index() == a && kind.index() == k));
-            let evicting = matches!(current, Some((_, e)) if matches!(e.kind, EventKind::CacheAdd { apiserver, kind, evicted, .. } if apiserver.index() == a && kind.index() == k && evicted > 0));
-            let mode = match kind.cache {
-                listwatch_core::CacheMode::Fixed { .. } => "fixed",
-                listwatch_core::CacheMode::Dynamic { .. } => "dynamic",
-                listwatch_core::CacheMode::Off => "off",
-            };
-            let slot_nodes = (0..slots).map(|s| {
-                let ang = 2.0 * PI * s as f64 / slots as f64 - PI / 2.0;
-                let (x, y) = (cx + r * cos(ang), cy + r * sin(ang));
-                // Slots fill in ring order: slot s holds the s-th buffered event (scaled when the
-                // capacity exceeds the slots drawn).
-                let filled = s * cap / slots < fill;
-                let newest_slot = filled && (s + 1) * cap / slots >= fill;
-                let class = classes!("slot", filled.then_some("filled"), (newest_slot && just_added).then_some("entering"), (s == 0 && evicting).then_some("evicting"));
-                // Small rings show each buffered RV beside its slot.
-                let label = (cap <= 16 && filled).then(|| c.ring.get(s).map(|e| e.0)).flatten();
-                let (lx, ly) = (cx + (r - 17.0) * cos(ang), cy + (r - 17.0) * sin(ang) + 4.0);
-                html! { <g>
-                    <circle class={class} cx={num(x)} cy={num(y)} r={num((160.0 / slots as f64).clamp(2.5, 9.0))} />
-                    if let Some(rv) = label { <text class="slot-rv" x={num(lx)} y={num(ly)} text-anchor="middle">{rv}</text> }
-                </g> }
-            });
-            let ac = act(
-                &p.on_fault,
-                FaultTarget::Apiserver(a, k),
-                format!("Faults for apiserver {} ({} cache)", api.name, kind.name),
-            );
-            caches.push(html! {
-                <g data-testid="watch-cache" data-kind={kind.name.clone()} data-apiserver={api.name.clone()}
-                    onclick={ac.onclick}
-                    data-capacity={c.capacity.to_string()} data-size={c.ring.len().to_string()}
-                    data-oldest-rv={oldest.map(|x| x.to_string()).unwrap_or_default()}
-                    class={classes!("cache", c.paused.then_some("paused"), (!c.ready).then_some("not-ready"))}>
-                    <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={num(cx - ring_w / 2.0 + 4.0)} y="24" width={num(ring_w - 8.0)} height="180" rx="6" />
-                    <text class="cache-title" x={num(cx)} y="36" text-anchor="middle">{fit(&format!("{} · {}", api.name, kind.name), 22)}<title>{format!("apiserver {} · watch cache of {}", api.name, kind.name)}</title></text>
-                    { for slot_nodes }
-                    // Only a short fill count in the ring, so the slots' RVs around it never touch it.
-                    <text x={num(cx)} y={num(cy + 4.0)} text-anchor="middle" class="ring-label">{format!("{}/{}", c.ring.len(), c.capacity)}</text>
-                    <text x={num(cx)} y={num(cy + 72.0)} text-anchor="middle" class="ring-sub">
-                        { match (oldest, newest) { (Some(o), Some(n)) => format!("{mode} · rv {o}…{n}"), _ => format!("{mode} · empty") } }
-                    </text>
-                    if c.evicted_total > 0 {
-                        <text x={num(cx)} y={num(cy + 85.0)} text-anchor="middle" class="ring-sub">{format!("{} evicted", c.evicted_total)}</text>
-                    }
-                    if c.paused { <text x={num(cx)} y={num(cy + 98.0)} text-anchor="middle" class="fault">{"paused (stale)"}</text> }
-                    if !c.ready { <text x={num(cx)} y={num(cy + 98.0)} text-anchor="middle" class="fault">{"re-initialising: 429"}</text> }
-                </g>
-            });
-        }
-    }
-    // Links: each watcher to the cache it is served by; the message on screen travels along it.
-    let reduced_motion = web_sys::window()
-        .and_then(|w| {
-            w.match_media("(prefers-reduced-motion: reduce)")
-                .ok()
-                .flatten()
-        })
-        .is_some_and(|m| m.matches());
-    let links = sim.reflectors().iter().enumerate().map(|(i, r)| {
-        let api = v.controller_apiserver[r.controller.index()].index();
-        let cx = 20.0 + ring_w * (api * kinds + r.kind.index()) as f64 + ring_w / 2.0;
-        let (x1, y1) = (cx, 206.0);
-        let (x2, y2) = (150.0, 230.0 + 70.0 * i as f64 + 12.0);
-        let cut = v.disconnected[r.controller.index()] || v.queues[r.controller.index()].crashed;
-        let w = WatcherId(i as u16);
-        // Which way the current event travels on this link, if it is one of this watcher's.
-        let travel = current.and_then(|(_, e)| match analysis::travel(&e.kind) {
-            Some((watcher, way)) if watcher == w => Some((way == Direction::ToClient, e.kind)),
-            _ => None,
-        });
-        let dot = travel.map(|(down, kind)| {
-            let ((ax, ay), (bx, by)) = if down { ((x1, y1), (x2, y2)) } else { ((x2, y2), (x1, y1)) };
-            let class = match kind {
-                EventKind::WatchFailed { .. } => "msg msg-error",
-                EventKind::Bookmark { .. } => "msg msg-bookmark",
-                _ if !down => "msg msg-request",
-                _ => "msg",
-            };
-            if reduced_motion {
-                html! { <circle class={class} cx={num(bx)} cy={num(by)} r="5" /> }
-            } else {
-                html! {
-                    <circle class={class} cx="0" cy="0" r="5">
-                        <animateMotion dur="0.35s" fill="freeze" path={format!("M{},{} L{},{}", num(ax), num(ay), num(bx), num(by))} />
-                    </circle>
-                }
-            }
-        });
-        let c = r.controller.index();
-        let ac = act(&p.on_fault, FaultTarget::Link(c), format!("Faults for the link of {}", Labels::watcher(sim, w)));
-        html! {
-            <g class={classes!("link", cut.then_some("cut"))} data-testid="link" data-controller={sim.config().controllers[c].name.clone()}
-                onclick={ac.onclick}>
-                <line class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x1={num(x1)} y1={num(y1)} x2={num(x2)} y2={num(y2)} />
-                <line x1={num(x1)} y1={num(y1)} x2={num(x2)} y2={num(y2)} />
-                { for dot }
-            </g>
-        }
-    });
-    let watchers = sim.reflectors().iter().enumerate().map(|(i, r)| {
-        let w = WatcherId(i as u16);
-        let wv = &v.watchers[i];
-        let y = 230.0 + 70.0 * i as f64;
-        let ctl = &sim.config().controllers[r.controller.index()];
-        let q = &v.queues[r.controller.index()];
-        let gone = recent_gone(w);
-        let message = wv.last_error.map(|id| listwatch_core::describe(&sim.trace[id as usize].kind, sim)).unwrap_or_default();
-        let disconnected = v.disconnected[r.controller.index()];
-        let ac = act(&p.on_fault, FaultTarget::Controller(r.controller.index()), format!("Faults for controller {} (watcher {})", ctl.name, Labels::watcher(sim, w)));
-        html! {
-            <g data-testid="watcher" data-controller={ctl.name.clone()} data-kind={sim.config().kinds[r.kind.index()].name.clone()}
-               data-state={wv.state.as_str()} data-last-rv={wv.last_rv.to_string()} class={classes!("watcher", gone.then_some("gone"))}
-               onclick={ac.onclick}>
-                <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x="12" y={num(y - 2.0)} width="676" height="62" rx="6" />
-                <text x="20" y={num(y + 18.0)} class="watcher-name">{fit(&Labels::watcher(sim, w), 22)}<title>{Labels::watcher(sim, w)}</title></text>
-                <text x="20" y={num(y + 36.0)} class="ring-sub">{format!("last rv {}", wv.last_rv)}</text>
-                if disconnected { <text x="20" y={num(y + 52.0)} class="fault">{"link cut"}</text> }
-                if q.crashed { <text x="110" y={num(y + 52.0)} class="fault">{"crashed"}</text> }
-                { for STATES.iter().enumerate().map(|(j, (st, label))| {
-                    let x = 190.0 + 120.0 * j as f64;
-                    html! {
-                        <g class={classes!("state", lit(wv.state, *st).then_some("lit"))}>
-                            <rect x={num(x)} y={num(y + 4.0)} width="104" height="30" rx="15" />
-                            <text x={num(x + 52.0)} y={num(y + 24.0)} text-anchor="middle">{*label}</text>
-                            if j < 3 { <line x1={num(x + 104.0)} y1={num(y + 19.0)} x2={num(x + 120.0)} y2={num(y + 19.0)} class="arrow" /> }
-                        </g>
-                    }
-                }) }
-                if gone {
-                    <text x="190" y={num(y + 54.0)} class="gone-text">{message}</text>
-                }
-            </g>
-        }
-    });
-    let height = height + 95.0 * (sim.config().controllers.len().saturating_sub(1) / 3) as f64;
-    let queues = sim.config().controllers.iter().enumerate().map(|(i, c)| {
-        let q = &v.queues[i];
-        let x = 20.0 + 300.0 * (i % 3) as f64;
-        let y = queues_y + 95.0 * (i / 3) as f64;
-        let keys: Vec<String> = q.waiting.iter().map(|k| short(sim.names().resolve(*k))).collect();
-        let ac = act(&p.on_fault, FaultTarget::Controller(i), format!("Faults for controller {}", c.name));
-        html! {
-            <g data-testid="queue" data-controller={c.name.clone()} data-keys={keys.join(",")} class="queue"
-                onclick={ac.onclick}>
-                <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={num(x - 8.0)} y={num(y)} width="292" height="104" rx="6" />
-                <text x={num(x)} y={num(y + 14.0)} class="watcher-name">{fit(&format!("{} queue ({} reconciles)", c.name, q.reconciles), 38)}</text>
-                { for keys.iter().take(4).enumerate().map(|(j, k)| html! {
-                    <g class="chip"><rect x={num(x + 62.0 * j as f64)} y={num(y + 22.0)} width="58" height="20" rx="4" />
-                    <text x={num(x + 4.0 + 62.0 * j as f64)} y={num(y + 36.0)}>{truncate(k)}</text></g>
-                }) }
-                if let Some(w) = q.last_write {
-                    <text x={num(x)} y={num(y + 98.0)} class="ring-sub">{
-                        { let t = format!("last write: {}", listwatch_core::describe(&sim.trace[w as usize].kind, sim)); html! { <>{fit(&t, 46)}<title>{t}</title></> } }
-                    }</text>
-                }
-                if !q.dirty.is_empty() {
-                    <text x={num(x)} y={num(y + 84.0)} class="ring-sub">{fit(&format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names().resolve(*k))).collect::<Vec<_>>().join(", ")), 46)}</text>
-                }
-                // Running reconciles last, so the tooltip a chip shows on focus or hover is drawn
-                // over the queue's other lines.
-                { for q.processing.iter().enumerate().map(|(j, k)| {
-                    // What this reconcile read (own logic): a stale read is marked `!` and dashed,
-                    // not by colour alone, and every read is in the chip's tooltip, which focus
-                    // shows as well as hover.
-                    let reads: Vec<&listwatch_core::Event> = q.reads.iter().filter(|(rk, _)| rk == k).map(|(_, e)| &sim.trace[*e as usize]).collect();
-                    let stale = reads.iter().any(|e| matches!(e.kind, listwatch_core::EventKind::ReconcileRead { rv, truth_rv, .. } if rv != truth_rv));
-                    let full = sim.names().resolve(*k);
-                    let name = truncate(&short(full));
-                    let step = q.steps.iter().find(|s| s.0 == *k).map(|s| format!("{}: write {} of {} made", full, s.3, s.2));
-                    let lines: Vec<String> = step.into_iter().chain(reads.iter().map(|e| listwatch_core::describe(&e.kind, sim))).collect();
-                    let tip = lines.join("\n");
-                    let label = format!("reconcile of {full} running{}{}{}", if stale { ", read a stale copy" } else { "" }, if lines.is_empty() { "" } else { ": " }, lines.join("; "));
-                    let cx = x + 62.0 * j as f64;
-                    let tip_w = 12.0 + 6.6 * lines.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
-                    let tip_top = y + 44.0 - 16.0 * lines.len() as f64 - 6.0;
-                    html! { <>
-                        <g class={if stale { "chip running stale" } else { "chip running" }} data-stale-read={stale.to_string()}
-                            data-testid="running-chip" tabindex="0" role="img" aria-label={label}>
-                            <rect x={num(cx)} y={num(y + 48.0)} width="58" height="20" rx="4" />
-                            <text x={num(cx + 4.0)} y={num(y + 62.0)}>{if stale { format!("{name}!") } else { name }}</text>
-                            if !tip.is_empty() { <title>{tip}</title> }
-                        </g>
-                        // Beside the chip, not in it: style.css shows it while the chip has the
-                        // focus or the pointer (`.chip:focus + .tip`).
-                        if !lines.is_empty() {
-                            <g class="tip" data-testid="chip-tip" aria-hidden="true">
-                                <rect x={num(cx)} y={num(tip_top)} width={num(tip_w)} height={num(16.0 * lines.len() as f64 + 6.0)} rx="4" />
-                                { for lines.iter().enumerate().map(|(n, l)| html! {
-                                    <text x={num(cx + 6.0)} y={num(tip_top + 16.0 + 16.0 * n as f64)}>{l.clone()}</text>
-                                }) }
-                            </g>
-                        }
-                    </> }
-                }) }
-            </g>
-        }
-    });
-    // On a phone the picture keeps one pixel a unit (its smallest text stays 10 px) and its box
-    // scrolls sideways (style.css reads the width from `--vbw`).
+    let queues_y = 235.0 + 70.0 * sim.reflectors().len() as f64;
+    let height =
+        queues_y + 112.0 + 95.0 * (sim.config().controllers.len().saturating_sub(1) / 3) as f64;
+    let caches = (0..apis).flat_map(|a| (0..kinds).map(move |k| (a, k)));
     html! {
+        // On a phone the picture keeps one pixel a unit (its smallest text stays 10 px) and its
+        // box scrolls sideways (style.css reads the width from `--vbw`).
         <div class="picture">
         <svg class="system" style={format!("--vbw:{}px", num(width))} role={if p.on_fault.is_some() { "group" } else { "img" }}
             aria-label={if p.on_fault.is_some() { "The system at the current moment: choose a part to inject a fault" } else { "The system at the current moment" }} viewBox={format!("0 0 {} {}", num(width), num(height))} width="100%">
             <text x="20" y="18" class="rv">{format!("etcd revision {}", v.rv)}</text>
-            { for links }
-            { for caches }
-            { for watchers }
-            { for queues }
+            { for (0..sim.reflectors().len()).map(|i| link_line(&pic, i)) }
+            { for caches.map(|(a, k)| cache_ring(&pic, a, k)) }
+            { for (0..sim.reflectors().len()).map(|i| watcher_row(&pic, i)) }
+            { for (0..sim.config().controllers.len()).map(|i| queue_box(&pic, i, queues_y)) }
         </svg>
         </div>
     }
+}
+
+/// A 410 flashes until the watcher watches again (or for 1.5 s of virtual time).
+fn recent_gone(pic: &Pic, w: WatcherId) -> bool {
+    let (sim, v) = (pic.sim, pic.v);
+    let wv = &v.watchers[w.index()];
+    wv.last_error.is_some_and(|id| {
+        let e = &sim.trace[id as usize];
+        v.time_ms.saturating_sub(e.time_ms) < 1500
+            && e.kind.gone().is_some()
+            && wv.watching_since.is_none_or(|since| since < id)
+    })
+}
+
+/// One apiserver's watch cache of one kind: a ring of slots.
+fn cache_ring(pic: &Pic, a: usize, k: usize) -> Html {
+    let (sim, v, current, kinds, ring_w) = (pic.sim, pic.v, pic.current, pic.kinds, RING_W);
+    let (api, kind) = (&sim.config().apiservers[a], &sim.config().kinds[k]);
+    let i = a * kinds + k;
+    let cx = 20.0 + ring_w * i as f64 + ring_w / 2.0;
+    let cy = 105.0;
+    let c = &v.caches[a][k];
+    let cap = c.capacity.max(1) as usize;
+    let slots = cap.min(64);
+    let r = 52.0;
+    let oldest = c.ring.front().map(|x| x.0);
+    let newest = c.ring.back().map(|x| x.0);
+    let fill = c.ring.len();
+    let just_added = matches!(current, Some((_, e)) if matches!(e.kind, EventKind::CacheAdd { apiserver, kind, .. } if apiserver.index() == a && kind.index() == k));
+    let evicting = matches!(current, Some((_, e)) if matches!(e.kind, EventKind::CacheAdd { apiserver, kind, evicted, .. } if apiserver.index() == a && kind.index() == k && evicted > 0));
+    let mode = match kind.cache {
+        listwatch_core::CacheMode::Fixed { .. } => "fixed",
+        listwatch_core::CacheMode::Dynamic { .. } => "dynamic",
+        listwatch_core::CacheMode::Off => "off",
+    };
+    let slot_nodes = (0..slots).map(|s| {
+        let ang = 2.0 * PI * s as f64 / slots as f64 - PI / 2.0;
+        let (x, y) = (cx + r * cos(ang), cy + r * sin(ang));
+        // Slots fill in ring order: slot s holds the s-th buffered event (scaled when the
+        // capacity exceeds the slots drawn).
+        let filled = s * cap / slots < fill;
+        let newest_slot = filled && (s + 1) * cap / slots >= fill;
+        let class = classes!("slot", filled.then_some("filled"), (newest_slot && just_added).then_some("entering"), (s == 0 && evicting).then_some("evicting"));
+        // Small rings show each buffered RV beside its slot.
+        let label = (cap <= 16 && filled).then(|| c.ring.get(s).map(|e| e.0)).flatten();
+        let (lx, ly) = (cx + (r - 17.0) * cos(ang), cy + (r - 17.0) * sin(ang) + 4.0);
+        html! { <g>
+            <circle class={class} cx={num(x)} cy={num(y)} r={num((160.0 / slots as f64).clamp(2.5, 9.0))} />
+            if let Some(rv) = label { <text class="slot-rv" x={num(lx)} y={num(ly)} text-anchor="middle">{rv}</text> }
+        </g> }
+    });
+    let ac = act(
+        pic.on_fault,
+        FaultTarget::Apiserver(a, k),
+        format!("Faults for apiserver {} ({} cache)", api.name, kind.name),
+    );
+    html! {
+        <g data-testid="watch-cache" data-kind={kind.name.clone()} data-apiserver={api.name.clone()}
+            onclick={ac.onclick}
+            data-capacity={c.capacity.to_string()} data-size={c.ring.len().to_string()}
+            data-oldest-rv={oldest.map(|x| x.to_string()).unwrap_or_default()}
+            class={classes!("cache", c.paused.then_some("paused"), (!c.ready).then_some("not-ready"))}>
+            <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={num(cx - ring_w / 2.0 + 4.0)} y="24" width={num(ring_w - 8.0)} height="180" rx="6" />
+            <text class="cache-title" x={num(cx)} y="36" text-anchor="middle">{fit(&format!("{} · {}", api.name, kind.name), 22)}<title>{format!("apiserver {} · watch cache of {}", api.name, kind.name)}</title></text>
+            { for slot_nodes }
+            // Only a short fill count in the ring, so the slots' RVs around it never touch it.
+            <text x={num(cx)} y={num(cy + 4.0)} text-anchor="middle" class="ring-label">{format!("{}/{}", c.ring.len(), c.capacity)}</text>
+            <text x={num(cx)} y={num(cy + 72.0)} text-anchor="middle" class="ring-sub">
+                { match (oldest, newest) { (Some(o), Some(n)) => format!("{mode} · rv {o}…{n}"), _ => format!("{mode} · empty") } }
+            </text>
+            if c.evicted_total > 0 {
+                <text x={num(cx)} y={num(cy + 85.0)} text-anchor="middle" class="ring-sub">{format!("{} evicted", c.evicted_total)}</text>
+            }
+            if c.paused { <text x={num(cx)} y={num(cy + 98.0)} text-anchor="middle" class="fault">{"paused (stale)"}</text> }
+            if !c.ready { <text x={num(cx)} y={num(cy + 98.0)} text-anchor="middle" class="fault">{"re-initialising: 429"}</text> }
+        </g>
+    }
+}
+
+/// Links: a watcher to the cache it is served by; the message on screen travels along it.
+fn link_line(pic: &Pic, i: usize) -> Html {
+    let (sim, v, current, kinds, ring_w) = (pic.sim, pic.v, pic.current, pic.kinds, RING_W);
+    let r = &sim.reflectors()[i];
+    let reduced_motion = REDUCED_MOTION.with(|m| m.as_ref().is_some_and(|m| m.matches()));
+    let api = v.controller_apiserver[r.controller.index()].index();
+    let cx = 20.0 + ring_w * (api * kinds + r.kind.index()) as f64 + ring_w / 2.0;
+    let (x1, y1) = (cx, 206.0);
+    let (x2, y2) = (150.0, 230.0 + 70.0 * i as f64 + 12.0);
+    let cut = v.disconnected[r.controller.index()] || v.queues[r.controller.index()].crashed;
+    let w = WatcherId(i as u16);
+    // Which way the current event travels on this link, if it is one of this watcher's.
+    let travel = current.and_then(|(_, e)| match analysis::travel(&e.kind) {
+        Some((watcher, way)) if watcher == w => Some((way == Direction::ToClient, e.kind)),
+        _ => None,
+    });
+    let dot = travel.map(|(down, kind)| {
+        let ((ax, ay), (bx, by)) = if down { ((x1, y1), (x2, y2)) } else { ((x2, y2), (x1, y1)) };
+        let class = match kind {
+            EventKind::WatchFailed { .. } => "msg msg-error",
+            EventKind::Bookmark { .. } => "msg msg-bookmark",
+            _ if !down => "msg msg-request",
+            _ => "msg",
+        };
+        if reduced_motion {
+            html! { <circle class={class} cx={num(bx)} cy={num(by)} r="5" /> }
+        } else {
+            html! {
+                <circle class={class} cx="0" cy="0" r="5">
+                    <animateMotion dur="0.35s" fill="freeze" path={format!("M{},{} L{},{}", num(ax), num(ay), num(bx), num(by))} />
+                </circle>
+            }
+        }
+    });
+    let c = r.controller.index();
+    let ac = act(
+        pic.on_fault,
+        FaultTarget::Link(c),
+        format!("Faults for the link of {}", Labels::watcher(sim, w)),
+    );
+    html! {
+        <g class={classes!("link", cut.then_some("cut"))} data-testid="link" data-controller={sim.config().controllers[c].name.clone()}
+            onclick={ac.onclick}>
+            <line class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x1={num(x1)} y1={num(y1)} x2={num(x2)} y2={num(y2)} />
+            <line x1={num(x1)} y1={num(y1)} x2={num(x2)} y2={num(y2)} />
+            { for dot }
+        </g>
+    }
+}
+
+/// A watcher: its reflector's state machine, last RV and last error.
+fn watcher_row(pic: &Pic, i: usize) -> Html {
+    let (sim, v) = (pic.sim, pic.v);
+    let r = &sim.reflectors()[i];
+    let w = WatcherId(i as u16);
+    let wv = &v.watchers[i];
+    let y = 230.0 + 70.0 * i as f64;
+    let ctl = &sim.config().controllers[r.controller.index()];
+    let q = &v.queues[r.controller.index()];
+    let gone = recent_gone(pic, w);
+    let message = wv
+        .last_error
+        .map(|id| listwatch_core::describe(&sim.trace[id as usize].kind, sim))
+        .unwrap_or_default();
+    let disconnected = v.disconnected[r.controller.index()];
+    let ac = act(
+        pic.on_fault,
+        FaultTarget::Controller(r.controller.index()),
+        format!(
+            "Faults for controller {} (watcher {})",
+            ctl.name,
+            Labels::watcher(sim, w)
+        ),
+    );
+    html! {
+        <g data-testid="watcher" data-controller={ctl.name.clone()} data-kind={sim.config().kinds[r.kind.index()].name.clone()}
+           data-state={wv.state.as_str()} data-last-rv={wv.last_rv.to_string()} class={classes!("watcher", gone.then_some("gone"))}
+           onclick={ac.onclick}>
+            <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x="12" y={num(y - 2.0)} width="676" height="62" rx="6" />
+            <text x="20" y={num(y + 18.0)} class="watcher-name">{fit(&Labels::watcher(sim, w), 22)}<title>{Labels::watcher(sim, w)}</title></text>
+            <text x="20" y={num(y + 36.0)} class="ring-sub">{format!("last rv {}", wv.last_rv)}</text>
+            if disconnected { <text x="20" y={num(y + 52.0)} class="fault">{"link cut"}</text> }
+            if q.crashed { <text x="110" y={num(y + 52.0)} class="fault">{"crashed"}</text> }
+            { for STATES.iter().enumerate().map(|(j, (st, label))| {
+                let x = 190.0 + 120.0 * j as f64;
+                html! {
+                    <g class={classes!("state", lit(wv.state, *st).then_some("lit"))}>
+                        <rect x={num(x)} y={num(y + 4.0)} width="104" height="30" rx="15" />
+                        <text x={num(x + 52.0)} y={num(y + 24.0)} text-anchor="middle">{*label}</text>
+                        if j < 3 { <line x1={num(x + 104.0)} y1={num(y + 19.0)} x2={num(x + 120.0)} y2={num(y + 19.0)} class="arrow" /> }
+                    </g>
+                }
+            }) }
+            if gone {
+                <text x="190" y={num(y + 54.0)} class="gone-text">{message}</text>
+            }
+        </g>
+    }
+}
+
+/// A controller's work queue: keys waiting, reconciles running (with what they read), the last
+/// write and dirty keys.
+fn queue_box(pic: &Pic, i: usize, queues_y: f64) -> Html {
+    let (sim, v) = (pic.sim, pic.v);
+    let c = &sim.config().controllers[i];
+    let q = &v.queues[i];
+    let x = 20.0 + 300.0 * (i % 3) as f64;
+    let y = queues_y + 95.0 * (i / 3) as f64;
+    let keys: Vec<String> = q
+        .waiting
+        .iter()
+        .map(|k| short(sim.names().resolve(*k)))
+        .collect();
+    let ac = act(
+        pic.on_fault,
+        FaultTarget::Controller(i),
+        format!("Faults for controller {}", c.name),
+    );
+    html! {
+        <g data-testid="queue" data-controller={c.name.clone()} data-keys={keys.join(",")} class="queue"
+            onclick={ac.onclick}>
+            <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={num(x - 8.0)} y={num(y)} width="292" height="104" rx="6" />
+            <text x={num(x)} y={num(y + 14.0)} class="watcher-name">{fit(&format!("{} queue ({} reconciles)", c.name, q.reconciles), 38)}</text>
+            { for keys.iter().take(4).enumerate().map(|(j, k)| html! {
+                <g class="chip"><rect x={num(x + 62.0 * j as f64)} y={num(y + 22.0)} width="58" height="20" rx="4" />
+                <text x={num(x + 4.0 + 62.0 * j as f64)} y={num(y + 36.0)}>{truncate(k)}</text></g>
+            }) }
+            if let Some(w) = q.last_write {
+                <text x={num(x)} y={num(y + 98.0)} class="ring-sub">{
+                    { let t = format!("last write: {}", listwatch_core::describe(&sim.trace[w as usize].kind, sim)); html! { <>{fit(&t, 46)}<title>{t}</title></> } }
+                }</text>
+            }
+            if !q.dirty.is_empty() {
+                <text x={num(x)} y={num(y + 84.0)} class="ring-sub">{fit(&format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names().resolve(*k))).collect::<Vec<_>>().join(", ")), 46)}</text>
+            }
+            // Running reconciles last, so the tooltip a chip shows on focus or hover is drawn
+            // over the queue's other lines.
+            { for q.processing.iter().enumerate().map(|(j, k)| running_chip(pic, i, j, *k, x, y)) }
+        </g>
+    }
+}
+
+/// A running reconcile's chip. What it read (own logic): a stale read is marked `!` and dashed,
+/// not by colour alone, and every read is in the chip's tooltip, which focus shows as well as
+/// hover.
+fn running_chip(pic: &Pic, i: usize, j: usize, k: listwatch_core::NameId, x: f64, y: f64) -> Html {
+    let (sim, q) = (pic.sim, &pic.v.queues[i]);
+    let reads: Vec<&listwatch_core::Event> = q
+        .reads
+        .iter()
+        .filter(|(rk, _)| *rk == k)
+        .map(|(_, e)| &sim.trace[*e as usize])
+        .collect();
+    let stale = reads.iter().any(|e| matches!(e.kind, listwatch_core::EventKind::ReconcileRead { rv, truth_rv, .. } if rv != truth_rv));
+    let full = sim.names().resolve(k);
+    let name = truncate(&short(full));
+    let step = q
+        .steps
+        .iter()
+        .find(|s| s.0 == k)
+        .map(|s| format!("{}: write {} of {} made", full, s.3, s.2));
+    let lines: Vec<String> = step
+        .into_iter()
+        .chain(reads.iter().map(|e| listwatch_core::describe(&e.kind, sim)))
+        .collect();
+    let tip = lines.join("\n");
+    let label = format!(
+        "reconcile of {full} running{}{}{}",
+        if stale { ", read a stale copy" } else { "" },
+        if lines.is_empty() { "" } else { ": " },
+        lines.join("; ")
+    );
+    let cx = x + 62.0 * j as f64;
+    let tip_w = 12.0 + 6.6 * lines.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
+    let tip_top = y + 44.0 - 16.0 * lines.len() as f64 - 6.0;
+    html! { <>
+        <g class={if stale { "chip running stale" } else { "chip running" }} data-stale-read={stale.to_string()}
+            data-testid="running-chip" tabindex="0" role="img" aria-label={label}>
+            <rect x={num(cx)} y={num(y + 48.0)} width="58" height="20" rx="4" />
+            <text x={num(cx + 4.0)} y={num(y + 62.0)}>{if stale { format!("{name}!") } else { name }}</text>
+            if !tip.is_empty() { <title>{tip}</title> }
+        </g>
+        // Beside the chip, not in it: style.css shows it while the chip has the focus or the
+        // pointer (`.chip:focus + .tip`).
+        if !lines.is_empty() {
+            <g class="tip" data-testid="chip-tip" aria-hidden="true">
+                <rect x={num(cx)} y={num(tip_top)} width={num(tip_w)} height={num(16.0 * lines.len() as f64 + 6.0)} rx="4" />
+                { for lines.iter().enumerate().map(|(n, l)| html! {
+                    <text x={num(cx + 6.0)} y={num(tip_top + 16.0 + 16.0 * n as f64)}>{l.clone()}</text>
+                }) }
+            </g>
+        }
+    </> }
 }
 
 fn short(name: &str) -> String {

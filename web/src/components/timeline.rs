@@ -1,10 +1,14 @@
 //! Swimlanes per actor under the view: markers for 410s, relists, reconciles and writes, fault
-//! windows shaded, narration at its moment, and a line at the current moment.
+//! windows shaded, narration at its moment, and a line at the current moment. The wheel, a pinch
+//! or the zoom buttons narrow it to a window of the run; the window follows the clock.
 
+use gloo_events::{EventListener, EventListenerOptions};
 use listwatch_core::actor_label;
 use listwatch_core::analysis::MarkerKind;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::{clock, num};
@@ -12,54 +16,68 @@ use crate::state::{Action, Loaded, State};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub state: UseReducerHandle<State>,
+    pub run: Rc<Loaded>,
+    /// The moment on screen, in virtual time.
+    pub now_ms: u64,
+    pub dispatch: UseReducerDispatcher<State>,
 }
 
 const WIDTH: f64 = 900.0;
 const LABEL_W: f64 = 150.0;
+/// A lane's height, and a marker's within it.
+const LANE_H: f64 = 20.0;
+const MARK_H: f64 = 14.0;
 
-fn x_of(t: u64, end: f64) -> f64 {
-    LABEL_W + (WIDTH - LABEL_W - 10.0) * t as f64 / end
+fn lane_y(lane: usize) -> f64 {
+    LANE_H * lane as f64 + (LANE_H - MARK_H) / 2.0 + 2.0
 }
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 struct MarksProps {
     run: Rc<Loaded>,
+    span: Span,
     jump: Callback<u32>,
 }
-impl PartialEq for MarksProps {
-    fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.run, &o.run)
-    }
-}
 
-/// Lanes, windows and markers: they change only with the run, so seeking never re-renders them.
+/// Lanes, windows and markers: they change only with the run and the zoom, so seeking never
+/// re-renders them.
 #[function_component(Marks)]
 fn marks(p: &MarksProps) -> Html {
     let sim = &p.run.sim;
-    let end = sim.now_ms().max(1) as f64;
-    let x = |t| x_of(t, end);
+    let span = p.span;
     let a = &p.run.analysis;
-    let height = 16.0 * a.lanes.len().max(1) as f64 + 10.0;
+    let height = LANE_H * a.lanes.len().max(1) as f64 + 10.0;
     // Fault windows: disconnects, and caches paused until they resume (or the end).
-    let windows = a.windows.iter().map(|w| (w.start_ms, w.end_ms));
+    let windows = a
+        .windows
+        .iter()
+        .filter(|w| w.end_ms >= span.from_ms && w.start_ms <= span.to_ms)
+        .map(|w| (w.start_ms.max(span.from_ms), w.end_ms.min(span.to_ms)));
     let mut write_paths = vec![String::new(); a.lanes.len()];
-    for m in a.markers.iter().filter(|m| m.kind == MarkerKind::Write) {
-        let (lane, t) = (m.lane, m.time_ms);
-        write_paths[lane] += &format!("M{} {}v12", num(x(t) + 1.5), 16 * lane + 4);
+    for m in a
+        .markers
+        .iter()
+        .filter(|m| m.kind == MarkerKind::Write && span.contains(m.time_ms))
+    {
+        write_paths[m.lane] += &format!(
+            "M{} {}v{}",
+            num(span.x(m.time_ms) + 1.5),
+            num(lane_y(m.lane)),
+            num(MARK_H)
+        );
     }
     write_paths.retain(|d| !d.is_empty());
     html! {
         <g>
-            { for windows.map(|(a, b)| html! { <rect class="window" x={num(x(a))} y="0" width={num((x(b) - x(a)).max(1.0))} height={num(height)} /> }) }
+            { for windows.map(|(a, b)| html! { <rect class="window" x={num(span.x(a))} y="0" width={num((span.x(b) - span.x(a)).max(1.0))} height={num(height)} /> }) }
             { for a.lanes.iter().enumerate().map(|(l, a)| html! {
-                <text x="4" y={num(16.0 * l as f64 + 14.0)} class="lane">{actor_label(*a, sim)}</text>
+                <text x="4" y={num(LANE_H * l as f64 + 15.0)} class="lane">{actor_label(*a, sim)}</text>
             }) }
             // Writes are the many: one path per lane, not a node each.
             { for write_paths.into_iter().map(|d| html! { <path class="m-write-path" d={d} /> }) }
             // Every other marker is a button: the first takes Tab, arrows move along them in time
             // (a roving tabindex), Enter or Space jumps to its moment.
-            { for a.markers.iter().filter(|m| m.kind != MarkerKind::Write).enumerate().map(|(k, m)| {
+            { for a.markers.iter().filter(|m| m.kind != MarkerKind::Write && span.contains(m.time_ms)).enumerate().map(|(k, m)| {
                 let (i, lane, t) = (m.event, m.lane, m.time_ms);
                 let jump = p.jump.clone();
                 let onclick = Callback::from(move |_: MouseEvent| jump.emit(i));
@@ -68,14 +86,13 @@ fn marks(p: &MarksProps) -> Html {
                 let e = &sim.trace[i as usize];
                 let what = listwatch_core::describe(&e.kind, sim);
                 let label = format!("{} {}: {}", clock(t), actor_label(e.actor, sim), what);
-                html! { <rect class={classes!("mark", m.kind.css_class())} x={num(x(t))} y={num(16.0 * lane as f64 + 4.0)} width="3" height="12"
+                html! { <rect class={classes!("mark", m.kind.css_class())} x={num(span.x(t))} y={num(lane_y(lane))} width="3" height={num(MARK_H)}
                     tabindex={if k == 0 { "0" } else { "-1" }} role="button" aria-label={label} data-time={clock(t)} {onclick} {onkeydown}>
                     <title>{what}</title></rect> }
             }) }
         </g>
     }
 }
-
 fn is_mark(el: &web_sys::Element) -> bool {
     el.get_attribute("class")
         .is_some_and(|c| c.split(' ').any(|c| c == "mark"))
@@ -132,22 +149,297 @@ fn marker_key(e: &KeyboardEvent, jump: &Callback<u32>, i: u32) {
     }
 }
 
+/// What the wheel and touch listeners read: the window on screen and the run's end.
+#[derive(Clone, Copy)]
+struct Shown {
+    span: Span,
+    end_ms: u64,
+}
+
+/// A pinch under way: the fingers' first distance, their middle (in SVG units), the window then.
+#[derive(Clone, Copy)]
+struct Pinch {
+    distance: f64,
+    middle_x: f64,
+    span: Span,
+}
+
+/// The SVG's x of a client x.
+fn svg_x(el: &web_sys::Element, client_x: f64) -> f64 {
+    let r = el.get_bounding_client_rect();
+    if r.width() <= 0.0 {
+        return LABEL_W;
+    }
+    (client_x - r.left()) / r.width() * WIDTH
+}
+
+/// The wheel zooms around the pointer (a trackpad's pinch arrives as a wheel with Ctrl);
+/// sideways or with Shift it pans. The page scrolls on when there is nothing more to zoom.
+fn on_wheel(
+    el: &web_sys::Element,
+    e: &web_sys::WheelEvent,
+    shown: Shown,
+    set: &UseStateSetter<Option<Span>>,
+) {
+    let s = shown.span;
+    let (dx, dy) = (e.delta_x(), e.delta_y());
+    let next = if e.shift_key() || dx.abs() > dy.abs() {
+        let d = if dx.abs() > dy.abs() { dx } else { dy };
+        let r = el.get_bounding_client_rect().width().max(1.0);
+        s.panned((d / r * (s.to_ms - s.from_ms) as f64) as i64, shown.end_ms)
+    } else {
+        let factor = 1.0 + (dy / 400.0).clamp(-0.5, 1.0);
+        s.zoomed(factor, s.t_at(svg_x(el, e.client_x() as f64)), shown.end_ms)
+    };
+    if next != s {
+        e.prevent_default();
+        set.set(Some(next));
+    }
+}
+
+fn two_fingers(e: &web_sys::TouchEvent) -> Option<(web_sys::Touch, web_sys::Touch)> {
+    let t = e.touches();
+    (t.length() == 2).then(|| t.get(0).zip(t.get(1))).flatten()
+}
+
+fn distance(a: &web_sys::Touch, b: &web_sys::Touch) -> f64 {
+    let (dx, dy) = (
+        (a.client_x() - b.client_x()) as f64,
+        (a.client_y() - b.client_y()) as f64,
+    );
+    (dx * dx + dy * dy).sqrt().max(1.0)
+}
+
+/// The wheel, pinch and touch listeners: not Yew's (it registers wheel and touch listeners as
+/// passive, so they could not keep the page from scrolling or zooming).
+fn listen(
+    el: &web_sys::Element,
+    shown: Rc<RefCell<Shown>>,
+    set: UseStateSetter<Option<Span>>,
+) -> [EventListener; 3] {
+    let opts = EventListenerOptions::enable_prevent_default();
+    let pinch: Rc<RefCell<Option<Pinch>>> = Rc::default();
+    let wheel = {
+        let (el2, shown, set) = (el.clone(), shown.clone(), set.clone());
+        EventListener::new_with_options(el, "wheel", opts, move |e| {
+            if let Some(e) = e.dyn_ref::<web_sys::WheelEvent>() {
+                on_wheel(&el2, e, *shown.borrow(), &set);
+            }
+        })
+    };
+    let start = {
+        let (el2, shown, pinch) = (el.clone(), shown.clone(), pinch.clone());
+        EventListener::new_with_options(el, "touchstart", opts, move |e| {
+            let Some(e) = e.dyn_ref::<web_sys::TouchEvent>() else {
+                return;
+            };
+            *pinch.borrow_mut() = two_fingers(e).map(|(a, b)| Pinch {
+                distance: distance(&a, &b),
+                middle_x: svg_x(&el2, (a.client_x() + b.client_x()) as f64 / 2.0),
+                span: shown.borrow().span,
+            });
+        })
+    };
+    let moved = EventListener::new_with_options(el, "touchmove", opts, move |e| {
+        let Some(e) = e.dyn_ref::<web_sys::TouchEvent>() else {
+            return;
+        };
+        let (Some(p), Some((a, b))) = (*pinch.borrow(), two_fingers(e)) else {
+            return;
+        };
+        e.prevent_default();
+        let end_ms = shown.borrow().end_ms;
+        set.set(Some(p.span.zoomed(
+            p.distance / distance(&a, &b),
+            p.span.t_at(p.middle_x),
+            end_ms,
+        )));
+    });
+    [wheel, start, moved]
+}
+
 #[function_component(TimelineView)]
 pub fn timeline_view(p: &Props) -> Html {
     let jump = {
-        let dispatch = p.state.dispatcher();
+        let dispatch = p.dispatch.clone();
         use_callback((), move |i: u32, _| dispatch.dispatch(Action::JumpTo(i)))
     };
-    let Some(run) = p.state.run.clone() else {
-        return html! {};
+    let run = p.run.clone();
+    let end_ms = run.sim.now_ms().max(1);
+    // None: the whole run. A new run starts whole.
+    let zoom = use_state_eq(|| None::<Span>);
+    {
+        let zoom = zoom.setter();
+        use_effect_with(run.clone(), move |_| zoom.set(None));
+    }
+    let span = zoom
+        .map(|s| s.within(end_ms).showing(p.now_ms, end_ms))
+        .unwrap_or(Span::all(end_ms));
+    let shown = use_mut_ref(|| Shown { span, end_ms });
+    *shown.borrow_mut() = Shown { span, end_ms };
+    let svg = use_node_ref();
+    {
+        let (svg, shown, set) = (svg.clone(), shown.clone(), zoom.setter());
+        use_effect_with((), move |_| {
+            let listeners = svg
+                .cast::<web_sys::Element>()
+                .map(|el| listen(&el, shown, set));
+            move || drop(listeners)
+        });
+    }
+    let by = |factor: f64| {
+        let set = zoom.setter();
+        let now = p.now_ms;
+        Callback::from(move |_: MouseEvent| set.set(Some(span.zoomed(factor, now, end_ms))))
     };
-    let end = run.sim.now_ms().max(1) as f64;
-    let height = 16.0 * run.analysis.lanes.len().max(1) as f64 + 10.0;
-    let now = x_of(p.state.now_ms(), end);
+    let onkeydown = {
+        let set = zoom.setter();
+        let now = p.now_ms;
+        Callback::from(move |e: KeyboardEvent| {
+            let next = match e.key().as_str() {
+                "+" | "=" => Some(span.zoomed(0.5, now, end_ms)),
+                "-" | "_" => Some(span.zoomed(2.0, now, end_ms)),
+                "0" => Some(Span::all(end_ms)),
+                _ => return,
+            };
+            e.prevent_default();
+            set.set(next);
+        })
+    };
+    let all = span.is_all(end_ms);
+    let whole = {
+        let set = zoom.setter();
+        Callback::from(move |_: MouseEvent| set.set(None))
+    };
+    let height = LANE_H * run.analysis.lanes.len().max(1) as f64 + 10.0;
+    let now = span.x(p.now_ms.clamp(span.from_ms, span.to_ms));
     html! {
-        <svg data-testid="timeline" class="timeline" viewBox={format!("0 0 {} {}", num(WIDTH), num(height))} width="100%" role="group" aria-label="Timeline: Tab to its markers, arrows move between them, Enter jumps to one">
-            <Marks run={run.clone()} {jump} />
-            <line class="now" x1={num(now)} x2={num(now)} y1="0" y2={num(height)} />
-        </svg>
+        <div class="timeline-box">
+            <div class="timeline-bar" role="toolbar" aria-label="Timeline zoom">
+                <span class="hint" data-testid="timeline-span" data-from-ms={span.from_ms.to_string()} data-to-ms={span.to_ms.to_string()}>
+                    { if all { format!("the whole run, 0s to {}", clock(end_ms)) } else { format!("{} to {} of {}", clock(span.from_ms), clock(span.to_ms), clock(end_ms)) } }
+                </span>
+                <button data-testid="timeline-zoom-in" aria-label="Zoom the timeline in (around the clock)" title="Zoom in (+, wheel, pinch)" onclick={by(0.5)}>{"+"}</button>
+                <button data-testid="timeline-zoom-out" aria-label="Zoom the timeline out" title="Zoom out (-)" disabled={all} onclick={by(2.0)}>{"−"}</button>
+                <button data-testid="timeline-zoom-all" aria-label="Show the whole run on the timeline" title="Whole run (0)" disabled={all} onclick={whole}>{"Whole run"}</button>
+            </div>
+            <svg ref={svg} data-testid="timeline" class="timeline" viewBox={format!("0 0 {} {}", num(WIDTH), num(height))} width="100%" role="group" {onkeydown}
+                aria-label="Timeline: Tab to its markers, arrows move between them, Enter jumps to one; + and - zoom">
+                <Marks run={run.clone()} {span} {jump} />
+                <line class="now" x1={num(now)} x2={num(now)} y1="0" y2={num(height)} />
+            </svg>
+        </div>
+    }
+}
+/// The part of the run the timeline shows, in virtual time: all of it, or a zoomed window.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct Span {
+    pub from_ms: u64,
+    pub to_ms: u64,
+}
+
+/// The narrowest window a zoom reaches: 20 ms of virtual time.
+const SPAN_MIN_MS: u64 = 20;
+
+impl Span {
+    pub fn all(end_ms: u64) -> Span {
+        Span {
+            from_ms: 0,
+            to_ms: end_ms.max(1),
+        }
+    }
+    fn width_ms(self) -> u64 {
+        (self.to_ms - self.from_ms).max(1)
+    }
+    /// Zoomed by `factor` (below 1 zooms in) around the moment `at_ms`, within the run's end.
+    pub fn zoomed(self, factor: f64, at_ms: u64, end_ms: u64) -> Span {
+        let end_ms = end_ms.max(1);
+        let width = ((self.width_ms() as f64 * factor + 0.5).floor() as u64)
+            .clamp(SPAN_MIN_MS.min(end_ms), end_ms);
+        let at_ms = at_ms.clamp(self.from_ms, self.to_ms);
+        // The moment under the pointer stays where it is on screen.
+        let left = (at_ms - self.from_ms) as f64 / self.width_ms() as f64;
+        let from = (at_ms as f64 - left * width as f64 + 0.5).floor().max(0.0) as u64;
+        Span {
+            from_ms: from,
+            to_ms: from + width,
+        }
+        .within(end_ms)
+    }
+    /// Moved by `delta_ms` (negative: earlier), within the run.
+    pub fn panned(self, delta_ms: i64, end_ms: u64) -> Span {
+        let from = (self.from_ms as i64 + delta_ms).max(0) as u64;
+        Span {
+            from_ms: from,
+            to_ms: from + self.width_ms(),
+        }
+        .within(end_ms)
+    }
+    /// Shifted (not resized) so that it ends by the run's end.
+    fn within(self, end_ms: u64) -> Span {
+        let w = self.width_ms().min(end_ms.max(1));
+        let from = self.from_ms.min(end_ms.max(1) - w);
+        Span {
+            from_ms: from,
+            to_ms: from + w,
+        }
+    }
+    /// Shifted so that `t` is on screen (time travel outside a zoomed window follows the clock).
+    pub fn showing(self, t: u64, end_ms: u64) -> Span {
+        if t >= self.from_ms && t <= self.to_ms {
+            return self;
+        }
+        let w = self.width_ms();
+        Span {
+            from_ms: t.saturating_sub(w / 2),
+            to_ms: t.saturating_sub(w / 2) + w,
+        }
+        .within(end_ms)
+    }
+    pub fn is_all(self, end_ms: u64) -> bool {
+        self.from_ms == 0 && self.to_ms >= end_ms.max(1)
+    }
+    fn x(self, t: u64) -> f64 {
+        LABEL_W
+            + (WIDTH - LABEL_W - 10.0) * (t as f64 - self.from_ms as f64) / self.width_ms() as f64
+    }
+    /// The moment at `x` in the SVG's units.
+    fn t_at(self, x: f64) -> u64 {
+        let f = ((x - LABEL_W) / (WIDTH - LABEL_W - 10.0)).clamp(0.0, 1.0);
+        self.from_ms + (f * self.width_ms() as f64 + 0.5).floor() as u64
+    }
+    fn contains(self, t: u64) -> bool {
+        t >= self.from_ms && t <= self.to_ms
+    }
+}
+
+#[cfg(test)]
+mod span_tests {
+    use super::Span;
+    use wasm_bindgen_test::*;
+
+    #[wasm_bindgen_test]
+    fn zooming_keeps_the_moment_under_the_pointer_and_stays_in_the_run() {
+        let all = Span::all(10_000);
+        let z = all.zoomed(0.5, 2_000, 10_000);
+        assert_eq!((z.from_ms, z.to_ms), (1_000, 6_000));
+        // Zooming out past the whole run gives the whole run.
+        assert_eq!(z.zoomed(4.0, 3_000, 10_000), all);
+        // Never narrower than 20 ms, never past the end.
+        let mut s = all;
+        for _ in 0..40 {
+            s = s.zoomed(0.5, 9_999, 10_000);
+        }
+        assert_eq!(s.to_ms - s.from_ms, 20);
+        assert!(s.to_ms <= 10_000);
+        assert_eq!(s.panned(1_000_000, 10_000).to_ms, 10_000);
+        assert_eq!(s.panned(-1_000_000, 10_000).from_ms, 0);
+        // The clock outside the window brings the window to it.
+        let z = Span {
+            from_ms: 0,
+            to_ms: 1_000,
+        };
+        assert!(z.showing(5_000, 10_000).contains(5_000));
+        assert_eq!(z.showing(500, 10_000), z);
     }
 }
