@@ -457,16 +457,16 @@ const tests = [
     await reloadReady(page);
     assert((await $('tour-next').textContent()).includes('Start'), 'the tour starts');
     await $('tour-next').click();
-    await page.waitForSelector('[data-testid="tour"][data-loaded^="01-"]');
+    await page.waitForSelector('[data-testid="tour"][data-loaded^="39-"]');
     const s1 = await page.locator('[data-testid="tour-step"]').first().getAttribute('data-file');
-    assert(s1.startsWith('01-'), s1);
-    assert((await editorText(page)).startsWith('# Initial list'), 'the first step is loaded: ' + (await editorText(page)).slice(0, 40));
+    assert(s1.startsWith('39-'), s1);
+    assert((await editorText(page)).startsWith('# A guided tour'), 'the first step is the narrated tour: ' + (await editorText(page)).slice(0, 40));
     await $('tour-next').click();
-    await page.waitForSelector('[data-testid="tour"][data-loaded^="02-"]');
+    await page.waitForSelector('[data-testid="tour"][data-loaded^="01-"]');
     assert(await $('tour').getAttribute('data-step') === '2', 'step 2');
     const t2 = await page.locator('[data-testid="tour-step"].here').getAttribute('data-file');
-    assert(t2.startsWith('02-'), t2);
-    assert((await editorText(page)).includes('overflow') || (await editorText(page)).includes('Overflow'), 'the overflow scenario');
+    assert(t2.startsWith('01-'), t2);
+    assert((await editorText(page)).startsWith('# Initial list'), 'the list-and-watch scenario');
     await axe('the tour open');
     await shots3('14-tour', 'tour');
     await reloadReady(page);
@@ -475,6 +475,84 @@ const tests = [
     assert((await $('tour-next').textContent()).includes('step 3'), await $('tour-next').textContent());
     await $('tour-prev').click();
     assert(await $('tour').getAttribute('data-step') === '1', 'back to step 1');
+  }],
+  ['narration that waits: playback stops at each say ... and wait until the reader continues', async () => {
+    await pickGallery('39-guided-tour');
+    await $('speed').evaluate((el) => { el.value = el.max; el.dispatchEvent(new Event('input', { bubbles: true })); }).catch(() => {});
+    await $('play').click();
+    await $('narration-continue').waitFor({ timeout: 10000 });
+    const say = () => page.locator('.say').textContent();
+    assert((await say()).startsWith('1/5'), 'stopped at the first remark: ' + await say());
+    const clock = await $('clock').textContent();
+    await page.waitForTimeout(400);
+    assert(await $('clock').textContent() === clock, 'the clock waits for the reader');
+    assert(await $('play').count() === 1, 'playback is paused');
+    await axe('a narration waiting');
+    await $('narration-continue').click();
+    await page.waitForFunction(() => (document.querySelector('.say')?.textContent || '').startsWith('2/5')
+      && document.querySelector('[data-testid="narration-continue"]'), null, { timeout: 10000 });
+    // Space continues as well as the button.
+    await page.locator('body').click({ position: { x: 2, y: 2 } }).catch(() => {});
+    await $('narration-continue').click();
+    await page.waitForFunction(() => (document.querySelector('.say')?.textContent || '').startsWith('3/5'), null, { timeout: 10000 });
+  }],
+  ['timeline: zooms with its buttons, the wheel and a pinch, and follows the clock', async () => {
+    await pickGallery('02-overflow');
+    const span = async () => {
+      const el = $('timeline-span');
+      return [Number(await el.getAttribute('data-from-ms')), Number(await el.getAttribute('data-to-ms'))];
+    };
+    const [a0, b0] = await span();
+    assert(a0 === 0 && b0 > 0, `the whole run at first: ${a0}..${b0}`);
+    assert(await $('timeline-zoom-all').isDisabled(), 'nothing to reset');
+    const marks0 = await page.locator('svg.timeline .mark').count();
+    await $('timeline-zoom-in').click();
+    const [a1, b1] = await span();
+    assert(Math.abs((b1 - a1) - b0 / 2) <= 1, `zoom in halves the window: ${a1}..${b1}`);
+    // The wheel zooms around the pointer.
+    const box = await $('timeline').boundingBox();
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
+    await page.mouse.wheel(0, -200);
+    await page.waitForTimeout(100);
+    const [a2, b2] = await span();
+    assert(b2 - a2 < b1 - a1, `the wheel zooms in: ${a2}..${b2} after ${a1}..${b1}`);
+    assert(await page.locator('svg.timeline .mark').count() <= marks0, 'markers outside the window are not drawn');
+    // A pinch: two fingers moving apart zoom in.
+    await $('timeline-zoom-all').click();
+    await page.evaluate(() => {
+      const el = document.querySelector('[data-testid="timeline"]');
+      const r = el.getBoundingClientRect();
+      const y = r.top + r.height / 2, mid = r.left + r.width * 0.6;
+      const t = (id, x) => new Touch({ identifier: id, target: el, clientX: x, clientY: y });
+      const send = (type, d) => el.dispatchEvent(new TouchEvent(type, {
+        touches: [t(1, mid - d), t(2, mid + d)], bubbles: true, cancelable: true }));
+      send('touchstart', 20);
+      send('touchmove', 80);
+    });
+    await page.waitForTimeout(100);
+    const [a3, b3] = await span();
+    assert(b3 - a3 <= b0 / 3, `the pinch zooms in about 4x: ${a3}..${b3} of ${b0}`);
+    // The clock outside the window brings the window to it.
+    await seek(1);
+    const [a4] = await span();
+    assert(a4 === 0, `the window follows the clock back to the start: ${a4}`);
+    await page.keyboard.press('Tab');
+    await $('timeline-zoom-all').click();
+    const [a5, b5] = await span();
+    assert(a5 === 0 && b5 === b0, 'the whole run again');
+    await shots3('17-timeline-zoom', 'timeline');
+    await axe('the zoomed timeline');
+  }],
+  ['legend: every colour and shape of the picture and the timeline, in words', async () => {
+    await pickGallery('02-overflow');
+    await page.locator('[data-testid="legend"] summary').click();
+    const items = await page.locator('[data-testid="legend"] li').allTextContents();
+    for (const w of ['410 Gone', 'a relist', 'a reconcile running', 'stale copy', 'evicted', 'a bookmark', 'fault']) {
+      assert(items.some((t) => t.includes(w)), `the legend explains "${w}": ${items.join(' | ')}`);
+    }
+    // Swatches use the picture's own classes, so they follow the theme.
+    assert(await page.locator('[data-testid="legend"] .m-gone').count() === 1, 'the 410 swatch is a timeline marker');
+    await axe('the legend open');
   }],
   ['compare: two runs side by side on one clock, with the differences in outcome', async () => {
     await gotoReady(page, base);

@@ -28,6 +28,7 @@ const disclose = (open, label, testid, onclick) =>
 
 // ---- Start here: a path through the gallery ----------------------------------------------------
 const STEPS = [
+  ['39-', 'A guided tour: playback stops at each remark until you press Continue.'],
   ['01-', 'A reflector lists, then watches from the list\'s resourceVersion.'],
   ['02-', 'A small watch cache overflows: the re-watch gets 410 Gone and relists.'],
   ['03-', 'Exactly where "too old" starts: the oldest RV the cache still holds.'],

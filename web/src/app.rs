@@ -23,6 +23,7 @@ use crate::components::{
     objects::{History, ObjectsPanel, Tour},
     panels::*,
     system::{SystemView, ViewRef},
+    legend::Legend,
     timeline::TimelineView,
 };
 use crate::link;
@@ -460,7 +461,9 @@ fn stage(
                 <FaultMenu run={run.clone()} menu={state.fault_menu} cursor={state.fault_menu.map(|_| state.cursor)}
                     undo={state.undo.len()} dispatch={d.clone()} />
             }
-            <Narration run={run.clone()} say={view.0.last_say} />
+            <Narration run={run.clone()} say={view.0.last_say} dispatch={d.clone()}
+                waiting={!state.playing && view.0.last_say.is_some_and(|s| s as usize + 1 == state.cursor && matches!(run.sim.trace[s as usize].kind, listwatch_core::EventKind::Say { wait: true, .. }))} />
+            <Legend />
             if !embed.on || embed.show_timeline {
                 <TimelineView run={run.clone()} now_ms={view.0.time_ms} dispatch={d.clone()} />
             }

@@ -442,9 +442,19 @@ impl State {
             Action::Tick(elapsed_ms) => {
                 if self.playing {
                     let step = ((self.speed * elapsed_ms / 1000.0).round() as usize).max(1);
-                    self.cursor = (self.cursor + step).min(len);
-                    if self.cursor >= len {
-                        self.playing = false;
+                    let to = (self.cursor + step).min(len);
+                    // A `say "..." and wait` stops playback just after it, for the reader.
+                    match self.run.as_ref().and_then(|r| first_wait(r, self.cursor, to)) {
+                        Some(say) => {
+                            self.cursor = say + 1;
+                            self.playing = false;
+                        }
+                        None => {
+                            self.cursor = to;
+                            if self.cursor >= len {
+                                self.playing = false;
+                            }
+                        }
                     }
                 }
             }
@@ -522,4 +532,20 @@ impl PartialEq for State {
             && self.editor_loaded == o.editor_loaded
             && self.progress == o.progress
     }
+}
+
+/// The first `say "..." and wait` among the events `[from, to)`, if any.
+pub fn first_wait(run: &Loaded, from: usize, to: usize) -> Option<usize> {
+    let says = run.analysis.events(listwatch_core::analysis::MarkerKind::Say);
+    let at = says.partition_point(|&i| (i as usize) < from);
+    says[at..]
+        .iter()
+        .map(|&i| i as usize)
+        .take_while(|&i| i < to)
+        .find(|&i| {
+            matches!(
+                run.sim.trace[i].kind,
+                listwatch_core::EventKind::Say { wait: true, .. }
+            )
+        })
 }

@@ -59,14 +59,27 @@ pub struct NarrationProps {
     pub run: Rc<Loaded>,
     /// The last `say` at the moment on screen.
     pub say: Option<EventId>,
+    /// Playback stopped at this `say "..." and wait`: offer to continue.
+    pub waiting: bool,
+    pub dispatch: UseReducerDispatcher<State>,
 }
 
 #[function_component(Narration)]
 pub fn narration(p: &NarrationProps) -> Html {
+    let resume = {
+        let d = p.dispatch.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(Action::Play))
+    };
     match p.say {
-        Some(id) => {
-            html! { <div class="say" aria-live="polite">{listwatch_core::describe(&p.run.sim.trace[id as usize].kind, &p.run.sim)}</div> }
-        }
+        Some(id) => html! {
+            <div class="say" aria-live="polite">
+                {listwatch_core::describe(&p.run.sim.trace[id as usize].kind, &p.run.sim)}
+                if p.waiting {
+                    <button class="say-continue" data-testid="narration-continue" onclick={resume}
+                        aria-label="Continue playing">{"Continue ▶"}</button>
+                }
+            </div>
+        },
         None => html! { <div class="say empty-say" aria-live="polite" /> },
     }
 }
