@@ -548,14 +548,26 @@ impl Iterator for Candidates {
     }
 }
 
-pub struct Explorer {
+/// What forks and judgements read, fixed once the search starts: cheap to clone and shared by
+/// every thread ([`Explorer::runner`]), so a caller can fork and judge while the explorer
+/// records.
+#[derive(Clone)]
+pub struct Runner(Arc<RunnerData>);
+
+struct RunnerData {
     config: Arc<Config>,
     expects: Vec<Expect>,
-    budget: Budget,
     /// Clones of the fault-free run at increasing times; the first is the unstarted run.
     checkpoints: Vec<Sim>,
     /// The history each checkpoint's trace holds (see [`history`]).
     histories: Vec<Vec<u64>>,
+    /// The timeline's writes that fail in the fault-free run (see `user_failures`).
+    user_failures: usize,
+}
+
+pub struct Explorer {
+    runner: Runner,
+    budget: Budget,
     singles: Candidates,
     /// The first [`PAIR_BASE`] singles, kept for pairs.
     base: Vec<Fault>,
@@ -569,8 +581,6 @@ pub struct Explorer {
     pub ineffective: Vec<(u64, u64)>,
     /// The fault-free run itself fails: nothing to search for.
     pub base_broken: Vec<Broken>,
-    /// The timeline's writes that fail in the fault-free run (see `user_failures`).
-    user_failures: usize,
     done: bool,
 }
 
@@ -734,11 +744,14 @@ impl Explorer {
                 candidates_by_type: singles.by_type,
                 ..Stats::default()
             },
-            config,
-            expects,
+            runner: Runner(Arc::new(RunnerData {
+                config,
+                expects,
+                checkpoints,
+                histories,
+                user_failures,
+            })),
             budget,
-            checkpoints,
-            histories,
             singles,
             base: vec![],
             next: 0,
@@ -747,7 +760,6 @@ impl Explorer {
             failures: vec![],
             ineffective: vec![],
             base_broken,
-            user_failures,
             done,
         })
     }
@@ -768,11 +780,16 @@ impl Explorer {
 
     /// When every schedule's run ends (the scenario's end, extended so faults can settle).
     pub fn end_ms(&self) -> TimeMs {
-        self.config.end_ms
+        self.runner.0.config.end_ms
     }
 
     pub fn config(&self) -> &Config {
-        &self.config
+        &self.runner.0.config
+    }
+
+    /// What forks and judges schedules, to share with other threads.
+    pub fn runner(&self) -> Runner {
+        self.runner.clone()
     }
 
     pub fn is_done(&self) -> bool {
@@ -824,49 +841,12 @@ impl Explorer {
 
     /// A fork of the fault-free run with the job's faults, run up to its last fault.
     pub fn fork(&self, job: &Job) -> Option<Fork> {
-        let mut inputs: Vec<TimedInput> = job.faults.iter().flat_map(|f| f.inputs()).collect();
-        inputs.sort_by_key(|t| t.at_ms);
-        let first = inputs.first()?.at_ms;
-        let last = inputs.last()?.at_ms;
-        let ck = self
-            .checkpoints
-            .iter()
-            .rposition(|s| s.trace.is_empty() || s.now_ms < first)
-            .unwrap_or(0);
-        let mut sim = self.checkpoints[ck].clone();
-        if first > 0 && sim.now_ms < first - 1 {
-            sim.handle_timeout(first - 1);
-        }
-        for t in inputs {
-            if !sim.schedule_input(t.at_ms, t.input) {
-                return None;
-            }
-        }
-        sim.handle_timeout(last);
-        // Two forks in the same state judge the same only if the expectations that read the
-        // past (counts, what a reconcile saw) found the same past: that goes into the key.
-        let mut past = self.histories[ck].clone();
-        let from = self.checkpoints[ck].trace.len();
-        history(&sim, &sim.trace[from..], &self.expects, &mut past);
-        let state = key(&sim, &past);
-        Some(Fork { sim, state })
+        self.runner.fork(job)
     }
 
     /// Runs a fork to its end and judges it.
     pub fn judge(&self, job: &Job, fork: Fork) -> Verdict {
-        let mut sim = fork.sim;
-        sim.run();
-        if broken(&sim, &self.expects).is_empty() {
-            Verdict::Pass
-        } else if all_up(&sim)
-            && user_failures(&sim) <= self.user_failures
-            && job.faults.iter().all(|f| had_effect(f, &sim))
-        {
-            // Minimised here, so callers that judge on many threads minimise there too.
-            Verdict::Fails(self.minimise(&job.faults))
-        } else {
-            Verdict::Ineffective
-        }
+        self.runner.judge(job, fork)
     }
 
     /// Marks a state explored; false when it was already.
@@ -965,11 +945,66 @@ impl Explorer {
         while !self.step(1024) {}
     }
 
+    /// Replays a failing schedule from scratch and minimises it (see [`Runner::minimise`]).
+    pub fn minimise(&self, faults: &[Fault]) -> Option<Minimal> {
+        self.runner.minimise(faults)
+    }
+}
+
+impl Runner {
+    /// A fork of the fault-free run with the job's faults, run up to its last fault.
+    pub fn fork(&self, job: &Job) -> Option<Fork> {
+        let mut inputs: Vec<TimedInput> = job.faults.iter().flat_map(|f| f.inputs()).collect();
+        inputs.sort_by_key(|t| t.at_ms);
+        let first = inputs.first()?.at_ms;
+        let last = inputs.last()?.at_ms;
+        let ck = self
+            .0
+            .checkpoints
+            .iter()
+            .rposition(|s| s.trace.is_empty() || s.now_ms < first)
+            .unwrap_or(0);
+        let mut sim = self.0.checkpoints[ck].clone();
+        if first > 0 && sim.now_ms < first - 1 {
+            sim.handle_timeout(first - 1);
+        }
+        for t in inputs {
+            if !sim.schedule_input(t.at_ms, t.input) {
+                return None;
+            }
+        }
+        sim.handle_timeout(last);
+        // Two forks in the same state judge the same only if the expectations that read the
+        // past (counts, what a reconcile saw) found the same past: that goes into the key.
+        let mut past = self.0.histories[ck].clone();
+        let from = self.0.checkpoints[ck].trace.len();
+        history(&sim, &sim.trace[from..], &self.0.expects, &mut past);
+        let state = key(&sim, &past);
+        Some(Fork { sim, state })
+    }
+
+    /// Runs a fork to its end and judges it.
+    pub fn judge(&self, job: &Job, fork: Fork) -> Verdict {
+        let mut sim = fork.sim;
+        sim.run();
+        if broken(&sim, &self.0.expects).is_empty() {
+            Verdict::Pass
+        } else if all_up(&sim)
+            && user_failures(&sim) <= self.0.user_failures
+            && job.faults.iter().all(|f| had_effect(f, &sim))
+        {
+            // Minimised here, so callers that judge on many threads minimise there too.
+            Verdict::Fails(self.minimise(&job.faults))
+        } else {
+            Verdict::Ineffective
+        }
+    }
+
     /// Does this schedule fail (expectations or ESR, with every fault effective) when replayed
     /// from scratch?
     fn fails(&self, faults: &[Fault]) -> Option<(Vec<Broken>, Sim)> {
-        let sim = replay(&self.config, faults).ok()?;
-        let b = broken(&sim, &self.expects);
+        let sim = replay(&self.0.config, faults).ok()?;
+        let b = broken(&sim, &self.0.expects);
         (!b.is_empty() && all_up(&sim) && faults.iter().all(|f| had_effect(f, &sim)))
             .then_some((b, sim))
     }

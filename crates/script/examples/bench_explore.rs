@@ -60,7 +60,8 @@ fn machine_speedup() -> f64 {
     2.0 * spin(1) / spin(2)
 }
 
-fn main() {
+/// Schedules per second per core on each gallery scenario (one thread): the rows and the median.
+fn gallery_rates() -> (f64, Vec<String>) {
     let budget = Budget {
         schedules: 3000,
         first_failure: false,
@@ -76,8 +77,11 @@ fn main() {
         rows.push(format!("    {name:<44} {n:>6} schedules {rate:>10.0} /s"));
     }
     rates.sort_by(f64::total_cmp);
-    let median = rates.get(rates.len() / 2).copied().unwrap_or(0.0);
-    // Speed-up: the same searches on 1 and 2 threads (the larger gallery searches).
+    (rates.get(rates.len() / 2).copied().unwrap_or(0.0), rows)
+}
+
+/// The same searches on 1 and 2 threads (the larger gallery searches): total seconds of each.
+fn thread_times() -> (f64, f64) {
     let (mut t1, mut t2) = (0.0, 0.0);
     for (name, src) in GALLERY {
         if !["19-", "20-", "21-", "22-", "23-", "17-", "01-"]
@@ -95,31 +99,82 @@ fn main() {
             t2 += b.1;
         }
     }
-    let speedup = t1 / t2.max(1e-9);
+    (t1, t2)
+}
+
+/// The exhaustive search of [`twenty_objects`] on `threads` threads.
+fn exhaustive(threads: usize) {
     let big = twenty_objects();
-    let (ex, _) = explorer(&big, budget).expect("the 20-object scenario parses");
-    let space = ex.stats.space;
-    let exhaustive = Budget {
-        schedules: space,
+    let budget = Budget {
+        schedules: 1,
         first_failure: false,
     };
-    let cores = listwatch_script::explore::cores();
-    let (n, secs, found) = search(&big, exhaustive, cores).expect("it runs");
-    let met = |ok: bool| if ok { "MET" } else { "NOT MET" };
-    println!("explorer (native):");
+    let (ex, _) = explorer(&big, budget).expect("the 20-object scenario parses");
+    let exhaustive = Budget {
+        schedules: ex.stats.space,
+        first_failure: false,
+    };
+    let (n, secs, found) = search(&big, exhaustive, threads).expect("it runs");
     println!(
-        "  schedules per second per core, median over the gallery {median:>9.0}   (goal >= 30,000)   {}",
-        met(median >= 30_000.0)
-    );
-    println!(
-        "  speed-up from 1 to 2 threads                           {speedup:>9.2}   (goal >= 1.8)   {}   (a plain CPU loop gets {:.2} here)",
-        met(speedup >= 1.8),
-        machine_speedup()
-    );
-    println!(
-        "  exhaustive search, 20 objects, 2 apiservers, 3 controllers: {n} schedules ({} candidate faults) in {secs:.1}s on {cores} threads, {found} failures",
+        "  exhaustive search, 20 objects, 2 apiservers, 3 controllers: {n} schedules ({} candidate faults) in {secs:.1}s on {threads} threads, {found} failures",
         ex.stats.faults
     );
+}
+
+fn met(ok: bool) -> &'static str {
+    if ok {
+        "MET"
+    } else {
+        "NOT MET"
+    }
+}
+
+/// `bench_explore [rate|threads|exhaustive [THREADS]|scenario NAME THREADS BUDGET]`: one part
+/// (for profiling and comparing); no argument runs them all, as `cargo xtask bench` does.
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let part = args.first().map_or("all", String::as_str);
+    let num = |i: usize, d: u64| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(d);
+    println!("explorer (native):");
+    if part == "scenario" {
+        let name = args.get(1).map_or("19-", String::as_str);
+        let (_, src) = GALLERY
+            .iter()
+            .find(|(n, _)| n.starts_with(name))
+            .expect("a gallery name");
+        let b = Budget {
+            schedules: num(3, 20_000),
+            first_failure: false,
+        };
+        let (n, secs, found) = search(src, b, num(2, 1) as usize).expect("it runs");
+        println!(
+            "  {name}: {n} schedules in {secs:.2}s ({:.0}/s), {found} failures",
+            n as f64 / secs
+        );
+        return;
+    }
+    let mut rows = vec![];
+    if matches!(part, "all" | "rate") {
+        let (median, r) = gallery_rates();
+        rows = r;
+        println!(
+            "  schedules per second per core, median over the gallery {median:>9.0}   (goal >= 30,000)   {}",
+            met(median >= 30_000.0)
+        );
+    }
+    if matches!(part, "all" | "threads") {
+        let (t1, t2) = thread_times();
+        let speedup = t1 / t2.max(1e-9);
+        println!(
+            "  speed-up from 1 to 2 threads                           {speedup:>9.2}   (goal >= 1.8)   {}   ({t1:.2}s on 1, {t2:.2}s on 2; a plain CPU loop gets {:.2} here)",
+            met(speedup >= 1.8),
+            machine_speedup()
+        );
+    }
+    if matches!(part, "all" | "exhaustive") {
+        let cores = listwatch_script::explore::cores();
+        exhaustive(num(1, cores as u64) as usize);
+    }
     for r in rows {
         println!("{r}");
     }
