@@ -614,13 +614,13 @@ fn broken(sim: &Sim, expects: &[Expect]) -> Vec<Broken> {
 
 /// Adds what `events` hold for each expectation that reads the past (the events a count counts,
 /// the specs a reconcile read) to `acc`; expectations about the end state add nothing.
-fn history(sim: &Sim, events: &[crate::trace::Event], expects: &[Expect], acc: &mut [u64]) {
+fn history(sim: &Sim, events: crate::trace::Iter, expects: &[Expect], acc: &mut [u64]) {
     for (x, a) in expects.iter().zip(acc.iter_mut()) {
         match x {
             Expect::Count {
                 what, scope, by_ms, ..
             } => {
-                for e in events {
+                for e in events.clone() {
                     if by_ms.is_none_or(|b| e.time_ms <= b) {
                         *a += crate::verdict::counts(sim, e, what, scope);
                     }
@@ -629,7 +629,7 @@ fn history(sim: &Sim, events: &[crate::trace::Event], expects: &[Expect], acc: &
             Expect::Saw {
                 controller, spec, ..
             } => {
-                for e in events {
+                for e in events.clone() {
                     if let EventKind::ReconcileStart {
                         controller: c,
                         spec: Some(s),
@@ -645,21 +645,11 @@ fn history(sim: &Sim, events: &[crate::trace::Event], expects: &[Expect], acc: &
     }
 }
 
-/// The explorer's dedup key: the state hash, what the past holds for the expectations that read
-/// it, and whether each object's desired state holds (ESR's bookkeeping, outside the state hash).
+/// The explorer's dedup key: the state hash and what the past holds for the expectations that
+/// read it.
 fn key(sim: &Sim, past: &[u64]) -> u64 {
     let mix = |h: u64, x: u64| (h ^ x).wrapping_mul(0x0100_0000_01b3);
-    let mut h = sim.state_hash();
-    for &x in past {
-        h = mix(h, x);
-    }
-    for (&(c, name), st) in &sim.esr {
-        h = mix(
-            h,
-            (u64::from(c.0) << 40) ^ (u64::from(name.0) << 1) ^ u64::from(st.holds),
-        );
-    }
-    h
+    past.iter().fold(sim.state_hash(), |h, &x| mix(h, x))
 }
 
 /// Runs a configuration extended with faults from scratch.
@@ -730,7 +720,7 @@ impl Explorer {
             .iter()
             .map(|s| {
                 let mut h = vec![0; expects.len()];
-                history(s, &s.trace, &expects, &mut h);
+                history(s, s.trace.iter(), &expects, &mut h);
                 h
             })
             .collect();
@@ -978,7 +968,7 @@ impl Runner {
         // past (counts, what a reconcile saw) found the same past: that goes into the key.
         let mut past = self.0.histories[ck].clone();
         let from = self.0.checkpoints[ck].trace.len();
-        history(&sim, &sim.trace[from..], &self.0.expects, &mut past);
+        history(&sim, sim.trace.range(from..), &self.0.expects, &mut past);
         let state = key(&sim, &past);
         Some(Fork { sim, state })
     }
@@ -1011,30 +1001,30 @@ impl Runner {
 
     /// Replays a failing schedule from scratch, drops every fault that is not needed, shortens
     /// windows and moves crash points earlier while it still fails.
+    /// The last run that failed is the one reported: it is not replayed again.
     pub fn minimise(&self, faults: &[Fault]) -> Option<Minimal> {
         let mut needed = faults.to_vec();
-        self.fails(&needed)?;
+        let mut last = self.fails(&needed)?;
         let mut i = 0;
         while needed.len() > 1 && i < needed.len() {
             let mut without = needed.clone();
             without.remove(i);
-            if self.fails(&without).is_none() {
-                i += 1;
-            } else {
-                needed = without;
+            match self.fails(&without) {
+                None => i += 1,
+                Some(run) => (needed, last) = (without, run),
             }
         }
         for i in 0..needed.len() {
             for smaller in shrinks(&needed[i]) {
                 let mut t = needed.clone();
                 t[i] = smaller;
-                if self.fails(&t).is_some() {
-                    needed = t;
+                if let Some(run) = self.fails(&t) {
+                    (needed, last) = (t, run);
                     break;
                 }
             }
         }
-        let (broken, sim) = self.fails(&needed)?;
+        let (broken, sim) = last;
         let effects = needed.iter().map(|f| effect(f, &sim)).collect();
         Some((needed, broken, effects))
     }
@@ -1188,8 +1178,8 @@ pub fn effect(f: &Fault, sim: &Sim) -> String {
     };
     // etcd's revision at event `i`.
     let rev_at = |i: usize| -> Rv {
-        sim.trace[..i]
-            .iter()
+        sim.trace
+            .range(..i)
             .filter_map(|e| match e.kind {
                 EventKind::Write { rv, .. } => Some(rv),
                 EventKind::Compacted { rev } => Some(rev),
@@ -1239,8 +1229,9 @@ pub fn effect(f: &Fault, sim: &Sim) -> String {
                     cname(controller)
                 );
             };
-            let result = sim.trace[i..]
-                .iter()
+            let result = sim
+                .trace
+                .range(i..)
                 .enumerate()
                 .find_map(|(d, e)| match e.kind {
                     EventKind::ListResult {
@@ -1274,7 +1265,7 @@ pub fn effect(f: &Fault, sim: &Sim) -> String {
                 return format!("{} never reached the crash point", cname(controller));
             };
             // The reconcile it cut short, and the writes that reconcile made.
-            let cut = sim.trace[ci..].iter().find_map(|e| match e.kind {
+            let cut = sim.trace.range(ci..).find_map(|e| match e.kind {
                 EventKind::ReconcileEnd {
                     controller: c,
                     key,
@@ -1283,14 +1274,14 @@ pub fn effect(f: &Fault, sim: &Sim) -> String {
                 _ => None,
             });
             let start = cut.and_then(|key| {
-                sim.trace[..ci].iter().rposition(|e| {
+                sim.trace.range(..ci).rposition(|e| {
                     matches!(e.kind, EventKind::ReconcileStart { controller: c, key: k, .. } if c == controller && k == key)
                 })
             });
             let writes: Vec<String> = start
                 .map(|s| {
-                    sim.trace[s..ci]
-                        .iter()
+                    sim.trace
+                        .range(s..ci)
                         .filter(|e| e.cause == s as u32)
                         .filter_map(|e| match e.kind {
                             EventKind::Write { op, kind, name, .. } => Some(format!(
@@ -1304,7 +1295,7 @@ pub fn effect(f: &Fault, sim: &Sim) -> String {
                         .collect()
                 })
                 .unwrap_or_default();
-            let restart = sim.trace[ci..].iter().find_map(|e| match e.kind {
+            let restart = sim.trace.range(ci..).find_map(|e| match e.kind {
                 EventKind::Restart { controller: c, .. } if c == controller => Some(e.time_ms),
                 _ => None,
             });
