@@ -102,8 +102,8 @@ fn thread_times() -> (f64, f64) {
     (t1, t2)
 }
 
-/// The exhaustive search of [`twenty_objects`] on `threads` threads.
-fn exhaustive(threads: usize) {
+/// The exhaustive search of [`twenty_objects`] on `threads` threads (its first `most` schedules).
+fn exhaustive(threads: usize, most: u64) {
     let big = twenty_objects();
     let budget = Budget {
         schedules: 1,
@@ -111,7 +111,7 @@ fn exhaustive(threads: usize) {
     };
     let (ex, _) = explorer(&big, budget).expect("the 20-object scenario parses");
     let exhaustive = Budget {
-        schedules: ex.stats.space,
+        schedules: ex.stats.space.min(most),
         first_failure: false,
     };
     let (n, secs, found) = search(&big, exhaustive, threads).expect("it runs");
@@ -129,7 +129,7 @@ fn met(ok: bool) -> &'static str {
     }
 }
 
-/// `bench_explore [rate|threads|exhaustive [THREADS]|scenario NAME THREADS BUDGET]`: one part
+/// `bench_explore [rate|threads|exhaustive [THREADS [BUDGET]]|scenario NAME THREADS BUDGET]`: one part
 /// (for profiling and comparing); no argument runs them all, as `cargo xtask bench` does.
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -173,7 +173,7 @@ fn main() {
     }
     if matches!(part, "all" | "exhaustive") {
         let cores = listwatch_script::explore::cores();
-        exhaustive(num(1, cores as u64) as usize);
+        exhaustive(num(1, cores as u64) as usize, num(2, u64::MAX));
     }
     for r in rows {
         println!("{r}");
