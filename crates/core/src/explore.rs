@@ -34,8 +34,8 @@
 //! explores only the numbers `k` with `k % n == i`, and a failure carries its number and state
 //! hash so shards' results can be merged into the unsharded one.
 
-use std::collections::HashSet;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 use crate::config::{Config, Input, TimedInput};
 use crate::model::{format_ms, ApiserverId, ControllerId, KindId, Rv, TimeMs};
@@ -566,7 +566,14 @@ struct RunnerData {
     histories: Vec<Vec<u64>>,
     /// The timeline's writes that fail in the fault-free run (see `user_failures`).
     user_failures: usize,
+    /// Whether schedules replayed while minimising fail (see [`Runner::fails`]): a pure
+    /// function, so every thread may remember and reuse it, in any order. A pair minimises
+    /// through the singles it holds, which were minimised before.
+    replays: Mutex<HashMap<Vec<Fault>, bool>>,
 }
+
+/// Replays remembered at most (each a few faults).
+const REPLAYS_REMEMBERED: usize = 200_000;
 
 pub struct Explorer {
     runner: Runner,
@@ -748,6 +755,7 @@ impl Explorer {
                 checkpoints,
                 histories,
                 user_failures,
+                replays: Mutex::default(),
             })),
             budget,
             singles,
@@ -1007,17 +1015,42 @@ impl Runner {
             .then_some((b, sim))
     }
 
+    /// Does this schedule fail, as [`Runner::fails`] says? `None`: no; `Some(run)`: yes, with
+    /// the run when it was made now (not when the answer was remembered).
+    fn fails_remembered(&self, faults: &[Fault]) -> Option<Option<(Vec<Broken>, Sim)>> {
+        let known = self.replays().get(faults).copied();
+        if let Some(fails) = known {
+            return fails.then_some(None);
+        }
+        let run = self.fails(faults);
+        self.remember(faults, run.is_some());
+        run.map(Some)
+    }
+
+    fn replays(&self) -> std::sync::MutexGuard<'_, HashMap<Vec<Fault>, bool>> {
+        self.0.replays.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn remember(&self, faults: &[Fault], fails: bool) {
+        let mut replays = self.replays();
+        if replays.len() < REPLAYS_REMEMBERED {
+            replays.insert(faults.to_vec(), fails);
+        }
+    }
+
     /// Replays a failing schedule from scratch, drops every fault that is not needed, shortens
-    /// windows and moves crash points earlier while it still fails.
-    /// The last run that failed is the one reported: it is not replayed again.
+    /// windows and moves crash points earlier while it still fails. The last failing run is
+    /// the one reported (replayed again only if its answer was remembered).
     pub fn minimise(&self, faults: &[Fault]) -> Option<Minimal> {
         let mut needed = faults.to_vec();
-        let mut last = self.fails(&needed)?;
+        let mut last = self.fails(&needed);
+        self.remember(&needed, last.is_some());
+        last.as_ref()?;
         let mut i = 0;
         while needed.len() > 1 && i < needed.len() {
             let mut without = needed.clone();
             without.remove(i);
-            match self.fails(&without) {
+            match self.fails_remembered(&without) {
                 None => i += 1,
                 Some(run) => (needed, last) = (without, run),
             }
@@ -1026,13 +1059,16 @@ impl Runner {
             for smaller in shrinks(&needed[i]) {
                 let mut t = needed.clone();
                 t[i] = smaller;
-                if let Some(run) = self.fails(&t) {
+                if let Some(run) = self.fails_remembered(&t) {
                     (needed, last) = (t, run);
                     break;
                 }
             }
         }
-        let (broken, sim) = last;
+        let (broken, sim) = match last {
+            Some(run) => run,
+            None => self.fails(&needed)?,
+        };
         let effects = needed.iter().map(|f| effect(f, &sim)).collect();
         Some((needed, broken, effects))
     }

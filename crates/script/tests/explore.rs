@@ -601,3 +601,21 @@ fn own_logic_operators_are_found_and_their_fixes_survive() {
         assert!(ex.stats.space <= 50_000, "{fixed}: not exhausted");
     }
 }
+
+/// The dedup key: equal states hash equal, and ESR's bookkeeping (whether a desired state
+/// holds, not since when) is part of the state.
+#[test]
+fn the_state_hash_holds_esr() {
+    let scenario = listwatch_script::parse(script("19-")).unwrap();
+    let mut sim = Sim::new(scenario.config).unwrap();
+    sim.run();
+    let twin = sim.clone();
+    assert_eq!(sim.state_hash(), twin.state_hash());
+    let key = *sim.esr.keys().next().expect("ESR is tracked");
+    let before = sim.state_hash();
+    sim.esr.get_mut(&key).unwrap().since_ms += 1;
+    assert_eq!(sim.state_hash(), before, "since when does not count");
+    let holds = &mut sim.esr.get_mut(&key).unwrap().holds;
+    *holds = !*holds;
+    assert_ne!(sim.state_hash(), before);
+}
