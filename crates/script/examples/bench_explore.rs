@@ -10,11 +10,25 @@ use listwatch_script::gallery::GALLERY;
 
 /// Runs a search on `threads` threads; returns (schedules, seconds, failures).
 fn search(src: &str, budget: Budget, threads: usize) -> Option<(u64, f64, usize)> {
+    search_timed(src, budget, threads).map(|(n, secs, _, found)| (n, secs, found))
+}
+
+/// As [`search`], with the CPU time of this thread too (Linux; 0 elsewhere): on one thread it
+/// is the search's own time, whatever else the machine runs.
+fn search_timed(src: &str, budget: Budget, threads: usize) -> Option<(u64, f64, f64, usize)> {
     let (mut ex, _) = explorer(src, budget).ok()?;
-    let t = Instant::now();
+    let (t, cpu) = (Instant::now(), cpu_secs());
     run_threads(&mut ex, threads, |_| true);
-    let secs = t.elapsed().as_secs_f64();
-    (ex.stats.tried > 0).then_some((ex.stats.tried, secs, ex.failures.len()))
+    let (secs, cpu) = (t.elapsed().as_secs_f64(), cpu_secs() - cpu);
+    (ex.stats.tried > 0).then_some((ex.stats.tried, secs, cpu, ex.failures.len()))
+}
+
+/// This thread's CPU time so far, in seconds (`/proc/thread-self/schedstat`; 0 if unreadable).
+fn cpu_secs() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |ns| ns / 1e9)
 }
 
 /// 20 objects of three controllers' kinds, on two apiservers.
@@ -61,23 +75,31 @@ fn machine_speedup() -> f64 {
 }
 
 /// Schedules per second per core on each gallery scenario (one thread): the rows and the median.
-fn gallery_rates() -> (f64, Vec<String>) {
+/// Also the median by CPU time.
+fn gallery_rates() -> (f64, f64, Vec<String>) {
     let budget = Budget {
         schedules: 3000,
         first_failure: false,
     };
-    let mut rates = vec![];
+    let (mut rates, mut cpu_rates) = (vec![], vec![]);
     let mut rows = vec![];
     for (name, src) in GALLERY {
-        let Some((n, secs, _)) = search(src, budget, 1) else {
+        let Some((n, secs, cpu, _)) = search_timed(src, budget, 1) else {
             continue;
         };
         let rate = n as f64 / secs.max(1e-9);
+        let cpu_rate = n as f64 / cpu.max(1e-9);
         rates.push(rate);
-        rows.push(format!("    {name:<44} {n:>6} schedules {rate:>10.0} /s"));
+        cpu_rates.push(cpu_rate);
+        rows.push(format!(
+            "    {name:<44} {n:>6} schedules {rate:>10.0} /s ({cpu_rate:.0} per CPU second)"
+        ));
     }
-    rates.sort_by(f64::total_cmp);
-    (rates.get(rates.len() / 2).copied().unwrap_or(0.0), rows)
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
+    (median(rates), median(cpu_rates), rows)
 }
 
 /// The same searches on 1 and 2 threads (the larger gallery searches): total seconds of each.
@@ -155,10 +177,10 @@ fn main() {
     }
     let mut rows = vec![];
     if matches!(part, "all" | "rate") {
-        let (median, r) = gallery_rates();
+        let (median, cpu, r) = gallery_rates();
         rows = r;
         println!(
-            "  schedules per second per core, median over the gallery {median:>9.0}   (goal >= 30,000)   {}",
+            "  schedules per second per core, median over the gallery {median:>9.0}   (goal >= 30,000)   {}   ({cpu:.0} per CPU second: the load on the machine aside)",
             met(median >= 30_000.0)
         );
     }
