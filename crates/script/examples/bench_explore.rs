@@ -74,6 +74,12 @@ fn machine_speedup() -> f64 {
     2.0 * spin(1) / spin(2)
 }
 
+/// The median (the upper one of an even count).
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
 /// Schedules per second per core on each gallery scenario (one thread): the rows and the median.
 /// Also the median by CPU time.
 fn gallery_rates() -> (f64, f64, Vec<String>) {
@@ -95,11 +101,36 @@ fn gallery_rates() -> (f64, f64, Vec<String>) {
             "    {name:<44} {n:>6} schedules {rate:>10.0} /s ({cpu_rate:.0} per CPU second)"
         ));
     }
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied().unwrap_or(0.0)
-    };
     (median(rates), median(cpu_rates), rows)
+}
+
+/// What e2e/bench.mjs has the page's Web Worker do (five gallery scenarios with only `expect
+/// esr`, 3,000 schedules, stopping at the first failure), natively on one thread: the median
+/// rate, by wall clock and per CPU second. The worker runs the same core code in wasm.
+fn worker_rates() -> (f64, f64) {
+    let only_esr = |src: &str| {
+        src.lines()
+            .filter(|l| !l.starts_with("expect") || l.trim() == "expect esr")
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+            + "expect esr\n"
+    };
+    let budget = Budget {
+        schedules: 3000,
+        first_failure: true,
+    };
+    let (mut rates, mut cpu_rates) = (vec![], vec![]);
+    for file in ["17-", "09-", "20-", "10-", "03-"] {
+        let (_, src) = GALLERY
+            .iter()
+            .find(|(n, _)| n.starts_with(file))
+            .expect("in the gallery");
+        if let Some((n, secs, cpu, _)) = search_timed(&only_esr(src), budget, 1) {
+            rates.push(n as f64 / secs.max(1e-9));
+            cpu_rates.push(n as f64 / cpu.max(1e-9));
+        }
+    }
+    (median(rates), median(cpu_rates))
 }
 
 /// The same searches on 1 and 2 threads (the larger gallery searches): total seconds of each.
@@ -151,7 +182,7 @@ fn met(ok: bool) -> &'static str {
     }
 }
 
-/// `bench_explore [rate|threads|exhaustive [THREADS [BUDGET]]|scenario NAME THREADS BUDGET]`: one part
+/// `bench_explore [rate|threads|exhaustive [THREADS [BUDGET]]|worker|scenario NAME THREADS BUDGET]`: one part
 /// (for profiling and comparing); no argument runs them all, as `cargo xtask bench` does.
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -183,6 +214,10 @@ fn main() {
             "  schedules per second per core, median over the gallery {median:>9.0}   (goal >= 30,000)   {}   ({cpu:.0} per CPU second: the load on the machine aside)",
             met(median >= 30_000.0)
         );
+    }
+    if part == "worker" {
+        let (wall, cpu) = worker_rates();
+        println!("  the page worker's searches, natively on one thread, median {wall:.0} /s ({cpu:.0} per CPU second)");
     }
     if matches!(part, "all" | "threads") {
         let (t1, t2) = thread_times();
