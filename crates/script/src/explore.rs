@@ -183,6 +183,8 @@ struct Steer<'a> {
     handed: usize,
     recorded: usize,
     window: usize,
+    /// Threads waiting for the window to move (so a result wakes them only if there are any).
+    sleeping: usize,
 }
 
 /// What a thread gets from [`Steer::give`].
@@ -240,7 +242,9 @@ fn serve(
             let mut st = steer.lock().unwrap();
             if let Some((slot, job, done)) = result.take() {
                 st.submit(slot, job, done);
-                moved.notify_all();
+                if st.sleeping > 0 {
+                    moved.notify_all();
+                }
             }
             if let Some(go_on) = go_on.as_mut() {
                 if !st.ex.is_done() && !go_on(st.ex) {
@@ -250,7 +254,11 @@ fn serve(
             loop {
                 match st.give() {
                     Give::Job(slot, job) => break Some((slot, job)),
-                    Give::Full => st = moved.wait(st).unwrap(),
+                    Give::Full => {
+                        st.sleeping += 1;
+                        st = moved.wait(st).unwrap();
+                        st.sleeping -= 1;
+                    }
                     Give::Over => {
                         // Over because the search is (not just because no job is left): the
                         // jobs in flight need not run.
@@ -300,6 +308,7 @@ pub fn run_threads(ex: &mut Explorer, threads: usize, mut go_on: impl FnMut(&Exp
         handed: 0,
         recorded: 0,
         window: threads * WINDOW_PER_THREAD,
+        sleeping: 0,
     });
     let moved = Condvar::new();
     std::thread::scope(|s| {
