@@ -129,7 +129,7 @@ pub fn cores() -> usize {
 
 /// Jobs handed out ahead of the one to record next: threads never wait for a slow job (a
 /// failure being minimised) until this many later ones are done.
-const WINDOW_PER_THREAD: usize = 64;
+const WINDOW_PER_THREAD: usize = 1024;
 
 /// What a thread made of a job.
 enum Done {
