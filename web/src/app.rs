@@ -20,10 +20,10 @@ use crate::components::{
     explore::ExplorePanel,
     export::Export,
     faults::FaultMenu,
+    legend::Legend,
     objects::{History, ObjectsPanel, Tour},
     panels::*,
     system::{SystemView, ViewRef},
-    legend::Legend,
     timeline::TimelineView,
 };
 use crate::link;

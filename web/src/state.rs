@@ -444,7 +444,11 @@ impl State {
                     let step = ((self.speed * elapsed_ms / 1000.0).round() as usize).max(1);
                     let to = (self.cursor + step).min(len);
                     // A `say "..." and wait` stops playback just after it, for the reader.
-                    match self.run.as_ref().and_then(|r| first_wait(r, self.cursor, to)) {
+                    match self
+                        .run
+                        .as_ref()
+                        .and_then(|r| first_wait(r, self.cursor, to))
+                    {
                         Some(say) => {
                             self.cursor = say + 1;
                             self.playing = false;
@@ -536,7 +540,9 @@ impl PartialEq for State {
 
 /// The first `say "..." and wait` among the events `[from, to)`, if any.
 pub fn first_wait(run: &Loaded, from: usize, to: usize) -> Option<usize> {
-    let says = run.analysis.events(listwatch_core::analysis::MarkerKind::Say);
+    let says = run
+        .analysis
+        .events(listwatch_core::analysis::MarkerKind::Say);
     let at = says.partition_point(|&i| (i as usize) < from);
     says[at..]
         .iter()

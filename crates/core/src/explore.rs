@@ -34,8 +34,8 @@
 //! explores only the numbers `k` with `k % n == i`, and a failure carries its number and state
 //! hash so shards' results can be merged into the unsharded one.
 
-use std::collections::HashSet;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 use crate::config::{Config, Input, TimedInput};
 use crate::model::{format_ms, ApiserverId, ControllerId, KindId, Rv, TimeMs};
@@ -139,6 +139,15 @@ impl Fault {
 
     pub fn inputs(&self) -> Vec<TimedInput> {
         let at = |at_ms, input| TimedInput { at_ms, input };
+        let cut = |controller, at_ms, duration_ms| {
+            vec![at(
+                at_ms,
+                Input::Disconnect {
+                    controller,
+                    duration_ms,
+                },
+            )]
+        };
         match *self {
             Fault::CrashBetweenWrites {
                 controller,
@@ -156,15 +165,12 @@ impl Fault {
                 controller,
                 from_ms,
                 until_ms,
-            } => {
-                vec![at(
-                    from_ms,
-                    Input::Disconnect {
-                        controller,
-                        duration_ms: until_ms - from_ms,
-                    },
-                )]
-            }
+            } => cut(controller, from_ms, until_ms - from_ms),
+            Fault::Disconnect {
+                controller,
+                at_ms,
+                duration_ms,
+            } => cut(controller, at_ms, duration_ms),
             Fault::Hold {
                 controller,
                 at_ms,
@@ -181,45 +187,42 @@ impl Fault {
                     for_ms,
                 },
             )],
-            Fault::Stale {
-                controller,
-                stale,
-                pause_ms,
-                restart_ms,
-                for_ms,
-            } => vec![
-                at(pause_ms, Input::PauseCache { apiserver: stale }),
-                at(
-                    restart_ms,
-                    Input::Crash {
-                        controller,
-                        after_writes: None,
-                        restart_after_ms: None,
-                    },
-                ),
-                at(
-                    restart_ms,
-                    Input::Restart {
-                        controller,
-                        apiserver: Some(stale),
-                    },
-                ),
-                at(restart_ms + for_ms, Input::ResumeCache { apiserver: stale }),
-            ],
-            Fault::Disconnect {
-                controller,
-                at_ms,
-                duration_ms,
-            } => {
-                vec![at(
-                    at_ms,
-                    Input::Disconnect {
-                        controller,
-                        duration_ms,
-                    },
-                )]
-            }
+            Fault::Stale { .. } => self.stale_inputs(),
         }
+    }
+
+    /// A stale fault's inputs: pause the cache, restart the controller against it, resume.
+    fn stale_inputs(&self) -> Vec<TimedInput> {
+        let Fault::Stale {
+            controller,
+            stale,
+            pause_ms,
+            restart_ms,
+            for_ms,
+        } = *self
+        else {
+            return vec![];
+        };
+        let at = |at_ms, input| TimedInput { at_ms, input };
+        vec![
+            at(pause_ms, Input::PauseCache { apiserver: stale }),
+            at(
+                restart_ms,
+                Input::Crash {
+                    controller,
+                    after_writes: None,
+                    restart_after_ms: None,
+                },
+            ),
+            at(
+                restart_ms,
+                Input::Restart {
+                    controller,
+                    apiserver: Some(stale),
+                },
+            ),
+            at(restart_ms + for_ms, Input::ResumeCache { apiserver: stale }),
+        ]
     }
 
     /// When the fault is over (the link healed, the controller back, the cache caught up).
@@ -548,14 +551,33 @@ impl Iterator for Candidates {
     }
 }
 
-pub struct Explorer {
+/// What forks and judgements read, fixed once the search starts: cheap to clone and shared by
+/// every thread ([`Explorer::runner`]), so a caller can fork and judge while the explorer
+/// records.
+#[derive(Clone)]
+pub struct Runner(Arc<RunnerData>);
+
+struct RunnerData {
     config: Arc<Config>,
     expects: Vec<Expect>,
-    budget: Budget,
     /// Clones of the fault-free run at increasing times; the first is the unstarted run.
     checkpoints: Vec<Sim>,
     /// The history each checkpoint's trace holds (see [`history`]).
     histories: Vec<Vec<u64>>,
+    /// The timeline's writes that fail in the fault-free run (see `user_failures`).
+    user_failures: usize,
+    /// Whether schedules replayed while minimising fail (see [`Runner::fails`]): a pure
+    /// function, so every thread may remember and reuse it, in any order. A pair minimises
+    /// through the singles it holds, which were minimised before.
+    replays: Mutex<HashMap<Vec<Fault>, bool>>,
+}
+
+/// Replays remembered at most (each a few faults).
+const REPLAYS_REMEMBERED: usize = 200_000;
+
+pub struct Explorer {
+    runner: Runner,
+    budget: Budget,
     singles: Candidates,
     /// The first [`PAIR_BASE`] singles, kept for pairs.
     base: Vec<Fault>,
@@ -569,8 +591,6 @@ pub struct Explorer {
     pub ineffective: Vec<(u64, u64)>,
     /// The fault-free run itself fails: nothing to search for.
     pub base_broken: Vec<Broken>,
-    /// The timeline's writes that fail in the fault-free run (see `user_failures`).
-    user_failures: usize,
     done: bool,
 }
 
@@ -604,13 +624,13 @@ fn broken(sim: &Sim, expects: &[Expect]) -> Vec<Broken> {
 
 /// Adds what `events` hold for each expectation that reads the past (the events a count counts,
 /// the specs a reconcile read) to `acc`; expectations about the end state add nothing.
-fn history(sim: &Sim, events: &[crate::trace::Event], expects: &[Expect], acc: &mut [u64]) {
+fn history(sim: &Sim, events: crate::trace::Iter, expects: &[Expect], acc: &mut [u64]) {
     for (x, a) in expects.iter().zip(acc.iter_mut()) {
         match x {
             Expect::Count {
                 what, scope, by_ms, ..
             } => {
-                for e in events {
+                for e in events.clone() {
                     if by_ms.is_none_or(|b| e.time_ms <= b) {
                         *a += crate::verdict::counts(sim, e, what, scope);
                     }
@@ -619,7 +639,7 @@ fn history(sim: &Sim, events: &[crate::trace::Event], expects: &[Expect], acc: &
             Expect::Saw {
                 controller, spec, ..
             } => {
-                for e in events {
+                for e in events.clone() {
                     if let EventKind::ReconcileStart {
                         controller: c,
                         spec: Some(s),
@@ -635,21 +655,11 @@ fn history(sim: &Sim, events: &[crate::trace::Event], expects: &[Expect], acc: &
     }
 }
 
-/// The explorer's dedup key: the state hash, what the past holds for the expectations that read
-/// it, and whether each object's desired state holds (ESR's bookkeeping, outside the state hash).
+/// The explorer's dedup key: the state hash and what the past holds for the expectations that
+/// read it.
 fn key(sim: &Sim, past: &[u64]) -> u64 {
     let mix = |h: u64, x: u64| (h ^ x).wrapping_mul(0x0100_0000_01b3);
-    let mut h = sim.state_hash();
-    for &x in past {
-        h = mix(h, x);
-    }
-    for (&(c, name), st) in sim.esr() {
-        h = mix(
-            h,
-            (u64::from(c.0) << 40) ^ (u64::from(name.0) << 1) ^ u64::from(st.holds),
-        );
-    }
-    h
+    past.iter().fold(sim.state_hash(), |h, &x| mix(h, x))
 }
 
 /// Runs a configuration extended with faults from scratch.
@@ -679,6 +689,27 @@ fn checkpoint_count(events: usize) -> usize {
     (4_000_000 / events.max(1)).clamp(2, 32)
 }
 
+/// Clones of the unstarted run `fresh` at evenly spaced events of the fault-free run.
+fn checkpoints(fresh: Sim, original: &Sim) -> Vec<Sim> {
+    let mut checkpoints = vec![fresh.clone()];
+    let n = checkpoint_count(original.trace.len());
+    let mut times: Vec<TimeMs> = (1..n)
+        .filter_map(|k| {
+            original
+                .trace
+                .get(original.trace.len() * k / n)
+                .map(|e| e.time_ms)
+        })
+        .collect();
+    times.dedup();
+    let mut cur = fresh;
+    for t in times {
+        cur.handle_timeout(t);
+        checkpoints.push(cur.clone());
+    }
+    checkpoints
+}
+
 impl Explorer {
     pub fn new(
         config: Config,
@@ -699,28 +730,12 @@ impl Explorer {
         full.run();
         let base_broken = broken(&full, &expects);
         let user_failures = user_failures(&full);
-        // Checkpoints at evenly spaced events of the fault-free run.
-        let mut checkpoints = vec![fresh.clone()];
-        let n = checkpoint_count(original.trace.len());
-        let mut times: Vec<TimeMs> = (1..n)
-            .filter_map(|k| {
-                original
-                    .trace
-                    .get(original.trace.len() * k / n)
-                    .map(|e| e.time_ms)
-            })
-            .collect();
-        times.dedup();
-        let mut cur = fresh;
-        for t in times {
-            cur.handle_timeout(t);
-            checkpoints.push(cur.clone());
-        }
+        let checkpoints = checkpoints(fresh, &original);
         let histories = checkpoints
             .iter()
             .map(|s| {
                 let mut h = vec![0; expects.len()];
-                history(s, &s.trace, &expects, &mut h);
+                history(s, s.trace.iter(), &expects, &mut h);
                 h
             })
             .collect();
@@ -734,11 +749,15 @@ impl Explorer {
                 candidates_by_type: singles.by_type,
                 ..Stats::default()
             },
-            config,
-            expects,
+            runner: Runner(Arc::new(RunnerData {
+                config,
+                expects,
+                checkpoints,
+                histories,
+                user_failures,
+                replays: Mutex::default(),
+            })),
             budget,
-            checkpoints,
-            histories,
             singles,
             base: vec![],
             next: 0,
@@ -747,7 +766,6 @@ impl Explorer {
             failures: vec![],
             ineffective: vec![],
             base_broken,
-            user_failures,
             done,
         })
     }
@@ -768,11 +786,16 @@ impl Explorer {
 
     /// When every schedule's run ends (the scenario's end, extended so faults can settle).
     pub fn end_ms(&self) -> TimeMs {
-        self.config.end_ms
+        self.runner.0.config.end_ms
     }
 
     pub fn config(&self) -> &Config {
-        &self.config
+        &self.runner.0.config
+    }
+
+    /// What forks and judges schedules, to share with other threads.
+    pub fn runner(&self) -> Runner {
+        self.runner.clone()
     }
 
     pub fn is_done(&self) -> bool {
@@ -824,49 +847,12 @@ impl Explorer {
 
     /// A fork of the fault-free run with the job's faults, run up to its last fault.
     pub fn fork(&self, job: &Job) -> Option<Fork> {
-        let mut inputs: Vec<TimedInput> = job.faults.iter().flat_map(|f| f.inputs()).collect();
-        inputs.sort_by_key(|t| t.at_ms);
-        let first = inputs.first()?.at_ms;
-        let last = inputs.last()?.at_ms;
-        let ck = self
-            .checkpoints
-            .iter()
-            .rposition(|s| s.trace.is_empty() || s.now_ms() < first)
-            .unwrap_or(0);
-        let mut sim = self.checkpoints[ck].clone();
-        if first > 0 && sim.now_ms() < first - 1 {
-            sim.handle_timeout(first - 1);
-        }
-        for t in inputs {
-            if !sim.schedule_input(t.at_ms, t.input) {
-                return None;
-            }
-        }
-        sim.handle_timeout(last);
-        // Two forks in the same state judge the same only if the expectations that read the
-        // past (counts, what a reconcile saw) found the same past: that goes into the key.
-        let mut past = self.histories[ck].clone();
-        let from = self.checkpoints[ck].trace.len();
-        history(&sim, &sim.trace[from..], &self.expects, &mut past);
-        let state = key(&sim, &past);
-        Some(Fork { sim, state })
+        self.runner.fork(job)
     }
 
     /// Runs a fork to its end and judges it.
     pub fn judge(&self, job: &Job, fork: Fork) -> Verdict {
-        let mut sim = fork.sim;
-        sim.run();
-        if broken(&sim, &self.expects).is_empty() {
-            Verdict::Pass
-        } else if all_up(&sim)
-            && user_failures(&sim) <= self.user_failures
-            && job.faults.iter().all(|f| had_effect(f, &sim))
-        {
-            // Minimised here, so callers that judge on many threads minimise there too.
-            Verdict::Fails(self.minimise(&job.faults))
-        } else {
-            Verdict::Ineffective
-        }
+        self.runner.judge(job, fork)
     }
 
     /// Marks a state explored; false when it was already.
@@ -965,41 +951,124 @@ impl Explorer {
         while !self.step(1024) {}
     }
 
+    /// Replays a failing schedule from scratch and minimises it (see [`Runner::minimise`]).
+    pub fn minimise(&self, faults: &[Fault]) -> Option<Minimal> {
+        self.runner.minimise(faults)
+    }
+}
+
+impl Runner {
+    /// A fork of the fault-free run with the job's faults, run up to its last fault.
+    pub fn fork(&self, job: &Job) -> Option<Fork> {
+        let mut inputs: Vec<TimedInput> = job.faults.iter().flat_map(|f| f.inputs()).collect();
+        inputs.sort_by_key(|t| t.at_ms);
+        let first = inputs.first()?.at_ms;
+        let last = inputs.last()?.at_ms;
+        let ck = self
+            .0
+            .checkpoints
+            .iter()
+            .rposition(|s| s.trace.is_empty() || s.now_ms() < first)
+            .unwrap_or(0);
+        let mut sim = self.0.checkpoints[ck].clone();
+        if first > 0 && sim.now_ms() < first - 1 {
+            sim.handle_timeout(first - 1);
+        }
+        for t in inputs {
+            if !sim.schedule_input(t.at_ms, t.input) {
+                return None;
+            }
+        }
+        sim.handle_timeout(last);
+        // Two forks in the same state judge the same only if the expectations that read the
+        // past (counts, what a reconcile saw) found the same past: that goes into the key.
+        let mut past = self.0.histories[ck].clone();
+        let from = self.0.checkpoints[ck].trace.len();
+        history(&sim, sim.trace.range(from..), &self.0.expects, &mut past);
+        let state = key(&sim, &past);
+        Some(Fork { sim, state })
+    }
+
+    /// Runs a fork to its end and judges it.
+    pub fn judge(&self, job: &Job, fork: Fork) -> Verdict {
+        let mut sim = fork.sim;
+        sim.run();
+        if broken(&sim, &self.0.expects).is_empty() {
+            Verdict::Pass
+        } else if all_up(&sim)
+            && user_failures(&sim) <= self.0.user_failures
+            && job.faults.iter().all(|f| had_effect(f, &sim))
+        {
+            // Minimised here, so callers that judge on many threads minimise there too.
+            Verdict::Fails(self.minimise(&job.faults))
+        } else {
+            Verdict::Ineffective
+        }
+    }
+
     /// Does this schedule fail (expectations or ESR, with every fault effective) when replayed
     /// from scratch?
     fn fails(&self, faults: &[Fault]) -> Option<(Vec<Broken>, Sim)> {
-        let sim = replay(&self.config, faults).ok()?;
-        let b = broken(&sim, &self.expects);
+        let sim = replay(&self.0.config, faults).ok()?;
+        let b = broken(&sim, &self.0.expects);
         (!b.is_empty() && all_up(&sim) && faults.iter().all(|f| had_effect(f, &sim)))
             .then_some((b, sim))
     }
 
+    /// Does this schedule fail, as [`Runner::fails`] says? `None`: no; `Some(run)`: yes, with
+    /// the run when it was made now (not when the answer was remembered).
+    fn fails_remembered(&self, faults: &[Fault]) -> Option<Option<(Vec<Broken>, Sim)>> {
+        let known = self.replays().get(faults).copied();
+        if let Some(fails) = known {
+            return fails.then_some(None);
+        }
+        let run = self.fails(faults);
+        self.remember(faults, run.is_some());
+        run.map(Some)
+    }
+
+    fn replays(&self) -> std::sync::MutexGuard<'_, HashMap<Vec<Fault>, bool>> {
+        self.0.replays.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn remember(&self, faults: &[Fault], fails: bool) {
+        let mut replays = self.replays();
+        if replays.len() < REPLAYS_REMEMBERED {
+            replays.insert(faults.to_vec(), fails);
+        }
+    }
+
     /// Replays a failing schedule from scratch, drops every fault that is not needed, shortens
-    /// windows and moves crash points earlier while it still fails.
+    /// windows and moves crash points earlier while it still fails. The last failing run is
+    /// the one reported (replayed again only if its answer was remembered).
     pub fn minimise(&self, faults: &[Fault]) -> Option<Minimal> {
         let mut needed = faults.to_vec();
-        self.fails(&needed)?;
+        let mut last = self.fails(&needed);
+        self.remember(&needed, last.is_some());
+        last.as_ref()?;
         let mut i = 0;
         while needed.len() > 1 && i < needed.len() {
             let mut without = needed.clone();
             without.remove(i);
-            if self.fails(&without).is_none() {
-                i += 1;
-            } else {
-                needed = without;
+            match self.fails_remembered(&without) {
+                None => i += 1,
+                Some(run) => (needed, last) = (without, run),
             }
         }
         for i in 0..needed.len() {
             for smaller in shrinks(&needed[i]) {
                 let mut t = needed.clone();
                 t[i] = smaller;
-                if self.fails(&t).is_some() {
-                    needed = t;
+                if let Some(run) = self.fails_remembered(&t) {
+                    (needed, last) = (t, run);
                     break;
                 }
             }
         }
-        let (broken, sim) = self.fails(&needed)?;
+        let (broken, sim) = match last {
+            Some(run) => run,
+            None => self.fails(&needed)?,
+        };
         let effects = needed.iter().map(|f| effect(f, &sim)).collect();
         Some((needed, broken, effects))
     }
@@ -1008,76 +1077,42 @@ impl Explorer {
 /// Smaller versions of a fault, smallest first: shorter windows, earlier crash points.
 fn shrinks(f: &Fault) -> Vec<Fault> {
     const WINDOWS: [TimeMs; 6] = [1_000, 2_000, 5_000, 10_000, 20_000, 30_000];
-    let mut out = vec![];
-    match *f {
-        Fault::CrashBetweenWrites {
-            controller,
-            at_ms,
-            after_writes,
-        } => {
-            for k in 1..after_writes {
-                out.push(Fault::CrashBetweenWrites {
-                    controller,
-                    at_ms,
-                    after_writes: k,
-                });
-            }
+    let sizes: Vec<TimeMs> = match *f {
+        Fault::CrashBetweenWrites { after_writes, .. } => {
+            (1..after_writes).map(TimeMs::from).collect()
         }
         Fault::Disconnect {
-            controller,
-            at_ms,
-            duration_ms,
-        } => {
-            for w in WINDOWS.into_iter().filter(|&w| w < duration_ms) {
-                out.push(Fault::Disconnect {
-                    controller,
-                    at_ms,
-                    duration_ms: w,
-                });
-            }
+            duration_ms: was, ..
         }
+        | Fault::Stale { for_ms: was, .. } => WINDOWS.into_iter().filter(|&w| w < was).collect(),
         Fault::Hold {
-            controller,
             at_ms,
-            kind,
-            ref name,
             until_ms,
             for_ms,
+            ..
         } => {
+            // Long enough for the later state to arrive, then the usual windows.
             let need = until_ms.saturating_sub(at_ms) + 1_000;
-            let mut ws: Vec<TimeMs> = WINDOWS.into_iter().filter(|&w| w > need).collect();
-            ws.insert(0, need);
-            for w in ws.into_iter().filter(|&w| w < for_ms) {
-                out.push(Fault::Hold {
-                    controller,
-                    at_ms,
-                    kind,
-                    name: name.clone(),
-                    until_ms,
-                    for_ms: w,
-                });
-            }
+            std::iter::once(need)
+                .chain(WINDOWS.into_iter().filter(|&w| w > need))
+                .filter(|&w| w < for_ms)
+                .collect()
         }
-        Fault::Stale {
-            controller,
-            stale,
-            pause_ms,
-            restart_ms,
-            for_ms,
-        } => {
-            for w in WINDOWS.into_iter().filter(|&w| w < for_ms) {
-                out.push(Fault::Stale {
-                    controller,
-                    stale,
-                    pause_ms,
-                    restart_ms,
-                    for_ms: w,
-                });
-            }
-        }
+        Fault::Unobserved { .. } => vec![],
+    };
+    sizes.into_iter().map(|w| resized(f, w)).collect()
+}
+
+/// The fault with its size (crash point, window) set to `w`.
+fn resized(f: &Fault, w: TimeMs) -> Fault {
+    let mut g = f.clone();
+    match &mut g {
+        Fault::CrashBetweenWrites { after_writes, .. } => *after_writes = w as u32,
+        Fault::Disconnect { duration_ms, .. } => *duration_ms = w,
+        Fault::Hold { for_ms, .. } | Fault::Stale { for_ms, .. } => *for_ms = w,
         Fault::Unobserved { .. } => {}
     }
-    out
+    g
 }
 
 /// The kinds a controller reads (its informers).
@@ -1143,26 +1178,6 @@ pub fn had_effect(f: &Fault, sim: &Sim) -> bool {
 
 /// What a fault did in a run, in words read from its trace.
 pub fn effect(f: &Fault, sim: &Sim) -> String {
-    let cfg = &sim.config();
-    let cname = |c: ControllerId| cfg.controllers[c.index()].name.as_str();
-    let kname = |k: KindId| cfg.kinds[k.index()].name.as_str();
-    let mine = |w: crate::model::WatcherId, c: ControllerId| {
-        sim.reflectors()
-            .get(w.index())
-            .is_some_and(|r| r.controller == c)
-    };
-    // etcd's revision at event `i`.
-    let rev_at = |i: usize| -> Rv {
-        sim.trace[..i]
-            .iter()
-            .filter_map(|e| match e.kind {
-                EventKind::Write { rv, .. } => Some(rv),
-                EventKind::Compacted { rev } => Some(rev),
-                _ => None,
-            })
-            .max()
-            .unwrap_or(0)
-    };
     match *f {
         Fault::Stale {
             controller,
@@ -1170,244 +1185,289 @@ pub fn effect(f: &Fault, sim: &Sim) -> String {
             pause_ms,
             restart_ms,
             ..
-        } => {
-            let aname = &cfg.apiservers[stale.index()].name;
-            let missed = sim
-                .trace
-                .iter()
-                .filter(|e| {
-                    e.time_ms >= pause_ms
-                        && e.time_ms < restart_ms
-                        && matches!(e.kind, EventKind::Write { .. })
-                })
-                .count();
-            let req = sim
-                .trace
-                .iter()
-                .enumerate()
-                .find_map(|(i, e)| match e.kind {
-                    EventKind::ListRequest { watcher, rv, .. }
-                        if e.time_ms >= restart_ms && mine(watcher, controller) =>
-                    {
-                        Some((i, watcher, rv))
-                    }
-                    EventKind::WatchListRequest { watcher, rv, .. }
-                        if e.time_ms >= restart_ms && mine(watcher, controller) =>
-                    {
-                        Some((i, watcher, rv))
-                    }
-                    _ => None,
-                });
-            let Some((i, w, rv)) = req else {
-                return format!(
-                    "{aname}'s cache missed {missed} writes, but {} made no list after the restart",
-                    cname(controller)
-                );
-            };
-            let result = sim.trace[i..]
-                .iter()
-                .enumerate()
-                .find_map(|(d, e)| match e.kind {
-                    EventKind::ListResult {
-                        watcher, list_rv, ..
-                    } if watcher == w => Some((i + d, list_rv)),
-                    _ => None,
-                });
-            let kind = kname(sim.reflectors()[w.index()].kind);
-            match result {
-                Some((j, list_rv)) => format!(
-                    "{aname}'s cache was paused at {} and missed {missed} writes; the restart at {} listed {kind} at RV {} from {aname}, whose cache stood at rv {list_rv} while etcd was at {}",
-                    format_ms(pause_ms),
-                    format_ms(restart_ms),
-                    if rv == ListRv::Any { "\"0\"".to_string() } else { rv.param() },
-                    rev_at(j)
-                ),
-                None => format!(
-                    "{aname}'s cache was paused at {} and missed {missed} writes; the restart's list of {kind} got no answer",
-                    format_ms(pause_ms)
-                ),
-            }
-        }
+        } => stale_effect(sim, controller, stale, (pause_ms, restart_ms)),
         Fault::CrashBetweenWrites {
             controller, at_ms, ..
-        } => {
-            let crash = sim.trace.iter().enumerate().find(|(_, e)| {
-                e.time_ms >= at_ms
-                    && matches!(e.kind, EventKind::Crash { controller: c } if c == controller)
-            });
-            let Some((ci, ce)) = crash else {
-                return format!("{} never reached the crash point", cname(controller));
-            };
-            // The reconcile it cut short, and the writes that reconcile made.
-            let cut = sim.trace[ci..].iter().find_map(|e| match e.kind {
-                EventKind::ReconcileEnd {
-                    controller: c,
-                    key,
-                    result: ReconcileResult::Crashed,
-                } if c == controller => Some(key),
-                _ => None,
-            });
-            let start = cut.and_then(|key| {
-                sim.trace[..ci].iter().rposition(|e| {
-                    matches!(e.kind, EventKind::ReconcileStart { controller: c, key: k, .. } if c == controller && k == key)
-                })
-            });
-            let writes: Vec<String> = start
-                .map(|s| {
-                    sim.trace[s..ci]
-                        .iter()
-                        .filter(|e| e.cause == s as u32)
-                        .filter_map(|e| match e.kind {
-                            EventKind::Write { op, kind, name, .. } => Some(format!(
-                                "{} {}/{}",
-                                op.as_str(),
-                                kname(kind),
-                                sim.names().resolve(name)
-                            )),
-                            _ => None,
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let restart = sim.trace[ci..].iter().find_map(|e| match e.kind {
-                EventKind::Restart { controller: c, .. } if c == controller => Some(e.time_ms),
-                _ => None,
-            });
-            format!(
-                "{} crashed at {} in the reconcile of {} after {} write{} ({}){}",
-                cname(controller),
-                format_ms(ce.time_ms),
-                cut.map(|k| sim.names().resolve(k)).unwrap_or("?"),
-                writes.len(),
-                if writes.len() == 1 { "" } else { "s" },
-                writes.join(", "),
-                restart
-                    .map(|t| format!(", restarted at {}", format_ms(t)))
-                    .unwrap_or_default()
-            )
-        }
+        } => crash_effect(sim, controller, at_ms),
         Fault::Hold {
             controller,
             at_ms,
             kind,
             ref name,
             ..
-        } => {
-            let armed = sim.trace.iter().find(|e| {
-                e.time_ms >= at_ms
-                    && matches!(e.kind, EventKind::HoldArmed { controller: c, .. } if c == controller)
-            });
-            let released = sim.trace.iter().find_map(|e| match e.kind {
-                EventKind::HoldReleased {
-                    controller: c,
-                    held,
-                    superseded,
-                } if c == controller && e.time_ms >= at_ms => Some((e.time_ms, held, superseded)),
-                _ => None,
-            });
-            let Some((t, held, superseded)) = released else {
-                return format!(
-                    "{}'s notifications were held from {} and never released",
-                    cname(controller),
-                    format_ms(armed.map_or(at_ms, |e| e.time_ms))
-                );
-            };
-            // The states of the object written while the hold was on.
-            let specs: Vec<String> = sim
-                .trace
-                .iter()
-                .filter(|e| e.time_ms >= at_ms && e.time_ms <= t)
-                .filter_map(|e| match e.kind {
-                    EventKind::Write {
-                        kind: k,
-                        name: n,
-                        spec,
-                        ..
-                    } if k == kind && sim.names().resolve(n) == name => Some(spec.to_string()),
-                    _ => None,
-                })
-                .collect();
-            format!(
-                "{held} notifications to {} were held from {} to {} and released together{}: it never acted on {}/{name} at spec {} alone",
-                cname(controller),
-                format_ms(armed.map_or(at_ms, |e| e.time_ms)),
-                format_ms(t),
-                if superseded { " once a later state arrived" } else { "" },
-                kname(kind),
-                specs.first().map_or("?", String::as_str)
-            )
-        }
+        } => hold_effect(sim, controller, at_ms, kind, name),
         Fault::Disconnect {
             controller,
             at_ms,
             duration_ms,
-        }
-        | Fault::Unobserved {
+        } => cut_effect(sim, controller, at_ms, at_ms + duration_ms),
+        Fault::Unobserved {
             controller,
-            from_ms: at_ms,
-            until_ms: duration_ms,
-        } => {
-            let until = if matches!(f, Fault::Unobserved { .. }) {
-                duration_ms
-            } else {
-                at_ms + duration_ms
-            };
-            let after = |e: &&crate::trace::Event| e.time_ms >= at_ms && e.time_ms < until + 60_000;
-            let cut = sim
-                .trace
-                .iter()
-                .filter(after)
-                .filter(|e| matches!(e.kind, EventKind::WatchEnded { watcher, reason: WatchEnd::Disconnected } if mine(watcher, controller)))
-                .count();
-            let gone: Vec<String> = sim
-                .trace
-                .iter()
-                .filter(after)
-                .filter_map(|e| match e.kind {
-                    EventKind::WatchFailed { watcher, error } if mine(watcher, controller) => {
-                        error.code().eq(&410).then(|| error.message())
-                    }
-                    _ => None,
-                })
-                .collect();
-            let relists = sim
-                .trace
-                .iter()
-                .filter(after)
-                .filter(|e| match e.kind {
-                    EventKind::ListRequest {
-                        watcher, relist, ..
-                    }
-                    | EventKind::WatchListRequest {
-                        watcher, relist, ..
-                    } => relist && mine(watcher, controller),
-                    _ => false,
-                })
-                .count();
-            let missed = sim
-                .trace
-                .iter()
-                .filter(|e| e.time_ms >= at_ms && e.time_ms < until)
-                .filter(|e| matches!(e.kind, EventKind::Write { .. }))
-                .count();
-            format!(
-                "{} was cut off from {} to {} ({cut} watch{} closed, {missed} writes meanwhile){}{}",
-                cname(controller),
-                format_ms(at_ms),
-                format_ms(until),
-                if cut == 1 { "" } else { "es" },
-                match gone.first() {
-                    Some(m) => format!("; its re-watch got 410 \"{m}\""),
-                    None => "; it re-watched from where it was".into(),
-                },
-                if relists > 0 {
-                    format!(" and relisted {relists} time{}", if relists == 1 { "" } else { "s" })
-                } else {
-                    String::new()
-                }
-            )
-        }
+            from_ms,
+            until_ms,
+        } => cut_effect(sim, controller, from_ms, until_ms),
     }
+}
+
+fn cname(sim: &Sim, c: ControllerId) -> &str {
+    &sim.config().controllers[c.index()].name
+}
+
+fn kname(sim: &Sim, k: KindId) -> &str {
+    &sim.config().kinds[k.index()].name
+}
+
+/// Is watcher `w` one of controller `c`'s?
+fn mine(sim: &Sim, w: crate::model::WatcherId, c: ControllerId) -> bool {
+    sim.reflectors()
+        .get(w.index())
+        .is_some_and(|r| r.controller == c)
+}
+
+/// etcd's revision at event `i`.
+fn rev_at(sim: &Sim, i: usize) -> Rv {
+    sim.trace
+        .range(..i)
+        .filter_map(|e| match e.kind {
+            EventKind::Write { rv, .. } => Some(rv),
+            EventKind::Compacted { rev } => Some(rev),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Writes from `from_ms` until (not including) `until_ms`.
+fn writes_between(sim: &Sim, from_ms: TimeMs, until_ms: TimeMs) -> usize {
+    sim.trace
+        .iter()
+        .filter(|e| e.time_ms >= from_ms && e.time_ms < until_ms)
+        .filter(|e| matches!(e.kind, EventKind::Write { .. }))
+        .count()
+}
+
+/// The controller's first list (or watch-list) request from `at_ms` on: its event, watcher and RV.
+fn first_list(
+    sim: &Sim,
+    controller: ControllerId,
+    at_ms: TimeMs,
+) -> Option<(usize, crate::model::WatcherId, ListRv)> {
+    sim.trace
+        .iter()
+        .enumerate()
+        .find_map(|(i, e)| match e.kind {
+            EventKind::ListRequest { watcher, rv, .. }
+            | EventKind::WatchListRequest { watcher, rv, .. }
+                if e.time_ms >= at_ms && mine(sim, watcher, controller) =>
+            {
+                Some((i, watcher, rv))
+            }
+            _ => None,
+        })
+}
+
+/// A stale fault: what the paused cache missed and what the restart's list got from it.
+fn stale_effect(
+    sim: &Sim,
+    controller: ControllerId,
+    stale: ApiserverId,
+    (pause_ms, restart_ms): (TimeMs, TimeMs),
+) -> String {
+    let aname = &sim.config().apiservers[stale.index()].name;
+    let missed = writes_between(sim, pause_ms, restart_ms);
+    let Some((i, w, rv)) = first_list(sim, controller, restart_ms) else {
+        return format!(
+            "{aname}'s cache missed {missed} writes, but {} made no list after the restart",
+            cname(sim, controller)
+        );
+    };
+    let result = sim
+        .trace
+        .range(i..)
+        .enumerate()
+        .find_map(|(d, e)| match e.kind {
+            EventKind::ListResult {
+                watcher, list_rv, ..
+            } if watcher == w => Some((i + d, list_rv)),
+            _ => None,
+        });
+    let kind = kname(sim, sim.reflectors()[w.index()].kind);
+    match result {
+        Some((j, list_rv)) => format!(
+            "{aname}'s cache was paused at {} and missed {missed} writes; the restart at {} listed {kind} at RV {} from {aname}, whose cache stood at rv {list_rv} while etcd was at {}",
+            format_ms(pause_ms),
+            format_ms(restart_ms),
+            if rv == ListRv::Any { "\"0\"".to_string() } else { rv.param() },
+            rev_at(sim, j)
+        ),
+        None => format!(
+            "{aname}'s cache was paused at {} and missed {missed} writes; the restart's list of {kind} got no answer",
+            format_ms(pause_ms)
+        ),
+    }
+}
+
+/// A crash between writes: the reconcile it cut short, the writes that reconcile made, the
+/// restart.
+fn crash_effect(sim: &Sim, controller: ControllerId, at_ms: TimeMs) -> String {
+    let crash = sim.trace.iter().enumerate().find(|(_, e)| {
+        e.time_ms >= at_ms
+            && matches!(e.kind, EventKind::Crash { controller: c } if c == controller)
+    });
+    let Some((ci, ce)) = crash else {
+        return format!("{} never reached the crash point", cname(sim, controller));
+    };
+    let cut = sim.trace.range(ci..).find_map(|e| match e.kind {
+        EventKind::ReconcileEnd {
+            controller: c,
+            key,
+            result: ReconcileResult::Crashed,
+        } if c == controller => Some(key),
+        _ => None,
+    });
+    let start = cut.and_then(|key| {
+        sim.trace.range(..ci).rposition(|e| {
+            matches!(e.kind, EventKind::ReconcileStart { controller: c, key: k, .. } if c == controller && k == key)
+        })
+    });
+    let writes = start.map_or(vec![], |s| writes_of_reconcile(sim, s, ci));
+    let restart = sim.trace.range(ci..).find_map(|e| match e.kind {
+        EventKind::Restart { controller: c, .. } if c == controller => Some(e.time_ms),
+        _ => None,
+    });
+    format!(
+        "{} crashed at {} in the reconcile of {} after {} write{} ({}){}",
+        cname(sim, controller),
+        format_ms(ce.time_ms),
+        cut.map(|k| sim.names().resolve(k)).unwrap_or("?"),
+        writes.len(),
+        if writes.len() == 1 { "" } else { "s" },
+        writes.join(", "),
+        restart
+            .map(|t| format!(", restarted at {}", format_ms(t)))
+            .unwrap_or_default()
+    )
+}
+
+/// The writes the reconcile starting at event `start` made before event `end`, in words.
+fn writes_of_reconcile(sim: &Sim, start: usize, end: usize) -> Vec<String> {
+    sim.trace
+        .range(start..end)
+        .filter(|e| e.cause == start as u32)
+        .filter_map(|e| match e.kind {
+            EventKind::Write { op, kind, name, .. } => Some(format!(
+                "{} {}/{}",
+                op.as_str(),
+                kname(sim, kind),
+                sim.names().resolve(name)
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A hold: how many notifications were held, from when to when, and the state never acted on.
+fn hold_effect(
+    sim: &Sim,
+    controller: ControllerId,
+    at_ms: TimeMs,
+    kind: KindId,
+    name: &str,
+) -> String {
+    let armed = sim.trace.iter().find(|e| {
+        e.time_ms >= at_ms
+            && matches!(e.kind, EventKind::HoldArmed { controller: c, .. } if c == controller)
+    });
+    let released = sim.trace.iter().find_map(|e| match e.kind {
+        EventKind::HoldReleased {
+            controller: c,
+            held,
+            superseded,
+        } if c == controller && e.time_ms >= at_ms => Some((e.time_ms, held, superseded)),
+        _ => None,
+    });
+    let Some((t, held, superseded)) = released else {
+        return format!(
+            "{}'s notifications were held from {} and never released",
+            cname(sim, controller),
+            format_ms(armed.map_or(at_ms, |e| e.time_ms))
+        );
+    };
+    // The first state of the object written while the hold was on.
+    let spec = sim
+        .trace
+        .iter()
+        .filter(|e| e.time_ms >= at_ms && e.time_ms <= t)
+        .find_map(|e| match e.kind {
+            EventKind::Write {
+                kind: k,
+                name: n,
+                spec,
+                ..
+            } if k == kind && sim.names().resolve(n) == name => Some(spec.to_string()),
+            _ => None,
+        });
+    format!(
+        "{held} notifications to {} were held from {} to {} and released together{}: it never acted on {}/{name} at spec {} alone",
+        cname(sim, controller),
+        format_ms(armed.map_or(at_ms, |e| e.time_ms)),
+        format_ms(t),
+        if superseded { " once a later state arrived" } else { "" },
+        kname(sim, kind),
+        spec.as_deref().unwrap_or("?")
+    )
+}
+
+/// A disconnect or an unobserved window: the watches it closed, the writes meanwhile, what the
+/// re-watch got and the relists (within a minute after).
+fn cut_effect(sim: &Sim, controller: ControllerId, at_ms: TimeMs, until: TimeMs) -> String {
+    let after = |e: &&crate::trace::Event| e.time_ms >= at_ms && e.time_ms < until + 60_000;
+    let cut = sim
+        .trace
+        .iter()
+        .filter(after)
+        .filter(|e| matches!(e.kind, EventKind::WatchEnded { watcher, reason: WatchEnd::Disconnected } if mine(sim, watcher, controller)))
+        .count();
+    let gone = sim.trace.iter().filter(after).find_map(|e| match e.kind {
+        EventKind::WatchFailed { watcher, error } if mine(sim, watcher, controller) => {
+            error.code().eq(&410).then(|| error.message())
+        }
+        _ => None,
+    });
+    let relists = sim
+        .trace
+        .iter()
+        .filter(after)
+        .filter(|e| match e.kind {
+            EventKind::ListRequest {
+                watcher, relist, ..
+            }
+            | EventKind::WatchListRequest {
+                watcher, relist, ..
+            } => relist && mine(sim, watcher, controller),
+            _ => false,
+        })
+        .count();
+    let missed = writes_between(sim, at_ms, until);
+    format!(
+        "{} was cut off from {} to {} ({cut} watch{} closed, {missed} writes meanwhile){}{}",
+        cname(sim, controller),
+        format_ms(at_ms),
+        format_ms(until),
+        if cut == 1 { "" } else { "es" },
+        match gone {
+            Some(m) => format!("; its re-watch got 410 \"{m}\""),
+            None => "; it re-watched from where it was".into(),
+        },
+        if relists > 0 {
+            format!(
+                " and relisted {relists} time{}",
+                if relists == 1 { "" } else { "s" }
+            )
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// The candidate sources, one per fault type in [`FAULT_TYPES`]'s order.
@@ -1416,159 +1476,18 @@ fn sources(sim: &Sim) -> Vec<Source> {
     let end = cfg.end_ms;
     let (mut crash, mut hold, mut unobserved, mut disconnect) = (vec![], vec![], vec![], vec![]);
     let mut stale = vec![];
-    // Writes (of any reconcile) counted by the reconcile that made them.
-    let mut writes_of = vec![0u32; sim.trace.len()];
-    for e in &sim.trace {
-        if let (
-            Actor::Controller(_),
-            EventKind::Write { .. } | EventKind::WriteFailed { .. } | EventKind::NoOpWrite { .. },
-        ) = (e.actor, e.kind)
-        {
-            if let Some(n) = writes_of.get_mut(e.cause as usize) {
-                *n += 1;
-            }
-        }
-    }
+    let writes_of = writes_per_reconcile(sim);
     for (ci, c) in cfg.controllers.iter().enumerate() {
         if c.anvil {
             continue;
         }
         let controller = ControllerId(ci as u16);
         let read = reads(sim, controller);
-        // Intermediate state: between every pair of writes of every reconcile. The crash is
-        // armed just before the reconcile starts, or as the controller starts if it started
-        // in that very millisecond (a crash input for a controller that is down does nothing).
-        let mut up_since = 0;
-        for (i, e) in sim.trace.iter().enumerate() {
-            match e.kind {
-                EventKind::Restart { controller: rc, .. } if rc == controller => {
-                    up_since = e.time_ms;
-                }
-                EventKind::ReconcileStart { controller: rc, .. } if rc == controller => {
-                    for after_writes in 1..writes_of[i] {
-                        crash.push(Fault::CrashBetweenWrites {
-                            controller,
-                            at_ms: e.time_ms.saturating_sub(1).max(up_since),
-                            after_writes,
-                        });
-                    }
-                }
-                _ => {}
-            }
-        }
-        // Writes by others of kinds it reads, in time order.
-        let others: Vec<(TimeMs, KindId, crate::model::NameId)> = sim
-            .trace
-            .iter()
-            .filter(|e| e.actor != Actor::Controller(controller))
-            .filter_map(|e| match e.kind {
-                EventKind::Write { kind, name, .. } if read.contains(&kind) => {
-                    Some((e.time_ms, kind, name))
-                }
-                _ => None,
-            })
-            .collect();
-        // Unobserved state: consecutive writes of one object by others.
-        let mut next_of: std::collections::HashMap<(KindId, crate::model::NameId), TimeMs> =
-            Default::default();
-        let mut pairs = vec![];
-        for &(t, kind, name) in others.iter().rev() {
-            if let Some(&t2) = next_of.get(&(kind, name)) {
-                if t2 > t {
-                    pairs.push((t, t2, kind, name));
-                }
-            }
-            next_of.insert((kind, name), t);
-        }
-        pairs.reverse();
-        for (t1, t2, kind, name) in pairs {
-            unobserved.push(Fault::Unobserved {
-                controller,
-                from_ms: t1.saturating_sub(1),
-                until_ms: t2 + 1,
-            });
-            hold.push(Fault::Hold {
-                controller,
-                at_ms: t1.saturating_sub(1),
-                kind,
-                name: sim.names().resolve(name).to_string(),
-                until_ms: t2,
-                for_ms: HOLD_FOR_MS,
-            });
-        }
-        // A disconnect at each write of a kind it reads, long enough for the cache to move on.
-        let mut times: Vec<TimeMs> = others.iter().map(|w| w.0).collect();
-        times.dedup();
-        for t in times {
-            for duration_ms in [5_000, 60_000] {
-                disconnect.push(Fault::Disconnect {
-                    controller,
-                    at_ms: t.saturating_sub(1),
-                    duration_ms,
-                });
-            }
-        }
-        // Stale state: another apiserver paused right after its cache applied a change of a
-        // kind the controller reads; the restart after one of the controller's own writes, or
-        // 1 s after a user write, once that cache has missed a write.
-        let mut restarts: Vec<TimeMs> = sim
-            .trace
-            .iter()
-            .filter_map(|e| match (e.actor, e.kind) {
-                (Actor::Controller(a), EventKind::Write { .. }) if a == controller => {
-                    Some(e.time_ms + 1)
-                }
-                (Actor::User, EventKind::Write { kind, .. }) if read.contains(&kind) => {
-                    Some(e.time_ms + 1_000)
-                }
-                _ => None,
-            })
-            .filter(|&r| r <= end)
-            .collect();
-        restarts.sort_unstable();
-        restarts.dedup();
-        for (a, _) in cfg.apiservers.iter().enumerate() {
-            let a = ApiserverId(a as u8);
-            if a == c.apiserver {
-                continue;
-            }
-            let mut adds: Vec<TimeMs> = sim
-                .trace
-                .iter()
-                .filter_map(|e| match e.kind {
-                    EventKind::CacheAdd {
-                        apiserver, kind, ..
-                    } if apiserver == a && read.contains(&kind) => Some(e.time_ms),
-                    _ => None,
-                })
-                .collect();
-            adds.dedup();
-            // Pause right after each moment the cache applied something; valid restarts come
-            // after the next thing it would have applied.
-            let pauses: Vec<(TimeMs, usize)> = adds
-                .iter()
-                .enumerate()
-                .filter_map(|(k, &t)| {
-                    let missed = *adds.get(k + 1)?;
-                    let first = restarts.partition_point(|&r| r <= missed);
-                    (first < restarts.len()).then_some((t + 1, first))
-                })
-                .collect();
-            let max_d = pauses
-                .iter()
-                .map(|&(_, f)| restarts.len() - f)
-                .max()
-                .unwrap_or(0);
-            stale.push(StaleGen {
-                controller,
-                stale: a,
-                pauses,
-                restarts: restarts.clone(),
-                d: 0,
-                p: 0,
-                max_d,
-            });
-        }
+        crash.extend(crash_faults(sim, controller, &writes_of));
+        let others = writes_by_others(sim, controller, &read);
+        window_faults(sim, controller, &others, &mut unobserved, &mut hold);
+        disconnect.extend(disconnect_faults(controller, &others));
+        stale.extend(stale_gens(sim, controller, &read));
     }
     let list = |mut v: Vec<Fault>| {
         v.retain(|f| f.start_ms() <= end);
@@ -1584,6 +1503,198 @@ fn sources(sim: &Sim) -> Vec<Source> {
         list(unobserved),
         list(disconnect),
     ]
+}
+
+/// Writes (of any reconcile), counted by the event of the reconcile that made them.
+fn writes_per_reconcile(sim: &Sim) -> Vec<u32> {
+    let mut writes_of = vec![0u32; sim.trace.len()];
+    for e in &sim.trace {
+        if let (
+            Actor::Controller(_),
+            EventKind::Write { .. } | EventKind::WriteFailed { .. } | EventKind::NoOpWrite { .. },
+        ) = (e.actor, e.kind)
+        {
+            if let Some(n) = writes_of.get_mut(e.cause as usize) {
+                *n += 1;
+            }
+        }
+    }
+    writes_of
+}
+
+/// Intermediate state: a crash between every pair of writes of every reconcile. The crash is
+/// armed just before the reconcile starts, or as the controller starts if it started in that
+/// very millisecond (a crash input for a controller that is down does nothing).
+fn crash_faults(sim: &Sim, controller: ControllerId, writes_of: &[u32]) -> Vec<Fault> {
+    let mut out = vec![];
+    let mut up_since = 0;
+    for (i, e) in sim.trace.iter().enumerate() {
+        match e.kind {
+            EventKind::Restart { controller: rc, .. } if rc == controller => {
+                up_since = e.time_ms;
+            }
+            EventKind::ReconcileStart { controller: rc, .. } if rc == controller => {
+                for after_writes in 1..writes_of[i] {
+                    out.push(Fault::CrashBetweenWrites {
+                        controller,
+                        at_ms: e.time_ms.saturating_sub(1).max(up_since),
+                        after_writes,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Writes by others of kinds the controller reads, in time order.
+fn writes_by_others(
+    sim: &Sim,
+    controller: ControllerId,
+    read: &[KindId],
+) -> Vec<(TimeMs, KindId, crate::model::NameId)> {
+    sim.trace
+        .iter()
+        .filter(|e| e.actor != Actor::Controller(controller))
+        .filter_map(|e| match e.kind {
+            EventKind::Write { kind, name, .. } if read.contains(&kind) => {
+                Some((e.time_ms, kind, name))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Unobserved state: a window (and a hold) between consecutive writes of one object by others.
+fn window_faults(
+    sim: &Sim,
+    controller: ControllerId,
+    others: &[(TimeMs, KindId, crate::model::NameId)],
+    unobserved: &mut Vec<Fault>,
+    hold: &mut Vec<Fault>,
+) {
+    let mut next_of: std::collections::HashMap<(KindId, crate::model::NameId), TimeMs> =
+        Default::default();
+    let mut pairs = vec![];
+    for &(t, kind, name) in others.iter().rev() {
+        if let Some(&t2) = next_of.get(&(kind, name)) {
+            if t2 > t {
+                pairs.push((t, t2, kind, name));
+            }
+        }
+        next_of.insert((kind, name), t);
+    }
+    pairs.reverse();
+    for (t1, t2, kind, name) in pairs {
+        unobserved.push(Fault::Unobserved {
+            controller,
+            from_ms: t1.saturating_sub(1),
+            until_ms: t2 + 1,
+        });
+        hold.push(Fault::Hold {
+            controller,
+            at_ms: t1.saturating_sub(1),
+            kind,
+            name: sim.names().resolve(name).to_string(),
+            until_ms: t2,
+            for_ms: HOLD_FOR_MS,
+        });
+    }
+}
+
+/// A disconnect at each write of a kind it reads, long enough for the cache to move on.
+fn disconnect_faults(
+    controller: ControllerId,
+    others: &[(TimeMs, KindId, crate::model::NameId)],
+) -> Vec<Fault> {
+    let mut times: Vec<TimeMs> = others.iter().map(|w| w.0).collect();
+    times.dedup();
+    let mut out = vec![];
+    for t in times {
+        for duration_ms in [5_000, 60_000] {
+            out.push(Fault::Disconnect {
+                controller,
+                at_ms: t.saturating_sub(1),
+                duration_ms,
+            });
+        }
+    }
+    out
+}
+
+/// Stale state: another apiserver paused right after its cache applied a change of a kind the
+/// controller reads; the restart after one of the controller's own writes, or 1 s after a user
+/// write, once that cache has missed a write. One generator per other apiserver.
+fn stale_gens(sim: &Sim, controller: ControllerId, read: &[KindId]) -> Vec<StaleGen> {
+    let restarts = stale_restarts(sim, controller, read);
+    let own = sim.config().controllers[controller.index()].apiserver;
+    let mut out = vec![];
+    for a in 0..sim.config().apiservers.len() {
+        let a = ApiserverId(a as u8);
+        if a == own {
+            continue;
+        }
+        let mut adds: Vec<TimeMs> = sim
+            .trace
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::CacheAdd {
+                    apiserver, kind, ..
+                } if apiserver == a && read.contains(&kind) => Some(e.time_ms),
+                _ => None,
+            })
+            .collect();
+        adds.dedup();
+        // Pause right after each moment the cache applied something; valid restarts come
+        // after the next thing it would have applied.
+        let pauses: Vec<(TimeMs, usize)> = adds
+            .iter()
+            .enumerate()
+            .filter_map(|(k, &t)| {
+                let missed = *adds.get(k + 1)?;
+                let first = restarts.partition_point(|&r| r <= missed);
+                (first < restarts.len()).then_some((t + 1, first))
+            })
+            .collect();
+        let max_d = pauses
+            .iter()
+            .map(|&(_, f)| restarts.len() - f)
+            .max()
+            .unwrap_or(0);
+        out.push(StaleGen {
+            controller,
+            stale: a,
+            pauses,
+            restarts: restarts.clone(),
+            d: 0,
+            p: 0,
+            max_d,
+        });
+    }
+    out
+}
+
+/// When a stale restart may happen: after each of the controller's own writes, or 1 s after a
+/// user write of a kind it reads (sorted, by the scenario's end).
+fn stale_restarts(sim: &Sim, controller: ControllerId, read: &[KindId]) -> Vec<TimeMs> {
+    let mut restarts: Vec<TimeMs> = sim
+        .trace
+        .iter()
+        .filter_map(|e| match (e.actor, e.kind) {
+            (Actor::Controller(a), EventKind::Write { .. }) if a == controller => {
+                Some(e.time_ms + 1)
+            }
+            (Actor::User, EventKind::Write { kind, .. }) if read.contains(&kind) => {
+                Some(e.time_ms + 1_000)
+            }
+            _ => None,
+        })
+        .filter(|&r| r <= sim.config().end_ms)
+        .collect();
+    restarts.sort_unstable();
+    restarts.dedup();
+    restarts
 }
 
 /// Candidate faults read off a fault-free run, in the order the explorer tries them (capped).

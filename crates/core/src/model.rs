@@ -134,37 +134,64 @@ pub struct Change {
     pub time_ms: TimeMs,
 }
 
-/// Interns strings so objects and trace events stay `Copy` and small.
+/// Interns strings so objects and trace events stay `Copy` and small. The table is shared by
+/// clones (the explorer's forks) until one of them adds a name.
 #[derive(Clone, Debug, Default)]
-pub struct Names {
+pub struct Names(std::sync::Arc<NameTable>);
+
+#[derive(Clone, Debug, Default)]
+struct NameTable {
     strings: Vec<String>,
-    index: HashMap<String, u32>,
+    index: HashMap<String, u32, std::hash::BuildHasherDefault<Fnv>>,
+}
+
+/// FNV-1a, for the short names the table looks up on every reconcile.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
 }
 
 impl Names {
     pub fn intern(&mut self, s: &str) -> NameId {
-        if let Some(&i) = self.index.get(s) {
+        if let Some(&i) = self.0.index.get(s) {
             return NameId(i);
         }
-        let i = self.strings.len() as u32;
-        self.strings.push(s.to_string());
-        self.index.insert(s.to_string(), i);
+        let t = std::sync::Arc::make_mut(&mut self.0);
+        let i = t.strings.len() as u32;
+        t.strings.push(s.to_string());
+        t.index.insert(s.to_string(), i);
         NameId(i)
     }
     pub fn get(&self, s: &str) -> Option<NameId> {
-        self.index.get(s).map(|&i| NameId(i))
+        self.0.index.get(s).map(|&i| NameId(i))
     }
     pub fn resolve(&self, id: NameId) -> &str {
-        self.strings
+        self.0
+            .strings
             .get(id.index())
             .map(String::as_str)
             .unwrap_or("?")
     }
     pub fn len(&self) -> usize {
-        self.strings.len()
+        self.0.strings.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.strings.is_empty()
+        self.0.strings.is_empty()
     }
 }
 

@@ -527,6 +527,221 @@ impl Event {
     }
 }
 
+/// Events per frozen chunk of a [`Trace`] (a power of two).
+const CHUNK: usize = 256;
+
+/// A run's events in order. Full chunks of [`CHUNK`] events are frozen and shared (`Arc`), so a
+/// clone of a run (the explorer's fork) copies pointers and at most one chunk's worth of recent
+/// events, not the whole past. Read it like a slice: `len`, `[i]`, `get`, `last`, `iter`,
+/// `range(a..b)` (an iterator, both ways), `partition_point`.
+#[derive(Default)]
+pub struct Trace {
+    chunks: Vec<std::sync::Arc<[Event]>>,
+    tail: Vec<Event>,
+}
+
+impl Clone for Trace {
+    fn clone(&self) -> Trace {
+        // Room for the chunk being filled, so the clone's next events do not copy it again.
+        let mut tail = Vec::with_capacity(CHUNK);
+        tail.extend_from_slice(&self.tail);
+        Trace {
+            chunks: self.chunks.clone(),
+            tail,
+        }
+    }
+}
+
+impl Trace {
+    pub fn new() -> Trace {
+        Trace::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.chunks.len() * CHUNK + self.tail.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn push(&mut self, e: Event) {
+        if self.tail.capacity() == 0 {
+            self.tail.reserve_exact(CHUNK);
+        }
+        self.tail.push(e);
+        if self.tail.len() == CHUNK {
+            self.chunks.push(self.tail.as_slice().into());
+            self.tail.clear();
+        }
+    }
+
+    pub fn get(&self, i: usize) -> Option<&Event> {
+        match self.chunks.get(i / CHUNK) {
+            Some(c) => Some(&c[i % CHUNK]),
+            None => self.tail.get(i - self.chunks.len() * CHUNK),
+        }
+    }
+
+    /// The event at `i`, to amend (a frozen chunk is copied first if a clone shares it).
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut Event> {
+        let full = self.chunks.len() * CHUNK;
+        if i >= full {
+            return self.tail.get_mut(i - full);
+        }
+        let c = &mut self.chunks[i / CHUNK];
+        if std::sync::Arc::get_mut(c).is_none() {
+            *c = c[..].into();
+        }
+        std::sync::Arc::get_mut(c).map(|c| &mut c[i % CHUNK])
+    }
+
+    pub fn last(&self) -> Option<&Event> {
+        self.tail.last().or_else(|| self.chunks.last()?.last())
+    }
+
+    pub fn iter(&self) -> Iter<'_> {
+        self.range(..)
+    }
+
+    /// The events in `range`, in order (reversible).
+    pub fn range(&self, range: impl std::ops::RangeBounds<usize>) -> Iter<'_> {
+        use std::ops::Bound;
+        let len = self.len();
+        let a = match range.start_bound() {
+            Bound::Included(&a) => a,
+            Bound::Excluded(&a) => a + 1,
+            Bound::Unbounded => 0,
+        };
+        let b = match range.end_bound() {
+            Bound::Included(&b) => b + 1,
+            Bound::Excluded(&b) => b,
+            Bound::Unbounded => len,
+        };
+        assert!(a <= b && b <= len, "range {a}..{b} of a trace of {len}");
+        if a == b {
+            return Iter::default();
+        }
+        let (first, last) = (a / CHUNK, (b - 1) / CHUNK);
+        let piece = |k: usize| -> &[Event] { self.chunks.get(k).map_or(&self.tail, |c| c) };
+        if first == last {
+            let lo = first * CHUNK;
+            return Iter {
+                front: piece(first)[a - lo..b - lo].iter(),
+                len: b - a,
+                ..Iter::default()
+            };
+        }
+        Iter {
+            front: piece(first)[a % CHUNK..].iter(),
+            mid: self.chunks[first + 1..last].iter(),
+            back: piece(last)[..b - last * CHUNK].iter(),
+            len: b - a,
+        }
+    }
+
+    /// The number of events for which `pred` holds, when it holds for a prefix (as
+    /// `slice::partition_point`).
+    pub fn partition_point(&self, mut pred: impl FnMut(&Event) -> bool) -> usize {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pred(&self[mid]) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+}
+
+impl std::ops::Index<usize> for Trace {
+    type Output = Event;
+    fn index(&self, i: usize) -> &Event {
+        match self.get(i) {
+            Some(e) => e,
+            None => panic!("event {i} of a trace of {}", self.len()),
+        }
+    }
+}
+
+impl PartialEq for Trace {
+    fn eq(&self, other: &Trace) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl std::fmt::Debug for Trace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<'a> IntoIterator for &'a Trace {
+    type Item = &'a Event;
+    type IntoIter = Iter<'a>;
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+/// An iterator over a [`Trace`]'s events: the first piece, whole chunks, the last piece.
+#[derive(Clone, Default)]
+pub struct Iter<'a> {
+    front: std::slice::Iter<'a, Event>,
+    mid: std::slice::Iter<'a, std::sync::Arc<[Event]>>,
+    back: std::slice::Iter<'a, Event>,
+    len: usize,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = &'a Event;
+
+    fn next(&mut self) -> Option<&'a Event> {
+        loop {
+            if let Some(e) = self.front.next() {
+                self.len -= 1;
+                return Some(e);
+            }
+            match self.mid.next() {
+                Some(c) => self.front = c.iter(),
+                None => {
+                    let e = self.back.next()?;
+                    self.len -= 1;
+                    return Some(e);
+                }
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.len, Some(self.len))
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(e) = self.back.next_back() {
+                self.len -= 1;
+                return Some(e);
+            }
+            match self.mid.next_back() {
+                Some(c) => self.back = c.iter(),
+                None => {
+                    let e = self.front.next_back()?;
+                    self.len -= 1;
+                    return Some(e);
+                }
+            }
+        }
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+impl std::iter::FusedIterator for Iter<'_> {}
+
 /// Names needed to render events as text.
 pub trait Labels {
     fn name(&self, id: NameId) -> &str;
@@ -924,5 +1139,65 @@ mod size_tests {
     #[test]
     fn an_event_is_48_bytes() {
         assert_eq!(std::mem::size_of::<super::Event>(), 48);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(i: usize) -> Event {
+        Event {
+            time_ms: i as TimeMs,
+            actor: Actor::User,
+            cause: i as EventId,
+            kind: EventKind::Crash {
+                controller: ControllerId(0),
+            },
+        }
+    }
+
+    /// A trace reads like the `Vec` of its events, across chunk boundaries, after clones too.
+    #[test]
+    fn a_trace_reads_like_a_vec() {
+        for n in [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 7] {
+            let v: Vec<Event> = (0..n).map(event).collect();
+            let mut t = Trace::new();
+            v.iter().for_each(|&e| t.push(e));
+            assert_eq!(t.len(), n);
+            assert!(t.iter().eq(v.iter()));
+            assert!(t.iter().rev().eq(v.iter().rev()));
+            assert_eq!(t.last(), v.last());
+            assert_eq!(t.get(n), None);
+            for (a, b) in [(0, n), (1.min(n), n), (n / 3, n - n / 4), (n, n)] {
+                assert!(t.range(a..b).eq(v[a..b].iter()), "{a}..{b} of {n}");
+                assert!(t.range(a..b).rev().eq(v[a..b].iter().rev()));
+                assert_eq!(t.range(a..b).len(), b - a);
+                let mut it = t.range(a..b);
+                let mut w = v[a..b].iter();
+                while let Some(x) = it.next() {
+                    assert_eq!(Some(x), w.next());
+                    assert_eq!(it.next_back(), w.next_back());
+                }
+            }
+            for k in [0, n / 2, n] {
+                let p = t.partition_point(|e| (e.time_ms as usize) < k);
+                assert_eq!(p, v.partition_point(|e| (e.time_ms as usize) < k));
+            }
+            // Amending a clone's event leaves the original as it was.
+            let mut c = t.clone();
+            if let Some(e) = c.get_mut(n / 2) {
+                e.cause = NO_CAUSE;
+            }
+            assert!(t.iter().eq(v.iter()));
+            assert_eq!(c.len(), n);
+            if n > 0 {
+                assert_eq!(c[n / 2].cause, NO_CAUSE);
+                assert_ne!(c, t);
+            }
+            c.push(event(n));
+            assert_eq!(c.len(), n + 1);
+            assert_eq!(t.len(), n);
+        }
     }
 }

@@ -629,7 +629,7 @@ pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
             // Evictions since the watcher's RV was written: a backward scan that stops there.
             let kind = sim.reflectors()[watcher.index()].kind;
             let mut evicted = 0u64;
-            for x in sim.trace[..i as usize].iter().rev() {
+            for x in sim.trace.range(..i as usize).rev() {
                 if let EventKind::CacheAdd {
                     kind: k,
                     evicted: n,

@@ -10,11 +10,40 @@ use listwatch_script::gallery::GALLERY;
 
 /// Runs a search on `threads` threads; returns (schedules, seconds, failures).
 fn search(src: &str, budget: Budget, threads: usize) -> Option<(u64, f64, usize)> {
+    search_timed(src, budget, threads).map(|(n, secs, _, found)| (n, secs, found))
+}
+
+/// As [`search`], with the CPU time of this thread too (Linux; 0 elsewhere): on one thread it
+/// is the search's own time, whatever else the machine runs.
+fn search_timed(src: &str, budget: Budget, threads: usize) -> Option<(u64, f64, f64, usize)> {
     let (mut ex, _) = explorer(src, budget).ok()?;
-    let t = Instant::now();
+    let (t, cpu) = (Instant::now(), cpu_secs());
     run_threads(&mut ex, threads, |_| true);
-    let secs = t.elapsed().as_secs_f64();
-    (ex.stats.tried > 0).then_some((ex.stats.tried, secs, ex.failures.len()))
+    let (secs, cpu) = (t.elapsed().as_secs_f64(), cpu_secs() - cpu);
+    (ex.stats.tried > 0).then_some((ex.stats.tried, secs, cpu, ex.failures.len()))
+}
+
+/// Schedules per CPU second of one thread, over repeated searches until they add up to a
+/// quarter of a CPU second (the kernel counts a thread's CPU time in scheduler ticks, so one
+/// short search may show none); `None` where CPU time cannot be read.
+fn cpu_rate(src: &str, budget: Budget) -> Option<f64> {
+    let (mut n, mut cpu) = (0, 0.0);
+    for _ in 0..1000 {
+        let (k, _, c, _) = search_timed(src, budget, 1)?;
+        (n, cpu) = (n + k, cpu + c);
+        if cpu >= 0.25 {
+            break;
+        }
+    }
+    (cpu > 0.0).then(|| n as f64 / cpu)
+}
+
+/// This thread's CPU time so far, in seconds (`/proc/thread-self/schedstat`; 0 if unreadable).
+fn cpu_secs() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |ns| ns / 1e9)
 }
 
 /// 20 objects of three controllers' kinds, on two apiservers.
@@ -60,24 +89,68 @@ fn machine_speedup() -> f64 {
     2.0 * spin(1) / spin(2)
 }
 
-fn main() {
+/// The median (the upper one of an even count).
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Schedules per second per core on each gallery scenario (one thread): the rows and the median.
+/// Also the median by CPU time.
+fn gallery_rates() -> (f64, f64, Vec<String>) {
     let budget = Budget {
         schedules: 3000,
         first_failure: false,
     };
-    let mut rates = vec![];
+    let (mut rates, mut cpu_rates) = (vec![], vec![]);
     let mut rows = vec![];
     for (name, src) in GALLERY {
         let Some((n, secs, _)) = search(src, budget, 1) else {
             continue;
         };
         let rate = n as f64 / secs.max(1e-9);
+        let cpu_rate = cpu_rate(src, budget).unwrap_or(0.0);
         rates.push(rate);
-        rows.push(format!("    {name:<44} {n:>6} schedules {rate:>10.0} /s"));
+        cpu_rates.push(cpu_rate);
+        rows.push(format!(
+            "    {name:<44} {n:>6} schedules {rate:>10.0} /s ({cpu_rate:.0} per CPU second)"
+        ));
     }
-    rates.sort_by(f64::total_cmp);
-    let median = rates.get(rates.len() / 2).copied().unwrap_or(0.0);
-    // Speed-up: the same searches on 1 and 2 threads (the larger gallery searches).
+    (median(rates), median(cpu_rates), rows)
+}
+
+/// What e2e/bench.mjs has the page's Web Worker do (five gallery scenarios with only `expect
+/// esr`, 3,000 schedules, stopping at the first failure), natively on one thread: the median
+/// rate, by wall clock and per CPU second. The worker runs the same core code in wasm.
+fn worker_rates() -> (f64, f64) {
+    let only_esr = |src: &str| {
+        src.lines()
+            .filter(|l| !l.starts_with("expect") || l.trim() == "expect esr")
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+            + "expect esr\n"
+    };
+    let budget = Budget {
+        schedules: 3000,
+        first_failure: true,
+    };
+    let (mut rates, mut cpu_rates) = (vec![], vec![]);
+    for file in ["17-", "09-", "20-", "10-", "03-"] {
+        let (_, src) = GALLERY
+            .iter()
+            .find(|(n, _)| n.starts_with(file))
+            .expect("in the gallery");
+        let src = only_esr(src);
+        if let Some((n, secs, _)) = search(&src, budget, 1) {
+            rates.push(n as f64 / secs.max(1e-9));
+            cpu_rates.push(cpu_rate(&src, budget).unwrap_or(0.0));
+        }
+    }
+    (median(rates), median(cpu_rates))
+}
+
+/// The same searches on 1 and 2 threads (the larger gallery searches): total seconds of each.
+fn thread_times() -> (f64, f64) {
     let (mut t1, mut t2) = (0.0, 0.0);
     for (name, src) in GALLERY {
         if !["19-", "20-", "21-", "22-", "23-", "17-", "01-"]
@@ -95,31 +168,86 @@ fn main() {
             t2 += b.1;
         }
     }
-    let speedup = t1 / t2.max(1e-9);
+    (t1, t2)
+}
+
+/// The exhaustive search of [`twenty_objects`] on `threads` threads (its first `most` schedules).
+fn exhaustive(threads: usize, most: u64) {
     let big = twenty_objects();
-    let (ex, _) = explorer(&big, budget).expect("the 20-object scenario parses");
-    let space = ex.stats.space;
-    let exhaustive = Budget {
-        schedules: space,
+    let budget = Budget {
+        schedules: 1,
         first_failure: false,
     };
-    let cores = listwatch_script::explore::cores();
-    let (n, secs, found) = search(&big, exhaustive, cores).expect("it runs");
-    let met = |ok: bool| if ok { "MET" } else { "NOT MET" };
-    println!("explorer (native):");
+    let (ex, _) = explorer(&big, budget).expect("the 20-object scenario parses");
+    let exhaustive = Budget {
+        schedules: ex.stats.space.min(most),
+        first_failure: false,
+    };
+    let (n, secs, found) = search(&big, exhaustive, threads).expect("it runs");
     println!(
-        "  schedules per second per core, median over the gallery {median:>9.0}   (goal >= 30,000)   {}",
-        met(median >= 30_000.0)
-    );
-    println!(
-        "  speed-up from 1 to 2 threads                           {speedup:>9.2}   (goal >= 1.8)   {}   (a plain CPU loop gets {:.2} here)",
-        met(speedup >= 1.8),
-        machine_speedup()
-    );
-    println!(
-        "  exhaustive search, 20 objects, 2 apiservers, 3 controllers: {n} schedules ({} candidate faults) in {secs:.1}s on {cores} threads, {found} failures",
+        "  exhaustive search, 20 objects, 2 apiservers, 3 controllers: {n} schedules ({} candidate faults) in {secs:.1}s on {threads} threads, {found} failures",
         ex.stats.faults
     );
+}
+
+fn met(ok: bool) -> &'static str {
+    if ok {
+        "MET"
+    } else {
+        "NOT MET"
+    }
+}
+
+/// `bench_explore [rate|threads|exhaustive [THREADS [BUDGET]]|worker|scenario NAME THREADS BUDGET]`: one part
+/// (for profiling and comparing); no argument runs them all, as `cargo xtask bench` does.
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let part = args.first().map_or("all", String::as_str);
+    let num = |i: usize, d: u64| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(d);
+    println!("explorer (native):");
+    if part == "scenario" {
+        let name = args.get(1).map_or("19-", String::as_str);
+        let (_, src) = GALLERY
+            .iter()
+            .find(|(n, _)| n.starts_with(name))
+            .expect("a gallery name");
+        let b = Budget {
+            schedules: num(3, 20_000),
+            first_failure: false,
+        };
+        let (n, secs, found) = search(src, b, num(2, 1) as usize).expect("it runs");
+        println!(
+            "  {name}: {n} schedules in {secs:.2}s ({:.0}/s), {found} failures",
+            n as f64 / secs
+        );
+        return;
+    }
+    let mut rows = vec![];
+    if matches!(part, "all" | "rate") {
+        let (median, cpu, r) = gallery_rates();
+        rows = r;
+        println!(
+            "  schedules per second per core, median over the gallery {median:>9.0}   (goal >= 30,000)   {}   ({cpu:.0} per CPU second: the load on the machine aside)",
+            met(median >= 30_000.0)
+        );
+    }
+    if part == "worker" {
+        let (wall, cpu) = worker_rates();
+        println!("  the page worker's searches, natively on one thread, median {wall:.0} /s ({cpu:.0} per CPU second)");
+    }
+    if matches!(part, "all" | "threads") {
+        let (t1, t2) = thread_times();
+        let speedup = t1 / t2.max(1e-9);
+        println!(
+            "  speed-up from 1 to 2 threads                           {speedup:>9.2}   (goal >= 1.8)   {}   ({t1:.2}s on 1, {t2:.2}s on 2; a plain CPU loop gets {:.2} here)",
+            met(speedup >= 1.8),
+            machine_speedup()
+        );
+    }
+    if matches!(part, "all" | "exhaustive") {
+        let cores = listwatch_script::explore::cores();
+        exhaustive(num(1, cores as u64) as usize, num(2, u64::MAX));
+    }
     for r in rows {
         println!("{r}");
     }

@@ -1,15 +1,16 @@
 //! The explorer over a script: starts a search, runs it on every core, renders what it finds as
 //! scenarios, and writes and merges the JSON summary that shards exchange.
 //!
-//! Core's explorer is single-threaded and deterministic; [`run_threads`] runs its forks on
-//! `std::thread::scope` threads in batches (forks in parallel, dedup in schedule order, runs in
-//! parallel, recording in schedule order), so the result is exactly the single-threaded one.
+//! Core's explorer is single-threaded and deterministic; [`run_threads`] forks and judges on a
+//! pool of `std::thread::scope` workers that lives as long as the search, and records results
+//! (dedup included) in schedule order, so the result is exactly the single-threaded one.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex};
 
 use listwatch_core::explore::{
-    Broken, Budget, Explorer, Failure, Fork, Job, Outcome, Stats, FAULT_TYPES,
+    Broken, Budget, Explorer, Failure, Job, Outcome, Runner, Stats, Verdict, FAULT_TYPES,
 };
 use listwatch_core::verdict::Expect;
 use serde_json::{json, Value};
@@ -121,89 +122,202 @@ pub fn distinct(failures: &[Failure]) -> Vec<&Failure> {
     out
 }
 
-/// Maps `f` over `items` on `threads` threads, keeping the order.
-fn par_map<T: Send, R: Send>(threads: usize, items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
-    if threads <= 1 || items.len() <= 1 {
-        return items.into_iter().map(f).collect();
-    }
-    let n = items.len();
-    let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|t| Mutex::new(Some(t))).collect();
-    let out: Vec<Mutex<Option<R>>> = (0..n).map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..threads.min(n) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                let t = slots[i].lock().unwrap().take().expect("taken once");
-                let r = f(t);
-                *out[i].lock().unwrap() = Some(r);
-            });
-        }
-    });
-    out.into_iter()
-        .map(|m| m.into_inner().unwrap().expect("every slot filled"))
-        .collect()
-}
-
 /// The number of threads to use by default: every core.
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Runs the search on `threads` threads until it is over or `go_on` says stop (it is asked
-/// between batches: a time limit, Ctrl-C, progress). The result is the single-threaded one.
-pub fn run_threads(ex: &mut Explorer, threads: usize, mut go_on: impl FnMut(&Explorer) -> bool) {
-    let threads = threads.max(1);
-    // Forks are held between phases: fewer per batch when runs are long.
-    let per = (20_000 / (ex.config().timeline.len() + 1)).clamp(4, 64);
-    let batch = threads * per;
+/// Jobs handed out ahead of the one to record next: threads never wait for a slow job (a
+/// failure being minimised) until this many later ones are done.
+const WINDOW_PER_THREAD: usize = 1024;
+
+/// What a thread made of a job.
+enum Done {
+    Invalid,
+    /// An earlier job reached the same state (or the search is over).
+    Skipped,
+    Ran(u64, Verdict),
+}
+
+/// What the threads share besides the explorer: the states claimed so far and a stop flag.
+struct Pool {
+    runner: Runner,
+    /// Each state reached, with the lowest job number that reached it so far.
+    claims: Mutex<HashMap<u64, u64>>,
+    stop: AtomicBool,
+}
+
+impl Pool {
+    /// Forks a job and, unless an earlier job claimed its state, runs it to the end and judges
+    /// it. A later job may have claimed it first: both run, and recording (in schedule order)
+    /// keeps the earlier.
+    fn work(&self, job: &Job) -> Done {
+        if self.stop.load(Ordering::Relaxed) {
+            return Done::Skipped;
+        }
+        let Some(fork) = self.runner.fork(job) else {
+            return Done::Invalid;
+        };
+        let state = fork.state;
+        {
+            let mut claims = self.claims.lock().unwrap();
+            let first = claims.entry(state).or_insert(job.index);
+            if *first < job.index {
+                return Done::Skipped;
+            }
+            *first = job.index;
+        }
+        if self.stop.load(Ordering::Relaxed) {
+            return Done::Skipped;
+        }
+        Done::Ran(state, self.runner.judge(job, fork))
+    }
+}
+
+/// The explorer and the jobs in flight, behind one lock: jobs are handed out and their results
+/// recorded in schedule order.
+struct Steer<'a> {
+    ex: &'a mut Explorer,
+    /// Results by the order jobs were handed out, from the next one to record on.
+    waiting: VecDeque<Option<(Job, Done)>>,
+    handed: usize,
+    recorded: usize,
+    window: usize,
+    /// Threads waiting for the window to move (so a result wakes them only if there are any).
+    sleeping: usize,
+}
+
+/// What a thread gets from [`Steer::give`].
+enum Give {
+    Job(usize, Job),
+    /// Wait: the oldest job in flight is too far behind.
+    Full,
+    Over,
+}
+
+impl Steer<'_> {
+    fn give(&mut self) -> Give {
+        if self.handed - self.recorded >= self.window {
+            return Give::Full;
+        }
+        match self.ex.take(1).pop() {
+            Some(job) => {
+                self.waiting.push_back(None);
+                self.handed += 1;
+                Give::Job(self.handed - 1, job)
+            }
+            None => Give::Over,
+        }
+    }
+
+    /// Stores a result and records every result now due; the explorer's dedup decides whether
+    /// a run counts.
+    fn submit(&mut self, slot: usize, job: Job, done: Done) {
+        self.waiting[slot - self.recorded] = Some((job, done));
+        while let Some(Some(_)) = self.waiting.front() {
+            let (job, done) = self.waiting.pop_front().flatten().expect("a result");
+            self.recorded += 1;
+            let outcome = match done {
+                Done::Invalid => Outcome::Invalid,
+                Done::Skipped => Outcome::Skipped,
+                Done::Ran(state, verdict) if self.ex.visit(state) => Outcome::Ran(state, verdict),
+                Done::Ran(..) => Outcome::Skipped,
+            };
+            self.ex.record(&job, outcome);
+        }
+    }
+}
+
+/// One thread's loop: under the lock, submit the last result, ask `go_on` (the calling thread
+/// only) and take the next job; then fork and judge it outside the lock.
+fn serve(
+    pool: &Pool,
+    steer: &Mutex<Steer>,
+    moved: &Condvar,
+    mut go_on: Option<&mut dyn FnMut(&Explorer) -> bool>,
+) {
+    let mut result = None;
     loop {
-        if ex.is_done() {
-            break;
-        }
-        if !go_on(ex) {
-            ex.stop();
-            break;
-        }
-        let jobs = ex.take(batch);
-        if jobs.is_empty() {
-            ex.stop();
-            break;
-        }
-        let shared: &Explorer = ex;
-        let forks: Vec<Option<Fork>> = par_map(threads, jobs.iter().collect(), |j| shared.fork(j));
-        let mut outcomes: Vec<Option<Outcome>> = vec![];
-        let mut runs: Vec<(usize, &Job, Fork)> = vec![];
-        for (k, (job, fork)) in jobs.iter().zip(forks).enumerate() {
-            match fork {
-                None => outcomes.push(Some(Outcome::Invalid)),
-                Some(fork) => {
-                    if ex.visit(fork.state) {
-                        outcomes.push(None);
-                        runs.push((k, job, fork));
-                    } else {
-                        outcomes.push(Some(Outcome::Skipped));
+        let next = {
+            let mut st = steer.lock().unwrap();
+            if let Some((slot, job, done)) = result.take() {
+                st.submit(slot, job, done);
+                if st.sleeping > 0 {
+                    moved.notify_all();
+                }
+            }
+            if let Some(go_on) = go_on.as_mut() {
+                if !st.ex.is_done() && !go_on(st.ex) {
+                    st.ex.stop();
+                }
+            }
+            loop {
+                match st.give() {
+                    Give::Job(slot, job) => break Some((slot, job)),
+                    Give::Full => {
+                        st.sleeping += 1;
+                        st = moved.wait(st).unwrap();
+                        st.sleeping -= 1;
+                    }
+                    Give::Over => {
+                        // Over because the search is (not just because no job is left): the
+                        // jobs in flight need not run.
+                        if st.ex.is_done() {
+                            pool.stop.store(true, Ordering::Relaxed);
+                        }
+                        break None;
                     }
                 }
             }
-        }
-        let shared: &Explorer = ex;
-        let verdicts = par_map(threads, runs, |(k, job, fork)| {
-            let state = fork.state;
-            (k, Outcome::Ran(state, shared.judge(job, fork)))
-        });
-        for (k, o) in verdicts {
-            outcomes[k] = Some(o);
-        }
-        for (job, o) in jobs.iter().zip(outcomes) {
-            if ex.record(job, o.expect("every job judged")) {
+        };
+        let Some((slot, job)) = next else {
+            return;
+        };
+        let done = pool.work(&job);
+        result = Some((slot, job, done));
+    }
+}
+
+/// Runs the search on `threads` threads until it is over or `go_on` says stop (it is asked
+/// between schedules, on this thread: a time limit, Ctrl-C, progress). The result is the
+/// single-threaded one.
+///
+/// The threads live as long as the search, this one among them. Each takes the next job under
+/// a lock, forks it, claims its state and judges it (a fork is made, run and dropped on one
+/// thread), and hands the result back under the same lock, where results are recorded in
+/// schedule order.
+pub fn run_threads(ex: &mut Explorer, threads: usize, mut go_on: impl FnMut(&Explorer) -> bool) {
+    if threads <= 1 {
+        while !ex.is_done() {
+            if !go_on(ex) {
+                ex.stop();
                 break;
             }
+            ex.step(16);
         }
+        return;
     }
+    let pool = Pool {
+        runner: ex.runner(),
+        claims: Mutex::new(HashMap::new()),
+        stop: AtomicBool::new(false),
+    };
+    let steer = Mutex::new(Steer {
+        ex,
+        waiting: VecDeque::new(),
+        handed: 0,
+        recorded: 0,
+        window: threads * WINDOW_PER_THREAD,
+        sleeping: 0,
+    });
+    let moved = Condvar::new();
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            s.spawn(|| serve(&pool, &steer, &moved, None));
+        }
+        serve(&pool, &steer, &moved, Some(&mut go_on));
+    });
+    steer.into_inner().unwrap().ex.stop();
 }
 
 /// A stable hash of a script (FNV-1a), so merged shards are known to come from one scenario.

@@ -269,8 +269,9 @@ fn crash_points_fall_between_every_pair_of_writes() {
             if sim.config().controllers[controller.index()].anvil {
                 continue;
             }
-            let writes = sim.trace[i..]
-                .iter()
+            let writes = sim
+                .trace
+                .range(i..)
                 .filter(|x| x.cause == i as u32)
                 .filter(|x| {
                     matches!(
@@ -301,15 +302,15 @@ fn crash_points_fall_between_every_pair_of_writes() {
                     .iter()
                     .position(|x| x.time_ms >= e.time_ms && matches!(x.kind, EventKind::Crash { controller: c } if c == controller))
                     .unwrap_or_else(|| panic!("{name}: {f:?} never crashed"));
-                let start = run.trace[..crash]
-                    .iter()
+                let start = run.trace.range(..crash)
                     .rposition(|x| matches!(x.kind, EventKind::ReconcileStart { controller: c, .. } if c == controller))
                     .unwrap();
                 let EventKind::ReconcileStart { key: k2, .. } = run.trace[start].kind else {
                     unreachable!()
                 };
-                let done = run.trace[start..crash]
-                    .iter()
+                let done = run
+                    .trace
+                    .range(start..crash)
                     .filter(|x| {
                         x.cause == start as u32
                             && matches!(

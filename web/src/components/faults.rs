@@ -88,7 +88,7 @@ fn controller_options(
         // Hold notifications about an object of its primary kind that exists now.
         let primary = cfg.controllers[c].primary;
         let mut seen = vec![];
-        for e in sim.trace[..cursor.min(sim.trace.len())].iter().rev() {
+        for e in sim.trace.range(..cursor.min(sim.trace.len())).rev() {
             if let listwatch_core::EventKind::Write { kind, name: n, .. } = e.kind {
                 if kind == primary && !seen.contains(&n) {
                     seen.push(n);

@@ -248,7 +248,7 @@ pub struct Sim {
     /// Sequence numbers for inputs appended after construction (see `schedule_input`).
     appended_seq: u64,
     appended_seq_end: u64,
-    pub trace: Vec<Event>,
+    pub trace: Trace,
     stopped: Option<Stop>,
     /// Actions dispatched so far (bounded by `ACTIONS_PER_EVENT_MAX` per event of the cap).
     actions: u64,
@@ -324,7 +324,7 @@ impl Sim {
             seq: 0,
             appended_seq: 0,
             appended_seq_end: 0,
-            trace: Vec::new(),
+            trace: Trace::new(),
             stopped: None,
             actions: 0,
             probes: 0,
@@ -525,10 +525,14 @@ impl Sim {
     }
 
     /// A hash of everything that decides the future (not the trace): the explorer's dedup key.
+    /// ESR's bookkeeping counts by whether each desired state holds, not since when.
     pub fn state_hash(&self) -> u64 {
         use std::hash::{Hash, Hasher};
-        let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+        let mut h = StateHasher(0xcbf2_9ce4_8422_2325);
         self.now_ms.hash(&mut h);
+        for (key, st) in &self.esr {
+            (key, st.holds).hash(&mut h);
+        }
         self.etcd.hash(&mut h);
         self.apiservers.hash(&mut h);
         self.watches.hash(&mut h);
@@ -880,6 +884,52 @@ impl std::hash::Hasher for Fnv {
     }
 }
 
+/// The state hash's hasher: a word at a time (derived `Hash` writes fields as integers), each
+/// mixed by a multiply and a rotation, so every field's bits reach every bit of the result.
+struct StateHasher(u64);
+
+impl std::hash::Hasher for StateHasher {
+    fn finish(&self) -> u64 {
+        // SplitMix64's finaliser.
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.write_u64(u64::from_le_bytes(w.try_into().expect("8 bytes")));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.write_u64(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 59));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0 ^ x)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(29);
+    }
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(u64::from(x));
+    }
+    fn write_u16(&mut self, x: u16) {
+        self.write_u64(u64::from(x));
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(u64::from(x));
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+    fn write_i64(&mut self, x: i64) {
+        self.write_u64(x as u64);
+    }
+}
+
 /// A stable hash of a trace, to prove the page and the CLI computed the same run. It hashes the
 /// one-line text of every event, so it is the same on every platform (derived `Hash` is not: it
 /// writes `usize` lengths, which are 4 bytes on wasm32).
@@ -891,4 +941,46 @@ pub fn trace_hash(sim: &Sim) -> u64 {
         h.write(b"\n");
     }
     h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Behaviour, TimedInput};
+
+    /// The explorer's dedup key: equal states hash equal, and ESR's bookkeeping (whether a
+    /// desired state holds, not since when) is part of the state.
+    #[test]
+    fn the_state_hash_holds_esr() {
+        let mut config = Config::new(&["Parent", "Child"]);
+        let c = Config::controller(
+            "c",
+            KindId(0),
+            Behaviour::Children {
+                child: KindId(1),
+                finalizer: false,
+            },
+        );
+        config.controllers.push(c);
+        config.timeline.push(TimedInput {
+            at_ms: 0,
+            input: Input::Create {
+                kind: KindId(0),
+                name: "a".into(),
+                spec: 2,
+            },
+        });
+        config.end_ms = 5_000;
+        let mut sim = Sim::new(config).unwrap();
+        sim.run();
+        let twin = sim.clone();
+        assert_eq!(sim.state_hash(), twin.state_hash());
+        let key = *sim.esr.keys().next().expect("ESR is tracked");
+        let before = sim.state_hash();
+        sim.esr.get_mut(&key).unwrap().since_ms += 1;
+        assert_eq!(sim.state_hash(), before, "since when does not count");
+        let holds = &mut sim.esr.get_mut(&key).unwrap().holds;
+        *holds = !*holds;
+        assert_ne!(sim.state_hash(), before);
+    }
 }
