@@ -462,7 +462,7 @@ fn stage(
                     undo={state.undo.len()} dispatch={d.clone()} />
             }
             <Narration run={run.clone()} say={view.0.last_say} dispatch={d.clone()}
-                waiting={!state.playing && view.0.last_say.is_some_and(|s| s as usize + 1 == state.cursor && matches!(run.sim.trace[s as usize].kind, listwatch_core::EventKind::Say { wait: true, .. }))} />
+                waiting={!state.playing && crate::state::waiting_at(&run, state.cursor)} />
             <Legend />
             if !embed.on || embed.show_timeline {
                 <TimelineView run={run.clone()} now_ms={view.0.time_ms} dispatch={d.clone()} />

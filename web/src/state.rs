@@ -555,3 +555,12 @@ pub fn first_wait(run: &Loaded, from: usize, to: usize) -> Option<usize> {
             )
         })
 }
+
+/// Whether playback stands at a `say "..." and wait` for the reader to continue: its event is the
+/// one on screen and the run goes on after it.
+pub fn waiting_at(run: &Loaded, cursor: usize) -> bool {
+    cursor < run.sim.trace.len()
+        && cursor
+            .checked_sub(1)
+            .is_some_and(|i| first_wait(run, i, cursor) == Some(i))
+}

@@ -206,6 +206,47 @@ impl Analysis {
         a
     }
 
+    /// The markers of the events from `from_ms` to `to_ms` (a zoomed timeline): as
+    /// `markers`, every 410 and the first `MARKERS_SHOWN` others, but of that window, so zooming
+    /// into a long run shows what happened there.
+    pub fn markers_in(&self, sim: &Sim, from_ms: TimeMs, to_ms: TimeMs) -> Vec<Marker> {
+        let total: usize = self.by_kind.iter().map(Vec::len).sum();
+        if total == self.markers.len() {
+            let shown = |m: &&Marker| m.time_ms >= from_ms && m.time_ms <= to_ms;
+            return self.markers.iter().filter(shown).copied().collect();
+        }
+        let mut out = vec![];
+        for kind in MarkerKind::ALL {
+            let ids = self.events(kind);
+            let first = ids.partition_point(|&i| sim.trace[i as usize].time_ms < from_ms);
+            let cap = if kind == MarkerKind::Gone {
+                usize::MAX
+            } else {
+                MARKERS_SHOWN
+            };
+            for &event in ids[first..].iter().take(cap) {
+                let e = &sim.trace[event as usize];
+                if e.time_ms > to_ms {
+                    break;
+                }
+                let lane = self.lanes.iter().position(|a| *a == e.actor).unwrap_or(0);
+                out.push(Marker {
+                    event,
+                    lane,
+                    kind,
+                    time_ms: e.time_ms,
+                });
+            }
+        }
+        out.sort_unstable_by_key(|m| m.event);
+        let mut others = 0;
+        out.retain(|m| {
+            others += usize::from(m.kind != MarkerKind::Gone);
+            m.kind == MarkerKind::Gone || others <= MARKERS_SHOWN
+        });
+        out
+    }
+
     /// Every event of this kind, in trace order.
     pub fn events(&self, kind: MarkerKind) -> &[EventId] {
         &self.by_kind[kind.index()]
@@ -284,6 +325,50 @@ mod tests {
             name: name.into(),
             spec: 1,
         }
+    }
+
+    /// A run with more markers than are shown: a zoomed window still has the markers of its own
+    /// moments, not only those of the run's start.
+    #[test]
+    fn a_window_late_in_a_long_run_has_its_markers() {
+        let timeline = (0..3000u64)
+            .map(|i| (i * 10, create(&format!("p{i}"))))
+            .collect();
+        let sim = run(timeline);
+        let a = Analysis::of(&sim);
+        assert_eq!(
+            a.markers.len(),
+            MARKERS_SHOWN,
+            "the run has more markers than are shown"
+        );
+        let last = a.markers.last().unwrap().time_ms;
+        let (from, to) = (last + 5_000, last + 10_000);
+        assert!(a.markers.iter().all(|m| m.time_ms < from));
+        let late = a.markers_in(&sim, from, to);
+        assert!(
+            !late.is_empty(),
+            "writes and reconciles after the shown markers"
+        );
+        assert!(late.iter().all(|m| (from..=to).contains(&m.time_ms)));
+        assert!(
+            late.windows(2).all(|w| w[0].event < w[1].event),
+            "in trace order"
+        );
+        for m in &late {
+            let e = &sim.trace[m.event as usize];
+            assert_eq!(MarkerKind::of(&e.kind), Some(m.kind));
+            assert_eq!(a.lanes[m.lane], e.actor);
+        }
+        // A short run: the window's markers are those shown.
+        let short = run(vec![(1000, create("a")), (2000, create("b"))]);
+        let b = Analysis::of(&short);
+        let want: Vec<Marker> = b
+            .markers
+            .iter()
+            .filter(|m| m.time_ms >= 1500)
+            .copied()
+            .collect();
+        assert_eq!(b.markers_in(&short, 1500, u64::MAX), want);
     }
 
     #[test]

@@ -6,8 +6,9 @@
 //! (dedup included) in schedule order, so the result is exactly the single-threaded one.
 
 use std::collections::{HashMap, VecDeque};
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, PoisonError};
 
 use listwatch_core::explore::{
     Broken, Budget, Explorer, Failure, Job, Outcome, Runner, Stats, Verdict, FAULT_TYPES,
@@ -160,7 +161,7 @@ impl Pool {
         };
         let state = fork.state;
         {
-            let mut claims = self.claims.lock().unwrap();
+            let mut claims = self.claims.lock().unwrap_or_else(PoisonError::into_inner);
             let first = claims.entry(state).or_insert(job.index);
             if *first < job.index {
                 return Done::Skipped;
@@ -197,6 +198,10 @@ enum Give {
 
 impl Steer<'_> {
     fn give(&mut self) -> Give {
+        // A search stopped (a panic in a thread, the time limit) hands out nothing more.
+        if self.ex.is_done() {
+            return Give::Over;
+        }
         if self.handed - self.recorded >= self.window {
             return Give::Full;
         }
@@ -239,7 +244,7 @@ fn serve(
     let mut result = None;
     loop {
         let next = {
-            let mut st = steer.lock().unwrap();
+            let mut st = steer.lock().unwrap_or_else(PoisonError::into_inner);
             if let Some((slot, job, done)) = result.take() {
                 st.submit(slot, job, done);
                 if st.sleeping > 0 {
@@ -256,7 +261,7 @@ fn serve(
                     Give::Job(slot, job) => break Some((slot, job)),
                     Give::Full => {
                         st.sleeping += 1;
-                        st = moved.wait(st).unwrap();
+                        st = moved.wait(st).unwrap_or_else(PoisonError::into_inner);
                         st.sleeping -= 1;
                     }
                     Give::Over => {
@@ -273,7 +278,19 @@ fn serve(
         let Some((slot, job)) = next else {
             return;
         };
-        let done = pool.work(&job);
+        // A panic in a thread (a bug the search ran into) stops the search and wakes the others,
+        // which would otherwise wait for its result forever; then it goes on unwinding.
+        let done = match std::panic::catch_unwind(AssertUnwindSafe(|| pool.work(&job))) {
+            Ok(done) => done,
+            Err(panic) => {
+                pool.stop.store(true, Ordering::Relaxed);
+                let mut st = steer.lock().unwrap_or_else(PoisonError::into_inner);
+                st.ex.stop();
+                moved.notify_all();
+                drop(st);
+                std::panic::resume_unwind(panic);
+            }
+        };
         result = Some((slot, job, done));
     }
 }
@@ -317,7 +334,11 @@ pub fn run_threads(ex: &mut Explorer, threads: usize, mut go_on: impl FnMut(&Exp
         }
         serve(&pool, &steer, &moved, Some(&mut go_on));
     });
-    steer.into_inner().unwrap().ex.stop();
+    steer
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .ex
+        .stop();
 }
 
 /// A stable hash of a script (FNV-1a), so merged shards are known to come from one scenario.

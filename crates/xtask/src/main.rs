@@ -220,10 +220,19 @@ fn build_page() -> Result<(), String> {
     trunk_build()
 }
 
+/// Where Trunk has wasm-bindgen write: under the target directory, wherever CARGO_TARGET_DIR
+/// puts it.
+fn wasm_bindgen_out() -> std::path::PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+        .join("wasm-bindgen")
+}
+
 /// `trunk build`, after removing wasm-bindgen's output: it never deletes snippet files that the
 /// code no longer uses, and Trunk would ship (and preload) them.
 fn trunk_build() -> Result<(), String> {
-    let _ = std::fs::remove_dir_all("target/wasm-bindgen");
+    let _ = std::fs::remove_dir_all(wasm_bindgen_out());
     say("building the page (release, wasm-opt)");
     let t = Instant::now();
     run(tool("trunk").args(["build", "--release", "--offline"]))?;
@@ -237,7 +246,7 @@ fn trunk_build() -> Result<(), String> {
 /// `trunk serve`: builds the page like `trunk_build`, serves it on the loopback address only,
 /// and rebuilds and reloads it when a watched file changes (`[watch]` in Trunk.toml).
 fn trunk_serve(port: u16) -> Result<(), String> {
-    let _ = std::fs::remove_dir_all("target/wasm-bindgen");
+    let _ = std::fs::remove_dir_all(wasm_bindgen_out());
     say(&format!(
         "trunk serve on http://127.0.0.1:{port}/ (rebuilds and reloads on change; Ctrl+C to stop)"
     ));

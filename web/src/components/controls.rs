@@ -97,7 +97,7 @@ pub fn controls(p: &Props) -> Html {
             </span>
             <label class="speed">{"speed"}
                 <input data-testid="speed" type="range" aria-label="Speed (events per second, log scale)" min="0" max="4" step="0.1"
-                    value={p.speed.log10().to_string()} oninput={speed} />
+                    value={super::num(web_sys::js_sys::Math::log10(p.speed))} oninput={speed} />
             </label>
         </div>
     }

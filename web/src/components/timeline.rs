@@ -39,14 +39,22 @@ struct MarksProps {
     jump: Callback<u32>,
 }
 
-/// Lanes, windows and markers: they change only with the run and the zoom, so seeking never
-/// re-renders them.
+/// Lanes, windows and markers: they change only with the run and the window, so seeking within
+/// the window never re-renders them.
 #[function_component(Marks)]
 fn marks(p: &MarksProps) -> Html {
     let sim = &p.run.sim;
     let span = p.span;
     let a = &p.run.analysis;
     let height = LANE_H * a.lanes.len().max(1) as f64 + 10.0;
+    // Zoomed, the window's own markers (a long run shows only its first ones whole).
+    let zoomed;
+    let markers = if span.is_all(sim.now_ms()) {
+        &a.markers
+    } else {
+        zoomed = a.markers_in(sim, span.from_ms, span.to_ms);
+        &zoomed
+    };
     // Fault windows: disconnects, and caches paused until they resume (or the end).
     let windows = a
         .windows
@@ -54,8 +62,7 @@ fn marks(p: &MarksProps) -> Html {
         .filter(|w| w.end_ms >= span.from_ms && w.start_ms <= span.to_ms)
         .map(|w| (w.start_ms.max(span.from_ms), w.end_ms.min(span.to_ms)));
     let mut write_paths = vec![String::new(); a.lanes.len()];
-    for m in a
-        .markers
+    for m in markers
         .iter()
         .filter(|m| m.kind == MarkerKind::Write && span.contains(m.time_ms))
     {
@@ -77,7 +84,7 @@ fn marks(p: &MarksProps) -> Html {
             { for write_paths.into_iter().map(|d| html! { <path class="m-write-path" d={d} /> }) }
             // Every other marker is a button: the first takes Tab, arrows move along them in time
             // (a roving tabindex), Enter or Space jumps to its moment.
-            { for a.markers.iter().filter(|m| m.kind != MarkerKind::Write && span.contains(m.time_ms)).enumerate().map(|(k, m)| {
+            { for markers.iter().filter(|m| m.kind != MarkerKind::Write && span.contains(m.time_ms)).enumerate().map(|(k, m)| {
                 let (i, lane, t) = (m.event, m.lane, m.time_ms);
                 let jump = p.jump.clone();
                 let onclick = Callback::from(move |_: MouseEvent| jump.emit(i));
@@ -275,6 +282,16 @@ pub fn timeline_view(p: &Props) -> Html {
     let span = zoom
         .map(|s| s.within(end_ms).showing(p.now_ms, end_ms))
         .unwrap_or(Span::all(end_ms));
+    {
+        // Following the clock moves the stored window too, so it moves once per window (and the
+        // markers are redrawn then), not on every tick.
+        let (set, stored) = (zoom.setter(), *zoom);
+        use_effect_with(span, move |s| {
+            if stored.is_some_and(|z| z != *s) {
+                set.set(Some(*s));
+            }
+        });
+    }
     let shown = use_mut_ref(|| Shown { span, end_ms });
     *shown.borrow_mut() = Shown { span, end_ms };
     let svg = use_node_ref();
@@ -389,10 +406,12 @@ impl Span {
         if t >= self.from_ms && t <= self.to_ms {
             return self;
         }
+        // The clock a quarter in: playing forward, the window moves once per three quarters.
         let w = self.width_ms();
+        let from = t.saturating_sub(w / 4);
         Span {
-            from_ms: t.saturating_sub(w / 2),
-            to_ms: t.saturating_sub(w / 2) + w,
+            from_ms: from,
+            to_ms: from + w,
         }
         .within(end_ms)
     }
