@@ -463,10 +463,10 @@ fn stage(
             }
             <Narration run={run.clone()} say={view.0.last_say} dispatch={d.clone()}
                 waiting={!state.playing && crate::state::waiting_at(&run, state.cursor)} />
-            <Legend />
             if !embed.on || embed.show_timeline {
                 <TimelineView run={run.clone()} now_ms={view.0.time_ms} dispatch={d.clone()} />
             }
+            <Legend />
             if !embed.on || embed.show_explanation {
                 <Explanation run={run.clone()} {chosen} dispatch={d.clone()} />
             }
