@@ -765,48 +765,86 @@ pub fn actor_label(actor: Actor, l: &dyn Labels) -> String {
     }
 }
 
+/// Which part of the system an event is about: the one routing that the prose (`describe`) and
+/// the JSON export both follow, so a new event kind is placed once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// etcd and the watch caches.
+    Store,
+    /// Lists, watches and reflectors.
+    Reflector,
+    /// Informers, queues and reconciles.
+    Controller,
+    /// What a reconcile read.
+    Read,
+    /// Faults and their ends.
+    Fault,
+    /// Probes of an apiserver.
+    Probe,
+    /// Narration.
+    Say,
+}
+
+impl EventKind {
+    pub fn family(&self) -> Family {
+        use EventKind::*;
+        match self {
+            Write { .. }
+            | WriteFailed { .. }
+            | NoOpWrite { .. }
+            | CacheAdd { .. }
+            | CacheReset { .. }
+            | Compacted { .. } => Family::Store,
+            ListRequest { .. }
+            | ListResult { .. }
+            | ListContinue { .. }
+            | ListFailed { .. }
+            | WatchRequest { .. }
+            | WatchListRequest { .. }
+            | InitialEventsEnd { .. }
+            | WatchOpened { .. }
+            | WatchFailed { .. }
+            | WatchEvent { .. }
+            | Bookmark { .. }
+            | WatchEnded { .. }
+            | State { .. }
+            | Backoff { .. } => Family::Reflector,
+            Informer { .. } | Enqueue { .. } | ReconcileStart { .. } | ReconcileEnd { .. } => {
+                Family::Controller
+            }
+            ReconcileRead { .. } => Family::Read,
+            Crash { .. }
+            | Restart { .. }
+            | Disconnect { .. }
+            | Reconnect { .. }
+            | Failover { .. }
+            | LinkDelay { .. }
+            | HoldArmed { .. }
+            | HoldReleased { .. }
+            | CachePaused { .. }
+            | ApiserverRestart { .. } => Family::Fault,
+            ProbeRequest { .. }
+            | ProbeListed { .. }
+            | ProbeWatchOpened { .. }
+            | ProbeFailed { .. } => Family::Probe,
+            Say { .. } => Family::Say,
+        }
+    }
+}
+
 /// One line of prose for an event, without time or actor.
 pub fn describe(kind: &EventKind, l: &dyn Labels) -> String {
-    use EventKind::*;
-    match *kind {
-        Write { .. }
-        | WriteFailed { .. }
-        | NoOpWrite { .. }
-        | CacheAdd { .. }
-        | CacheReset { .. }
-        | Compacted { .. } => describe_store(kind, l),
-        ListRequest { .. }
-        | ListResult { .. }
-        | ListContinue { .. }
-        | ListFailed { .. }
-        | WatchRequest { .. }
-        | WatchListRequest { .. }
-        | InitialEventsEnd { .. }
-        | WatchOpened { .. }
-        | WatchFailed { .. }
-        | WatchEvent { .. }
-        | Bookmark { .. }
-        | WatchEnded { .. }
-        | State { .. }
-        | Backoff { .. } => describe_reflector(kind, l),
-        Informer { .. } | Enqueue { .. } | ReconcileStart { .. } | ReconcileEnd { .. } => {
-            describe_controller(kind, l)
-        }
-        ReconcileRead { .. } => describe_read(kind, l),
-        Crash { .. }
-        | Restart { .. }
-        | Disconnect { .. }
-        | Reconnect { .. }
-        | Failover { .. }
-        | LinkDelay { .. }
-        | HoldArmed { .. }
-        | HoldReleased { .. }
-        | CachePaused { .. }
-        | ApiserverRestart { .. } => describe_fault(kind, l),
-        ProbeRequest { .. } | ProbeListed { .. } | ProbeWatchOpened { .. } | ProbeFailed { .. } => {
-            describe_probe(kind, l)
-        }
-        Say { text, .. } => l.name(text).to_string(),
+    match kind.family() {
+        Family::Store => describe_store(kind, l),
+        Family::Reflector => describe_reflector(kind, l),
+        Family::Controller => describe_controller(kind, l),
+        Family::Read => describe_read(kind, l),
+        Family::Fault => describe_fault(kind, l),
+        Family::Probe => describe_probe(kind, l),
+        Family::Say => match *kind {
+            EventKind::Say { text, .. } => l.name(text).to_string(),
+            _ => unreachable!("Family::Say is narration"),
+        },
     }
 }
 

@@ -703,48 +703,12 @@ impl Events<'_> {
     }
 
     fn kind(&self, k: &EventKind) -> Kind {
-        use EventKind::*;
-        match *k {
-            Write { .. }
-            | WriteFailed { .. }
-            | NoOpWrite { .. }
-            | CacheAdd { .. }
-            | CacheReset { .. }
-            | Compacted { .. } => self.store_kind(k),
-            ListRequest { .. }
-            | ListResult { .. }
-            | ListContinue { .. }
-            | ListFailed { .. }
-            | WatchRequest { .. }
-            | WatchListRequest { .. }
-            | InitialEventsEnd { .. }
-            | WatchOpened { .. }
-            | WatchFailed { .. }
-            | WatchEvent { .. }
-            | Bookmark { .. }
-            | WatchEnded { .. }
-            | State { .. }
-            | Backoff { .. } => self.reflector_kind(k),
-            Informer { .. }
-            | Enqueue { .. }
-            | ReconcileStart { .. }
-            | ReconcileRead { .. }
-            | ReconcileEnd { .. } => self.controller_kind(k),
-            Crash { .. }
-            | Restart { .. }
-            | Disconnect { .. }
-            | Failover { .. }
-            | Reconnect { .. }
-            | LinkDelay { .. }
-            | HoldArmed { .. }
-            | HoldReleased { .. }
-            | CachePaused { .. }
-            | ApiserverRestart { .. }
-            | Say { .. } => self.fault_kind(k),
-            ProbeRequest { .. }
-            | ProbeListed { .. }
-            | ProbeWatchOpened { .. }
-            | ProbeFailed { .. } => self.probe_kind(k),
+        match k.family() {
+            Family::Store => self.store_kind(k),
+            Family::Reflector => self.reflector_kind(k),
+            Family::Controller | Family::Read => self.controller_kind(k),
+            Family::Fault | Family::Say => self.fault_kind(k),
+            Family::Probe => self.probe_kind(k),
         }
     }
 
