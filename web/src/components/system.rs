@@ -140,7 +140,7 @@ pub fn system_view(p: &Props) -> Html {
         // On a phone the picture keeps one pixel a unit (its smallest text stays 10 px) and its
         // box scrolls sideways (style.css reads the width from `--vbw`).
         <div class="picture">
-        <svg class="system" style={format!("--vbw:{}px", num(width))} role={if p.on_fault.is_some() { "group" } else { "img" }}
+        <svg class="system" style={format!("--vbw:{}px", num(width))} role="group"
             aria-label={if p.on_fault.is_some() { "The system at the current moment: choose a part to inject a fault" } else { "The system at the current moment" }} viewBox={format!("0 0 {} {}", num(width), num(height))} width="100%">
             <text x="20" y="18" class="rv">{format!("etcd revision {}", v.rv)}</text>
             { for (0..sim.reflectors().len()).map(|i| link_line(&pic, i)) }

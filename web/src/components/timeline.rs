@@ -93,7 +93,7 @@ fn marks(p: &MarksProps) -> Html {
                 let e = &sim.trace[i as usize];
                 let what = listwatch_core::describe(&e.kind, sim);
                 let label = format!("{} {}: {}", clock(t), actor_label(e.actor, sim), what);
-                html! { <rect class={classes!("mark", m.kind.css_class())} x={num(span.x(t))} y={num(lane_y(lane))} width="3" height={num(MARK_H)}
+                html! { <rect key={i} class={classes!("mark", m.kind.css_class())} x={num(span.x(t))} y={num(lane_y(lane))} width="3" height={num(MARK_H)}
                     tabindex={if k == 0 { "0" } else { "-1" }} role="button" aria-label={label} data-time={clock(t)} {onclick} {onkeydown}>
                     <title>{what}</title></rect> }
             }) }
@@ -276,8 +276,13 @@ pub fn timeline_view(p: &Props) -> Html {
     // None: the whole run. A new run starts whole.
     let zoom = use_state_eq(|| None::<Span>);
     {
-        let zoom = zoom.setter();
-        use_effect_with(run.clone(), move |_| zoom.set(None));
+        // A new run (an edit, a fault added by hand) keeps the window while it still fits.
+        let (set, stored) = (zoom.setter(), *zoom);
+        use_effect_with(run.clone(), move |_| {
+            if stored.is_some_and(|z| z.to_ms > end_ms) {
+                set.set(None);
+            }
+        });
     }
     let span = zoom
         .map(|s| s.within(end_ms).showing(p.now_ms, end_ms))
@@ -336,7 +341,7 @@ pub fn timeline_view(p: &Props) -> Html {
                 <span class="hint" data-testid="timeline-span" data-from-ms={span.from_ms.to_string()} data-to-ms={span.to_ms.to_string()}>
                     { if all { format!("the whole run, 0s to {}", clock(end_ms)) } else { format!("{} to {} of {}", clock(span.from_ms), clock(span.to_ms), clock(end_ms)) } }
                 </span>
-                <button data-testid="timeline-zoom-in" aria-label="Zoom the timeline in (around the clock)" title="Zoom in (+, wheel, pinch)" onclick={by(0.5)}>{"+"}</button>
+                <button data-testid="timeline-zoom-in" aria-label="Zoom the timeline in (around the clock)" title="Zoom in (+, wheel, pinch)" disabled={span.to_ms - span.from_ms <= SPAN_MIN_MS} onclick={by(0.5)}>{"+"}</button>
                 <button data-testid="timeline-zoom-out" aria-label="Zoom the timeline out" title="Zoom out (-)" disabled={all} onclick={by(2.0)}>{"−"}</button>
                 <button data-testid="timeline-zoom-all" aria-label="Show the whole run on the timeline" title="Whole run (0)" disabled={all} onclick={whole}>{"Whole run"}</button>
             </div>
