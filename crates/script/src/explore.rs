@@ -351,7 +351,7 @@ pub fn script_hash(src: &str) -> String {
     format!("{h:016x}")
 }
 
-/// The search's JSON summary (`listwatch-explore/1`): figures, coverage per fault type, the
+/// The search's JSON summary (`listwatch-explore/2`): figures, coverage per fault type, the
 /// counterexamples, and what shards need to be merged.
 pub fn summary(
     src: &str,
@@ -390,7 +390,7 @@ pub fn summary(
         .collect();
     let budget = ex.budget();
     json!({
-        "format": "listwatch-explore/1",
+        "format": "listwatch-explore/2",
         "script": script_hash(src),
         "shard": [ex.shard().0, ex.shard().1],
         "budget": budget.schedules,
@@ -435,6 +435,52 @@ fn coverage(st: &Stats) -> Value {
 /// the failures, the first schedule to reach each state wins (as the unsharded run's dedup
 /// would have it), then distinct minimal schedules in schedule order.
 pub fn merge(docs: &[Value]) -> Result<Value, String> {
+    check_shards(docs)?;
+    let first = &docs[0];
+    let sum = |k: &str| docs.iter().map(|d| d[k].as_u64().unwrap_or(0)).sum::<u64>();
+    let any = |k: &str| docs.iter().any(|d| d[k].as_bool().unwrap_or(false));
+    let all = |k: &str| docs.iter().all(|d| d[k].as_bool().unwrap_or(false));
+    let first_failure = first["first_failure"].as_bool().unwrap_or(true);
+    let failures = merged_failures(docs, first_failure);
+    let counterexamples = merged_counterexamples(first, &failures);
+    let seconds = docs
+        .iter()
+        .map(|d| d["seconds"].as_f64().unwrap_or(0.0))
+        .fold(0.0, f64::max);
+    let mut ineffective_at: Vec<Value> = docs
+        .iter()
+        .flat_map(|d| d["ineffective_at"].as_array().cloned().unwrap_or_default())
+        .collect();
+    ineffective_at.sort_by_key(|x| x[0].as_u64());
+    Ok(json!({
+        "format": first["format"],
+        "script": first["script"],
+        "shard": [0, 1],
+        "budget": first["budget"],
+        "first_failure": first_failure,
+        "faults": first["faults"],
+        "space": first["space"],
+        "planned": sum("planned"),
+        "tried": sum("tried"),
+        "skipped": sum("skipped"),
+        "states": sum("states"),
+        "ineffective": sum("ineffective"),
+        "replay_mismatch": sum("replay_mismatch"),
+        "complete": all("complete") || (first_failure && !failures.is_empty()),
+        "interrupted": any("interrupted"),
+        "seconds": seconds,
+        "schedules_per_second": docs.iter().map(|d| d["schedules_per_second"].as_f64().unwrap_or(0.0)).sum::<f64>(),
+        "coverage": merged_coverage(docs),
+        "base_broken": first["base_broken"],
+        "counterexample": counterexamples.first(),
+        "counterexamples": counterexamples,
+        "failures": failures,
+        "ineffective_at": ineffective_at,
+    }))
+}
+
+/// The shards are of one search, each once: the same script, budget and space, shards 0..n.
+fn check_shards(docs: &[Value]) -> Result<(), String> {
     let first = docs.first().ok_or("nothing to merge")?;
     let same = |k: &str| docs.iter().all(|d| d[k] == first[k]);
     for k in [
@@ -463,10 +509,12 @@ pub fn merge(docs: &[Value]) -> Result<Value, String> {
             "expected shards 0..{n} of {n} once each, got {have:?}"
         ));
     }
-    let sum = |k: &str| docs.iter().map(|d| d[k].as_u64().unwrap_or(0)).sum::<u64>();
-    let any = |k: &str| docs.iter().any(|d| d[k].as_bool().unwrap_or(false));
-    let all = |k: &str| docs.iter().all(|d| d[k].as_bool().unwrap_or(false));
-    // Failures and ineffective failing schedules claim their state; the earliest claim wins.
+    Ok(())
+}
+
+/// The failures an unsharded search records: failures and ineffective failing schedules claim
+/// their state, and the earliest claim wins.
+fn merged_failures(docs: &[Value], first_failure: bool) -> Vec<Value> {
     let mut claims: Vec<(u64, String, Option<&Value>)> = vec![];
     for d in docs {
         for f in d["failures"].as_array().into_iter().flatten() {
@@ -494,10 +542,14 @@ pub fn merge(docs: &[Value]) -> Result<Value, String> {
             }
         }
     }
-    let first_failure = first["first_failure"].as_bool().unwrap_or(true);
     if first_failure {
         failures.truncate(1);
     }
+    failures
+}
+
+/// The base run's own counterexample when it is broken, then one per distinct fault list.
+fn merged_counterexamples(first: &Value, failures: &[Value]) -> Vec<Value> {
     let mut counterexamples: Vec<Value> = vec![];
     if let Some(base) = first["counterexamples"]
         .as_array()
@@ -507,13 +559,18 @@ pub fn merge(docs: &[Value]) -> Result<Value, String> {
         counterexamples.push(base.clone());
     }
     let mut shown: Vec<&Value> = vec![];
-    for f in &failures {
+    for f in failures {
         if !shown.iter().any(|g| g["faults"] == f["faults"]) {
             shown.push(f);
             counterexamples.push(f["counterexample"].clone());
         }
     }
-    let mut cov = first["coverage"].clone();
+    counterexamples
+}
+
+/// Schedules tried and failed per fault type, summed over the shards.
+fn merged_coverage(docs: &[Value]) -> Value {
+    let mut cov = docs[0]["coverage"].clone();
     for name in FAULT_TYPES {
         for k in ["tried", "failed"] {
             cov[name][k] = json!(docs
@@ -522,41 +579,7 @@ pub fn merge(docs: &[Value]) -> Result<Value, String> {
                 .sum::<u64>());
         }
     }
-    let seconds = docs
-        .iter()
-        .map(|d| d["seconds"].as_f64().unwrap_or(0.0))
-        .fold(0.0, f64::max);
-    let tried = sum("tried");
-    let mut ineffective_at: Vec<Value> = docs
-        .iter()
-        .flat_map(|d| d["ineffective_at"].as_array().cloned().unwrap_or_default())
-        .collect();
-    ineffective_at.sort_by_key(|x| x[0].as_u64());
-    Ok(json!({
-        "format": first["format"],
-        "script": first["script"],
-        "shard": [0, 1],
-        "budget": first["budget"],
-        "first_failure": first_failure,
-        "faults": first["faults"],
-        "space": first["space"],
-        "planned": sum("planned"),
-        "tried": tried,
-        "skipped": sum("skipped"),
-        "states": sum("states"),
-        "ineffective": sum("ineffective"),
-        "replay_mismatch": sum("replay_mismatch"),
-        "complete": all("complete") || (first_failure && !failures.is_empty()),
-        "interrupted": any("interrupted"),
-        "seconds": seconds,
-        "schedules_per_second": docs.iter().map(|d| d["schedules_per_second"].as_f64().unwrap_or(0.0)).sum::<f64>(),
-        "coverage": cov,
-        "base_broken": first["base_broken"],
-        "counterexample": counterexamples.first(),
-        "counterexamples": counterexamples,
-        "failures": failures,
-        "ineffective_at": ineffective_at,
-    }))
+    cov
 }
 
 /// A merged (or single) summary, read back for the command line.
@@ -584,7 +607,7 @@ pub fn merge_texts(texts: &[String]) -> Result<Digest, String> {
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(d) = docs
         .iter()
-        .find(|d| d["format"] != json!("listwatch-explore/1"))
+        .find(|d| d["format"] != json!("listwatch-explore/2"))
     {
         return Err(format!(
             "not a `listwatch explore --json` summary (format {})",
