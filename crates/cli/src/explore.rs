@@ -104,67 +104,101 @@ pub fn run(o: Options) -> ExitCode {
             lx::summary_text(&src, &scenario, &ex, secs, interrupted)
         );
     } else {
-        let st = ex.stats;
-        let per_type: Vec<String> = FAULT_TYPES
-            .iter()
-            .enumerate()
-            .map(|(t, name)| format!("{name} {}", st.candidates_by_type[t]))
-            .collect();
-        eprintln!(
-            "explored {} of {} schedules ({} candidate faults: {}){}: {} states, {} skipped as already explored, in {secs:.2}s ({:.0} schedules/s on {threads} thread{})",
-            st.tried,
-            ex.planned(),
-            st.faults,
-            per_type.join(", "),
-            match o.shard {
-                Some((i, n)) => format!(", shard {i}/{n}"),
-                None => String::new(),
-            },
-            st.states,
-            st.skipped,
-            st.tried as f64 / secs.max(1e-9),
-            if threads == 1 { "" } else { "s" },
-        );
-        if INTERRUPTED.load(Ordering::SeqCst) {
-            eprintln!("interrupted: what was found so far follows");
+        let stop = if INTERRUPTED.load(Ordering::SeqCst) {
+            Some("interrupted: what was found so far follows")
         } else if timed_out {
-            eprintln!("the time limit ended the search: what was found so far follows");
-        }
-        if let Some(base) = &base {
-            let what: Vec<String> = ex
-                .base_broken
-                .iter()
-                .map(|b| lx::broken_text(&scenario, b))
-                .collect();
-            eprintln!(
-                "the scenario already fails without faults: {}",
-                term(&what.join("; "))
-            );
-            print!("{}", script_out(base));
-        } else if shown.is_empty() {
-            eprintln!(
-                "no schedule {} breaks it",
-                if interrupted {
-                    "explored so far"
-                } else {
-                    "within the budget"
-                }
-            );
+            Some("the time limit ended the search: what was found so far follows")
         } else {
-            eprintln!(
-                "found {} fault schedule{} that break{} it:",
-                shown.len(),
-                if shown.len() == 1 { "" } else { "s" },
-                if shown.len() == 1 { "s" } else { "" }
-            );
-            // Scripts one after another, separated so each can be cut out and run.
-            print!("{}", script_out(&shown.join(SEPARATOR)));
-        }
+            None
+        };
+        let done = Done {
+            secs,
+            threads,
+            shard: o.shard,
+            stop,
+        };
+        report(&ex, &scenario, &done, base.as_deref(), &shown);
     }
     if base.is_some() || !shown.is_empty() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// How a search ended, for its report.
+struct Done {
+    secs: f64,
+    threads: usize,
+    shard: Option<(u64, u64)>,
+    /// Why it stopped early, if it did.
+    stop: Option<&'static str>,
+}
+
+/// The search's report on a terminal: figures on standard error, counterexamples on standard
+/// output.
+fn report(
+    ex: &Explorer,
+    scenario: &listwatch_script::Scenario,
+    done: &Done,
+    base: Option<&str>,
+    shown: &[String],
+) {
+    let st = ex.stats;
+    let per_type: Vec<String> = FAULT_TYPES
+        .iter()
+        .enumerate()
+        .map(|(t, name)| format!("{name} {}", st.candidates_by_type[t]))
+        .collect();
+    eprintln!(
+        "explored {} of {} schedules ({} candidate faults: {}){}: {} states, {} skipped as already explored, in {:.2}s ({:.0} schedules/s on {} thread{})",
+        st.tried,
+        ex.planned(),
+        st.faults,
+        per_type.join(", "),
+        match done.shard {
+            Some((i, n)) => format!(", shard {i}/{n}"),
+            None => String::new(),
+        },
+        st.states,
+        st.skipped,
+        done.secs,
+        st.tried as f64 / done.secs.max(1e-9),
+        done.threads,
+        if done.threads == 1 { "" } else { "s" },
+    );
+    if let Some(why) = done.stop {
+        eprintln!("{why}");
+    }
+    if let Some(base) = &base {
+        let what: Vec<String> = ex
+            .base_broken
+            .iter()
+            .map(|b| lx::broken_text(&scenario, b))
+            .collect();
+        eprintln!(
+            "the scenario already fails without faults: {}",
+            term(&what.join("; "))
+        );
+        print!("{}", script_out(base));
+    } else if shown.is_empty() {
+        eprintln!(
+            "no schedule {} breaks it",
+            if done.stop.is_some() {
+                "explored so far"
+            } else {
+                "within the budget"
+            }
+        );
+    } else {
+        eprintln!(
+            "found {} fault schedule{} that break{} it:",
+            shown.len(),
+            if shown.len() == 1 { "" } else { "s" },
+            if shown.len() == 1 { "s" } else { "" }
+        );
+        // Scripts one after another, separated so each can be cut out and run.
+        print!("{}", script_out(&shown.join(SEPARATOR)));
     }
 }
 

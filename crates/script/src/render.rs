@@ -32,30 +32,7 @@ pub fn input_line(config: &Config, t: &TimedInput) -> String {
             apiserver,
             kind,
             request,
-        } => {
-            let kind = &config.kinds[kind.index()].name;
-            match request {
-                listwatch_core::ProbeRequest::List { rv } => {
-                    let param = match rv {
-                        listwatch_core::ListRv::Consistent => String::new(),
-                        listwatch_core::ListRv::Any => " resourceVersion=\"0\"".into(),
-                        listwatch_core::ListRv::NotOlderThan(n) => {
-                            format!(" resourceVersion=\"{n}\"")
-                        }
-                        listwatch_core::ListRv::Exact(n) => {
-                            format!(" resourceVersion=\"{n}\" exact")
-                        }
-                    };
-                    format!("probe list {kind}{param} on {}", a(*apiserver))
-                }
-                listwatch_core::ProbeRequest::Watch { from } => {
-                    format!(
-                        "probe watch {kind} resourceVersion=\"{from}\" on {}",
-                        a(*apiserver)
-                    )
-                }
-            }
-        }
+        } => probe_line(config, *apiserver, *kind, request),
         Input::Failover {
             controller,
             apiserver,
@@ -97,16 +74,7 @@ pub fn input_line(config: &Config, t: &TimedInput) -> String {
             controller,
             after_writes,
             restart_after_ms,
-        } => {
-            let mut s = format!("crash {}", c(*controller));
-            if let Some(n) = after_writes {
-                s += &format!(" after {n} {}", if *n == 1 { "write" } else { "writes" });
-            }
-            if let Some(d) = restart_after_ms {
-                s += &format!(" restart-after {}", format_ms(*d));
-            }
-            s
-        }
+        } => crash_line(c(*controller), *after_writes, *restart_after_ms),
         Input::Restart {
             controller,
             apiserver,
@@ -121,4 +89,45 @@ pub fn input_line(config: &Config, t: &TimedInput) -> String {
         ),
     };
     format!("at {} {action}", format_ms(t.at_ms))
+}
+
+/// `probe list|watch KIND [resourceVersion="N" [exact]] on APISERVER`.
+fn probe_line(
+    config: &Config,
+    apiserver: listwatch_core::ApiserverId,
+    kind: listwatch_core::KindId,
+    request: &listwatch_core::ProbeRequest,
+) -> String {
+    let kind = &config.kinds[kind.index()].name;
+    let on = &config.apiservers[apiserver.index()].name;
+    match request {
+        listwatch_core::ProbeRequest::List { rv } => {
+            let param = match rv {
+                listwatch_core::ListRv::Consistent => String::new(),
+                listwatch_core::ListRv::Any => " resourceVersion=\"0\"".into(),
+                listwatch_core::ListRv::NotOlderThan(n) => format!(" resourceVersion=\"{n}\""),
+                listwatch_core::ListRv::Exact(n) => format!(" resourceVersion=\"{n}\" exact"),
+            };
+            format!("probe list {kind}{param} on {on}")
+        }
+        listwatch_core::ProbeRequest::Watch { from } => {
+            format!("probe watch {kind} resourceVersion=\"{from}\" on {on}")
+        }
+    }
+}
+
+/// `crash CONTROLLER [after N writes] [restart-after D]`.
+fn crash_line(
+    controller: &str,
+    after_writes: Option<u32>,
+    restart_after_ms: Option<listwatch_core::TimeMs>,
+) -> String {
+    let mut s = format!("crash {controller}");
+    if let Some(n) = after_writes {
+        s += &format!(" after {n} {}", if n == 1 { "write" } else { "writes" });
+    }
+    if let Some(d) = restart_after_ms {
+        s += &format!(" restart-after {}", format_ms(d));
+    }
+    s
 }
