@@ -174,7 +174,7 @@ fn report(
         let what: Vec<String> = ex
             .base_broken
             .iter()
-            .map(|b| lx::broken_text(&scenario, b))
+            .map(|b| lx::broken_text(scenario, b))
             .collect();
         eprintln!(
             "the scenario already fails without faults: {}",
