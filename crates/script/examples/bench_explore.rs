@@ -202,8 +202,8 @@ fn met(ok: bool) -> &'static str {
 }
 
 /// `bench_explore [rate|threads|exhaustive [THREADS [BUDGET]]|worker|scenario NAME THREADS BUDGET]`: one part
-/// (`threads` runs the exhaustive search on 1 and on 2 threads)
-/// (for profiling and comparing); no argument runs them all, as `cargo xtask bench` does.
+/// (for profiling and comparing; `threads` runs the exhaustive search on 1 and on 2 threads); no
+/// argument runs them all, as `cargo xtask bench` does.
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let part = args.first().map_or("all", String::as_str);
