@@ -541,6 +541,14 @@ const tests = [
     await $('timeline-zoom-all').click();
     const [a5, b5] = await span();
     assert(a5 === 0 && b5 === b0, 'the whole run again');
+    // From the keyboard: + and - on a focused marker, 0 for the whole run.
+    await page.locator('svg.timeline .mark[tabindex="0"]').focus();
+    await page.keyboard.press('+');
+    const [a6, b6] = await span();
+    assert(b6 - a6 < b0, `+ zooms in: ${a6}..${b6}`);
+    await page.keyboard.press('0');
+    const [a7, b7] = await span();
+    assert(a7 === 0 && b7 === b0, `0 shows the whole run: ${a7}..${b7}`);
     await shots3('17-timeline-zoom', 'timeline');
     await axe('the zoomed timeline');
   }],

@@ -265,6 +265,75 @@ fn listen(
     [wheel, start, moved]
 }
 
+/// The window on screen: `None` stored is the whole run. A new run (an edit, a fault added by
+/// hand) keeps the window while it fits; following the clock moves the stored window too, so it
+/// moves once per window (and the markers are redrawn then), not on every tick.
+#[hook]
+fn use_zoom(run: Rc<Loaded>, now_ms: u64) -> (UseStateSetter<Option<Span>>, Span) {
+    let end_ms = run.sim.now_ms().max(1);
+    let zoom = use_state_eq(|| None::<Span>);
+    {
+        let (set, stored) = (zoom.setter(), *zoom);
+        use_effect_with(run, move |_| {
+            if stored.is_some_and(|z| z.to_ms > end_ms) {
+                set.set(None);
+            }
+        });
+    }
+    let span = zoom
+        .map(|s| s.within(end_ms).showing(now_ms, end_ms))
+        .unwrap_or(Span::all(end_ms));
+    {
+        let (set, stored) = (zoom.setter(), *zoom);
+        use_effect_with(span, move |s| {
+            if stored.is_some_and(|z| z != *s) {
+                set.set(Some(*s));
+            }
+        });
+    }
+    (zoom.setter(), span)
+}
+
+/// The window after a zoom key (`+`, `-`, `0`), around the clock.
+fn zoom_key(key: &str, span: Span, now_ms: u64, end_ms: u64) -> Option<Option<Span>> {
+    match key {
+        "+" | "=" => Some(Some(span.zoomed(0.5, now_ms, end_ms))),
+        "-" | "_" => Some(Some(span.zoomed(2.0, now_ms, end_ms))),
+        "0" => Some(None),
+        _ => None,
+    }
+}
+
+/// What the window shows, and the buttons that zoom it around the clock.
+fn zoom_bar(span: Span, now_ms: u64, end_ms: u64, set: &UseStateSetter<Option<Span>>) -> Html {
+    let to = |next: Option<Span>| {
+        let set = set.clone();
+        Callback::from(move |_: MouseEvent| set.set(next))
+    };
+    let all = span.is_all(end_ms);
+    let shown = if all {
+        format!("the whole run, 0s to {}", clock(end_ms))
+    } else {
+        format!(
+            "{} to {} of {}",
+            clock(span.from_ms),
+            clock(span.to_ms),
+            clock(end_ms)
+        )
+    };
+    html! {
+        <div class="timeline-bar" role="toolbar" aria-label="Timeline zoom">
+            <span class="hint" data-testid="timeline-span" data-from-ms={span.from_ms.to_string()} data-to-ms={span.to_ms.to_string()}>{shown}</span>
+            <button data-testid="timeline-zoom-in" aria-label="Zoom the timeline in (around the clock)" title="Zoom in (+, wheel, pinch)"
+                disabled={span.to_ms - span.from_ms <= SPAN_MIN_MS} onclick={to(Some(span.zoomed(0.5, now_ms, end_ms)))}>{"+"}</button>
+            <button data-testid="timeline-zoom-out" aria-label="Zoom the timeline out" title="Zoom out (-)" disabled={all}
+                onclick={to(Some(span.zoomed(2.0, now_ms, end_ms)))}>{"−"}</button>
+            <button data-testid="timeline-zoom-all" aria-label="Show the whole run on the timeline" title="Whole run (0)" disabled={all}
+                onclick={to(None)}>{"Whole run"}</button>
+        </div>
+    }
+}
+
 #[function_component(TimelineView)]
 pub fn timeline_view(p: &Props) -> Html {
     let jump = {
@@ -273,35 +342,12 @@ pub fn timeline_view(p: &Props) -> Html {
     };
     let run = p.run.clone();
     let end_ms = run.sim.now_ms().max(1);
-    // None: the whole run. A new run starts whole.
-    let zoom = use_state_eq(|| None::<Span>);
-    {
-        // A new run (an edit, a fault added by hand) keeps the window while it still fits.
-        let (set, stored) = (zoom.setter(), *zoom);
-        use_effect_with(run.clone(), move |_| {
-            if stored.is_some_and(|z| z.to_ms > end_ms) {
-                set.set(None);
-            }
-        });
-    }
-    let span = zoom
-        .map(|s| s.within(end_ms).showing(p.now_ms, end_ms))
-        .unwrap_or(Span::all(end_ms));
-    {
-        // Following the clock moves the stored window too, so it moves once per window (and the
-        // markers are redrawn then), not on every tick.
-        let (set, stored) = (zoom.setter(), *zoom);
-        use_effect_with(span, move |s| {
-            if stored.is_some_and(|z| z != *s) {
-                set.set(Some(*s));
-            }
-        });
-    }
+    let (set, span) = use_zoom(run.clone(), p.now_ms);
     let shown = use_mut_ref(|| Shown { span, end_ms });
     *shown.borrow_mut() = Shown { span, end_ms };
     let svg = use_node_ref();
     {
-        let (svg, shown, set) = (svg.clone(), shown.clone(), zoom.setter());
+        let (svg, shown, set) = (svg.clone(), shown.clone(), set.clone());
         use_effect_with((), move |_| {
             let listeners = svg
                 .cast::<web_sys::Element>()
@@ -309,42 +355,20 @@ pub fn timeline_view(p: &Props) -> Html {
             move || drop(listeners)
         });
     }
-    let by = |factor: f64| {
-        let set = zoom.setter();
-        let now = p.now_ms;
-        Callback::from(move |_: MouseEvent| set.set(Some(span.zoomed(factor, now, end_ms))))
-    };
     let onkeydown = {
-        let set = zoom.setter();
-        let now = p.now_ms;
+        let (set, now) = (set.clone(), p.now_ms);
         Callback::from(move |e: KeyboardEvent| {
-            let next = match e.key().as_str() {
-                "+" | "=" => Some(span.zoomed(0.5, now, end_ms)),
-                "-" | "_" => Some(span.zoomed(2.0, now, end_ms)),
-                "0" => Some(Span::all(end_ms)),
-                _ => return,
-            };
-            e.prevent_default();
-            set.set(next);
+            if let Some(next) = zoom_key(&e.key(), span, now, end_ms) {
+                e.prevent_default();
+                set.set(next);
+            }
         })
-    };
-    let all = span.is_all(end_ms);
-    let whole = {
-        let set = zoom.setter();
-        Callback::from(move |_: MouseEvent| set.set(None))
     };
     let height = LANE_H * run.analysis.lanes.len().max(1) as f64 + 10.0;
     let now = span.x(p.now_ms.clamp(span.from_ms, span.to_ms));
     html! {
         <div class="timeline-box">
-            <div class="timeline-bar" role="toolbar" aria-label="Timeline zoom">
-                <span class="hint" data-testid="timeline-span" data-from-ms={span.from_ms.to_string()} data-to-ms={span.to_ms.to_string()}>
-                    { if all { format!("the whole run, 0s to {}", clock(end_ms)) } else { format!("{} to {} of {}", clock(span.from_ms), clock(span.to_ms), clock(end_ms)) } }
-                </span>
-                <button data-testid="timeline-zoom-in" aria-label="Zoom the timeline in (around the clock)" title="Zoom in (+, wheel, pinch)" disabled={span.to_ms - span.from_ms <= SPAN_MIN_MS} onclick={by(0.5)}>{"+"}</button>
-                <button data-testid="timeline-zoom-out" aria-label="Zoom the timeline out" title="Zoom out (-)" disabled={all} onclick={by(2.0)}>{"−"}</button>
-                <button data-testid="timeline-zoom-all" aria-label="Show the whole run on the timeline" title="Whole run (0)" disabled={all} onclick={whole}>{"Whole run"}</button>
-            </div>
+            { zoom_bar(span, p.now_ms, end_ms, &set) }
             <svg ref={svg} data-testid="timeline" class="timeline" viewBox={format!("0 0 {} {}", num(WIDTH), num(height))} width="100%" role="group" {onkeydown}
                 aria-label="Timeline: Tab to its markers, arrows move between them, Enter jumps to one; + and - zoom">
                 <Marks run={run.clone()} {span} {jump} />
@@ -353,6 +377,7 @@ pub fn timeline_view(p: &Props) -> Html {
         </div>
     }
 }
+
 /// The part of the run the timeline shows, in virtual time: all of it, or a zoomed window.
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub struct Span {
