@@ -261,7 +261,20 @@ fn serve(
                     Give::Job(slot, job) => break Some((slot, job)),
                     Give::Full => {
                         st.sleeping += 1;
-                        st = moved.wait(st).unwrap_or_else(PoisonError::into_inner);
+                        // The calling thread wakes now and then to ask `go_on` (the time limit,
+                        // Ctrl-C) while a slow job, a failure being minimised, holds the window.
+                        st = match go_on.as_mut() {
+                            None => moved.wait(st).unwrap_or_else(PoisonError::into_inner),
+                            Some(go_on) => {
+                                let (mut st, _) = moved
+                                    .wait_timeout(st, std::time::Duration::from_millis(100))
+                                    .unwrap_or_else(PoisonError::into_inner);
+                                if !st.ex.is_done() && !go_on(st.ex) {
+                                    st.ex.stop();
+                                }
+                                st
+                            }
+                        };
                         st.sleeping -= 1;
                     }
                     Give::Over => {
