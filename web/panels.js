@@ -2,7 +2,8 @@
 // becomes HTML): Start here (the tour), the local history of the script, and the objects panel,
 // whose fold runs in the explorer's worker. Kept out of the wasm to keep the first load small.
 
-const h = (tag, attrs = {}, ...kids) => {
+// Shared with compare.js (which imports it: the same module, already loaded).
+export const h = (tag, attrs = {}, ...kids) => {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === null || v === undefined || v === false) continue;

@@ -206,9 +206,9 @@ impl Analysis {
         a
     }
 
-    /// The markers of the events from `from_ms` to `to_ms` (a zoomed timeline): as
-    /// `markers`, every 410 and the first `MARKERS_SHOWN` others, but of that window, so zooming
-    /// into a long run shows what happened there.
+    /// The markers of the events from `from_ms` to `to_ms` (a zoomed timeline): as `markers`,
+    /// the 410s and the first `MARKERS_SHOWN` others (at most `MARKERS_SHOWN` 410s too), but of
+    /// that window, so zooming into a long run shows what happened there.
     pub fn markers_in(&self, sim: &Sim, from_ms: TimeMs, to_ms: TimeMs) -> Vec<Marker> {
         let total: usize = self.by_kind.iter().map(Vec::len).sum();
         if total == self.markers.len() {
@@ -219,12 +219,8 @@ impl Analysis {
         for kind in MarkerKind::ALL {
             let ids = self.events(kind);
             let first = ids.partition_point(|&i| sim.trace[i as usize].time_ms < from_ms);
-            let cap = if kind == MarkerKind::Gone {
-                usize::MAX
-            } else {
-                MARKERS_SHOWN
-            };
-            for &event in ids[first..].iter().take(cap) {
+            // Bounded per kind, 410s too: a zoomed window is drawn, not searched.
+            for &event in ids[first..].iter().take(MARKERS_SHOWN) {
                 let e = &sim.trace[event as usize];
                 if e.time_ms > to_ms {
                     break;
