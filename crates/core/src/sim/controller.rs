@@ -428,16 +428,7 @@ impl Sim {
             return;
         }
         for w in self.controllers[c.index()].reflectors.clone() {
-            let r = &mut self.reflectors[w.index()];
-            r.store.clear();
-            r.last_rv = 0;
-            r.listed = false;
-            r.rv_unavailable = false;
-            // The backoff is made with the reflector: its creation counts as a reset.
-            r.backoff_ms_next = self.config.reflector.backoff_ms_initial;
-            r.backoff_mark_ms = Some(self.now_ms);
-            self.set_state(w, WatcherState::Empty, id);
-            self.start_list(w, id);
+            self.start_reflector(w, id);
             if resync > 0 {
                 self.schedule(
                     self.now_ms + resync,
@@ -489,8 +480,7 @@ impl Sim {
                         .retain(|&i| i != watch);
                 }
             }
-            self.reflectors[w.index()].new_session();
-            self.set_state(w, WatcherState::Stopped, id);
+            self.stop_reflector(w, id);
         }
     }
 

@@ -22,6 +22,7 @@ use crate::trace::*;
 mod apiserver;
 mod client;
 mod controller;
+mod effect;
 mod etcd;
 mod inputs;
 mod reflector;
@@ -29,6 +30,9 @@ mod server;
 
 pub use apiserver::{Apiserver, ReadKind, ServerWatch, WaitingRead, PROBE_WATCHER};
 pub use controller::{Controller, Running};
+#[cfg(test)]
+use effect::Effect;
+use effect::{Cause, Effects};
 pub(crate) use etcd::{Decision, Refusal};
 pub use etcd::{Etcd, EtcdReader};
 pub use reflector::{Hold, Reflector};
@@ -254,6 +258,10 @@ pub struct Sim {
     actions: u64,
     /// Probes issued so far (each gets the next number).
     probes: u32,
+    /// Scratch space for a component's step (its effects, the ids of the events it emitted),
+    /// kept so a step allocates nothing; empty between steps.
+    effects: Effects,
+    emitted_ids: Vec<EventId>,
 }
 
 struct StoreReader<'a> {
@@ -328,6 +336,8 @@ impl Sim {
             stopped: None,
             actions: 0,
             probes: 0,
+            effects: Effects::default(),
+            emitted_ids: vec![],
             config: config.clone(),
         };
         for (i, c) in config.controllers.iter().enumerate() {

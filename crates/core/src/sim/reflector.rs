@@ -109,12 +109,656 @@ impl Reflector {
     }
 }
 
+/// What a reflector reads of the world during one step, and where its effects go.
+pub(super) struct Step<'a> {
+    pub watcher: WatcherId,
+    pub now_ms: TimeMs,
+    pub config: &'a Config,
+    pub rng: &'a mut Rng,
+    pub out: &'a mut Effects,
+}
+
+impl Step<'_> {
+    fn emit(&mut self, cause: Cause, kind: EventKind) -> Cause {
+        self.out.emit(cause, kind)
+    }
+
+    /// client-go: `minWatchTimeout * (rand + 1)`, uniform in [5 m, 10 m) by default.
+    fn watch_timeout(&mut self) -> DurationMs {
+        let min = self.config.reflector.watch_timeout_ms_min;
+        min + self.rng.below(min)
+    }
+}
+
+/// The reflector's state machine (client-go `reflector.go` `ListAndWatch`, the pager, the
+/// informer's `DeltaFIFO.Replace` and its handlers): each entry point takes a message or a timer
+/// and returns effects.
+impl Reflector {
+    fn set_state(&mut self, st: &mut Step, state: WatcherState, cause: Cause) -> Cause {
+        self.state = state;
+        let kind = EventKind::State {
+            watcher: st.watcher,
+            state,
+            last_rv: self.last_rv,
+        };
+        st.emit(cause, kind)
+    }
+
+    /// The controller (re)starts: a fresh store, then the first list.
+    pub(super) fn start(&mut self, st: &mut Step, cause: Cause) {
+        self.store.clear();
+        self.last_rv = 0;
+        self.listed = false;
+        self.rv_unavailable = false;
+        // The backoff is made with the reflector: its creation counts as a reset.
+        self.backoff_ms_next = st.config.reflector.backoff_ms_initial;
+        self.backoff_mark_ms = Some(st.now_ms);
+        self.set_state(st, WatcherState::Empty, cause);
+        self.start_list(st, cause);
+    }
+
+    /// The controller crashed: every request of this life is stale.
+    pub(super) fn stop(&mut self, st: &mut Step, cause: Cause) {
+        self.new_session();
+        self.set_state(st, WatcherState::Stopped, cause);
+    }
+
+    fn start_list(&mut self, st: &mut Step, cause: Cause) {
+        let streaming = st.config.reflector_of(self.controller).streaming_list;
+        self.start_list_as(st, cause, streaming);
+    }
+
+    /// One list-and-watch round's list: a streaming list, or a list then a watch.
+    fn start_list_as(&mut self, st: &mut Step, cause: Cause, streaming: bool) {
+        let session = self.new_session();
+        let (relist, rv) = (self.listed, self.relist_rv());
+        let id = self.set_state(st, WatcherState::Listing, cause);
+        let watcher = st.watcher;
+        if streaming {
+            // watchList(): RV "" (consistent) first, then the last seen RV, NotOlderThan.
+            let rv = match rv {
+                ListRv::Any => ListRv::Consistent,
+                other => other,
+            };
+            let timeout_ms = st.watch_timeout();
+            let request = EventKind::WatchListRequest {
+                watcher,
+                rv,
+                relist,
+            };
+            let id = st.emit(id, request);
+            let serve = Action::ServeWatchList {
+                watcher,
+                session,
+                rv,
+                timeout_ms,
+            };
+            return st.out.send(id, serve);
+        }
+        // The pager sets `limit` unless the list is at a resourceVersion (then it must come
+        // from the watch cache, which does not page).
+        let limit = match rv {
+            ListRv::NotOlderThan(_) => 0,
+            _ => st.config.reflector.page_size,
+        };
+        self.request_list(st, session, rv, limit, relist, id);
+    }
+
+    fn request_list(
+        &mut self,
+        st: &mut Step,
+        session: Session,
+        rv: ListRv,
+        limit: u32,
+        relist: bool,
+        cause: Cause,
+    ) {
+        self.paging = (limit > 0).then(|| (rv, vec![]));
+        let watcher = st.watcher;
+        let request = EventKind::ListRequest {
+            watcher,
+            rv,
+            relist,
+        };
+        let id = st.emit(cause, request);
+        let serve = Action::ServeList {
+            watcher,
+            session,
+            rv,
+            limit,
+        };
+        st.out.send(id, serve);
+    }
+
+    fn start_watch(&mut self, st: &mut Step, cause: Cause) {
+        let (session, from) = (self.new_session(), self.last_rv);
+        let timeout_ms = st.watch_timeout();
+        let watcher = st.watcher;
+        let request = EventKind::WatchRequest {
+            watcher,
+            from_rv: from,
+            timeout_ms,
+        };
+        let id = st.emit(cause, request);
+        let serve = Action::ServeWatch {
+            watcher,
+            session,
+            from,
+            timeout_ms,
+        };
+        st.out.send(id, serve);
+    }
+
+    /// A backoff is over: relist or re-watch, unless a newer request replaced this one.
+    pub(super) fn wake(&mut self, st: &mut Step, session: Session, cause: Cause) {
+        if self.session != session {
+            return;
+        }
+        match self.state {
+            WatcherState::BackoffRelist => self.start_list(st, cause),
+            WatcherState::BackoffRewatch => self.start_watch(st, cause),
+            _ => {}
+        }
+    }
+
+    fn backoff(&mut self, st: &mut Step, state: WatcherState, cause: Cause) {
+        let base = self.next_backoff(&st.config.reflector, st.now_ms);
+        let session = self.new_session();
+        let delay_ms = base + st.rng.below(base);
+        let id = self.set_state(st, state, cause);
+        let watcher = st.watcher;
+        let id = st.emit(id, EventKind::Backoff { watcher, delay_ms });
+        let wake = Action::Wake { watcher, session };
+        st.out.timer(st.now_ms + delay_ms, id, wake);
+    }
+
+    /// A message the reflector takes in now: each arm is one call.
+    pub(super) fn receive(&mut self, st: &mut Step, session: Session, msg: Msg, cause: Cause) {
+        match msg {
+            Msg::ListOk {
+                list_rv,
+                items,
+                from_etcd,
+                rest,
+            } => {
+                let page = ListPage {
+                    list_rv,
+                    items,
+                    from_etcd,
+                    rest,
+                };
+                self.on_list_page(st, session, page, cause)
+            }
+            Msg::WatchListStart { watch, items, rv } => {
+                self.on_initial_events_end(st, watch, items, rv, cause)
+            }
+            Msg::ListErr(error) => self.on_list_failed(st, session, error, cause),
+            Msg::WatchListErr(error) => self.on_watch_list_failed(st, error, cause),
+            Msg::WatchOpened {
+                watch,
+                from_rv,
+                replayed,
+            } => self.on_watch_opened(st, watch, from_rv, replayed, cause),
+            Msg::Event { change, .. } => self.watch_event(st, change, cause),
+            Msg::Bookmark { rv, .. } => self.on_bookmark(st, rv, cause),
+            Msg::WatchErr(error) => {
+                let id = self.watch_failed(st, error, cause);
+                let id = self.set_state(st, WatcherState::Empty, id);
+                self.backoff(st, WatcherState::BackoffRelist, id);
+            }
+            Msg::Refused(error) => {
+                let id = self.watch_failed(st, error, cause);
+                self.backoff(st, WatcherState::BackoffRewatch, id);
+            }
+            Msg::WatchEnd(reason) => self.on_watch_end(st, reason, cause),
+        }
+    }
+
+    /// One page of a list; the last one replaces the store and starts the watch.
+    fn on_list_page(&mut self, st: &mut Step, session: Session, page: ListPage, cause: Cause) {
+        let ListPage {
+            list_rv,
+            items,
+            from_etcd,
+            rest,
+        } = page;
+        let (watcher, more) = (st.watcher, !rest.is_empty());
+        let result = EventKind::ListResult {
+            watcher,
+            list_rv,
+            items: items.len() as u32,
+            from_etcd,
+            more,
+        };
+        let id = st.emit(cause, result);
+        let mut collected = self.paging.take();
+        let items = match collected.as_mut() {
+            Some((_, got)) => {
+                got.extend(items);
+                std::mem::take(got)
+            }
+            None => items,
+        };
+        if more {
+            // Fetch the next page with the continue token.
+            let rv = collected.map(|c| c.0).unwrap_or(ListRv::Consistent);
+            self.paging = Some((rv, items));
+            let limit = st.config.reflector.page_size.max(1);
+            let id = st.emit(id, EventKind::ListContinue { watcher, list_rv });
+            let page = Action::ServeListPage {
+                watcher,
+                session,
+                list_rv,
+                rest,
+                limit,
+            };
+            return st.out.send(id, page);
+        }
+        self.replace_store(st, items, id);
+        self.listed_at(list_rv);
+        let id = self.set_state(st, WatcherState::InitListed, id);
+        self.start_watch(st, id);
+    }
+
+    /// A streaming list's initial events, applied at the bookmark that ends them; the same
+    /// stream goes on as the watch.
+    fn on_initial_events_end(
+        &mut self,
+        st: &mut Step,
+        watch: WatchId,
+        items: Vec<Object>,
+        rv: Rv,
+        cause: Cause,
+    ) {
+        let end = EventKind::InitialEventsEnd {
+            watcher: st.watcher,
+            rv,
+            items: items.len() as u32,
+        };
+        let id = st.emit(cause, end);
+        self.replace_store(st, items, id);
+        self.listed_at(rv);
+        self.watching(st.now_ms, watch);
+        self.set_state(st, WatcherState::Watching, id);
+    }
+
+    /// The store now holds the list at `rv`.
+    fn listed_at(&mut self, rv: Rv) {
+        self.last_rv = rv;
+        self.rv_unavailable = false;
+        self.listed = true;
+    }
+
+    /// The watch's stream is open from now on.
+    fn watching(&mut self, now_ms: TimeMs, watch: WatchId) {
+        self.watch = Some(watch);
+        self.watch_opened_ms = now_ms;
+        self.watch_events = 0;
+    }
+
+    fn on_list_failed(&mut self, st: &mut Step, session: Session, error: ApiError, cause: Cause) {
+        let failed = EventKind::ListFailed {
+            watcher: st.watcher,
+            error,
+        };
+        let id = st.emit(cause, failed);
+        if let (ApiError::ContinueExpired, Some((rv, _))) = (error, self.paging.take()) {
+            // pager.FullListIfExpired: the same list again, without paging.
+            let relist = self.listed;
+            self.request_list(st, session, rv, 0, relist, id);
+        } else if matches!(error, ApiError::TooOld { .. } | ApiError::TooLargeRv { .. }) {
+            // Retried at once with RV="".
+            self.rv_unavailable = true;
+            self.start_list(st, id);
+        } else {
+            self.backoff(st, WatcherState::BackoffRelist, id);
+        }
+    }
+
+    /// reflector.go: "The watchlist request ended with an error, falling back to the standard
+    /// LIST/WATCH semantics"; a too-large RV makes that list consistent.
+    fn on_watch_list_failed(&mut self, st: &mut Step, error: ApiError, cause: Cause) {
+        let failed = EventKind::ListFailed {
+            watcher: st.watcher,
+            error,
+        };
+        let id = st.emit(cause, failed);
+        if matches!(error, ApiError::TooOld { .. } | ApiError::TooLargeRv { .. }) {
+            self.rv_unavailable = true;
+        }
+        self.start_list_as(st, id, false);
+    }
+
+    fn on_watch_opened(
+        &mut self,
+        st: &mut Step,
+        watch: WatchId,
+        from_rv: Rv,
+        replayed: u32,
+        cause: Cause,
+    ) {
+        self.watching(st.now_ms, watch);
+        let opened = EventKind::WatchOpened {
+            watcher: st.watcher,
+            from_rv,
+            replayed,
+        };
+        let id = st.emit(cause, opened);
+        self.set_state(st, WatcherState::Watching, id);
+    }
+
+    fn on_bookmark(&mut self, st: &mut Step, rv: Rv, cause: Cause) {
+        self.last_rv = self.last_rv.max(rv);
+        self.watch_events += 1;
+        let watcher = st.watcher;
+        st.emit(cause, EventKind::Bookmark { watcher, rv });
+    }
+
+    fn watch_failed(&mut self, st: &mut Step, error: ApiError, cause: Cause) -> Cause {
+        let watcher = st.watcher;
+        st.emit(cause, EventKind::WatchFailed { watcher, error })
+    }
+
+    /// A stream that ended without an error: re-watch at once, unless it was a very short watch
+    /// with no events (treated as an error: back off, relist).
+    fn on_watch_end(&mut self, st: &mut Step, reason: WatchEnd, cause: Cause) {
+        let watcher = st.watcher;
+        let id = st.emit(cause, EventKind::WatchEnded { watcher, reason });
+        let short = st.now_ms - self.watch_opened_ms < SHORT_WATCH_MS && self.watch_events == 0;
+        if short && reason != WatchEnd::Disconnected {
+            self.backoff(st, WatcherState::BackoffRelist, id);
+        } else {
+            self.start_watch(st, id);
+        }
+    }
+
+    fn watch_event(&mut self, st: &mut Step, change: Change, cause: Cause) {
+        let o = change.object;
+        self.last_rv = o.rv;
+        self.watch_events += 1;
+        let old = match change.event {
+            EventType::Deleted => self.store.remove(&o.name),
+            _ => self.store.insert(o.name, o),
+        };
+        let event = EventKind::WatchEvent {
+            watcher: st.watcher,
+            event: change.event,
+            name: o.name,
+            rv: o.rv,
+            spec: o.spec,
+        };
+        let id = st.emit(cause, event);
+        let update = (change.event == EventType::Modified)
+            .then_some(old)
+            .flatten();
+        self.handle(st, &o, update.as_ref(), id, false);
+    }
+
+    /// The relist's diff (`DeltaFIFO.Replace` + `HandleDeltas`).
+    fn replace_store(&mut self, st: &mut Step, items: Vec<Object>, cause: Cause) {
+        let new: crate::store::Store = items.into_iter().map(|o| (o.name, o)).collect();
+        let old = std::mem::take(&mut self.store);
+        let initial = !self.listed;
+        let mut deltas = vec![];
+        for (name, o) in old.iter() {
+            if !new.contains_key(name) {
+                deltas.push((Delta::DeletedFinalStateUnknown, *o, None));
+            }
+        }
+        for (name, o) in new.iter() {
+            match old.get(name) {
+                None => deltas.push((Delta::Added, *o, None)),
+                Some(prev) if prev.rv != o.rv => deltas.push((Delta::Updated, *o, Some(*prev))),
+                Some(_) => {}
+            }
+        }
+        self.store = new;
+        for (delta, o, prev) in deltas {
+            let id = st.emit(cause, informer_event(st.watcher, delta, &o));
+            self.handle(st, &o, prev.as_ref(), id, initial);
+        }
+    }
+
+    /// The informer's periodic resync: every stored object goes through the handlers again.
+    pub(super) fn resync(&mut self, st: &mut Step) {
+        for o in self.store.values() {
+            let id = st.emit(
+                Cause::Event(NO_CAUSE),
+                informer_event(st.watcher, Delta::Sync, o),
+            );
+            // An unchanged object: `handler.LowPriority` on controller-runtime's priority queue.
+            self.handle(st, o, Some(o), id, true);
+        }
+    }
+
+    /// The event handlers: object → reconcile keys. `old` is set for updates (and resyncs,
+    /// where it equals the object), for the handlers' predicates.
+    fn handle(&self, st: &mut Step, o: &Object, old: Option<&Object>, cause: Cause, initial: bool) {
+        let primary = st.config.controllers[self.controller.index()].primary;
+        let passes = |p: Predicate| match (p, old) {
+            (Predicate::GenerationChanged, Some(old)) => old.generation != o.generation,
+            (Predicate::ResourceVersionChanged, Some(old)) => old.rv != o.rv,
+            _ => true,
+        };
+        for (map, predicate) in &self.handlers {
+            if !passes(*predicate) {
+                continue;
+            }
+            let key = match map {
+                KeyMap::ReadOnly => None,
+                KeyMap::Itself => Some(o.name),
+                KeyMap::Owner => o
+                    .owner
+                    .filter(|owner| owner.kind == primary)
+                    .map(|owner| owner.name),
+            };
+            if let Some(key) = key {
+                st.out.enqueue(cause, key, initial);
+            }
+        }
+    }
+}
+
+/// A list answer's fields, as one value.
+struct ListPage {
+    list_rv: Rv,
+    items: Vec<Object>,
+    from_etcd: bool,
+    rest: Vec<Object>,
+}
+
+fn informer_event(watcher: WatcherId, delta: Delta, o: &Object) -> EventKind {
+    EventKind::Informer {
+        watcher,
+        delta,
+        name: o.name,
+        rv: o.rv,
+        spec: o.spec,
+        deleting: o.deletion_ms.is_some(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn reflector() -> Reflector {
         Reflector::new(ControllerId(0), KindId(0), None, vec![], 800)
+    }
+
+    /// A reflector of a controller whose primary kind it watches (key: the object itself),
+    /// and one step of it: the events it emitted and its other effects.
+    fn run_step(
+        r: &mut Reflector,
+        now_ms: TimeMs,
+        f: impl FnOnce(&mut Reflector, &mut Step),
+    ) -> Effects {
+        let mut config = Config::new(&["Pod"]);
+        let behaviour = crate::config::Behaviour::Mirror { target: KindId(0) };
+        config
+            .controllers
+            .push(Config::controller("c", KindId(0), behaviour));
+        let (mut rng, mut out) = (Rng::new(1), Effects::default());
+        let mut st = Step {
+            watcher: WatcherId(0),
+            now_ms,
+            config: &config,
+            rng: &mut rng,
+            out: &mut out,
+        };
+        f(r, &mut st);
+        out
+    }
+
+    fn watching() -> Reflector {
+        let mut r = reflector();
+        r.handlers = vec![(KeyMap::Itself, Predicate::All)];
+        (r.listed, r.last_rv, r.state) = (true, 7, WatcherState::Watching);
+        r.watch = Some(WatchId(0));
+        r
+    }
+
+    fn pod(name: u32, rv: Rv) -> Object {
+        Object::fixture(KindId(0), NameId(name), name as u64, rv)
+    }
+
+    fn states(out: &Effects) -> Vec<WatcherState> {
+        let state = |k: &&EventKind| match k {
+            EventKind::State { state, .. } => Some(*state),
+            _ => None,
+        };
+        out.events().iter().filter_map(state).collect()
+    }
+
+    /// `reflector.go` `watchHandler` returns the 410 (`IsExpired`/`IsGone`) and `ListAndWatch`
+    /// starts over: the watch is dropped, the store is relisted after the backoff
+    /// (`backoffManager`), and the wake-up names the new session so older timers are stale.
+    #[test]
+    fn a_410_on_the_watch_backs_off_then_relists() {
+        let mut r = watching();
+        let too_old = ApiError::TooOld {
+            requested: 7,
+            oldest_minus_one: 9,
+        };
+        let out = run_step(&mut r, 1000, |r, st| {
+            r.receive(st, Session(0), Msg::WatchErr(too_old), Cause::Event(3))
+        });
+        assert_eq!(
+            states(&out),
+            [WatcherState::Empty, WatcherState::BackoffRelist]
+        );
+        assert_eq!((r.session, r.watch), (Session(1), None));
+        let wake = out.0.iter().find_map(|e| match e {
+            Effect::Timer {
+                at_ms,
+                action: Action::Wake { session, .. },
+                ..
+            } => Some((*at_ms, *session)),
+            _ => None,
+        });
+        let (at_ms, session) = wake.expect("a wake-up is scheduled");
+        assert!(
+            (1800..2600).contains(&at_ms),
+            "800 ms and up to 100% jitter: {at_ms}"
+        );
+        assert_eq!(session, Session(1));
+        let out = run_step(&mut r, at_ms, |r, st| r.wake(st, session, Cause::Event(9)));
+        assert_eq!(states(&out), [WatcherState::Listing]);
+        let list = out.0.iter().find_map(|e| match e {
+            Effect::ToServer {
+                action: Action::ServeList { rv, .. },
+                ..
+            } => Some(*rv),
+            _ => None,
+        });
+        assert_eq!(
+            list,
+            Some(ListRv::NotOlderThan(7)),
+            "relistResourceVersion: the last RV"
+        );
+    }
+
+    /// `DeltaFIFO.Replace` (`client-go/tools/cache/delta_fifo.go`): an object missing from the
+    /// new list is `DeletedFinalStateUnknown`, a changed one an update, a new one an add; each
+    /// goes through the handlers, then the reflector watches from the list's RV.
+    #[test]
+    fn a_relist_diffs_the_store_and_then_watches_from_the_list_rv() {
+        let mut r = watching();
+        r.store = [pod(1, 5), pod(2, 6), pod(3, 7)]
+            .into_iter()
+            .map(|o| (o.name, o))
+            .collect();
+        let page = Msg::ListOk {
+            list_rv: 12,
+            items: vec![pod(2, 9), pod(3, 7), pod(4, 11)],
+            from_etcd: false,
+            rest: vec![],
+        };
+        let out = run_step(&mut r, 0, |r, st| {
+            r.receive(st, Session(0), page, Cause::Event(1))
+        });
+        let deltas: Vec<_> = out
+            .events()
+            .iter()
+            .filter_map(|k| match k {
+                EventKind::Informer { delta, name, .. } => Some((*delta, name.0)),
+                _ => None,
+            })
+            .collect();
+        let expected = [
+            (Delta::DeletedFinalStateUnknown, 1),
+            (Delta::Updated, 2),
+            (Delta::Added, 4),
+        ];
+        assert_eq!(deltas, expected);
+        let keys: Vec<_> = out
+            .0
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Enqueue { key, .. } => Some(key.0),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(keys, [1, 2, 4], "one reconcile request per delta");
+        assert_eq!(states(&out), [WatcherState::InitListed]);
+        let watch = out.0.iter().find_map(|e| match e {
+            Effect::ToServer {
+                action: Action::ServeWatch { from, .. },
+                ..
+            } => Some(*from),
+            _ => None,
+        });
+        assert_eq!(watch, Some(12));
+        assert_eq!(r.store.len(), 3);
+    }
+
+    /// `client-go/tools/pager/pager.go`: a page with a continue token asks for the next page of
+    /// the same snapshot; the items are collected until the last page.
+    #[test]
+    fn a_list_page_with_more_asks_for_the_next_page() {
+        let mut r = reflector();
+        r.paging = Some((ListRv::Any, vec![]));
+        let page = Msg::ListOk {
+            list_rv: 4,
+            items: vec![pod(1, 2)],
+            from_etcd: true,
+            rest: vec![pod(2, 3)],
+        };
+        let out = run_step(&mut r, 0, |r, st| {
+            r.receive(st, Session(0), page, Cause::Event(1))
+        });
+        assert!(matches!(
+            out.0.last(),
+            Some(Effect::ToServer {
+                action: Action::ServeListPage { list_rv: 4, .. },
+                ..
+            })
+        ));
+        assert_eq!(r.paging.as_ref().map(|p| p.1.len()), Some(1));
+        assert!(
+            r.store.is_empty(),
+            "the store changes only with the last page"
+        );
     }
 
     #[test]
