@@ -10,7 +10,7 @@ impl Sim {
         w: WatcherId,
         step: impl FnOnce(&mut Reflector, &mut reflector::Step),
     ) {
-        let mut out = std::mem::take(&mut self.effects);
+        let mut out = self.scratch_effects();
         let mut st = reflector::Step {
             watcher: w,
             now_ms: self.now_ms,
@@ -19,8 +19,8 @@ impl Sim {
             out: &mut out,
         };
         step(&mut self.reflectors[w.index()], &mut st);
-        self.apply_watcher_effects(w, &mut out);
-        self.effects = out;
+        self.apply_effects(Actor::Watcher(w), &mut out);
+        self.effects_pool.push(out);
     }
 
     /// The controller (re)starts this reflector: a fresh store, then the first list.

@@ -99,223 +99,203 @@ pub struct Controller {
     initial_sync: bool,
 }
 
-impl Sim {
-    // ----- controllers -----
+/// What a controller reads of the world during one step, and where its effects go.
+pub(super) struct Step<'a> {
+    pub controller: ControllerId,
+    pub now_ms: TimeMs,
+    pub config: &'a Config,
+    pub rng: &'a mut Rng,
+    /// Its informers' stores (Anvil's controllers: etcd).
+    pub cache: &'a dyn Reader,
+    /// etcd through the apiserver, for live reads: `None` while the controller is cut off.
+    pub live: Option<&'a dyn Reader>,
+    /// The truth, for the trace's note of what etcd held when a reconcile read.
+    pub etcd: &'a Etcd,
+    pub names: &'a mut Names,
+    /// The id the step's first event gets: the engine applies a step's effects at once, in
+    /// order, so a reconcile can remember its start event across steps.
+    pub next_event: EventId,
+    pub out: &'a mut Effects,
+}
 
-    pub(super) fn enqueue(
-        &mut self,
-        c: ControllerId,
-        key: NameId,
-        cause: EventId,
-        low_priority: bool,
-    ) {
-        let ctl = &mut self.controllers[c.index()];
-        if !ctl.up {
+impl Step<'_> {
+    fn cfg(&self) -> &crate::config::ControllerConfig {
+        &self.config.controllers[self.controller.index()]
+    }
+
+    fn emit(&mut self, cause: Cause, kind: EventKind) -> Cause {
+        self.out.emit(cause, kind)
+    }
+}
+
+/// The controller's rules (controller-runtime's `Controller` over client-go's work queue):
+/// each entry point takes a message or a timer and returns effects.
+impl Controller {
+    /// A reconcile request from an event handler, a requeue or Anvil's tick.
+    pub(super) fn enqueue(&mut self, st: &mut Step, key: NameId, cause: Cause, low_priority: bool) {
+        if !self.up {
             return;
         }
-        let outcome = ctl.queue.add(key, low_priority || ctl.initial_sync);
-        let id = self.emit(
-            Actor::Controller(c),
-            cause,
-            EventKind::Enqueue {
-                controller: c,
-                key,
-                outcome,
-                delay_ms: 0,
-            },
-        );
+        let outcome = self.queue.add(key, low_priority || self.initial_sync);
+        let controller = st.controller;
+        let event = EventKind::Enqueue {
+            controller,
+            key,
+            outcome,
+            delay_ms: 0,
+        };
+        let id = st.emit(cause, event);
         if outcome == QueueAdd::Added {
-            self.kick(c, id);
+            self.kick(st, id);
         }
     }
 
     /// Hands the queue to an idle worker that no pending wake-up has claimed yet, so keys that
     /// become ready at the same instant go to distinct workers (a busy worker never starts a
     /// second reconcile; `client-go/util/workqueue`, controller-runtime's worker loop).
-    pub(super) fn kick(&mut self, c: ControllerId, cause: EventId) {
-        let ctl = &mut self.controllers[c.index()];
-        let idle = (0..ctl.workers.len())
-            .find(|&i| ctl.workers[i].is_none() && ctl.worker_claimed & (1u64 << i) == 0);
+    fn kick(&mut self, st: &mut Step, cause: Cause) {
+        let idle = (0..self.workers.len())
+            .find(|&i| self.workers[i].is_none() && self.worker_claimed & (1u64 << i) == 0);
         if let Some(worker) = idle {
-            ctl.worker_claimed |= 1u64 << worker;
-            let epoch = ctl.epoch;
-            self.ready.push_back((
-                cause,
-                Action::Work {
-                    controller: c,
-                    epoch,
-                    worker: worker as u32,
-                },
-            ));
+            self.wake_worker(st, worker as u32, cause);
         }
     }
 
-    /// An idle worker takes the next key, if any, and starts its reconcile.
-    pub(super) fn work(&mut self, c: ControllerId, worker: u32, cause: EventId) {
-        let config = self.config.clone();
-        let cfg = &config.controllers[c.index()];
-        let (reconcile_ms, primary) = (cfg.reconcile_ms, cfg.primary);
-        let ctl = &mut self.controllers[c.index()];
-        ctl.worker_claimed &= !(1u64 << worker);
-        if ctl.workers[worker as usize].is_some() {
+    /// A claimed idle worker takes the next key once what is due now has run.
+    fn wake_worker(&mut self, st: &mut Step, worker: u32, cause: Cause) {
+        self.worker_claimed |= 1u64 << worker;
+        let work = Action::Work {
+            controller: st.controller,
+            epoch: self.epoch,
+            worker,
+        };
+        st.out.soon(cause, work);
+    }
+
+    /// An idle worker takes the next key, if any, and starts its reconcile: every read happens
+    /// now, the writes follow one a step.
+    pub(super) fn work(&mut self, st: &mut Step, worker: u32, cause: Cause) {
+        self.worker_claimed &= !(1u64 << worker);
+        if self.workers[worker as usize].is_some() {
             return;
         }
-        let Some(key) = ctl.queue.get() else {
+        let Some(key) = self.queue.get() else {
             return;
         };
-        let spec = StoreReader {
-            sim: self,
-            controller: c,
-        }
-        .get(primary, key)
-        .map(|o| o.spec);
-        let start = self.emit(
-            Actor::Controller(c),
-            cause,
-            EventKind::ReconcileStart {
-                controller: c,
-                key,
-                worker,
-                spec,
-                writes: 0,
-            },
-        );
-        let plan = self.plan(c, key);
-        // The start says how many steps its reconcile has, now that they are decided (the same
-        // instant: nothing was emitted in between but this reconcile's own events).
-        if let Some(Event {
-            kind: EventKind::ReconcileStart { writes, .. },
-            ..
-        }) = self.trace.get_mut(start as usize)
-        {
-            *writes = plan.writes.len() as u32;
-        }
-        self.emit_reads(c, start, &plan.reads);
-        let epoch = self.controllers[c.index()].epoch;
-        let steps = plan.writes.len() as u64 + 1;
-        let run = Running {
+        let (controller, primary) = (st.controller, st.cfg().primary);
+        let spec = st.cache.get(primary, key).map(|o| o.spec);
+        let plan = self.plan(st, key);
+        let start_event = st.next_event + st.out.0.len() as EventId;
+        debug_assert!(st.out.0.is_empty(), "the start is the step's first event");
+        let started = EventKind::ReconcileStart {
+            controller,
             key,
-            writes: plan.writes,
-            continue_on_error: plan.continue_on_error,
-            outcome: plan.outcome,
-            done: 0,
-            start_event: start,
-            started_ms: self.now_ms,
+            worker,
+            spec,
+            writes: plan.writes.len() as u32,
         };
-        self.controllers[c.index()].workers[worker as usize] = Some(run);
-        let at = self.now_ms + reconcile_ms / steps;
-        self.schedule(
-            at,
-            start,
-            Action::Step {
-                controller: c,
-                epoch,
-                worker,
-            },
-        );
-        // More keys may be waiting for other idle workers.
-        if !self.controllers[c.index()].queue.is_empty() {
-            self.kick(c, cause);
-        }
-    }
-
-    /// What a reconcile of `key` decides, from the controller's cache (and etcd for live reads).
-    fn plan(&mut self, c: ControllerId, key: NameId) -> crate::program::Plan {
-        let config = self.config.clone();
-        let cfg = &config.controllers[c.index()];
-        let mut names = std::mem::take(&mut self.names);
-        let mut memory = std::mem::take(&mut self.controllers[c.index()].memory);
-        // A live read (`get ... live`) goes to etcd through the apiserver: it fails while the
-        // controller is cut off.
-        let etcd = EtcdReader(&self.etcd);
-        let live: Option<&dyn Reader> = self.connected(c).then_some(&etcd);
-        let plan = reconcile::plan(
-            cfg,
-            key,
-            1 << c.0,
-            &StoreReader {
-                sim: self,
-                controller: c,
-            },
-            live,
-            &mut names,
-            &mut memory,
-        );
-        self.names = names;
-        self.controllers[c.index()].memory = memory;
-        plan
-    }
-
-    /// A reconcile's reads, each with what etcd held at that moment.
-    fn emit_reads(&mut self, c: ControllerId, start: EventId, reads: &[crate::program::ReadNote]) {
-        for r in reads {
-            let truth_rv = self.etcd.objects.get(&(r.kind, r.name)).map_or(0, |o| o.rv);
+        let start = st.emit(cause, started);
+        for r in &plan.reads {
+            let truth_rv = st.etcd.objects.get(&(r.kind, r.name)).map_or(0, |o| o.rv);
             let read = EventKind::ReconcileRead {
-                controller: c,
+                controller,
                 kind: r.kind,
                 name: r.name,
                 rv: r.rv.unwrap_or(0),
                 truth_rv,
                 live: r.live,
             };
-            self.emit(Actor::Controller(c), start, read);
+            st.emit(start, read);
+        }
+        let steps = plan.writes.len() as u64 + 1;
+        self.workers[worker as usize] = Some(Running {
+            key,
+            writes: plan.writes,
+            continue_on_error: plan.continue_on_error,
+            outcome: plan.outcome,
+            done: 0,
+            start_event,
+            started_ms: st.now_ms,
+        });
+        let at = st.now_ms + st.cfg().reconcile_ms / steps;
+        let next = Action::Step {
+            controller,
+            epoch: self.epoch,
+            worker,
+        };
+        st.out.timer(at, start, next);
+        // More keys may be waiting for other idle workers.
+        if !self.queue.is_empty() {
+            self.kick(st, cause);
         }
     }
 
-    /// A step of a running reconcile: the next write, or the end.
-    pub(super) fn step(&mut self, c: ControllerId, worker: u32, cause: EventId) {
-        let reconcile_ms = self.config.controllers[c.index()].reconcile_ms;
-        let Some(mut run) = self.controllers[c.index()].workers[worker as usize].take() else {
+    /// What a reconcile of `key` decides, from the controller's cache (and etcd for live reads).
+    fn plan(&mut self, st: &mut Step, key: NameId) -> crate::program::Plan {
+        let owner_bit = 1 << st.controller.0;
+        let cfg = &st.config.controllers[st.controller.index()];
+        let (cache, live) = (st.cache, st.live);
+        reconcile::plan(cfg, key, owner_bit, cache, live, st.names, &mut self.memory)
+    }
+
+    /// A step of a running reconcile: the next write (or an armed crash before it), or the end.
+    pub(super) fn step(&mut self, st: &mut Step, worker: u32, cause: Cause) {
+        let Some(mut run) = self.workers[worker as usize].take() else {
             return;
         };
         if run.done < run.writes.len() {
-            let ctl = &self.controllers[c.index()];
-            if ctl.crash_after_writes == Some(run.done as u32) && run.done > 0 {
-                self.controllers[c.index()].workers[worker as usize] = Some(run);
-                self.crash(c, cause);
-                return;
+            if self.crash_after_writes == Some(run.done as u32) && run.done > 0 {
+                self.workers[worker as usize] = Some(run);
+                return st.out.crash(cause);
             }
-            let w = run.writes[run.done];
+            let write = run.writes[run.done];
             run.done += 1;
-            let result = if self.connected(c) {
-                self.write(Actor::Controller(c), run.start_event, w)
-            } else {
-                Err(ApiError::ConnectionRefused)
-            };
-            let epoch = self.controllers[c.index()].epoch;
-            let go_on = run.continue_on_error.get(run.done - 1) == Some(&true);
-            if let (Err(e), false) = (result, go_on) {
-                self.finish(c, worker, run, ReconcileResult::Error(e), cause);
-                return;
-            }
-            let steps = run.writes.len() as u64 + 1;
-            let at = run.started_ms + reconcile_ms * (run.done as u64 + 1) / steps;
-            self.controllers[c.index()].workers[worker as usize] = Some(run);
-            self.schedule(
-                at,
-                cause,
-                Action::Step {
-                    controller: c,
-                    epoch,
-                    worker,
-                },
-            );
-            return;
+            let start = Cause::Event(run.start_event);
+            self.workers[worker as usize] = Some(run);
+            return st.out.write(start, worker, write, cause);
         }
-        let cfg = &self.config.controllers[c.index()];
-        let failed = self.controllers[c.index()]
-            .failed_first
-            .get(&run.key)
-            .copied()
-            .unwrap_or(0);
-        let result = if failed < cfg.fail_first {
-            self.controllers[c.index()]
-                .failed_first
-                .insert(run.key, failed + 1);
+        let result = self.outcome(st, &run);
+        self.finish(st, worker, run, result);
+    }
+
+    /// A reconcile's write was answered: on to the next step, or the end on an error it does
+    /// not ignore.
+    pub(super) fn written(
+        &mut self,
+        st: &mut Step,
+        worker: u32,
+        result: Result<EventId, ApiError>,
+        cause: Cause,
+    ) {
+        let Some(run) = self.workers[worker as usize].take() else {
+            return;
+        };
+        let go_on = run.continue_on_error.get(run.done - 1) == Some(&true);
+        if let (Err(e), false) = (result, go_on) {
+            return self.finish(st, worker, run, ReconcileResult::Error(e));
+        }
+        let steps = run.writes.len() as u64 + 1;
+        let at = run.started_ms + st.cfg().reconcile_ms * (run.done as u64 + 1) / steps;
+        self.workers[worker as usize] = Some(run);
+        let next = Action::Step {
+            controller: st.controller,
+            epoch: self.epoch,
+            worker,
+        };
+        st.out.timer(at, cause, next);
+    }
+
+    /// How a reconcile whose writes all went through ends: a failure on purpose (`fail-first`),
+    /// the program's outcome, a random error, a requeue, or done.
+    fn outcome(&mut self, st: &mut Step, run: &Running) -> ReconcileResult {
+        let cfg = &st.config.controllers[st.controller.index()];
+        let failed = self.failed_first.get(&run.key).copied().unwrap_or(0);
+        if failed < cfg.fail_first {
+            self.failed_first.insert(run.key, failed + 1);
             ReconcileResult::Error(ApiError::ReconcileError)
         } else if let Some(e @ ReconcileResult::Error(_)) = run.outcome {
             e
-        } else if cfg.error_ppm > 0 && self.rng.chance_ppm(cfg.error_ppm) {
+        } else if cfg.error_ppm > 0 && st.rng.chance_ppm(cfg.error_ppm) {
             ReconcileResult::Error(ApiError::ReconcileError)
         } else if let Some(r @ ReconcileResult::RequeueAfter(_)) = run.outcome {
             r
@@ -325,163 +305,194 @@ impl Sim {
             ReconcileResult::RequeueAfter(cfg.anvil_period_ms)
         } else {
             ReconcileResult::Done
-        };
-        self.finish(c, worker, run, result, cause);
+        }
     }
 
-    pub(super) fn finish(
-        &mut self,
-        c: ControllerId,
-        worker: u32,
-        run: Running,
-        result: ReconcileResult,
-        _cause: EventId,
-    ) {
-        let key = run.key;
-        let id = self.emit(
-            Actor::Controller(c),
-            run.start_event,
-            EventKind::ReconcileEnd {
-                controller: c,
+    /// The reconcile ends: the queue learns the result (rate-limited requeue on an error), and
+    /// the worker takes the next key.
+    fn finish(&mut self, st: &mut Step, worker: u32, run: Running, result: ReconcileResult) {
+        let (controller, key, now) = (st.controller, run.key, st.now_ms);
+        let end = EventKind::ReconcileEnd {
+            controller,
+            key,
+            result,
+        };
+        let id = st.emit(Cause::Event(run.start_event), end);
+        self.workers[worker as usize] = None;
+        self.queue.done(key);
+        if let Some(delay_ms) = self.queue.requeue_delay(key, result, now) {
+            let outcome = self.queue.add_after(key, now + delay_ms);
+            let event = EventKind::Enqueue {
+                controller,
                 key,
-                result,
-            },
-        );
-        let now = self.now_ms;
-        let ctl = &mut self.controllers[c.index()];
-        ctl.workers[worker as usize] = None;
-        let epoch = ctl.epoch;
-        let again = ctl.queue.done(key);
-        if let Some(d) = ctl.queue.requeue_delay(key, result, now) {
-            let outcome = ctl.queue.add_after(key, now + d);
-            let id = self.emit(
-                Actor::Controller(c),
-                id,
-                EventKind::Enqueue {
-                    controller: c,
-                    key,
-                    outcome,
-                    delay_ms: d,
-                },
-            );
+                outcome,
+                delay_ms,
+            };
+            let id = st.emit(id, event);
             if outcome == QueueAdd::Added {
-                self.schedule(
-                    now + d,
-                    id,
-                    Action::QueueAfter {
-                        controller: c,
-                        epoch,
-                        key,
-                    },
-                );
+                let due = Action::QueueAfter {
+                    controller,
+                    epoch: self.epoch,
+                    key,
+                };
+                st.out.timer(now + delay_ms, id, due);
             }
         }
-        let _ = again;
         // This worker is idle again: it takes the next key (claimed, so a kick in between picks
         // another idle worker).
-        self.controllers[c.index()].worker_claimed |= 1u64 << worker;
-        self.ready.push_back((
-            id,
-            Action::Work {
-                controller: c,
-                epoch,
-                worker,
-            },
-        ));
+        self.wake_worker(st, worker, id);
+    }
+
+    /// The process starts (again): a new life with an empty queue and memory, its informers
+    /// listing from scratch (Anvil's: its periodic tick instead).
+    pub(super) fn start(&mut self, st: &mut Step, cause: Cause) {
+        let controller = st.controller;
+        let restarted = EventKind::Restart {
+            controller,
+            apiserver: self.apiserver,
+        };
+        let id = st.emit(cause, restarted);
+        let cfg = st.cfg();
+        let (anvil, resync, queue_kind) = (cfg.anvil, resync_period(cfg.resync_ms), cfg.queue);
+        self.up = true;
+        self.epoch = self.epoch.next();
+        self.worker_claimed = 0;
+        self.queue = WorkQueue::new(queue_kind);
+        self.memory.clear();
+        self.crash_after_writes = None;
+        self.initial_sync = queue_kind == QueueKind::Priority;
+        let epoch = self.epoch;
+        if anvil {
+            let tick = Action::AnvilTick { controller, epoch };
+            return st.out.timer(st.now_ms, id, tick);
+        }
+        for &watcher in &self.reflectors {
+            st.out.start_informer(id, watcher);
+            if resync > 0 {
+                let resync_due = Action::Resync { watcher, epoch };
+                st.out.timer(st.now_ms + resync, id, resync_due);
+            }
+        }
+        self.initial_sync = false;
+    }
+
+    /// The process dies: running reconciles end unfinished, its informers stop, and a restart
+    /// follows if one was asked for.
+    pub(super) fn crash(&mut self, st: &mut Step, cause: Cause) {
+        if !self.up {
+            return;
+        }
+        let controller = st.controller;
+        let id = st.emit(cause, EventKind::Crash { controller });
+        for key in self.running_keys() {
+            let result = ReconcileResult::Crashed;
+            let end = EventKind::ReconcileEnd {
+                controller,
+                key,
+                result,
+            };
+            st.emit(id, end);
+        }
+        if let Some(d) = self.restart_after_ms.take() {
+            let restart = Input::Restart {
+                controller,
+                apiserver: None,
+            };
+            st.out
+                .timer(st.now_ms + d.max(1), id, Action::Input(restart));
+        }
+        self.die();
+        for &watcher in &self.reflectors {
+            st.out.stop_informer(id, watcher);
+        }
+    }
+}
+
+impl Sim {
+    // ----- the engine's side of controllers -----
+
+    /// Runs one step of a controller and applies what it returns.
+    pub(super) fn step_controller(
+        &mut self,
+        c: ControllerId,
+        step: impl FnOnce(&mut Controller, &mut Step),
+    ) {
+        let mut out = self.scratch_effects();
+        let anvil = self.config.controllers[c.index()].anvil;
+        let etcd = EtcdReader(&self.etcd);
+        let stores = StoreReader {
+            reflectors: &self.reflectors,
+            controller: c,
+        };
+        let cache: &dyn Reader = if anvil { &etcd } else { &stores };
+        let connected = self.controllers[c.index()].disconnected_until.is_none();
+        let mut st = Step {
+            controller: c,
+            now_ms: self.now_ms,
+            config: &self.config,
+            rng: &mut self.rng,
+            cache,
+            live: connected.then_some(&etcd as &dyn Reader),
+            etcd: &self.etcd,
+            names: &mut self.names,
+            next_event: self.trace.len() as EventId,
+            out: &mut out,
+        };
+        step(&mut self.controllers[c.index()], &mut st);
+        self.apply_effects(Actor::Controller(c), &mut out);
+        self.effects_pool.push(out);
+    }
+
+    pub(super) fn enqueue(&mut self, c: ControllerId, key: NameId, cause: EventId, low: bool) {
+        self.step_controller(c, |ctl, st| ctl.enqueue(st, key, Cause::Event(cause), low));
+    }
+
+    pub(super) fn work(&mut self, c: ControllerId, worker: u32, cause: EventId) {
+        self.step_controller(c, |ctl, st| ctl.work(st, worker, Cause::Event(cause)));
+    }
+
+    pub(super) fn step(&mut self, c: ControllerId, worker: u32, cause: EventId) {
+        self.step_controller(c, |ctl, st| ctl.step(st, worker, Cause::Event(cause)));
     }
 
     pub(super) fn start_controller(&mut self, c: ControllerId, cause: EventId) {
-        let api = self.controllers[c.index()].apiserver;
-        let id = self.emit(
-            Actor::Controller(c),
-            cause,
-            EventKind::Restart {
-                controller: c,
-                apiserver: api,
-            },
-        );
-        let cfg = &self.config.controllers[c.index()];
-        let (anvil, period, resync, queue_kind) = (
-            cfg.anvil,
-            cfg.anvil_period_ms,
-            resync_period(cfg.resync_ms),
-            cfg.queue,
-        );
-        let ctl = &mut self.controllers[c.index()];
-        ctl.up = true;
-        ctl.epoch = ctl.epoch.next();
-        ctl.worker_claimed = 0;
-        ctl.queue = WorkQueue::new(queue_kind);
-        ctl.memory.clear();
-        ctl.crash_after_writes = None;
-        ctl.initial_sync = queue_kind == QueueKind::Priority;
-        let epoch = ctl.epoch;
-        if anvil {
-            self.schedule(
-                self.now_ms,
-                id,
-                Action::AnvilTick {
-                    controller: c,
-                    epoch,
-                },
-            );
-            return;
-        }
-        for w in self.controllers[c.index()].reflectors.clone() {
-            self.start_reflector(w, id);
-            if resync > 0 {
-                self.schedule(
-                    self.now_ms + resync,
-                    id,
-                    Action::Resync { watcher: w, epoch },
-                );
-            }
-        }
-        self.controllers[c.index()].initial_sync = false;
-        let _ = period;
+        self.step_controller(c, |ctl, st| ctl.start(st, Cause::Event(cause)));
     }
 
     pub(super) fn crash(&mut self, c: ControllerId, cause: EventId) {
-        if !self.controllers[c.index()].up {
-            return;
-        }
-        let id = self.emit(
-            Actor::Controller(c),
-            cause,
-            EventKind::Crash { controller: c },
-        );
-        for key in self.controllers[c.index()].running_keys() {
-            self.emit(
-                Actor::Controller(c),
-                id,
-                EventKind::ReconcileEnd {
-                    controller: c,
-                    key,
-                    result: ReconcileResult::Crashed,
-                },
-            );
-        }
-        let ctl = &mut self.controllers[c.index()];
-        if let Some(d) = ctl.restart_after_ms.take() {
-            let restart = Input::Restart {
-                controller: c,
-                apiserver: None,
-            };
-            self.schedule(self.now_ms + d.max(1), id, Action::Input(restart));
-        }
-        self.controllers[c.index()].die();
-        for w in self.controllers[c.index()].reflectors.clone() {
-            if let Some(watch) = self.reflectors[w.index()].watch {
-                let sw = &mut self.watches[watch.index()];
-                if sw.open {
-                    sw.open = false;
-                    let (api, kind) = (sw.apiserver, sw.kind);
-                    self.apiservers[api.index()].watches_by_kind[kind.index()]
-                        .retain(|&i| i != watch);
-                }
+        self.step_controller(c, |ctl, st| ctl.crash(st, Cause::Event(cause)));
+    }
+
+    /// A reconcile's write goes to etcd through the controller's apiserver (refused while the
+    /// controller is cut off); its worker learns the result.
+    pub(super) fn reconcile_write(
+        &mut self,
+        c: ControllerId,
+        worker: u32,
+        write: Write,
+        cause: EventId,
+        step_cause: EventId,
+    ) {
+        let result = if self.connected(c) {
+            self.write(Actor::Controller(c), cause, write)
+        } else {
+            Err(ApiError::ConnectionRefused)
+        };
+        let step_cause = Cause::Event(step_cause);
+        self.step_controller(c, |ctl, st| ctl.written(st, worker, result, step_cause));
+    }
+
+    /// The controller's process died: the server ends its open watches, its reflector stops.
+    pub(super) fn stop_informer(&mut self, w: WatcherId, cause: EventId) {
+        if let Some(watch) = self.reflectors[w.index()].watch {
+            let sw = &mut self.watches[watch.index()];
+            if sw.open {
+                sw.open = false;
+                let (api, kind) = (sw.apiserver, sw.kind);
+                self.apiservers[api.index()].watches_by_kind[kind.index()].retain(|&i| i != watch);
             }
-            self.stop_reflector(w, id);
         }
+        self.stop_reflector(w, cause);
     }
 
     /// ESR bookkeeping after a committed write: which primary key did it touch, and does that
@@ -539,6 +550,145 @@ pub(super) fn resync_period(resync_ms: TimeMs) -> TimeMs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One step of a controller with `workers` workers (a Mirror of kind 0 into kind 1), with
+    /// an empty cache and etcd: the effects it returns.
+    fn run_step(
+        ctl: &mut Controller,
+        now_ms: TimeMs,
+        f: impl FnOnce(&mut Controller, &mut Step),
+    ) -> Effects {
+        let mut config = Config::new(&["Parent", "Child"]);
+        let behaviour = Behaviour::Mirror { target: KindId(1) };
+        config
+            .controllers
+            .push(Config::controller("c", KindId(0), behaviour));
+        let etcd = Etcd::new(&config);
+        let (mut rng, mut names, mut out) = (Rng::new(1), Names::default(), Effects::default());
+        let reader = EtcdReader(&etcd);
+        let mut st = Step {
+            controller: ControllerId(0),
+            now_ms,
+            config: &config,
+            rng: &mut rng,
+            cache: &reader,
+            live: Some(&reader),
+            etcd: &etcd,
+            names: &mut names,
+            next_event: 100,
+            out: &mut out,
+        };
+        f(ctl, &mut st);
+        out
+    }
+
+    fn controller(workers: u32) -> Controller {
+        let mut cfg = Config::controller("c", KindId(0), Behaviour::Mirror { target: KindId(1) });
+        cfg.workers = workers;
+        let mut c = Controller::new(&cfg, vec![]);
+        c.up = true;
+        c
+    }
+
+    fn running(key: NameId, writes: usize, done: usize) -> Running {
+        let write = Write::Delete {
+            kind: KindId(1),
+            name: key,
+            uid: None,
+        };
+        Running {
+            key,
+            writes: vec![write; writes],
+            continue_on_error: vec![],
+            outcome: None,
+            done,
+            start_event: 7,
+            started_ms: 0,
+        }
+    }
+
+    /// controller-runtime's workers (`controller.go` `Start`: `MaxConcurrentReconciles`
+    /// goroutines each looping on `processNextWorkItem`): keys that become ready together go
+    /// to distinct idle workers, never two to one.
+    #[test]
+    fn keys_ready_together_wake_distinct_idle_workers() {
+        let mut c = controller(2);
+        let out = run_step(&mut c, 0, |c, st| {
+            for key in [NameId(1), NameId(2), NameId(3)] {
+                c.enqueue(st, key, Cause::Event(0), false);
+            }
+        });
+        let woken: Vec<u32> = out
+            .0
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Soon {
+                    action: Action::Work { worker, .. },
+                    ..
+                } => Some(*worker),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(woken, [0, 1], "two workers, three keys: each worker once");
+        assert_eq!(c.queue.len(), 3);
+    }
+
+    /// `reconcileHandler`: an error ends the reconcile and re-adds the key rate-limited
+    /// (`AddRateLimited`), so a failed write is retried after the limiter's delay.
+    #[test]
+    fn a_failed_write_ends_the_reconcile_and_requeues_the_key_later() {
+        let mut c = controller(1);
+        let key = NameId(1);
+        c.queue.add(key, false);
+        c.queue.get();
+        c.workers[0] = Some(running(key, 2, 1));
+        let out = run_step(&mut c, 1000, |c, st| {
+            c.written(st, 0, Err(ApiError::Conflict), Cause::Event(9))
+        });
+        let events = out.events();
+        let result = ReconcileResult::Error(ApiError::Conflict);
+        assert!(matches!(events[0], EventKind::ReconcileEnd { result: r, .. } if *r == result));
+        let EventKind::Enqueue { delay_ms, .. } = events[1] else {
+            panic!("the key is requeued: {events:?}")
+        };
+        assert!(*delay_ms > 0, "rate-limited, not at once");
+        let requeue = out.0.iter().find_map(|e| match e {
+            Effect::Timer {
+                at_ms,
+                action: Action::QueueAfter { .. },
+                ..
+            } => Some(*at_ms),
+            _ => None,
+        });
+        assert_eq!(requeue, Some(1000 + delay_ms));
+        assert!(
+            c.workers[0].is_none(),
+            "the worker is free for the next key"
+        );
+    }
+
+    /// A crash armed "after N writes" fires between write N and N + 1, never before the first.
+    #[test]
+    fn an_armed_crash_fires_between_writes() {
+        let mut c = controller(1);
+        c.crash_after_writes = Some(1);
+        c.workers[0] = Some(running(NameId(1), 2, 0));
+        let out = run_step(&mut c, 0, |c, st| c.step(st, 0, Cause::Event(3)));
+        assert!(matches!(out.0[..], [Effect::Write { .. }]), "{:?}", out.0);
+        let out = run_step(&mut c, 0, |c, st| c.step(st, 0, Cause::Event(4)));
+        assert!(matches!(out.0[..], [Effect::Crash { .. }]), "{:?}", out.0);
+        let out = run_step(&mut c, 0, |c, st| c.crash(st, Cause::Event(4)));
+        let ended = out.events().iter().any(|k| {
+            matches!(
+                k,
+                EventKind::ReconcileEnd {
+                    result: ReconcileResult::Crashed,
+                    ..
+                }
+            )
+        });
+        assert!(ended && !c.up && c.running_keys().is_empty());
+    }
 
     #[test]
     fn a_crash_forgets_the_process_memory_and_starts_a_new_life() {

@@ -25,12 +25,28 @@ pub(super) enum Effect {
         cause: Cause,
         action: Action,
     },
+    /// Run an action once what is due now has run (a worker taking the next key).
+    Soon { cause: Cause, action: Action },
     /// Add a key to the controller's work queue (an informer's event handler).
     Enqueue {
         cause: Cause,
         key: NameId,
         low_priority: bool,
     },
+    /// Send a reconcile's write to etcd; the result goes back to the worker (`written`) with
+    /// `then` as the cause of what it does next.
+    Write {
+        cause: Cause,
+        worker: u32,
+        write: Write,
+        then: Cause,
+    },
+    /// The controller's process dies (an armed crash point was reached).
+    Crash { cause: Cause },
+    /// One of the controller's informers starts from scratch (its process started).
+    StartInformer { cause: Cause, watcher: WatcherId },
+    /// One of the controller's informers stops (its process died).
+    StopInformer { cause: Cause, watcher: WatcherId },
 }
 
 /// The effects of one step, in order.
@@ -64,6 +80,31 @@ impl Effects {
         });
     }
 
+    pub fn soon(&mut self, cause: Cause, action: Action) {
+        self.0.push(Effect::Soon { cause, action });
+    }
+
+    pub fn write(&mut self, cause: Cause, worker: u32, write: Write, then: Cause) {
+        self.0.push(Effect::Write {
+            cause,
+            worker,
+            write,
+            then,
+        });
+    }
+
+    pub fn crash(&mut self, cause: Cause) {
+        self.0.push(Effect::Crash { cause });
+    }
+
+    pub fn start_informer(&mut self, cause: Cause, watcher: WatcherId) {
+        self.0.push(Effect::StartInformer { cause, watcher });
+    }
+
+    pub fn stop_informer(&mut self, cause: Cause, watcher: WatcherId) {
+        self.0.push(Effect::StopInformer { cause, watcher });
+    }
+
     /// The events emitted so far, in order (for tests and for reading a step's outcome).
     #[cfg(test)]
     pub fn events(&self) -> Vec<&EventKind> {
@@ -78,45 +119,93 @@ impl Effects {
 }
 
 impl Sim {
-    /// Applies a watcher's effects in order: its events, its requests over its controller's
-    /// link, its timers and its handlers' keys for its controller's queue.
-    pub(super) fn apply_watcher_effects(&mut self, w: WatcherId, effects: &mut Effects) {
-        let c = self.controller_of(w);
-        let mut ids = std::mem::take(&mut self.emitted_ids);
-        ids.clear();
-        let resolve = |ids: &[EventId], cause| match cause {
-            Cause::Event(id) => id,
-            Cause::Emitted(i) => ids[i],
-        };
+    /// An empty effects list for a step, with the capacity earlier steps left.
+    pub(super) fn scratch_effects(&mut self) -> Effects {
+        self.effects_pool.pop().unwrap_or_default()
+    }
+
+    /// Applies a component's effects in order, as `actor`: a watcher's requests go over its
+    /// controller's link, its handlers' keys to its controller's queue; a controller's writes
+    /// go to etcd and their results back to the worker.
+    pub(super) fn apply_effects(&mut self, actor: Actor, effects: &mut Effects) {
+        let mut ids = self.emitted_ids_pool.pop().unwrap_or_default();
         for effect in effects.0.drain(..) {
             let id = match effect {
                 Effect::Emit { cause, kind } => {
                     let cause = resolve(&ids, cause);
-                    self.emit(Actor::Watcher(w), cause, kind)
+                    self.emit(actor, cause, kind)
                 }
-                Effect::ToServer { cause, action } => {
-                    self.send_to_server(w, resolve(&ids, cause), action);
-                    NO_CAUSE
-                }
-                Effect::Timer {
-                    at_ms,
-                    cause,
-                    action,
-                } => {
-                    self.schedule(at_ms, resolve(&ids, cause), action);
-                    NO_CAUSE
-                }
-                Effect::Enqueue {
-                    cause,
-                    key,
-                    low_priority,
-                } => {
-                    self.enqueue(c, key, resolve(&ids, cause), low_priority);
+                other => {
+                    self.apply_effect(actor, other, &ids);
                     NO_CAUSE
                 }
             };
             ids.push(id);
         }
-        self.emitted_ids = ids;
+        ids.clear();
+        self.emitted_ids_pool.push(ids);
+    }
+
+    /// One effect that is not an event.
+    fn apply_effect(&mut self, actor: Actor, effect: Effect, ids: &[EventId]) {
+        match effect {
+            Effect::Emit { .. } => unreachable!("events are applied by `apply_effects`"),
+            Effect::ToServer { cause, action } => {
+                let Actor::Watcher(w) = actor else {
+                    unreachable!("only a watcher sends requests")
+                };
+                self.send_to_server(w, resolve(ids, cause), action)
+            }
+            Effect::Timer {
+                at_ms,
+                cause,
+                action,
+            } => self.schedule(at_ms, resolve(ids, cause), action),
+            Effect::Soon { cause, action } => self.ready.push_back((resolve(ids, cause), action)),
+            Effect::Enqueue {
+                cause,
+                key,
+                low_priority,
+            } => {
+                let c = self.actor_controller(actor);
+                self.enqueue(c, key, resolve(ids, cause), low_priority)
+            }
+            Effect::Write {
+                cause,
+                worker,
+                write,
+                then,
+            } => {
+                let c = self.actor_controller(actor);
+                self.reconcile_write(c, worker, write, resolve(ids, cause), resolve(ids, then))
+            }
+            Effect::Crash { cause } => {
+                let c = self.actor_controller(actor);
+                self.crash(c, resolve(ids, cause))
+            }
+            Effect::StartInformer { cause, watcher } => {
+                self.start_reflector(watcher, resolve(ids, cause))
+            }
+            Effect::StopInformer { cause, watcher } => {
+                self.stop_informer(watcher, resolve(ids, cause))
+            }
+        }
+    }
+
+    /// The controller an actor belongs to (a watcher's is the controller it informs).
+    fn actor_controller(&self, actor: Actor) -> ControllerId {
+        match actor {
+            Actor::Controller(c) => c,
+            Actor::Watcher(w) => self.controller_of(w),
+            _ => unreachable!("only controllers and their watchers step"),
+        }
+    }
+}
+
+/// The event id a cause names, given the ids of the events this step emitted so far.
+fn resolve(ids: &[EventId], cause: Cause) -> EventId {
+    match cause {
+        Cause::Event(id) => id,
+        Cause::Emitted(i) => ids[i],
     }
 }

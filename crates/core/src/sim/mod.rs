@@ -258,38 +258,34 @@ pub struct Sim {
     actions: u64,
     /// Probes issued so far (each gets the next number).
     probes: u32,
-    /// Scratch space for a component's step (its effects, the ids of the events it emitted),
-    /// kept so a step allocates nothing; empty between steps.
-    effects: Effects,
-    emitted_ids: Vec<EventId>,
+    /// Scratch space for components' steps (their effects, the ids of the events they
+    /// emitted), kept so a step allocates nothing; a step inside a step takes another.
+    effects_pool: Vec<Effects>,
+    emitted_ids_pool: Vec<Vec<EventId>>,
 }
 
+/// A controller's informer stores, read as its reconciles read them: the first informer of
+/// the kind (one per kind and namespace, in declaration order).
 struct StoreReader<'a> {
-    sim: &'a Sim,
+    reflectors: &'a [Reflector],
     controller: ControllerId,
+}
+
+impl StoreReader<'_> {
+    fn informer(&self, kind: KindId) -> Option<&Reflector> {
+        self.reflectors
+            .iter()
+            .find(|r| r.controller == self.controller && r.kind == kind)
+    }
 }
 
 impl Reader for StoreReader<'_> {
     fn get(&self, kind: KindId, name: NameId) -> Option<Object> {
-        let c = &self.sim.controllers[self.controller.index()];
-        if self.sim.config.controllers[self.controller.index()].anvil {
-            return self.sim.etcd.objects.get(&(kind, name)).copied();
-        }
-        c.reflectors
-            .iter()
-            .map(|w| &self.sim.reflectors[w.index()])
-            .find(|r| r.kind == kind)
+        self.informer(kind)
             .and_then(|r| r.store.get(&name).copied())
     }
     fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object> {
-        let c = &self.sim.controllers[self.controller.index()];
-        if self.sim.config.controllers[self.controller.index()].anvil {
-            return EtcdReader(&self.sim.etcd).owned_by(kind, uid);
-        }
-        c.reflectors
-            .iter()
-            .map(|w| &self.sim.reflectors[w.index()])
-            .find(|r| r.kind == kind)
+        self.informer(kind)
             .map(|r| r.store.owned_by(uid).copied().collect())
             .unwrap_or_default()
     }
@@ -336,8 +332,8 @@ impl Sim {
             stopped: None,
             actions: 0,
             probes: 0,
-            effects: Effects::default(),
-            emitted_ids: vec![],
+            effects_pool: vec![],
+            emitted_ids_pool: vec![],
             config: config.clone(),
         };
         for (i, c) in config.controllers.iter().enumerate() {
