@@ -602,64 +602,18 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
+    /// A statement of one line (every one but `if`).
     fn simple(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         let stmt = match w.text.as_str() {
             "get" => self.get_stmt(c)?,
             "list" => self.list_stmt(c)?,
-            "require" => {
-                if !self.desired {
-                    return Err(c
-                        .err_at(w, "`require` belongs in a `desired` block")
-                        .help("in `logic`, decide with `if`"));
-                }
-                let cond = self.cond(c)?;
-                c.done()?;
-                Stmt::Require(cond)
-            }
+            "require" => self.require_stmt(c, w)?,
             "create" => self.create_stmt(c, w)?,
             "update" | "patch" => self.update_stmt(c, w)?,
-            "add-finalizer" | "remove-finalizer" => {
-                self.writes_allowed(c, w)?;
-                let n = c.next("the name of an object read above")?;
-                let slot = self.bound(c, n, Some(false))?;
-                let on_error = self.on_error(c)?;
-                c.done()?;
-                Stmt::Finalizer {
-                    slot,
-                    add: w.text == "add-finalizer",
-                    on_error,
-                }
-            }
-            "delete" => {
-                self.writes_allowed(c, w)?;
-                let n = c.next("the name of an object or list read above")?;
-                let slot = self.bound(c, n, None)?;
-                let uid_check = c.eat("if-uid");
-                let on_error = self.on_error(c)?;
-                c.done()?;
-                Stmt::Delete {
-                    slot,
-                    uid_check,
-                    on_error,
-                }
-            }
+            "add-finalizer" | "remove-finalizer" => self.finalizer_stmt(c, w)?,
+            "delete" => self.delete_stmt(c, w)?,
             "scale" => self.scale_stmt(c, w)?,
-            "remember" => {
-                self.writes_allowed(c, w)?;
-                let n = c.next("a name to remember the value as")?;
-                c.expect_kw("=")?;
-                let value = self.value(c)?;
-                c.done()?;
-                let slot = self.memory_slot(c, n, true)?;
-                Stmt::Remember { slot, value }
-            }
-            "forget" => {
-                self.writes_allowed(c, w)?;
-                let n = c.next("a remembered name")?;
-                let slot = self.memory_slot(c, n, false)?;
-                c.done()?;
-                Stmt::Forget { slot }
-            }
+            "remember" | "forget" => self.memory_stmt(c, w)?,
             "done" | "error" => {
                 self.writes_allowed(c, w)?;
                 c.done()?;
@@ -671,20 +625,73 @@ impl<'a> Compiler<'a> {
             }
             "requeue" => self.requeue_stmt(c, w)?,
             _ => {
-                let list = if self.desired {
-                    DESIRED_STATEMENTS
+                let (what, list) = if self.desired {
+                    ("desired statement", DESIRED_STATEMENTS)
                 } else {
-                    LOGIC_STATEMENTS
-                };
-                let what = if self.desired {
-                    "desired statement"
-                } else {
-                    "logic statement"
+                    ("logic statement", LOGIC_STATEMENTS)
                 };
                 return Err(unknown(c, w, what, list));
             }
         };
         Ok(stmt)
+    }
+
+    /// `require COND`, in a `desired` block only.
+    fn require_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        if !self.desired {
+            return Err(c
+                .err_at(w, "`require` belongs in a `desired` block")
+                .help("in `logic`, decide with `if`"));
+        }
+        let cond = self.cond(c)?;
+        c.done()?;
+        Ok(Stmt::Require(cond))
+    }
+
+    /// `add-finalizer|remove-finalizer NAME [on-error ...]`.
+    fn finalizer_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        self.writes_allowed(c, w)?;
+        let n = c.next("the name of an object read above")?;
+        let slot = self.bound(c, n, Some(false))?;
+        let on_error = self.on_error(c)?;
+        c.done()?;
+        Ok(Stmt::Finalizer {
+            slot,
+            add: w.text == "add-finalizer",
+            on_error,
+        })
+    }
+
+    /// `delete NAME [if-uid] [on-error ...]`: an object or every object of a list.
+    fn delete_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        self.writes_allowed(c, w)?;
+        let n = c.next("the name of an object or list read above")?;
+        let slot = self.bound(c, n, None)?;
+        let uid_check = c.eat("if-uid");
+        let on_error = self.on_error(c)?;
+        c.done()?;
+        Ok(Stmt::Delete {
+            slot,
+            uid_check,
+            on_error,
+        })
+    }
+
+    /// `remember NAME = VALUE` or `forget NAME`: the controller's memory across reconciles.
+    fn memory_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        self.writes_allowed(c, w)?;
+        if w.text == "forget" {
+            let n = c.next("a remembered name")?;
+            let slot = self.memory_slot(c, n, false)?;
+            c.done()?;
+            return Ok(Stmt::Forget { slot });
+        }
+        let n = c.next("a name to remember the value as")?;
+        c.expect_kw("=")?;
+        let value = self.value(c)?;
+        c.done()?;
+        let slot = self.memory_slot(c, n, true)?;
+        Ok(Stmt::Remember { slot, value })
     }
 
     /// `requeue after D`.
