@@ -15,7 +15,7 @@ pub mod syntax;
 
 pub use diag::{render, Diagnostic};
 pub use lexer::{decode, lines};
-pub use parse::{parse, parse_duration, Expectation, Scenario};
+pub use parse::{parse, parse_duration, Expectation, NumberError, Scenario};
 
 /// Scripts larger than this are refused before parsing.
 pub const MAX_SCRIPT_BYTES: usize = 64 * 1024;

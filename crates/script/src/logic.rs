@@ -7,7 +7,6 @@ use listwatch_core::KindConfig;
 use crate::cursor::{unknown, Cursor};
 use crate::diag::{nearest, Diagnostic};
 use crate::lexer::Word;
-use crate::parse::parse_duration;
 use crate::syntax::{CONDITION_WORDS, DESIRED_STATEMENTS, FIELDS, LOGIC_STATEMENTS};
 
 type R<T> = Result<T, Diagnostic>;
@@ -699,12 +698,14 @@ impl<'a> Compiler<'a> {
         self.writes_allowed(c, w)?;
         c.expect_kw("after")?;
         let d = c.next("a duration")?;
-        let ms = parse_duration(&d.text)
-            .filter(|&ms| ms <= 24 * 3_600_000)
-            .ok_or_else(|| {
-                c.err_at(d, format!("`{}` is not a duration up to 24h", d.text))
-                    .help("write a number and a unit: 250ms, 1.5s, 2m, 1h")
-            })?;
+        let not_one = || {
+            c.err_at(d, format!("`{}` is not a duration up to 24h", d.text))
+                .help("write a number and a unit: 250ms, 1.5s, 2m, 1h")
+        };
+        let ms = c.duration_in(d, &d.text, not_one)?;
+        if ms > 24 * 3_600_000 {
+            return Err(not_one());
+        }
         c.done()?;
         Ok(Stmt::Return(Outcome::RequeueAfter(ms)))
     }

@@ -104,6 +104,30 @@ fn check_name(p: &Parser, w: &Word, what: &str, allowed: fn(char) -> bool) -> R<
 /// The most significant digits a number in a script may have.
 pub const MAX_DIGITS: usize = 15;
 
+/// Why a number (or the number of a duration) was refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NumberError {
+    /// Not a number as `str::parse::<f64>` reads one, `inf` or `NaN`; or a duration out of range
+    /// or without its unit.
+    Malformed,
+    /// The number as written: it has more than `MAX_DIGITS` significant digits, more than an f64
+    /// keeps, and listwatch does not round a script's numbers silently.
+    TooManyDigits(String),
+}
+
+impl std::fmt::Display for NumberError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            NumberError::Malformed => write!(f, "not a number"),
+            NumberError::TooManyDigits(n) => write!(
+                f,
+                "{n} has more than {MAX_DIGITS} significant digits; listwatch numbers keep \
+                 {MAX_DIGITS}"
+            ),
+        }
+    }
+}
+
 /// A decimal number as `str::parse::<f64>` reads it (a sign, digits with a point, an exponent),
 /// with at most `MAX_DIGITS` significant digits (more are refused), and without the standard
 /// library's float parser, whose tables cost the page's first load 14 KB gzipped. Up to 15 digits
@@ -112,13 +136,40 @@ pub const MAX_DIGITS: usize = 15;
 /// rounding of it, which no caller can tell (they round to whole milliseconds and parts per
 /// million); larger ones are beyond every limit. `inf` and `NaN` are refused (no caller takes
 /// them).
-pub fn decimal(s: &str) -> Option<f64> {
+pub fn decimal(s: &str) -> Result<f64, NumberError> {
     let b = s.as_bytes();
-    let (neg, mut i) = match b.first() {
-        Some(b'-') => (true, 1),
-        Some(b'+') => (false, 1),
-        _ => (false, 0),
+    let (neg, i) = sign(b, 0);
+    let (digits, frac, i) = mantissa(b, i);
+    let (e, i) = exponent(b, i).ok_or(NumberError::Malformed)?;
+    if digits.is_empty() || i != b.len() {
+        return Err(NumberError::Malformed);
+    }
+    let Some(first) = digits.iter().position(|&d| d != 0) else {
+        return Ok(if neg { -0.0 } else { 0.0 });
     };
+    let last = digits.iter().rposition(|&d| d != 0).unwrap_or(first);
+    let sig = &digits[first..=last];
+    if sig.len() > MAX_DIGITS {
+        return Err(NumberError::TooManyDigits(s.to_string()));
+    }
+    let m = sig.iter().fold(0u64, |m, &d| m * 10 + u64::from(d)) as f64;
+    // The trailing zeros left out of `sig` count as powers of ten.
+    let v = scale(m, e - frac + (digits.len() - 1 - last) as i64);
+    Ok(if neg { -v } else { v })
+}
+
+/// A `-` or `+` at `i`: whether it is negative, and where the rest starts.
+fn sign(b: &[u8], i: usize) -> (bool, usize) {
+    match b.get(i) {
+        Some(b'-') => (true, i + 1),
+        Some(b'+') => (false, i + 1),
+        _ => (false, i),
+    }
+}
+
+/// Digits with at most one point from `i`: the digits, how many of them follow the point, and
+/// where they end.
+fn mantissa(b: &[u8], mut i: usize) -> (Vec<u8>, i64, usize) {
     let mut digits: Vec<u8> = vec![];
     let mut frac = 0i64;
     let mut point = false;
@@ -133,73 +184,56 @@ pub fn decimal(s: &str) -> Option<f64> {
         }
         i += 1;
     }
-    if digits.is_empty() {
-        return None;
+    (digits, frac, i)
+}
+
+/// The exponent at `i` (`e` or `E`, a sign, digits), 0 where there is none, and where it ends;
+/// `None` for an `e` without digits.
+fn exponent(b: &[u8], i: usize) -> Option<(i64, usize)> {
+    if !matches!(b.get(i), Some(b'e' | b'E')) {
+        return Some((0, i));
     }
-    let mut exp = -frac;
-    if let Some(b'e' | b'E') = b.get(i) {
+    let (neg, start) = sign(b, i + 1);
+    let mut i = start;
+    let mut e = 0i64;
+    while let Some(&c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+        e = (e * 10 + i64::from(c - b'0')).min(1_000_000);
         i += 1;
-        let eneg = match b.get(i) {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
-        };
-        let start = i;
-        let mut e = 0i64;
-        while let Some(&c) = b.get(i).filter(|c| c.is_ascii_digit()) {
-            e = (e * 10 + i64::from(c - b'0')).min(1_000_000);
-            i += 1;
-        }
-        if i == start {
-            return None;
-        }
-        exp += if eneg { -e } else { e };
     }
-    if i != b.len() {
-        return None;
-    }
-    let first = digits.iter().position(|&d| d != 0);
-    let Some(first) = first else {
-        return Some(if neg { -0.0 } else { 0.0 });
-    };
-    let last = digits.iter().rposition(|&d| d != 0).unwrap_or(first);
-    exp += (digits.len() - 1 - last) as i64;
-    let sig = &digits[first..=last];
-    if sig.len() > MAX_DIGITS {
-        return None;
-    }
-    let m = sig.iter().fold(0u64, |m, &d| m * 10 + u64::from(d)) as f64;
+    (i > start).then_some((if neg { -e } else { e }, i))
+}
+
+/// `m` times ten to the `exp`: one correctly rounded step while the power of ten is exact in an
+/// f64 (up to 10^22), past it at most 400 more (every value there is 0 or infinite).
+fn scale(m: f64, exp: i64) -> f64 {
     let pow = |k: i64| (0..k).fold(1.0f64, |p, _| p * 10.0);
-    let v = match exp {
+    match exp {
         0..=22 => m * pow(exp),
         -22..=-1 => m / pow(-exp),
         e if e > 22 => m * pow(22) * pow((e - 22).min(400)),
         e => m / pow(22) / pow((-e - 22).min(400)),
-    };
-    Some(if neg { -v } else { v })
+    }
 }
 
-pub fn parse_duration(s: &str) -> Option<TimeMs> {
-    let split = s.find(|c: char| c.is_ascii_alphabetic())?;
+/// A duration: a number and a unit (`ms`, `s`, `m`, `h`), at most 10^12 of the unit, to the
+/// nearest millisecond.
+pub fn parse_duration(s: &str) -> Result<TimeMs, NumberError> {
+    let split = s
+        .find(|c: char| c.is_ascii_alphabetic())
+        .ok_or(NumberError::Malformed)?;
     let (num, unit) = s.split_at(split);
-    let n: f64 = decimal(num)?;
-    if !n.is_finite() || !(0.0..=1e12).contains(&n) {
-        return None;
-    }
     let mult = match unit {
         "ms" => 1.0,
         "s" => 1000.0,
         "m" => 60_000.0,
         "h" => 3_600_000.0,
-        _ => return None,
+        _ => return Err(NumberError::Malformed),
     };
-    Some((n * mult).round() as TimeMs)
+    let n: f64 = decimal(num)?;
+    if !n.is_finite() || !(0.0..=1e12).contains(&n) {
+        return Err(NumberError::Malformed);
+    }
+    Ok((n * mult).round() as TimeMs)
 }
 
 /// A place in the script: line, column and length of a word.
@@ -993,15 +1027,7 @@ impl Builder {
                 self.config.controllers[idx].requeue_after_ms = p.duration("a duration")?
             }
             "errors" => {
-                let v = p.next("a percentage")?;
-                let pct: f64 = v
-                    .text
-                    .strip_suffix('%')
-                    .and_then(decimal)
-                    .filter(|x: &f64| (0.0..=100.0).contains(x))
-                    .ok_or_else(|| {
-                        p.err_at(v, "write the error rate as a percentage from 0% to 100%")
-                    })?;
+                let pct = p.percentage("the error rate")?;
                 self.config.controllers[idx].error_ppm = (pct * 10_000.0) as u32;
             }
             "resync" => self.config.controllers[idx].resync_ms = p.duration("a period")?,
@@ -1177,11 +1203,12 @@ impl Builder {
     fn at_time(&mut self, p: &mut Parser) -> R<(TimeMs, Span)> {
         let tw = p.next("a time")?;
         let t = if let Some(rel) = tw.text.strip_prefix('+') {
-            let d = parse_duration(rel)
-                .ok_or_else(|| p.err_at(tw, format!("`{}` is not a duration", tw.text)))?;
+            let d = p.duration_in(tw, rel, || {
+                p.err_at(tw, format!("`{}` is not a duration", tw.text))
+            })?;
             self.last_at + d
         } else {
-            parse_duration(&tw.text).ok_or_else(|| {
+            p.duration_in(tw, &tw.text, || {
                 p.err_at(tw, format!("`{}` is not a time", tw.text))
                     .help("write 1s, 250ms, 2m, or +500ms after the previous line")
             })?
@@ -2136,7 +2163,7 @@ mod decimal_tests {
         };
         for s in &cases {
             let std: Option<f64> = s.parse().ok();
-            let ours = decimal(s);
+            let ours = decimal(s).ok();
             if significant(s) > MAX_DIGITS {
                 assert_eq!(ours, None, "{s}");
                 continue;
@@ -2169,7 +2196,7 @@ mod decimal_tests {
                     continue; // a duration's number ends at its first letter
                 }
                 assert_eq!(
-                    parse_duration(&format!("{s}{unit}")),
+                    parse_duration(&format!("{s}{unit}")).ok(),
                     old_duration(unit, mult),
                     "{s}{unit}"
                 );
