@@ -135,3 +135,20 @@ pub(crate) fn unknown(p: &Cursor, w: &Word, what: &str, list: &[&str]) -> Diagno
         None => d.help(format!("expected one of: {}", list.join(", "))),
     }
 }
+
+/// The index of the declared `what` (kind, controller, apiserver) that `w` names; an unknown name
+/// gets the nearest declared one as help.
+pub(crate) fn declared<'n>(
+    c: &Cursor,
+    w: &Word,
+    what: &str,
+    names: impl Iterator<Item = &'n str> + Clone,
+) -> R<usize> {
+    names.clone().position(|n| n == w.text).ok_or_else(|| {
+        let d = c.err_at(w, format!("unknown {what} `{}`", w.text));
+        match nearest(&w.text, names) {
+            Some(n) => d.help(format!("did you mean `{n}`?")),
+            None => d,
+        }
+    })
+}

@@ -4,7 +4,7 @@
 use listwatch_core::program::*;
 use listwatch_core::KindConfig;
 
-use crate::cursor::{unknown, Cursor};
+use crate::cursor::{declared, unknown, Cursor};
 use crate::diag::{nearest, Diagnostic};
 use crate::lexer::Word;
 use crate::syntax::{CONDITION_WORDS, DESIRED_STATEMENTS, FIELDS, LOGIC_STATEMENTS};
@@ -272,17 +272,15 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    fn kind(&self, c: &Cursor, w: &Word) -> R<listwatch_core::KindId> {
-        self.kinds
-            .iter()
-            .position(|k| k.name == w.text)
+    /// The next word, as a declared kind.
+    fn next_kind(&self, c: &mut Cursor) -> R<listwatch_core::KindId> {
+        let w = c.next("a kind")?;
+        let names = self.kinds.iter().map(|k| k.name.as_str());
+        declared(c, w, "kind", names)
             .map(|i| listwatch_core::KindId(i as u16))
-            .ok_or_else(|| {
-                let d = c.err_at(w, format!("unknown kind `{}`", w.text));
-                match nearest(&w.text, self.kinds.iter().map(|k| k.name.as_str())) {
-                    Some(n) => d.help(format!("did you mean `{n}`?")),
-                    None => d.help("declare it first: `kind NAME`"),
-                }
+            .map_err(|d| match d.help {
+                Some(_) => d,
+                None => d.help("declare it first: `kind NAME`"),
             })
     }
 
@@ -713,8 +711,7 @@ impl<'a> Compiler<'a> {
     /// `scale KIND owned-by OWNER to V [live] [on-error ...]`.
     fn scale_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         self.writes_allowed(c, w)?;
-        let kw = c.next("a kind")?;
-        let kind = self.kind(c, kw)?;
+        let kind = self.next_kind(c)?;
         c.expect_kw("owned-by")?;
         let ow = c.next("the owner's name (read above)")?;
         let owner = self.bound(c, ow, Some(false))?;
@@ -773,8 +770,7 @@ impl<'a> Compiler<'a> {
     /// `create KIND TARGET [spec V] [owner O] [on-error ...]`.
     fn create_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         self.writes_allowed(c, w)?;
-        let kw = c.next("a kind")?;
-        let kind = self.kind(c, kw)?;
+        let kind = self.next_kind(c)?;
         let target = self.target(c, false)?;
         let mut spec = Value::Int(0);
         let mut owner = None;
@@ -803,8 +799,7 @@ impl<'a> Compiler<'a> {
     fn list_stmt(&mut self, c: &mut Cursor) -> R<Stmt> {
         let n = c.next("a name for the list")?;
         c.expect_kw("=")?;
-        let kw = c.next("a kind")?;
-        let kind = self.kind(c, kw)?;
+        let kind = self.next_kind(c)?;
         c.expect_kw("owned-by")?;
         let ow = c.next("the owner's name (read above)")?;
         let owner = self.bound(c, ow, Some(false))?;
@@ -823,8 +818,7 @@ impl<'a> Compiler<'a> {
     fn get_stmt(&mut self, c: &mut Cursor) -> R<Stmt> {
         let n = c.next("a name for what is read")?;
         c.expect_kw("=")?;
-        let kw = c.next("a kind")?;
-        let kind = self.kind(c, kw)?;
+        let kind = self.next_kind(c)?;
         let target = self.target(c, true)?;
         let live = c.eat("live") || self.desired;
         c.done()?;

@@ -3,7 +3,7 @@
 use listwatch_core::verdict::{Cmp, Counted, Expect, Fact, Field, ProbeFact, Scope};
 use listwatch_core::*;
 
-use crate::cursor::{unknown, Cursor as Parser};
+use crate::cursor::{declared, unknown, Cursor as Parser};
 use crate::diag::{nearest, Diagnostic};
 use crate::lexer::{words, Word};
 use crate::logic::{BlockLine, Compiler};
@@ -450,49 +450,24 @@ impl Builder {
 
 impl Builder {
     fn kind(&self, p: &Parser, w: &Word) -> R<KindId> {
-        self.config.kind_id(&w.text).ok_or_else(|| {
-            let mut d = p.err_at(w, format!("unknown kind `{}`", w.text));
-            if let Some(n) = nearest(&w.text, self.config.kinds.iter().map(|k| k.name.as_str())) {
-                d = d.help(format!("did you mean `{n}`?"));
-            } else if self.config.kinds.is_empty() {
-                d = d.help("declare it first: `kind NAME`");
-            }
-            d
-        })
+        let names = self.config.kinds.iter().map(|k| k.name.as_str());
+        declared(p, w, "kind", names)
+            .map(|i| KindId(i as u16))
+            .map_err(|d| {
+                if self.config.kinds.is_empty() {
+                    d.help("declare it first: `kind NAME`")
+                } else {
+                    d
+                }
+            })
     }
     fn controller(&self, p: &Parser, w: &Word) -> R<ControllerId> {
-        self.config
-            .controllers
-            .iter()
-            .position(|c| c.name == w.text)
-            .map(|i| ControllerId(i as u16))
-            .ok_or_else(|| {
-                let mut d = p.err_at(w, format!("unknown controller `{}`", w.text));
-                if let Some(n) = nearest(
-                    &w.text,
-                    self.config.controllers.iter().map(|c| c.name.as_str()),
-                ) {
-                    d = d.help(format!("did you mean `{n}`?"));
-                }
-                d
-            })
+        let names = self.config.controllers.iter().map(|c| c.name.as_str());
+        declared(p, w, "controller", names).map(|i| ControllerId(i as u16))
     }
     fn apiserver(&self, p: &Parser, w: &Word) -> R<ApiserverId> {
-        self.config
-            .apiservers
-            .iter()
-            .position(|a| a.name == w.text)
-            .map(|i| ApiserverId(i as u8))
-            .ok_or_else(|| {
-                let mut d = p.err_at(w, format!("unknown apiserver `{}`", w.text));
-                if let Some(n) = nearest(
-                    &w.text,
-                    self.config.apiservers.iter().map(|a| a.name.as_str()),
-                ) {
-                    d = d.help(format!("did you mean `{n}`?"));
-                }
-                d
-            })
+        let names = self.config.apiservers.iter().map(|a| a.name.as_str());
+        declared(p, w, "apiserver", names).map(|i| ApiserverId(i as u8))
     }
 
     /// The next word, as a declared kind (`next_controller` and `next_apiserver` likewise).
