@@ -137,8 +137,12 @@ pub enum Command {
 }
 
 fn parse_time(t: &str) -> Result<u64, String> {
-    listwatch_script::parse_duration(t)
-        .ok_or_else(|| format!("`{t}` is not a time (write 2s, 250ms, 1m)"))
+    listwatch_script::parse_duration(t).map_err(|e| match e {
+        listwatch_script::NumberError::TooManyDigits(_) => e.to_string(),
+        listwatch_script::NumberError::Malformed => {
+            format!("`{t}` is not a time (write 2s, 250ms, 1m)")
+        }
+    })
 }
 
 fn parse_shard(s: &str) -> Result<(u64, u64), String> {

@@ -334,6 +334,8 @@ fn every_subcommand_has_its_help_and_usage_errors_exit_2() {
     assert!(err.contains("did you mean `check`?"), "{err}");
     let (_, _, err) = listwatch(&["share", "x.lw", "--at", "soon"], None);
     assert!(err.contains("`soon` is not a time"), "{err}");
+    let (_, _, err) = listwatch(&["share", "x.lw", "--at", "1.23456789012345678s"], None);
+    assert!(err.contains("more than 15 significant digits"), "{err}");
 }
 
 #[test]

@@ -5,7 +5,7 @@ use listwatch_core::TimeMs;
 
 use crate::diag::{nearest, Diagnostic};
 use crate::lexer::Word;
-use crate::parse::{parse_duration, MAX_TIME_MS};
+use crate::parse::{decimal, parse_duration, NumberError, MAX_TIME_MS};
 
 pub(crate) type R<T> = Result<T, Diagnostic>;
 
@@ -71,18 +71,47 @@ impl<'a> Cursor<'a> {
     }
     pub(crate) fn duration(&mut self, what: &str) -> R<TimeMs> {
         let w = self.next(what)?;
-        parse_duration(&w.text)
-            .ok_or_else(|| {
-                self.err_at(w, format!("`{}` is not a duration", w.text))
-                    .help("write a number and a unit: 250ms, 1.5s, 2m, 1h")
-            })
-            .and_then(|ms| {
-                if ms > MAX_TIME_MS {
-                    Err(self.err_at(w, format!("{} is longer than the limit of 24h", w.text)))
-                } else {
-                    Ok(ms)
-                }
-            })
+        let ms = self.duration_in(w, &w.text, || {
+            self.err_at(w, format!("`{}` is not a duration", w.text))
+                .help("write a number and a unit: 250ms, 1.5s, 2m, 1h")
+        })?;
+        if ms > MAX_TIME_MS {
+            return Err(self.err_at(w, format!("{} is longer than the limit of 24h", w.text)));
+        }
+        Ok(ms)
+    }
+    /// The duration in `text` (the word `w`, or the part of it after a `+`). A number with too
+    /// many digits is said to be one whatever the word was for; `not_one` words the other errors.
+    pub(crate) fn duration_in(
+        &self,
+        w: &Word,
+        text: &str,
+        not_one: impl FnOnce() -> Diagnostic,
+    ) -> R<TimeMs> {
+        parse_duration(text).map_err(|e| self.refuse(w, e, not_one))
+    }
+    /// A percentage from 0% to 100%, `what` being what it is a percentage of.
+    pub(crate) fn percentage(&mut self, what: &str) -> R<f64> {
+        let w = self.next("a percentage")?;
+        let not_one = || self.err_at(w, format!("write {what} as a percentage from 0% to 100%"));
+        let pct = w
+            .text
+            .strip_suffix('%')
+            .ok_or(NumberError::Malformed)
+            .and_then(decimal)
+            .map_err(|e| self.refuse(w, e, not_one))?;
+        if !(0.0..=100.0).contains(&pct) {
+            return Err(not_one());
+        }
+        Ok(pct)
+    }
+    /// The error for a number refused at `w`: too many digits is said as such whatever the
+    /// number was for; `not_one` words the other errors.
+    fn refuse(&self, w: &Word, e: NumberError, not_one: impl FnOnce() -> Diagnostic) -> Diagnostic {
+        match e {
+            NumberError::TooManyDigits(_) => self.err_at(w, e.to_string()),
+            NumberError::Malformed => not_one(),
+        }
     }
     pub(crate) fn number(&mut self, what: &str, max: i64) -> R<i64> {
         let w = self.next(what)?;
@@ -105,4 +134,21 @@ pub(crate) fn unknown(p: &Cursor, w: &Word, what: &str, list: &[&str]) -> Diagno
         Some(n) => d.help(format!("did you mean `{n}`?")),
         None => d.help(format!("expected one of: {}", list.join(", "))),
     }
+}
+
+/// The index of the declared `what` (kind, controller, apiserver) that `w` names; an unknown name
+/// gets the nearest declared one as help.
+pub(crate) fn declared<'n>(
+    c: &Cursor,
+    w: &Word,
+    what: &str,
+    names: impl Iterator<Item = &'n str> + Clone,
+) -> R<usize> {
+    names.clone().position(|n| n == w.text).ok_or_else(|| {
+        let d = c.err_at(w, format!("unknown {what} `{}`", w.text));
+        match nearest(&w.text, names) {
+            Some(n) => d.help(format!("did you mean `{n}`?")),
+            None => d,
+        }
+    })
 }

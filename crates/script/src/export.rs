@@ -667,6 +667,43 @@ fn op(op: WriteOp) -> &'static str {
     }
 }
 
+fn watch_end(reason: WatchEnd) -> &'static str {
+    match reason {
+        WatchEnd::Timeout => "timeout",
+        WatchEnd::Disconnected => "disconnected",
+        WatchEnd::TooSlow => "too_slow",
+        WatchEnd::ServerClosed => "server_closed",
+    }
+}
+
+fn delta(delta: Delta) -> &'static str {
+    match delta {
+        Delta::Added => "added",
+        Delta::Updated => "updated",
+        Delta::Deleted => "deleted",
+        Delta::DeletedFinalStateUnknown => "deleted_final_state_unknown",
+        Delta::Sync => "sync",
+    }
+}
+
+fn queue_add(outcome: QueueAdd) -> &'static str {
+    match outcome {
+        QueueAdd::Added => "added",
+        QueueAdd::AlreadyQueued => "already_queued",
+        QueueAdd::MarkedDirty => "marked_dirty",
+    }
+}
+
+/// A reconcile's result as `result`, `requeue_after_ms` and the error's fields.
+fn reconcile_result(result: ReconcileResult) -> (&'static str, Option<TimeMs>, Option<ErrorOut>) {
+    match result {
+        ReconcileResult::Done => ("done", None, None),
+        ReconcileResult::RequeueAfter(d) => ("requeue_after", Some(d), None),
+        ReconcileResult::Error(e) => ("error", None, Some(error_out(e))),
+        ReconcileResult::Crashed => ("crashed", None, None),
+    }
+}
+
 /// The `NameId` an event refers to: an object's name, a queue key or narration.
 fn name_id(k: &EventKind) -> Option<NameId> {
     use EventKind::*;
@@ -776,7 +813,8 @@ impl Events<'_> {
         }
     }
 
-    /// Lists, watches and reflectors.
+    /// Lists, watches and reflectors: lists (a watch-list too, up to its initial events) here,
+    /// watches and the reflector's state in `watch_kind`.
     fn reflector_kind(&self, k: &EventKind) -> Kind {
         match *k {
             EventKind::ListRequest {
@@ -809,15 +847,6 @@ impl Events<'_> {
                 watcher: self.watcher(watcher),
                 error: error_out(error),
             },
-            EventKind::WatchRequest {
-                watcher,
-                from_rv,
-                timeout_ms,
-            } => Kind::WatchRequest {
-                watcher: self.watcher(watcher),
-                rv: from_rv,
-                timeout_ms,
-            },
             EventKind::WatchListRequest {
                 watcher,
                 rv,
@@ -831,6 +860,22 @@ impl Events<'_> {
                 watcher: self.watcher(watcher),
                 rv,
                 items,
+            },
+            _ => self.watch_kind(k),
+        }
+    }
+
+    /// Watches and the reflector's state.
+    fn watch_kind(&self, k: &EventKind) -> Kind {
+        match *k {
+            EventKind::WatchRequest {
+                watcher,
+                from_rv,
+                timeout_ms,
+            } => Kind::WatchRequest {
+                watcher: self.watcher(watcher),
+                rv: from_rv,
+                timeout_ms,
             },
             EventKind::WatchOpened {
                 watcher,
@@ -864,12 +909,7 @@ impl Events<'_> {
             },
             EventKind::WatchEnded { watcher, reason } => Kind::WatchEnded {
                 watcher: self.watcher(watcher),
-                reason: match reason {
-                    WatchEnd::Timeout => "timeout",
-                    WatchEnd::Disconnected => "disconnected",
-                    WatchEnd::TooSlow => "too_slow",
-                    WatchEnd::ServerClosed => "server_closed",
-                },
+                reason: watch_end(reason),
             },
             EventKind::State {
                 watcher,
@@ -888,25 +928,19 @@ impl Events<'_> {
         }
     }
 
-    /// Informers, queues and reconciles.
+    /// Informers and queues; reconciles in `reconcile_kind`.
     fn controller_kind(&self, k: &EventKind) -> Kind {
         match *k {
             EventKind::Informer {
                 watcher,
-                delta,
+                delta: d,
                 name: n,
                 rv,
                 spec,
                 deleting,
             } => Kind::Informer {
                 watcher: self.watcher(watcher),
-                delta: match delta {
-                    Delta::Added => "added",
-                    Delta::Updated => "updated",
-                    Delta::Deleted => "deleted",
-                    Delta::DeletedFinalStateUnknown => "deleted_final_state_unknown",
-                    Delta::Sync => "sync",
-                },
+                delta: delta(d),
                 name: self.object(n),
                 rv,
                 spec,
@@ -920,13 +954,16 @@ impl Events<'_> {
             } => Kind::Enqueue {
                 controller: self.controller(controller),
                 key: self.object(key),
-                outcome: match outcome {
-                    QueueAdd::Added => "added",
-                    QueueAdd::AlreadyQueued => "already_queued",
-                    QueueAdd::MarkedDirty => "marked_dirty",
-                },
+                outcome: queue_add(outcome),
                 delay_ms,
             },
+            _ => self.reconcile_kind(k),
+        }
+    }
+
+    /// A reconcile's start, its reads and its end.
+    fn reconcile_kind(&self, k: &EventKind) -> Kind {
+        match *k {
             EventKind::ReconcileStart {
                 controller,
                 key,
@@ -959,12 +996,7 @@ impl Events<'_> {
                 key,
                 result,
             } => {
-                let (result, requeue_after_ms, error) = match result {
-                    ReconcileResult::Done => ("done", None, None),
-                    ReconcileResult::RequeueAfter(d) => ("requeue_after", Some(d), None),
-                    ReconcileResult::Error(e) => ("error", None, Some(error_out(e))),
-                    ReconcileResult::Crashed => ("crashed", None, None),
-                };
+                let (result, requeue_after_ms, error) = reconcile_result(result);
                 Kind::ReconcileEnd {
                     controller: self.controller(controller),
                     key: self.object(key),

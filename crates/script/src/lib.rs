@@ -15,7 +15,7 @@ pub mod syntax;
 
 pub use diag::{render, Diagnostic};
 pub use lexer::{decode, lines};
-pub use parse::{parse, parse_duration, Expectation, Scenario};
+pub use parse::{parse, parse_duration, Expectation, NumberError, Scenario};
 
 /// Scripts larger than this are refused before parsing.
 pub const MAX_SCRIPT_BYTES: usize = 64 * 1024;
@@ -55,15 +55,7 @@ pub fn run_scenario(scenario: &Scenario) -> Result<Report, Vec<Diagnostic>> {
 /// The gallery, embedded at build time.
 pub mod gallery {
     include!(concat!(env!("OUT_DIR"), "/gallery.rs"));
-
-    /// The first comment line of a script: its one-line description.
-    pub fn title(script: &str) -> &str {
-        script
-            .lines()
-            .find_map(|l| l.trim().strip_prefix('#'))
-            .map(str::trim)
-            .unwrap_or("")
-    }
+    include!("gallery_title.rs");
 }
 
 /// The explorer over a script: searches fault schedules and renders what it finds as scripts.

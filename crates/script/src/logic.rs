@@ -4,10 +4,9 @@
 use listwatch_core::program::*;
 use listwatch_core::KindConfig;
 
-use crate::cursor::{unknown, Cursor};
+use crate::cursor::{declared, unknown, Cursor};
 use crate::diag::{nearest, Diagnostic};
 use crate::lexer::Word;
-use crate::parse::parse_duration;
 use crate::syntax::{CONDITION_WORDS, DESIRED_STATEMENTS, FIELDS, LOGIC_STATEMENTS};
 
 type R<T> = Result<T, Diagnostic>;
@@ -273,17 +272,15 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    fn kind(&self, c: &Cursor, w: &Word) -> R<listwatch_core::KindId> {
-        self.kinds
-            .iter()
-            .position(|k| k.name == w.text)
+    /// The next word, as a declared kind.
+    fn next_kind(&self, c: &mut Cursor) -> R<listwatch_core::KindId> {
+        let w = c.next("a kind")?;
+        let names = self.kinds.iter().map(|k| k.name.as_str());
+        declared(c, w, "kind", names)
             .map(|i| listwatch_core::KindId(i as u16))
-            .ok_or_else(|| {
-                let d = c.err_at(w, format!("unknown kind `{}`", w.text));
-                match nearest(&w.text, self.kinds.iter().map(|k| k.name.as_str())) {
-                    Some(n) => d.help(format!("did you mean `{n}`?")),
-                    None => d.help("declare it first: `kind NAME`"),
-                }
+            .map_err(|d| match d.help {
+                Some(_) => d,
+                None => d.help("declare it first: `kind NAME`"),
             })
     }
 
@@ -602,64 +599,18 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
+    /// A statement of one line (every one but `if`).
     fn simple(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         let stmt = match w.text.as_str() {
             "get" => self.get_stmt(c)?,
             "list" => self.list_stmt(c)?,
-            "require" => {
-                if !self.desired {
-                    return Err(c
-                        .err_at(w, "`require` belongs in a `desired` block")
-                        .help("in `logic`, decide with `if`"));
-                }
-                let cond = self.cond(c)?;
-                c.done()?;
-                Stmt::Require(cond)
-            }
+            "require" => self.require_stmt(c, w)?,
             "create" => self.create_stmt(c, w)?,
             "update" | "patch" => self.update_stmt(c, w)?,
-            "add-finalizer" | "remove-finalizer" => {
-                self.writes_allowed(c, w)?;
-                let n = c.next("the name of an object read above")?;
-                let slot = self.bound(c, n, Some(false))?;
-                let on_error = self.on_error(c)?;
-                c.done()?;
-                Stmt::Finalizer {
-                    slot,
-                    add: w.text == "add-finalizer",
-                    on_error,
-                }
-            }
-            "delete" => {
-                self.writes_allowed(c, w)?;
-                let n = c.next("the name of an object or list read above")?;
-                let slot = self.bound(c, n, None)?;
-                let uid_check = c.eat("if-uid");
-                let on_error = self.on_error(c)?;
-                c.done()?;
-                Stmt::Delete {
-                    slot,
-                    uid_check,
-                    on_error,
-                }
-            }
+            "add-finalizer" | "remove-finalizer" => self.finalizer_stmt(c, w)?,
+            "delete" => self.delete_stmt(c, w)?,
             "scale" => self.scale_stmt(c, w)?,
-            "remember" => {
-                self.writes_allowed(c, w)?;
-                let n = c.next("a name to remember the value as")?;
-                c.expect_kw("=")?;
-                let value = self.value(c)?;
-                c.done()?;
-                let slot = self.memory_slot(c, n, true)?;
-                Stmt::Remember { slot, value }
-            }
-            "forget" => {
-                self.writes_allowed(c, w)?;
-                let n = c.next("a remembered name")?;
-                let slot = self.memory_slot(c, n, false)?;
-                c.done()?;
-                Stmt::Forget { slot }
-            }
+            "remember" | "forget" => self.memory_stmt(c, w)?,
             "done" | "error" => {
                 self.writes_allowed(c, w)?;
                 c.done()?;
@@ -671,15 +622,10 @@ impl<'a> Compiler<'a> {
             }
             "requeue" => self.requeue_stmt(c, w)?,
             _ => {
-                let list = if self.desired {
-                    DESIRED_STATEMENTS
+                let (what, list) = if self.desired {
+                    ("desired statement", DESIRED_STATEMENTS)
                 } else {
-                    LOGIC_STATEMENTS
-                };
-                let what = if self.desired {
-                    "desired statement"
-                } else {
-                    "logic statement"
+                    ("logic statement", LOGIC_STATEMENTS)
                 };
                 return Err(unknown(c, w, what, list));
             }
@@ -687,17 +633,77 @@ impl<'a> Compiler<'a> {
         Ok(stmt)
     }
 
+    /// `require COND`, in a `desired` block only.
+    fn require_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        if !self.desired {
+            return Err(c
+                .err_at(w, "`require` belongs in a `desired` block")
+                .help("in `logic`, decide with `if`"));
+        }
+        let cond = self.cond(c)?;
+        c.done()?;
+        Ok(Stmt::Require(cond))
+    }
+
+    /// `add-finalizer|remove-finalizer NAME [on-error ...]`.
+    fn finalizer_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        self.writes_allowed(c, w)?;
+        let n = c.next("the name of an object read above")?;
+        let slot = self.bound(c, n, Some(false))?;
+        let on_error = self.on_error(c)?;
+        c.done()?;
+        Ok(Stmt::Finalizer {
+            slot,
+            add: w.text == "add-finalizer",
+            on_error,
+        })
+    }
+
+    /// `delete NAME [if-uid] [on-error ...]`: an object or every object of a list.
+    fn delete_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        self.writes_allowed(c, w)?;
+        let n = c.next("the name of an object or list read above")?;
+        let slot = self.bound(c, n, None)?;
+        let uid_check = c.eat("if-uid");
+        let on_error = self.on_error(c)?;
+        c.done()?;
+        Ok(Stmt::Delete {
+            slot,
+            uid_check,
+            on_error,
+        })
+    }
+
+    /// `remember NAME = VALUE` or `forget NAME`: the controller's memory across reconciles.
+    fn memory_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        self.writes_allowed(c, w)?;
+        if w.text == "forget" {
+            let n = c.next("a remembered name")?;
+            let slot = self.memory_slot(c, n, false)?;
+            c.done()?;
+            return Ok(Stmt::Forget { slot });
+        }
+        let n = c.next("a name to remember the value as")?;
+        c.expect_kw("=")?;
+        let value = self.value(c)?;
+        c.done()?;
+        let slot = self.memory_slot(c, n, true)?;
+        Ok(Stmt::Remember { slot, value })
+    }
+
     /// `requeue after D`.
     fn requeue_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         self.writes_allowed(c, w)?;
         c.expect_kw("after")?;
         let d = c.next("a duration")?;
-        let ms = parse_duration(&d.text)
-            .filter(|&ms| ms <= 24 * 3_600_000)
-            .ok_or_else(|| {
-                c.err_at(d, format!("`{}` is not a duration up to 24h", d.text))
-                    .help("write a number and a unit: 250ms, 1.5s, 2m, 1h")
-            })?;
+        let not_one = || {
+            c.err_at(d, format!("`{}` is not a duration up to 24h", d.text))
+                .help("write a number and a unit: 250ms, 1.5s, 2m, 1h")
+        };
+        let ms = c.duration_in(d, &d.text, not_one)?;
+        if ms > 24 * 3_600_000 {
+            return Err(not_one());
+        }
         c.done()?;
         Ok(Stmt::Return(Outcome::RequeueAfter(ms)))
     }
@@ -705,8 +711,7 @@ impl<'a> Compiler<'a> {
     /// `scale KIND owned-by OWNER to V [live] [on-error ...]`.
     fn scale_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         self.writes_allowed(c, w)?;
-        let kw = c.next("a kind")?;
-        let kind = self.kind(c, kw)?;
+        let kind = self.next_kind(c)?;
         c.expect_kw("owned-by")?;
         let ow = c.next("the owner's name (read above)")?;
         let owner = self.bound(c, ow, Some(false))?;
@@ -765,8 +770,7 @@ impl<'a> Compiler<'a> {
     /// `create KIND TARGET [spec V] [owner O] [on-error ...]`.
     fn create_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         self.writes_allowed(c, w)?;
-        let kw = c.next("a kind")?;
-        let kind = self.kind(c, kw)?;
+        let kind = self.next_kind(c)?;
         let target = self.target(c, false)?;
         let mut spec = Value::Int(0);
         let mut owner = None;
@@ -795,8 +799,7 @@ impl<'a> Compiler<'a> {
     fn list_stmt(&mut self, c: &mut Cursor) -> R<Stmt> {
         let n = c.next("a name for the list")?;
         c.expect_kw("=")?;
-        let kw = c.next("a kind")?;
-        let kind = self.kind(c, kw)?;
+        let kind = self.next_kind(c)?;
         c.expect_kw("owned-by")?;
         let ow = c.next("the owner's name (read above)")?;
         let owner = self.bound(c, ow, Some(false))?;
@@ -815,8 +818,7 @@ impl<'a> Compiler<'a> {
     fn get_stmt(&mut self, c: &mut Cursor) -> R<Stmt> {
         let n = c.next("a name for what is read")?;
         c.expect_kw("=")?;
-        let kw = c.next("a kind")?;
-        let kind = self.kind(c, kw)?;
+        let kind = self.next_kind(c)?;
         let target = self.target(c, true)?;
         let live = c.eat("live") || self.desired;
         c.done()?;

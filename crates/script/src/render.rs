@@ -1,87 +1,38 @@
 //! Inputs back into script lines: how the explorer's counterexamples become scenarios.
 
-use listwatch_core::{format_ms, Config, Input, TimedInput};
+use listwatch_core::{format_ms, ApiserverId, Config, ControllerId, Input, KindId, TimedInput};
 
 /// `at 12.5s disconnect op for 10s`: one timeline line.
 pub fn input_line(config: &Config, t: &TimedInput) -> String {
-    let c = |id: listwatch_core::ControllerId| config.controllers[id.index()].name.as_str();
-    let a = |id: listwatch_core::ApiserverId| config.apiservers[id.index()].name.as_str();
-    let k = |id: listwatch_core::KindId| config.kinds[id.index()].name.as_str();
+    let names = Names(config);
     let action = match &t.input {
-        Input::Create { kind, name, spec } => format!("create {} {name} spec {spec}", k(*kind)),
-        Input::Update { kind, name, spec } => format!("update {} {name} spec {spec}", k(*kind)),
-        Input::UpdateStatus { kind, name, status } => {
-            format!("status {} {name} {status}", k(*kind))
-        }
-        Input::Delete { kind, name } => format!("delete {} {name}", k(*kind)),
-        Input::Disconnect {
-            controller,
-            duration_ms,
-        } => {
-            format!(
-                "disconnect {} for {}",
-                c(*controller),
-                format_ms(*duration_ms)
-            )
-        }
-        Input::Delay {
-            controller,
-            delay_ms,
-        } => format!("delay {} {}", c(*controller), format_ms(*delay_ms)),
+        Input::Create { .. }
+        | Input::Update { .. }
+        | Input::UpdateStatus { .. }
+        | Input::Delete { .. } => write_line(names, &t.input),
         Input::Probe {
             apiserver,
             kind,
             request,
-        } => probe_line(config, *apiserver, *kind, request),
-        Input::Failover {
-            controller,
-            apiserver,
-        } => format!("failover {} to {}", c(*controller), a(*apiserver)),
-        Input::Hold {
-            controller,
-            kind,
-            name,
-            for_ms,
-        } => format!(
-            "hold {} {} {} for {}",
-            c(*controller),
-            config.kinds[kind.index()].name,
-            name,
-            format_ms(*for_ms)
-        ),
-        Input::PauseCache { apiserver } => format!("pause {}", a(*apiserver)),
-        Input::ResumeCache { apiserver } => format!("resume {}", a(*apiserver)),
-        Input::RestartApiserver { apiserver, down_ms } => {
-            format!(
-                "restart-apiserver {} for {}",
-                a(*apiserver),
-                format_ms(*down_ms)
-            )
-        }
-        Input::ReinitCache {
-            apiserver,
-            kind,
-            down_ms,
-        } => {
-            format!(
-                "reinit-cache {} {} for {}",
-                a(*apiserver),
-                k(*kind),
-                format_ms(*down_ms)
-            )
-        }
+        } => probe_line(names, *apiserver, *kind, request),
+        Input::PauseCache { .. }
+        | Input::ResumeCache { .. }
+        | Input::RestartApiserver { .. }
+        | Input::ReinitCache { .. } => apiserver_fault_line(names, &t.input),
         Input::Crash {
             controller,
             after_writes,
             restart_after_ms,
-        } => crash_line(c(*controller), *after_writes, *restart_after_ms),
-        Input::Restart {
-            controller,
-            apiserver,
-        } => match apiserver {
-            Some(a2) => format!("restart {} on {}", c(*controller), a(*a2)),
-            None => format!("restart {}", c(*controller)),
-        },
+        } => crash_line(
+            names.controller(*controller),
+            *after_writes,
+            *restart_after_ms,
+        ),
+        Input::Disconnect { .. }
+        | Input::Delay { .. }
+        | Input::Failover { .. }
+        | Input::Hold { .. }
+        | Input::Restart { .. } => controller_fault_line(names, &t.input),
         Input::Say { text, wait } => format!(
             "say \"{}\"{}",
             text.replace('\\', "\\\\").replace('"', "\\\""),
@@ -91,15 +42,126 @@ pub fn input_line(config: &Config, t: &TimedInput) -> String {
     format!("at {} {action}", format_ms(t.at_ms))
 }
 
+/// The names the script declared, by id.
+#[derive(Clone, Copy)]
+struct Names<'a>(&'a Config);
+
+impl<'a> Names<'a> {
+    fn controller(self, id: ControllerId) -> &'a str {
+        &self.0.controllers[id.index()].name
+    }
+    fn apiserver(self, id: ApiserverId) -> &'a str {
+        &self.0.apiservers[id.index()].name
+    }
+    fn kind(self, id: KindId) -> &'a str {
+        &self.0.kinds[id.index()].name
+    }
+}
+
+/// `create|update|status|delete KIND NAME ...`.
+fn write_line(names: Names, input: &Input) -> String {
+    match input {
+        Input::Create { kind, name, spec } => {
+            format!("create {} {name} spec {spec}", names.kind(*kind))
+        }
+        Input::Update { kind, name, spec } => {
+            format!("update {} {name} spec {spec}", names.kind(*kind))
+        }
+        Input::UpdateStatus { kind, name, status } => {
+            format!("status {} {name} {status}", names.kind(*kind))
+        }
+        Input::Delete { kind, name } => format!("delete {} {name}", names.kind(*kind)),
+        _ => unreachable!("not a write"),
+    }
+}
+
+/// `pause|resume|restart-apiserver|reinit-cache APISERVER ...`.
+fn apiserver_fault_line(names: Names, input: &Input) -> String {
+    match input {
+        Input::PauseCache { apiserver } => format!("pause {}", names.apiserver(*apiserver)),
+        Input::ResumeCache { apiserver } => format!("resume {}", names.apiserver(*apiserver)),
+        Input::RestartApiserver { apiserver, down_ms } => format!(
+            "restart-apiserver {} for {}",
+            names.apiserver(*apiserver),
+            format_ms(*down_ms)
+        ),
+        Input::ReinitCache {
+            apiserver,
+            kind,
+            down_ms,
+        } => format!(
+            "reinit-cache {} {} for {}",
+            names.apiserver(*apiserver),
+            names.kind(*kind),
+            format_ms(*down_ms)
+        ),
+        _ => unreachable!("not a fault of an apiserver"),
+    }
+}
+
+/// `disconnect|delay|failover|hold|restart CONTROLLER ...` (crashes in `crash_line`).
+fn controller_fault_line(names: Names, input: &Input) -> String {
+    match input {
+        Input::Disconnect {
+            controller,
+            duration_ms,
+        } => format!(
+            "disconnect {} for {}",
+            names.controller(*controller),
+            format_ms(*duration_ms)
+        ),
+        Input::Delay {
+            controller,
+            delay_ms,
+        } => format!(
+            "delay {} {}",
+            names.controller(*controller),
+            format_ms(*delay_ms)
+        ),
+        Input::Failover {
+            controller,
+            apiserver,
+        } => format!(
+            "failover {} to {}",
+            names.controller(*controller),
+            names.apiserver(*apiserver)
+        ),
+        Input::Hold {
+            controller,
+            kind,
+            name,
+            for_ms,
+        } => format!(
+            "hold {} {} {name} for {}",
+            names.controller(*controller),
+            names.kind(*kind),
+            format_ms(*for_ms)
+        ),
+        Input::Restart {
+            controller,
+            apiserver: Some(apiserver),
+        } => format!(
+            "restart {} on {}",
+            names.controller(*controller),
+            names.apiserver(*apiserver)
+        ),
+        Input::Restart {
+            controller,
+            apiserver: None,
+        } => format!("restart {}", names.controller(*controller)),
+        _ => unreachable!("not a fault of a controller"),
+    }
+}
+
 /// `probe list|watch KIND [resourceVersion="N" [exact]] on APISERVER`.
 fn probe_line(
-    config: &Config,
-    apiserver: listwatch_core::ApiserverId,
-    kind: listwatch_core::KindId,
+    names: Names,
+    apiserver: ApiserverId,
+    kind: KindId,
     request: &listwatch_core::ProbeRequest,
 ) -> String {
-    let kind = &config.kinds[kind.index()].name;
-    let on = &config.apiservers[apiserver.index()].name;
+    let kind = names.kind(kind);
+    let on = names.apiserver(apiserver);
     match request {
         listwatch_core::ProbeRequest::List { rv } => {
             let param = match rv {
@@ -130,4 +192,49 @@ fn crash_line(
         s += &format!(" restart-after {}", format_ms(d));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every action renders back to a line that says what was parsed, in its canonical form.
+    #[test]
+    fn every_action_renders_back_to_its_line() {
+        let lines = [
+            "at 1s create Pod a spec 2",
+            "at 1s update Pod a spec 3",
+            "at 1s status Pod a 4",
+            "at 1s delete Pod a",
+            "at 1s disconnect op for 10s",
+            "at 1s delay op 250ms",
+            "at 1s failover op to b",
+            "at 1s hold op Pod a for 5s",
+            "at 1s restart op",
+            "at 1s restart op on b",
+            "at 1s crash op after 1 write restart-after 2s",
+            "at 1s crash op after 3 writes",
+            "at 1s pause a",
+            "at 1s resume a",
+            "at 1s restart-apiserver a for 1s",
+            "at 1s reinit-cache b Pod for 2s",
+            "at 1s probe list Pod on a",
+            "at 1s probe list Pod resourceVersion=\"0\" on a",
+            "at 1s probe list Pod resourceVersion=\"7\" on b",
+            "at 1s probe list Pod resourceVersion=\"7\" exact on a",
+            "at 1s probe watch Pod resourceVersion=\"3\" on a",
+            "at 1s say \"a \\\"quoted\\\" \\\\ word\" and wait",
+            "at 1s say \"plain\"",
+        ];
+        let script = format!(
+            "kind Pod\napiserver a\napiserver b\ncontroller op for Pod children Pod\n{}\n",
+            lines.join("\n")
+        );
+        let s = crate::parse(&script).unwrap_or_else(|d| panic!("{d:?}"));
+        let rendered: Vec<String> = s
+            .config
+            .timeline
+            .iter()
+            .map(|t| super::input_line(&s.config, t))
+            .collect();
+        assert_eq!(rendered, lines);
+    }
 }

@@ -29,6 +29,32 @@ const CASES: &[(&str, usize, usize, &str)] = &[
         19,
         "out of range",
     ),
+    // More significant digits than an f64 keeps: said as such, wherever the number stands.
+    (
+        "kind Pod\nat 1.23456789012345678s create Pod a\n",
+        2,
+        4,
+        "1.23456789012345678 has more than 15 significant digits; listwatch numbers keep 15",
+    ),
+    (
+        "kind Pod\nat 1s create Pod a\nat +0.1234567890123456s delete Pod a\n",
+        3,
+        4,
+        "0.1234567890123456 has more than 15 significant digits",
+    ),
+    (
+        "kind Pod\ncontroller c for Pod children Pod\n  resync 1.00000000000000001m\n",
+        3,
+        10,
+        "1.00000000000000001 has more than 15 significant digits",
+    ),
+    (
+        "kind Pod\ncontroller c for Pod children Pod\n  errors 12.3456789012345678%\n",
+        3,
+        10,
+        "12.3456789012345678 has more than 15 significant digits",
+    ),
+    ("kind Db\nkind Pvc\ncontroller op for Db\n  logic\n    get db = Db key\n    requeue after 3.14159265358979323s\n", 6, 19, "3.14159265358979323 has more than 15"),
     // Negative settings are errors, not 0.
     ("page-size -1\nkind Pod\n", 1, 11, "cannot be negative"),
     // What a name may contain.

@@ -277,87 +277,93 @@ fn chromium() -> Result<(), String> {
     }
 }
 
+/// One check of `xtask test`.
+type Step = fn() -> Result<(), String>;
+
+/// Every check, in order; the first that fails stops the run.
 fn test() -> Result<(), String> {
-    let started = Instant::now();
-    let mut passed: Vec<&str> = vec![];
-    let mut step =
-        |name: &'static str, f: &mut dyn FnMut() -> Result<(), String>| -> Result<(), String> {
-            say(name);
-            let t = Instant::now();
-            f().map_err(|e| format!("{name}: {e}"))?;
-            say(&format!("{name}: ok ({:.1}s)", t.elapsed().as_secs_f64()));
-            passed.push(name);
-            Ok(())
-        };
-    let result = (|| {
-        step("format", &mut || {
+    let steps: [(&str, Step); 7] = [
+        ("format", || {
             run(Command::new("cargo").args(["fmt", "--all", "--check"]))
-        })?;
-        step("clippy", &mut || {
-            run(Command::new("cargo").args([
-                "clippy",
-                "--workspace",
-                "--all-targets",
-                "--",
-                "-D",
-                "warnings",
-            ]))?;
-            run(Command::new("cargo").args([
-                "clippy",
-                "-p",
-                "listwatch-web",
-                "--target",
-                "wasm32-unknown-unknown",
-                "--",
-                "-D",
-                "warnings",
-            ]))
-        })?;
-        step("native tests", &mut || {
+        }),
+        ("clippy", clippy),
+        ("native tests", || {
             run(Command::new("cargo").args(["test", "--workspace"]))
-        })?;
-        step("tools", &mut || {
-            ensure_tools().and_then(|_| chromium())?;
-            let fresh = Command::new("git")
-                .args(["diff", "--quiet", "--", "web/editor/editor.js"])
-                .status();
-            match fresh {
-                Ok(s) if !s.success() => Err(
-                    "web/editor/editor.js changed when rebuilt from web/editor/main.js: commit it"
-                        .into(),
-                ),
-                _ => Ok(()),
-            }
-        })?;
-        step("wasm tests in headless Chromium", &mut || {
-            run(tool("cargo")
-                .args([
-                    "test",
-                    "-p",
-                    "listwatch-web",
-                    "--target",
-                    "wasm32-unknown-unknown",
-                ])
-                .env("CHROMEDRIVER", "/usr/bin/chromedriver")
-                .env("WASM_BINDGEN_TEST_TIMEOUT", "120"))
-        })?;
-        step("release page build", &mut trunk_build)?;
-        step("browser end-to-end tests", &mut || {
-            let (port, stop) = serve::serve_in_background(&root().join("dist"))?;
-            let r = run(Command::new("node")
-                .arg("e2e/run.mjs")
-                .arg(format!("http://127.0.0.1:{port}/")));
-            stop();
-            r
-        })?;
-        Ok::<(), String>(())
-    })();
-    let total = 7;
-    let failed = total - passed.len();
-    let summary = format!("{} passed, {} failed", passed.len(), failed);
+        }),
+        ("tools", tools_and_fresh_editor),
+        ("wasm tests in headless Chromium", wasm_tests),
+        ("release page build", trunk_build),
+        ("browser end-to-end tests", e2e_tests),
+    ];
+    let started = Instant::now();
+    let mut passed = 0;
+    let result = steps.iter().try_for_each(|(name, step)| {
+        say(name);
+        let t = Instant::now();
+        step().map_err(|e| format!("{name}: {e}"))?;
+        say(&format!("{name}: ok ({:.1}s)", t.elapsed().as_secs_f64()));
+        passed += 1;
+        Ok(())
+    });
+    // Steps after a failure did not run: they count as failed.
+    let summary = format!("{passed} passed, {} failed", steps.len() - passed);
     eprintln!("\nxtask test took {:.0}s", started.elapsed().as_secs_f64());
     println!("xtask: {summary}");
     result
+}
+
+/// Clippy over the workspace natively, and over the page for the browser's target.
+fn clippy() -> Result<(), String> {
+    let deny = ["--", "-D", "warnings"];
+    run(Command::new("cargo")
+        .args(["clippy", "--workspace", "--all-targets"])
+        .args(deny))?;
+    run(Command::new("cargo")
+        .args([
+            "clippy",
+            "-p",
+            "listwatch-web",
+            "--target",
+            "wasm32-unknown-unknown",
+        ])
+        .args(deny))
+}
+
+/// The tools the browser tests need, and the committed editor bundle as its sources build it.
+fn tools_and_fresh_editor() -> Result<(), String> {
+    ensure_tools().and_then(|_| chromium())?;
+    let fresh = Command::new("git")
+        .args(["diff", "--quiet", "--", "web/editor/editor.js"])
+        .status();
+    match fresh {
+        Ok(s) if !s.success() => Err(
+            "web/editor/editor.js changed when rebuilt from web/editor/main.js: commit it".into(),
+        ),
+        _ => Ok(()),
+    }
+}
+
+fn wasm_tests() -> Result<(), String> {
+    run(tool("cargo")
+        .args([
+            "test",
+            "-p",
+            "listwatch-web",
+            "--target",
+            "wasm32-unknown-unknown",
+        ])
+        .env("CHROMEDRIVER", "/usr/bin/chromedriver")
+        .env("WASM_BINDGEN_TEST_TIMEOUT", "120"))
+}
+
+/// `e2e/run.mjs` against the release page, served from `dist/` for the run.
+fn e2e_tests() -> Result<(), String> {
+    let (port, stop) = serve::serve_in_background(&root().join("dist"))?;
+    let r = run(Command::new("node")
+        .arg("e2e/run.mjs")
+        .arg(format!("http://127.0.0.1:{port}/")));
+    stop();
+    r
 }
 
 fn bench() -> Result<(), String> {
