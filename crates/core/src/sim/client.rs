@@ -10,17 +10,16 @@ impl Sim {
         w: WatcherId,
         step: impl FnOnce(&mut Reflector, &mut reflector::Step),
     ) {
-        let mut out = self.scratch_effects();
+        let outer = self.begin_step();
         let mut st = reflector::Step {
             watcher: w,
             now_ms: self.now_ms,
             config: &self.config,
             rng: &mut self.rng,
-            out: &mut out,
+            out: &mut self.effects,
         };
         step(&mut self.reflectors[w.index()], &mut st);
-        self.apply_effects(Actor::Watcher(w), &mut out);
-        self.effects_pool.push(out);
+        self.end_step(Actor::Watcher(w), outer);
     }
 
     /// The controller (re)starts this reflector: a fresh store, then the first list.

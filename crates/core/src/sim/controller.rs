@@ -132,44 +132,57 @@ impl Step<'_> {
 /// each entry point takes a message or a timer and returns effects.
 impl Controller {
     /// A reconcile request from an event handler, a requeue or Anvil's tick.
-    pub(super) fn enqueue(&mut self, st: &mut Step, key: NameId, cause: Cause, low_priority: bool) {
+    /// It needs nothing but the queue (no `Step`): it runs for every handler's key.
+    pub(super) fn enqueue(
+        &mut self,
+        controller: ControllerId,
+        out: &mut Effects,
+        key: NameId,
+        cause: Cause,
+        low_priority: bool,
+    ) {
         if !self.up {
             return;
         }
         let outcome = self.queue.add(key, low_priority || self.initial_sync);
-        let controller = st.controller;
         let event = EventKind::Enqueue {
             controller,
             key,
             outcome,
             delay_ms: 0,
         };
-        let id = st.emit(cause, event);
+        let id = out.emit(cause, event);
         if outcome == QueueAdd::Added {
-            self.kick(st, id);
+            self.kick(controller, out, id);
         }
     }
 
     /// Hands the queue to an idle worker that no pending wake-up has claimed yet, so keys that
     /// become ready at the same instant go to distinct workers (a busy worker never starts a
     /// second reconcile; `client-go/util/workqueue`, controller-runtime's worker loop).
-    fn kick(&mut self, st: &mut Step, cause: Cause) {
+    fn kick(&mut self, controller: ControllerId, out: &mut Effects, cause: Cause) {
         let idle = (0..self.workers.len())
             .find(|&i| self.workers[i].is_none() && self.worker_claimed & (1u64 << i) == 0);
         if let Some(worker) = idle {
-            self.wake_worker(st, worker as u32, cause);
+            self.wake_worker(controller, out, worker as u32, cause);
         }
     }
 
     /// A claimed idle worker takes the next key once what is due now has run.
-    fn wake_worker(&mut self, st: &mut Step, worker: u32, cause: Cause) {
+    fn wake_worker(
+        &mut self,
+        controller: ControllerId,
+        out: &mut Effects,
+        worker: u32,
+        cause: Cause,
+    ) {
         self.worker_claimed |= 1u64 << worker;
         let work = Action::Work {
-            controller: st.controller,
+            controller,
             epoch: self.epoch,
             worker,
         };
-        st.out.soon(cause, work);
+        out.soon(cause, work);
     }
 
     /// An idle worker takes the next key, if any, and starts its reconcile: every read happens
@@ -185,8 +198,11 @@ impl Controller {
         let (controller, primary) = (st.controller, st.cfg().primary);
         let spec = st.cache.get(primary, key).map(|o| o.spec);
         let plan = self.plan(st, key);
-        let start_event = st.next_event + st.out.0.len() as EventId;
-        debug_assert!(st.out.0.is_empty(), "the start is the step's first event");
+        debug_assert!(
+            st.out.list().is_empty(),
+            "the start is the step's first event"
+        );
+        let start_event = st.next_event;
         let started = EventKind::ReconcileStart {
             controller,
             key,
@@ -226,7 +242,7 @@ impl Controller {
         st.out.timer(at, start, next);
         // More keys may be waiting for other idle workers.
         if !self.queue.is_empty() {
-            self.kick(st, cause);
+            self.kick(controller, st.out, cause);
         }
     }
 
@@ -340,7 +356,7 @@ impl Controller {
         }
         // This worker is idle again: it takes the next key (claimed, so a kick in between picks
         // another idle worker).
-        self.wake_worker(st, worker, id);
+        self.wake_worker(controller, st.out, worker, id);
     }
 
     /// The process starts (again): a new life with an empty queue and memory, its informers
@@ -417,7 +433,7 @@ impl Sim {
         c: ControllerId,
         step: impl FnOnce(&mut Controller, &mut Step),
     ) {
-        let mut out = self.scratch_effects();
+        let outer = self.begin_step();
         let anvil = self.config.controllers[c.index()].anvil;
         let etcd = EtcdReader(&self.etcd);
         let stores = StoreReader {
@@ -436,15 +452,17 @@ impl Sim {
             etcd: &self.etcd,
             names: &mut self.names,
             next_event: self.trace.len() as EventId,
-            out: &mut out,
+            out: &mut self.effects,
         };
         step(&mut self.controllers[c.index()], &mut st);
-        self.apply_effects(Actor::Controller(c), &mut out);
-        self.effects_pool.push(out);
+        self.end_step(Actor::Controller(c), outer);
     }
 
     pub(super) fn enqueue(&mut self, c: ControllerId, key: NameId, cause: EventId, low: bool) {
-        self.step_controller(c, |ctl, st| ctl.enqueue(st, key, Cause::Event(cause), low));
+        let outer = self.begin_step();
+        let out = &mut self.effects;
+        self.controllers[c.index()].enqueue(c, out, key, Cause::Event(cause), low);
+        self.end_step(Actor::Controller(c), outer);
     }
 
     pub(super) fn work(&mut self, c: ControllerId, worker: u32, cause: EventId) {
@@ -615,17 +633,17 @@ mod tests {
         let mut c = controller(2);
         let out = run_step(&mut c, 0, |c, st| {
             for key in [NameId(1), NameId(2), NameId(3)] {
-                c.enqueue(st, key, Cause::Event(0), false);
+                c.enqueue(st.controller, st.out, key, Cause::Event(0), false);
             }
         });
         let woken: Vec<u32> = out
-            .0
+            .list()
             .iter()
             .filter_map(|e| match e {
-                Effect::Soon {
-                    action: Action::Work { worker, .. },
-                    ..
-                } => Some(*worker),
+                Effect::Soon { action, .. } => match *out.action(*action) {
+                    Action::Work { worker, .. } => Some(worker),
+                    _ => None,
+                },
                 _ => None,
             })
             .collect();
@@ -652,12 +670,10 @@ mod tests {
             panic!("the key is requeued: {events:?}")
         };
         assert!(*delay_ms > 0, "rate-limited, not at once");
-        let requeue = out.0.iter().find_map(|e| match e {
-            Effect::Timer {
-                at_ms,
-                action: Action::QueueAfter { .. },
-                ..
-            } => Some(*at_ms),
+        let requeue = out.list().iter().find_map(|e| match e {
+            Effect::Timer { at_ms, action, .. } => {
+                matches!(*out.action(*action), Action::QueueAfter { .. }).then_some(*at_ms)
+            }
             _ => None,
         });
         assert_eq!(requeue, Some(1000 + delay_ms));
@@ -674,9 +690,17 @@ mod tests {
         c.crash_after_writes = Some(1);
         c.workers[0] = Some(running(NameId(1), 2, 0));
         let out = run_step(&mut c, 0, |c, st| c.step(st, 0, Cause::Event(3)));
-        assert!(matches!(out.0[..], [Effect::Write { .. }]), "{:?}", out.0);
+        assert!(
+            matches!(out.list()[..], [Effect::Write { .. }]),
+            "{:?}",
+            out.list()
+        );
         let out = run_step(&mut c, 0, |c, st| c.step(st, 0, Cause::Event(4)));
-        assert!(matches!(out.0[..], [Effect::Crash { .. }]), "{:?}", out.0);
+        assert!(
+            matches!(out.list()[..], [Effect::Crash { .. }]),
+            "{:?}",
+            out.list()
+        );
         let out = run_step(&mut c, 0, |c, st| c.crash(st, Cause::Event(4)));
         let ended = out.events().iter().any(|k| {
             matches!(

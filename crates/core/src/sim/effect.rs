@@ -6,27 +6,32 @@
 use super::*;
 
 /// What an effect was caused by: an event that exists already, or one this component emitted
-/// earlier in the same step (its index in the step's effects).
+/// earlier in the same step (the index of that effect).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Cause {
     Event(EventId),
-    Emitted(usize),
+    Emitted(u32),
 }
 
-#[derive(Clone, Debug)]
+/// An action a step asks for, kept beside the effects (`Effects::action`): actions own
+/// vectors, and effects stay `Copy`, so dropping a step's effects costs nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ActionRef(u32);
+
+#[derive(Clone, Copy, Debug)]
 pub(super) enum Effect {
     /// Record an event by the component's actor.
     Emit { cause: Cause, kind: EventKind },
     /// Send a request over the controller's link to its apiserver.
-    ToServer { cause: Cause, action: Action },
+    ToServer { cause: Cause, action: ActionRef },
     /// Run an action at a later moment.
     Timer {
         at_ms: TimeMs,
         cause: Cause,
-        action: Action,
+        action: ActionRef,
     },
     /// Run an action once what is due now has run (a worker taking the next key).
-    Soon { cause: Cause, action: Action },
+    Soon { cause: Cause, action: ActionRef },
     /// Add a key to the controller's work queue (an informer's event handler).
     Enqueue {
         cause: Cause,
@@ -47,25 +52,63 @@ pub(super) enum Effect {
     StartInformer { cause: Cause, watcher: WatcherId },
     /// One of the controller's informers stops (its process died).
     StopInformer { cause: Cause, watcher: WatcherId },
+    /// An event the engine has recorded: its id, which later effects of the same step name by
+    /// `Cause::Emitted`.
+    Applied(EventId),
 }
 
-/// The effects of one step, in order.
+/// The effects of a step, in order. The engine keeps one of these for every step: a step's
+/// effects go on top of the list, and a step that runs while an earlier step's effects are
+/// applied (a handler's key enqueued at the controller) stacks its own above them, so a step
+/// allocates nothing once the list has grown.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Effects(pub(super) Vec<Effect>);
+pub(super) struct Effects {
+    list: Vec<Effect>,
+    actions: Vec<Option<Action>>,
+    /// Where the current step's effects begin.
+    base: Mark,
+}
+
+/// Where a step's effects and actions begin.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Mark {
+    effects: usize,
+    actions: usize,
+}
 
 impl Effects {
+    /// The current step's effects.
+    pub fn list(&self) -> &[Effect] {
+        &self.list[self.base.effects..]
+    }
+
+    /// The action an effect carries (until the engine has applied it).
+    #[cfg(test)]
+    pub fn action(&self, action: ActionRef) -> &Action {
+        self.actions[action.0 as usize]
+            .as_ref()
+            .expect("an action not applied yet")
+    }
+
+    fn keep(&mut self, action: Action) -> ActionRef {
+        self.actions.push(Some(action));
+        ActionRef((self.actions.len() - 1) as u32)
+    }
+
     /// Records an event; later effects name it by the returned cause.
     pub fn emit(&mut self, cause: Cause, kind: EventKind) -> Cause {
-        self.0.push(Effect::Emit { cause, kind });
-        Cause::Emitted(self.0.len() - 1)
+        self.list.push(Effect::Emit { cause, kind });
+        Cause::Emitted((self.list.len() - 1) as u32)
     }
 
     pub fn send(&mut self, cause: Cause, action: Action) {
-        self.0.push(Effect::ToServer { cause, action });
+        let action = self.keep(action);
+        self.list.push(Effect::ToServer { cause, action });
     }
 
     pub fn timer(&mut self, at_ms: TimeMs, cause: Cause, action: Action) {
-        self.0.push(Effect::Timer {
+        let action = self.keep(action);
+        self.list.push(Effect::Timer {
             at_ms,
             cause,
             action,
@@ -73,7 +116,7 @@ impl Effects {
     }
 
     pub fn enqueue(&mut self, cause: Cause, key: NameId, low_priority: bool) {
-        self.0.push(Effect::Enqueue {
+        self.list.push(Effect::Enqueue {
             cause,
             key,
             low_priority,
@@ -81,11 +124,12 @@ impl Effects {
     }
 
     pub fn soon(&mut self, cause: Cause, action: Action) {
-        self.0.push(Effect::Soon { cause, action });
+        let action = self.keep(action);
+        self.list.push(Effect::Soon { cause, action });
     }
 
     pub fn write(&mut self, cause: Cause, worker: u32, write: Write, then: Cause) {
-        self.0.push(Effect::Write {
+        self.list.push(Effect::Write {
             cause,
             worker,
             write,
@@ -94,21 +138,21 @@ impl Effects {
     }
 
     pub fn crash(&mut self, cause: Cause) {
-        self.0.push(Effect::Crash { cause });
+        self.list.push(Effect::Crash { cause });
     }
 
     pub fn start_informer(&mut self, cause: Cause, watcher: WatcherId) {
-        self.0.push(Effect::StartInformer { cause, watcher });
+        self.list.push(Effect::StartInformer { cause, watcher });
     }
 
     pub fn stop_informer(&mut self, cause: Cause, watcher: WatcherId) {
-        self.0.push(Effect::StopInformer { cause, watcher });
+        self.list.push(Effect::StopInformer { cause, watcher });
     }
 
     /// The events emitted so far, in order (for tests and for reading a step's outcome).
     #[cfg(test)]
     pub fn events(&self) -> Vec<&EventKind> {
-        self.0
+        self.list()
             .iter()
             .filter_map(|e| match e {
                 Effect::Emit { kind, .. } => Some(kind),
@@ -118,57 +162,91 @@ impl Effects {
     }
 }
 
+impl Effects {
+    /// A new step begins: its effects go above what is there. Returns the outer step's mark.
+    fn begin(&mut self) -> Mark {
+        let here = Mark {
+            effects: self.list.len(),
+            actions: self.actions.len(),
+        };
+        std::mem::replace(&mut self.base, here)
+    }
+
+    /// Moves an action out, to be applied.
+    fn take(&mut self, action: ActionRef) -> Action {
+        self.actions[action.0 as usize]
+            .take()
+            .expect("each action is applied once")
+    }
+}
+
 impl Sim {
-    /// An empty effects list for a step, with the capacity earlier steps left.
-    pub(super) fn scratch_effects(&mut self) -> Effects {
-        self.effects_pool.pop().unwrap_or_default()
+    /// Starts a step: the returned value goes to `end_step`.
+    pub(super) fn begin_step(&mut self) -> Mark {
+        self.effects.begin()
     }
 
-    /// Applies a component's effects in order, as `actor`: a watcher's requests go over its
-    /// controller's link, its handlers' keys to its controller's queue; a controller's writes
-    /// go to etcd and their results back to the worker.
-    pub(super) fn apply_effects(&mut self, actor: Actor, effects: &mut Effects) {
-        let mut ids = self.emitted_ids_pool.pop().unwrap_or_default();
-        for effect in effects.0.drain(..) {
-            let id = match effect {
+    /// Applies the current step's effects in order, as `actor`, then drops them: a watcher's
+    /// requests go over its controller's link, its handlers' keys to its controller's queue; a
+    /// controller's writes go to etcd and their results back to the worker.
+    pub(super) fn end_step(&mut self, actor: Actor, outer: Mark) {
+        let (start, end) = (self.effects.base, self.effects.list.len());
+        for i in start.effects..end {
+            // Events and keys are read in place; effects that carry an action are moved out.
+            match self.effects.list[i] {
                 Effect::Emit { cause, kind } => {
-                    let cause = resolve(&ids, cause);
-                    self.emit(actor, cause, kind)
+                    let cause = self.resolve(cause);
+                    let id = self.emit(actor, cause, kind);
+                    self.effects.list[i] = Effect::Applied(id);
                 }
-                other => {
-                    self.apply_effect(actor, other, &ids);
-                    NO_CAUSE
+                Effect::Enqueue {
+                    cause,
+                    key,
+                    low_priority,
+                } => {
+                    let c = self.actor_controller(actor);
+                    self.enqueue(c, key, self.resolve(cause), low_priority);
                 }
-            };
-            ids.push(id);
+                effect => self.apply_effect(actor, effect),
+            }
         }
-        ids.clear();
-        self.emitted_ids_pool.push(ids);
+        self.effects.list.truncate(start.effects);
+        self.effects.actions.truncate(start.actions);
+        self.effects.base = outer;
     }
 
-    /// One effect that is not an event.
-    fn apply_effect(&mut self, actor: Actor, effect: Effect, ids: &[EventId]) {
+    /// The event id a cause names.
+    fn resolve(&self, cause: Cause) -> EventId {
+        match cause {
+            Cause::Event(id) => id,
+            Cause::Emitted(i) => match self.effects.list[i as usize] {
+                Effect::Applied(id) => id,
+                _ => unreachable!("a cause names an event applied before it"),
+            },
+        }
+    }
+
+    /// One effect that carries an action, a write or a change of life.
+    fn apply_effect(&mut self, actor: Actor, effect: Effect) {
         match effect {
-            Effect::Emit { .. } => unreachable!("events are applied by `apply_effects`"),
             Effect::ToServer { cause, action } => {
                 let Actor::Watcher(w) = actor else {
                     unreachable!("only a watcher sends requests")
                 };
-                self.send_to_server(w, resolve(ids, cause), action)
+                let action = self.effects.take(action);
+                self.send_to_server(w, self.resolve(cause), action)
             }
             Effect::Timer {
                 at_ms,
                 cause,
                 action,
-            } => self.schedule(at_ms, resolve(ids, cause), action),
-            Effect::Soon { cause, action } => self.ready.push_back((resolve(ids, cause), action)),
-            Effect::Enqueue {
-                cause,
-                key,
-                low_priority,
             } => {
-                let c = self.actor_controller(actor);
-                self.enqueue(c, key, resolve(ids, cause), low_priority)
+                let action = self.effects.take(action);
+                self.schedule(at_ms, self.resolve(cause), action)
+            }
+            Effect::Soon { cause, action } => {
+                let action = self.effects.take(action);
+                self.ready.push_back((self.resolve(cause), action))
             }
             Effect::Write {
                 cause,
@@ -177,17 +255,21 @@ impl Sim {
                 then,
             } => {
                 let c = self.actor_controller(actor);
-                self.reconcile_write(c, worker, write, resolve(ids, cause), resolve(ids, then))
+                let (cause, then) = (self.resolve(cause), self.resolve(then));
+                self.reconcile_write(c, worker, write, cause, then)
             }
             Effect::Crash { cause } => {
                 let c = self.actor_controller(actor);
-                self.crash(c, resolve(ids, cause))
+                self.crash(c, self.resolve(cause))
             }
             Effect::StartInformer { cause, watcher } => {
-                self.start_reflector(watcher, resolve(ids, cause))
+                self.start_reflector(watcher, self.resolve(cause))
             }
             Effect::StopInformer { cause, watcher } => {
-                self.stop_informer(watcher, resolve(ids, cause))
+                self.stop_informer(watcher, self.resolve(cause))
+            }
+            Effect::Emit { .. } | Effect::Enqueue { .. } | Effect::Applied(_) => {
+                unreachable!("applied in place by `end_step`")
             }
         }
     }
@@ -199,13 +281,5 @@ impl Sim {
             Actor::Watcher(w) => self.controller_of(w),
             _ => unreachable!("only controllers and their watchers step"),
         }
-    }
-}
-
-/// The event id a cause names, given the ids of the events this step emitted so far.
-fn resolve(ids: &[EventId], cause: Cause) -> EventId {
-    match cause {
-        Cause::Event(id) => id,
-        Cause::Emitted(i) => ids[i],
     }
 }

@@ -258,10 +258,8 @@ pub struct Sim {
     actions: u64,
     /// Probes issued so far (each gets the next number).
     probes: u32,
-    /// Scratch space for components' steps (their effects, the ids of the events they
-    /// emitted), kept so a step allocates nothing; a step inside a step takes another.
-    effects_pool: Vec<Effects>,
-    emitted_ids_pool: Vec<Vec<EventId>>,
+    /// Every step's effects (empty between steps).
+    effects: Effects,
 }
 
 /// A controller's informer stores, read as its reconciles read them: the first informer of
@@ -332,8 +330,7 @@ impl Sim {
             stopped: None,
             actions: 0,
             probes: 0,
-            effects_pool: vec![],
-            emitted_ids_pool: vec![],
+            effects: Effects::default(),
             config: config.clone(),
         };
         for (i, c) in config.controllers.iter().enumerate() {

@@ -648,12 +648,11 @@ mod tests {
             [WatcherState::Empty, WatcherState::BackoffRelist]
         );
         assert_eq!((r.session, r.watch), (Session(1), None));
-        let wake = out.0.iter().find_map(|e| match e {
-            Effect::Timer {
-                at_ms,
-                action: Action::Wake { session, .. },
-                ..
-            } => Some((*at_ms, *session)),
+        let wake = out.list().iter().find_map(|e| match e {
+            Effect::Timer { at_ms, action, .. } => match *out.action(*action) {
+                Action::Wake { session, .. } => Some((*at_ms, session)),
+                _ => None,
+            },
             _ => None,
         });
         let (at_ms, session) = wake.expect("a wake-up is scheduled");
@@ -664,11 +663,11 @@ mod tests {
         assert_eq!(session, Session(1));
         let out = run_step(&mut r, at_ms, |r, st| r.wake(st, session, Cause::Event(9)));
         assert_eq!(states(&out), [WatcherState::Listing]);
-        let list = out.0.iter().find_map(|e| match e {
-            Effect::ToServer {
-                action: Action::ServeList { rv, .. },
-                ..
-            } => Some(*rv),
+        let list = out.list().iter().find_map(|e| match e {
+            Effect::ToServer { action, .. } => match *out.action(*action) {
+                Action::ServeList { rv, .. } => Some(rv),
+                _ => None,
+            },
             _ => None,
         });
         assert_eq!(
@@ -712,7 +711,7 @@ mod tests {
         ];
         assert_eq!(deltas, expected);
         let keys: Vec<_> = out
-            .0
+            .list()
             .iter()
             .filter_map(|e| match e {
                 Effect::Enqueue { key, .. } => Some(key.0),
@@ -721,11 +720,11 @@ mod tests {
             .collect();
         assert_eq!(keys, [1, 2, 4], "one reconcile request per delta");
         assert_eq!(states(&out), [WatcherState::InitListed]);
-        let watch = out.0.iter().find_map(|e| match e {
-            Effect::ToServer {
-                action: Action::ServeWatch { from, .. },
-                ..
-            } => Some(*from),
+        let watch = out.list().iter().find_map(|e| match e {
+            Effect::ToServer { action, .. } => match *out.action(*action) {
+                Action::ServeWatch { from, .. } => Some(from),
+                _ => None,
+            },
             _ => None,
         });
         assert_eq!(watch, Some(12));
@@ -747,12 +746,12 @@ mod tests {
         let out = run_step(&mut r, 0, |r, st| {
             r.receive(st, Session(0), page, Cause::Event(1))
         });
+        let Some(Effect::ToServer { action, .. }) = out.list().last() else {
+            panic!("the next page is asked for: {:?}", out.list())
+        };
         assert!(matches!(
-            out.0.last(),
-            Some(Effect::ToServer {
-                action: Action::ServeListPage { list_rv: 4, .. },
-                ..
-            })
+            *out.action(*action),
+            Action::ServeListPage { list_rv: 4, .. }
         ));
         assert_eq!(r.paging.as_ref().map(|p| p.1.len()), Some(1));
         assert!(
