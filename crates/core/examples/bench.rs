@@ -11,7 +11,7 @@ use listwatch_core::*;
 fn config() -> Config {
     let mut c = Config::new(&["Pod", "Copy"]);
     c.kinds[0].cache = CacheMode::Fixed { capacity: 100 };
-    c.compaction_ms = 0;
+    c.compaction_ms = DurationMs(0);
     c.limits.max_events = 50_000_000;
     c.end_ms = 3_600_000;
     // Ten watchers: ten controllers, each with one informer on Pods and no handler on it.
@@ -107,7 +107,7 @@ fn main() {
 /// indexed, so this is linear (it ran for minutes when each reconcile scanned the store).
 fn owners() {
     let mut c = Config::new(&["ReplicaSet", "Pod"]);
-    c.compaction_ms = 0;
+    c.compaction_ms = DurationMs(0);
     c.end_ms = 600_000;
     c.limits.max_events = 50_000_000;
     c.controllers.push(Config::controller(

@@ -164,11 +164,11 @@ impl Default for ReflectorConfig {
             bookmarks: true,
             streaming_list: false,
             page_size: 500,
-            backoff_ms_initial: 800,
-            backoff_ms_max: 30_000,
-            backoff_reset_ms: 120_000,
+            backoff_ms_initial: DurationMs(800),
+            backoff_ms_max: DurationMs(30_000),
+            backoff_reset_ms: DurationMs(120_000),
             backoff_reset_after_quiet: false,
-            watch_timeout_ms_min: 300_000,
+            watch_timeout_ms_min: DurationMs(300_000),
         }
     }
 }
@@ -296,7 +296,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_events: 5_000_000,
-            max_time_ms: 24 * 3_600_000,
+            max_time_ms: DurationMs(24 * 3_600_000),
         }
     }
 }
@@ -339,14 +339,14 @@ impl Config {
                 .collect(),
             apiservers: vec![ApiserverConfig {
                 name: "apiserver".into(),
-                lag_ms: 0,
+                lag_ms: DurationMs::ZERO,
             }],
             controllers: vec![],
             reflector: ReflectorConfig::default(),
-            compaction_ms: 300_000,
-            bookmark_ms: 60_000,
+            compaction_ms: DurationMs(300_000),
+            bookmark_ms: DurationMs(60_000),
             watch_chan_capacity: 100,
-            gc_delay_ms: 0,
+            gc_delay_ms: DurationMs::ZERO,
             timeline: vec![],
             end_ms: 60_000,
             limits: Limits::default(),
@@ -375,14 +375,14 @@ impl Config {
             program: None,
             workers: 1,
             apiserver: ApiserverId(0),
-            reconcile_ms: 10,
-            requeue_after_ms: 0,
+            reconcile_ms: DurationMs(10),
+            requeue_after_ms: DurationMs::ZERO,
             error_ppm: 0,
-            resync_ms: 0,
-            link_delay_ms: 0,
+            resync_ms: DurationMs::ZERO,
+            link_delay_ms: DurationMs::ZERO,
             queue: QueueKind::Priority,
             anvil: false,
-            anvil_period_ms: 60_000,
+            anvil_period_ms: DurationMs(60_000),
             start_ms: 0,
             bookmarks: None,
             streaming_list: None,
@@ -514,10 +514,10 @@ impl Config {
                 return Err(ConfigError::StreamingListWithoutBookmarks);
             }
         }
-        if self.end_ms > self.limits.max_time_ms {
+        if self.end_ms > self.limits.max_time_ms.ms() {
             return Err(ConfigError::EndBeyondLimit {
                 end_ms: self.end_ms,
-                max_time_ms: self.limits.max_time_ms,
+                max_time_ms: self.limits.max_time_ms.ms(),
             });
         }
         for t in &self.timeline {
@@ -582,7 +582,7 @@ impl Config {
         if c.workers == 0 || c.workers > MAX_WORKERS {
             return bad(&format!("workers must be 1..={MAX_WORKERS}"));
         }
-        if c.anvil && c.anvil_period_ms == 0 {
+        if c.anvil && c.anvil_period_ms.is_zero() {
             return bad("the Anvil reconcile period must be positive");
         }
         for w in &c.watches {

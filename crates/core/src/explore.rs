@@ -38,7 +38,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use crate::config::{Config, Input, TimedInput};
-use crate::model::{format_ms, ApiserverId, ControllerId, KindId, Rv, TimeMs};
+use crate::model::{format_ms, ApiserverId, ControllerId, DurationMs, KindId, Rv, TimeMs};
 use crate::sim::Sim;
 use crate::trace::{Actor, EventKind, ListRv, ReconcileResult, WatchEnd};
 use crate::verdict::{check, Expect};
@@ -144,7 +144,7 @@ impl Fault {
                 at_ms,
                 Input::Disconnect {
                     controller,
-                    duration_ms,
+                    duration_ms: DurationMs(duration_ms),
                 },
             )]
         };
@@ -158,7 +158,7 @@ impl Fault {
                 Input::Crash {
                     controller,
                     after_writes: Some(after_writes),
-                    restart_after_ms: Some(RESTART_AFTER_MS),
+                    restart_after_ms: Some(DurationMs(RESTART_AFTER_MS)),
                 },
             )],
             Fault::Unobserved {
@@ -184,7 +184,7 @@ impl Fault {
                     controller,
                     kind,
                     name: name.clone(),
-                    for_ms,
+                    for_ms: DurationMs(for_ms),
                 },
             )],
             Fault::Stale { .. } => self.stale_inputs(),
@@ -723,7 +723,8 @@ impl Explorer {
         // start by the original end and last at most a minute (a 60 s disconnect or hold), so
         // that end plus a minute plus the settling time covers them all.
         let mut config = config;
-        config.end_ms = (config.end_ms + MAX_FAULT_MS + SETTLE_MS).min(config.limits.max_time_ms);
+        config.end_ms =
+            (config.end_ms + MAX_FAULT_MS + SETTLE_MS).min(config.limits.max_time_ms.ms());
         let config = Arc::new(config);
         let fresh = Sim::new((*config).clone())?;
         let mut full = fresh.clone();

@@ -6,9 +6,69 @@ use std::collections::HashMap;
 pub type Rv = u64;
 /// A moment: virtual time in milliseconds since the start of the run.
 pub type TimeMs = u64;
-/// A length of virtual time in milliseconds (a delay, a timeout, a period). An alias, like
-/// `TimeMs`: the names say which a field is; a moment plus a duration is a moment.
-pub type DurationMs = u64;
+/// A length of virtual time in milliseconds (a delay, a timeout, a period): a type of its own,
+/// so a moment is never passed where a duration is meant. A moment plus a duration is a moment;
+/// `DurationMs::between` two moments is a duration.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DurationMs(pub u64);
+
+impl DurationMs {
+    pub const ZERO: DurationMs = DurationMs(0);
+
+    /// The time from `earlier` to `later` (zero if `later` is not after it).
+    pub fn between(earlier: TimeMs, later: TimeMs) -> DurationMs {
+        DurationMs(later.saturating_sub(earlier))
+    }
+
+    pub fn ms(self) -> u64 {
+        self.0
+    }
+
+    pub fn is_zero(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl std::ops::Add<DurationMs> for TimeMs {
+    type Output = TimeMs;
+    fn add(self, d: DurationMs) -> TimeMs {
+        self + d.0
+    }
+}
+
+impl std::ops::AddAssign<DurationMs> for TimeMs {
+    fn add_assign(&mut self, d: DurationMs) {
+        *self += d.0;
+    }
+}
+
+impl std::ops::Add for DurationMs {
+    type Output = DurationMs;
+    fn add(self, d: DurationMs) -> DurationMs {
+        DurationMs(self.0 + d.0)
+    }
+}
+
+impl std::ops::Mul<u64> for DurationMs {
+    type Output = DurationMs;
+    fn mul(self, n: u64) -> DurationMs {
+        DurationMs(self.0 * n)
+    }
+}
+
+impl std::ops::Div<u64> for DurationMs {
+    type Output = DurationMs;
+    fn div(self, n: u64) -> DurationMs {
+        DurationMs(self.0 / n)
+    }
+}
+
+/// The way scripts write a duration: `1.5s`, `250ms`, `2m`.
+impl std::fmt::Display for DurationMs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&format_ms(self.0))
+    }
+}
 
 macro_rules! id_type {
     ($(#[$m:meta])* $name:ident, $inner:ty) => {

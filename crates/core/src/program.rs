@@ -11,7 +11,7 @@
 //! `MAX_CHILDREN` creates, a list delete at most one write per item read; and a reconcile makes
 //! at most `MAX_WRITES` writes.
 
-use crate::model::{KindId, NameId, Names, Object, Owner, Rv, TimeMs};
+use crate::model::{DurationMs, KindId, NameId, Names, Object, Owner, Rv, TimeMs};
 use crate::reconcile::{Memory, Reader, Write, MAX_CHILDREN};
 use crate::trace::{ApiError, ReconcileResult};
 
@@ -110,7 +110,7 @@ impl Outcome {
         match self {
             Outcome::Done => ReconcileResult::Done,
             Outcome::Error => ReconcileResult::Error(ApiError::ReconcileError),
-            Outcome::RequeueAfter(d) => ReconcileResult::RequeueAfter(d),
+            Outcome::RequeueAfter(d) => ReconcileResult::RequeueAfter(DurationMs(d)),
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::config::QueueKind;
-use crate::model::{NameId, TimeMs};
+use crate::model::{DurationMs, NameId, TimeMs};
 use crate::trace::{QueueAdd, ReconcileResult};
 
 pub const ITEM_BACKOFF_MS_BASE: TimeMs = 5;
@@ -158,7 +158,7 @@ impl WorkQueue {
         key: NameId,
         result: ReconcileResult,
         now: TimeMs,
-    ) -> Option<TimeMs> {
+    ) -> Option<DurationMs> {
         match result {
             ReconcileResult::Done => {
                 self.forget(key);
@@ -168,7 +168,7 @@ impl WorkQueue {
                 self.forget(key);
                 Some(d)
             }
-            ReconcileResult::Error(_) => Some(self.rate_limit_delay(key, now)),
+            ReconcileResult::Error(_) => Some(DurationMs(self.rate_limit_delay(key, now))),
             ReconcileResult::Crashed => None,
         }
     }
@@ -250,19 +250,23 @@ mod tests {
         let mut q = WorkQueue::new(QueueKind::Priority);
         let a = NameId(1);
         let error = ReconcileResult::Error(crate::trace::ApiError::ReconcileError);
-        assert_eq!(q.requeue_delay(a, error, 0), Some(5));
-        assert_eq!(q.requeue_delay(a, error, 0), Some(10));
+        assert_eq!(q.requeue_delay(a, error, 0), Some(DurationMs(5)));
+        assert_eq!(q.requeue_delay(a, error, 0), Some(DurationMs(10)));
         assert_eq!(q.requeue_delay(a, ReconcileResult::Crashed, 0), None);
         assert_eq!(
             q.requeue_delay(a, error, 0),
-            Some(20),
+            Some(DurationMs(20)),
             "a crash forgets nothing"
         );
-        let later = ReconcileResult::RequeueAfter(700);
-        assert_eq!(q.requeue_delay(a, later, 0), Some(700));
-        assert_eq!(q.requeue_delay(a, error, 0), Some(5), "forgotten");
+        let later = ReconcileResult::RequeueAfter(DurationMs(700));
+        assert_eq!(q.requeue_delay(a, later, 0), Some(DurationMs(700)));
+        assert_eq!(
+            q.requeue_delay(a, error, 0),
+            Some(DurationMs(5)),
+            "forgotten"
+        );
         assert_eq!(q.requeue_delay(a, ReconcileResult::Done, 0), None);
-        assert_eq!(q.requeue_delay(a, error, 0), Some(5));
+        assert_eq!(q.requeue_delay(a, error, 0), Some(DurationMs(5)));
     }
 
     #[test]

@@ -941,10 +941,7 @@ fn describe_reflector(kind: &EventKind, l: &dyn Labels) -> String {
             timeout_ms,
             ..
         } => {
-            format!(
-                "watch from rv {from_rv} (timeout {})",
-                format_ms(timeout_ms)
-            )
+            format!("watch from rv {from_rv} (timeout {timeout_ms})")
         }
         WatchListRequest { rv, .. } => format!(
             "watch resourceVersion={} sendInitialEvents=true (streaming list)",
@@ -982,7 +979,7 @@ fn describe_reflector(kind: &EventKind, l: &dyn Labels) -> String {
             WatchEnd::ServerClosed => "server closed the watch".into(),
         },
         State { state, last_rv, .. } => format!("state {} (last rv {last_rv})", state.as_str()),
-        Backoff { delay_ms, .. } => format!("backing off {}", format_ms(delay_ms)),
+        Backoff { delay_ms, .. } => format!("backing off {delay_ms}"),
         _ => unreachable!("not one of lists, watches and reflectors"),
     }
 }
@@ -1015,8 +1012,8 @@ fn describe_controller(kind: &EventKind, l: &dyn Labels) -> String {
                 QueueAdd::AlreadyQueued => "already queued (collapsed)",
                 QueueAdd::MarkedDirty => "marked dirty (runs again after the current reconcile)",
             };
-            if delay_ms > 0 {
-                format!("{} {what} after {}", l.name(key), format_ms(delay_ms))
+            if !delay_ms.is_zero() {
+                format!("{} {what} after {delay_ms}", l.name(key))
             } else {
                 format!("{} {what}", l.name(key))
             }
@@ -1027,11 +1024,7 @@ fn describe_controller(kind: &EventKind, l: &dyn Labels) -> String {
         ReconcileEnd { key, result, .. } => match result {
             ReconcileResult::Done => format!("reconcile {} done", l.name(key)),
             ReconcileResult::RequeueAfter(d) => {
-                format!(
-                    "reconcile {} done, requeue after {}",
-                    l.name(key),
-                    format_ms(d)
-                )
+                format!("reconcile {} done, requeue after {d}", l.name(key))
             }
             ReconcileResult::Error(e) => {
                 format!("reconcile {} error: {}", l.name(key), e.message())
@@ -1086,7 +1079,7 @@ fn describe_fault(kind: &EventKind, l: &dyn Labels) -> String {
             "connections fail over to {} (watches break; reflectors keep their last RV)",
             l.apiserver(apiserver)
         ),
-        LinkDelay { delay_ms, .. } => format!("link delay set to {}", format_ms(delay_ms)),
+        LinkDelay { delay_ms, .. } => format!("link delay set to {delay_ms}"),
         HoldArmed { kind, name, .. } => format!(
             "notifications held until a later state of {}/{} arrives",
             l.kind(kind),
@@ -1108,7 +1101,7 @@ fn describe_fault(kind: &EventKind, l: &dyn Labels) -> String {
                 "watch cache resumed".into()
             }
         }
-        ApiserverRestart { down_ms, .. } => format!("restarting, down for {}", format_ms(down_ms)),
+        ApiserverRestart { down_ms, .. } => format!("restarting, down for {down_ms}"),
         _ => unreachable!("not one of faults and their ends"),
     }
 }

@@ -256,7 +256,7 @@ impl QueueView {
                 delay_ms,
                 ..
             } => match outcome {
-                QueueAdd::Added if delay_ms == 0 => self.waiting.push(key),
+                QueueAdd::Added if delay_ms.is_zero() => self.waiting.push(key),
                 QueueAdd::MarkedDirty => self.dirty.push(key),
                 _ => {}
             },
@@ -777,7 +777,7 @@ mod tests {
             controller,
             key,
             outcome,
-            delay_ms: 0,
+            delay_ms: crate::model::DurationMs(0),
         };
         q.apply(0, &enqueue(QueueAdd::Added));
         assert_eq!(q.waiting, [key]);

@@ -71,7 +71,7 @@ const SETTLED_MS: u64 = 70_000;
 fn config(c: &Case) -> Config {
     let mut cfg = Config::new(&["Parent", "Child"]);
     cfg.seed = c.seed;
-    cfg.compaction_ms = 30_000;
+    cfg.compaction_ms = DurationMs(30_000);
     cfg.reflector.streaming_list = c.seed.is_multiple_of(3);
     cfg.reflector.page_size = (c.seed % 4) as u32;
     if let Some(cap) = c.capacity {
@@ -80,7 +80,7 @@ fn config(c: &Case) -> Config {
     }
     cfg.apiservers.push(ApiserverConfig {
         name: "b".into(),
-        lag_ms: 200,
+        lag_ms: DurationMs(200),
     });
     let behaviour = if c.children {
         Behaviour::Children {
@@ -124,17 +124,17 @@ fn config(c: &Case) -> Config {
             },
             Op::Disconnect(d) => Input::Disconnect {
                 controller: c0,
-                duration_ms: *d,
+                duration_ms: DurationMs(*d),
             },
             Op::Delay(d) => Input::Delay {
                 controller: c0,
-                delay_ms: *d,
+                delay_ms: DurationMs(*d),
             },
             Op::Hold(n) => Input::Hold {
                 controller: c0,
                 kind: k,
                 name: name(*n),
-                for_ms: 5_000,
+                for_ms: DurationMs(5_000),
             },
             Op::Pause => Input::PauseCache {
                 apiserver: ApiserverId(1),
@@ -144,7 +144,7 @@ fn config(c: &Case) -> Config {
             },
             Op::RestartApiserver(d) => Input::RestartApiserver {
                 apiserver: ApiserverId(0),
-                down_ms: *d,
+                down_ms: DurationMs(*d),
             },
             Op::Crash => Input::Crash {
                 controller: c0,
@@ -171,7 +171,7 @@ fn config(c: &Case) -> Config {
     for input in [
         Input::Delay {
             controller: c0,
-            delay_ms: 0,
+            delay_ms: DurationMs(0),
         },
         Input::ResumeCache {
             apiserver: ApiserverId(1),

@@ -7,7 +7,7 @@ use listwatch_core::*;
 fn overflow_config() -> Config {
     let mut c = Config::new(&["Pod", "Other"]);
     c.kinds[0].cache = CacheMode::Fixed { capacity: 3 };
-    c.compaction_ms = 0;
+    c.compaction_ms = DurationMs(0);
     let pod = KindId(0);
     let other = KindId(1);
     let mut ctl = Config::controller(
@@ -56,14 +56,14 @@ fn overflow_config() -> Config {
             1500,
             Input::Delay {
                 controller: ControllerId(0),
-                delay_ms: 100,
+                delay_ms: DurationMs(100),
             },
         ),
         at(
             2000,
             Input::Disconnect {
                 controller: ControllerId(0),
-                duration_ms: 0,
+                duration_ms: DurationMs(0),
             },
         ),
         at(
@@ -148,7 +148,7 @@ fn overflow_example() {
             _ => None,
         })
         .unwrap();
-    assert!((800..1600).contains(&backoff), "backoff {backoff}");
+    assert!((800..1600).contains(&backoff.ms()), "backoff {backoff}");
     let listed = pos("list returned 2 items at rv 15");
     assert!(listed > relist);
     let after: Vec<&String> = l[listed..].iter().take(4).collect();
@@ -226,7 +226,7 @@ fn boundaries_example_through_the_engine() {
     // With no eviction since the cache's list at 10: a watch from 10 works, from 9 is too old.
     let mut c = Config::new(&["Pod"]);
     c.kinds[0].cache = CacheMode::Fixed { capacity: 3 };
-    c.compaction_ms = 0;
+    c.compaction_ms = DurationMs(0);
     c.end_ms = 1000;
     let sim = Sim::new(c).unwrap();
     let mut cache = sim.apiservers()[0].caches[0].clone();
@@ -256,7 +256,7 @@ fn boundaries_example_through_the_engine() {
 #[test]
 fn lists_during_cache_reinitialisation_go_to_etcd() {
     let mut c = Config::new(&["Pod"]);
-    c.compaction_ms = 0;
+    c.compaction_ms = DurationMs(0);
     c.controllers.push(Config::controller(
         "ctl",
         KindId(0),
@@ -281,7 +281,7 @@ fn lists_during_cache_reinitialisation_go_to_etcd() {
             input: Input::ReinitCache {
                 apiserver: ApiserverId(0),
                 kind: KindId(0),
-                down_ms: 5000,
+                down_ms: DurationMs(5000),
             },
         },
     ];

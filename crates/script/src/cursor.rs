@@ -1,7 +1,7 @@
 //! A cursor over one line's words, shared by the statement parser and the `logic` compiler:
 //! every error it makes names the line and the column of the word at fault.
 
-use listwatch_core::TimeMs;
+use listwatch_core::{DurationMs, TimeMs};
 
 use crate::diag::{nearest, Diagnostic};
 use crate::lexer::Word;
@@ -79,6 +79,10 @@ impl<'a> Cursor<'a> {
             return Err(self.err_at(w, format!("{} is longer than the limit of 24h", w.text)));
         }
         Ok(ms)
+    }
+    /// A length of time (a delay, a period, a timeout), as opposed to a moment.
+    pub(crate) fn duration_ms(&mut self, what: &str) -> R<DurationMs> {
+        self.duration(what).map(DurationMs)
     }
     /// The duration in `text` (the word `w`, or the part of it after a `+`). A number with too
     /// many digits is said to be one whatever the word was for; `not_one` words the other errors.

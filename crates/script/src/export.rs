@@ -698,7 +698,7 @@ fn queue_add(outcome: QueueAdd) -> &'static str {
 fn reconcile_result(result: ReconcileResult) -> (&'static str, Option<TimeMs>, Option<ErrorOut>) {
     match result {
         ReconcileResult::Done => ("done", None, None),
-        ReconcileResult::RequeueAfter(d) => ("requeue_after", Some(d), None),
+        ReconcileResult::RequeueAfter(d) => ("requeue_after", Some(d.ms()), None),
         ReconcileResult::Error(e) => ("error", None, Some(error_out(e))),
         ReconcileResult::Crashed => ("crashed", None, None),
     }
@@ -875,7 +875,7 @@ impl Events<'_> {
             } => Kind::WatchRequest {
                 watcher: self.watcher(watcher),
                 rv: from_rv,
-                timeout_ms,
+                timeout_ms: timeout_ms.ms(),
             },
             EventKind::WatchOpened {
                 watcher,
@@ -922,7 +922,7 @@ impl Events<'_> {
             },
             EventKind::Backoff { watcher, delay_ms } => Kind::Backoff {
                 watcher: self.watcher(watcher),
-                delay_ms,
+                delay_ms: delay_ms.ms(),
             },
             _ => unreachable!("not one of lists, watches and reflectors"),
         }
@@ -955,7 +955,7 @@ impl Events<'_> {
                 controller: self.controller(controller),
                 key: self.object(key),
                 outcome: queue_add(outcome),
-                delay_ms,
+                delay_ms: delay_ms.ms(),
             },
             _ => self.reconcile_kind(k),
         }
@@ -1044,7 +1044,7 @@ impl Events<'_> {
                 delay_ms,
             } => Kind::LinkDelay {
                 controller: self.controller(controller),
-                delay_ms,
+                delay_ms: delay_ms.ms(),
             },
             EventKind::HoldArmed {
                 controller,
@@ -1070,7 +1070,7 @@ impl Events<'_> {
             },
             EventKind::ApiserverRestart { apiserver, down_ms } => Kind::ApiserverRestart {
                 apiserver: self.apiserver(apiserver),
-                down_ms,
+                down_ms: down_ms.ms(),
             },
             EventKind::Say { text, wait } => Kind::Say {
                 narration: self.object(text),

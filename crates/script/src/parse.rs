@@ -495,9 +495,9 @@ impl Builder {
             "apiserver" => self.apiserver_statement(p)?,
             "compaction" => {
                 self.config.compaction_ms = if p.eat("off") {
-                    0
+                    DurationMs::ZERO
                 } else {
-                    p.duration("an interval or `off`")?
+                    p.duration_ms("an interval or `off`")?
                 };
                 p.done()?;
             }
@@ -576,9 +576,9 @@ impl Builder {
     fn apiserver_statement(&mut self, p: &mut Parser) -> R<()> {
         let name = p.next("an apiserver name")?;
         check_name(p, name, "apiserver", is_name_char)?;
-        let mut lag_ms = 0;
+        let mut lag_ms = DurationMs::ZERO;
         if p.eat("lag") {
-            lag_ms = p.duration("a lag")?;
+            lag_ms = p.duration_ms("a lag")?;
         }
         p.done()?;
         if !self.apiservers_declared {
@@ -999,18 +999,22 @@ impl Builder {
             }
             "watches" => self.watches_option(p, idx)?,
             "requeue-after" => {
-                self.config.controllers[idx].requeue_after_ms = p.duration("a duration")?
+                self.config.controllers[idx].requeue_after_ms = p.duration_ms("a duration")?
             }
             "errors" => {
                 let pct = p.percentage("the error rate")?;
                 self.config.controllers[idx].error_ppm = (pct * 10_000.0) as u32;
             }
-            "resync" => self.config.controllers[idx].resync_ms = p.duration("a period")?,
+            "resync" => self.config.controllers[idx].resync_ms = p.duration_ms("a period")?,
             "apiserver" => {
                 self.config.controllers[idx].apiserver = self.next_apiserver(p)?;
             }
-            "reconcile" => self.config.controllers[idx].reconcile_ms = p.duration("a duration")?,
-            "link-delay" => self.config.controllers[idx].link_delay_ms = p.duration("a delay")?,
+            "reconcile" => {
+                self.config.controllers[idx].reconcile_ms = p.duration_ms("a duration")?
+            }
+            "link-delay" => {
+                self.config.controllers[idx].link_delay_ms = p.duration_ms("a delay")?
+            }
             "queue" => {
                 let q = p.next("`classic` or `priority`")?;
                 self.config.controllers[idx].queue = match q.text.as_str() {
@@ -1067,8 +1071,8 @@ impl Builder {
         let c = &mut self.config.controllers[idx];
         c.anvil = true;
         if p.peek().is_some() {
-            let d = p.duration("a period")?;
-            if d == 0 {
+            let d = p.duration_ms("a period")?;
+            if d.is_zero() {
                 return Err(p.err_at(&p.words[p.pos - 1], "the period must be positive"));
             }
             self.config.controllers[idx].anvil_period_ms = d;
@@ -1307,12 +1311,12 @@ impl Builder {
                 p.expect_kw("for")?;
                 Input::Disconnect {
                     controller,
-                    duration_ms: p.duration("a duration")?,
+                    duration_ms: p.duration_ms("a duration")?,
                 }
             }
             "delay" => Input::Delay {
                 controller,
-                delay_ms: p.duration("a delay")?,
+                delay_ms: p.duration_ms("a delay")?,
             },
             // `failover CONTROLLER to APISERVER`: the load balancer moves its connections.
             "failover" => {
@@ -1346,11 +1350,11 @@ impl Builder {
     }
 
     /// `[for D]`: how long a fault lasts, `default_ms` when the line does not say.
-    fn for_duration(p: &mut Parser, what: &str, default_ms: TimeMs) -> R<TimeMs> {
+    fn for_duration(p: &mut Parser, what: &str, default_ms: TimeMs) -> R<DurationMs> {
         if p.eat("for") {
-            p.duration(what)
+            p.duration_ms(what)
         } else {
-            Ok(default_ms)
+            Ok(DurationMs(default_ms))
         }
     }
 
@@ -1517,7 +1521,7 @@ impl Builder {
             None
         };
         let restart_after_ms = if p.eat("restart-after") {
-            Some(p.duration("a delay")?)
+            Some(p.duration_ms("a delay")?)
         } else {
             None
         };

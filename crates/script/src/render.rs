@@ -83,7 +83,7 @@ fn apiserver_fault_line(names: Names, input: &Input) -> String {
         Input::RestartApiserver { apiserver, down_ms } => format!(
             "restart-apiserver {} for {}",
             names.apiserver(*apiserver),
-            format_ms(*down_ms)
+            down_ms
         ),
         Input::ReinitCache {
             apiserver,
@@ -93,7 +93,7 @@ fn apiserver_fault_line(names: Names, input: &Input) -> String {
             "reinit-cache {} {} for {}",
             names.apiserver(*apiserver),
             names.kind(*kind),
-            format_ms(*down_ms)
+            down_ms
         ),
         _ => unreachable!("not a fault of an apiserver"),
     }
@@ -108,16 +108,12 @@ fn controller_fault_line(names: Names, input: &Input) -> String {
         } => format!(
             "disconnect {} for {}",
             names.controller(*controller),
-            format_ms(*duration_ms)
+            duration_ms
         ),
         Input::Delay {
             controller,
             delay_ms,
-        } => format!(
-            "delay {} {}",
-            names.controller(*controller),
-            format_ms(*delay_ms)
-        ),
+        } => format!("delay {} {}", names.controller(*controller), delay_ms),
         Input::Failover {
             controller,
             apiserver,
@@ -135,7 +131,7 @@ fn controller_fault_line(names: Names, input: &Input) -> String {
             "hold {} {} {name} for {}",
             names.controller(*controller),
             names.kind(*kind),
-            format_ms(*for_ms)
+            for_ms
         ),
         Input::Restart {
             controller,
@@ -182,14 +178,14 @@ fn probe_line(
 fn crash_line(
     controller: &str,
     after_writes: Option<u32>,
-    restart_after_ms: Option<listwatch_core::TimeMs>,
+    restart_after_ms: Option<listwatch_core::DurationMs>,
 ) -> String {
     let mut s = format!("crash {controller}");
     if let Some(n) = after_writes {
         s += &format!(" after {n} {}", if n == 1 { "write" } else { "writes" });
     }
     if let Some(d) = restart_after_ms {
-        s += &format!(" restart-after {}", format_ms(d));
+        s += &format!(" restart-after {d}");
     }
     s
 }

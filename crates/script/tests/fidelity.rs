@@ -233,10 +233,10 @@ run 40s
 }
 
 /// Backoff delays of every watcher, with their times.
-fn backoffs(sim: &Sim) -> Vec<(TimeMs, TimeMs)> {
+fn backoffs(sim: &Sim) -> Vec<(TimeMs, u64)> {
     events(sim, |k| matches!(k, EventKind::Backoff { .. }))
         .map(|e| match e.kind {
-            EventKind::Backoff { delay_ms, .. } => (e.time_ms, delay_ms),
+            EventKind::Backoff { delay_ms, .. } => (e.time_ms, delay_ms.ms()),
             _ => unreachable!(),
         })
         .collect()

@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn a_paused_apiserver_holds_changes_and_progress_and_other_caches_follow_the_rv() {
-        let mut api = Apiserver::new(&Config::new(&["Pod", "Node"]), 0);
+        let mut api = Apiserver::new(&Config::new(&["Pod", "Node"]), DurationMs::ZERO);
         assert_eq!(
             api.apply_change(change(0, 5)),
             Some((0, api.caches[0].capacity))

@@ -149,7 +149,7 @@ impl Controller {
             controller,
             key,
             outcome,
-            delay_ms: 0,
+            delay_ms: DurationMs::ZERO,
         };
         let id = out.emit(cause, event);
         if outcome == QueueAdd::Added {
@@ -315,7 +315,7 @@ impl Controller {
             ReconcileResult::Error(ApiError::ReconcileError)
         } else if let Some(r @ ReconcileResult::RequeueAfter(_)) = run.outcome {
             r
-        } else if cfg.requeue_after_ms > 0 {
+        } else if !cfg.requeue_after_ms.is_zero() {
             ReconcileResult::RequeueAfter(cfg.requeue_after_ms)
         } else if cfg.anvil {
             ReconcileResult::RequeueAfter(cfg.anvil_period_ms)
@@ -384,7 +384,7 @@ impl Controller {
         }
         for &watcher in &self.reflectors {
             st.out.start_informer(id, watcher);
-            if resync > 0 {
+            if !resync.is_zero() {
                 let resync_due = Action::Resync { watcher, epoch };
                 st.out.timer(st.now_ms + resync, id, resync_due);
             }
@@ -415,7 +415,7 @@ impl Controller {
                 apiserver: None,
             };
             st.out
-                .timer(st.now_ms + d.max(1), id, Action::Input(restart));
+                .timer(st.now_ms + d.ms().max(1), id, Action::Input(restart));
         }
         self.die();
         for &watcher in &self.reflectors {
@@ -514,8 +514,8 @@ impl Sim {
     }
 
     /// ESR bookkeeping after a committed write: which primary key did it touch, and does that
-    /// key's desired state hold now?
-    pub(super) fn track_esr(&mut self, o: Object) {
+    /// key's desired state hold now? `present`: the write left `o` in etcd (not a delete).
+    pub(super) fn track_esr(&mut self, o: Object, present: bool) {
         for (i, cfg) in self.config.controllers.iter().enumerate() {
             let key = if o.kind == cfg.primary {
                 Some(o.name)
@@ -536,7 +536,12 @@ impl Sim {
                 continue;
             }
             let c = ControllerId(i as u16);
-            let parent = self.etcd.objects.get(&(cfg.primary, key)).copied();
+            // The written object is the parent itself when it is of the primary kind.
+            let parent = if o.kind == cfg.primary {
+                present.then_some(o)
+            } else {
+                self.etcd.objects.get(&(cfg.primary, key)).copied()
+            };
             let now = self.now_ms;
             let holds = match &parent {
                 Some(p) => {
@@ -558,9 +563,9 @@ impl Sim {
 
 /// The informer's resync period: 0 (off), else at least `minimumResyncPeriod`
 /// (`client-go/tools/cache/shared_informer.go`), which client-go raises shorter periods to.
-pub(super) fn resync_period(resync_ms: TimeMs) -> TimeMs {
+pub(super) fn resync_period(resync_ms: DurationMs) -> DurationMs {
     match resync_ms {
-        0 => 0,
+        DurationMs::ZERO => DurationMs::ZERO,
         ms => ms.max(RESYNC_MS_MIN),
     }
 }
@@ -669,14 +674,14 @@ mod tests {
         let EventKind::Enqueue { delay_ms, .. } = events[1] else {
             panic!("the key is requeued: {events:?}")
         };
-        assert!(*delay_ms > 0, "rate-limited, not at once");
+        assert!(!delay_ms.is_zero(), "rate-limited, not at once");
         let requeue = out.list().iter().find_map(|e| match e {
             Effect::Timer { at_ms, action, .. } => {
                 matches!(*out.action(*action), Action::QueueAfter { .. }).then_some(*at_ms)
             }
             _ => None,
         });
-        assert_eq!(requeue, Some(1000 + delay_ms));
+        assert_eq!(requeue, Some(1000 + *delay_ms));
         assert!(
             c.workers[0].is_none(),
             "the worker is free for the next key"

@@ -131,7 +131,7 @@ impl Sim {
     }
 
     /// Breaks the controller's watches and refuses its connections for `duration_ms`.
-    fn disconnect(&mut self, controller: ControllerId, duration_ms: TimeMs, cause: EventId) {
+    fn disconnect(&mut self, controller: ControllerId, duration_ms: DurationMs, cause: EventId) {
         let until_ms = self.now_ms + duration_ms;
         let event = EventKind::Disconnect {
             controller,
@@ -169,7 +169,7 @@ impl Sim {
         self.break_watches(controller, id);
     }
 
-    fn set_link_delay(&mut self, controller: ControllerId, delay_ms: TimeMs, cause: EventId) {
+    fn set_link_delay(&mut self, controller: ControllerId, delay_ms: DurationMs, cause: EventId) {
         self.controllers[controller.index()].link_delay_ms = delay_ms;
         let event = EventKind::LinkDelay {
             controller,
@@ -185,7 +185,7 @@ impl Sim {
         controller: ControllerId,
         kind: KindId,
         name: &str,
-        for_ms: TimeMs,
+        for_ms: DurationMs,
         cause: EventId,
     ) {
         let name = self.names.intern(&qualify(name));
@@ -209,7 +209,7 @@ impl Sim {
             controller,
             generation,
         };
-        self.schedule(self.now_ms + for_ms.max(1), id, timeout);
+        self.schedule(self.now_ms + for_ms.ms().max(1), id, timeout);
     }
 
     /// Freezes or thaws an apiserver's caches; thawing applies what was held, in order.

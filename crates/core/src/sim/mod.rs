@@ -293,7 +293,7 @@ const SHORT_WATCH_MS: TimeMs = 1000;
 /// Kubernetes object names (DNS subdomains) are at most 253 characters.
 pub const MAX_NAME_LEN: usize = 253;
 /// `client-go/tools/cache/shared_informer.go` `minimumResyncPeriod`.
-pub const RESYNC_MS_MIN: TimeMs = 1000;
+pub const RESYNC_MS_MIN: DurationMs = DurationMs(1000);
 /// Scheduled actions a run may dispatch per event it may emit: timers that fire without
 /// emitting (a resync of an empty store, an Anvil tick with no objects) are bounded too.
 const ACTIONS_PER_EVENT_MAX: u64 = 4;
@@ -349,8 +349,8 @@ impl Sim {
             };
             sim.schedule(c.start_ms, NO_CAUSE, start);
         }
-        if config.compaction_ms > 0 {
-            sim.schedule(config.compaction_ms, NO_CAUSE, Action::CompactTick);
+        if !config.compaction_ms.is_zero() {
+            sim.schedule(0 + config.compaction_ms, NO_CAUSE, Action::CompactTick);
         }
         // The timeline goes last, followed by a gap of sequence numbers: an input appended later
         // with `schedule_input` orders exactly as if it had been the timeline's last entry.
@@ -615,7 +615,7 @@ impl Sim {
         self.reflectors[w.index()].controller
     }
 
-    fn link_delay(&self, c: ControllerId) -> TimeMs {
+    fn link_delay(&self, c: ControllerId) -> DurationMs {
         self.controllers[c.index()].link_delay_ms
     }
 
@@ -655,7 +655,7 @@ impl Sim {
         } else {
             &mut ctl.link_up_last_ms
         };
-        if delay == 0 && last.is_none_or(|l| l < now) {
+        if delay.is_zero() && last.is_none_or(|l| l < now) {
             return self.schedule(now, cause, action);
         }
         let at = (now + delay).max(last.unwrap_or(0));

@@ -95,7 +95,7 @@ impl Reflector {
     pub(super) fn next_backoff(&mut self, cfg: &ReflectorConfig, now: TimeMs) -> DurationMs {
         if self
             .backoff_mark_ms
-            .is_none_or(|t| now.saturating_sub(t) > cfg.backoff_reset_ms)
+            .is_none_or(|t| DurationMs::between(t, now) > cfg.backoff_reset_ms)
         {
             self.backoff_ms_next = cfg.backoff_ms_initial;
             self.backoff_mark_ms = Some(now);
@@ -126,7 +126,7 @@ impl Step<'_> {
     /// client-go: `minWatchTimeout * (rand + 1)`, uniform in [5 m, 10 m) by default.
     fn watch_timeout(&mut self) -> DurationMs {
         let min = self.config.reflector.watch_timeout_ms_min;
-        min + self.rng.below(min)
+        min + DurationMs(self.rng.below(min.ms()))
     }
 }
 
@@ -264,7 +264,7 @@ impl Reflector {
     fn backoff(&mut self, st: &mut Step, state: WatcherState, cause: Cause) {
         let base = self.next_backoff(&st.config.reflector, st.now_ms);
         let session = self.new_session();
-        let delay_ms = base + st.rng.below(base);
+        let delay_ms = base + DurationMs(st.rng.below(base.ms()));
         let id = self.set_state(st, state, cause);
         let watcher = st.watcher;
         let id = st.emit(id, EventKind::Backoff { watcher, delay_ms });
@@ -583,7 +583,7 @@ mod tests {
     use super::*;
 
     fn reflector() -> Reflector {
-        Reflector::new(ControllerId(0), KindId(0), None, vec![], 800)
+        Reflector::new(ControllerId(0), KindId(0), None, vec![], DurationMs(800))
     }
 
     /// A reflector of a controller whose primary kind it watches (key: the object itself),
@@ -782,19 +782,21 @@ mod tests {
     fn backoff_doubles_to_the_cap_and_resets_every_interval() {
         let cfg = ReflectorConfig::default();
         let mut r = reflector();
-        let bases: Vec<_> = (0..7).map(|i| r.next_backoff(&cfg, i * 1000)).collect();
+        let bases: Vec<_> = (0..7)
+            .map(|i| r.next_backoff(&cfg, i * 1000).ms())
+            .collect();
         assert_eq!(bases, [800, 1600, 3200, 6400, 12_800, 25_600, 30_000]);
         // The reset interval counts from the first backoff (the last reset), not the last one.
-        assert_eq!(r.next_backoff(&cfg, 120_001), 800);
+        assert_eq!(r.next_backoff(&cfg, 120_001), DurationMs(800));
         let quiet = ReflectorConfig {
             backoff_reset_after_quiet: true,
             ..cfg
         };
         let mut legacy = reflector();
         let bases: Vec<_> = (0..3)
-            .map(|i| legacy.next_backoff(&quiet, i * 100_000))
+            .map(|i| legacy.next_backoff(&quiet, i * 100_000).ms())
             .collect();
         assert_eq!(bases, [800, 1600, 3200], "no quiet interval: no reset");
-        assert_eq!(legacy.next_backoff(&quiet, 320_001), 800);
+        assert_eq!(legacy.next_backoff(&quiet, 320_001), DurationMs(800));
     }
 }

@@ -82,14 +82,14 @@ impl Sim {
         for a in 0..self.apiservers.len() {
             let api = ApiserverId(a as u8);
             let lag = self.apiservers[a].lag_ms;
-            if lag == 0 {
+            if lag.is_zero() {
                 self.cache_apply(api, change, id);
             } else {
                 self.schedule(self.now_ms + lag, id, Action::CacheApply { api, change });
             }
         }
         self.etcd_watch_fanout(change, id);
-        self.track_esr(obj);
+        self.track_esr(obj, event != EventType::Deleted);
         id
     }
 
@@ -166,7 +166,7 @@ impl Sim {
     pub(super) fn request_progress(&mut self, api: ApiserverId, cause: EventId) {
         let rev = self.etcd.rev;
         match self.apiservers[api.index()].lag_ms {
-            0 => self.cache_progress(api, rev, cause),
+            DurationMs::ZERO => self.cache_progress(api, rev, cause),
             lag => self.schedule(self.now_ms + lag, cause, Action::CacheProgress { api, rev }),
         }
     }
@@ -499,7 +499,7 @@ impl Sim {
         let (watcher, session) = (w.watcher, w.session);
         let controller = self.controller_of(watcher);
         self.watches[watch.index()].last_sent = change.object.rv;
-        if live && self.link_delay(controller) > 0 {
+        if live && !self.link_delay(controller).is_zero() {
             let w = &mut self.watches[watch.index()];
             w.in_flight += 1;
             if w.in_flight > self.config.watch_chan_capacity {
@@ -578,7 +578,7 @@ impl Sim {
         }
         let pre_deadline = w.deadline_ms.saturating_sub(BOOKMARK_BEFORE_DEADLINE_MS);
         let heartbeat = match self.config.bookmark_ms {
-            0 => pre_deadline,
+            DurationMs::ZERO => pre_deadline,
             period => (self.now_ms + period).min(pre_deadline),
         };
         if heartbeat > self.now_ms {
@@ -625,7 +625,7 @@ impl Sim {
         &mut self,
         api: ApiserverId,
         only: Option<KindId>,
-        down_ms: TimeMs,
+        down_ms: DurationMs,
         cause: EventId,
     ) {
         let server = &mut self.apiservers[api.index()];
@@ -825,7 +825,7 @@ impl Sim {
         watcher: WatcherId,
         session: Session,
         rv: ListRv,
-        timeout_ms: TimeMs,
+        timeout_ms: DurationMs,
         cause: EventId,
     ) {
         let c = self.controller_of(watcher);
@@ -874,7 +874,7 @@ impl Sim {
         watcher: WatcherId,
         session: Session,
         api: ApiserverId,
-        timeout_ms: TimeMs,
+        timeout_ms: DurationMs,
         cause: EventId,
     ) {
         let r = &self.reflectors[watcher.index()];
@@ -898,7 +898,7 @@ impl Sim {
         watcher: WatcherId,
         session: Session,
         from: Rv,
-        timeout_ms: TimeMs,
+        timeout_ms: DurationMs,
         cause: EventId,
     ) {
         let Some(api) = self.route(watcher, session, cause, Msg::Refused) else {
@@ -998,7 +998,7 @@ impl Sim {
     }
 
     /// The server-side timeout the client asked for, and the first bookmark.
-    pub(super) fn arm_watch_timers(&mut self, watch: WatchId, timeout: TimeMs, cause: EventId) {
+    pub(super) fn arm_watch_timers(&mut self, watch: WatchId, timeout: DurationMs, cause: EventId) {
         let deadline = self.now_ms + timeout;
         self.watches[watch.index()].deadline_ms = deadline;
         self.schedule(deadline, cause, Action::WatchTimeout { watch });
