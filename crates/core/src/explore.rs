@@ -912,7 +912,11 @@ impl Explorer {
         self.done
     }
 
-    /// One job, start to end.
+    /// One job, start to end. Never inlined, nor are `Runner::fork` and `Runner::judge`: in wasm,
+    /// V8 swaps in a function's optimised code only when it is next entered (no on-stack
+    /// replacement), so a search loop inlined into a function entered once per search (the
+    /// worker's message handler) would run in the baseline compiler's code throughout.
+    #[inline(never)]
     fn one(&mut self, job: &Job) -> bool {
         let outcome = match self.fork(job) {
             None => Outcome::Invalid,
@@ -928,7 +932,9 @@ impl Explorer {
         self.record(job, outcome)
     }
 
-    /// Runs up to `n` more schedules; returns true when the search is over.
+    /// Runs up to `n` more schedules; returns true when the search is over. Never inlined (see
+    /// `one`), so a caller's loop over steps stays small.
+    #[inline(never)]
     pub fn step(&mut self, n: u64) -> bool {
         for _ in 0..n {
             let Some(job) = self.take(1).pop() else {
@@ -959,6 +965,7 @@ impl Explorer {
 
 impl Runner {
     /// A fork of the fault-free run with the job's faults, run up to its last fault.
+    #[inline(never)]
     pub fn fork(&self, job: &Job) -> Option<Fork> {
         let mut inputs: Vec<TimedInput> = job.faults.iter().flat_map(|f| f.inputs()).collect();
         inputs.sort_by_key(|t| t.at_ms);
@@ -990,6 +997,7 @@ impl Runner {
     }
 
     /// Runs a fork to its end and judges it.
+    #[inline(never)]
     pub fn judge(&self, job: &Job, fork: Fork) -> Verdict {
         let mut sim = fork.sim;
         sim.run();
