@@ -569,11 +569,33 @@ struct RunnerData {
     /// Whether schedules replayed while minimising fail (see [`Runner::fails`]): a pure
     /// function, so every thread may remember and reuse it, in any order. A pair minimises
     /// through the singles it holds, which were minimised before.
-    replays: Mutex<HashMap<Vec<Fault>, bool>>,
+    replays: Mutex<Replays>,
 }
 
-/// Replays remembered at most (each a few faults).
-const REPLAYS_REMEMBERED: usize = 200_000;
+#[derive(Default)]
+struct Replays {
+    fails: HashMap<Vec<Fault>, bool>,
+    /// An estimate of the memory `fails` takes (see [`replay_bytes`]).
+    bytes: usize,
+}
+
+/// The memory the remembered replays may take, about (what is left of it unused once full).
+const REPLAYS_BYTES: usize = 32 << 20;
+
+/// About the memory one remembered replay takes: its faults (a hold's object name included),
+/// the entry, and as much again for the hash table's empty slots.
+fn replay_bytes(faults: &[Fault]) -> usize {
+    let names: usize = faults
+        .iter()
+        .map(|f| match f {
+            Fault::Hold { name, .. } => name.len(),
+            _ => 0,
+        })
+        .sum();
+    2 * (std::mem::size_of::<(Vec<Fault>, bool)>() + 1)
+        + faults.len() * std::mem::size_of::<Fault>()
+        + names
+}
 
 pub struct Explorer {
     runner: Runner,
@@ -860,6 +882,11 @@ impl Explorer {
         self.seen.insert(state)
     }
 
+    /// Was this state explored (by a schedule recorded so far)?
+    pub fn explored(&self, state: u64) -> bool {
+        self.seen.contains(&state)
+    }
+
     /// Records a job's outcome, in schedule order; returns true when the search is over.
     pub fn record(&mut self, job: &Job, outcome: Outcome) -> bool {
         if self.done {
@@ -1026,7 +1053,7 @@ impl Runner {
     /// Does this schedule fail, as [`Runner::fails`] says? `None`: no; `Some(run)`: yes, with
     /// the run when it was made now (not when the answer was remembered).
     fn fails_remembered(&self, faults: &[Fault]) -> Option<Option<(Vec<Broken>, Sim)>> {
-        let known = self.replays().get(faults).copied();
+        let known = self.replays().fails.get(faults).copied();
         if let Some(fails) = known {
             return fails.then_some(None);
         }
@@ -1035,14 +1062,16 @@ impl Runner {
         run.map(Some)
     }
 
-    fn replays(&self) -> std::sync::MutexGuard<'_, HashMap<Vec<Fault>, bool>> {
+    fn replays(&self) -> std::sync::MutexGuard<'_, Replays> {
         self.0.replays.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn remember(&self, faults: &[Fault], fails: bool) {
         let mut replays = self.replays();
-        if replays.len() < REPLAYS_REMEMBERED {
-            replays.insert(faults.to_vec(), fails);
+        let bytes = replay_bytes(faults);
+        if replays.bytes + bytes <= REPLAYS_BYTES && !replays.fails.contains_key(faults) {
+            replays.fails.insert(faults.to_vec(), fails);
+            replays.bytes += bytes;
         }
     }
 
