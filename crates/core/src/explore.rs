@@ -592,9 +592,7 @@ fn replay_bytes(faults: &[Fault]) -> usize {
             _ => 0,
         })
         .sum();
-    2 * (std::mem::size_of::<(Vec<Fault>, bool)>() + 1)
-        + faults.len() * std::mem::size_of::<Fault>()
-        + names
+    2 * (std::mem::size_of::<(Vec<Fault>, bool)>() + 1) + std::mem::size_of_val(faults) + names
 }
 
 pub struct Explorer {
