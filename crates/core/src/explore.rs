@@ -569,11 +569,31 @@ struct RunnerData {
     /// Whether schedules replayed while minimising fail (see [`Runner::fails`]): a pure
     /// function, so every thread may remember and reuse it, in any order. A pair minimises
     /// through the singles it holds, which were minimised before.
-    replays: Mutex<HashMap<Vec<Fault>, bool>>,
+    replays: Mutex<Replays>,
 }
 
-/// Replays remembered at most (each a few faults).
-const REPLAYS_REMEMBERED: usize = 200_000;
+#[derive(Default)]
+struct Replays {
+    fails: HashMap<Vec<Fault>, bool>,
+    /// An estimate of the memory `fails` takes (see [`replay_bytes`]).
+    bytes: usize,
+}
+
+/// The memory the remembered replays may take, about (what is left of it unused once full).
+const REPLAYS_BYTES: usize = 32 << 20;
+
+/// About the memory one remembered replay takes: its faults (a hold's object name included),
+/// the entry, and as much again for the hash table's empty slots.
+fn replay_bytes(faults: &[Fault]) -> usize {
+    let names: usize = faults
+        .iter()
+        .map(|f| match f {
+            Fault::Hold { name, .. } => name.len(),
+            _ => 0,
+        })
+        .sum();
+    2 * (std::mem::size_of::<(Vec<Fault>, bool)>() + 1) + std::mem::size_of_val(faults) + names
+}
 
 pub struct Explorer {
     runner: Runner,
@@ -861,6 +881,11 @@ impl Explorer {
         self.seen.insert(state)
     }
 
+    /// Was this state explored (by a schedule recorded so far)?
+    pub fn explored(&self, state: u64) -> bool {
+        self.seen.contains(&state)
+    }
+
     /// Records a job's outcome, in schedule order; returns true when the search is over.
     pub fn record(&mut self, job: &Job, outcome: Outcome) -> bool {
         if self.done {
@@ -913,7 +938,11 @@ impl Explorer {
         self.done
     }
 
-    /// One job, start to end.
+    /// One job, start to end. Never inlined, nor are `Runner::fork` and `Runner::judge`: in wasm,
+    /// V8 swaps in a function's optimised code only when it is next entered (no on-stack
+    /// replacement), so a search loop inlined into a function entered once per search (the
+    /// worker's message handler) would run in the baseline compiler's code throughout.
+    #[inline(never)]
     fn one(&mut self, job: &Job) -> bool {
         let outcome = match self.fork(job) {
             None => Outcome::Invalid,
@@ -929,7 +958,9 @@ impl Explorer {
         self.record(job, outcome)
     }
 
-    /// Runs up to `n` more schedules; returns true when the search is over.
+    /// Runs up to `n` more schedules; returns true when the search is over. Never inlined (see
+    /// `one`), so a caller's loop over steps stays small.
+    #[inline(never)]
     pub fn step(&mut self, n: u64) -> bool {
         for _ in 0..n {
             let Some(job) = self.take(1).pop() else {
@@ -960,6 +991,7 @@ impl Explorer {
 
 impl Runner {
     /// A fork of the fault-free run with the job's faults, run up to its last fault.
+    #[inline(never)]
     pub fn fork(&self, job: &Job) -> Option<Fork> {
         let mut inputs: Vec<TimedInput> = job.faults.iter().flat_map(|f| f.inputs()).collect();
         inputs.sort_by_key(|t| t.at_ms);
@@ -991,6 +1023,7 @@ impl Runner {
     }
 
     /// Runs a fork to its end and judges it.
+    #[inline(never)]
     pub fn judge(&self, job: &Job, fork: Fork) -> Verdict {
         let mut sim = fork.sim;
         sim.run();
@@ -1019,7 +1052,7 @@ impl Runner {
     /// Does this schedule fail, as [`Runner::fails`] says? `None`: no; `Some(run)`: yes, with
     /// the run when it was made now (not when the answer was remembered).
     fn fails_remembered(&self, faults: &[Fault]) -> Option<Option<(Vec<Broken>, Sim)>> {
-        let known = self.replays().get(faults).copied();
+        let known = self.replays().fails.get(faults).copied();
         if let Some(fails) = known {
             return fails.then_some(None);
         }
@@ -1028,14 +1061,16 @@ impl Runner {
         run.map(Some)
     }
 
-    fn replays(&self) -> std::sync::MutexGuard<'_, HashMap<Vec<Fault>, bool>> {
+    fn replays(&self) -> std::sync::MutexGuard<'_, Replays> {
         self.0.replays.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn remember(&self, faults: &[Fault], fails: bool) {
         let mut replays = self.replays();
-        if replays.len() < REPLAYS_REMEMBERED {
-            replays.insert(faults.to_vec(), fails);
+        let bytes = replay_bytes(faults);
+        if replays.bytes + bytes <= REPLAYS_BYTES && !replays.fails.contains_key(faults) {
+            replays.fails.insert(faults.to_vec(), fails);
+            replays.bytes += bytes;
         }
     }
 

@@ -140,11 +140,9 @@ enum Done {
     Ran(u64, Verdict),
 }
 
-/// What the threads share besides the explorer: the states claimed so far and a stop flag.
+/// What the threads share besides the explorer: what forks and judges, and a stop flag.
 struct Pool {
     runner: Runner,
-    /// Each state reached, with the lowest job number that reached it so far.
-    claims: Mutex<HashMap<u64, u64>>,
     stop: AtomicBool,
 }
 
@@ -152,7 +150,7 @@ impl Pool {
     /// Forks a job and, unless an earlier job claimed its state, runs it to the end and judges
     /// it. A later job may have claimed it first: both run, and recording (in schedule order)
     /// keeps the earlier.
-    fn work(&self, job: &Job) -> Done {
+    fn work(&self, job: &Job, steer: &Mutex<Steer>) -> Done {
         if self.stop.load(Ordering::Relaxed) {
             return Done::Skipped;
         }
@@ -160,13 +158,12 @@ impl Pool {
             return Done::Invalid;
         };
         let state = fork.state;
-        {
-            let mut claims = self.claims.lock().unwrap_or_else(PoisonError::into_inner);
-            let first = claims.entry(state).or_insert(job.index);
-            if *first < job.index {
-                return Done::Skipped;
-            }
-            *first = job.index;
+        let claimed = steer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .claim(state, job.index);
+        if !claimed {
+            return Done::Skipped;
         }
         if self.stop.load(Ordering::Relaxed) {
             return Done::Skipped;
@@ -186,6 +183,10 @@ struct Steer<'a> {
     window: usize,
     /// Threads waiting for the window to move (so a result wakes them only if there are any).
     sleeping: usize,
+    /// The states of jobs not yet recorded, each with the lowest job number that reached it so
+    /// far. A claim goes when its job is recorded: the explorer then knows the state itself, so
+    /// this holds at most the jobs in flight.
+    claims: HashMap<u64, u64>,
 }
 
 /// What a thread gets from [`Steer::give`].
@@ -197,6 +198,19 @@ enum Give {
 }
 
 impl Steer<'_> {
+    /// May job `index` judge `state`? Not if an earlier job reached it, recorded or in flight.
+    fn claim(&mut self, state: u64, index: u64) -> bool {
+        if self.ex.explored(state) {
+            return false;
+        }
+        let first = self.claims.entry(state).or_insert(index);
+        if *first < index {
+            return false;
+        }
+        *first = index;
+        true
+    }
+
     fn give(&mut self) -> Give {
         // A search stopped (a panic in a thread, the time limit) hands out nothing more.
         if self.ex.is_done() {
@@ -222,6 +236,11 @@ impl Steer<'_> {
         while let Some(Some(_)) = self.waiting.front() {
             let (job, done) = self.waiting.pop_front().flatten().expect("a result");
             self.recorded += 1;
+            if let Done::Ran(state, _) = done {
+                if self.claims.get(&state) == Some(&job.index) {
+                    self.claims.remove(&state);
+                }
+            }
             let outcome = match done {
                 Done::Invalid => Outcome::Invalid,
                 Done::Skipped => Outcome::Skipped,
@@ -293,7 +312,7 @@ fn serve(
         };
         // A panic in a thread (a bug the search ran into) stops the search and wakes the others,
         // which would otherwise wait for its result forever; then it goes on unwinding.
-        let done = match std::panic::catch_unwind(AssertUnwindSafe(|| pool.work(&job))) {
+        let done = match std::panic::catch_unwind(AssertUnwindSafe(|| pool.work(&job, steer))) {
             Ok(done) => done,
             Err(panic) => {
                 pool.stop.store(true, Ordering::Relaxed);
@@ -329,7 +348,6 @@ pub fn run_threads(ex: &mut Explorer, threads: usize, mut go_on: impl FnMut(&Exp
     }
     let pool = Pool {
         runner: ex.runner(),
-        claims: Mutex::new(HashMap::new()),
         stop: AtomicBool::new(false),
     };
     let steer = Mutex::new(Steer {
@@ -339,6 +357,7 @@ pub fn run_threads(ex: &mut Explorer, threads: usize, mut go_on: impl FnMut(&Exp
         recorded: 0,
         window: threads * WINDOW_PER_THREAD,
         sleeping: 0,
+        claims: HashMap::new(),
     });
     let moved = Condvar::new();
     std::thread::scope(|s| {
