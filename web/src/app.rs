@@ -426,7 +426,7 @@ pub fn app() -> Html {
                     if let Some(run) = state.run.clone() {
                         <Expectations {run} outcomes={state.outcomes.clone()} dispatch={state.dispatcher()} />
                     }
-                    <ExplorePanel source={state.source.clone()} dispatch={state.dispatcher()} />
+                    <ExplorePanel source={state.source.clone()} explore={state.explore.clone()} dispatch={state.dispatcher()} />
                     <History source={state.source.clone()} on_restore={on_edit} />
                 </section>
                 <section class="right">{ stage }</section>
