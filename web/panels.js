@@ -215,43 +215,57 @@ export function objects(host, script, cursor, onJump) {
   objectsJob();
 }
 
-// ---- Explore: the fault-schedule search in the worker -------------------------------------------
-const ex = { host: null, script: '', open: null, budget: 2000, all: false, worker: null, pr: null };
+// ---- Explore: the fault-schedule search, drawn from the page's state ----------------------------
+// The search's settings and where it is are the page's (the Rust reducer's, see
+// components/explore.rs): this draws them, runs the worker the state asks for, and turns every
+// control and every report of the worker into the page's action through `on`.
+const ex = { host: null, script: '', job: 0, worker: null, running: null, report: undefined };
+const NOTHING_YET = { kind: 'progress', tried: 0, space: 0, states: 0, skipped: 0, faults: 0, failures: 0, per_second: 0 };
 
-function exploreStop() { if (ex.worker) { ex.worker.terminate(); ex.worker = null; } }
-
-function exploreStart() {
-  exploreStop();
+/// A worker for search `job` while the state says it runs; a new search, a cancel or the end
+/// stops the one before. Only the current worker's reports reach the page.
+function exploreWorker(job, running, script, budget, all, on) {
+  if (ex.worker && (!running || job !== ex.job)) { ex.worker.terminate(); ex.worker = null; }
+  if (!running || job === ex.job) return;
+  ex.job = job;
+  const report = (data) => on(`${data.kind === 'progress' ? 'progress' : 'done'}:${JSON.stringify(data)}`);
   let w;
-  try { w = new Worker('./explore_worker_loader.js'); } catch { ex.pr = { kind: 'error', message: 'the explorer\'s worker could not start' }; drawExplore(); return; }
-  const job = { kind: 'explore', script: ex.script, budget: ex.budget, all: ex.all };
+  try { w = new Worker('./explore_worker_loader.js'); } catch { report({ kind: 'error', message: 'the explorer\'s worker could not start' }); return; }
   w.onmessage = (e) => {
-    if (e.data.kind === 'ready') w.postMessage(job);
-    else { ex.pr = e.data; drawExplore(); }
+    if (w !== ex.worker) return;
+    if (e.data.kind === 'ready') w.postMessage({ kind: 'explore', script, budget, all });
+    else report(e.data);
   };
   ex.worker = w;
-  ex.pr = { kind: 'progress', tried: 0, space: 0, states: 0, skipped: 0, faults: 0, failures: 0, per_second: 0 };
-  drawExplore();
 }
 
-function drawExplore() {
-  if (!ex.host) return;
-  const pr = ex.pr || {};
-  const running = pr.kind === 'progress', finished = pr.kind === 'done';
+/// The explore panel in `host` at the page's state: the script on screen (Compare offers it), the
+/// budget, "all failures", the search's number, whether it runs and the worker's last report
+/// (JSON, null when none). `on` takes `start`, `cancel`, `all:true|false`, `budget:N`,
+/// `open:SCRIPT` and the worker's `progress:JSON` and `done:JSON`.
+export function explore(host, script, budget, all, job, running, report, on) {
+  ex.script = script;
+  exploreWorker(job, running, script, budget, all, on);
+  // The budget and the checkbox already show what was typed or ticked: only the search redraws
+  // the panel, so typing a budget keeps its focus and caret.
+  if (ex.host === host && ex.running === running && ex.report === report) return;
+  Object.assign(ex, { host, running, report });
+  const pr = report ? JSON.parse(report) : running ? NOTHING_YET : {};
+  const active = pr.kind === 'progress', finished = pr.kind === 'done';
   const found = finished ? pr.found || [] : [];
   const total = found.length + (pr.more || 0);
-  redraw(ex.host, h('div', { class: 'explore', 'data-testid': 'explore-panel' },
+  redraw(host, h('div', { class: 'explore', 'data-testid': 'explore-panel' },
     h('h2', {}, 'Explore'),
     h('p', { class: 'hint' }, 'Search crash, stale-apiserver, held-notification (unobserved state) and disconnect faults for a schedule that breaks this scenario\'s expectations or ESR.'),
     h('div', { class: 'explore-bar' },
-      h('label', {}, 'budget ', h('input', { type: 'number', min: '1', max: '1000000', 'aria-label': 'Schedules to try at most', value: String(ex.budget),
-        oninput: (e) => { const v = parseInt(e.target.value, 10); if (v >= 1) ex.budget = Math.min(v, 1000000); } })),
+      h('label', {}, 'budget ', h('input', { type: 'number', min: '1', max: '1000000', 'aria-label': 'Schedules to try at most', value: String(budget),
+        oninput: (e) => { const v = parseInt(e.target.value, 10); if (v >= 1) on(`budget:${Math.min(v, 1000000)}`); } })),
       h('label', { title: 'Keep searching after the first failure, up to the budget' },
-        h('input', { type: 'checkbox', 'data-testid': 'explore-all', checked: ex.all, onchange: (e) => { ex.all = e.target.checked; } }), ' all failures'),
-      running ? h('button', { 'data-testid': 'explore-cancel', onclick: () => { exploreStop(); ex.pr = { ...ex.pr, kind: 'cancelled' }; drawExplore(); } }, 'Cancel')
-        : h('button', { 'data-testid': 'explore', onclick: exploreStart }, 'Explore')),
-    (running || finished) && h('progress', { 'data-testid': 'explore-progress', max: String(Math.max(pr.space || 0, 1)), value: String(pr.tried || 0) }),
-    (running || finished) && h('div', { class: 'hint', 'data-testid': 'explore-stats' },
+        h('input', { type: 'checkbox', 'data-testid': 'explore-all', checked: all, onchange: (e) => on(`all:${e.target.checked}`) }), ' all failures'),
+      active ? h('button', { 'data-testid': 'explore-cancel', onclick: () => on('cancel') }, 'Cancel')
+        : h('button', { 'data-testid': 'explore', onclick: () => on('start') }, 'Explore')),
+    (active || finished) && h('progress', { 'data-testid': 'explore-progress', max: String(Math.max(pr.space || 0, 1)), value: String(pr.tried || 0) }),
+    (active || finished) && h('div', { class: 'hint', 'data-testid': 'explore-stats' },
       `${pr.tried} of ${pr.space} schedules · ${pr.states} states · ${pr.skipped} skipped as explored · ${pr.faults} candidate faults · ${pr.failures} failing · ${(pr.per_second || 0).toFixed(0)} schedules/s`),
     pr.kind === 'error' && h('p', { class: 'fail' }, pr.message),
     finished && (pr.base_broken
@@ -260,13 +274,9 @@ function drawExplore() {
         ? h('div', { 'data-testid': 'explore-found' },
           h('p', { class: 'fail' }, total === 1 ? 'Found a fault schedule that breaks it:' : `Found ${total} fault schedules that break it:`),
           h('ol', { class: 'failures' }, found.map(([words, script], i) => h('li', {}, h('span', {}, words), ' ',
-            h('button', { 'data-testid': i === 0 ? 'explore-open' : 'explore-open-more', onclick: () => ex.open(script) }, 'Open in the editor')))))
+            h('button', { 'data-testid': i === 0 ? 'explore-open' : 'explore-open-more', onclick: () => on(`open:${script}`) }, 'Open in the editor')))))
         : h('p', { class: 'pass', 'data-testid': 'explore-none' }, 'No schedule within the budget breaks it.'))));
 }
-
-/// The explore panel's place and what opens a counterexample; `explore_source` keeps the script.
-export function explore(host, onOpen) { ex.host = host; ex.open = onOpen; drawExplore(); }
-export function explore_source(script) { ex.script = script; }
 
 // ---- Compare two runs: a disclosure here; the comparison itself loads on demand ----------------
 export function compare(host, index) {

@@ -400,16 +400,7 @@ pub fn app() -> Html {
         }
     };
     if embed.on {
-        return html! {
-            <div class="app embed" data-testid="embed">
-                <div class="embed-bar">
-                    <span class="brand">{"listwatch"}</span>
-                    <a data-testid="open-in-playground" href={share_href(&state)} target="_blank" rel="noopener">{"Open in playground ↗"}</a>
-                </div>
-                if embed.show_editor { { editor(true) } }
-                { stage }
-            </div>
-        };
+        return embed_page(&state, &embed, stage, editor(true));
     }
 
     html! {
@@ -426,11 +417,25 @@ pub fn app() -> Html {
                     if let Some(run) = state.run.clone() {
                         <Expectations {run} outcomes={state.outcomes.clone()} dispatch={state.dispatcher()} />
                     }
-                    <ExplorePanel source={state.source.clone()} dispatch={state.dispatcher()} />
+                    <ExplorePanel source={state.source.clone()} explore={state.explore.clone()} dispatch={state.dispatcher()} />
                     <History source={state.source.clone()} on_restore={on_edit} />
                 </section>
                 <section class="right">{ stage }</section>
             </main>
+        </div>
+    }
+}
+
+/// The page inside an iframe: the run and its controls, the script if asked, a way out.
+fn embed_page(state: &State, embed: &link::Embed, stage: Html, editor: Html) -> Html {
+    html! {
+        <div class="app embed" data-testid="embed">
+            <div class="embed-bar">
+                <span class="brand">{"listwatch"}</span>
+                <a data-testid="open-in-playground" href={share_href(state)} target="_blank" rel="noopener">{"Open in playground ↗"}</a>
+            </div>
+            if embed.show_editor { { editor } }
+            { stage }
         </div>
     }
 }

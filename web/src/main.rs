@@ -111,6 +111,31 @@ mod tests {
         assert!(s.outcomes.iter().all(|(_, o)| o.pass));
     }
 
+    /// The explorer's settings and search are the page's state: a start takes the next job, only
+    /// the running search's reports count, and a cancel or the end stops it.
+    #[wasm_bindgen_test]
+    fn the_explorer_goes_through_the_reducer() {
+        use crate::state::{Action, State};
+        use yew::Reducible;
+        let s = std::rc::Rc::new(State::new(String::new()));
+        let s = s
+            .reduce(Action::ExploreBudget(0))
+            .reduce(Action::ExploreAll(true));
+        assert_eq!((s.explore.budget, s.explore.all), (1, true));
+        let report = |done| Action::ExploreReport {
+            report: "{}".into(),
+            done,
+        };
+        let s = s.reduce(report(false));
+        assert!(s.explore.report.is_none(), "no search runs: ignored");
+        let s = s.reduce(Action::ExploreStart).reduce(report(false));
+        assert!(s.explore.running && s.explore.job == 1 && s.explore.report.is_some());
+        let cancelled = s.clone().reduce(Action::ExploreCancel);
+        assert!(!cancelled.explore.running && cancelled.explore.report.is_none());
+        let done = s.reduce(report(true));
+        assert!(!done.explore.running && done.explore.report.is_some());
+    }
+
     fn before_outcomes(src: &str) -> usize {
         listwatch_script::parse(src).unwrap().expectations.len()
     }

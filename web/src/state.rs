@@ -104,6 +104,36 @@ pub struct State {
     pub theme: String,
     /// CodeMirror has replaced the highlighted preview.
     pub editor_loaded: bool,
+    pub explore: Explore,
+}
+
+/// The Explore panel's search: what it is set to and where it is. `panels.js` draws the panel
+/// from it and runs a worker for each `job` while `running`.
+#[derive(Clone, PartialEq)]
+pub struct Explore {
+    /// Schedules to try at most.
+    pub budget: u32,
+    /// Keep searching after the first failure, up to the budget.
+    pub all: bool,
+    /// The search on screen: each start takes the next number, and reports of an older one
+    /// are ignored.
+    pub job: u32,
+    pub running: bool,
+    /// The worker's last report (`protocol::FromWorker`'s progress, done or error) as JSON: only
+    /// `panels.js` reads its fields. Shared, so a render copies no text.
+    pub report: Option<Rc<str>>,
+}
+
+impl Default for Explore {
+    fn default() -> Explore {
+        Explore {
+            budget: 2000,
+            all: false,
+            job: 0,
+            running: false,
+            report: None,
+        }
+    }
 }
 
 /// Something in the picture a fault can be injected into.
@@ -160,6 +190,19 @@ pub enum Action {
     Theme(String),
     /// CodeMirror is loaded and shows the script.
     EditorLoaded,
+    /// The explorer's budget: schedules to try at most.
+    ExploreBudget(u32),
+    /// Whether the explorer goes on after the first failure.
+    ExploreAll(bool),
+    /// Search the script on screen (a search still running is stopped).
+    ExploreStart,
+    ExploreCancel,
+    /// The running search's worker reports its progress, its result (`done`) or an error
+    /// (`done`), as JSON.
+    ExploreReport {
+        report: String,
+        done: bool,
+    },
 }
 
 impl State {
@@ -184,6 +227,7 @@ impl State {
             progress: None,
             theme: "system".into(),
             editor_loaded: false,
+            explore: Explore::default(),
         };
         s.load(source);
         s
@@ -343,6 +387,7 @@ impl State {
             progress: self.progress,
             theme: self.theme.clone(),
             editor_loaded: self.editor_loaded,
+            explore: self.explore.clone(),
         }
     }
 }
@@ -485,6 +530,29 @@ impl State {
             Action::DismissLinkError => self.link_error = None,
             Action::Theme(t) => self.theme = t,
             Action::EditorLoaded => self.editor_loaded = true,
+            other => self.reduce_explore(other),
+        }
+    }
+
+    /// The Explore panel: its settings, starting and cancelling a search, the worker's reports.
+    fn reduce_explore(&mut self, action: Action) {
+        let x = &mut self.explore;
+        match action {
+            Action::ExploreBudget(n) => x.budget = n.clamp(1, 1_000_000),
+            Action::ExploreAll(all) => x.all = all,
+            Action::ExploreStart => {
+                x.job += 1;
+                x.running = true;
+                x.report = None;
+            }
+            Action::ExploreCancel => {
+                x.running = false;
+                x.report = None;
+            }
+            Action::ExploreReport { report, done } if x.running => {
+                x.report = Some(report.into());
+                x.running = !done;
+            }
             _ => {}
         }
     }
@@ -535,6 +603,7 @@ impl PartialEq for State {
             && self.theme == o.theme
             && self.editor_loaded == o.editor_loaded
             && self.progress == o.progress
+            && self.explore == o.explore
     }
 }
 

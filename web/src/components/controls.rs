@@ -27,6 +27,35 @@ fn input_value(e: InputEvent) -> Option<f64> {
     (!v.is_nan()).then_some(v)
 }
 
+/// Jumps to the previous or next 410, relist and reconcile.
+fn jumps(p: &Props) -> Html {
+    // The cursor is past the event on screen: forward looks from the next one, backward before
+    // the one on screen.
+    let jump = |which: MarkerKind, forward: bool| {
+        let (st, run, cur) = (p.dispatch.clone(), p.run.clone(), p.cursor);
+        Callback::from(move |_: MouseEvent| {
+            let found = if forward {
+                run.analysis.next(which, cur)
+            } else {
+                run.analysis.previous(which, cur.saturating_sub(1))
+            };
+            if let Some(i) = found {
+                st.dispatch(Action::JumpTo(i));
+            }
+        })
+    };
+    html! {
+        <span class="jumps">
+            <button aria-label="Previous 410" onclick={jump(MarkerKind::Gone, false)}>{"◀ 410"}</button>
+            <button data-testid="next-410" aria-label="Next 410" onclick={jump(MarkerKind::Gone, true)}>{"410 ▶"}</button>
+            <button aria-label="Previous relist" onclick={jump(MarkerKind::Relist, false)}>{"◀ relist"}</button>
+            <button aria-label="Next relist" onclick={jump(MarkerKind::Relist, true)}>{"relist ▶"}</button>
+            <button aria-label="Previous reconcile" onclick={jump(MarkerKind::Reconcile, false)}>{"◀ reconcile"}</button>
+            <button aria-label="Next reconcile" onclick={jump(MarkerKind::Reconcile, true)}>{"reconcile ▶"}</button>
+        </span>
+    }
+}
+
 #[function_component(Controls)]
 pub fn controls(p: &Props) -> Html {
     let len = p.run.sim.trace.len();
@@ -55,21 +84,6 @@ pub fn controls(p: &Props) -> Html {
             }
         })
     };
-    // The cursor is past the event on screen: forward looks from the next one, backward before
-    // the one on screen.
-    let jump = |which: MarkerKind, forward: bool| {
-        let (st, run, cur) = (p.dispatch.clone(), p.run.clone(), p.cursor);
-        Callback::from(move |_: MouseEvent| {
-            let found = if forward {
-                run.analysis.next(which, cur)
-            } else {
-                run.analysis.previous(which, cur.saturating_sub(1))
-            };
-            if let Some(i) = found {
-                st.dispatch(Action::JumpTo(i));
-            }
-        })
-    };
     html! {
         <div class="controls">
             <button data-testid="step-back" aria-label="Step back one event" title="Step back (←)" onclick={click(|| Action::StepBack)}>{"◀ step"}</button>
@@ -87,14 +101,7 @@ pub fn controls(p: &Props) -> Html {
                     <span class="cut" title="The run stopped at the event cap">{" · cut off"}</span>
                 }
             </span>
-            <span class="jumps">
-                <button aria-label="Previous 410" onclick={jump(MarkerKind::Gone, false)}>{"◀ 410"}</button>
-                <button data-testid="next-410" aria-label="Next 410" onclick={jump(MarkerKind::Gone, true)}>{"410 ▶"}</button>
-                <button aria-label="Previous relist" onclick={jump(MarkerKind::Relist, false)}>{"◀ relist"}</button>
-                <button aria-label="Next relist" onclick={jump(MarkerKind::Relist, true)}>{"relist ▶"}</button>
-                <button aria-label="Previous reconcile" onclick={jump(MarkerKind::Reconcile, false)}>{"◀ reconcile"}</button>
-                <button aria-label="Next reconcile" onclick={jump(MarkerKind::Reconcile, true)}>{"reconcile ▶"}</button>
-            </span>
+            { jumps(p) }
             <label class="speed">{"speed"}
                 <input data-testid="speed" type="range" aria-label="Speed (events per second, log scale)" min="0" max="4" step="0.1"
                     value={super::num(web_sys::js_sys::Math::log10(p.speed))} oninput={speed} />

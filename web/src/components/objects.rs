@@ -58,7 +58,7 @@ pub fn call(m: &JsValue, name: &str, args: &[JsValue]) {
 }
 
 /// A JS callback taking one string, kept for the page's life (the panels are mounted once).
-fn string_callback(cb: Callback<String>) -> JsValue {
+pub fn string_callback(cb: Callback<String>) -> JsValue {
     Closure::<dyn Fn(String)>::new(move |s: String| cb.emit(s)).into_js_value()
 }
 
