@@ -5,8 +5,7 @@
 //! action due up to a moment, `poll_timeout` says when the next one is due. Nothing here reads a
 //! clock, does IO or draws randomness except from the seeded `Rng`.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use crate::cache::{WatchCache, WatchStart};
@@ -27,6 +26,7 @@ mod etcd;
 mod inputs;
 mod reflector;
 mod server;
+mod timers;
 
 pub use apiserver::{Apiserver, ReadKind, ServerWatch, WaitingRead, PROBE_WATCHER};
 pub use controller::{Controller, Running};
@@ -192,31 +192,6 @@ enum Action {
     },
 }
 
-#[derive(Clone, Debug)]
-struct Scheduled {
-    at: TimeMs,
-    seq: u64,
-    cause: EventId,
-    action: Action,
-}
-
-impl PartialEq for Scheduled {
-    fn eq(&self, o: &Self) -> bool {
-        (self.at, self.seq) == (o.at, o.seq)
-    }
-}
-impl Eq for Scheduled {}
-impl PartialOrd for Scheduled {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Scheduled {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        (self.at, self.seq).cmp(&(o.at, o.seq))
-    }
-}
-
 /// Why a run stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
@@ -246,7 +221,7 @@ pub struct Sim {
     controllers: Vec<Controller>,
     esr: BTreeMap<(ControllerId, NameId), EsrState>,
     rng: Rng,
-    heap: BinaryHeap<Reverse<Scheduled>>,
+    timers: timers::Timers,
     ready: VecDeque<(EventId, Action)>,
     seq: u64,
     /// Sequence numbers for inputs appended after construction (see `schedule_input`).
@@ -321,7 +296,7 @@ impl Sim {
             controllers: vec![],
             esr: BTreeMap::new(),
             rng: Rng::new(config.seed),
-            heap: BinaryHeap::new(),
+            timers: timers::Timers::default(),
             ready: VecDeque::new(),
             seq: 0,
             appended_seq: 0,
@@ -451,7 +426,7 @@ impl Sim {
         if !self.ready.is_empty() {
             return Some(self.now_ms);
         }
-        self.heap.peek().map(|s| s.0.at)
+        self.timers.next_at()
     }
 
     /// Schedules an input at a future moment as if it had been appended to the configured
@@ -463,12 +438,8 @@ impl Sim {
         }
         self.appended_seq += 1;
         let at = at_ms.max(self.now_ms);
-        self.heap.push(Reverse(Scheduled {
-            at,
-            seq: self.appended_seq,
-            cause: NO_CAUSE,
-            action: Action::Input(input),
-        }));
+        let input = Action::Input(input);
+        self.timers.push(at, self.appended_seq, NO_CAUSE, input);
         true
     }
 
@@ -482,13 +453,11 @@ impl Sim {
     pub fn handle_timeout(&mut self, now_ms: TimeMs) {
         self.drain_ready();
         while self.stopped.is_none() {
-            match self.heap.peek() {
-                Some(Reverse(s)) if s.at <= now_ms => {}
-                _ => break,
-            }
-            let Reverse(s) = self.heap.pop().expect("peeked");
-            self.now_ms = s.at;
-            self.dispatch(s.cause, s.action);
+            let Some((at, cause, action)) = self.timers.pop_due(now_ms) else {
+                break;
+            };
+            self.now_ms = at;
+            self.dispatch(cause, action);
             self.drain_ready();
         }
         if self.stopped.is_none() {
@@ -504,17 +473,13 @@ impl Sim {
         let target = self.trace.len().saturating_add(max_events);
         self.drain_ready();
         while self.stopped.is_none() && self.trace.len() < target {
-            match self.heap.peek() {
-                Some(Reverse(s)) if s.at <= end => {}
-                _ => {
-                    self.now_ms = self.now_ms.max(end);
-                    self.stopped = Some(Stop::End);
-                    break;
-                }
-            }
-            let Reverse(s) = self.heap.pop().expect("peeked");
-            self.now_ms = s.at;
-            self.dispatch(s.cause, s.action);
+            let Some((at, cause, action)) = self.timers.pop_due(end) else {
+                self.now_ms = self.now_ms.max(end);
+                self.stopped = Some(Stop::End);
+                break;
+            };
+            self.now_ms = at;
+            self.dispatch(cause, action);
             self.drain_ready();
         }
         self.stopped.is_some()
@@ -542,14 +507,7 @@ impl Sim {
         self.reflectors.hash(&mut h);
         self.controllers.hash(&mut h);
         self.rng.hash(&mut h);
-        // Pending work in the order it will run: times and actions, not the sequence numbers
-        // themselves, which differ between equal states reached by different paths.
-        let mut pending: Vec<&Scheduled> = self.heap.iter().map(|Reverse(s)| s).collect();
-        pending.sort();
-        for s in pending {
-            s.at.hash(&mut h);
-            s.action.hash(&mut h);
-        }
+        self.timers.hash_pending(&mut h);
         h.finish()
     }
 
@@ -566,12 +524,7 @@ impl Sim {
             return;
         }
         self.seq += 1;
-        self.heap.push(Reverse(Scheduled {
-            at,
-            seq: self.seq,
-            cause,
-            action,
-        }));
+        self.timers.push(at, self.seq, cause, action);
     }
 
     fn drain_ready(&mut self) {
@@ -661,13 +614,7 @@ impl Sim {
         let at = (now + delay).max(last.unwrap_or(0));
         *last = Some(at);
         self.seq += 1;
-        let scheduled = Scheduled {
-            at,
-            seq: self.seq,
-            cause,
-            action,
-        };
-        self.heap.push(Reverse(scheduled));
+        self.timers.push(at, self.seq, cause, action);
     }
 
     /// Runs one scheduled action: routes it to the part of the system it is for.
