@@ -187,6 +187,30 @@ const ok = await runTests([
     const m = stats.match(/^(\d+) of (\d+) schedules/);
     assert(m && m[1] === m[2] && stats.includes(' 0 failing'), stats);
   }],
+  ['a cancelled search stops at once, and the next search still runs', async () => {
+    await pickGallery('04-bookmarks');
+    const budget = page.locator('input[aria-label="Schedules to try at most"]');
+    const before = await budget.inputValue();
+    await budget.fill('100000');
+    // Every failure, not the first: a search of some seconds.
+    await page.check('[data-testid="explore-all"]');
+    await page.click('[data-testid="explore"]');
+    const cancel = await page.waitForSelector('[data-testid="explore-cancel"]');
+    const tried = async () => (await $('explore-stats').textContent()).match(/^(\d+)/)[1];
+    const first = await tried();
+    await page.waitForFunction((n) => !document.querySelector('[data-testid="explore-stats"]').textContent.startsWith(n + ' '), first);
+    assert(await cancel.evaluate((b) => b.isConnected), 'progress updates the panel without replacing its Cancel button');
+    await cancel.click();
+    await page.locator('[data-testid="explore"]').waitFor({ timeout: 5000 });
+    await page.uncheck('[data-testid="explore-all"]');
+    await budget.fill(before);
+    // The busy worker was stopped: a new search gets an answer (the worker kept after a finished
+    // search serves the next one; a cancelled one is replaced).
+    await pickGallery('20-explore-stale-delete-fixed');
+    await page.click('[data-testid="explore"]');
+    await page.locator('[data-testid="explore-none"]').waitFor({ timeout: 60000 });
+    assert((await $('explore-stats').textContent()).includes(' 0 failing'), 'the new search finished');
+  }],
   ['with "all failures" the explorer lists every breaking schedule', async () => {
     await pickGallery('23-explore-missed-state');
     await page.check('[data-testid="explore-all"]');

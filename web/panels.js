@@ -256,9 +256,19 @@ export function explore(host, script, budget, all, job, running, report, on) {
   // The budget and the checkbox already show what was typed or ticked: only the search redraws
   // the panel, so typing a budget keeps its focus and caret.
   if (ex.host === host && ex.running === running && ex.report === report) return;
-  Object.assign(ex, { host, running, report });
   const pr = report ? JSON.parse(report) : running ? NOTHING_YET : {};
   const active = pr.kind === 'progress', finished = pr.kind === 'done';
+  // Progress while a search runs changes two elements in place: a panel redrawn several times a
+  // second would replace its Cancel button between a press and its release.
+  const stats = (p) => `${p.tried} of ${p.space} schedules · ${p.states} states · ${p.skipped} skipped as explored · ${p.faults} candidate faults · ${p.failures} failing · ${(p.per_second || 0).toFixed(0)} schedules/s`;
+  const bar = host.querySelector('[data-testid="explore-progress"]'), line = host.querySelector('[data-testid="explore-stats"]');
+  if (ex.host === host && ex.running && running && active && bar && line) {
+    Object.assign(ex, { report });
+    Object.assign(bar, { max: Math.max(pr.space || 0, 1), value: pr.tried || 0 });
+    line.textContent = stats(pr);
+    return;
+  }
+  Object.assign(ex, { host, running, report });
   const found = finished ? pr.found || [] : [];
   const total = found.length + (pr.more || 0);
   redraw(host, h('div', { class: 'explore', 'data-testid': 'explore-panel' },
@@ -272,8 +282,7 @@ export function explore(host, script, budget, all, job, running, report, on) {
       active ? h('button', { 'data-testid': 'explore-cancel', onclick: () => on('cancel') }, 'Cancel')
         : h('button', { 'data-testid': 'explore', onclick: () => on('start') }, 'Explore')),
     (active || finished) && h('progress', { 'data-testid': 'explore-progress', max: String(Math.max(pr.space || 0, 1)), value: String(pr.tried || 0) }),
-    (active || finished) && h('div', { class: 'hint', 'data-testid': 'explore-stats' },
-      `${pr.tried} of ${pr.space} schedules · ${pr.states} states · ${pr.skipped} skipped as explored · ${pr.faults} candidate faults · ${pr.failures} failing · ${(pr.per_second || 0).toFixed(0)} schedules/s`),
+    (active || finished) && h('div', { class: 'hint', 'data-testid': 'explore-stats' }, stats(pr)),
     pr.kind === 'error' && h('p', { class: 'fail' }, pr.message),
     finished && (pr.base_broken
       ? h('p', { class: 'fail' }, `It already fails without faults: ${pr.base_broken}`)
