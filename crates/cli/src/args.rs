@@ -98,9 +98,10 @@ pub enum Command {
     },
     /// Search fault schedules that break the expectations
     ///
-    /// Single faults, then pairs: a crash between two writes, a state hidden from the
-    /// controller, a restart against a stale apiserver, a disconnect long enough for a 410, a
-    /// dropped notification. The first schedule that breaks an expectation or ESR is printed as
+    /// Single faults, then pairs, only those a real cluster has: a crash between two writes, a
+    /// state hidden from the controller (its notifications held until a later state arrives), a
+    /// restart against a stale apiserver, a disconnect long enough for a 410. A watch stream
+    /// never loses an event. The first schedule that breaks an expectation or ESR is printed as
     /// a scenario to run, share and open in the page (exit 1); none within the budget: exit 0.
     #[command(after_help = EXIT_CODES)]
     Explore {
