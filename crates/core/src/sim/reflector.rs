@@ -123,6 +123,12 @@ impl Step<'_> {
         self.out.emit(cause, kind)
     }
 
+    /// A request to the apiserver: its event, then the request itself on the link.
+    fn request(&mut self, cause: Cause, event: EventKind, serve: Action) {
+        let id = self.emit(cause, event);
+        self.out.send(id, serve);
+    }
+
     /// client-go: `minWatchTimeout * (rand + 1)`, uniform in [5 m, 10 m) by default.
     fn watch_timeout(&mut self) -> DurationMs {
         let min = self.config.reflector.watch_timeout_ms_min;
@@ -186,14 +192,13 @@ impl Reflector {
                 rv,
                 relist,
             };
-            let id = st.emit(id, request);
             let serve = Action::ServeWatchList {
                 watcher,
                 session,
                 rv,
                 timeout_ms,
             };
-            return st.out.send(id, serve);
+            return st.request(id, request, serve);
         }
         // The pager sets `limit` unless the list is at a resourceVersion (then it must come
         // from the watch cache, which does not page).
@@ -220,14 +225,13 @@ impl Reflector {
             rv,
             relist,
         };
-        let id = st.emit(cause, request);
         let serve = Action::ServeList {
             watcher,
             session,
             rv,
             limit,
         };
-        st.out.send(id, serve);
+        st.request(cause, request, serve);
     }
 
     fn start_watch(&mut self, st: &mut Step, cause: Cause) {
@@ -239,14 +243,13 @@ impl Reflector {
             from_rv: from,
             timeout_ms,
         };
-        let id = st.emit(cause, request);
         let serve = Action::ServeWatch {
             watcher,
             session,
             from,
             timeout_ms,
         };
-        st.out.send(id, serve);
+        st.request(cause, request, serve);
     }
 
     /// A backoff is over: relist or re-watch, unless a newer request replaced this one.
