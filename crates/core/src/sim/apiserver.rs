@@ -39,6 +39,68 @@ impl Apiserver {
     }
 }
 
+/// What the apiserver knows of its clients: a request's kind and namespace (its path), whether
+/// the client asked for bookmarks, and whether its link is slow (then live events wait in the
+/// watch's channel until the client takes them).
+#[derive(Clone, Copy)]
+pub(super) struct Clients<'a> {
+    pub reflectors: &'a [Reflector],
+    pub controllers: &'a [Controller],
+}
+
+impl Clients<'_> {
+    pub fn kind(&self, w: WatcherId) -> KindId {
+        self.reflectors[w.index()].kind
+    }
+
+    pub fn namespace(&self, w: WatcherId) -> Option<NameId> {
+        self.reflectors[w.index()].namespace
+    }
+
+    pub fn bookmarks(&self, config: &Config, w: WatcherId) -> bool {
+        config
+            .reflector_of(self.reflectors[w.index()].controller)
+            .bookmarks
+    }
+
+    pub fn slow_link(&self, w: WatcherId) -> bool {
+        let c = self.reflectors[w.index()].controller;
+        !self.controllers[c.index()].link_delay_ms.is_zero()
+    }
+}
+
+/// What an apiserver reads of the world during one step, and where its effects go. The
+/// watches table spans the apiservers (a `WatchId` is global); a step changes only the
+/// watches of its own apiserver.
+pub(super) struct Step<'a> {
+    pub api: ApiserverId,
+    pub now_ms: TimeMs,
+    pub config: &'a Config,
+    pub etcd: &'a Etcd,
+    pub clients: Clients<'a>,
+    pub watches: &'a mut Vec<ServerWatch>,
+    pub out: &'a mut Effects,
+}
+
+impl Step<'_> {
+    pub fn emit(&mut self, cause: Cause, kind: EventKind) -> Cause {
+        self.out.emit(cause, kind)
+    }
+
+    /// Sends a message over the watcher's link.
+    pub fn send(&mut self, cause: Cause, watcher: WatcherId, session: Session, msg: Msg) {
+        self.out.send_to_client(cause, watcher, session, msg)
+    }
+
+    /// The kind a waiting read lists.
+    fn read_kind(&self, r: &WaitingRead) -> KindId {
+        match r.read {
+            ReadKind::Probe { kind, .. } => kind,
+            _ => self.clients.kind(r.watcher),
+        }
+    }
+}
+
 impl Apiserver {
     /// A change from etcd's watch: held while paused; dropped for a kind served without a cache
     /// or by a cache not ready; otherwise added to its kind's cache. Returns what the cache
@@ -94,6 +156,239 @@ impl Apiserver {
     }
 }
 
+/// The watch cache side (`cacher.go`, `watch_cache.go`): each entry point takes a change, a
+/// notification, a fault or a timer and returns effects.
+impl Apiserver {
+    /// A change from etcd's watch (`cacher.go` `processEvent`): into its kind's cache, then to
+    /// the reads it made fresh. Returns its `CacheAdd` when the cache took it: the engine then
+    /// offers the change to every watch of that kind (`watches_of`).
+    pub(super) fn change(&mut self, st: &mut Step, change: Change, cause: Cause) -> Option<Cause> {
+        let kind = change.object.kind;
+        let (evicted, capacity) = self.apply_change(change)?;
+        let add = EventKind::CacheAdd {
+            apiserver: st.api,
+            kind,
+            rv: change.object.rv,
+            name: change.object.name,
+            evicted,
+            capacity,
+        };
+        let id = st.emit(cause, add);
+        self.wake_reads(st, id);
+        Some(id)
+    }
+
+    /// The watches its cache of `kind` feeds, in the order they opened.
+    pub(super) fn watches_of(&mut self, kind: KindId) -> &mut Vec<WatchId> {
+        &mut self.watches_by_kind[kind.index()]
+    }
+
+    /// Asks etcd for a progress notification on its watch: it travels behind every change
+    /// already on its way (the apiserver's lag), then moves every ready cache to that revision.
+    pub(super) fn request_progress(&mut self, st: &mut Step, cause: Cause) {
+        let rev = st.etcd.rev;
+        match self.lag_ms {
+            DurationMs::ZERO => self.progress_notified(st, rev, cause),
+            lag => {
+                let api = st.api;
+                let progress = Action::CacheProgress { api, rev };
+                st.out.timer(st.now_ms + lag, cause, progress)
+            }
+        }
+    }
+
+    /// etcd's progress notification arrives: the reads it made fresh are answered.
+    pub(super) fn progress_notified(&mut self, st: &mut Step, rev: Rv, cause: Cause) {
+        if self.progress(rev) {
+            self.wake_reads(st, cause);
+        }
+    }
+
+    /// Freezes or thaws the caches. Returns its `CachePaused` and, on a thaw, what was held: the
+    /// changes, for the engine to apply in order, and the newest progress notification (0:
+    /// none).
+    pub(super) fn pause(
+        &mut self,
+        st: &mut Step,
+        paused: bool,
+        cause: Cause,
+    ) -> (Cause, Vec<Change>, Rv) {
+        let apiserver = st.api;
+        let id = st.emit(cause, EventKind::CachePaused { apiserver, paused });
+        let (held, progress) = self.set_paused(paused);
+        (id, held, progress)
+    }
+
+    /// The apiserver restarts: every cache re-initialises.
+    pub(super) fn restart(&mut self, st: &mut Step, down_ms: DurationMs, cause: Cause) {
+        let apiserver = st.api;
+        let restart = EventKind::ApiserverRestart { apiserver, down_ms };
+        let id = st.emit(cause, restart);
+        self.reinit(st, None, down_ms, id);
+    }
+
+    /// One cache (or all) re-initialises: not ready for `down_ms`, its watches closed.
+    pub(super) fn reinit(
+        &mut self,
+        st: &mut Step,
+        only: Option<KindId>,
+        down_ms: DurationMs,
+        cause: Cause,
+    ) {
+        self.generation = self.generation.next();
+        let generation = self.generation;
+        let kinds = self.kinds(only);
+        for &k in &kinds {
+            let cache = &mut self.caches[k.index()];
+            cache.ready = false;
+            cache.buffer.clear();
+        }
+        if only.is_none() {
+            self.held.clear();
+            self.held_progress = 0;
+            self.paused = false;
+        }
+        let api = st.api;
+        let to_close: Vec<WatchId> = (0..st.watches.len() as u32)
+            .map(WatchId)
+            .filter(|&i| {
+                let w = &st.watches[i.index()];
+                w.open && w.apiserver == api && only.is_none_or(|k| w.kind == k)
+            })
+            .collect();
+        for &kind in &kinds {
+            let list_rv = self.caches[kind.index()].list_rv;
+            let reset = EventKind::CacheReset {
+                apiserver: api,
+                kind,
+                list_rv,
+                ready: false,
+            };
+            st.emit(cause, reset);
+        }
+        for w in to_close {
+            self.close_watch(st, w, WatchEnd::ServerClosed, cause);
+        }
+        let kind = only;
+        let ready = Action::CacheReady {
+            api,
+            kind,
+            generation,
+        };
+        st.out.timer(st.now_ms + down_ms, cause, ready);
+    }
+
+    /// One kind, or every kind.
+    fn kinds(&self, only: Option<KindId>) -> Vec<KindId> {
+        match only {
+            Some(k) => vec![k],
+            None => (0..self.caches.len()).map(|k| KindId(k as u16)).collect(),
+        }
+    }
+
+    /// The caches a re-initialisation of `generation` emptied list etcd and are ready again
+    /// (`watchCache.Replace`); a later re-initialisation makes this one stale.
+    pub(super) fn ready(
+        &mut self,
+        st: &mut Step,
+        only: Option<KindId>,
+        generation: Generation,
+        cause: Cause,
+    ) {
+        if self.generation != generation {
+            return;
+        }
+        for kind in self.kinds(only) {
+            let cache = &mut self.caches[kind.index()];
+            if cache.mode == CacheMode::Off {
+                continue;
+            }
+            let rev = st.etcd.rev;
+            cache.replace(EtcdReader(st.etcd).kind_objects(kind).into_iter(), rev);
+            let reset = EventKind::CacheReset {
+                apiserver: st.api,
+                kind,
+                list_rv: rev,
+                ready: true,
+            };
+            st.emit(cause, reset);
+        }
+    }
+
+    /// Parks a read until the cache reaches `rv`, for at most 3 s (`cacher.go`
+    /// `waitUntilFreshAndBlock`).
+    pub(super) fn wait_for_cache(&mut self, st: &mut Step, r: WaitingRead, cause: Cause) {
+        self.waiting_reads.push(r);
+        let deadline = Action::ListDeadline {
+            watcher: r.watcher,
+            session: r.session,
+            api: st.api,
+        };
+        st.out.timer(st.now_ms + LIST_WAIT_MS, cause, deadline);
+    }
+
+    /// Answers every waiting read whose cache has now reached its revision.
+    fn wake_reads(&mut self, st: &mut Step, cause: Cause) {
+        if self.waiting_reads.is_empty() {
+            return;
+        }
+        let fresh = |r: &WaitingRead| {
+            let cache = &self.caches[st.read_kind(r).index()];
+            cache.ready && cache.rv >= r.rv
+        };
+        let (done, keep): (Vec<WaitingRead>, Vec<WaitingRead>) =
+            self.waiting_reads.iter().partition(|r| fresh(r));
+        self.waiting_reads = keep;
+        for r in done {
+            match r.read {
+                ReadKind::NotOlderThan | ReadKind::Consistent { .. } => {
+                    self.answer_list_from_cache(st, r.watcher, r.session, cause)
+                }
+                ReadKind::WatchList { timeout_ms } => {
+                    self.answer_watch_list(st, r.watcher, r.session, timeout_ms, cause)
+                }
+                ReadKind::Probe { kind, .. } => self.probe_from_cache(st, r.session.0, kind, cause),
+            }
+        }
+    }
+
+    /// A waiting read's 3 s are up (`cacher.go`, `delegator.go`): a NotOlderThan list and a
+    /// streaming list get 504 "Too large resource version"; a consistent list goes to etcd.
+    pub(super) fn read_deadline(
+        &mut self,
+        st: &mut Step,
+        watcher: WatcherId,
+        session: Session,
+        cause: Cause,
+    ) {
+        let waiting = &mut self.waiting_reads;
+        let Some(i) = waiting
+            .iter()
+            .position(|w| w.watcher == watcher && w.session == session)
+        else {
+            return;
+        };
+        let r = waiting.remove(i);
+        let current = self.caches[st.read_kind(&r).index()].rv;
+        let err = ApiError::TooLargeRv {
+            requested: r.rv,
+            current,
+        };
+        match r.read {
+            ReadKind::NotOlderThan => st.send(cause, watcher, session, Msg::ListErr(err)),
+            ReadKind::WatchList { .. } => st.send(cause, watcher, session, Msg::WatchListErr(err)),
+            ReadKind::Consistent { limit } => {
+                self.list_from_etcd(st, watcher, session, limit, cause)
+            }
+            ReadKind::Probe {
+                kind,
+                consistent: true,
+            } => self.probe_from_etcd(st, session.0, kind, None, cause),
+            ReadKind::Probe { .. } => self.probe_failed(st, session.0, err, cause),
+        }
+    }
+}
+
 /// A read the cache answers once it has seen `rv` (`cacher.go` `waitUntilFreshAndBlock`).
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
 pub struct WaitingRead {
@@ -136,9 +431,253 @@ pub struct ServerWatch {
     pub in_flight: u32,
 }
 
+/// What a watch does with a change offered to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Offer {
+    Skip,
+    Send,
+    /// Its channel is full: the watch closes (`WatchEnd::TooSlow`).
+    TooSlow,
+}
+
+impl ServerWatch {
+    /// `cache_watcher.go`: a change goes to an open watch when it is newer than what the watch
+    /// sent and in its namespace. Only `live` changes count towards closing a watcher too slow to
+    /// drain its channel (`slow_link`: they wait in it until the client takes them); the initial
+    /// replay (`processInterval`) blocks instead.
+    pub(super) fn offer(
+        &mut self,
+        change: &Change,
+        live: bool,
+        slow_link: bool,
+        cap: u32,
+    ) -> Offer {
+        if !self.open || change.object.rv <= self.last_sent {
+            return Offer::Skip;
+        }
+        if self
+            .namespace
+            .is_some_and(|ns| ns != change.object.namespace)
+        {
+            return Offer::Skip;
+        }
+        self.last_sent = change.object.rv;
+        if live && slow_link {
+            self.in_flight += 1;
+            if self.in_flight > cap {
+                return Offer::TooSlow;
+            }
+        }
+        Offer::Send
+    }
+}
+
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+
+    /// What an apiserver reads in a step, for tests of the apiserver alone: one kind ("Pod")
+    /// whose watch cache keeps `capacity` events, one controller with one informer on it.
+    pub(in crate::sim) struct World {
+        pub config: Config,
+        pub etcd: Etcd,
+        pub reflectors: Vec<Reflector>,
+        pub controllers: Vec<Controller>,
+        pub watches: Vec<ServerWatch>,
+    }
+
+    impl World {
+        pub fn new(capacity: u32) -> World {
+            let mut config = Config::new(&["Pod"]);
+            config.kinds[0].cache = CacheMode::Fixed { capacity };
+            let behaviour = crate::config::Behaviour::Mirror { target: KindId(0) };
+            config
+                .controllers
+                .push(Config::controller("c", KindId(0), behaviour));
+            let r = Reflector::new(ControllerId(0), KindId(0), None, vec![], DurationMs(800));
+            World {
+                etcd: Etcd::new(&config),
+                controllers: vec![Controller::new(&config.controllers[0], vec![WatcherId(0)])],
+                reflectors: vec![r],
+                watches: vec![],
+                config,
+            }
+        }
+
+        pub fn apiserver(&self) -> Apiserver {
+            Apiserver::new(&self.config, DurationMs::ZERO)
+        }
+
+        /// One step of `api` at `now_ms`: what it returned.
+        pub fn step(
+            &mut self,
+            api: &mut Apiserver,
+            now_ms: TimeMs,
+            f: impl FnOnce(&mut Apiserver, &mut Step),
+        ) -> Effects {
+            let mut out = Effects::default();
+            let mut st = Step {
+                api: ApiserverId(0),
+                now_ms,
+                config: &self.config,
+                etcd: &self.etcd,
+                clients: Clients {
+                    reflectors: &self.reflectors,
+                    controllers: &self.controllers,
+                },
+                watches: &mut self.watches,
+                out: &mut out,
+            };
+            f(api, &mut st);
+            out
+        }
+    }
+
+    /// The messages a step sent to clients, in order (a watch event as `Msg::Event`).
+    pub(in crate::sim) fn sent(out: &Effects) -> Vec<Msg> {
+        let message = |e: &Effect| match *e {
+            Effect::ToClient { action, .. } | Effect::DeliverNow { action, .. } => {
+                match out.action(action) {
+                    Action::Deliver { msg, .. } => Some(msg.clone()),
+                    _ => None,
+                }
+            }
+            Effect::WatchEvent {
+                watch,
+                change,
+                live,
+                ..
+            } => Some(Msg::Event {
+                watch,
+                change: *out.change(change),
+                live,
+            }),
+            _ => None,
+        };
+        out.list().iter().filter_map(message).collect()
+    }
+
+    /// The timers a step set: when, and what.
+    pub(in crate::sim) fn timers(out: &Effects) -> Vec<(TimeMs, Action)> {
+        let timer = |e: &Effect| match *e {
+            Effect::Timer { at_ms, action, .. } => Some((at_ms, out.action(action).clone())),
+            _ => None,
+        };
+        out.list().iter().filter_map(timer).collect()
+    }
+
+    pub(in crate::sim) fn pod(rv: Rv) -> Change {
+        Change {
+            event: EventType::Added,
+            object: Object::fixture(KindId(0), NameId(rv as u32), rv, rv),
+            time_ms: 0,
+        }
+    }
+
+    /// `watch_cache.go` `updateCache`: the cache is a cyclic buffer of `capacity` events; once
+    /// full, each new event evicts the oldest (`removedEventSinceRelist`), and the oldest RV a
+    /// watch can start from moves with it.
+    #[test]
+    fn a_cache_fills_then_evicts_its_oldest_event_for_each_new_one() {
+        let mut world = World::new(3);
+        let mut api = world.apiserver();
+        let out = world.step(&mut api, 0, |a, st| {
+            for rv in 2..=6 {
+                a.change(st, pod(rv), Cause::Event(0));
+            }
+        });
+        let evicted: Vec<(Rv, u32, u32)> = out
+            .events()
+            .iter()
+            .filter_map(|k| match **k {
+                EventKind::CacheAdd {
+                    rv,
+                    evicted,
+                    capacity,
+                    ..
+                } => Some((rv, evicted, capacity)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            evicted,
+            [(2, 0, 3), (3, 0, 3), (4, 0, 3), (5, 1, 3), (6, 1, 3)]
+        );
+        let cache = &api.caches[0];
+        let buffered: Vec<Rv> = cache.buffer.iter().map(|c| c.object.rv).collect();
+        assert_eq!(buffered, [4, 5, 6]);
+        assert_eq!((cache.rv, cache.oldest(), cache.store.len()), (6, 4, 5));
+    }
+
+    /// `cacher.go` `waitUntilFreshAndBlock`: a list at a resourceVersion the cache has not
+    /// seen waits for it, at most 3 s; the change that brings the cache there answers it.
+    #[test]
+    fn a_list_at_an_rv_the_cache_has_not_seen_waits_until_the_cache_reaches_it() {
+        let mut world = World::new(10);
+        let mut api = world.apiserver();
+        let out = world.step(&mut api, 1000, |a, st| {
+            let list = (ListRv::NotOlderThan(3), 0);
+            a.serve_list(st, WatcherId(0), Session(4), list, Cause::Event(0))
+        });
+        assert!(sent(&out).is_empty(), "no answer yet: the cache is at 1");
+        let deadline = Action::ListDeadline {
+            watcher: WatcherId(0),
+            session: Session(4),
+            api: ApiserverId(0),
+        };
+        assert_eq!(
+            format!("{:?}", timers(&out)),
+            format!("{:?}", [(4000, deadline)])
+        );
+        assert_eq!(api.waiting_reads.len(), 1);
+        let out = world.step(&mut api, 1500, |a, st| {
+            a.change(st, pod(2), Cause::Event(1));
+            a.change(st, pod(3), Cause::Event(2));
+        });
+        let answers = sent(&out);
+        assert!(
+            matches!(&answers[..], [Msg::ListOk { list_rv: 3, items, from_etcd: false, .. }] if items.len() == 2),
+            "answered from the cache once it reached 3: {answers:?}"
+        );
+        assert!(api.waiting_reads.is_empty());
+        let out = world.step(&mut api, 4000, |a, st| {
+            a.read_deadline(st, WatcherId(0), Session(4), Cause::Event(3))
+        });
+        assert!(
+            sent(&out).is_empty(),
+            "a deadline after the answer is stale"
+        );
+    }
+
+    /// `cacher.go` `waitUntilFreshAndBlock`: after 3 s the list gets 504 "Too large resource
+    /// version" with the cache's current RV.
+    #[test]
+    fn a_list_the_cache_does_not_catch_up_with_in_3_s_gets_504() {
+        let mut world = World::new(10);
+        let mut api = world.apiserver();
+        world.step(&mut api, 0, |a, st| {
+            a.serve_list(
+                st,
+                WatcherId(0),
+                Session(1),
+                (ListRv::NotOlderThan(9), 0),
+                Cause::Event(0),
+            )
+        });
+        let out = world.step(&mut api, LIST_WAIT_MS.ms(), |a, st| {
+            a.change(st, pod(2), Cause::Event(1));
+            a.read_deadline(st, WatcherId(0), Session(1), Cause::Event(2))
+        });
+        let too_large = ApiError::TooLargeRv {
+            requested: 9,
+            current: 2,
+        };
+        assert_eq!(
+            format!("{:?}", sent(&out)),
+            format!("{:?}", [Msg::ListErr(too_large)])
+        );
+        assert!(api.waiting_reads.is_empty());
+    }
 
     fn change(kind: u16, rv: Rv) -> Change {
         let object = Object::fixture(KindId(kind), NameId(1), 1, rv);

@@ -1,6 +1,6 @@
 //! What a component returns: it changes only its own state and asks the engine for the rest
-//! (record an event, send a request, set a timer, notify its controller), as str0m's and
-//! quinn-proto's parts do. The engine applies the effects in order, so the trace is the same as
+//! (record an event, send a request or an answer, set a timer, notify its controller), as
+//! str0m's and quinn-proto's parts do. The engine applies the effects in order, so the trace is the same as
 //! if the component had done each thing itself.
 
 use super::*;
@@ -18,12 +18,39 @@ pub(super) enum Cause {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct ActionRef(u32);
 
+/// A change kept beside the effects (`Effects::keep_change`): one change fans out to many
+/// watches, and a change is too large to copy into each effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ChangeRef(u32);
+
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Effect {
     /// Record an event by the component's actor.
     Emit { cause: Cause, kind: EventKind },
+    /// Record an event by another actor (an apiserver answering a probe: the probe's event).
+    EmitBy {
+        actor: Actor,
+        cause: Cause,
+        kind: EventKind,
+    },
     /// Send a request over the controller's link to its apiserver.
     ToServer { cause: Cause, action: ActionRef },
+    /// Send a message (an `Action::Deliver`) over the watcher's link to it.
+    ToClient {
+        cause: Cause,
+        watcher: WatcherId,
+        action: ActionRef,
+    },
+    /// Hand a message (an `Action::Deliver`) to its watcher at once: the client sees its own
+    /// broken connection without the link's delay.
+    DeliverNow { cause: Cause, action: ActionRef },
+    /// Send one change (kept beside) to a watch's client over its link (`Msg::Event`).
+    WatchEvent {
+        cause: Cause,
+        watch: WatchId,
+        change: ChangeRef,
+        live: bool,
+    },
     /// Run an action at a later moment.
     Timer {
         at_ms: TimeMs,
@@ -65,6 +92,7 @@ pub(super) enum Effect {
 pub(super) struct Effects {
     list: Vec<Effect>,
     actions: Vec<Option<Action>>,
+    changes: Vec<Change>,
     /// Where the current step's effects begin.
     base: Mark,
 }
@@ -74,6 +102,7 @@ pub(super) struct Effects {
 pub(super) struct Mark {
     effects: usize,
     actions: usize,
+    changes: usize,
 }
 
 impl Effects {
@@ -99,6 +128,59 @@ impl Effects {
     pub fn emit(&mut self, cause: Cause, kind: EventKind) -> Cause {
         self.list.push(Effect::Emit { cause, kind });
         Cause::Emitted((self.list.len() - 1) as u32)
+    }
+
+    /// Records an event by `actor`; later effects name it by the returned cause.
+    pub fn emit_by(&mut self, actor: Actor, cause: Cause, kind: EventKind) -> Cause {
+        self.list.push(Effect::EmitBy { actor, cause, kind });
+        Cause::Emitted((self.list.len() - 1) as u32)
+    }
+
+    /// Sends a message to a watcher over its link.
+    pub fn send_to_client(&mut self, cause: Cause, watcher: WatcherId, session: Session, msg: Msg) {
+        let deliver = Action::Deliver {
+            watcher,
+            session,
+            msg,
+        };
+        let action = self.keep(deliver);
+        self.list.push(Effect::ToClient {
+            cause,
+            watcher,
+            action,
+        });
+    }
+
+    /// Hands a message to a watcher at once.
+    pub fn deliver_now(&mut self, cause: Cause, watcher: WatcherId, session: Session, msg: Msg) {
+        let deliver = Action::Deliver {
+            watcher,
+            session,
+            msg,
+        };
+        let action = self.keep(deliver);
+        self.list.push(Effect::DeliverNow { cause, action });
+    }
+
+    /// Keeps a change for `watch_event`s to name.
+    pub fn keep_change(&mut self, change: Change) -> ChangeRef {
+        self.changes.push(change);
+        ChangeRef((self.changes.len() - 1) as u32)
+    }
+
+    /// The change a `ChangeRef` names.
+    pub fn change(&self, change: ChangeRef) -> &Change {
+        &self.changes[change.0 as usize]
+    }
+
+    /// Sends a kept change to a watch's client.
+    pub fn watch_event(&mut self, cause: Cause, watch: WatchId, change: ChangeRef, live: bool) {
+        self.list.push(Effect::WatchEvent {
+            cause,
+            watch,
+            change,
+            live,
+        });
     }
 
     pub fn send(&mut self, cause: Cause, action: Action) {
@@ -155,7 +237,7 @@ impl Effects {
         self.list()
             .iter()
             .filter_map(|e| match e {
-                Effect::Emit { kind, .. } => Some(kind),
+                Effect::Emit { kind, .. } | Effect::EmitBy { kind, .. } => Some(kind),
                 _ => None,
             })
             .collect()
@@ -168,6 +250,7 @@ impl Effects {
         let here = Mark {
             effects: self.list.len(),
             actions: self.actions.len(),
+            changes: self.changes.len(),
         };
         std::mem::replace(&mut self.base, here)
     }
@@ -188,13 +271,33 @@ impl Sim {
 
     /// Applies the current step's effects in order, as `actor`, then drops them: a watcher's
     /// requests go over its controller's link, its handlers' keys to its controller's queue; a
-    /// controller's writes go to etcd and their results back to the worker.
+    /// controller's writes go to etcd and their results back to the worker; an apiserver's
+    /// answers and watch events go over the link to their watcher.
     pub(super) fn end_step(&mut self, actor: Actor, outer: Mark) {
+        self.apply_step(actor);
+        self.drop_step(outer);
+    }
+
+    /// `end_step`, and the id of the event `cause` names (one the step emitted).
+    pub(super) fn end_step_naming(&mut self, actor: Actor, outer: Mark, cause: Cause) -> EventId {
+        self.apply_step(actor);
+        let id = self.resolve(cause);
+        self.drop_step(outer);
+        id
+    }
+
+    #[inline]
+    fn apply_step(&mut self, actor: Actor) {
         let (start, end) = (self.effects.base, self.effects.list.len());
         for i in start.effects..end {
             // Events and keys are read in place; effects that carry an action are moved out.
             match self.effects.list[i] {
                 Effect::Emit { cause, kind } => {
+                    let cause = self.resolve(cause);
+                    let id = self.emit(actor, cause, kind);
+                    self.effects.list[i] = Effect::Applied(id);
+                }
+                Effect::EmitBy { actor, cause, kind } => {
                     let cause = self.resolve(cause);
                     let id = self.emit(actor, cause, kind);
                     self.effects.list[i] = Effect::Applied(id);
@@ -210,9 +313,39 @@ impl Sim {
                 effect => self.apply_effect(actor, effect),
             }
         }
+    }
+
+    #[inline]
+    fn drop_step(&mut self, outer: Mark) {
+        let start = self.effects.base;
         self.effects.list.truncate(start.effects);
         self.effects.actions.truncate(start.actions);
+        self.effects.changes.truncate(start.changes);
         self.effects.base = outer;
+    }
+
+    fn deliver_now(&mut self, cause: Cause, action: ActionRef) {
+        let Action::Deliver {
+            watcher,
+            session,
+            msg,
+        } = self.effects.take(action)
+        else {
+            unreachable!("a message for a watcher")
+        };
+        self.deliver(watcher, session, msg, self.resolve(cause))
+    }
+
+    fn send_watch_event(&mut self, cause: EventId, watch: WatchId, change: ChangeRef, live: bool) {
+        let w = &self.watches[watch.index()];
+        let (watcher, session) = (w.watcher, w.session);
+        let change = *self.effects.change(change);
+        let msg = Msg::Event {
+            watch,
+            change,
+            live,
+        };
+        self.send_to_client(watcher, session, cause, msg);
     }
 
     /// The event id a cause names.
@@ -229,6 +362,21 @@ impl Sim {
     /// One effect that carries an action, a write or a change of life.
     fn apply_effect(&mut self, actor: Actor, effect: Effect) {
         match effect {
+            Effect::ToClient {
+                cause,
+                watcher,
+                action,
+            } => {
+                let action = self.effects.take(action);
+                self.send_on_link(watcher, true, self.resolve(cause), action)
+            }
+            Effect::WatchEvent {
+                cause,
+                watch,
+                change,
+                live,
+            } => self.send_watch_event(self.resolve(cause), watch, change, live),
+            Effect::DeliverNow { cause, action } => self.deliver_now(cause, action),
             Effect::ToServer { cause, action } => {
                 let Actor::Watcher(w) = actor else {
                     unreachable!("only a watcher sends requests")
@@ -268,7 +416,10 @@ impl Sim {
             Effect::StopInformer { cause, watcher } => {
                 self.stop_informer(watcher, self.resolve(cause))
             }
-            Effect::Emit { .. } | Effect::Enqueue { .. } | Effect::Applied(_) => {
+            Effect::Emit { .. }
+            | Effect::EmitBy { .. }
+            | Effect::Enqueue { .. }
+            | Effect::Applied(_) => {
                 unreachable!("applied in place by `end_step`")
             }
         }

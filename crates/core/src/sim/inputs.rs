@@ -64,18 +64,17 @@ impl Sim {
             Input::PauseCache { apiserver } => self.pause_cache(apiserver, true, cause),
             Input::ResumeCache { apiserver } => self.pause_cache(apiserver, false, cause),
             Input::RestartApiserver { apiserver, down_ms } => {
-                let id = self.emit(
-                    Actor::Apiserver(apiserver),
-                    cause,
-                    EventKind::ApiserverRestart { apiserver, down_ms },
-                );
-                self.reinit_caches(apiserver, None, down_ms, id);
+                let by = Cause::Event(cause);
+                self.step_server(apiserver, |a, st| a.restart(st, down_ms, by));
             }
             Input::ReinitCache {
                 apiserver,
                 kind,
                 down_ms,
-            } => self.reinit_caches(apiserver, Some(kind), down_ms, cause),
+            } => {
+                let by = Cause::Event(cause);
+                self.step_server(apiserver, |a, st| a.reinit(st, Some(kind), down_ms, by));
+            }
             Input::Crash {
                 controller,
                 after_writes,
@@ -210,19 +209,6 @@ impl Sim {
             generation,
         };
         self.schedule(self.now_ms + for_ms.ms().max(1), id, timeout);
-    }
-
-    /// Freezes or thaws an apiserver's caches; thawing applies what was held, in order.
-    fn pause_cache(&mut self, apiserver: ApiserverId, paused: bool, cause: EventId) {
-        let event = EventKind::CachePaused { apiserver, paused };
-        let id = self.emit(Actor::Apiserver(apiserver), cause, event);
-        let (held, progress) = self.apiservers[apiserver.index()].set_paused(paused);
-        for change in held {
-            self.cache_apply(apiserver, change, id);
-        }
-        if progress > 0 {
-            self.cache_progress(apiserver, progress, id);
-        }
     }
 
     pub(super) fn namespace_of(&mut self, name: NameId) -> NameId {

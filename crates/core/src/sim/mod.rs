@@ -24,11 +24,14 @@ mod controller;
 mod effect;
 mod etcd;
 mod inputs;
+mod probe;
 mod reflector;
+mod serve;
 mod server;
 mod timers;
 
 pub use apiserver::{Apiserver, ReadKind, ServerWatch, WaitingRead, PROBE_WATCHER};
+use apiserver::{Clients, Offer};
 pub use controller::{Controller, Running};
 #[cfg(test)]
 use effect::Effect;
@@ -273,8 +276,8 @@ pub const RESYNC_MS_MIN: DurationMs = DurationMs(1000);
 /// emitting (a resync of an empty store, an Anvil tick with no objects) are bounded too.
 const ACTIONS_PER_EVENT_MAX: u64 = 4;
 const APPENDED_SEQ_GAP: u64 = 1 << 32;
-const LIST_WAIT_MS: TimeMs = 3000;
-const BOOKMARK_BEFORE_DEADLINE_MS: TimeMs = 2000;
+/// How long a read waits for a watch cache to be fresh enough (`cacher.go`).
+const LIST_WAIT_MS: DurationMs = DurationMs(3000);
 
 impl Sim {
     pub fn new(config: Config) -> Result<Sim, ConfigError> {
@@ -568,10 +571,6 @@ impl Sim {
         self.reflectors[w.index()].controller
     }
 
-    fn link_delay(&self, c: ControllerId) -> DurationMs {
-        self.controllers[c.index()].link_delay_ms
-    }
-
     fn connected(&self, c: ControllerId) -> bool {
         self.controllers[c.index()].disconnected_until.is_none()
     }
@@ -655,51 +654,63 @@ impl Sim {
     }
 
     /// An action of an apiserver: its caches, the requests it serves, its watches' timers.
+    /// Requests are routed to the requester's apiserver; timers go to the apiserver that set
+    /// them.
     fn dispatch_server(&mut self, cause: EventId, action: Action) {
+        let by = Cause::Event(cause);
         match action {
             Action::CacheApply { api, change } => self.cache_apply(api, change, cause),
-            Action::CacheProgress { api, rev } => self.cache_progress(api, rev, cause),
+            Action::CacheProgress { api, rev } => {
+                self.step_server(api, |a, st| a.progress_notified(st, rev, by))
+            }
             Action::CacheReady {
                 api,
                 kind,
                 generation,
-            } => {
-                if self.apiservers[api.index()].generation == generation {
-                    self.cache_ready(api, kind, cause);
-                }
-            }
+            } => self.step_server(api, |a, st| a.ready(st, kind, generation, by)),
             Action::ServeList {
                 watcher,
                 session,
                 rv,
                 limit,
-            } => self.serve_list(watcher, session, rv, limit, cause),
+            } => self.serve((watcher, session), Msg::ListErr, cause, |a, st, by| {
+                a.serve_list(st, watcher, session, (rv, limit), by)
+            }),
             Action::ServeListPage {
                 watcher,
                 session,
                 list_rv,
                 rest,
                 limit,
-            } => self.serve_list_page(watcher, session, list_rv, rest, limit, cause),
+            } => self.serve((watcher, session), Msg::ListErr, cause, |a, st, by| {
+                a.serve_list_page(st, watcher, session, (list_rv, rest, limit), by)
+            }),
             Action::ServeWatchList {
                 watcher,
                 session,
                 rv,
                 timeout_ms,
-            } => self.serve_watch_list(watcher, session, rv, timeout_ms, cause),
+            } => self.serve((watcher, session), Msg::ListErr, cause, |a, st, by| {
+                a.serve_watch_list(st, watcher, session, (rv, timeout_ms), by)
+            }),
             Action::ServeWatch {
                 watcher,
                 session,
                 from,
                 timeout_ms,
-            } => self.serve_watch(watcher, session, from, timeout_ms, cause),
+            } => self.serve((watcher, session), Msg::Refused, cause, |a, st, by| {
+                a.serve_watch(st, watcher, session, (from, timeout_ms), by)
+            }),
             Action::ListDeadline {
                 watcher,
                 session,
                 api,
-            } => self.read_deadline(watcher, session, api, cause),
+            } => self.step_server(api, |a, st| a.read_deadline(st, watcher, session, by)),
             Action::WatchTimeout { watch } => self.close_watch(watch, WatchEnd::Timeout, cause),
-            Action::BookmarkDue { watch } => self.bookmark_due(watch, cause),
+            Action::BookmarkDue { watch } => {
+                let api = self.watches[watch.index()].apiserver;
+                self.step_server(api, |a, st| a.bookmark_due(st, watch, by))
+            }
             _ => unreachable!("not a server action"),
         }
     }
@@ -776,21 +787,6 @@ impl Sim {
             epoch,
         };
         self.schedule(self.now_ms + period, NO_CAUSE, tick);
-    }
-}
-
-/// The first `limit` items as a list answer, the rest for the continue token (0: everything).
-fn page(list_rv: Rv, mut items: Vec<Object>, limit: u32) -> Msg {
-    let rest = if limit > 0 && items.len() > limit as usize {
-        items.split_off(limit as usize)
-    } else {
-        vec![]
-    };
-    Msg::ListOk {
-        list_rv,
-        items,
-        from_etcd: true,
-        rest,
     }
 }
 

@@ -1,0 +1,523 @@
+//! The apiserver's request-serving side (`cacher.go`, `cache_watcher.go`, etcd's delegate):
+//! lists, pages, streaming lists, watches and probes, and the watches it then serves (events,
+//! bookmarks, timeouts, closing). Each entry point takes a request or a timer that the engine
+//! routed to this apiserver and returns effects.
+
+use super::apiserver::{Offer, Step};
+use super::*;
+
+/// A server watch's timers (`cache_watcher.go`).
+const BOOKMARK_BEFORE_DEADLINE_MS: TimeMs = 2000;
+
+impl Apiserver {
+    /// A list (client-go's pager, or a relist at a resourceVersion).
+    pub(super) fn serve_list(
+        &mut self,
+        st: &mut Step,
+        watcher: WatcherId,
+        session: Session,
+        (rv, limit): (ListRv, u32),
+        cause: Cause,
+    ) {
+        let kind = st.clients.kind(watcher);
+        let cache = &self.caches[kind.index()];
+        let from_cache = cache.mode != CacheMode::Off && cache.ready;
+        let read = |rv, read| WaitingRead {
+            watcher,
+            session,
+            rv,
+            read,
+        };
+        match rv {
+            ListRv::Any if from_cache => self.answer_list_from_cache(st, watcher, session, cause),
+            ListRv::NotOlderThan(n) if from_cache => {
+                if cache.rv >= n {
+                    self.answer_list_from_cache(st, watcher, session, cause);
+                } else {
+                    self.wait_for_cache(st, read(n, ReadKind::NotOlderThan), cause);
+                }
+            }
+            // ConsistentListFromCache (1.31+): the cache answers once it has seen etcd's current
+            // revision, which it learns from a progress notification.
+            ListRv::Consistent if from_cache => {
+                let want = st.etcd.rev;
+                self.request_progress(st, cause);
+                let cache = &self.caches[kind.index()];
+                if cache.ready && cache.rv >= want {
+                    self.answer_list_from_cache(st, watcher, session, cause);
+                } else {
+                    let r = read(want, ReadKind::Consistent { limit });
+                    self.wait_for_cache(st, r, cause);
+                }
+            }
+            // etcd: the kind has no cache, or the cache is re-initialising (then only watches get
+            // 429; lists are delegated to etcd, whose answer is consistent and so never older).
+            _ => self.list_from_etcd(st, watcher, session, limit, cause),
+        }
+    }
+
+    /// etcd honours `limit`: the first page, and a continue token for the rest.
+    pub(super) fn list_from_etcd(
+        &mut self,
+        st: &mut Step,
+        watcher: WatcherId,
+        session: Session,
+        limit: u32,
+        cause: Cause,
+    ) {
+        let items = EtcdReader(st.etcd).kind_objects(st.clients.kind(watcher));
+        let items = filter_namespace(st, watcher, items);
+        st.send(cause, watcher, session, page(st.etcd.rev, items, limit));
+    }
+
+    pub(super) fn answer_list_from_cache(
+        &mut self,
+        st: &mut Step,
+        watcher: WatcherId,
+        session: Session,
+        cause: Cause,
+    ) {
+        let cache = &self.caches[st.clients.kind(watcher).index()];
+        let items: Vec<Object> = cache.store.values().copied().collect();
+        let list_rv = cache.rv;
+        let items = filter_namespace(st, watcher, items);
+        let answer = Msg::ListOk {
+            list_rv,
+            items,
+            from_etcd: false,
+            rest: vec![],
+        };
+        st.send(cause, watcher, session, answer);
+    }
+
+    /// The next page of a paged list: etcd reads the first page's revision again, unless it was
+    /// compacted (410, the continue token expired).
+    pub(super) fn serve_list_page(
+        &mut self,
+        st: &mut Step,
+        watcher: WatcherId,
+        session: Session,
+        (list_rv, rest, limit): (Rv, Vec<Object>, u32),
+        cause: Cause,
+    ) {
+        let msg = if list_rv < st.etcd.compact_rev {
+            Msg::ListErr(ApiError::ContinueExpired)
+        } else {
+            page(list_rv, rest, limit)
+        };
+        st.send(cause, watcher, session, msg);
+    }
+
+    /// A streaming list: register a watch at the cache's RV and send its current objects as
+    /// initial events ended by a bookmark. Without a watch cache the server cannot stream, and
+    /// the client falls back to a normal list.
+    pub(super) fn serve_watch_list(
+        &mut self,
+        st: &mut Step,
+        watcher: WatcherId,
+        session: Session,
+        (rv, timeout_ms): (ListRv, DurationMs),
+        cause: Cause,
+    ) {
+        let cache = &self.caches[st.clients.kind(watcher).index()];
+        if cache.mode == CacheMode::Off {
+            let limit = match rv {
+                ListRv::NotOlderThan(_) => 0,
+                _ => st.config.reflector.page_size,
+            };
+            return self.serve_list(st, watcher, session, (rv, limit), cause);
+        }
+        if !cache.ready {
+            let err = Msg::ListErr(ApiError::TooManyRequests);
+            return st.send(cause, watcher, session, err);
+        }
+        // `waitUntilWatchCacheFreshAndForceAllEvents`: the initial events are a consistent read,
+        // never older than etcd now (or than the RV asked for).
+        let want = match rv {
+            ListRv::NotOlderThan(n) => n,
+            _ => {
+                self.request_progress(st, cause);
+                st.etcd.rev
+            }
+        };
+        if self.caches[st.clients.kind(watcher).index()].rv >= want {
+            self.answer_watch_list(st, watcher, session, timeout_ms, cause);
+        } else {
+            let r = WaitingRead {
+                watcher,
+                session,
+                rv: want,
+                read: ReadKind::WatchList { timeout_ms },
+            };
+            self.wait_for_cache(st, r, cause);
+        }
+    }
+
+    /// The initial events of a streaming list, from the cache, and the watch that goes on.
+    pub(super) fn answer_watch_list(
+        &mut self,
+        st: &mut Step,
+        watcher: WatcherId,
+        session: Session,
+        timeout_ms: DurationMs,
+        cause: Cause,
+    ) {
+        let kind = st.clients.kind(watcher);
+        let cache = &self.caches[kind.index()];
+        let items: Vec<Object> = cache.store.values().copied().collect();
+        let at = cache.rv;
+        let items = filter_namespace(st, watcher, items);
+        let watch = self.open_watch(st, watcher, session, false, at);
+        let start = Msg::WatchListStart {
+            watch,
+            items,
+            rv: at,
+        };
+        st.send(cause, watcher, session, start);
+        self.arm_watch_timers(st, watch, timeout_ms, cause);
+    }
+
+    /// A watch from `from`: the replay of what came after it, then live events.
+    pub(super) fn serve_watch(
+        &mut self,
+        st: &mut Step,
+        watcher: WatcherId,
+        session: Session,
+        (from, timeout_ms): (Rv, DurationMs),
+        cause: Cause,
+    ) {
+        let (kind, namespace) = (st.clients.kind(watcher), st.clients.namespace(watcher));
+        let (from_etcd, replay) = match self.watch_replay(st.etcd, kind, from) {
+            Ok(x) => x,
+            Err(msg) => return st.send(cause, watcher, session, msg),
+        };
+        let watch = self.open_watch(st, watcher, session, from_etcd, from);
+        let replayed = replay
+            .iter()
+            .filter(|c| namespace.is_none_or(|ns| ns == c.object.namespace))
+            .count() as u32;
+        let opened = Msg::WatchOpened {
+            watch,
+            from_rv: from,
+            replayed,
+        };
+        st.send(cause, watcher, session, opened);
+        for change in replay {
+            self.send_event(st, watch, change, false, cause);
+        }
+        self.arm_watch_timers(st, watch, timeout_ms, cause);
+    }
+
+    /// What a watch of `kind` from `from` replays first (and whether etcd serves it, for a kind
+    /// without a watch cache), or the message that refuses it: 429 while the cache is not
+    /// ready, 410 when `from` is compacted or older than the cache's history
+    /// (`watch_cache.go` `getAllEventsSinceLocked`: "too old resource version").
+    pub(super) fn watch_replay(
+        &self,
+        etcd: &Etcd,
+        kind: KindId,
+        from: Rv,
+    ) -> Result<(bool, Vec<Change>), Msg> {
+        let cache = &self.caches[kind.index()];
+        if cache.mode == CacheMode::Off {
+            if from + 1 < etcd.compact_rev {
+                return Err(Msg::WatchErr(ApiError::WatchCompacted));
+            }
+            let log = etcd.log.iter();
+            let after = log.filter(|c| c.object.kind == kind && c.object.rv > from);
+            return Ok((true, after.copied().collect()));
+        }
+        if !cache.ready {
+            return Err(Msg::Refused(ApiError::TooManyRequests));
+        }
+        match cache.check_watch_start(from) {
+            // An ERROR event inside an HTTP 200 stream, then the stream ends.
+            WatchStart::TooOld {
+                requested,
+                oldest_minus_one,
+            } => Err(Msg::WatchErr(ApiError::TooOld {
+                requested,
+                oldest_minus_one,
+            })),
+            WatchStart::Ok => Ok((false, cache.events_after(from).copied().collect())),
+        }
+    }
+}
+
+/// The watches it serves (`cache_watcher.go`).
+impl Apiserver {
+    /// Registers a server-side watch of the watcher's kind that has sent everything up to
+    /// `from`.
+    fn open_watch(
+        &mut self,
+        st: &mut Step,
+        watcher: WatcherId,
+        session: Session,
+        from_etcd: bool,
+        from: Rv,
+    ) -> WatchId {
+        let (kind, namespace) = (st.clients.kind(watcher), st.clients.namespace(watcher));
+        let watch = WatchId(st.watches.len() as u32);
+        st.watches.push(ServerWatch {
+            watcher,
+            session,
+            apiserver: st.api,
+            kind,
+            namespace,
+            from_etcd,
+            last_sent: from,
+            from_rv: from,
+            deadline_ms: 0,
+            open: true,
+            in_flight: 0,
+        });
+        if !from_etcd {
+            self.watches_by_kind[kind.index()].push(watch);
+        }
+        watch
+    }
+
+    /// The server-side timeout the client asked for, and the first bookmark.
+    fn arm_watch_timers(
+        &mut self,
+        st: &mut Step,
+        watch: WatchId,
+        timeout: DurationMs,
+        cause: Cause,
+    ) {
+        let deadline = st.now_ms + timeout;
+        st.watches[watch.index()].deadline_ms = deadline;
+        st.out
+            .timer(deadline, cause, Action::WatchTimeout { watch });
+        self.schedule_bookmark(st, watch, cause);
+    }
+
+    /// Offers one change to a watch (`ServerWatch::offer`): sent, skipped, or the watch closes
+    /// as too slow.
+    pub(super) fn send_event(
+        &mut self,
+        st: &mut Step,
+        watch: WatchId,
+        change: Change,
+        live: bool,
+        cause: Cause,
+    ) {
+        let w = &mut st.watches[watch.index()];
+        let slow_link = live && st.clients.slow_link(w.watcher);
+        match w.offer(&change, live, slow_link, st.config.watch_chan_capacity) {
+            Offer::Skip => {}
+            Offer::Send => {
+                let kept = st.out.keep_change(change);
+                st.out.watch_event(cause, watch, kept, live);
+            }
+            Offer::TooSlow => self.close_watch(st, watch, WatchEnd::TooSlow, cause),
+        }
+    }
+
+    /// etcd's watch event for a watch this apiserver relays from etcd (a kind without a cache).
+    pub(super) fn relay(&mut self, st: &mut Step, watch: WatchId, change: Change, cause: Cause) {
+        self.send_event(st, watch, change, true, cause);
+    }
+
+    /// `cache_watcher.go`: a due bookmark carries the cache's current RV and is sent whenever
+    /// that RV is above the watch's start RV, even if it was sent before (a quiet watch still
+    /// gets one about every minute). Watches served by etcd get none.
+    fn send_bookmark(&mut self, st: &mut Step, watch: WatchId, cause: Cause) {
+        let w = &mut st.watches[watch.index()];
+        if !w.open || w.from_etcd {
+            return;
+        }
+        let cache = &self.caches[w.kind.index()];
+        if !cache.ready || cache.rv <= w.from_rv {
+            return;
+        }
+        let rv = cache.rv;
+        w.last_sent = w.last_sent.max(rv);
+        let (watcher, session) = (w.watcher, w.session);
+        st.send(cause, watcher, session, Msg::Bookmark { rv });
+    }
+
+    /// A watch's bookmark is due: send it, and schedule the next.
+    pub(super) fn bookmark_due(&mut self, st: &mut Step, watch: WatchId, cause: Cause) {
+        if st.watches[watch.index()].open {
+            self.send_bookmark(st, watch, cause);
+            self.schedule_bookmark(st, watch, cause);
+        }
+    }
+
+    /// `cache_watcher.go` `nextBookmarkTime`: the next bookmark a minute from now, or 2 s before
+    /// the deadline if that comes first; none once that moment has passed.
+    fn schedule_bookmark(&mut self, st: &mut Step, watch: WatchId, cause: Cause) {
+        let w = &st.watches[watch.index()];
+        if !st.clients.bookmarks(st.config, w.watcher) || w.from_etcd {
+            return;
+        }
+        let pre_deadline = w.deadline_ms.saturating_sub(BOOKMARK_BEFORE_DEADLINE_MS);
+        let heartbeat = match st.config.bookmark_ms {
+            DurationMs::ZERO => pre_deadline,
+            period => (st.now_ms + period).min(pre_deadline),
+        };
+        if heartbeat > st.now_ms {
+            st.out
+                .timer(heartbeat, cause, Action::BookmarkDue { watch });
+        }
+    }
+
+    /// Ends one of its watches (a timeout, a broken connection, too slow, a re-initialised
+    /// cache); the client learns why.
+    pub(super) fn close_watch(
+        &mut self,
+        st: &mut Step,
+        watch: WatchId,
+        reason: WatchEnd,
+        cause: Cause,
+    ) {
+        let w = &mut st.watches[watch.index()];
+        if !w.open {
+            return;
+        }
+        debug_assert_eq!(w.apiserver, st.api, "an apiserver closes its own watches");
+        w.open = false;
+        let (kind, watcher, session) = (w.kind, w.watcher, w.session);
+        self.watches_by_kind[kind.index()].retain(|&i| i != watch);
+        let end = Msg::WatchEnd(reason);
+        if reason == WatchEnd::Disconnected {
+            // The client sees its own broken connection at once.
+            st.out.deliver_now(cause, watcher, session, end);
+        } else {
+            st.send(cause, watcher, session, end);
+        }
+    }
+}
+
+fn filter_namespace(st: &Step, watcher: WatcherId, mut items: Vec<Object>) -> Vec<Object> {
+    if let Some(ns) = st.clients.namespace(watcher) {
+        items.retain(|o| o.namespace == ns);
+    }
+    items
+}
+
+/// The first `limit` items as a list answer, the rest for the continue token (0: everything).
+fn page(list_rv: Rv, mut items: Vec<Object>, limit: u32) -> Msg {
+    let rest = if limit > 0 && items.len() > limit as usize {
+        items.split_off(limit as usize)
+    } else {
+        vec![]
+    };
+    Msg::ListOk {
+        list_rv,
+        items,
+        from_etcd: true,
+        rest,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::apiserver::tests::{pod, sent, timers, World};
+    use super::*;
+
+    /// A cache of 3 events that has seen RVs 2 to 7: it holds 5, 6 and 7.
+    fn cache_at_7(world: &mut World) -> Apiserver {
+        let mut api = world.apiserver();
+        world.step(&mut api, 0, |a, st| {
+            for rv in 2..=7 {
+                a.change(st, pod(rv), Cause::Event(0));
+            }
+        });
+        api
+    }
+
+    fn watch(api: &mut Apiserver, world: &mut World, from: Rv) -> Effects {
+        world.step(api, 0, |a, st| {
+            a.serve_watch(
+                st,
+                WatcherId(0),
+                Session(1),
+                (from, DurationMs(60_000)),
+                Cause::Event(1),
+            )
+        })
+    }
+
+    /// `watch_cache.go` `getAllEventsSinceLocked`: a watch from an RV older than the oldest
+    /// event the cache still holds gets 410 "too old resource version: 3 (4)" (an ERROR event in
+    /// the stream), and no watch is registered.
+    #[test]
+    fn a_watch_from_before_the_cache_s_oldest_event_gets_410_too_old() {
+        let mut world = World::new(3);
+        let mut api = cache_at_7(&mut world);
+        let out = watch(&mut api, &mut world, 3);
+        let too_old = ApiError::TooOld {
+            requested: 3,
+            oldest_minus_one: 4,
+        };
+        assert_eq!(
+            format!("{:?}", sent(&out)),
+            format!("{:?}", [Msg::WatchErr(too_old)])
+        );
+        assert!(world.watches.is_empty() && api.watches_by_kind[0].is_empty());
+        assert!(timers(&out).is_empty());
+    }
+
+    /// The oldest RV a watch may start from is the oldest held event's minus one: it replays
+    /// every event after it (blocking sends, not live), then the timeout and a bookmark are set.
+    #[test]
+    fn a_watch_from_the_cache_s_window_replays_what_came_after_it() {
+        let mut world = World::new(3);
+        let mut api = cache_at_7(&mut world);
+        let out = watch(&mut api, &mut world, 4);
+        let sent = sent(&out);
+        assert!(matches!(
+            sent[0],
+            Msg::WatchOpened {
+                watch: WatchId(0),
+                from_rv: 4,
+                replayed: 3
+            }
+        ));
+        let replayed: Vec<(Rv, bool)> = sent[1..]
+            .iter()
+            .map(|m| match m {
+                Msg::Event { change, live, .. } => (change.object.rv, *live),
+                other => panic!("an event: {other:?}"),
+            })
+            .collect();
+        assert_eq!(replayed, [(5, false), (6, false), (7, false)]);
+        assert_eq!(api.watches_by_kind[0], [WatchId(0)]);
+        let w = &world.watches[0];
+        assert_eq!((w.last_sent, w.deadline_ms, w.open), (7, 60_000, true));
+        let at: Vec<TimeMs> = timers(&out).iter().map(|t| t.0).collect();
+        assert_eq!(
+            at,
+            [60_000, 58_000],
+            "the timeout, then a bookmark 2 s before it"
+        );
+    }
+
+    /// `cache_watcher.go`: a watch takes a change newer than what it sent, in its namespace;
+    /// live events wait in its channel while the client's link is slow, and one too many
+    /// closes it as too slow. A replay (not live) blocks instead and never counts.
+    #[test]
+    fn a_watch_takes_newer_changes_and_closes_once_its_channel_is_full() {
+        let mut world = World::new(100);
+        let mut api = world.apiserver();
+        watch(&mut api, &mut world, 1);
+        let w = &mut world.watches[0];
+        let offers: Vec<Offer> = [(2, false), (3, true), (3, true), (4, true), (5, true)]
+            .iter()
+            .map(|&(rv, live)| w.offer(&pod(rv), live, true, 2))
+            .collect();
+        use Offer::*;
+        assert_eq!(offers, [Send, Send, Skip, Send, TooSlow]);
+        assert_eq!((w.last_sent, w.in_flight), (5, 3));
+        w.namespace = Some(NameId(7));
+        let mut elsewhere = pod(6);
+        elsewhere.object.namespace = NameId(8);
+        assert_eq!(
+            w.offer(&elsewhere, false, false, 2),
+            Skip,
+            "another namespace"
+        );
+    }
+}
