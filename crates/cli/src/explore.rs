@@ -67,29 +67,8 @@ pub fn run(o: Options) -> ExitCode {
         ex.set_shard(i, n);
     }
     let threads = o.threads.unwrap_or_else(lx::cores);
-    catch_ctrl_c();
-    let progress = std::io::stderr().is_terminal();
     let started = Instant::now();
-    let limit = o.time_ms.map(Duration::from_millis);
-    let mut last_shown = started;
-    let mut timed_out = false;
-    lx::run_threads(&mut ex, threads, |ex| {
-        if INTERRUPTED.load(Ordering::SeqCst) {
-            return false;
-        }
-        if limit.is_some_and(|l| started.elapsed() >= l) {
-            timed_out = true;
-            return false;
-        }
-        if progress && last_shown.elapsed() >= Duration::from_millis(250) {
-            last_shown = Instant::now();
-            eprint!("\r\x1b[K{}", progress_line(ex, started.elapsed()));
-        }
-        true
-    });
-    if progress {
-        eprint!("\r\x1b[K");
-    }
+    let timed_out = search(&mut ex, threads, started, o.time_ms);
     let secs = started.elapsed().as_secs_f64();
     let interrupted = INTERRUPTED.load(Ordering::SeqCst) || timed_out;
     let shown: Vec<String> = lx::distinct(&ex.failures)
@@ -124,6 +103,34 @@ pub fn run(o: Options) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Runs the search on `threads` threads until it ends, Ctrl-C or the time limit (true if the
+/// limit stopped it), with progress on stderr when that is a terminal.
+fn search(ex: &mut Explorer, threads: usize, started: Instant, time_ms: Option<u64>) -> bool {
+    catch_ctrl_c();
+    let progress = std::io::stderr().is_terminal();
+    let limit = time_ms.map(Duration::from_millis);
+    let mut last_shown = started;
+    let mut timed_out = false;
+    lx::run_threads(ex, threads, |ex| {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            return false;
+        }
+        if limit.is_some_and(|l| started.elapsed() >= l) {
+            timed_out = true;
+            return false;
+        }
+        if progress && last_shown.elapsed() >= Duration::from_millis(250) {
+            last_shown = Instant::now();
+            eprint!("\r\x1b[K{}", progress_line(ex, started.elapsed()));
+        }
+        true
+    });
+    if progress {
+        eprint!("\r\x1b[K");
+    }
+    timed_out
 }
 
 /// How a search ended, for its report.

@@ -8,7 +8,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use listwatch_core::explore::{
     Broken, Budget, Explorer, Failure, Job, Outcome, Runner, Stats, Verdict, FAULT_TYPES,
@@ -252,6 +252,54 @@ impl Steer<'_> {
     }
 }
 
+/// Asks `go_on` (the calling thread has it) whether the search goes on; stops it if not.
+fn ask(st: &mut Steer, go_on: &mut Option<&mut dyn FnMut(&Explorer) -> bool>) {
+    if let Some(go_on) = go_on.as_mut() {
+        if !st.ex.is_done() && !go_on(st.ex) {
+            st.ex.stop();
+        }
+    }
+}
+
+/// The next job, waiting under the lock while the window of jobs in flight is full; `None`
+/// once the search is over.
+fn take(
+    pool: &Pool,
+    mut st: MutexGuard<'_, Steer>,
+    moved: &Condvar,
+    go_on: &mut Option<&mut dyn FnMut(&Explorer) -> bool>,
+) -> Option<(usize, Job)> {
+    loop {
+        match st.give() {
+            Give::Job(slot, job) => return Some((slot, job)),
+            Give::Full => {
+                st.sleeping += 1;
+                // The calling thread wakes now and then to ask `go_on` (the time limit, Ctrl-C)
+                // while a slow job, a failure being minimised, holds the window.
+                st = if go_on.is_some() {
+                    let wait = std::time::Duration::from_millis(100);
+                    let (mut st, _) = moved
+                        .wait_timeout(st, wait)
+                        .unwrap_or_else(PoisonError::into_inner);
+                    ask(&mut st, go_on);
+                    st
+                } else {
+                    moved.wait(st).unwrap_or_else(PoisonError::into_inner)
+                };
+                st.sleeping -= 1;
+            }
+            Give::Over => {
+                // Over because the search is (not just because no job is left): the jobs in
+                // flight need not run.
+                if st.ex.is_done() {
+                    pool.stop.store(true, Ordering::Relaxed);
+                }
+                return None;
+            }
+        }
+    }
+}
+
 /// One thread's loop: under the lock, submit the last result, ask `go_on` (the calling thread
 /// only) and take the next job; then fork and judge it outside the lock.
 fn serve(
@@ -270,42 +318,8 @@ fn serve(
                     moved.notify_all();
                 }
             }
-            if let Some(go_on) = go_on.as_mut() {
-                if !st.ex.is_done() && !go_on(st.ex) {
-                    st.ex.stop();
-                }
-            }
-            loop {
-                match st.give() {
-                    Give::Job(slot, job) => break Some((slot, job)),
-                    Give::Full => {
-                        st.sleeping += 1;
-                        // The calling thread wakes now and then to ask `go_on` (the time limit,
-                        // Ctrl-C) while a slow job, a failure being minimised, holds the window.
-                        st = match go_on.as_mut() {
-                            None => moved.wait(st).unwrap_or_else(PoisonError::into_inner),
-                            Some(go_on) => {
-                                let (mut st, _) = moved
-                                    .wait_timeout(st, std::time::Duration::from_millis(100))
-                                    .unwrap_or_else(PoisonError::into_inner);
-                                if !st.ex.is_done() && !go_on(st.ex) {
-                                    st.ex.stop();
-                                }
-                                st
-                            }
-                        };
-                        st.sleeping -= 1;
-                    }
-                    Give::Over => {
-                        // Over because the search is (not just because no job is left): the
-                        // jobs in flight need not run.
-                        if st.ex.is_done() {
-                            pool.stop.store(true, Ordering::Relaxed);
-                        }
-                        break None;
-                    }
-                }
-            }
+            ask(&mut st, &mut go_on);
+            take(pool, st, moved, &mut go_on)
         };
         let Some((slot, job)) = next else {
             return;
