@@ -112,9 +112,6 @@ pub(super) struct Step<'a> {
     /// The truth, for the trace's note of what etcd held when a reconcile read.
     pub etcd: &'a Etcd,
     pub names: &'a mut Names,
-    /// The id the step's first event gets: the engine applies a step's effects at once, in
-    /// order, so a reconcile can remember its start event across steps.
-    pub next_event: EventId,
     pub out: &'a mut Effects,
 }
 
@@ -198,11 +195,6 @@ impl Controller {
         let (controller, primary) = (st.controller, st.cfg().primary);
         let spec = st.cache.get(primary, key).map(|o| o.spec);
         let plan = self.plan(st, key);
-        debug_assert!(
-            st.out.list().is_empty(),
-            "the start is the step's first event"
-        );
-        let start_event = st.next_event;
         let started = EventKind::ReconcileStart {
             controller,
             key,
@@ -211,6 +203,7 @@ impl Controller {
             writes: plan.writes.len() as u32,
         };
         let start = st.emit(cause, started);
+        st.out.started(worker, start);
         for r in &plan.reads {
             let truth_rv = st.etcd.objects.get(&(r.kind, r.name)).map_or(0, |o| o.rv);
             let read = EventKind::ReconcileRead {
@@ -230,7 +223,8 @@ impl Controller {
             continue_on_error: plan.continue_on_error,
             outcome: plan.outcome,
             done: 0,
-            start_event,
+            // The engine writes the start event's id here once it has recorded it.
+            start_event: NO_CAUSE,
             started_ms: st.now_ms,
         });
         let at = st.now_ms + st.cfg().reconcile_ms / steps;
@@ -451,7 +445,6 @@ impl Sim {
             live: connected.then_some(&etcd as &dyn Reader),
             etcd: &self.etcd,
             names: &mut self.names,
-            next_event: self.trace.len() as EventId,
             out: &mut self.effects,
         };
         step(&mut self.controllers[c.index()], &mut st);
@@ -598,7 +591,6 @@ mod tests {
             live: Some(&reader),
             etcd: &etcd,
             names: &mut names,
-            next_event: 100,
             out: &mut out,
         };
         f(ctl, &mut st);

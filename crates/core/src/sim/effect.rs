@@ -6,7 +6,8 @@
 use super::*;
 
 /// What an effect was caused by: an event that exists already, or one this component emitted
-/// earlier in the same step (the index of that effect).
+/// earlier in the same step (that effect's index in the whole stacked buffer, not in the step's
+/// own `Effects::list`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Cause {
     Event(EventId),
@@ -79,6 +80,8 @@ pub(super) enum Effect {
     StartInformer { cause: Cause, watcher: WatcherId },
     /// One of the controller's informers stops (its process died).
     StopInformer { cause: Cause, watcher: WatcherId },
+    /// A worker's reconcile started with this event: its later writes and its end name it.
+    Started { worker: u32, event: Cause },
     /// An event the engine has recorded: its id, which later effects of the same step name by
     /// `Cause::Emitted`.
     Applied(EventId),
@@ -107,6 +110,7 @@ pub(super) struct Mark {
 
 impl Effects {
     /// The current step's effects.
+    #[cfg(test)]
     pub fn list(&self) -> &[Effect] {
         &self.list[self.base.effects..]
     }
@@ -229,6 +233,10 @@ impl Effects {
 
     pub fn stop_informer(&mut self, cause: Cause, watcher: WatcherId) {
         self.list.push(Effect::StopInformer { cause, watcher });
+    }
+
+    pub fn started(&mut self, worker: u32, event: Cause) {
+        self.list.push(Effect::Started { worker, event });
     }
 
     /// The events emitted so far, in order (for tests and for reading a step's outcome).
@@ -415,6 +423,12 @@ impl Sim {
             }
             Effect::StopInformer { cause, watcher } => {
                 self.stop_informer(watcher, self.resolve(cause))
+            }
+            Effect::Started { worker, event } => {
+                let (c, id) = (self.actor_controller(actor), self.resolve(event));
+                if let Some(run) = &mut self.controllers[c.index()].workers[worker as usize] {
+                    run.start_event = id;
+                }
             }
             Effect::Emit { .. }
             | Effect::EmitBy { .. }

@@ -929,4 +929,46 @@ mod tests {
         *holds = !*holds;
         assert_ne!(sim.state_hash(), before);
     }
+
+    /// A running reconcile names its start event, whatever the cap: at every cap the run can
+    /// stop at, the event exists, and it is that reconcile's start unless the cap cut the start
+    /// itself off (then it is the last event recorded, as `emit` answers at the cap).
+    #[test]
+    fn a_running_reconcile_names_its_recorded_start_event() {
+        let mut config = Config::new(&["Parent", "Child"]);
+        let behaviour = Behaviour::Children {
+            child: KindId(1),
+            finalizer: false,
+        };
+        let mut c = Config::controller("c", KindId(0), behaviour);
+        c.reconcile_ms = DurationMs(1000);
+        config.controllers.push(c);
+        let create = Input::Create {
+            kind: KindId(0),
+            name: "a".into(),
+            spec: 3,
+        };
+        config.timeline.push(TimedInput {
+            at_ms: 0,
+            input: create,
+        });
+        let mut running_seen = 0;
+        for cap in 1..60 {
+            config.limits.max_events = cap;
+            let mut sim = Sim::new(config.clone()).unwrap();
+            sim.run();
+            for run in sim.controllers[0].workers.iter().flatten() {
+                running_seen += 1;
+                let (id, len) = (run.start_event as usize, sim.trace.len());
+                let start = sim.trace.get(id).map(|e| e.kind);
+                let named =
+                    matches!(start, Some(EventKind::ReconcileStart { key, .. }) if key == run.key);
+                assert!(
+                    named || id + 1 == len,
+                    "cap {cap}: start event {id} of {len}"
+                );
+            }
+        }
+        assert!(running_seen > 0, "some cap stops the run mid-reconcile");
+    }
 }

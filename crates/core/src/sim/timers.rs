@@ -54,7 +54,9 @@ impl Timers {
             return None;
         }
         let Reverse(e) = self.heap.pop()?;
-        let (cause, action) = self.slots[e.slot as usize].take()?;
+        let (cause, action) = self.slots[e.slot as usize]
+            .take()
+            .expect("a heap entry's slot holds its action");
         self.free.push(e.slot);
         Some((e.at, cause, action))
     }
