@@ -187,7 +187,16 @@ const ok = await runTests([
     const m = stats.match(/^(\d+) of (\d+) schedules/);
     assert(m && m[1] === m[2] && stats.includes(' 0 failing'), stats);
   }],
-  ['a cancelled search stops at once, and the next search still runs', async () => {
+  ['a cancel stops the busy worker; a finished worker serves the next search', async () => {
+    // Count the workers the page makes (`new Worker`) and stops (`terminate`) from now on; the
+    // searches above left one idle worker.
+    await page.evaluate(() => {
+      const W = window.Worker, stop = W.prototype.terminate;
+      window.__workers = { made: 0, stopped: 0 };
+      window.Worker = class extends W { constructor(...a) { super(...a); window.__workers.made += 1; } };
+      W.prototype.terminate = function () { window.__workers.stopped += 1; return stop.call(this); };
+    });
+    const workers = () => page.evaluate(() => JSON.stringify(window.__workers));
     await pickGallery('04-bookmarks');
     const budget = page.locator('input[aria-label="Schedules to try at most"]');
     const before = await budget.inputValue();
@@ -196,20 +205,21 @@ const ok = await runTests([
     await page.check('[data-testid="explore-all"]');
     await page.click('[data-testid="explore"]');
     const cancel = await page.waitForSelector('[data-testid="explore-cancel"]');
-    const tried = async () => (await $('explore-stats').textContent()).match(/^(\d+)/)[1];
-    const first = await tried();
+    const first = (await $('explore-stats').textContent()).match(/^(\d+)/)[1];
     await page.waitForFunction((n) => !document.querySelector('[data-testid="explore-stats"]').textContent.startsWith(n + ' '), first);
     assert(await cancel.evaluate((b) => b.isConnected), 'progress updates the panel without replacing its Cancel button');
     await cancel.click();
     await page.locator('[data-testid="explore"]').waitFor({ timeout: 5000 });
+    assert(await workers() === '{"made":0,"stopped":1}', `the idle worker ran it, and the cancel stopped it: ${await workers()}`);
     await page.uncheck('[data-testid="explore-all"]');
     await budget.fill(before);
-    // The busy worker was stopped: a new search gets an answer (the worker kept after a finished
-    // search serves the next one; a cancelled one is replaced).
     await pickGallery('20-explore-stale-delete-fixed');
     await page.click('[data-testid="explore"]');
     await page.locator('[data-testid="explore-none"]').waitFor({ timeout: 60000 });
-    assert((await $('explore-stats').textContent()).includes(' 0 failing'), 'the new search finished');
+    await pickGallery('19-explore-stale-delete');
+    await page.click('[data-testid="explore"]');
+    await page.locator('[data-testid="explore-found"]').waitFor({ timeout: 60000 });
+    assert(await workers() === '{"made":1,"stopped":1}', `one new worker served both searches: ${await workers()}`);
   }],
   ['with "all failures" the explorer lists every breaking schedule', async () => {
     await pickGallery('23-explore-missed-state');

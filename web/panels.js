@@ -227,32 +227,48 @@ const NOTHING_YET = { kind: 'progress', tried: 0, space: 0, states: 0, skipped: 
 /// thousand schedules otherwise runs mostly in the baseline tier (about 3x slower). A cancel
 /// or a new search stops a busy worker, the only way to stop it; only the current worker's
 /// reports reach the page.
-function exploreWorker(job, running, script, budget, all, on) {
+function exploreWorker(job, running, budget, all, on) {
   ex.on = on;
   if (ex.worker && !ex.idle && (!running || job !== ex.job)) { ex.worker.terminate(); ex.worker = null; }
   if (!running || job === ex.job) return;
   ex.job = job;
-  const send = () => { ex.idle = false; ex.worker.postMessage({ kind: 'explore', script, budget, all }); };
-  if (ex.worker) { send(); return; }
+  // Each report names its search: the page drops any but the running one's.
+  const report = (data) => ex.on(`${data.kind === 'progress' ? 'progress' : 'done'}:${job}:${JSON.stringify(data)}`);
+  const send = () => { ex.idle = false; ex.worker.postMessage({ kind: 'explore', script: ex.script, budget, all }); };
+  if (ex.worker) { ex.worker.onmessage = listen(ex.worker, send, report); send(); return; }
   let w;
-  try { w = new Worker('./explore_worker_loader.js'); } catch { ex.on(`done:${JSON.stringify({ kind: 'error', message: 'the explorer\'s worker could not start' })}`); return; }
-  w.onmessage = (e) => {
+  try { w = new Worker('./explore_worker_loader.js'); } catch { report({ kind: 'error', message: 'the explorer\'s worker could not start' }); return; }
+  w.onmessage = listen(w, send, report);
+  // A worker that cannot load its wasm, or traps, says nothing more: the search ends with an error.
+  w.onerror = (e) => {
+    e.preventDefault?.();
     if (w !== ex.worker) return;
-    if (e.data.kind === 'ready') return send();
-    const done = e.data.kind !== 'progress';
-    if (done) ex.idle = true;
-    ex.on(`${done ? 'done' : 'progress'}:${JSON.stringify(e.data)}`);
+    ex.worker = null;
+    report({ kind: 'error', message: 'the explorer\'s worker stopped: ' + (e.message || 'it failed to load or crashed') });
   };
   ex.worker = w;
 }
 
-/// The explore panel in `host` at the page's state: the script on screen (Compare offers it), the
-/// budget, "all failures", the search's number, whether it runs and the worker's last report
-/// (JSON, null when none). `on` takes `start`, `cancel`, `all:true|false`, `budget:N`,
-/// `open:SCRIPT` and the worker's `progress:JSON` and `done:JSON`.
-export function explore(host, script, budget, all, job, running, report, on) {
-  ex.script = script;
-  exploreWorker(job, running, script, budget, all, on);
+/// A worker's messages: it is ready for the job, or it reports on it (the last report is the
+/// result or an error; the worker then waits for the next search).
+function listen(w, send, report) {
+  return (e) => {
+    if (w !== ex.worker) return;
+    if (e.data.kind === 'ready') return send();
+    if (e.data.kind !== 'progress') ex.idle = true;
+    report(e.data);
+  };
+}
+
+/// The script on screen: what the next search runs on, and what Compare offers.
+export function explore_source(script) { ex.script = script; }
+
+/// The explore panel in `host` at the page's state: the budget, "all failures", the search's
+/// number, whether it runs and the worker's last report (JSON, null when none). `on` takes
+/// `start`, `cancel`, `all:true|false`, `budget:N`, `open:SCRIPT` and the worker's
+/// `progress:JOB:JSON` and `done:JOB:JSON`.
+export function explore(host, budget, all, job, running, report, on) {
+  exploreWorker(job, running, budget, all, on);
   // The budget and the checkbox already show what was typed or ticked: only the search redraws
   // the panel, so typing a budget keeps its focus and caret.
   if (ex.host === host && ex.running === running && ex.report === report) return;

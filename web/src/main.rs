@@ -122,17 +122,23 @@ mod tests {
             .reduce(Action::ExploreBudget(0))
             .reduce(Action::ExploreAll(true));
         assert_eq!((s.explore.budget, s.explore.all), (1, true));
-        let report = |done| Action::ExploreReport {
+        let report = |job, done| Action::ExploreReport {
+            job,
             report: "{}".into(),
             done,
         };
-        let s = s.reduce(report(false));
+        let s = s.reduce(report(0, false));
         assert!(s.explore.report.is_none(), "no search runs: ignored");
-        let s = s.reduce(Action::ExploreStart).reduce(report(false));
+        let s = s.reduce(Action::ExploreStart).reduce(report(0, false));
+        assert!(
+            s.explore.report.is_none(),
+            "an older search's report: ignored"
+        );
+        let s = s.reduce(report(1, false));
         assert!(s.explore.running && s.explore.job == 1 && s.explore.report.is_some());
         let cancelled = s.clone().reduce(Action::ExploreCancel);
         assert!(!cancelled.explore.running && cancelled.explore.report.is_none());
-        let done = s.reduce(report(true));
+        let done = s.reduce(report(1, true));
         assert!(!done.explore.running && done.explore.report.is_some());
     }
 

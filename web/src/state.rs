@@ -197,9 +197,10 @@ pub enum Action {
     /// Search the script on screen (a search still running is stopped).
     ExploreStart,
     ExploreCancel,
-    /// The running search's worker reports its progress, its result (`done`) or an error
-    /// (`done`), as JSON.
+    /// Search `job`'s worker reports its progress, its result (`done`) or an error (`done`),
+    /// as JSON; a report of any other search than the one running is dropped.
     ExploreReport {
+        job: u32,
         report: String,
         done: bool,
     },
@@ -530,7 +531,14 @@ impl State {
             Action::DismissLinkError => self.link_error = None,
             Action::Theme(t) => self.theme = t,
             Action::EditorLoaded => self.editor_loaded = true,
-            other => self.reduce_explore(other),
+            a @ (Action::ExploreBudget(_)
+            | Action::ExploreAll(_)
+            | Action::ExploreStart
+            | Action::ExploreCancel
+            | Action::ExploreReport { .. }) => self.reduce_explore(a),
+            // Every other action is the script's or the moment's (`reduce_script`,
+            // `reduce_moment`), which handled it before handing the rest on.
+            _ => {}
         }
     }
 
@@ -549,7 +557,7 @@ impl State {
                 x.running = false;
                 x.report = None;
             }
-            Action::ExploreReport { report, done } if x.running => {
+            Action::ExploreReport { job, report, done } if x.running && job == x.job => {
                 x.report = Some(report.into());
                 x.running = !done;
             }

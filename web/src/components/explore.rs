@@ -22,20 +22,24 @@ pub struct Props {
 }
 
 /// What the panel says (`panels.js`: `start`, `cancel`, `all:true`, `budget:N`, `open:SCRIPT`,
-/// or the worker's `progress:JSON` and `done:JSON`), as the page's action.
+/// or search JOB's worker's `progress:JOB:JSON` and `done:JOB:JSON`), as the page's action.
 fn action(said: &str) -> Option<Action> {
-    let report = |report: &str, done| Action::ExploreReport {
-        report: report.to_string(),
-        done,
+    let report = |said: &str, done| {
+        let (job, report) = said.split_once(':')?;
+        Some(Action::ExploreReport {
+            job: job.parse().ok()?,
+            report: report.to_string(),
+            done,
+        })
     };
     Some(match said {
         "start" => Action::ExploreStart,
         "cancel" => Action::ExploreCancel,
         _ => {
-            if let Some(json) = said.strip_prefix("progress:") {
-                report(json, false)
-            } else if let Some(json) = said.strip_prefix("done:") {
-                report(json, true)
+            if let Some(said) = said.strip_prefix("progress:") {
+                report(said, false)?
+            } else if let Some(said) = said.strip_prefix("done:") {
+                report(said, true)?
             } else if let Some(script) = said.strip_prefix("open:") {
                 Action::Edit(script.to_string())
             } else if let Some(all) = said.strip_prefix("all:") {
@@ -53,7 +57,13 @@ pub fn explore_panel(p: &Props) -> Html {
     // The panel's one JS callback, made once.
     let on: std::rc::Rc<std::cell::RefCell<Option<JsValue>>> = use_mut_ref(|| None);
     let (d, place) = (p.dispatch.clone(), host.clone());
-    use_effect_with((p.source.clone(), p.explore.clone()), move |(source, x)| {
+    // The script on screen is what a search starts on; an edit sends only it, not the panel's
+    // state and its last report (which can hold many counterexamples).
+    use_effect_with(p.source.clone(), |source| {
+        let source = source.clone();
+        with_module(move |m| call(m, "explore_source", &[source.into()]));
+    });
+    use_effect_with(p.explore.clone(), move |x| {
         let on = on
             .borrow_mut()
             .get_or_insert_with(|| {
@@ -64,13 +74,12 @@ pub fn explore_panel(p: &Props) -> Html {
                 }))
             })
             .clone();
-        let (source, x) = (source.clone(), x.clone());
+        let x = x.clone();
         with_module(move |m| {
             if let Some(el) = place.get() {
                 let report = x.report.as_deref().map_or(JsValue::NULL, JsValue::from);
                 let args = [
                     el.into(),
-                    source.into(),
                     x.budget.into(),
                     x.all.into(),
                     x.job.into(),
