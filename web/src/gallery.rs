@@ -4,7 +4,9 @@
 use wasm_bindgen::prelude::*;
 use web_sys::js_sys::Promise;
 
-include!(concat!(env!("OUT_DIR"), "/gallery_index.rs"));
+/// (file, title) of every scenario, as listwatch-script's build lists them, so `scenarios/` is
+/// read in one place.
+pub use listwatch_script::gallery::INDEX;
 
 /// The scenario a first visit opens.
 pub const DEFAULT: &str = "02-overflow-410-relist.lw";
