@@ -72,7 +72,7 @@ impl Clients<'_> {
 /// What an apiserver reads of the world during one step, and where its effects go. The
 /// watches table spans the apiservers (a `WatchId` is global); a step changes only the
 /// watches of its own apiserver.
-pub(super) struct Step<'a> {
+pub(super) struct StepContext<'a> {
     pub api: ApiserverId,
     pub now_ms: TimeMs,
     pub config: &'a Config,
@@ -82,7 +82,7 @@ pub(super) struct Step<'a> {
     pub out: &'a mut Effects,
 }
 
-impl Step<'_> {
+impl StepContext<'_> {
     pub fn emit(&mut self, cause: Cause, kind: EventKind) -> Cause {
         self.out.emit(cause, kind)
     }
@@ -162,7 +162,12 @@ impl Apiserver {
     /// A change from etcd's watch (`cacher.go` `processEvent`): into its kind's cache, then to
     /// the reads it made fresh. Returns its `CacheAdd` when the cache took it: the engine then
     /// offers the change to every watch of that kind (`watches_of`).
-    pub(super) fn change(&mut self, st: &mut Step, change: Change, cause: Cause) -> Option<Cause> {
+    pub(super) fn change(
+        &mut self,
+        st: &mut StepContext,
+        change: Change,
+        cause: Cause,
+    ) -> Option<Cause> {
         let kind = change.object.kind;
         let (evicted, capacity) = self.apply_change(change)?;
         let add = EventKind::CacheAdd {
@@ -185,7 +190,7 @@ impl Apiserver {
 
     /// Asks etcd for a progress notification on its watch: it travels behind every change
     /// already on its way (the apiserver's lag), then moves every ready cache to that revision.
-    pub(super) fn request_progress(&mut self, st: &mut Step, cause: Cause) {
+    pub(super) fn request_progress(&mut self, st: &mut StepContext, cause: Cause) {
         let rev = st.etcd.rev;
         match self.lag_ms {
             DurationMs::ZERO => self.progress_notified(st, rev, cause),
@@ -198,7 +203,7 @@ impl Apiserver {
     }
 
     /// etcd's progress notification arrives: the reads it made fresh are answered.
-    pub(super) fn progress_notified(&mut self, st: &mut Step, rev: Rv, cause: Cause) {
+    pub(super) fn progress_notified(&mut self, st: &mut StepContext, rev: Rv, cause: Cause) {
         if self.progress(rev) {
             self.wake_reads(st, cause);
         }
@@ -209,7 +214,7 @@ impl Apiserver {
     /// none).
     pub(super) fn pause(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         paused: bool,
         cause: Cause,
     ) -> (Cause, Vec<Change>, Rv) {
@@ -220,7 +225,7 @@ impl Apiserver {
     }
 
     /// The apiserver restarts: every cache re-initialises.
-    pub(super) fn restart(&mut self, st: &mut Step, down_ms: DurationMs, cause: Cause) {
+    pub(super) fn restart(&mut self, st: &mut StepContext, down_ms: DurationMs, cause: Cause) {
         let apiserver = st.api;
         let restart = EventKind::ApiserverRestart { apiserver, down_ms };
         let id = st.emit(cause, restart);
@@ -230,7 +235,7 @@ impl Apiserver {
     /// One cache (or all) re-initialises: not ready for `down_ms`, its watches closed.
     pub(super) fn reinit(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         only: Option<KindId>,
         down_ms: DurationMs,
         cause: Cause,
@@ -290,7 +295,7 @@ impl Apiserver {
     /// (`watchCache.Replace`); a later re-initialisation makes this one stale.
     pub(super) fn ready(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         only: Option<KindId>,
         generation: Generation,
         cause: Cause,
@@ -317,7 +322,7 @@ impl Apiserver {
 
     /// Parks a read until the cache reaches `rv`, for at most 3 s (`cacher.go`
     /// `waitUntilFreshAndBlock`).
-    pub(super) fn wait_for_cache(&mut self, st: &mut Step, r: WaitingRead, cause: Cause) {
+    pub(super) fn wait_for_cache(&mut self, st: &mut StepContext, r: WaitingRead, cause: Cause) {
         self.waiting_reads.push(r);
         let deadline = Action::ListDeadline {
             watcher: r.watcher,
@@ -328,7 +333,7 @@ impl Apiserver {
     }
 
     /// Answers every waiting read whose cache has now reached its revision.
-    fn wake_reads(&mut self, st: &mut Step, cause: Cause) {
+    fn wake_reads(&mut self, st: &mut StepContext, cause: Cause) {
         if self.waiting_reads.is_empty() {
             return;
         }
@@ -356,7 +361,7 @@ impl Apiserver {
     /// streaming list get 504 "Too large resource version"; a consistent list goes to etcd.
     pub(super) fn read_deadline(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         watcher: WatcherId,
         session: Session,
         cause: Cause,
@@ -513,10 +518,10 @@ pub(super) mod tests {
             &mut self,
             api: &mut Apiserver,
             now_ms: TimeMs,
-            f: impl FnOnce(&mut Apiserver, &mut Step),
+            f: impl FnOnce(&mut Apiserver, &mut StepContext),
         ) -> Effects {
             let mut out = Effects::default();
-            let mut st = Step {
+            let mut st = StepContext {
                 api: ApiserverId(0),
                 now_ms,
                 config: &self.config,

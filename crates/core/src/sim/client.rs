@@ -8,10 +8,10 @@ impl Sim {
     pub(super) fn step_reflector(
         &mut self,
         w: WatcherId,
-        step: impl FnOnce(&mut Reflector, &mut reflector::Step),
+        step: impl FnOnce(&mut Reflector, &mut reflector::StepContext),
     ) {
         let outer = self.begin_step();
-        let mut st = reflector::Step {
+        let mut st = reflector::StepContext {
             watcher: w,
             now_ms: self.now_ms,
             config: &self.config,

@@ -100,7 +100,7 @@ pub struct Controller {
 }
 
 /// What a controller reads of the world during one step, and where its effects go.
-pub(super) struct Step<'a> {
+pub(super) struct StepContext<'a> {
     pub controller: ControllerId,
     pub now_ms: TimeMs,
     pub config: &'a Config,
@@ -115,7 +115,7 @@ pub(super) struct Step<'a> {
     pub out: &'a mut Effects,
 }
 
-impl Step<'_> {
+impl StepContext<'_> {
     fn cfg(&self) -> &crate::config::ControllerConfig {
         &self.config.controllers[self.controller.index()]
     }
@@ -129,7 +129,7 @@ impl Step<'_> {
 /// each entry point takes a message or a timer and returns effects.
 impl Controller {
     /// A reconcile request from an event handler, a requeue or Anvil's tick.
-    /// It needs nothing but the queue (no `Step`): it runs for every handler's key.
+    /// It needs nothing but the queue (no `StepContext`): it runs for every handler's key.
     pub(super) fn enqueue(
         &mut self,
         controller: ControllerId,
@@ -184,7 +184,7 @@ impl Controller {
 
     /// An idle worker takes the next key, if any, and starts its reconcile: every read happens
     /// now, the writes follow one a step.
-    pub(super) fn work(&mut self, st: &mut Step, worker: u32, cause: Cause) {
+    pub(super) fn work(&mut self, st: &mut StepContext, worker: u32, cause: Cause) {
         self.worker_claimed &= !(1u64 << worker);
         if self.workers[worker as usize].is_some() {
             return;
@@ -241,7 +241,7 @@ impl Controller {
     }
 
     /// What a reconcile of `key` decides, from the controller's cache (and etcd for live reads).
-    fn plan(&mut self, st: &mut Step, key: NameId) -> crate::program::Plan {
+    fn plan(&mut self, st: &mut StepContext, key: NameId) -> crate::program::Plan {
         let owner_bit = 1 << st.controller.0;
         let cfg = &st.config.controllers[st.controller.index()];
         let (cache, live) = (st.cache, st.live);
@@ -249,7 +249,7 @@ impl Controller {
     }
 
     /// A step of a running reconcile: the next write (or an armed crash before it), or the end.
-    pub(super) fn step(&mut self, st: &mut Step, worker: u32, cause: Cause) {
+    pub(super) fn step(&mut self, st: &mut StepContext, worker: u32, cause: Cause) {
         let Some(mut run) = self.workers[worker as usize].take() else {
             return;
         };
@@ -272,7 +272,7 @@ impl Controller {
     /// not ignore.
     pub(super) fn written(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         worker: u32,
         result: Result<EventId, ApiError>,
         cause: Cause,
@@ -297,7 +297,7 @@ impl Controller {
 
     /// How a reconcile whose writes all went through ends: a failure on purpose (`fail-first`),
     /// the program's outcome, a random error, a requeue, or done.
-    fn outcome(&mut self, st: &mut Step, run: &Running) -> ReconcileResult {
+    fn outcome(&mut self, st: &mut StepContext, run: &Running) -> ReconcileResult {
         let cfg = &st.config.controllers[st.controller.index()];
         let failed = self.failed_first.get(&run.key).copied().unwrap_or(0);
         if failed < cfg.fail_first {
@@ -320,7 +320,7 @@ impl Controller {
 
     /// The reconcile ends: the queue learns the result (rate-limited requeue on an error), and
     /// the worker takes the next key.
-    fn finish(&mut self, st: &mut Step, worker: u32, run: Running, result: ReconcileResult) {
+    fn finish(&mut self, st: &mut StepContext, worker: u32, run: Running, result: ReconcileResult) {
         let (controller, key, now) = (st.controller, run.key, st.now_ms);
         let end = EventKind::ReconcileEnd {
             controller,
@@ -355,7 +355,7 @@ impl Controller {
 
     /// The process starts (again): a new life with an empty queue and memory, its informers
     /// listing from scratch (Anvil's: its periodic tick instead).
-    pub(super) fn start(&mut self, st: &mut Step, cause: Cause) {
+    pub(super) fn start(&mut self, st: &mut StepContext, cause: Cause) {
         let controller = st.controller;
         let restarted = EventKind::Restart {
             controller,
@@ -388,7 +388,7 @@ impl Controller {
 
     /// The process dies: running reconciles end unfinished, its informers stop, and a restart
     /// follows if one was asked for.
-    pub(super) fn crash(&mut self, st: &mut Step, cause: Cause) {
+    pub(super) fn crash(&mut self, st: &mut StepContext, cause: Cause) {
         if !self.up {
             return;
         }
@@ -425,7 +425,7 @@ impl Sim {
     pub(super) fn step_controller(
         &mut self,
         c: ControllerId,
-        step: impl FnOnce(&mut Controller, &mut Step),
+        step: impl FnOnce(&mut Controller, &mut StepContext),
     ) {
         let outer = self.begin_step();
         let anvil = self.config.controllers[c.index()].anvil;
@@ -436,7 +436,7 @@ impl Sim {
         };
         let cache: &dyn Reader = if anvil { &etcd } else { &stores };
         let connected = self.controllers[c.index()].disconnected_until.is_none();
-        let mut st = Step {
+        let mut st = StepContext {
             controller: c,
             now_ms: self.now_ms,
             config: &self.config,
@@ -572,7 +572,7 @@ mod tests {
     fn run_step(
         ctl: &mut Controller,
         now_ms: TimeMs,
-        f: impl FnOnce(&mut Controller, &mut Step),
+        f: impl FnOnce(&mut Controller, &mut StepContext),
     ) -> Effects {
         let mut config = Config::new(&["Parent", "Child"]);
         let behaviour = Behaviour::Mirror { target: KindId(1) };
@@ -582,7 +582,7 @@ mod tests {
         let etcd = Etcd::new(&config);
         let (mut rng, mut names, mut out) = (Rng::new(1), Names::default(), Effects::default());
         let reader = EtcdReader(&etcd);
-        let mut st = Step {
+        let mut st = StepContext {
             controller: ControllerId(0),
             now_ms,
             config: &config,

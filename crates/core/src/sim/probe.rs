@@ -2,14 +2,14 @@
 //! reflector's requests get; the probe does not keep what it is sent, so its answer is an
 //! event by the probe (`Actor::Probe`).
 
-use super::apiserver::Step;
+use super::apiserver::StepContext;
 use super::*;
 
 impl Apiserver {
     /// A probe's request, numbered `probe` by the engine.
     pub(super) fn probe(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         (probe, kind): (u32, KindId),
         request: ProbeRequest,
         cause: Cause,
@@ -62,7 +62,7 @@ impl Apiserver {
     /// A list etcd serves: at exactly a revision, or now (504 for a NotOlderThan beyond now).
     fn probe_list_from_etcd(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         probe: u32,
         kind: KindId,
         rv: ListRv,
@@ -84,7 +84,7 @@ impl Apiserver {
 
     pub(super) fn probe_failed(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         probe: u32,
         error: ApiError,
         cause: Cause,
@@ -95,7 +95,7 @@ impl Apiserver {
 
     pub(super) fn probe_from_cache(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         probe: u32,
         kind: KindId,
         cause: Cause,
@@ -113,7 +113,7 @@ impl Apiserver {
     /// etcd's answer: now, or at exactly revision `at` (410 once compacted, 504 beyond now).
     pub(super) fn probe_from_etcd(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         probe: u32,
         kind: KindId,
         at: Option<Rv>,
@@ -145,7 +145,14 @@ impl Apiserver {
 
     /// A watch from `from`: the same start check a reflector's watch gets, then the replay it
     /// would receive; the probe does not keep the stream.
-    fn probe_watch(&mut self, st: &mut Step, probe: u32, kind: KindId, from: Rv, cause: Cause) {
+    fn probe_watch(
+        &mut self,
+        st: &mut StepContext,
+        probe: u32,
+        kind: KindId,
+        from: Rv,
+        cause: Cause,
+    ) {
         let cache = &self.caches[kind.index()];
         let etcd = st.etcd;
         let outcome = if from == 0 {

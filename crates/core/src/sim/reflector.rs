@@ -110,7 +110,7 @@ impl Reflector {
 }
 
 /// What a reflector reads of the world during one step, and where its effects go.
-pub(super) struct Step<'a> {
+pub(super) struct StepContext<'a> {
     pub watcher: WatcherId,
     pub now_ms: TimeMs,
     pub config: &'a Config,
@@ -118,7 +118,7 @@ pub(super) struct Step<'a> {
     pub out: &'a mut Effects,
 }
 
-impl Step<'_> {
+impl StepContext<'_> {
     fn emit(&mut self, cause: Cause, kind: EventKind) -> Cause {
         self.out.emit(cause, kind)
     }
@@ -140,7 +140,7 @@ impl Step<'_> {
 /// informer's `DeltaFIFO.Replace` and its handlers): each entry point takes a message or a timer
 /// and returns effects.
 impl Reflector {
-    fn set_state(&mut self, st: &mut Step, state: WatcherState, cause: Cause) -> Cause {
+    fn set_state(&mut self, st: &mut StepContext, state: WatcherState, cause: Cause) -> Cause {
         self.state = state;
         let kind = EventKind::State {
             watcher: st.watcher,
@@ -151,7 +151,7 @@ impl Reflector {
     }
 
     /// The controller (re)starts: a fresh store, then the first list.
-    pub(super) fn start(&mut self, st: &mut Step, cause: Cause) {
+    pub(super) fn start(&mut self, st: &mut StepContext, cause: Cause) {
         self.store.clear();
         self.last_rv = 0;
         self.listed = false;
@@ -164,18 +164,18 @@ impl Reflector {
     }
 
     /// The controller crashed: every request of this life is stale.
-    pub(super) fn stop(&mut self, st: &mut Step, cause: Cause) {
+    pub(super) fn stop(&mut self, st: &mut StepContext, cause: Cause) {
         self.new_session();
         self.set_state(st, WatcherState::Stopped, cause);
     }
 
-    fn start_list(&mut self, st: &mut Step, cause: Cause) {
+    fn start_list(&mut self, st: &mut StepContext, cause: Cause) {
         let streaming = st.config.reflector_of(self.controller).streaming_list;
         self.start_list_as(st, cause, streaming);
     }
 
     /// One list-and-watch round's list: a streaming list, or a list then a watch.
-    fn start_list_as(&mut self, st: &mut Step, cause: Cause, streaming: bool) {
+    fn start_list_as(&mut self, st: &mut StepContext, cause: Cause, streaming: bool) {
         let session = self.new_session();
         let (relist, rv) = (self.listed, self.relist_rv());
         let id = self.set_state(st, WatcherState::Listing, cause);
@@ -211,7 +211,7 @@ impl Reflector {
 
     fn request_list(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         session: Session,
         rv: ListRv,
         limit: u32,
@@ -234,7 +234,7 @@ impl Reflector {
         st.request(cause, request, serve);
     }
 
-    fn start_watch(&mut self, st: &mut Step, cause: Cause) {
+    fn start_watch(&mut self, st: &mut StepContext, cause: Cause) {
         let (session, from) = (self.new_session(), self.last_rv);
         let timeout_ms = st.watch_timeout();
         let watcher = st.watcher;
@@ -253,7 +253,7 @@ impl Reflector {
     }
 
     /// A backoff is over: relist or re-watch, unless a newer request replaced this one.
-    pub(super) fn wake(&mut self, st: &mut Step, session: Session, cause: Cause) {
+    pub(super) fn wake(&mut self, st: &mut StepContext, session: Session, cause: Cause) {
         if self.session != session {
             return;
         }
@@ -264,7 +264,7 @@ impl Reflector {
         }
     }
 
-    fn backoff(&mut self, st: &mut Step, state: WatcherState, cause: Cause) {
+    fn backoff(&mut self, st: &mut StepContext, state: WatcherState, cause: Cause) {
         let base = self.next_backoff(&st.config.reflector, st.now_ms);
         let session = self.new_session();
         let delay_ms = base + DurationMs(st.rng.below(base.ms()));
@@ -276,7 +276,13 @@ impl Reflector {
     }
 
     /// A message the reflector takes in now: each arm is one call.
-    pub(super) fn receive(&mut self, st: &mut Step, session: Session, msg: Msg, cause: Cause) {
+    pub(super) fn receive(
+        &mut self,
+        st: &mut StepContext,
+        session: Session,
+        msg: Msg,
+        cause: Cause,
+    ) {
         match msg {
             Msg::ListOk {
                 list_rv,
@@ -318,7 +324,13 @@ impl Reflector {
     }
 
     /// One page of a list; the last one replaces the store and starts the watch.
-    fn on_list_page(&mut self, st: &mut Step, session: Session, page: ListPage, cause: Cause) {
+    fn on_list_page(
+        &mut self,
+        st: &mut StepContext,
+        session: Session,
+        page: ListPage,
+        cause: Cause,
+    ) {
         let ListPage {
             list_rv,
             items,
@@ -367,7 +379,7 @@ impl Reflector {
     /// stream goes on as the watch.
     fn on_initial_events_end(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         watch: WatchId,
         items: Vec<Object>,
         rv: Rv,
@@ -399,7 +411,13 @@ impl Reflector {
         self.watch_events = 0;
     }
 
-    fn on_list_failed(&mut self, st: &mut Step, session: Session, error: ApiError, cause: Cause) {
+    fn on_list_failed(
+        &mut self,
+        st: &mut StepContext,
+        session: Session,
+        error: ApiError,
+        cause: Cause,
+    ) {
         let failed = EventKind::ListFailed {
             watcher: st.watcher,
             error,
@@ -420,7 +438,7 @@ impl Reflector {
 
     /// reflector.go: "The watchlist request ended with an error, falling back to the standard
     /// LIST/WATCH semantics"; a too-large RV makes that list consistent.
-    fn on_watch_list_failed(&mut self, st: &mut Step, error: ApiError, cause: Cause) {
+    fn on_watch_list_failed(&mut self, st: &mut StepContext, error: ApiError, cause: Cause) {
         let failed = EventKind::ListFailed {
             watcher: st.watcher,
             error,
@@ -434,7 +452,7 @@ impl Reflector {
 
     fn on_watch_opened(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         watch: WatchId,
         from_rv: Rv,
         replayed: u32,
@@ -450,21 +468,21 @@ impl Reflector {
         self.set_state(st, WatcherState::Watching, id);
     }
 
-    fn on_bookmark(&mut self, st: &mut Step, rv: Rv, cause: Cause) {
+    fn on_bookmark(&mut self, st: &mut StepContext, rv: Rv, cause: Cause) {
         self.last_rv = self.last_rv.max(rv);
         self.watch_events += 1;
         let watcher = st.watcher;
         st.emit(cause, EventKind::Bookmark { watcher, rv });
     }
 
-    fn watch_failed(&mut self, st: &mut Step, error: ApiError, cause: Cause) -> Cause {
+    fn watch_failed(&mut self, st: &mut StepContext, error: ApiError, cause: Cause) -> Cause {
         let watcher = st.watcher;
         st.emit(cause, EventKind::WatchFailed { watcher, error })
     }
 
     /// A stream that ended without an error: re-watch at once, unless it was a very short watch
     /// with no events (treated as an error: back off, relist).
-    fn on_watch_end(&mut self, st: &mut Step, reason: WatchEnd, cause: Cause) {
+    fn on_watch_end(&mut self, st: &mut StepContext, reason: WatchEnd, cause: Cause) {
         let watcher = st.watcher;
         let id = st.emit(cause, EventKind::WatchEnded { watcher, reason });
         let short = st.now_ms - self.watch_opened_ms < SHORT_WATCH_MS && self.watch_events == 0;
@@ -475,7 +493,7 @@ impl Reflector {
         }
     }
 
-    fn watch_event(&mut self, st: &mut Step, change: Change, cause: Cause) {
+    fn watch_event(&mut self, st: &mut StepContext, change: Change, cause: Cause) {
         let o = change.object;
         self.last_rv = o.rv;
         self.watch_events += 1;
@@ -498,7 +516,7 @@ impl Reflector {
     }
 
     /// The relist's diff (`DeltaFIFO.Replace` + `HandleDeltas`).
-    fn replace_store(&mut self, st: &mut Step, items: Vec<Object>, cause: Cause) {
+    fn replace_store(&mut self, st: &mut StepContext, items: Vec<Object>, cause: Cause) {
         let new: crate::store::Store = items.into_iter().map(|o| (o.name, o)).collect();
         let old = std::mem::take(&mut self.store);
         let initial = !self.listed;
@@ -523,7 +541,7 @@ impl Reflector {
     }
 
     /// The informer's periodic resync: every stored object goes through the handlers again.
-    pub(super) fn resync(&mut self, st: &mut Step) {
+    pub(super) fn resync(&mut self, st: &mut StepContext) {
         for o in self.store.values() {
             let id = st.emit(
                 Cause::Event(NO_CAUSE),
@@ -536,7 +554,14 @@ impl Reflector {
 
     /// The event handlers: object → reconcile keys. `old` is set for updates (and resyncs,
     /// where it equals the object), for the handlers' predicates.
-    fn handle(&self, st: &mut Step, o: &Object, old: Option<&Object>, cause: Cause, initial: bool) {
+    fn handle(
+        &self,
+        st: &mut StepContext,
+        o: &Object,
+        old: Option<&Object>,
+        cause: Cause,
+        initial: bool,
+    ) {
         let primary = st.config.controllers[self.controller.index()].primary;
         let passes = |p: Predicate| match (p, old) {
             (Predicate::GenerationChanged, Some(old)) => old.generation != o.generation,
@@ -594,7 +619,7 @@ mod tests {
     fn run_step(
         r: &mut Reflector,
         now_ms: TimeMs,
-        f: impl FnOnce(&mut Reflector, &mut Step),
+        f: impl FnOnce(&mut Reflector, &mut StepContext),
     ) -> Effects {
         let mut config = Config::new(&["Pod"]);
         let behaviour = crate::config::Behaviour::Mirror { target: KindId(0) };
@@ -602,7 +627,7 @@ mod tests {
             .controllers
             .push(Config::controller("c", KindId(0), behaviour));
         let (mut rng, mut out) = (Rng::new(1), Effects::default());
-        let mut st = Step {
+        let mut st = StepContext {
             watcher: WatcherId(0),
             now_ms,
             config: &config,

@@ -3,7 +3,7 @@
 //! bookmarks, timeouts, closing). Each entry point takes a request or a timer that the engine
 //! routed to this apiserver and returns effects.
 
-use super::apiserver::{Offer, Step};
+use super::apiserver::{Offer, StepContext};
 use super::*;
 
 /// A server watch's timers (`cache_watcher.go`).
@@ -13,7 +13,7 @@ impl Apiserver {
     /// A list (client-go's pager, or a relist at a resourceVersion).
     pub(super) fn serve_list(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         watcher: WatcherId,
         session: Session,
         (rv, limit): (ListRv, u32),
@@ -59,7 +59,7 @@ impl Apiserver {
     /// etcd honours `limit`: the first page, and a continue token for the rest.
     pub(super) fn list_from_etcd(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         watcher: WatcherId,
         session: Session,
         limit: u32,
@@ -72,7 +72,7 @@ impl Apiserver {
 
     pub(super) fn answer_list_from_cache(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         watcher: WatcherId,
         session: Session,
         cause: Cause,
@@ -94,7 +94,7 @@ impl Apiserver {
     /// compacted (410, the continue token expired).
     pub(super) fn serve_list_page(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         watcher: WatcherId,
         session: Session,
         (list_rv, rest, limit): (Rv, Vec<Object>, u32),
@@ -113,7 +113,7 @@ impl Apiserver {
     /// the client falls back to a normal list.
     pub(super) fn serve_watch_list(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         watcher: WatcherId,
         session: Session,
         (rv, timeout_ms): (ListRv, DurationMs),
@@ -156,7 +156,7 @@ impl Apiserver {
     /// The initial events of a streaming list, from the cache, and the watch that goes on.
     pub(super) fn answer_watch_list(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         watcher: WatcherId,
         session: Session,
         timeout_ms: DurationMs,
@@ -180,7 +180,7 @@ impl Apiserver {
     /// A watch from `from`: the replay of what came after it, then live events.
     pub(super) fn serve_watch(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         watcher: WatcherId,
         session: Session,
         (from, timeout_ms): (Rv, DurationMs),
@@ -250,7 +250,7 @@ impl Apiserver {
     /// `from`.
     fn open_watch(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         watcher: WatcherId,
         session: Session,
         from_etcd: bool,
@@ -280,7 +280,7 @@ impl Apiserver {
     /// The server-side timeout the client asked for, and the first bookmark.
     fn arm_watch_timers(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         watch: WatchId,
         timeout: DurationMs,
         cause: Cause,
@@ -296,7 +296,7 @@ impl Apiserver {
     /// as too slow.
     pub(super) fn send_event(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         watch: WatchId,
         change: Change,
         live: bool,
@@ -315,14 +315,20 @@ impl Apiserver {
     }
 
     /// etcd's watch event for a watch this apiserver relays from etcd (a kind without a cache).
-    pub(super) fn relay(&mut self, st: &mut Step, watch: WatchId, change: Change, cause: Cause) {
+    pub(super) fn relay(
+        &mut self,
+        st: &mut StepContext,
+        watch: WatchId,
+        change: Change,
+        cause: Cause,
+    ) {
         self.send_event(st, watch, change, true, cause);
     }
 
     /// `cache_watcher.go`: a due bookmark carries the cache's current RV and is sent whenever
     /// that RV is above the watch's start RV, even if it was sent before (a quiet watch still
     /// gets one about every minute). Watches served by etcd get none.
-    fn send_bookmark(&mut self, st: &mut Step, watch: WatchId, cause: Cause) {
+    fn send_bookmark(&mut self, st: &mut StepContext, watch: WatchId, cause: Cause) {
         let w = &mut st.watches[watch.index()];
         if !w.open || w.from_etcd {
             return;
@@ -338,7 +344,7 @@ impl Apiserver {
     }
 
     /// A watch's bookmark is due: send it, and schedule the next.
-    pub(super) fn bookmark_due(&mut self, st: &mut Step, watch: WatchId, cause: Cause) {
+    pub(super) fn bookmark_due(&mut self, st: &mut StepContext, watch: WatchId, cause: Cause) {
         if st.watches[watch.index()].open {
             self.send_bookmark(st, watch, cause);
             self.schedule_bookmark(st, watch, cause);
@@ -347,7 +353,7 @@ impl Apiserver {
 
     /// `cache_watcher.go` `nextBookmarkTime`: the next bookmark a minute from now, or 2 s before
     /// the deadline if that comes first; none once that moment has passed.
-    fn schedule_bookmark(&mut self, st: &mut Step, watch: WatchId, cause: Cause) {
+    fn schedule_bookmark(&mut self, st: &mut StepContext, watch: WatchId, cause: Cause) {
         let w = &st.watches[watch.index()];
         if !st.clients.bookmarks(st.config, w.watcher) || w.from_etcd {
             return;
@@ -367,7 +373,7 @@ impl Apiserver {
     /// cache); the client learns why.
     pub(super) fn close_watch(
         &mut self,
-        st: &mut Step,
+        st: &mut StepContext,
         watch: WatchId,
         reason: WatchEnd,
         cause: Cause,
@@ -390,7 +396,7 @@ impl Apiserver {
     }
 }
 
-fn filter_namespace(st: &Step, watcher: WatcherId, mut items: Vec<Object>) -> Vec<Object> {
+fn filter_namespace(st: &StepContext, watcher: WatcherId, mut items: Vec<Object>) -> Vec<Object> {
     if let Some(ns) = st.clients.namespace(watcher) {
         items.retain(|o| o.namespace == ns);
     }

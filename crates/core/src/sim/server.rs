@@ -164,7 +164,7 @@ impl Sim {
     pub(super) fn step_server(
         &mut self,
         api: ApiserverId,
-        step: impl FnOnce(&mut Apiserver, &mut apiserver::Step),
+        step: impl FnOnce(&mut Apiserver, &mut apiserver::StepContext),
     ) {
         let outer = self.begin_step();
         self.run_server(api, step);
@@ -175,7 +175,7 @@ impl Sim {
     fn step_server_naming<R>(
         &mut self,
         api: ApiserverId,
-        step: impl FnOnce(&mut Apiserver, &mut apiserver::Step) -> (Option<Cause>, R),
+        step: impl FnOnce(&mut Apiserver, &mut apiserver::StepContext) -> (Option<Cause>, R),
     ) -> (Option<EventId>, R) {
         let outer = self.begin_step();
         let (named, result) = self.run_server(api, step);
@@ -192,9 +192,9 @@ impl Sim {
     fn run_server<R>(
         &mut self,
         api: ApiserverId,
-        step: impl FnOnce(&mut Apiserver, &mut apiserver::Step) -> R,
+        step: impl FnOnce(&mut Apiserver, &mut apiserver::StepContext) -> R,
     ) -> R {
-        let mut st = apiserver::Step {
+        let mut st = apiserver::StepContext {
             api,
             now_ms: self.now_ms,
             config: &self.config,
@@ -320,7 +320,7 @@ impl Sim {
         (watcher, session): (WatcherId, Session),
         refuse: fn(ApiError) -> Msg,
         cause: EventId,
-        serve: impl FnOnce(&mut Apiserver, &mut apiserver::Step, Cause),
+        serve: impl FnOnce(&mut Apiserver, &mut apiserver::StepContext, Cause),
     ) {
         if let Some(api) = self.route(watcher, session, cause, refuse) {
             self.step_server(api, |a, st| serve(a, st, Cause::Event(cause)));
