@@ -71,6 +71,14 @@ const timedEdit = (text) => page.evaluate(async (text) => {
 
 const options = await page.$$eval('[data-testid="gallery"] option[data-file]', (os) => os.map((o) => [o.value, o.dataset.file]));
 let worst = 0, worstMedian = 0, worstTask = 0;
+// V8 compiles the page's wasm in tiers, in the background, for the first seconds after load; on
+// two cores that compilation competes with the first scenario's edits. The figures are for the
+// page once it is warm, so some edits run first, and their own p95 is printed beside them.
+const warmup = [];
+{
+  const src = await editorText(page);
+  for (let k = 0; k < 40; k++) warmup.push(await timedEdit(`${src}\nseed ${1000 + k}`));
+}
 const rows = [];
 for (const [value, file] of options) {
   await page.selectOption('[data-testid="gallery"]', value);
@@ -78,8 +86,10 @@ for (const [value, file] of options) {
   const src = await editorText(page);
   const times = [];
   // Each edit changes the seed: a real change, so the whole scenario runs again.
+  // 40 edits a scenario: with 20 the p95 was the second-slowest edit, one display refresh that
+  // happened to fall inside the timed window (about one edit in five) away from any figure.
   for (let k = 0; k < 5; k++) await timedEdit(`${src}\nseed ${100 + k}`);
-  for (let k = 0; k < 20; k++) times.push(await timedEdit(`${src}\nseed ${k}`));
+  for (let k = 0; k < 40; k++) times.push(await timedEdit(`${src}\nseed ${k}`));
   const q = p95(times), m = median(times);
   worst = Math.max(worst, q);
   worstMedian = Math.max(worstMedian, m);
@@ -101,6 +111,7 @@ for (const [value, file] of options) {
 line('edit -> new frame ready, worst gallery p95', `${worst.toFixed(1)} ms`, '<= 16 ms', worst <= 16);
 line('edit -> new frame ready, worst gallery median', `${worstMedian.toFixed(1)} ms`, '<= 8 ms', worstMedian <= 8);
 line('longest main-thread task typing or playing', `${worstTask.toFixed(0)} ms`, '<= 50 ms', worstTask <= 50);
+console.log(`    (the first 40 edits after load, while V8 still compiles: median ${median(warmup).toFixed(1)} ms, p95 ${p95(warmup).toFixed(1)} ms)`);
 console.log(rows.join('\n'));
 if (process.env.BENCH_EDITS_ONLY) { await browser.close(); process.exit(0); }
 

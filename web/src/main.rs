@@ -1,5 +1,11 @@
 //! The listwatch playground: edit a scenario, watch it run, travel in time.
 
+// talc rather than the standard library's dlmalloc: about 3 KB less of the wasm every visit
+// downloads, and as fast. The page is single-threaded wasm, which `new_global` requires.
+#[cfg(target_family = "wasm")]
+#[global_allocator]
+static ALLOCATOR: talc::TalckWasm = unsafe { talc::TalckWasm::new_global() };
+
 mod app;
 mod components;
 mod gallery;
