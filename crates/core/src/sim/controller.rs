@@ -430,10 +430,7 @@ impl Sim {
         let outer = self.begin_step();
         let anvil = self.config.controllers[c.index()].anvil;
         let etcd = EtcdReader(&self.etcd);
-        let stores = StoreReader {
-            reflectors: &self.reflectors,
-            controller: c,
-        };
+        let stores = StoreReader::of(&self.reflectors, &self.controllers[c.index()]);
         let cache: &dyn Reader = if anvil { &etcd } else { &stores };
         let connected = self.controllers[c.index()].disconnected_until.is_none();
         let mut st = StepContext {

@@ -243,15 +243,26 @@ pub struct Sim {
 /// A controller's informer stores, read as its reconciles read them: the first informer of
 /// the kind (one per kind and namespace, in declaration order).
 struct StoreReader<'a> {
+    /// The controller's own reflectors (`StoreReader::of`).
     reflectors: &'a [Reflector],
-    controller: ControllerId,
 }
 
-impl StoreReader<'_> {
-    fn informer(&self, kind: KindId) -> Option<&Reflector> {
-        self.reflectors
+impl<'a> StoreReader<'a> {
+    /// Controller `c`'s stores. `Sim::new` makes each controller's reflectors one after another,
+    /// so they are a slice of all of them: a read scans its controller's few, not every one.
+    fn of(reflectors: &'a [Reflector], c: &Controller) -> StoreReader<'a> {
+        let first = c.reflectors.first().map_or(0, |w| w.index());
+        let mine = &reflectors[first..first + c.reflectors.len()];
+        debug_assert!(c
+            .reflectors
             .iter()
-            .find(|r| r.controller == self.controller && r.kind == kind)
+            .enumerate()
+            .all(|(i, w)| w.index() == first + i));
+        StoreReader { reflectors: mine }
+    }
+
+    fn informer(&self, kind: KindId) -> Option<&Reflector> {
+        self.reflectors.iter().find(|r| r.kind == kind)
     }
 }
 
