@@ -240,6 +240,15 @@ impl Names {
     pub fn get(&self, s: &str) -> Option<NameId> {
         self.0.index.get(s).map(|&i| NameId(i))
     }
+    /// `intern(&qualify(name))`, without building a string: inputs name objects this way on
+    /// every write the explorer replays.
+    pub fn intern_qualified(&mut self, name: &str) -> NameId {
+        with_qualified(name, |q| self.intern(q))
+    }
+    /// `get(&qualify(name))`, without building a string.
+    pub fn get_qualified(&self, name: &str) -> Option<NameId> {
+        with_qualified(name, |q| self.get(q))
+    }
     pub fn resolve(&self, id: NameId) -> &str {
         self.0
             .strings
@@ -252,6 +261,38 @@ impl Names {
     }
     pub fn is_empty(&self) -> bool {
         self.0.strings.is_empty()
+    }
+}
+
+/// What a name without a namespace means: `a` is `default/a`.
+pub const DEFAULT_NAMESPACE_PREFIX: &str = "default/";
+
+/// Is `full` (an interned `ns/name`) what a user's `name` means: `a` is `default/a`, `ns/a` is
+/// itself?
+pub fn qualifies_as(full: &str, name: &str) -> bool {
+    if name.contains('/') {
+        full == name
+    } else {
+        full.strip_prefix(DEFAULT_NAMESPACE_PREFIX) == Some(name)
+    }
+}
+
+/// Calls `f` with `name` qualified (`a` → `default/a`), built on the stack for a name of
+/// ordinary length.
+fn with_qualified<R>(name: &str, f: impl FnOnce(&str) -> R) -> R {
+    if name.contains('/') {
+        return f(name);
+    }
+    let prefix = DEFAULT_NAMESPACE_PREFIX.as_bytes();
+    let mut buf = [0u8; DEFAULT_NAMESPACE_PREFIX.len() + crate::sim::MAX_NAME_LEN];
+    match buf.get_mut(..prefix.len() + name.len()) {
+        Some(room) => {
+            room[..prefix.len()].copy_from_slice(prefix);
+            room[prefix.len()..].copy_from_slice(name.as_bytes());
+            // Two strs joined are a str.
+            f(std::str::from_utf8(room).unwrap_or_default())
+        }
+        None => f(&format!("{DEFAULT_NAMESPACE_PREFIX}{name}")),
     }
 }
 
@@ -298,5 +339,36 @@ pub fn format_ms(ms: TimeMs) -> String {
         format!("{}.{:03}s", ms / 1000, ms % 1000)
             .trim_end_matches('0')
             .to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_without_a_namespace_is_in_default_and_is_looked_up_without_a_string() {
+        let mut names = Names::default();
+        let a = names.intern_qualified("a");
+        assert_eq!(names.resolve(a), "default/a");
+        assert_eq!(names.intern_qualified("default/a"), a, "the same object");
+        assert_eq!(names.get_qualified("a"), Some(a));
+        let other = names.intern_qualified("ns/a");
+        assert_ne!(other, a, "`ns/a` is another object");
+        assert_eq!(names.get_qualified("b"), None);
+        // Longer than the stack buffer: built on the heap, same answer.
+        let long = "x".repeat(crate::sim::MAX_NAME_LEN + 10);
+        let id = names.intern_qualified(&long);
+        assert_eq!(names.resolve(id), format!("default/{long}"));
+        assert_eq!(names.get_qualified(&long), Some(id));
+    }
+
+    #[test]
+    fn a_user_name_qualifies_as_the_interned_name_it_means() {
+        assert!(qualifies_as("default/a", "a"));
+        assert!(qualifies_as("ns/a", "ns/a"));
+        assert!(!qualifies_as("ns/a", "a"), "`a` is `default/a` only");
+        assert!(!qualifies_as("default/ab", "a"));
+        assert!(!qualifies_as("default/a", "default"));
     }
 }

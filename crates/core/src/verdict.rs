@@ -213,7 +213,7 @@ fn name_matches(sim: &Sim, n: NameId, scope: &Scope) -> bool {
     scope
         .name
         .as_deref()
-        .is_none_or(|want| sim.names().resolve(n) == crate::sim::qualify(want))
+        .is_none_or(|want| crate::model::qualifies_as(sim.names().resolve(n), want))
 }
 
 /// Does this event count for `what` within `scope`?
@@ -427,7 +427,7 @@ fn check_exists(sim: &Sim, kind: &KindId, name: &str, negated: &bool) -> Outcome
     let obj = find(sim, *kind, name);
     let by = sim
         .names()
-        .get(&crate::sim::qualify(name))
+        .get_qualified(name)
         .and_then(|n| last_write(sim, *kind, n));
     Outcome {
         pass: obj.is_some() != *negated,
@@ -555,7 +555,7 @@ fn check_fact(
 }
 
 fn find(sim: &Sim, kind: KindId, name: &str) -> Option<crate::model::Object> {
-    let id = sim.names().get(&crate::sim::qualify(name))?;
+    let id = sim.names().get_qualified(name)?;
     sim.etcd().objects.get(&(kind, id)).copied()
 }
 

@@ -6,7 +6,7 @@ impl Sim {
     // ----- inputs -----
 
     /// One timeline input: a user's request or narration, or a fault.
-    pub(super) fn apply_input(&mut self, cause: EventId, input: Input) {
+    pub(super) fn apply_input(&mut self, cause: EventId, input: &Input) {
         match input {
             Input::Create { .. }
             | Input::Update { .. }
@@ -19,25 +19,37 @@ impl Sim {
     }
 
     /// A user's write, a probe's request, or the narrator's line.
-    fn apply_request(&mut self, cause: EventId, input: Input) {
-        match input {
-            Input::Create { kind, name, spec } => self.user_create(kind, &name, spec, cause),
-            Input::Update { kind, name, spec } => {
-                let name = self.names.intern(&qualify(&name));
+    fn apply_request(&mut self, cause: EventId, input: &Input) {
+        match *input {
+            Input::Create {
+                kind,
+                ref name,
+                spec,
+            } => self.user_create(kind, name, spec, cause),
+            Input::Update {
+                kind,
+                ref name,
+                spec,
+            } => {
+                let name = self.names.intern_qualified(name);
                 self.user_update(kind, name, cause, |o| o.spec = spec);
             }
-            Input::UpdateStatus { kind, name, status } => {
-                let name = self.names.intern(&qualify(&name));
+            Input::UpdateStatus {
+                kind,
+                ref name,
+                status,
+            } => {
+                let name = self.names.intern_qualified(name);
                 self.user_update(kind, name, cause, |o| o.status = status);
             }
-            Input::Delete { kind, name } => self.user_delete(kind, &name, cause),
+            Input::Delete { kind, ref name } => self.user_delete(kind, name, cause),
             Input::Probe {
                 apiserver,
                 kind,
                 request,
             } => self.probe(apiserver, kind, request, cause),
-            Input::Say { text, wait } => {
-                let text = self.names.intern(&text);
+            Input::Say { ref text, wait } => {
+                let text = self.names.intern(text);
                 self.emit(Actor::Narrator, cause, EventKind::Say { text, wait });
             }
             _ => unreachable!("a fault is not a request"),
@@ -45,8 +57,8 @@ impl Sim {
     }
 
     /// A fault of the timeline (or the end of one: a resume, a restart).
-    fn apply_fault(&mut self, cause: EventId, input: Input) {
-        match input {
+    fn apply_fault(&mut self, cause: EventId, input: &Input) {
+        match *input {
             Input::Disconnect {
                 controller,
                 duration_ms,
@@ -58,9 +70,9 @@ impl Sim {
             Input::Hold {
                 controller,
                 kind,
-                name,
+                ref name,
                 for_ms,
-            } => self.hold(controller, kind, &name, for_ms, cause),
+            } => self.hold(controller, kind, name, for_ms, cause),
             Input::PauseCache { apiserver } => self.pause_cache(apiserver, true, cause),
             Input::ResumeCache { apiserver } => self.pause_cache(apiserver, false, cause),
             Input::RestartApiserver { apiserver, down_ms } => {
@@ -107,7 +119,7 @@ impl Sim {
     }
 
     fn user_create(&mut self, kind: KindId, name: &str, spec: i64, cause: EventId) {
-        let name = self.names.intern(&qualify(name));
+        let name = self.names.intern_qualified(name);
         let namespace = self.namespace_of(name);
         let create = Write::Create {
             kind,
@@ -120,7 +132,7 @@ impl Sim {
     }
 
     fn user_delete(&mut self, kind: KindId, name: &str, cause: EventId) {
-        let name = self.names.intern(&qualify(name));
+        let name = self.names.intern_qualified(name);
         let delete = Write::Delete {
             kind,
             name,
@@ -187,7 +199,7 @@ impl Sim {
         for_ms: DurationMs,
         cause: EventId,
     ) {
-        let name = self.names.intern(&qualify(name));
+        let name = self.names.intern_qualified(name);
         let event = EventKind::HoldArmed {
             controller,
             kind,

@@ -86,6 +86,9 @@ enum Msg {
 #[derive(Clone, Debug, Hash)]
 enum Action {
     Input(Input),
+    /// The configured timeline's input at this index: read from the shared config, not copied
+    /// into every fork's pending work (an input owns its names).
+    Timeline(u32),
     CacheApply {
         api: ApiserverId,
         change: Change,
@@ -343,11 +346,11 @@ impl Sim {
         }
         // The timeline goes last, followed by a gap of sequence numbers: an input appended later
         // with `schedule_input` orders exactly as if it had been the timeline's last entry.
-        for t in &config.timeline {
+        for (i, t) in config.timeline.iter().enumerate() {
             if let Input::Create { name, .. } | Input::Update { name, .. } = &t.input {
-                sim.names.intern(&qualify(name));
+                sim.names.intern_qualified(name);
             }
-            sim.schedule(t.at_ms, NO_CAUSE, Action::Input(t.input.clone()));
+            sim.schedule(t.at_ms, NO_CAUSE, Action::Timeline(i as u32));
         }
         sim.appended_seq = sim.seq;
         sim.seq += APPENDED_SEQ_GAP;
@@ -634,7 +637,11 @@ impl Sim {
             return;
         }
         match action {
-            Action::Input(input) => self.apply_input(cause, input),
+            Action::Input(input) => self.apply_input(cause, &input),
+            Action::Timeline(i) => {
+                let config = Arc::clone(&self.config);
+                self.apply_input(cause, &config.timeline[i as usize].input)
+            }
             Action::Deliver {
                 watcher,
                 session,
@@ -822,7 +829,7 @@ pub fn qualify(name: &str) -> String {
     if name.contains('/') {
         name.to_string()
     } else {
-        format!("default/{name}")
+        format!("{}{name}", crate::model::DEFAULT_NAMESPACE_PREFIX)
     }
 }
 
