@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::config::{CacheMode, EVENT_FRESH_MS};
 use crate::model::{Change, NameId, Object, Rv, TimeMs};
 
-#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+#[derive(Debug, Hash, PartialEq, Eq)]
 pub struct WatchCache {
     pub mode: CacheMode,
     pub capacity: u32,
@@ -38,6 +38,26 @@ pub enum WatchStart {
         requested: Rv,
         oldest_minus_one: Rv,
     },
+}
+
+impl Clone for WatchCache {
+    fn clone(&self) -> WatchCache {
+        // Room to fill up to the capacity (at most twice what it holds): an explorer's fork
+        // adds events next, and a buffer cloned full to the brim is copied again on the first.
+        let len = self.buffer.len();
+        let mut buffer = VecDeque::with_capacity((self.capacity as usize).clamp(len, 2 * len));
+        buffer.extend(self.buffer.iter().copied());
+        WatchCache {
+            mode: self.mode,
+            capacity: self.capacity,
+            buffer,
+            list_rv: self.list_rv,
+            evicted_since_list: self.evicted_since_list,
+            rv: self.rv,
+            store: self.store.clone(),
+            ready: self.ready,
+        }
+    }
 }
 
 impl WatchCache {

@@ -203,6 +203,8 @@ pub struct Names(std::sync::Arc<NameTable>);
 struct NameTable {
     strings: Vec<String>,
     index: HashMap<String, u32, std::hash::BuildHasherDefault<Fnv>>,
+    /// The names in `default/` by what follows the prefix: the timeline names them so.
+    in_default: HashMap<String, u32, std::hash::BuildHasherDefault<Fnv>>,
 }
 
 /// FNV-1a, for the short names the table looks up on every reconcile.
@@ -235,19 +237,31 @@ impl Names {
         let i = t.strings.len() as u32;
         t.strings.push(s.to_string());
         t.index.insert(s.to_string(), i);
+        if let Some(short) = s.strip_prefix(DEFAULT_NAMESPACE_PREFIX) {
+            t.in_default.insert(short.to_string(), i);
+        }
         NameId(i)
     }
     pub fn get(&self, s: &str) -> Option<NameId> {
         self.0.index.get(s).map(|&i| NameId(i))
     }
-    /// `intern(&qualify(name))`, without building a string: inputs name objects this way on
-    /// every write the explorer replays.
+    /// `intern(&qualify(name))`, without building a string for a name known already: inputs
+    /// name objects this way on every write the explorer replays.
     pub fn intern_qualified(&mut self, name: &str) -> NameId {
-        with_qualified(name, |q| self.intern(q))
+        match self.get_qualified(name) {
+            Some(id) => id,
+            None if name.contains('/') => self.intern(name),
+            None => self.intern(&format!("{DEFAULT_NAMESPACE_PREFIX}{name}")),
+        }
     }
     /// `get(&qualify(name))`, without building a string.
     pub fn get_qualified(&self, name: &str) -> Option<NameId> {
-        with_qualified(name, |q| self.get(q))
+        let table = if name.contains('/') {
+            &self.0.index
+        } else {
+            &self.0.in_default
+        };
+        table.get(name).map(|&i| NameId(i))
     }
     pub fn resolve(&self, id: NameId) -> &str {
         self.0
@@ -274,25 +288,6 @@ pub fn qualifies_as(full: &str, name: &str) -> bool {
         full == name
     } else {
         full.strip_prefix(DEFAULT_NAMESPACE_PREFIX) == Some(name)
-    }
-}
-
-/// Calls `f` with `name` qualified (`a` → `default/a`), built on the stack for a name of
-/// ordinary length.
-fn with_qualified<R>(name: &str, f: impl FnOnce(&str) -> R) -> R {
-    if name.contains('/') {
-        return f(name);
-    }
-    let prefix = DEFAULT_NAMESPACE_PREFIX.as_bytes();
-    let mut buf = [0u8; DEFAULT_NAMESPACE_PREFIX.len() + crate::sim::MAX_NAME_LEN];
-    match buf.get_mut(..prefix.len() + name.len()) {
-        Some(room) => {
-            room[..prefix.len()].copy_from_slice(prefix);
-            room[prefix.len()..].copy_from_slice(name.as_bytes());
-            // Two strs joined are a str.
-            f(std::str::from_utf8(room).unwrap_or_default())
-        }
-        None => f(&format!("{DEFAULT_NAMESPACE_PREFIX}{name}")),
     }
 }
 
@@ -356,11 +351,12 @@ mod tests {
         let other = names.intern_qualified("ns/a");
         assert_ne!(other, a, "`ns/a` is another object");
         assert_eq!(names.get_qualified("b"), None);
-        // Longer than the stack buffer: built on the heap, same answer.
-        let long = "x".repeat(crate::sim::MAX_NAME_LEN + 10);
-        let id = names.intern_qualified(&long);
-        assert_eq!(names.resolve(id), format!("default/{long}"));
-        assert_eq!(names.get_qualified(&long), Some(id));
+        let b = names.intern("default/b");
+        assert_eq!(
+            names.get_qualified("b"),
+            Some(b),
+            "interned in full, found by its short name"
+        );
     }
 
     #[test]

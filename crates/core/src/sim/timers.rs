@@ -19,12 +19,30 @@ struct Entry {
     slot: u32,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(super) struct Timers {
     heap: BinaryHeap<Reverse<Entry>>,
     /// The actions, by slot; `None` for a free slot.
     slots: Vec<Option<(EventId, Action)>>,
     free: Vec<u32>,
+}
+
+impl Clone for Timers {
+    fn clone(&self) -> Timers {
+        // With room for what a fork schedules next: a clone's vectors are exactly full, and its
+        // first push would copy each into a larger one.
+        fn roomy<T: Clone>(v: &[T]) -> Vec<T> {
+            let mut copy = Vec::with_capacity(v.len() + v.len() / 2 + 8);
+            copy.extend_from_slice(v);
+            copy
+        }
+        Timers {
+            // A heap's slice is in heap order already: rebuilding it moves nothing.
+            heap: BinaryHeap::from(roomy(self.heap.as_slice())),
+            slots: roomy(&self.slots),
+            free: roomy(&self.free),
+        }
+    }
 }
 
 impl Timers {
