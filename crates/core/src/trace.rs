@@ -536,7 +536,7 @@ const CHUNK: usize = 256;
 /// `range(a..b)` (an iterator, both ways), `partition_point`.
 #[derive(Default)]
 pub struct Trace {
-    chunks: Vec<std::sync::Arc<[Event]>>,
+    chunks: Vec<std::sync::Arc<Vec<Event>>>,
     tail: Vec<Event>,
 }
 
@@ -571,8 +571,9 @@ impl Trace {
         }
         self.tail.push(e);
         if self.tail.len() == CHUNK {
-            self.chunks.push(self.tail.as_slice().into());
-            self.tail.clear();
+            // Frozen as it is (moved, not copied); the next events go to a new tail.
+            let full = std::mem::replace(&mut self.tail, Vec::with_capacity(CHUNK));
+            self.chunks.push(std::sync::Arc::new(full));
         }
     }
 
@@ -589,11 +590,7 @@ impl Trace {
         if i >= full {
             return self.tail.get_mut(i - full);
         }
-        let c = &mut self.chunks[i / CHUNK];
-        if std::sync::Arc::get_mut(c).is_none() {
-            *c = c[..].into();
-        }
-        std::sync::Arc::get_mut(c).map(|c| &mut c[i % CHUNK])
+        std::sync::Arc::make_mut(&mut self.chunks[i / CHUNK]).get_mut(i % CHUNK)
     }
 
     pub fn last(&self) -> Option<&Event> {
@@ -623,7 +620,7 @@ impl Trace {
             return Iter::default();
         }
         let (first, last) = (a / CHUNK, (b - 1) / CHUNK);
-        let piece = |k: usize| -> &[Event] { self.chunks.get(k).map_or(&self.tail, |c| c) };
+        let piece = |k: usize| -> &[Event] { self.chunks.get(k).map_or(&self.tail, |c| &**c) };
         if first == last {
             let lo = first * CHUNK;
             return Iter {
@@ -690,7 +687,7 @@ impl<'a> IntoIterator for &'a Trace {
 #[derive(Clone, Default)]
 pub struct Iter<'a> {
     front: std::slice::Iter<'a, Event>,
-    mid: std::slice::Iter<'a, std::sync::Arc<[Event]>>,
+    mid: std::slice::Iter<'a, std::sync::Arc<Vec<Event>>>,
     back: std::slice::Iter<'a, Event>,
     len: usize,
 }
