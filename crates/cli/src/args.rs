@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
-use listwatch_core::{DurationMs, TimeMs};
+use listwatch_core::TimeMs;
 
 /// The address a share link points at unless `--base` says otherwise.
 pub const DEFAULT_BASE: &str = "http://127.0.0.1:8080/";
@@ -141,21 +141,12 @@ pub enum Command {
 
 /// `--at`: a moment of the run, written as the time since its start.
 fn parse_moment(t: &str) -> Result<TimeMs, String> {
-    parse_time(t).map(|d| TimeMs::ZERO + d)
+    listwatch_script::parse_time_arg(t).map(|d| TimeMs::ZERO + d)
 }
 
 /// `--time`: a limit on the search's wall-clock time, written as scripts write a duration.
 fn parse_time_limit(t: &str) -> Result<Duration, String> {
-    parse_time(t).map(|d| Duration::from_millis(d.ms()))
-}
-
-fn parse_time(t: &str) -> Result<DurationMs, String> {
-    listwatch_script::parse_duration(t).map_err(|e| match e {
-        listwatch_script::NumberError::TooManyDigits(_) => e.to_string(),
-        listwatch_script::NumberError::Malformed => {
-            format!("`{t}` is not a time (write 2s, 250ms, 1m)")
-        }
-    })
+    listwatch_script::parse_time_arg(t).map(|d| Duration::from_millis(d.ms()))
 }
 
 fn parse_shard(s: &str) -> Result<(u64, u64), String> {

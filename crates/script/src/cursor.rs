@@ -110,13 +110,9 @@ impl<'a> Cursor<'a> {
         }
         Ok(pct)
     }
-    /// The error for a number refused at `w`: too many digits is said as such whatever the
-    /// number was for; `not_one` words the other errors.
+    /// The error for a number refused at `w` (`refusal`'s words).
     fn refuse(&self, w: &Word, e: NumberError, not_one: impl FnOnce() -> Diagnostic) -> Diagnostic {
-        match e {
-            NumberError::TooManyDigits(_) => self.err_at(w, e.to_string()),
-            NumberError::Malformed => not_one(),
-        }
+        refusal(e, |words| self.err_at(w, words), not_one)
     }
     pub(crate) fn number(&mut self, what: &str, max: i64) -> R<i64> {
         let w = self.next(what)?;
@@ -129,6 +125,27 @@ impl<'a> Cursor<'a> {
             return Err(self.err_at(w, format!("{n} is out of range (at most {max})")));
         }
         Ok(n)
+    }
+}
+
+/// A time given on the command line (`--at`, `--time`): read as a script's duration and refused
+/// in the same words.
+pub fn parse_time_arg(text: &str) -> Result<DurationMs, String> {
+    parse_duration(text).map_err(|e| {
+        refusal(
+            e,
+            |words| words,
+            || format!("`{text}` is not a time (write 2s, 250ms, 1m)"),
+        )
+    })
+}
+
+/// How a refused number is said: too many digits as such whatever the number was for (`said`
+/// places the words), any other refusal by `not_one`, which knows what was wanted.
+fn refusal<T>(e: NumberError, said: impl FnOnce(String) -> T, not_one: impl FnOnce() -> T) -> T {
+    match e {
+        NumberError::TooManyDigits(_) => said(e.to_string()),
+        NumberError::Malformed => not_one(),
     }
 }
 
