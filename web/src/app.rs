@@ -567,8 +567,8 @@ fn banners(state: &UseReducerHandle<State>) -> Html {
                     {format!(
                         "Simulating… {} events so far, {} of {} virtual time. The page stays usable; the run appears when it is done.",
                         crate::components::panels::thousands(p.events),
-                        listwatch_core::format_ms(p.now_ms),
-                        listwatch_core::format_ms(p.end_ms)
+                        p.now_ms,
+                        p.end_ms
                     )}
                 </div>
             }

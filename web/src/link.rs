@@ -1,5 +1,6 @@
 //! The address bar: share links in the fragment, embed options in the query.
 
+use listwatch_core::TimeMs;
 use listwatch_script::share::{self, Shared};
 use wasm_bindgen::JsValue;
 
@@ -69,10 +70,10 @@ pub fn playground_base() -> String {
         .unwrap_or_default()
 }
 
-pub fn fragment_for(script: &str, at_ms: u64) -> String {
+pub fn fragment_for(script: &str, at_ms: TimeMs) -> String {
     share::encode(&Shared {
         script: script.to_string(),
-        at_ms: (at_ms > 0).then_some(at_ms),
+        at_ms: (at_ms > TimeMs::ZERO).then_some(at_ms),
     })
 }
 

@@ -49,6 +49,7 @@ mod tests {
     #[wasm_bindgen_test]
     fn a_link_keeps_the_previous_script_until_edited_or_restored() {
         use crate::state::{Action, State};
+        use listwatch_core::TimeMs;
         use listwatch_script::share::Shared;
         use yew::Reducible;
         let gallery = listwatch_script::gallery::GALLERY;
@@ -63,9 +64,12 @@ mod tests {
             })
         };
         let s = std::rc::Rc::new(State::new(mine.to_string()));
-        let s = open(s, a, Some(1000));
+        let s = open(s, a, Some(TimeMs(1000)));
         assert_eq!((s.source.as_str(), s.kept.as_deref()), (a, Some(mine)));
-        assert!(s.now_ms() <= 1000 && s.cursor > 0, "at the link's moment");
+        assert!(
+            s.now_ms() <= TimeMs(1000) && s.cursor > 0,
+            "at the link's moment"
+        );
         let s = open(s, b, None);
         assert_eq!(s.kept.as_deref(), Some(mine), "still the autosaved script");
         let restored = s.clone().reduce(Action::Restore);

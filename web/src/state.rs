@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use listwatch_core::verdict::Outcome;
 use listwatch_core::view::Timeline;
-use listwatch_core::{EventId, Sim};
+use listwatch_core::{EventId, Sim, TimeMs};
 use listwatch_script::share::Shared;
 use listwatch_script::{Diagnostic, Expectation};
 use yew::{Reducible, UseReducerHandle};
@@ -26,8 +26,8 @@ pub struct Computing {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
     pub events: usize,
-    pub now_ms: u64,
-    pub end_ms: u64,
+    pub now_ms: TimeMs,
+    pub end_ms: TimeMs,
 }
 
 /// A finished run and what the page derives from it once.
@@ -257,10 +257,10 @@ impl State {
     }
 
     /// The view time on screen.
-    pub fn now_ms(&self) -> u64 {
+    pub fn now_ms(&self) -> TimeMs {
         match (&self.run, self.cursor) {
             (Some(r), c) if c > 0 => r.sim.trace[c - 1].time_ms,
-            _ => 0,
+            _ => TimeMs::ZERO,
         }
     }
 

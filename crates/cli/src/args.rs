@@ -2,9 +2,11 @@
 //! `--help`. Usage errors exit with 2, like invalid scripts; `--help` and `--version` with 0.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use listwatch_core::TimeMs;
 
 /// The address a share link points at unless `--base` says otherwise.
 pub const DEFAULT_BASE: &str = "http://127.0.0.1:8080/";
@@ -87,8 +89,8 @@ pub enum Command {
         #[arg(long, value_name = "URL", default_value = DEFAULT_BASE)]
         base: String,
         /// The moment the page shows (2s, 250ms, 1m)
-        #[arg(long, value_name = "TIME", value_parser = parse_time)]
-        at: Option<u64>,
+        #[arg(long, value_name = "TIME", value_parser = parse_moment)]
+        at: Option<TimeMs>,
     },
     /// Print the script a share link carries
     Open {
@@ -118,8 +120,8 @@ pub enum Command {
         #[arg(long)]
         json: bool,
         /// Stop after this long (2s, 30s, 5m) and report what was found so far
-        #[arg(long, value_name = "TIME", value_parser = parse_time)]
-        time: Option<u64>,
+        #[arg(long, value_name = "TIME", value_parser = parse_time_limit)]
+        time: Option<Duration>,
         /// Threads to run schedules on (default: every core); the result does not depend on it
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
         threads: Option<u16>,
@@ -137,13 +139,14 @@ pub enum Command {
     },
 }
 
-fn parse_time(t: &str) -> Result<u64, String> {
-    listwatch_script::parse_duration(t).map_err(|e| match e {
-        listwatch_script::NumberError::TooManyDigits(_) => e.to_string(),
-        listwatch_script::NumberError::Malformed => {
-            format!("`{t}` is not a time (write 2s, 250ms, 1m)")
-        }
-    })
+/// `--at`: a moment of the run, written as the time since its start.
+fn parse_moment(t: &str) -> Result<TimeMs, String> {
+    listwatch_script::parse_time_arg(t).map(|d| TimeMs::ZERO + d)
+}
+
+/// `--time`: a limit on the search's wall-clock time, written as scripts write a duration.
+fn parse_time_limit(t: &str) -> Result<Duration, String> {
+    listwatch_script::parse_time_arg(t).map(|d| Duration::from_millis(d.ms()))
 }
 
 fn parse_shard(s: &str) -> Result<(u64, u64), String> {

@@ -17,7 +17,7 @@ pub struct Options {
     pub budget: Option<u64>,
     pub all: bool,
     pub json: bool,
-    pub time_ms: Option<u64>,
+    pub time_limit: Option<Duration>,
     pub threads: Option<usize>,
     pub shard: Option<(u64, u64)>,
     pub merge: Vec<String>,
@@ -68,7 +68,7 @@ pub fn run(o: Options) -> ExitCode {
     }
     let threads = o.threads.unwrap_or_else(lx::cores);
     let started = Instant::now();
-    let timed_out = search(&mut ex, threads, started, o.time_ms);
+    let timed_out = search(&mut ex, threads, started, o.time_limit);
     let secs = started.elapsed().as_secs_f64();
     let interrupted = INTERRUPTED.load(Ordering::SeqCst) || timed_out;
     let shown: Vec<String> = lx::distinct(&ex.failures)
@@ -107,10 +107,9 @@ pub fn run(o: Options) -> ExitCode {
 
 /// Runs the search on `threads` threads until it ends, Ctrl-C or the time limit (true if the
 /// limit stopped it), with progress on stderr when that is a terminal.
-fn search(ex: &mut Explorer, threads: usize, started: Instant, time_ms: Option<u64>) -> bool {
+fn search(ex: &mut Explorer, threads: usize, started: Instant, limit: Option<Duration>) -> bool {
     catch_ctrl_c();
     let progress = std::io::stderr().is_terminal();
-    let limit = time_ms.map(Duration::from_millis);
     let mut last_shown = started;
     let mut timed_out = false;
     lx::run_threads(ex, threads, |ex| {

@@ -147,7 +147,7 @@ fn main() -> ExitCode {
             budget,
             all,
             json,
-            time_ms: time,
+            time_limit: time,
             threads: threads.map(usize::from),
             shard,
             merge,
@@ -184,7 +184,7 @@ fn cmd_run(file: &str, trace: bool, as_json: bool, tty: bool) -> ExitCode {
     }
 }
 
-fn cmd_share(file: &str, base: &str, at_ms: Option<u64>) -> ExitCode {
+fn cmd_share(file: &str, base: &str, at_ms: Option<TimeMs>) -> ExitCode {
     let src = match with_script(file, listwatch_script::parse) {
         Ok((src, _)) => src,
         Err(code) => return code,
@@ -198,7 +198,7 @@ fn cmd_open(link: &str) -> ExitCode {
     match listwatch_script::share::decode(link) {
         Ok(s) => {
             if let Some(t) = s.at_ms {
-                eprintln!("(the link shows the moment {})", format_ms(t));
+                eprintln!("(the link shows the moment {t})");
             }
             print!("{}", script_out(&s.script));
             ExitCode::SUCCESS
@@ -232,10 +232,7 @@ fn cmd_check(files: &[String], tty: bool) -> ExitCode {
                             "{}",
                             term(&format!(
                                 "  {file}:{}: {}\n    found {}, decided at {}",
-                                x.line,
-                                x.text,
-                                o.found,
-                                format_ms(o.decided_ms)
+                                x.line, x.text, o.found, o.decided_ms
                             ))
                         );
                     }
@@ -261,7 +258,7 @@ pub fn summary(r: &Report, tty: bool) -> String {
     };
     let mut s = format!(
         "ran {} of virtual time: {} events, final rv {}{stop}\n",
-        format_ms(sim.now_ms()),
+        sim.now_ms(),
         sim.trace.len(),
         sim.etcd().rev
     );
@@ -368,10 +365,7 @@ fn expectations_summary(r: &Report) -> String {
         let mark = if o.pass { "PASS" } else { "FAIL" };
         s += &format!(
             "  {mark} line {}: {}  (found {}, decided at {})\n",
-            x.line,
-            x.text,
-            o.found,
-            format_ms(o.decided_ms)
+            x.line, x.text, o.found, o.decided_ms
         );
     }
     let esr = listwatch_core::verdict::check(sim, &Expect::Esr { controller: None });

@@ -13,7 +13,7 @@ fn config() -> Config {
     c.kinds[0].cache = CacheMode::Fixed { capacity: 100 };
     c.compaction_ms = DurationMs(0);
     c.limits.max_events = 50_000_000;
-    c.end_ms = 3_600_000;
+    c.end_ms = TimeMs(3_600_000);
     // Ten watchers: ten controllers, each with one informer on Pods and no handler on it.
     for i in 0..10 {
         let mut ctl = Config::controller(
@@ -36,7 +36,7 @@ fn main() {
     const WRITES: u64 = 1_000_000;
     const OBJECTS: u64 = 1000;
     let mut sim = Sim::new(config()).expect("valid config");
-    sim.handle_timeout(1);
+    sim.handle_timeout(TimeMs(1));
     for i in 0..OBJECTS {
         sim.handle_input(Input::Create {
             kind: KindId(0),
@@ -49,7 +49,7 @@ fn main() {
     let events_before = sim.trace.len();
     for i in 0..WRITES {
         // One write every millisecond of virtual time, status only.
-        sim.handle_timeout(1000 + i);
+        sim.handle_timeout(TimeMs(1000 + i));
         let name = names[(i % OBJECTS) as usize].clone();
         sim.handle_input(Input::UpdateStatus {
             kind: KindId(0),
@@ -57,7 +57,7 @@ fn main() {
             status: (i / OBJECTS + 1) as i64,
         });
     }
-    sim.handle_timeout(1000 + WRITES + 1000);
+    sim.handle_timeout(TimeMs(1000 + WRITES + 1000));
     let secs = start.elapsed().as_secs_f64();
     let events = (sim.trace.len() - events_before) as f64;
     let per_sec = events / secs;
@@ -108,7 +108,7 @@ fn main() {
 fn owners() {
     let mut c = Config::new(&["ReplicaSet", "Pod"]);
     c.compaction_ms = DurationMs(0);
-    c.end_ms = 600_000;
+    c.end_ms = TimeMs(600_000);
     c.limits.max_events = 50_000_000;
     c.controllers.push(Config::controller(
         "rs",
@@ -120,7 +120,7 @@ fn owners() {
     ));
     c.timeline = (0..1000)
         .map(|i| TimedInput {
-            at_ms: i,
+            at_ms: TimeMs(i),
             input: Input::Create {
                 kind: KindId(0),
                 name: format!("r{i}"),

@@ -3,7 +3,7 @@
 //! of faults that last, which way a message travels on a link, the next or previous marker of a
 //! kind from any event, and the ESR outcome. The page and the CLI only display these.
 
-use crate::model::{ControllerId, NameId, TimeMs, WatcherId};
+use crate::model::{ControllerId, DurationMs, NameId, TimeMs, WatcherId};
 use crate::sim::{Sim, Stop};
 use crate::trace::{Actor, EventId, EventKind};
 
@@ -137,7 +137,7 @@ pub fn esr_outcome(sim: &Sim, controller: Option<ControllerId>) -> EsrOutcome {
             at_ms: sim.now_ms(),
         };
     }
-    let mut since_ms = 0;
+    let mut since_ms = TimeMs::ZERO;
     for (&(c, key), st) in sim.esr() {
         if controller.is_some_and(|want| want != c) {
             continue;
@@ -271,7 +271,7 @@ fn windows(sim: &Sim, faults: &[EventId]) -> Vec<FaultWindow> {
     let window = |event, start_ms: TimeMs, end_ms: TimeMs| FaultWindow {
         event,
         start_ms,
-        end_ms: end_ms.max(start_ms + 1),
+        end_ms: end_ms.max(start_ms + DurationMs(1)),
     };
     for &i in faults {
         let e = &sim.trace[i as usize];
@@ -299,18 +299,21 @@ mod tests {
     use crate::config::{Config, Input, TimedInput};
     use crate::model::ApiserverId;
 
-    /// One kind, one controller watching it, a few writes and faults.
-    fn run(timeline: Vec<(TimeMs, Input)>) -> Sim {
+    /// One kind, one controller watching it, a few writes and faults (at milliseconds).
+    fn run(timeline: Vec<(u64, Input)>) -> Sim {
         let mut c = Config::new(&["Pod", "Copy"]);
         let mirror = crate::config::Behaviour::Mirror {
             target: crate::model::KindId(1),
         };
         c.controllers
             .push(Config::controller("c", crate::model::KindId(0), mirror));
-        c.end_ms = 60_000;
+        c.end_ms = TimeMs(60_000);
         c.timeline = timeline
             .into_iter()
-            .map(|(at_ms, input)| TimedInput { at_ms, input })
+            .map(|(at_ms, input)| TimedInput {
+                at_ms: TimeMs(at_ms),
+                input,
+            })
             .collect();
         crate::verdict::run(c).unwrap()
     }
@@ -338,7 +341,7 @@ mod tests {
             "the run has more markers than are shown"
         );
         let last = a.markers.last().unwrap().time_ms;
-        let (from, to) = (last + 5_000, last + 10_000);
+        let (from, to) = (last + DurationMs(5_000), last + DurationMs(10_000));
         assert!(a.markers.iter().all(|m| m.time_ms < from));
         let late = a.markers_in(&sim, from, to);
         assert!(
@@ -361,10 +364,10 @@ mod tests {
         let want: Vec<Marker> = b
             .markers
             .iter()
-            .filter(|m| m.time_ms >= 1500)
+            .filter(|m| m.time_ms >= TimeMs(1500))
             .copied()
             .collect();
-        assert_eq!(b.markers_in(&short, 1500, u64::MAX), want);
+        assert_eq!(b.markers_in(&short, TimeMs(1500), TimeMs::MAX), want);
     }
 
     #[test]
@@ -433,7 +436,13 @@ mod tests {
         ]);
         let a = Analysis::of(&sim);
         let spans: Vec<_> = a.windows.iter().map(|w| (w.start_ms, w.end_ms)).collect();
-        assert_eq!(spans, [(1000, 3000), (10_000, 60_000)]);
+        assert_eq!(
+            spans,
+            [
+                (TimeMs(1000), TimeMs(3000)),
+                (TimeMs(10_000), TimeMs(60_000))
+            ]
+        );
         for w in &a.windows {
             let e = &sim.trace[w.event as usize];
             assert!(matches!(

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::config::{CacheMode, EVENT_FRESH_MS};
-use crate::model::{Change, NameId, Object, Rv, TimeMs};
+use crate::model::{Change, DurationMs, NameId, Object, Rv, TimeMs};
 
 #[derive(Debug, Hash, PartialEq, Eq)]
 pub struct WatchCache {
@@ -154,7 +154,7 @@ impl WatchCache {
             return 0;
         }
         let oldest_time = self.buffer.front().map(|c| c.time_ms).unwrap_or(now);
-        if now.saturating_sub(oldest_time) < EVENT_FRESH_MS {
+        if DurationMs::between(oldest_time, now) < EVENT_FRESH_MS {
             self.capacity = (self.capacity * 2).min(capacity_max);
             return 0;
         }
@@ -162,7 +162,7 @@ impl WatchCache {
         let len = self.buffer.len();
         let quarter_back = (len - (self.capacity as usize / 4).min(len)) % len;
         let quarter_time = self.buffer[quarter_back].time_ms;
-        if now.saturating_sub(quarter_time) > EVENT_FRESH_MS {
+        if DurationMs::between(quarter_time, now) > EVENT_FRESH_MS {
             let target = (self.capacity / 2).max(capacity_min);
             if target < self.capacity {
                 self.capacity = target;
@@ -203,8 +203,8 @@ mod tests {
     fn too_old_boundaries_match_the_worked_example() {
         let mut c = WatchCache::new(CacheMode::Fixed { capacity: 3 });
         c.replace(std::iter::empty(), 10);
-        c.add(change(11, 0));
-        c.add(change(12, 0));
+        c.add(change(11, TimeMs(0)));
+        c.add(change(12, TimeMs(0)));
         assert_eq!(c.check_watch_start(10), WatchStart::Ok);
         assert_eq!(
             c.check_watch_start(9),
@@ -214,7 +214,7 @@ mod tests {
             }
         );
         for rv in 13..=15 {
-            c.add(change(rv, 0));
+            c.add(change(rv, TimeMs(0)));
         }
         let rvs: Vec<Rv> = c.buffer.iter().map(|c| c.object.rv).collect();
         assert_eq!(rvs, vec![13, 14, 15]);
@@ -248,12 +248,12 @@ mod tests {
             capacity_min: 1,
             capacity_max: 2,
         });
-        c.add(change(1, 0));
-        c.add(change(2, 20_000));
+        c.add(change(1, TimeMs(0)));
+        c.add(change(2, TimeMs(20_000)));
         assert_eq!(c.capacity, 2, "the oldest was fresh: doubled");
         // Full at capacity 2 (capacity/4 = 0): the checked event is the oldest (rv 1, at 0 s),
         // older than 75 s, so the cache halves. Reading the newest (rv 2, at 20 s) would not.
-        let out = c.add(change(3, 90_000));
+        let out = c.add(change(3, TimeMs(90_000)));
         assert_eq!(c.capacity, 1);
         assert_eq!(out.evicted, 2);
     }
@@ -266,7 +266,7 @@ mod tests {
             capacity_max: 16,
         });
         for rv in 1..=10 {
-            c.add(change(rv, rv));
+            c.add(change(rv, TimeMs(rv)));
         }
         assert_eq!(c.capacity, 16);
         c.replace(std::iter::empty(), 10);
@@ -281,12 +281,12 @@ mod tests {
             capacity_max: 16,
         });
         for rv in 1..=20 {
-            c.add(change(rv, rv));
+            c.add(change(rv, TimeMs(rv)));
         }
         assert_eq!(c.capacity, 16);
         assert_eq!(c.buffer.len(), 16);
         // Everything now is older than 75 s: the buffer halves, evicting many at once.
-        let out = c.add(change(21, 200_000));
+        let out = c.add(change(21, TimeMs(200_000)));
         assert_eq!(c.capacity, 8);
         assert_eq!(out.evicted, 9);
         assert_eq!(c.buffer.len(), 8);

@@ -23,7 +23,7 @@ pub enum CacheMode {
 
 pub const DYNAMIC_CAPACITY_MIN: u32 = 100;
 pub const DYNAMIC_CAPACITY_MAX: u32 = 102_400;
-pub const EVENT_FRESH_MS: TimeMs = 75_000;
+pub const EVENT_FRESH_MS: DurationMs = DurationMs(75_000);
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct KindConfig {
@@ -348,7 +348,7 @@ impl Config {
             watch_chan_capacity: 100,
             gc_delay_ms: DurationMs::ZERO,
             timeline: vec![],
-            end_ms: 60_000,
+            end_ms: TimeMs(60_000),
             limits: Limits::default(),
         }
     }
@@ -383,7 +383,7 @@ impl Config {
             queue: QueueKind::Priority,
             anvil: false,
             anvil_period_ms: DurationMs(60_000),
-            start_ms: 0,
+            start_ms: TimeMs::ZERO,
             bookmarks: None,
             streaming_list: None,
             fail_first: 0,
@@ -434,7 +434,7 @@ pub enum ConfigError {
     },
     EndBeyondLimit {
         end_ms: TimeMs,
-        max_time_ms: TimeMs,
+        max_time_ms: DurationMs,
     },
     /// `sendInitialEvents=true` is only valid with `allowWatchBookmarks=true`.
     StreamingListWithoutBookmarks,
@@ -463,9 +463,7 @@ impl std::fmt::Display for ConfigError {
             }
             ConfigError::InputAfterEnd { at_ms, end_ms } => write!(
                 f,
-                "an input at {} comes after the end of the run at {}",
-                crate::model::format_ms(*at_ms),
-                crate::model::format_ms(*end_ms)
+                "an input at {at_ms} comes after the end of the run at {end_ms}"
             ),
             ConfigError::StreamingListWithoutBookmarks => write!(
                 f,
@@ -476,9 +474,7 @@ impl std::fmt::Display for ConfigError {
                 max_time_ms,
             } => write!(
                 f,
-                "the run would last {}, more than the cap of {}",
-                crate::model::format_ms(*end_ms),
-                crate::model::format_ms(*max_time_ms)
+                "the run would last {end_ms}, more than the cap of {max_time_ms}"
             ),
         }
     }
@@ -514,10 +510,10 @@ impl Config {
                 return Err(ConfigError::StreamingListWithoutBookmarks);
             }
         }
-        if self.end_ms > self.limits.max_time_ms.ms() {
+        if self.end_ms > TimeMs::ZERO + self.limits.max_time_ms {
             return Err(ConfigError::EndBeyondLimit {
                 end_ms: self.end_ms,
-                max_time_ms: self.limits.max_time_ms.ms(),
+                max_time_ms: self.limits.max_time_ms,
             });
         }
         for t in &self.timeline {
@@ -725,7 +721,10 @@ mod tests {
     #[test]
     fn every_id_an_input_names_is_in_range() {
         let mut c = one_controller();
-        let at = |input| TimedInput { at_ms: 0, input };
+        let at = |input| TimedInput {
+            at_ms: TimeMs(0),
+            input,
+        };
         c.timeline = vec![at(Input::PauseCache {
             apiserver: ApiserverId(3),
         })];

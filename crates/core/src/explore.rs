@@ -38,7 +38,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use crate::config::{Config, Input, TimedInput};
-use crate::model::{format_ms, ApiserverId, ControllerId, DurationMs, KindId, Rv, TimeMs};
+use crate::model::{ApiserverId, ControllerId, DurationMs, KindId, Rv, TimeMs};
 use crate::sim::Sim;
 use crate::trace::{Actor, EventKind, ListRv, ReconcileResult, WatchEnd};
 use crate::verdict::{check, Expect};
@@ -68,7 +68,7 @@ pub enum Fault {
         name: String,
         /// When the later state is written (the hold's expected end).
         until_ms: TimeMs,
-        for_ms: TimeMs,
+        for_ms: DurationMs,
     },
     /// Pause `stale`'s cache at `pause_ms`, restart the controller against it at `restart_ms`,
     /// let it catch up `for_ms` later.
@@ -77,29 +77,29 @@ pub enum Fault {
         stale: ApiserverId,
         pause_ms: TimeMs,
         restart_ms: TimeMs,
-        for_ms: TimeMs,
+        for_ms: DurationMs,
     },
     /// Disconnect the controller at `at_ms` for `duration_ms`.
     Disconnect {
         controller: ControllerId,
         at_ms: TimeMs,
-        duration_ms: TimeMs,
+        duration_ms: DurationMs,
     },
 }
 
 /// The fault types, in the order the round-robin visits them.
 pub const FAULT_TYPES: [&str; 5] = ["crash", "hold", "stale", "unobserved", "disconnect"];
 
-pub const RESTART_AFTER_MS: TimeMs = 5_000;
+pub const RESTART_AFTER_MS: DurationMs = DurationMs(5_000);
 /// A hold that no later state supersedes ends after this long (and the schedule is discarded).
-pub const HOLD_FOR_MS: TimeMs = 60_000;
-pub const STALE_FOR_MS: TimeMs = 30_000;
+pub const HOLD_FOR_MS: DurationMs = DurationMs(60_000);
+pub const STALE_FOR_MS: DurationMs = DurationMs(30_000);
 /// Every schedule runs until at least this long after its faults end, so the system can settle:
 /// ESR is about what happens once faults stop, and client-go's backoff alone can take a minute
 /// (30 s doubled by jitter) twice over (a refused re-watch, then the 410's relist).
-pub const SETTLE_MS: TimeMs = 180_000;
+pub const SETTLE_MS: DurationMs = DurationMs(180_000);
 /// The longest a candidate fault lasts (a 60 s disconnect, a hold nothing supersedes).
-pub const MAX_FAULT_MS: TimeMs = 60_000;
+pub const MAX_FAULT_MS: DurationMs = DurationMs(60_000);
 /// Single-fault schedules considered at most.
 pub const MAX_SINGLES: u64 = 1_000_000;
 /// Pairs are formed among this many first singles (so at most ~2 million pairs).
@@ -144,7 +144,7 @@ impl Fault {
                 at_ms,
                 Input::Disconnect {
                     controller,
-                    duration_ms: DurationMs(duration_ms),
+                    duration_ms,
                 },
             )]
         };
@@ -158,14 +158,14 @@ impl Fault {
                 Input::Crash {
                     controller,
                     after_writes: Some(after_writes),
-                    restart_after_ms: Some(DurationMs(RESTART_AFTER_MS)),
+                    restart_after_ms: Some(RESTART_AFTER_MS),
                 },
             )],
             Fault::Unobserved {
                 controller,
                 from_ms,
                 until_ms,
-            } => cut(controller, from_ms, until_ms - from_ms),
+            } => cut(controller, from_ms, DurationMs::between(from_ms, until_ms)),
             Fault::Disconnect {
                 controller,
                 at_ms,
@@ -184,7 +184,7 @@ impl Fault {
                     controller,
                     kind,
                     name: name.clone(),
-                    for_ms: DurationMs(for_ms),
+                    for_ms,
                 },
             )],
             Fault::Stale { .. } => self.stale_inputs(),
@@ -230,7 +230,7 @@ impl Fault {
         match *self {
             Fault::CrashBetweenWrites { at_ms, .. } => at_ms + RESTART_AFTER_MS,
             Fault::Unobserved { until_ms, .. } => until_ms,
-            Fault::Hold { until_ms, .. } => until_ms + 1,
+            Fault::Hold { until_ms, .. } => until_ms + DurationMs(1),
             Fault::Stale {
                 restart_ms, for_ms, ..
             } => restart_ms + for_ms,
@@ -251,8 +251,8 @@ impl Fault {
             } => format!(
                 "crash {} after write {after_writes} of its reconcile at {}, restart {} later",
                 c(controller),
-                format_ms(at_ms),
-                format_ms(RESTART_AFTER_MS)
+                at_ms,
+                RESTART_AFTER_MS
             ),
             Fault::Unobserved {
                 controller,
@@ -260,8 +260,8 @@ impl Fault {
                 until_ms,
             } => format!(
                 "hide the state between {} and {} from {} (unobserved state)",
-                format_ms(from_ms),
-                format_ms(until_ms),
+                from_ms,
+                until_ms,
                 c(controller)
             ),
             Fault::Hold {
@@ -273,7 +273,7 @@ impl Fault {
             } => format!(
                 "hold {}'s notifications from {} until a later state of {}/{} arrives (unobserved state)",
                 c(controller),
-                format_ms(at_ms),
+                at_ms,
                 config.kinds[kind.index()].name,
                 name
             ),
@@ -286,10 +286,10 @@ impl Fault {
             } => format!(
                 "freeze {}'s cache at {} and restart {} against it at {}, resume it {} later (stale state)",
                 config.apiservers[stale.index()].name,
-                format_ms(pause_ms),
+                pause_ms,
                 c(controller),
-                format_ms(restart_ms),
-                format_ms(for_ms)
+                restart_ms,
+                for_ms
             ),
             Fault::Disconnect {
                 controller,
@@ -298,8 +298,8 @@ impl Fault {
             } => format!(
                 "disconnect {} at {} for {}",
                 c(controller),
-                format_ms(at_ms),
-                format_ms(duration_ms)
+                at_ms,
+                duration_ms
             ),
         }
     }
@@ -761,8 +761,8 @@ impl Explorer {
         // start by the original end and last at most a minute (a 60 s disconnect or hold), so
         // that end plus a minute plus the settling time covers them all.
         let mut config = config;
-        config.end_ms =
-            (config.end_ms + MAX_FAULT_MS + SETTLE_MS).min(config.limits.max_time_ms.ms());
+        config.end_ms = (config.end_ms + MAX_FAULT_MS + SETTLE_MS)
+            .min(TimeMs::ZERO + config.limits.max_time_ms);
         let config = Arc::new(config);
         let fresh = Sim::new((*config).clone())?;
         let mut full = fresh.clone();
@@ -1022,8 +1022,9 @@ impl Runner {
             .rposition(|s| s.trace.is_empty() || s.now_ms() < first)
             .unwrap_or(0);
         let mut sim = self.0.checkpoints[ck].clone();
-        if first > 0 && sim.now_ms() < first - 1 {
-            sim.handle_timeout(first - 1);
+        let just_before = first.saturating_sub(DurationMs(1));
+        if sim.now_ms() < just_before {
+            sim.handle_timeout(just_before);
         }
         for t in inputs {
             if !sim.schedule_input(t.at_ms, t.input) {
@@ -1145,15 +1146,35 @@ impl Runner {
 
 /// Smaller versions of a fault, smallest first: shorter windows, earlier crash points.
 fn shrinks(f: &Fault) -> Vec<Fault> {
-    const WINDOWS: [TimeMs; 6] = [1_000, 2_000, 5_000, 10_000, 20_000, 30_000];
-    let sizes: Vec<TimeMs> = match *f {
-        Fault::CrashBetweenWrites { after_writes, .. } => {
-            (1..after_writes).map(TimeMs::from).collect()
-        }
+    const WINDOWS: [DurationMs; 6] = [
+        DurationMs(1_000),
+        DurationMs(2_000),
+        DurationMs(5_000),
+        DurationMs(10_000),
+        DurationMs(20_000),
+        DurationMs(30_000),
+    ];
+    let resized = |w| resized(f, w);
+    match *f {
+        Fault::CrashBetweenWrites {
+            controller,
+            at_ms,
+            after_writes,
+        } => (1..after_writes)
+            .map(|after_writes| Fault::CrashBetweenWrites {
+                controller,
+                at_ms,
+                after_writes,
+            })
+            .collect(),
         Fault::Disconnect {
             duration_ms: was, ..
         }
-        | Fault::Stale { for_ms: was, .. } => WINDOWS.into_iter().filter(|&w| w < was).collect(),
+        | Fault::Stale { for_ms: was, .. } => WINDOWS
+            .into_iter()
+            .filter(|&w| w < was)
+            .map(resized)
+            .collect(),
         Fault::Hold {
             at_ms,
             until_ms,
@@ -1161,25 +1182,24 @@ fn shrinks(f: &Fault) -> Vec<Fault> {
             ..
         } => {
             // Long enough for the later state to arrive, then the usual windows.
-            let need = until_ms.saturating_sub(at_ms) + 1_000;
+            let need = DurationMs::between(at_ms, until_ms) + DurationMs(1_000);
             std::iter::once(need)
                 .chain(WINDOWS.into_iter().filter(|&w| w > need))
                 .filter(|&w| w < for_ms)
+                .map(resized)
                 .collect()
         }
         Fault::Unobserved { .. } => vec![],
-    };
-    sizes.into_iter().map(|w| resized(f, w)).collect()
+    }
 }
 
-/// The fault with its size (crash point, window) set to `w`.
-fn resized(f: &Fault, w: TimeMs) -> Fault {
+/// The fault with its window set to `w`.
+fn resized(f: &Fault, w: DurationMs) -> Fault {
     let mut g = f.clone();
     match &mut g {
-        Fault::CrashBetweenWrites { after_writes, .. } => *after_writes = w as u32,
         Fault::Disconnect { duration_ms, .. } => *duration_ms = w,
         Fault::Hold { for_ms, .. } | Fault::Stale { for_ms, .. } => *for_ms = w,
-        Fault::Unobserved { .. } => {}
+        Fault::CrashBetweenWrites { .. } | Fault::Unobserved { .. } => {}
     }
     g
 }
@@ -1364,14 +1384,14 @@ fn stale_effect(
     match result {
         Some((j, list_rv)) => format!(
             "{aname}'s cache was paused at {} and missed {missed} writes; the restart at {} listed {kind} at RV {} from {aname}, whose cache stood at rv {list_rv} while etcd was at {}",
-            format_ms(pause_ms),
-            format_ms(restart_ms),
+            pause_ms,
+            restart_ms,
             if rv == ListRv::Any { "\"0\"".to_string() } else { rv.param() },
             rev_at(sim, j)
         ),
         None => format!(
             "{aname}'s cache was paused at {} and missed {missed} writes; the restart's list of {kind} got no answer",
-            format_ms(pause_ms)
+            pause_ms
         ),
     }
 }
@@ -1407,13 +1427,13 @@ fn crash_effect(sim: &Sim, controller: ControllerId, at_ms: TimeMs) -> String {
     format!(
         "{} crashed at {} in the reconcile of {} after {} write{} ({}){}",
         cname(sim, controller),
-        format_ms(ce.time_ms),
+        ce.time_ms,
         cut.map(|k| sim.names().resolve(k)).unwrap_or("?"),
         writes.len(),
         if writes.len() == 1 { "" } else { "s" },
         writes.join(", "),
         restart
-            .map(|t| format!(", restarted at {}", format_ms(t)))
+            .map(|t| format!(", restarted at {t}"))
             .unwrap_or_default()
     )
 }
@@ -1459,7 +1479,7 @@ fn hold_effect(
         return format!(
             "{}'s notifications were held from {} and never released",
             cname(sim, controller),
-            format_ms(armed.map_or(at_ms, |e| e.time_ms))
+            armed.map_or(at_ms, |e| e.time_ms)
         );
     };
     // The first state of the object written while the hold was on.
@@ -1479,8 +1499,8 @@ fn hold_effect(
     format!(
         "{held} notifications to {} were held from {} to {} and released together{}: it never acted on {}/{name} at spec {} alone",
         cname(sim, controller),
-        format_ms(armed.map_or(at_ms, |e| e.time_ms)),
-        format_ms(t),
+        armed.map_or(at_ms, |e| e.time_ms),
+        t,
         if superseded { " once a later state arrived" } else { "" },
         kname(sim, kind),
         spec.as_deref().unwrap_or("?")
@@ -1490,7 +1510,8 @@ fn hold_effect(
 /// A disconnect or an unobserved window: the watches it closed, the writes meanwhile, what the
 /// re-watch got and the relists (within a minute after).
 fn cut_effect(sim: &Sim, controller: ControllerId, at_ms: TimeMs, until: TimeMs) -> String {
-    let after = |e: &&crate::trace::Event| e.time_ms >= at_ms && e.time_ms < until + 60_000;
+    let after =
+        |e: &&crate::trace::Event| e.time_ms >= at_ms && e.time_ms < until + DurationMs(60_000);
     let cut = sim
         .trace
         .iter()
@@ -1521,8 +1542,8 @@ fn cut_effect(sim: &Sim, controller: ControllerId, at_ms: TimeMs, until: TimeMs)
     format!(
         "{} was cut off from {} to {} ({cut} watch{} closed, {missed} writes meanwhile){}{}",
         cname(sim, controller),
-        format_ms(at_ms),
-        format_ms(until),
+        at_ms,
+        until,
         if cut == 1 { "" } else { "es" },
         match gone {
             Some(m) => format!("; its re-watch got 410 \"{m}\""),
@@ -1596,7 +1617,7 @@ fn writes_per_reconcile(sim: &Sim) -> Vec<u32> {
 /// very millisecond (a crash input for a controller that is down does nothing).
 fn crash_faults(sim: &Sim, controller: ControllerId, writes_of: &[u32]) -> Vec<Fault> {
     let mut out = vec![];
-    let mut up_since = 0;
+    let mut up_since = TimeMs::ZERO;
     for (i, e) in sim.trace.iter().enumerate() {
         match e.kind {
             EventKind::Restart { controller: rc, .. } if rc == controller => {
@@ -1606,7 +1627,7 @@ fn crash_faults(sim: &Sim, controller: ControllerId, writes_of: &[u32]) -> Vec<F
                 for after_writes in 1..writes_of[i] {
                     out.push(Fault::CrashBetweenWrites {
                         controller,
-                        at_ms: e.time_ms.saturating_sub(1).max(up_since),
+                        at_ms: e.time_ms.saturating_sub(DurationMs(1)).max(up_since),
                         after_writes,
                     });
                 }
@@ -1658,12 +1679,12 @@ fn window_faults(
     for (t1, t2, kind, name) in pairs {
         unobserved.push(Fault::Unobserved {
             controller,
-            from_ms: t1.saturating_sub(1),
-            until_ms: t2 + 1,
+            from_ms: t1.saturating_sub(DurationMs(1)),
+            until_ms: t2 + DurationMs(1),
         });
         hold.push(Fault::Hold {
             controller,
-            at_ms: t1.saturating_sub(1),
+            at_ms: t1.saturating_sub(DurationMs(1)),
             kind,
             name: sim.names().resolve(name).to_string(),
             until_ms: t2,
@@ -1681,10 +1702,10 @@ fn disconnect_faults(
     times.dedup();
     let mut out = vec![];
     for t in times {
-        for duration_ms in [5_000, 60_000] {
+        for duration_ms in [DurationMs(5_000), DurationMs(60_000)] {
             out.push(Fault::Disconnect {
                 controller,
-                at_ms: t.saturating_sub(1),
+                at_ms: t.saturating_sub(DurationMs(1)),
                 duration_ms,
             });
         }
@@ -1723,7 +1744,7 @@ fn stale_gens(sim: &Sim, controller: ControllerId, read: &[KindId]) -> Vec<Stale
             .filter_map(|(k, &t)| {
                 let missed = *adds.get(k + 1)?;
                 let first = restarts.partition_point(|&r| r <= missed);
-                (first < restarts.len()).then_some((t + 1, first))
+                (first < restarts.len()).then_some((t + DurationMs(1), first))
             })
             .collect();
         let max_d = pauses
@@ -1752,10 +1773,10 @@ fn stale_restarts(sim: &Sim, controller: ControllerId, read: &[KindId]) -> Vec<T
         .iter()
         .filter_map(|e| match (e.actor, e.kind) {
             (Actor::Controller(a), EventKind::Write { .. }) if a == controller => {
-                Some(e.time_ms + 1)
+                Some(e.time_ms + DurationMs(1))
             }
             (Actor::User, EventKind::Write { kind, .. }) if read.contains(&kind) => {
-                Some(e.time_ms + 1_000)
+                Some(e.time_ms + DurationMs(1_000))
             }
             _ => None,
         })
@@ -1779,7 +1800,7 @@ mod tests {
         Fault::Disconnect {
             controller: ControllerId(0),
             at_ms,
-            duration_ms: 5_000,
+            duration_ms: DurationMs(5_000),
         }
     }
 
@@ -1796,20 +1817,20 @@ mod tests {
         let mut g = StaleGen {
             controller: ControllerId(0),
             stale: ApiserverId(1),
-            pauses: vec![(10, 0), (20, 1)],
-            restarts: vec![15, 25, 35],
+            pauses: vec![(TimeMs(10), 0), (TimeMs(20), 1)],
+            restarts: [15, 25, 35].map(TimeMs).to_vec(),
             d: 0,
             p: 0,
             max_d: 3,
         };
         assert_eq!(g.count(), 5);
-        let got: Vec<(TimeMs, TimeMs)> = std::iter::from_fn(|| g.next())
+        let got: Vec<(u64, u64)> = std::iter::from_fn(|| g.next())
             .map(|f| match f {
                 Fault::Stale {
                     pause_ms,
                     restart_ms,
                     ..
-                } => (pause_ms, restart_ms),
+                } => (pause_ms.ms(), restart_ms.ms()),
                 _ => unreachable!(),
             })
             .collect();
@@ -1820,11 +1841,14 @@ mod tests {
     fn types_take_turns_and_the_cap_holds() {
         let mut c = Candidates {
             sources: vec![
-                Source::List(vec![crash(1), crash(2), crash(3)], 0),
+                Source::List(
+                    vec![crash(TimeMs(1)), crash(TimeMs(2)), crash(TimeMs(3))],
+                    0,
+                ),
                 Source::List(vec![], 0),
                 Source::Stale(vec![], 0),
                 Source::List(vec![], 0),
-                Source::List(vec![disconnect(1)], 0),
+                Source::List(vec![disconnect(TimeMs(1))], 0),
             ],
             turn: 0,
             produced: 0,
@@ -1832,7 +1856,10 @@ mod tests {
             by_type: [3, 0, 0, 0, 1],
         };
         let got: Vec<Fault> = c.by_ref().collect();
-        assert_eq!(got, [crash(1), disconnect(1), crash(2)]);
+        assert_eq!(
+            got,
+            [crash(TimeMs(1)), disconnect(TimeMs(1)), crash(TimeMs(2))]
+        );
     }
 
     #[test]

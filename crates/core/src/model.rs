@@ -4,8 +4,40 @@ use std::collections::HashMap;
 
 /// A resource version: etcd's global revision. Clients treat it as opaque; the model compares.
 pub type Rv = u64;
-/// A moment: virtual time in milliseconds since the start of the run.
-pub type TimeMs = u64;
+/// A moment: virtual time in milliseconds since the start of the run. A type of its own, like
+/// `DurationMs`: a moment plus a duration is a moment, `DurationMs::between` two moments is a
+/// duration, and neither a moment plus a moment nor a resource version plus a duration compiles:
+///
+/// ```compile_fail
+/// use listwatch_core::TimeMs;
+/// let _ = TimeMs(1) + TimeMs(2);
+/// ```
+///
+/// ```compile_fail
+/// use listwatch_core::{DurationMs, Rv};
+/// let rv: Rv = 5;
+/// let _ = rv + DurationMs(1);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct TimeMs(pub u64);
+
+impl TimeMs {
+    /// The start of the run.
+    pub const ZERO: TimeMs = TimeMs(0);
+    /// Later than every moment a run reaches: "no limit".
+    pub const MAX: TimeMs = TimeMs(u64::MAX);
+
+    pub fn ms(self) -> u64 {
+        self.0
+    }
+
+    /// The moment `d` before this one, or the start if that is earlier.
+    #[must_use]
+    pub fn saturating_sub(self, d: DurationMs) -> TimeMs {
+        TimeMs(self.0.saturating_sub(d.0))
+    }
+}
+
 /// A length of virtual time in milliseconds (a delay, a timeout, a period): a type of its own,
 /// so a moment is never passed where a duration is meant. A moment plus a duration is a moment;
 /// `DurationMs::between` two moments is a duration.
@@ -17,7 +49,7 @@ impl DurationMs {
 
     /// The time from `earlier` to `later` (zero if `later` is not after it).
     pub fn between(earlier: TimeMs, later: TimeMs) -> DurationMs {
-        DurationMs(later.saturating_sub(earlier))
+        DurationMs(later.0.saturating_sub(earlier.0))
     }
 
     pub fn ms(self) -> u64 {
@@ -27,18 +59,31 @@ impl DurationMs {
     pub fn is_zero(self) -> bool {
         self.0 == 0
     }
+
+    /// `n` times this long, or the longest duration if that overflows.
+    #[must_use]
+    pub fn saturating_mul(self, n: u64) -> DurationMs {
+        DurationMs(self.0.saturating_mul(n))
+    }
 }
 
 impl std::ops::Add<DurationMs> for TimeMs {
     type Output = TimeMs;
     fn add(self, d: DurationMs) -> TimeMs {
-        self + d.0
+        TimeMs(self.0 + d.0)
     }
 }
 
 impl std::ops::AddAssign<DurationMs> for TimeMs {
     fn add_assign(&mut self, d: DurationMs) {
-        *self += d.0;
+        self.0 += d.0;
+    }
+}
+
+impl std::ops::Sub<DurationMs> for TimeMs {
+    type Output = TimeMs;
+    fn sub(self, d: DurationMs) -> TimeMs {
+        TimeMs(self.0 - d.0)
     }
 }
 
@@ -67,6 +112,13 @@ impl std::ops::Div<u64> for DurationMs {
 impl std::fmt::Display for DurationMs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&format_ms(self.0))
+    }
+}
+
+/// The way scripts write a moment, as the time since the start: `at 1.5s`.
+impl std::fmt::Display for TimeMs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(&format_ms(self.0))
     }
 }
 
@@ -320,8 +372,9 @@ impl Rng {
     }
 }
 
-/// Formats a duration the way scripts write it: `1.5s`, `250ms`, `2m`.
-pub fn format_ms(ms: TimeMs) -> String {
+/// Milliseconds the way scripts write them: `1.5s`, `250ms`, `2m` (`Display` of both
+/// `TimeMs` and `DurationMs`).
+pub fn format_ms(ms: u64) -> String {
     if ms == 0 {
         "0s".to_string()
     } else if ms.is_multiple_of(60_000) && ms >= 60_000 {

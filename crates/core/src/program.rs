@@ -11,7 +11,7 @@
 //! `MAX_CHILDREN` creates, a list delete at most one write per item read; and a reconcile makes
 //! at most `MAX_WRITES` writes.
 
-use crate::model::{DurationMs, KindId, NameId, Names, Object, Owner, Rv, TimeMs};
+use crate::model::{DurationMs, KindId, NameId, Names, Object, Owner, Rv};
 use crate::reconcile::{Memory, Reader, Write, MAX_CHILDREN};
 use crate::trace::{ApiError, ReconcileResult};
 
@@ -101,7 +101,7 @@ pub enum Outcome {
     Done,
     /// Return an error: a rate-limited retry.
     Error,
-    RequeueAfter(TimeMs),
+    RequeueAfter(DurationMs),
 }
 
 impl Outcome {
@@ -110,7 +110,7 @@ impl Outcome {
         match self {
             Outcome::Done => ReconcileResult::Done,
             Outcome::Error => ReconcileResult::Error(ApiError::ReconcileError),
-            Outcome::RequeueAfter(d) => ReconcileResult::RequeueAfter(DurationMs(d)),
+            Outcome::RequeueAfter(d) => ReconcileResult::RequeueAfter(d),
         }
     }
 }

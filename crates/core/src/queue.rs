@@ -7,8 +7,8 @@ use crate::config::QueueKind;
 use crate::model::{DurationMs, NameId, TimeMs};
 use crate::trace::{QueueAdd, ReconcileResult};
 
-pub const ITEM_BACKOFF_MS_BASE: TimeMs = 5;
-pub const ITEM_BACKOFF_MS_MAX: TimeMs = 1_000_000;
+pub const ITEM_BACKOFF_MS_BASE: DurationMs = DurationMs(5);
+pub const ITEM_BACKOFF_MS_MAX: DurationMs = DurationMs(1_000_000);
 const BUCKET_QPS: u64 = 10;
 const BUCKET_BURST: u64 = 100;
 
@@ -41,7 +41,7 @@ impl WorkQueue {
             failures: BTreeMap::new(),
             delayed: BTreeMap::new(),
             bucket_millitokens: (BUCKET_BURST * 1000) as i64,
-            bucket_at_ms: 0,
+            bucket_at_ms: TimeMs::ZERO,
         }
     }
 
@@ -130,7 +130,7 @@ impl WorkQueue {
 
     /// `AddRateLimited`'s delay: the max of the per-item exponential backoff and (classic queue)
     /// the shared token bucket.
-    pub fn rate_limit_delay(&mut self, key: NameId, now: TimeMs) -> TimeMs {
+    pub fn rate_limit_delay(&mut self, key: NameId, now: TimeMs) -> DurationMs {
         let n = self.failures.entry(key).or_insert(0);
         let exp = ITEM_BACKOFF_MS_BASE
             .saturating_mul(1u64 << (*n).min(40))
@@ -139,14 +139,14 @@ impl WorkQueue {
         if self.kind == QueueKind::Priority {
             return exp;
         }
-        let refill = (now.saturating_sub(self.bucket_at_ms) * BUCKET_QPS) as i64;
+        let refill = (DurationMs::between(self.bucket_at_ms, now).ms() * BUCKET_QPS) as i64;
         self.bucket_millitokens =
             (self.bucket_millitokens + refill).min((BUCKET_BURST * 1000) as i64) - 1000;
         self.bucket_at_ms = self.bucket_at_ms.max(now);
         let bucket = if self.bucket_millitokens >= 0 {
-            0
+            DurationMs::ZERO
         } else {
-            (self.bucket_millitokens.unsigned_abs()).div_ceil(BUCKET_QPS)
+            DurationMs((self.bucket_millitokens.unsigned_abs()).div_ceil(BUCKET_QPS))
         };
         exp.max(bucket)
     }
@@ -168,7 +168,7 @@ impl WorkQueue {
                 self.forget(key);
                 Some(d)
             }
-            ReconcileResult::Error(_) => Some(DurationMs(self.rate_limit_delay(key, now))),
+            ReconcileResult::Error(_) => Some(self.rate_limit_delay(key, now)),
             ReconcileResult::Crashed => None,
         }
     }
@@ -212,21 +212,24 @@ mod tests {
     fn priority_queue_keeps_one_item_per_key_and_an_add_makes_a_delayed_key_ready() {
         let mut q = WorkQueue::new(QueueKind::Priority);
         let a = NameId(1);
-        assert_eq!(q.add_after(a, 20), QueueAdd::Added);
+        assert_eq!(q.add_after(a, TimeMs(20)), QueueAdd::Added);
         assert_eq!(
-            q.add_after(a, 30),
+            q.add_after(a, TimeMs(30)),
             QueueAdd::AlreadyQueued,
             "the earlier ReadyAt wins"
         );
         assert_eq!(q.add(a, false), QueueAdd::Added, "ready now");
-        assert!(!q.due(a, 20), "the delayed item was consumed by the add");
+        assert!(
+            !q.due(a, TimeMs(20)),
+            "the delayed item was consumed by the add"
+        );
         assert_eq!(q.get(), Some(a));
         assert_eq!(q.get(), None);
         let mut c = WorkQueue::new(QueueKind::Classic);
-        assert_eq!(c.add_after(a, 20), QueueAdd::Added);
+        assert_eq!(c.add_after(a, TimeMs(20)), QueueAdd::Added);
         assert_eq!(c.add(a, false), QueueAdd::Added);
         assert!(
-            c.due(a, 20),
+            c.due(a, TimeMs(20)),
             "the classic delaying queue adds again when due"
         );
     }
@@ -235,14 +238,16 @@ mod tests {
     fn item_backoff_doubles_from_5ms_and_caps_at_1000s() {
         let mut q = WorkQueue::new(QueueKind::Priority);
         let a = NameId(1);
-        let delays: Vec<_> = (0..4).map(|_| q.rate_limit_delay(a, 0)).collect();
-        assert_eq!(delays, vec![5, 10, 20, 40]);
+        let delays: Vec<_> = (0..4)
+            .map(|_| q.rate_limit_delay(a, TimeMs::ZERO))
+            .collect();
+        assert_eq!(delays, [5, 10, 20, 40].map(DurationMs));
         for _ in 0..30 {
-            q.rate_limit_delay(a, 0);
+            q.rate_limit_delay(a, TimeMs::ZERO);
         }
-        assert_eq!(q.rate_limit_delay(a, 0), ITEM_BACKOFF_MS_MAX);
+        assert_eq!(q.rate_limit_delay(a, TimeMs::ZERO), ITEM_BACKOFF_MS_MAX);
         q.forget(a);
-        assert_eq!(q.rate_limit_delay(a, 0), 5);
+        assert_eq!(q.rate_limit_delay(a, TimeMs::ZERO), DurationMs(5));
     }
 
     #[test]
@@ -250,34 +255,52 @@ mod tests {
         let mut q = WorkQueue::new(QueueKind::Priority);
         let a = NameId(1);
         let error = ReconcileResult::Error(crate::trace::ApiError::ReconcileError);
-        assert_eq!(q.requeue_delay(a, error, 0), Some(DurationMs(5)));
-        assert_eq!(q.requeue_delay(a, error, 0), Some(DurationMs(10)));
-        assert_eq!(q.requeue_delay(a, ReconcileResult::Crashed, 0), None);
+        assert_eq!(q.requeue_delay(a, error, TimeMs::ZERO), Some(DurationMs(5)));
         assert_eq!(
-            q.requeue_delay(a, error, 0),
+            q.requeue_delay(a, error, TimeMs::ZERO),
+            Some(DurationMs(10))
+        );
+        assert_eq!(
+            q.requeue_delay(a, ReconcileResult::Crashed, TimeMs::ZERO),
+            None
+        );
+        assert_eq!(
+            q.requeue_delay(a, error, TimeMs::ZERO),
             Some(DurationMs(20)),
             "a crash forgets nothing"
         );
         let later = ReconcileResult::RequeueAfter(DurationMs(700));
-        assert_eq!(q.requeue_delay(a, later, 0), Some(DurationMs(700)));
         assert_eq!(
-            q.requeue_delay(a, error, 0),
+            q.requeue_delay(a, later, TimeMs::ZERO),
+            Some(DurationMs(700))
+        );
+        assert_eq!(
+            q.requeue_delay(a, error, TimeMs::ZERO),
             Some(DurationMs(5)),
             "forgotten"
         );
-        assert_eq!(q.requeue_delay(a, ReconcileResult::Done, 0), None);
-        assert_eq!(q.requeue_delay(a, error, 0), Some(DurationMs(5)));
+        assert_eq!(
+            q.requeue_delay(a, ReconcileResult::Done, TimeMs::ZERO),
+            None
+        );
+        assert_eq!(q.requeue_delay(a, error, TimeMs::ZERO), Some(DurationMs(5)));
     }
 
     #[test]
     fn classic_bucket_allows_a_burst_of_100_then_10_per_second() {
         let mut q = WorkQueue::new(QueueKind::Classic);
         for i in 0..100 {
-            assert_eq!(q.rate_limit_delay(NameId(i), 0), 5);
+            assert_eq!(q.rate_limit_delay(NameId(i), TimeMs::ZERO), DurationMs(5));
         }
-        assert_eq!(q.rate_limit_delay(NameId(1000), 0), 100);
-        assert_eq!(q.rate_limit_delay(NameId(1001), 0), 200);
+        assert_eq!(
+            q.rate_limit_delay(NameId(1000), TimeMs::ZERO),
+            DurationMs(100)
+        );
+        assert_eq!(
+            q.rate_limit_delay(NameId(1001), TimeMs::ZERO),
+            DurationMs(200)
+        );
         // 300 ms later three tokens came back, two of them already reserved.
-        assert_eq!(q.rate_limit_delay(NameId(1002), 300), 5);
+        assert_eq!(q.rate_limit_delay(NameId(1002), TimeMs(300)), DurationMs(5));
     }
 }

@@ -2,8 +2,7 @@
 //! Events are small and `Copy`; strings live once in `Names`.
 
 use crate::model::{
-    format_ms, ApiserverId, ControllerId, DurationMs, EventType, KindId, NameId, Rv, TimeMs,
-    WatcherId,
+    ApiserverId, ControllerId, DurationMs, EventType, KindId, NameId, Rv, TimeMs, WatcherId,
 };
 
 /// Index of an event in its trace.
@@ -1070,7 +1069,7 @@ fn describe_fault(kind: &EventKind, l: &dyn Labels) -> String {
     match *kind {
         Crash { .. } => "crashed".into(),
         Restart { apiserver, .. } => format!("restarted against {}", l.apiserver(apiserver)),
-        Disconnect { until_ms, .. } => format!("disconnected until {}", format_ms(until_ms)),
+        Disconnect { until_ms, .. } => format!("disconnected until {until_ms}"),
         Reconnect { .. } => "connection restored".into(),
         Failover { apiserver, .. } => format!(
             "connections fail over to {} (watches break; reflectors keep their last RV)",
@@ -1148,7 +1147,8 @@ fn describe_probe(kind: &EventKind, l: &dyn Labels) -> String {
 
 /// The compact one-line form: `12.345s  actor  message  <- #cause`.
 pub fn line(id: EventId, e: &Event, l: &dyn Labels) -> String {
-    let t = format!("{}.{:03}s", e.time_ms / 1000, e.time_ms % 1000);
+    let ms = e.time_ms.ms();
+    let t = format!("{}.{:03}s", ms / 1000, ms % 1000);
     let mut s = format!(
         "#{id:<5} {t:>10}  {:<18} {}",
         actor_label(e.actor, l),
@@ -1176,7 +1176,7 @@ mod tests {
 
     fn event(i: usize) -> Event {
         Event {
-            time_ms: i as TimeMs,
+            time_ms: TimeMs(i as u64),
             actor: Actor::User,
             cause: i as EventId,
             kind: EventKind::Crash {
@@ -1209,8 +1209,8 @@ mod tests {
                 }
             }
             for k in [0, n / 2, n] {
-                let p = t.partition_point(|e| (e.time_ms as usize) < k);
-                assert_eq!(p, v.partition_point(|e| (e.time_ms as usize) < k));
+                let p = t.partition_point(|e| (e.time_ms.ms() as usize) < k);
+                assert_eq!(p, v.partition_point(|e| (e.time_ms.ms() as usize) < k));
             }
             // Amending a clone's event leaves the original as it was.
             let mut c = t.clone();

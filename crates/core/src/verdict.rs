@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use crate::analysis::EsrOutcome;
 use crate::config::Config;
-use crate::model::{format_ms, ApiserverId, ControllerId, KindId, NameId, Rv, TimeMs, WatcherId};
+use crate::model::{ApiserverId, ControllerId, DurationMs, KindId, NameId, Rv, TimeMs, WatcherId};
 use crate::sim::Sim;
 use crate::trace::*;
 
@@ -118,7 +118,7 @@ pub enum Expect {
         fact: Fact,
         by_ms: Option<TimeMs>,
         /// `between D1 and D2 after FACT`: at least D1 and at most D2 after its first occurrence.
-        after: Option<(TimeMs, TimeMs, Fact)>,
+        after: Option<(DurationMs, DurationMs, Fact)>,
     },
 }
 
@@ -341,7 +341,9 @@ fn check_count(
         }
     }
     let pass = cmp.holds(n, *value);
-    let decided_ms = last.map(|i| sim.trace[i as usize].time_ms).unwrap_or(0);
+    let decided_ms = last
+        .map(|i| sim.trace[i as usize].time_ms)
+        .unwrap_or(TimeMs::ZERO);
     Outcome {
         pass,
         found: format!("{n}"),
@@ -416,7 +418,9 @@ fn check_final(
                 pass: cmp.holds(v, *value),
                 found: format!("{v}"),
                 decided_by: by,
-                decided_ms: by.map(|i| sim.trace[i as usize].time_ms).unwrap_or(0),
+                decided_ms: by
+                    .map(|i| sim.trace[i as usize].time_ms)
+                    .unwrap_or(TimeMs::ZERO),
             }
         }
     }
@@ -437,7 +441,9 @@ fn check_exists(sim: &Sim, kind: &KindId, name: &str, negated: &bool) -> Outcome
             "absent".into()
         },
         decided_by: by,
-        decided_ms: by.map(|i| sim.trace[i as usize].time_ms).unwrap_or(0),
+        decided_ms: by
+            .map(|i| sim.trace[i as usize].time_ms)
+            .unwrap_or(TimeMs::ZERO),
     }
 }
 
@@ -478,8 +484,7 @@ fn esr(sim: &Sim, controller: Option<ControllerId>) -> Outcome {
         EsrOutcome::NotJudged { at_ms } => Outcome {
             pass: false,
             found: format!(
-                "not judged: the run stopped at its cap on events at {}, so its end is unknown",
-                format_ms(at_ms)
+                "not judged: the run stopped at its cap on events at {at_ms}, so its end is unknown"
             ),
             decided_by: None,
             decided_ms: at_ms,
@@ -487,16 +492,15 @@ fn esr(sim: &Sim, controller: Option<ControllerId>) -> Outcome {
         EsrOutcome::Violated { key, since_ms, .. } => Outcome {
             pass: false,
             found: format!(
-                "{} has not reached its desired state (wrong since {})",
+                "{} has not reached its desired state (wrong since {since_ms})",
                 sim.names().resolve(key),
-                format_ms(since_ms)
             ),
             decided_by: None,
             decided_ms: since_ms,
         },
         EsrOutcome::Holds { since_ms } => Outcome {
             pass: true,
-            found: format!("stable since {}", format_ms(since_ms)),
+            found: format!("stable since {since_ms}"),
             decided_by: None,
             decided_ms: since_ms,
         },
@@ -527,22 +531,22 @@ fn check_fact(
     kind: Option<KindId>,
     fact: &Fact,
     by_ms: Option<TimeMs>,
-    after: &Option<(TimeMs, TimeMs, Fact)>,
+    after: &Option<(DurationMs, DurationMs, Fact)>,
 ) -> Outcome {
     let window = match after {
-        None => Some((0, by_ms.unwrap_or(TimeMs::MAX))),
+        None => Some((TimeMs::ZERO, by_ms.unwrap_or(TimeMs::MAX))),
         Some((lo, hi, first)) => fact_times(sim, controller, kind, first)
             .next()
-            .map(|(_, t)| (t + lo, (t + hi).min(by_ms.unwrap_or(TimeMs::MAX)))),
+            .map(|(_, t)| (t + *lo, (t + *hi).min(by_ms.unwrap_or(TimeMs::MAX)))),
     };
     let hit = window.and_then(|(lo, hi)| {
         fact_times(sim, controller, kind, fact).find(|&(_, t)| t >= lo && t <= hi)
     });
     let found = match (hit, window, after) {
-        (Some((_, t)), _, _) => format!("at {}", format_ms(t)),
+        (Some((_, t)), _, _) => format!("at {t}"),
         (None, None, Some((_, _, first))) => format!("never {}", first.describe()),
         (None, _, _) => match fact_times(sim, controller, kind, fact).next() {
-            Some((_, t)) => format!("only at {}", format_ms(t)),
+            Some((_, t)) => format!("only at {t}"),
             None => "never".into(),
         },
     };
@@ -613,7 +617,7 @@ pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
         };
         let mut text = format!(
             "at {}: {} {}",
-            format_ms(e.time_ms),
+            e.time_ms,
             actor_label(e.actor, sim),
             describe(&e.kind, sim)
         );

@@ -70,7 +70,7 @@ impl View {
     pub fn initial(sim: &Sim) -> View {
         View {
             applied: 0,
-            time_ms: 0,
+            time_ms: TimeMs::ZERO,
             rv: 1,
             caches: sim
                 .apiservers()

@@ -66,7 +66,7 @@ fn case() -> impl Strategy<Value = Case> {
         })
 }
 
-const SETTLED_MS: u64 = 70_000;
+const SETTLED_MS: TimeMs = TimeMs(70_000);
 
 fn config(c: &Case) -> Config {
     let mut cfg = Config::new(&["Parent", "Child"]);
@@ -162,7 +162,7 @@ fn config(c: &Case) -> Config {
             },
         };
         cfg.timeline.push(TimedInput {
-            at_ms: *at_ms,
+            at_ms: TimeMs(*at_ms),
             input,
         });
     }
@@ -191,7 +191,7 @@ fn config(c: &Case) -> Config {
             input,
         });
     }
-    cfg.end_ms = SETTLED_MS + 600_000;
+    cfg.end_ms = SETTLED_MS + DurationMs(600_000);
     cfg
 }
 

@@ -18,9 +18,12 @@ fn overflow_config() -> Config {
             finalizer: false,
         },
     );
-    ctl.start_ms = 1000;
+    ctl.start_ms = TimeMs(1000);
     c.controllers.push(ctl);
-    let at = |at_ms, input| TimedInput { at_ms, input };
+    let at = |at_ms: u64, input| TimedInput {
+        at_ms: TimeMs(at_ms),
+        input,
+    };
     let filler = |n: u32| Input::Create {
         kind: other,
         name: format!("o{n}"),
@@ -106,7 +109,7 @@ fn overflow_config() -> Config {
             },
         ),
     ];
-    c.end_ms = 10_000;
+    c.end_ms = TimeMs(10_000);
     c
 }
 
@@ -227,7 +230,7 @@ fn boundaries_example_through_the_engine() {
     let mut c = Config::new(&["Pod"]);
     c.kinds[0].cache = CacheMode::Fixed { capacity: 3 };
     c.compaction_ms = DurationMs(0);
-    c.end_ms = 1000;
+    c.end_ms = TimeMs(1000);
     let sim = Sim::new(c).unwrap();
     let mut cache = sim.apiservers()[0].caches[0].clone();
     cache.replace(std::iter::empty(), 10);
@@ -268,7 +271,7 @@ fn lists_during_cache_reinitialisation_go_to_etcd() {
     };
     c.timeline = vec![
         TimedInput {
-            at_ms: 10_000,
+            at_ms: TimeMs(10_000),
             input: Input::Create {
                 kind: KindId(0),
                 name: "a".into(),
@@ -277,7 +280,7 @@ fn lists_during_cache_reinitialisation_go_to_etcd() {
         },
         // The fresh watch closes within 1 s with no events: a "very short watch", so a relist.
         TimedInput {
-            at_ms: 500,
+            at_ms: TimeMs(500),
             input: Input::ReinitCache {
                 apiserver: ApiserverId(0),
                 kind: KindId(0),
@@ -285,7 +288,7 @@ fn lists_during_cache_reinitialisation_go_to_etcd() {
             },
         },
     ];
-    c.end_ms = 20_000;
+    c.end_ms = TimeMs(20_000);
     let sim = verdict::run(c).unwrap();
     listwatch_core::invariants::check(&sim).unwrap();
     let lines: Vec<String> = sim.trace.iter().map(|e| describe(&e.kind, &sim)).collect();

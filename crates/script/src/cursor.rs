@@ -5,7 +5,7 @@ use listwatch_core::{DurationMs, TimeMs};
 
 use crate::diag::{nearest, Diagnostic};
 use crate::lexer::Word;
-use crate::parse::{decimal, parse_duration, NumberError, MAX_TIME_MS};
+use crate::parse::{decimal, parse_duration, NumberError, MAX_DURATION_MS};
 
 pub(crate) type R<T> = Result<T, Diagnostic>;
 
@@ -69,20 +69,21 @@ impl<'a> Cursor<'a> {
             )),
         }
     }
-    pub(crate) fn duration(&mut self, what: &str) -> R<TimeMs> {
+    /// A length of time (a delay, a period, a timeout), at most 24h.
+    pub(crate) fn duration(&mut self, what: &str) -> R<DurationMs> {
         let w = self.next(what)?;
-        let ms = self.duration_in(w, &w.text, || {
+        let d = self.duration_in(w, &w.text, || {
             self.err_at(w, format!("`{}` is not a duration", w.text))
                 .help("write a number and a unit: 250ms, 1.5s, 2m, 1h")
         })?;
-        if ms > MAX_TIME_MS {
+        if d > MAX_DURATION_MS {
             return Err(self.err_at(w, format!("{} is longer than the limit of 24h", w.text)));
         }
-        Ok(ms)
+        Ok(d)
     }
-    /// A length of time (a delay, a period, a timeout), as opposed to a moment.
-    pub(crate) fn duration_ms(&mut self, what: &str) -> R<DurationMs> {
-        self.duration(what).map(DurationMs)
+    /// A moment, written as the time since the start (`run 2m`, `by 30s`).
+    pub(crate) fn moment(&mut self, what: &str) -> R<TimeMs> {
+        Ok(TimeMs::ZERO + self.duration(what)?)
     }
     /// The duration in `text` (the word `w`, or the part of it after a `+`). A number with too
     /// many digits is said to be one whatever the word was for; `not_one` words the other errors.
@@ -91,7 +92,7 @@ impl<'a> Cursor<'a> {
         w: &Word,
         text: &str,
         not_one: impl FnOnce() -> Diagnostic,
-    ) -> R<TimeMs> {
+    ) -> R<DurationMs> {
         parse_duration(text).map_err(|e| self.refuse(w, e, not_one))
     }
     /// A percentage from 0% to 100%, `what` being what it is a percentage of.
@@ -109,13 +110,9 @@ impl<'a> Cursor<'a> {
         }
         Ok(pct)
     }
-    /// The error for a number refused at `w`: too many digits is said as such whatever the
-    /// number was for; `not_one` words the other errors.
+    /// The error for a number refused at `w` (`refusal`'s words).
     fn refuse(&self, w: &Word, e: NumberError, not_one: impl FnOnce() -> Diagnostic) -> Diagnostic {
-        match e {
-            NumberError::TooManyDigits(_) => self.err_at(w, e.to_string()),
-            NumberError::Malformed => not_one(),
-        }
+        refusal(e, |words| self.err_at(w, words), not_one)
     }
     pub(crate) fn number(&mut self, what: &str, max: i64) -> R<i64> {
         let w = self.next(what)?;
@@ -128,6 +125,27 @@ impl<'a> Cursor<'a> {
             return Err(self.err_at(w, format!("{n} is out of range (at most {max})")));
         }
         Ok(n)
+    }
+}
+
+/// A time given on the command line (`--at`, `--time`): read as a script's duration and refused
+/// in the same words.
+pub fn parse_time_arg(text: &str) -> Result<DurationMs, String> {
+    parse_duration(text).map_err(|e| {
+        refusal(
+            e,
+            |words| words,
+            || format!("`{text}` is not a time (write 2s, 250ms, 1m)"),
+        )
+    })
+}
+
+/// How a refused number is said: too many digits as such whatever the number was for (`said`
+/// places the words), any other refusal by `not_one`, which knows what was wanted.
+fn refusal<T>(e: NumberError, said: impl FnOnce(String) -> T, not_one: impl FnOnce() -> T) -> T {
+    match e {
+        NumberError::TooManyDigits(_) => said(e.to_string()),
+        NumberError::Malformed => not_one(),
     }
 }
 

@@ -14,6 +14,7 @@ use listwatch_core::explore::{
     Broken, Budget, Explorer, Failure, Job, Outcome, Runner, Stats, Verdict, FAULT_TYPES,
 };
 use listwatch_core::verdict::Expect;
+use listwatch_core::TimeMs;
 use serde_json::{json, Value};
 
 use crate::{parse, render, Diagnostic};
@@ -54,7 +55,7 @@ pub fn counterexample(
     src: &str,
     scenario: &crate::Scenario,
     failure: &Failure,
-    end_ms: u64,
+    end_ms: TimeMs,
 ) -> String {
     let mut out = src.trim_end().to_string();
     out += "\n\n# Found by `listwatch explore`: these faults break the expectations above.\n";
@@ -71,7 +72,7 @@ pub fn counterexample(
         out.push('\n');
     }
     // The explorer's run length: long enough for the system to settle after the faults.
-    out += &format!("run {}\n", listwatch_core::format_ms(end_ms));
+    out += &format!("run {end_ms}\n");
     out += esr_line(scenario, &failure.broken);
     for b in &failure.broken {
         out += &format!(
@@ -88,11 +89,11 @@ pub fn base_counterexample(
     src: &str,
     scenario: &crate::Scenario,
     broken: &[Broken],
-    end_ms: u64,
+    end_ms: TimeMs,
 ) -> String {
     let mut out = src.trim_end().to_string();
     out += "\n\n# Found by `listwatch explore`: this scenario fails without any fault.\n";
-    out += &format!("run {}\n", listwatch_core::format_ms(end_ms));
+    out += &format!("run {end_ms}\n");
     out += esr_line(scenario, broken);
     for b in broken {
         out += &format!(

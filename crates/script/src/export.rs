@@ -39,7 +39,7 @@ pub fn json(sim: &Sim, outcomes: &[(Expectation, Outcome)]) -> String {
     let placeholders = Placeholders::new(&names, &actors);
     let doc = Document {
         format: FORMAT,
-        end_ms: sim.now_ms(),
+        end_ms: sim.now_ms().ms(),
         final_rv: sim.etcd().rev,
         trace_hash: format!("{:016x}", listwatch_core::sim::trace_hash(sim)),
         passed: outcomes.iter().all(|(_, o)| o.pass),
@@ -52,7 +52,7 @@ pub fn json(sim: &Sim, outcomes: &[(Expectation, Outcome)]) -> String {
                 text: &x.text,
                 pass: o.pass,
                 found: &o.found,
-                decided_ms: o.decided_ms,
+                decided_ms: o.decided_ms.ms(),
                 decided_by: o.decided_by,
             })
             .collect(),
@@ -322,7 +322,7 @@ pub fn render_text(template: &str, names: &[String]) -> Option<String> {
 #[derive(Serialize)]
 struct Document<'a> {
     format: &'static str,
-    end_ms: TimeMs,
+    end_ms: u64,
     final_rv: Rv,
     trace_hash: String,
     passed: bool,
@@ -338,7 +338,7 @@ struct ExpectationOut<'a> {
     text: &'a str,
     pass: bool,
     found: &'a str,
-    decided_ms: TimeMs,
+    decided_ms: u64,
     decided_by: Option<EventId>,
 }
 
@@ -356,7 +356,7 @@ impl Serialize for Events<'_> {
         for (i, e) in self.sim.trace.iter().enumerate() {
             seq.serialize_element(&EventOut {
                 id: i as EventId,
-                time_ms: e.time_ms,
+                time_ms: e.time_ms.ms(),
                 actor: self.actors.actor(e.actor),
                 cause: e.cause(),
                 kind: self.kind(&e.kind),
@@ -370,7 +370,7 @@ impl Serialize for Events<'_> {
 #[derive(Serialize)]
 struct EventOut {
     id: EventId,
-    time_ms: TimeMs,
+    time_ms: u64,
     /// Index into `names`.
     actor: u32,
     cause: Option<EventId>,
@@ -488,7 +488,7 @@ enum Kind {
     WatchRequest {
         watcher: u32,
         rv: Rv,
-        timeout_ms: TimeMs,
+        timeout_ms: u64,
     },
     WatchListRequest {
         watcher: u32,
@@ -532,7 +532,7 @@ enum Kind {
     },
     Backoff {
         watcher: u32,
-        delay_ms: TimeMs,
+        delay_ms: u64,
     },
     Informer {
         watcher: u32,
@@ -546,7 +546,7 @@ enum Kind {
         controller: u32,
         key: u32,
         outcome: &'static str,
-        delay_ms: TimeMs,
+        delay_ms: u64,
     },
     ReconcileStart {
         controller: u32,
@@ -559,7 +559,7 @@ enum Kind {
         key: u32,
         result: &'static str,
         #[serde(skip_serializing_if = "Option::is_none")]
-        requeue_after_ms: Option<TimeMs>,
+        requeue_after_ms: Option<u64>,
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         error: Option<ErrorOut>,
     },
@@ -582,7 +582,7 @@ enum Kind {
     },
     Disconnect {
         controller: u32,
-        until_ms: TimeMs,
+        until_ms: u64,
     },
     Failover {
         controller: u32,
@@ -593,7 +593,7 @@ enum Kind {
     },
     LinkDelay {
         controller: u32,
-        delay_ms: TimeMs,
+        delay_ms: u64,
     },
     HoldArmed {
         controller: u32,
@@ -611,7 +611,7 @@ enum Kind {
     },
     ApiserverRestart {
         apiserver: u32,
-        down_ms: TimeMs,
+        down_ms: u64,
     },
     /// Narration: `narration` is the index of its words in `names`.
     Say {
@@ -695,7 +695,7 @@ fn queue_add(outcome: QueueAdd) -> &'static str {
 }
 
 /// A reconcile's result as `result`, `requeue_after_ms` and the error's fields.
-fn reconcile_result(result: ReconcileResult) -> (&'static str, Option<TimeMs>, Option<ErrorOut>) {
+fn reconcile_result(result: ReconcileResult) -> (&'static str, Option<u64>, Option<ErrorOut>) {
     match result {
         ReconcileResult::Done => ("done", None, None),
         ReconcileResult::RequeueAfter(d) => ("requeue_after", Some(d.ms()), None),
@@ -1027,7 +1027,7 @@ impl Events<'_> {
                 until_ms,
             } => Kind::Disconnect {
                 controller: self.controller(controller),
-                until_ms,
+                until_ms: until_ms.ms(),
             },
             EventKind::Failover {
                 controller,

@@ -13,9 +13,10 @@ pub mod render;
 pub mod share;
 pub mod syntax;
 
+pub use cursor::parse_time_arg;
 pub use diag::{render, Diagnostic};
 pub use lexer::{decode, lines};
-pub use parse::{parse, parse_duration, Expectation, NumberError, Scenario};
+pub use parse::{parse, Expectation, Scenario};
 
 /// Scripts larger than this are refused before parsing.
 pub const MAX_SCRIPT_BYTES: usize = 64 * 1024;

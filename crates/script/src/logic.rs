@@ -7,6 +7,7 @@ use listwatch_core::KindConfig;
 use crate::cursor::{declared, unknown, Cursor};
 use crate::diag::{nearest, Diagnostic};
 use crate::lexer::Word;
+use crate::parse::MAX_DURATION_MS;
 use crate::syntax::{CONDITION_WORDS, DESIRED_STATEMENTS, FIELDS, LOGIC_STATEMENTS};
 
 type R<T> = Result<T, Diagnostic>;
@@ -700,12 +701,12 @@ impl<'a> Compiler<'a> {
             c.err_at(d, format!("`{}` is not a duration up to 24h", d.text))
                 .help("write a number and a unit: 250ms, 1.5s, 2m, 1h")
         };
-        let ms = c.duration_in(d, &d.text, not_one)?;
-        if ms > 24 * 3_600_000 {
+        let after = c.duration_in(d, &d.text, not_one)?;
+        if after > MAX_DURATION_MS {
             return Err(not_one());
         }
         c.done()?;
-        Ok(Stmt::Return(Outcome::RequeueAfter(ms)))
+        Ok(Stmt::Return(Outcome::RequeueAfter(after)))
     }
 
     /// `scale KIND owned-by OWNER to V [live] [on-error ...]`.

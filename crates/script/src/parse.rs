@@ -28,7 +28,10 @@ pub struct Scenario {
     pub title: String,
 }
 
-pub(crate) const MAX_TIME_MS: TimeMs = 24 * 3_600_000;
+/// The longest duration a script may write.
+pub(crate) const MAX_DURATION_MS: DurationMs = DurationMs(24 * 3_600_000);
+/// The latest moment: the end of the longest run.
+const MAX_TIME_MS: TimeMs = TimeMs(MAX_DURATION_MS.0);
 const MAX_BURST: u64 = 100_000;
 const MAX_SPEC: i64 = 1_000_000_000;
 /// All `say` texts of a script together (bursts repeat theirs).
@@ -39,7 +42,8 @@ pub const MAX_NAME_BYTES: usize = 4 << 20;
 type R<T> = Result<T, Diagnostic>;
 
 /// A time as hours, minutes, seconds and milliseconds: `24h2m`, `1m30s`, `250ms`.
-fn clock(ms: TimeMs) -> String {
+fn clock(t: TimeMs) -> String {
+    let ms = t.ms();
     let mut out = String::new();
     for (unit, size) in [("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)] {
         let n = ms / size
@@ -217,7 +221,7 @@ fn scale(m: f64, exp: i64) -> f64 {
 
 /// A duration: a number and a unit (`ms`, `s`, `m`, `h`), at most 10^12 of the unit, to the
 /// nearest millisecond.
-pub fn parse_duration(s: &str) -> Result<TimeMs, NumberError> {
+pub fn parse_duration(s: &str) -> Result<DurationMs, NumberError> {
     let split = s
         .find(|c: char| c.is_ascii_alphabetic())
         .ok_or(NumberError::Malformed)?;
@@ -233,7 +237,7 @@ pub fn parse_duration(s: &str) -> Result<TimeMs, NumberError> {
     if !n.is_finite() || !(0.0..=1e12).contains(&n) {
         return Err(NumberError::Malformed);
     }
-    Ok((n * mult).round() as TimeMs)
+    Ok(DurationMs((n * mult).round() as u64))
 }
 
 /// A place in the script: line, column and length of a word.
@@ -341,7 +345,7 @@ impl Builder {
     fn new() -> Builder {
         let mut config = Config::new(&[]);
         config.kinds.clear();
-        config.end_ms = 0;
+        config.end_ms = TimeMs::ZERO;
         Builder {
             config,
             expectations: vec![],
@@ -353,7 +357,7 @@ impl Builder {
             apiservers_declared: false,
             pending_expects: vec![],
             end_set: false,
-            last_at: 0,
+            last_at: TimeMs::ZERO,
             known_names: vec![],
             known_names_set: Default::default(),
             narration_bytes: 0,
@@ -497,7 +501,7 @@ impl Builder {
                 self.config.compaction_ms = if p.eat("off") {
                     DurationMs::ZERO
                 } else {
-                    p.duration_ms("an interval or `off`")?
+                    p.duration("an interval or `off`")?
                 };
                 p.done()?;
             }
@@ -538,7 +542,7 @@ impl Builder {
             "controller" => self.controller_statement(p)?,
             "at" | "every" => self.timeline(p, w)?,
             "run" => {
-                self.config.end_ms = p.duration("how long the run lasts")?;
+                self.config.end_ms = p.moment("how long the run lasts")?;
                 self.spans.run = Some(Span::of(p, &p.words[p.pos - 1]));
                 self.end_set = true;
                 p.done()?;
@@ -578,7 +582,7 @@ impl Builder {
         check_name(p, name, "apiserver", is_name_char)?;
         let mut lag_ms = DurationMs::ZERO;
         if p.eat("lag") {
-            lag_ms = p.duration_ms("a lag")?;
+            lag_ms = p.duration("a lag")?;
         }
         p.done()?;
         if !self.apiservers_declared {
@@ -999,22 +1003,18 @@ impl Builder {
             }
             "watches" => self.watches_option(p, idx)?,
             "requeue-after" => {
-                self.config.controllers[idx].requeue_after_ms = p.duration_ms("a duration")?
+                self.config.controllers[idx].requeue_after_ms = p.duration("a duration")?
             }
             "errors" => {
                 let pct = p.percentage("the error rate")?;
                 self.config.controllers[idx].error_ppm = (pct * 10_000.0) as u32;
             }
-            "resync" => self.config.controllers[idx].resync_ms = p.duration_ms("a period")?,
+            "resync" => self.config.controllers[idx].resync_ms = p.duration("a period")?,
             "apiserver" => {
                 self.config.controllers[idx].apiserver = self.next_apiserver(p)?;
             }
-            "reconcile" => {
-                self.config.controllers[idx].reconcile_ms = p.duration_ms("a duration")?
-            }
-            "link-delay" => {
-                self.config.controllers[idx].link_delay_ms = p.duration_ms("a delay")?
-            }
+            "reconcile" => self.config.controllers[idx].reconcile_ms = p.duration("a duration")?,
+            "link-delay" => self.config.controllers[idx].link_delay_ms = p.duration("a delay")?,
             "queue" => {
                 let q = p.next("`classic` or `priority`")?;
                 self.config.controllers[idx].queue = match q.text.as_str() {
@@ -1024,7 +1024,7 @@ impl Builder {
                 };
             }
             "anvil" => self.anvil_option(p, idx)?,
-            "start" => self.config.controllers[idx].start_ms = p.duration("a time")?,
+            "start" => self.config.controllers[idx].start_ms = p.moment("a time")?,
             "bookmarks" | "streaming-list" => self.switch_option(p, idx, w)?,
             "fail-first" => {
                 let n = p.number("how many reconciles of each key fail", 1000)?;
@@ -1071,7 +1071,7 @@ impl Builder {
         let c = &mut self.config.controllers[idx];
         c.anvil = true;
         if p.peek().is_some() {
-            let d = p.duration_ms("a period")?;
+            let d = p.duration("a period")?;
             if d.is_zero() {
                 return Err(p.err_at(&p.words[p.pos - 1], "the period must be positive"));
             }
@@ -1187,10 +1187,11 @@ impl Builder {
             })?;
             self.last_at + d
         } else {
-            p.duration_in(tw, &tw.text, || {
-                p.err_at(tw, format!("`{}` is not a time", tw.text))
-                    .help("write 1s, 250ms, 2m, or +500ms after the previous line")
-            })?
+            TimeMs::ZERO
+                + p.duration_in(tw, &tw.text, || {
+                    p.err_at(tw, format!("`{}` is not a time", tw.text))
+                        .help("write 1s, 250ms, 2m, or +500ms after the previous line")
+                })?
         };
         if t > MAX_TIME_MS {
             return Err(p.err_at(tw, "times stop at 24h"));
@@ -1206,14 +1207,14 @@ impl Builder {
         let n = p.number("a count", MAX_BURST as i64)?;
         p.expect_kw("times")?;
         let from = if p.eat("from") {
-            p.duration("a start time")?
+            p.moment("a start time")?
         } else {
             self.last_at
         };
         if n < 1 {
             return Err(p.err_at(&p.words[p.pos - 2], "a burst repeats at least once"));
         }
-        let times: Vec<TimeMs> = (0..n as u64).map(|i| from + i * d).collect();
+        let times: Vec<TimeMs> = (0..n as u64).map(|i| from + d * i).collect();
         if times.last().is_some_and(|&t| t > MAX_TIME_MS) {
             return Err(p.err_at(first, "the burst runs past 24h"));
         }
@@ -1311,12 +1312,12 @@ impl Builder {
                 p.expect_kw("for")?;
                 Input::Disconnect {
                     controller,
-                    duration_ms: p.duration_ms("a duration")?,
+                    duration_ms: p.duration("a duration")?,
                 }
             }
             "delay" => Input::Delay {
                 controller,
-                delay_ms: p.duration_ms("a delay")?,
+                delay_ms: p.duration("a delay")?,
             },
             // `failover CONTROLLER to APISERVER`: the load balancer moves its connections.
             "failover" => {
@@ -1350,11 +1351,11 @@ impl Builder {
     }
 
     /// `[for D]`: how long a fault lasts, `default_ms` when the line does not say.
-    fn for_duration(p: &mut Parser, what: &str, default_ms: TimeMs) -> R<DurationMs> {
+    fn for_duration(p: &mut Parser, what: &str, default_ms: DurationMs) -> R<DurationMs> {
         if p.eat("for") {
-            p.duration_ms(what)
+            p.duration(what)
         } else {
-            Ok(DurationMs(default_ms))
+            Ok(default_ms)
         }
     }
 
@@ -1426,13 +1427,13 @@ impl Builder {
             }
             "restart-apiserver" => {
                 let apiserver = self.next_apiserver(p)?;
-                let down_ms = Self::for_duration(p, "a duration", 1000)?;
+                let down_ms = Self::for_duration(p, "a duration", DurationMs(1000))?;
                 Input::RestartApiserver { apiserver, down_ms }
             }
             _ => {
                 let apiserver = self.next_apiserver(p)?;
                 let kind = self.next_kind(p)?;
-                let down_ms = Self::for_duration(p, "a duration", 1000)?;
+                let down_ms = Self::for_duration(p, "a duration", DurationMs(1000))?;
                 Input::ReinitCache {
                     apiserver,
                     kind,
@@ -1521,7 +1522,7 @@ impl Builder {
             None
         };
         let restart_after_ms = if p.eat("restart-after") {
-            Some(p.duration_ms("a delay")?)
+            Some(p.duration("a delay")?)
         } else {
             None
         };
@@ -1689,7 +1690,7 @@ impl Builder {
         if matches!(p.peek().map(|x| x.text.as_str()), Some("got" | "sent")) {
             let fact = Self::fact(p)?;
             let by_ms = if p.eat("by") {
-                Some(p.duration("a time")?)
+                Some(p.moment("a time")?)
             } else {
                 None
             };
@@ -1820,7 +1821,7 @@ impl Builder {
         let cmp = Self::cmp(p)?;
         let value = p.number("a count", i64::MAX / 2)?;
         let by_ms = if p.eat("by") {
-            Some(p.duration("a time")?)
+            Some(p.moment("a time")?)
         } else {
             None
         };
@@ -1915,17 +1916,15 @@ impl Builder {
                 .map(|(t, s)| (t.at_ms, *s))
                 .unwrap_or((last, span));
             let mut d = first_late.1.diag(format!(
-                "this entry at {} comes after the end of the run at {}",
-                format_ms(first_late.0),
-                format_ms(end)
+                "this entry at {} comes after the end of the run at {end}",
+                first_late.0
             ));
             d = d.help(match self.spans.run {
                 Some(r) => format!(
-                    "lengthen the run: `run {}` or more on line {}, or move this entry earlier",
-                    format_ms(last),
+                    "lengthen the run: `run {last}` or more on line {}, or move this entry earlier",
                     r.line
                 ),
-                None => format!("lengthen the run: `run {}` or more", format_ms(last)),
+                None => format!("lengthen the run: `run {last}` or more"),
             });
             return Some(d);
         }
@@ -1992,7 +1991,7 @@ impl Builder {
         if !self.end_set {
             // Default: two minutes of quiet after the last input, so everything can settle.
             let last_input = self.config.timeline.iter().map(|t| t.at_ms).max();
-            self.config.end_ms = last_input.unwrap_or(0) + 120_000;
+            self.config.end_ms = last_input.unwrap_or(TimeMs::ZERO) + DurationMs(120_000);
         }
         self.collect_known_names();
         self.resolve_expectations(diags);
@@ -2082,7 +2081,7 @@ fn written_name(input: &Input) -> Option<&str> {
 
 #[cfg(test)]
 mod decimal_tests {
-    use super::{decimal, parse_duration, NumberError, MAX_DIGITS};
+    use super::{decimal, parse_duration, DurationMs, NumberError, MAX_DIGITS};
 
     /// Numbers in every form: signs, integer parts, fractions and exponents, and junk.
     fn number_cases() -> Vec<String> {
@@ -2172,7 +2171,7 @@ mod decimal_tests {
             let old_duration = |unit: &str, mult: f64| {
                 let n: f64 = s.parse().ok()?;
                 (n.is_finite() && (0.0..=1e12).contains(&n))
-                    .then(|| (n * mult).round() as u64)
+                    .then(|| DurationMs((n * mult).round() as u64))
                     .filter(|_| !unit.is_empty())
             };
             for (unit, mult) in [

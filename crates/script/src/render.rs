@@ -1,6 +1,6 @@
 //! Inputs back into script lines: how the explorer's counterexamples become scenarios.
 
-use listwatch_core::{format_ms, ApiserverId, Config, ControllerId, Input, KindId, TimedInput};
+use listwatch_core::{ApiserverId, Config, ControllerId, Input, KindId, TimedInput};
 
 /// `at 12.5s disconnect op for 10s`: one timeline line.
 pub fn input_line(config: &Config, t: &TimedInput) -> String {
@@ -39,7 +39,7 @@ pub fn input_line(config: &Config, t: &TimedInput) -> String {
             if *wait { " and wait" } else { "" }
         ),
     };
-    format!("at {} {action}", format_ms(t.at_ms))
+    format!("at {} {action}", t.at_ms)
 }
 
 /// The names the script declared, by id.

@@ -12,6 +12,8 @@
 
 use std::fmt;
 
+use listwatch_core::TimeMs;
+
 use crate::MAX_SCRIPT_BYTES;
 
 /// The prefix `encode` writes.
@@ -29,8 +31,8 @@ pub const MAX_LINK_CHARS: usize = 200_000;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shared {
     pub script: String,
-    /// The moment on screen, in virtual milliseconds.
-    pub at_ms: Option<u64>,
+    /// The moment on screen.
+    pub at_ms: Option<TimeMs>,
 }
 
 /// Why a link cannot be opened; each says what is wrong in words a user can act on.
@@ -118,7 +120,7 @@ fn crc32(data: &[u8]) -> u32 {
 pub fn encode(shared: &Shared) -> String {
     let mut payload = String::new();
     if let Some(t) = shared.at_ms {
-        payload += &format!("t={t}\n");
+        payload += &format!("t={}\n", t.ms());
     }
     payload.push('\n');
     payload += &shared.script;
@@ -193,7 +195,7 @@ pub fn decode(link: &str) -> Result<Shared, LinkError> {
     let mut at_ms = None;
     for line in header.lines() {
         if let Some(t) = line.strip_prefix("t=") {
-            at_ms = t.parse().ok();
+            at_ms = t.parse().ok().map(TimeMs);
         }
         // Other keys are options of later versions: ignored.
     }
@@ -213,7 +215,7 @@ mod tests {
     fn sample() -> Shared {
         Shared {
             script: "# hello\nkind Pod cache fixed 3\n".into(),
-            at_ms: Some(2200),
+            at_ms: Some(TimeMs(2200)),
         }
     }
 
@@ -251,7 +253,7 @@ mod tests {
         for (_, src) in crate::gallery::GALLERY {
             let s = Shared {
                 script: src.to_string(),
-                at_ms: Some(1500),
+                at_ms: Some(TimeMs(1500)),
             };
             // An lw1 link as the old encoder wrote it: the same payload, no checksum.
             let payload = format!("t=1500\n\n{src}");
@@ -289,7 +291,7 @@ mod tests {
                      controller ctl for Pod children Other\nat 2s disconnect ctl for 0s\n\
                      at 2050ms status Pod a 1\nexpect gone ctl Pod == 1\nexpect esr\n"
                 .into(),
-            at_ms: Some(2200),
+            at_ms: Some(TimeMs(2200)),
         };
         let good = link("https://x.example/lw/", &original);
         let chars: Vec<char> = good.chars().collect();

@@ -5,7 +5,7 @@
 
 use listwatch_core::explore::{Budget, Explorer, Fault, FAULT_TYPES, MAX_SINGLES};
 use listwatch_core::verdict::{check, Expect};
-use listwatch_core::{EventKind, Sim, WriteOp};
+use listwatch_core::{DurationMs, EventKind, Sim, TimeMs, WriteOp};
 use listwatch_script::explore::{
     base_counterexample, counterexample, distinct, explorer, merge, run_threads, summary,
 };
@@ -287,7 +287,7 @@ fn crash_points_fall_between_every_pair_of_writes() {
                 let f = cands
                     .iter()
                     .find(|c| matches!(c, Fault::CrashBetweenWrites { controller: c2, at_ms, after_writes }
-                        if *c2 == controller && *after_writes == k && (*at_ms + 1 == e.time_ms || *at_ms == e.time_ms)))
+                        if *c2 == controller && *after_writes == k && (*at_ms + DurationMs(1) == e.time_ms || *at_ms == e.time_ms)))
                     .cloned();
                 assert!(
                     f.is_some() || cands.len() as u64 == MAX_SINGLES,
@@ -367,16 +367,16 @@ fn stale_pauses_follow_the_apiservers_lag() {
     };
     let mut sim = Sim::new(scenario.config.clone()).unwrap();
     sim.run();
-    let adds: Vec<u64> = sim
+    let adds: Vec<TimeMs> = sim
         .trace
         .iter()
         .filter(
             |e| matches!(e.kind, EventKind::CacheAdd { apiserver, .. } if apiserver.index() == 1),
         )
-        .map(|e| e.time_ms + 1)
+        .map(|e| e.time_ms + DurationMs(1))
         .collect();
     let cands = listwatch_core::explore::candidates(&sim);
-    let pauses: Vec<u64> = cands
+    let pauses: Vec<TimeMs> = cands
         .iter()
         .filter_map(|f| match f {
             Fault::Stale { pause_ms, .. } => Some(*pause_ms),

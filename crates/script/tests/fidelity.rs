@@ -3,7 +3,7 @@
 //! (`../shared/semantics.md` has them all); docs/fidelity.md lists them beside every other rule.
 
 use listwatch_core::{
-    ApiError, Delta, Event, EventKind, QueueAdd, ReconcileResult, Sim, TimeMs, WatchEnd,
+    ApiError, Delta, DurationMs, Event, EventKind, QueueAdd, ReconcileResult, Sim, TimeMs, WatchEnd,
 };
 
 fn run(src: &str) -> Sim {
@@ -68,10 +68,10 @@ run 20s
     let runs = reconciles(&sim);
     assert!(runs.len() >= 3, "{runs:?}");
     for (key, _, start, end, result) in &runs {
+        let took = DurationMs::between(*start, *end);
         assert!(
-            end - start >= 1000 || *result == ReconcileResult::Crashed,
-            "{key} took {} ms, not 1 s",
-            end - start
+            took >= DurationMs(1000) || *result == ReconcileResult::Crashed,
+            "{key} took {took}, not 1 s"
         );
     }
     // No worker overlaps itself.
@@ -88,7 +88,7 @@ run 20s
     }
     // The three initial keys start at once on two workers: a and b now, c when one is free.
     let starts: Vec<_> = runs.iter().take(2).map(|r| (r.1, r.2)).collect();
-    assert_eq!(starts, vec![(0, 1000), (1, 1000)]);
+    assert_eq!(starts, vec![(0, TimeMs(1000)), (1, TimeMs(1000))]);
     // The update at 1.5 s arrives while a runs: marked dirty, not queued.
     let dirty = events(&sim, |k| {
         matches!(
@@ -99,7 +99,7 @@ run 20s
             }
         )
     })
-    .any(|e| e.time_ms == 1500);
+    .any(|e| e.time_ms == TimeMs(1500));
     assert!(dirty, "the add during a's reconcile marks it dirty");
 }
 
@@ -140,12 +140,12 @@ run 35s
     assert_eq!(default, priority, "the priority queue is the default");
     assert_eq!(
         priority,
-        vec![0, 10_000],
+        [0, 10_000].map(TimeMs),
         "the update consumed the requeue due at 30 s"
     );
     assert_eq!(
         classic,
-        vec![0, 10_000, 30_010],
+        [0, 10_000, 30_010].map(TimeMs),
         "the requeue from the first reconcile (done at 10 ms)"
     );
 }
@@ -185,13 +185,13 @@ run 11m
     .filter(|&t| t <= deadline)
     .collect();
     let mut want: Vec<TimeMs> = (1..)
-        .map(|i| opened_ms + i * 60_000)
-        .take_while(|&t| t < deadline - 2000)
+        .map(|i| opened_ms + DurationMs(60_000) * i)
+        .take_while(|&t| t < deadline - DurationMs(2000))
         .collect();
-    want.push(deadline - 2000);
+    want.push(deadline - DurationMs(2000));
     assert_eq!(
         bookmarks, want,
-        "watch opened at {opened_ms} ms, deadline {deadline} ms"
+        "watch opened at {opened_ms}, deadline {deadline}"
     );
 }
 
@@ -233,10 +233,10 @@ run 40s
 }
 
 /// Backoff delays of every watcher, with their times.
-fn backoffs(sim: &Sim) -> Vec<(TimeMs, u64)> {
+fn backoffs(sim: &Sim) -> Vec<(TimeMs, DurationMs)> {
     events(sim, |k| matches!(k, EventKind::Backoff { .. }))
         .map(|e| match e.kind {
-            EventKind::Backoff { delay_ms, .. } => (e.time_ms, delay_ms.ms()),
+            EventKind::Backoff { delay_ms, .. } => (e.time_ms, delay_ms),
             _ => unreachable!(),
         })
         .collect()
@@ -257,23 +257,27 @@ at 10s disconnect ctl for 5m
 run 6m
 ";
     let modern = backoffs(&run(src));
-    let during = |b: &Vec<(TimeMs, TimeMs)>, from: TimeMs| -> Vec<TimeMs> {
+    let during = |b: &Vec<(TimeMs, DurationMs)>, from: TimeMs| -> Vec<DurationMs> {
         b.iter()
-            .filter(|(t, _)| *t > from && *t < 310_000)
+            .filter(|(t, _)| *t > from && *t < TimeMs(310_000))
             .map(|(_, d)| *d)
             .collect()
     };
     // Long after the outage began, short delays come back.
     assert!(
-        during(&modern, 140_000).iter().any(|&d| d < 1600),
+        during(&modern, TimeMs(140_000))
+            .iter()
+            .any(|&d| d < DurationMs(1600)),
         "a reset after 2 minutes: {modern:?}"
     );
-    assert!(modern.iter().all(|(_, d)| *d < 60_000));
+    assert!(modern.iter().all(|(_, d)| *d < DurationMs(60_000)));
     let mut scenario = listwatch_script::parse(src).expect("parses");
     scenario.config.reflector.backoff_reset_after_quiet = true;
     let legacy = backoffs(&listwatch_script::run_scenario(&scenario).expect("runs").sim);
     assert!(
-        during(&legacy, 140_000).iter().all(|&d| d >= 30_000),
+        during(&legacy, TimeMs(140_000))
+            .iter()
+            .all(|&d| d >= DurationMs(30_000)),
         "legacy: no reset while failing: {legacy:?}"
     );
 }
@@ -317,12 +321,12 @@ run 30s
         })
         .collect();
     assert!(
-        failed.iter().any(|(t, code, msg)| *t == 9000
+        failed.iter().any(|(t, code, msg)| *t == TimeMs(9000)
             && *code == 504
             && msg.starts_with("Too large resource version")),
         "{failed:?}"
     );
-    let after = specs_read_after(&sim, 6000);
+    let after = specs_read_after(&sim, TimeMs(6000));
     assert!(!after.is_empty());
     assert!(
         after.iter().all(|(_, spec)| *spec == Some(2)),
@@ -353,7 +357,7 @@ run 20s
         });
     assert_eq!(
         first,
-        Some((2000, 1)),
+        Some((TimeMs(2000), 1)),
         "answered when the cache applied the create (rv 2)"
     );
 }
@@ -416,7 +420,9 @@ expect exists ConfigMap token
 expect esr
 ");
     assert!(
-        starts_of(&sim, "default/token").iter().any(|&t| t >= 5000),
+        starts_of(&sim, "default/token")
+            .iter()
+            .any(|&t| t >= TimeMs(5000)),
         "the child's delete re-triggered the owner"
     );
 }
@@ -467,7 +473,7 @@ run 10s
     assert!(
         syncs
             .windows(2)
-            .all(|w| w[1] == w[0] || w[1] - w[0] >= 1000),
+            .all(|w| w[1] == w[0] || DurationMs::between(w[0], w[1]) >= DurationMs(1000)),
         "{syncs:?}"
     );
 }
@@ -636,11 +642,15 @@ expect exists ConfigMap a
     assert_eq!(results[2], ReconcileResult::Done);
     let starts = starts_of(&sim, "default/a");
     assert_eq!(
-        starts[1] - starts[0],
-        10 + 5,
+        DurationMs::between(starts[0], starts[1]),
+        DurationMs(10 + 5),
         "a 10 ms reconcile, then 5 ms"
     );
-    assert_eq!(starts[2] - starts[1], 10 + 10, "then 10 ms");
+    assert_eq!(
+        DurationMs::between(starts[1], starts[2]),
+        DurationMs(10 + 10),
+        "then 10 ms"
+    );
 }
 
 /// controller-runtime `pkg/predicate/predicate.go` `GenerationChangedPredicate`: status-only
@@ -664,13 +674,15 @@ run 20s
     };
     let all = starts_of(&run(&src("")), "default/web");
     let filtered = starts_of(&run(&src("predicate generation-changed")), "default/web");
-    assert!(all.contains(&5000) && all.contains(&6000));
+    assert!(all.contains(&TimeMs(5000)) && all.contains(&TimeMs(6000)));
     assert!(
-        !filtered.iter().any(|&t| t == 5000 || t == 6000),
+        !filtered
+            .iter()
+            .any(|&t| t == TimeMs(5000) || t == TimeMs(6000)),
         "{filtered:?}"
     );
     assert!(
-        filtered.contains(&7000),
+        filtered.contains(&TimeMs(7000)),
         "a spec change still passes: {filtered:?}"
     );
 }
@@ -700,14 +712,14 @@ expect esr
     // b's cache stands at rv 2 when the watch from rv 3 arrives: accepted, it waits; rv 3 is
     // not sent again, and p3 (rv 4) arrives once b applied it (6 s + 3 s lag).
     let after: Vec<(TimeMs, u64)> = events(&sim, |k| matches!(k, EventKind::WatchEvent { .. }))
-        .filter(|e| e.time_ms > 5500)
+        .filter(|e| e.time_ms > TimeMs(5500))
         .filter_map(|e| match e.kind {
             EventKind::WatchEvent { rv, .. } => Some((e.time_ms, rv)),
             _ => None,
         })
         .take(1)
         .collect();
-    assert_eq!(after, vec![(9000, 4)]);
+    assert_eq!(after, vec![(TimeMs(9000), 4)]);
 }
 
 /// `apiserver/pkg/storage/etcd3/store.go` (`GuaranteedUpdate`): an update that changes nothing
@@ -722,9 +734,13 @@ at 0s create Pod a spec 1
 at 5s update Pod a spec 1
 run 10s
 ");
-    assert!(events(&sim, |k| matches!(k, EventKind::NoOpWrite { .. })).any(|e| e.time_ms == 5000));
-    assert!(!events(&sim, |k| matches!(k, EventKind::WatchEvent { .. })).any(|e| e.time_ms >= 5000));
-    assert!(starts_of(&sim, "default/a").iter().all(|&t| t < 5000));
+    assert!(events(&sim, |k| matches!(k, EventKind::NoOpWrite { .. }))
+        .any(|e| e.time_ms == TimeMs(5000)));
+    assert!(!events(&sim, |k| matches!(k, EventKind::WatchEvent { .. }))
+        .any(|e| e.time_ms >= TimeMs(5000)));
+    assert!(starts_of(&sim, "default/a")
+        .iter()
+        .all(|&t| t < TimeMs(5000)));
 }
 
 /// `apiserver/pkg/storage/cacher/cacher.go`: while a cache re-initialises a watch gets 429

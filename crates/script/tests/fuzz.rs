@@ -7,6 +7,7 @@
 use std::time::{Duration, Instant};
 
 use listwatch_core::sim::trace_hash;
+use listwatch_core::TimeMs;
 use listwatch_script::gallery::GALLERY;
 use listwatch_script::syntax::{
     ACTIONS, BEHAVIOURS, CONTROLLER_OPTIONS, COUNTED, STATEMENTS, WORDS,
@@ -228,7 +229,7 @@ fn exercise(src: &str) -> Result<bool, String> {
         Ok(s) => s,
     };
     s.config.limits.max_events = 20_000;
-    s.config.end_ms = s.config.end_ms.min(3_600_000);
+    s.config.end_ms = s.config.end_ms.min(TimeMs(3_600_000));
     let end = s.config.end_ms;
     s.config.timeline.retain(|t| t.at_ms <= end);
     let mut hashes = vec![];

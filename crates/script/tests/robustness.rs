@@ -1,6 +1,7 @@
 //! Arbitrary input never panics or hangs: random strings, and gallery scripts mutated at random.
 //! Every error carries a line and column inside the script.
 
+use listwatch_core::TimeMs;
 use listwatch_script::gallery::GALLERY;
 use proptest::prelude::*;
 
@@ -30,7 +31,7 @@ fn exercise(src: &str) -> Result<(), TestCaseError> {
         Err(d) => check_diagnostics(src, &d),
         Ok(mut s) => {
             s.config.limits.max_events = 20_000;
-            s.config.end_ms = s.config.end_ms.min(3_600_000);
+            s.config.end_ms = s.config.end_ms.min(TimeMs(3_600_000));
             s.config.timeline.retain(|t| t.at_ms <= s.config.end_ms);
             let _ = listwatch_script::run_scenario(&s);
             Ok(())

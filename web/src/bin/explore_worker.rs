@@ -78,7 +78,7 @@ fn compare_run(script: &str) -> CompareRun {
         title: listwatch_script::parse(script)
             .map(|s| s.title)
             .unwrap_or_default(),
-        end: sim.now_ms() as f64,
+        end: sim.now_ms().ms() as f64,
         outcomes: r
             .outcomes
             .iter()
@@ -96,13 +96,13 @@ fn compare_run(script: &str) -> CompareRun {
                     listwatch_core::actor_label(e.actor, sim),
                     listwatch_core::describe(&e.kind, sim)
                 );
-                (e.time_ms as f64, t)
+                (e.time_ms.ms() as f64, t)
             })
             .collect(),
         states: shown()
             .filter_map(|e| match e.kind {
                 K::State { watcher, state, .. } => Some((
-                    e.time_ms as f64,
+                    e.time_ms.ms() as f64,
                     sim.watcher(watcher),
                     state.as_str().to_string(),
                 )),
@@ -114,10 +114,11 @@ fn compare_run(script: &str) -> CompareRun {
 
 /// One version in an object's history, as the panel lists it.
 fn version_text(sim: &Sim, v: &Version, later: bool) -> String {
+    let ms = v.time_ms.ms();
     format!(
         "{}.{:03}s rv {} · {} by {} · spec {} status {} · uid {}{}{}",
-        v.time_ms / 1000,
-        v.time_ms % 1000,
+        ms / 1000,
+        ms % 1000,
         v.rv,
         v.op.as_str(),
         listwatch_core::actor_label(v.actor, sim),

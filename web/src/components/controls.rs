@@ -1,6 +1,7 @@
 //! Play, pause, step, scrub, speed, the clock, and jumps to the next or previous 410.
 
 use listwatch_core::analysis::MarkerKind;
+use listwatch_core::TimeMs;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -63,7 +64,7 @@ pub fn controls(p: &Props) -> Html {
         .cursor
         .checked_sub(1)
         .map(|c| p.run.sim.trace[c].time_ms)
-        .unwrap_or(0);
+        .unwrap_or(TimeMs::ZERO);
     let click = |make: fn() -> Action| {
         let st = p.dispatch.clone();
         Callback::from(move |_: MouseEvent| st.dispatch(make()))

@@ -2,7 +2,7 @@
 //! picture opens the faults that apply to it at this moment; choosing one appends its timeline
 //! line (`at NOW ACTION`, docs/scenario-language.md) and re-runs; Undo brings the script back.
 
-use listwatch_core::{format_ms, Labels};
+use listwatch_core::{Labels, TimeMs};
 use yew::prelude::*;
 
 use std::rc::Rc;
@@ -44,7 +44,7 @@ pub fn options(run: &Loaded, cursor: usize, t: FaultTarget) -> Vec<(String, &'st
         FaultTarget::Link(c) => link_options(sim, &view, c),
         FaultTarget::Apiserver(a, k) => apiserver_options(sim, &view, a, k),
     };
-    let at = format_ms(view.time_ms);
+    let at = view.time_ms;
     out.iter_mut()
         .for_each(|(a, _)| *a = format!("at {at} {a}"));
     out
@@ -209,7 +209,7 @@ pub fn fault_menu(p: &Props) -> Html {
     let now = cursor
         .checked_sub(1)
         .map(|c| p.run.sim.trace[c].time_ms)
-        .unwrap_or(0);
+        .unwrap_or(TimeMs::ZERO);
     let label = target_label(&p.run, t);
     html! {
         <>

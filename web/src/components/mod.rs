@@ -14,7 +14,8 @@ pub mod timeline;
 use listwatch_core::TimeMs;
 
 /// `12.345s`: the clock's format.
-pub fn clock(ms: TimeMs) -> String {
+pub fn clock(t: TimeMs) -> String {
+    let ms = t.ms();
     format!("{}.{:03}s", ms / 1000, ms % 1000)
 }
 

@@ -168,7 +168,7 @@ pub fn explanation(p: &ExplanationProps) -> Html {
 }
 
 /// The virtual time at which the run stopped, when it stopped at the event cap.
-pub fn cut_at(sim: &listwatch_core::Sim) -> Option<u64> {
+pub fn cut_at(sim: &listwatch_core::Sim) -> Option<listwatch_core::TimeMs> {
     (sim.stopped() == Some(listwatch_core::sim::Stop::EventCap))
         .then(|| sim.trace.last().map(|e| e.time_ms).unwrap_or(sim.now_ms()))
 }

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use listwatch_core::analysis::{self, Direction};
 use listwatch_core::view::View;
-use listwatch_core::{EventKind, Labels, WatcherId, WatcherState};
+use listwatch_core::{DurationMs, EventKind, Labels, WatcherId, WatcherState};
 use yew::prelude::*;
 
 use super::{cos, num, sin};
@@ -158,7 +158,7 @@ fn recent_gone(pic: &Pic, w: WatcherId) -> bool {
     let wv = &v.watchers[w.index()];
     wv.last_error.is_some_and(|id| {
         let e = &sim.trace[id as usize];
-        v.time_ms.saturating_sub(e.time_ms) < 1500
+        DurationMs::between(e.time_ms, v.time_ms) < DurationMs(1500)
             && e.kind.gone().is_some()
             && wv.watching_since.is_none_or(|since| since < id)
     })

@@ -3,8 +3,8 @@
 //! or the zoom buttons narrow it to a window of the run; the window follows the clock.
 
 use gloo_events::{EventListener, EventListenerOptions};
-use listwatch_core::actor_label;
 use listwatch_core::analysis::MarkerKind;
+use listwatch_core::{actor_label, DurationMs, TimeMs};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -18,7 +18,7 @@ use crate::state::{Action, Loaded, State};
 pub struct Props {
     pub run: Rc<Loaded>,
     /// The moment on screen, in virtual time.
-    pub now_ms: u64,
+    pub now_ms: TimeMs,
     pub dispatch: UseReducerDispatcher<State>,
 }
 
@@ -160,7 +160,7 @@ fn marker_key(e: &KeyboardEvent, jump: &Callback<u32>, i: u32) {
 #[derive(Clone, Copy)]
 struct Shown {
     span: Span,
-    end_ms: u64,
+    end_ms: TimeMs,
 }
 
 /// A pinch under way: the fingers' first distance, their middle (in SVG units), the window then.
@@ -193,7 +193,8 @@ fn on_wheel(
     let next = if e.shift_key() || dx.abs() > dy.abs() {
         let d = if dx.abs() > dy.abs() { dx } else { dy };
         let r = el.get_bounding_client_rect().width().max(1.0);
-        s.panned((d / r * (s.to_ms - s.from_ms) as f64) as i64, shown.end_ms)
+        let width_ms = DurationMs::between(s.from_ms, s.to_ms).ms();
+        s.panned((d / r * width_ms as f64) as i64, shown.end_ms)
     } else {
         let factor = 1.0 + (dy / 400.0).clamp(-0.5, 1.0);
         s.zoomed(factor, s.t_at(svg_x(el, e.client_x() as f64)), shown.end_ms)
@@ -269,8 +270,8 @@ fn listen(
 /// hand) keeps the window while it fits; following the clock moves the stored window too, so it
 /// moves once per window (and the markers are redrawn then), not on every tick.
 #[hook]
-fn use_zoom(run: Rc<Loaded>, now_ms: u64) -> (UseStateSetter<Option<Span>>, Span) {
-    let end_ms = run.sim.now_ms().max(1);
+fn use_zoom(run: Rc<Loaded>, now_ms: TimeMs) -> (UseStateSetter<Option<Span>>, Span) {
+    let end_ms = run.sim.now_ms().max(TimeMs(1));
     let zoom = use_state_eq(|| None::<Span>);
     {
         let (set, stored) = (zoom.setter(), *zoom);
@@ -295,7 +296,7 @@ fn use_zoom(run: Rc<Loaded>, now_ms: u64) -> (UseStateSetter<Option<Span>>, Span
 }
 
 /// The window after a zoom key (`+`, `-`, `0`), around the clock.
-fn zoom_key(key: &str, span: Span, now_ms: u64, end_ms: u64) -> Option<Option<Span>> {
+fn zoom_key(key: &str, span: Span, now_ms: TimeMs, end_ms: TimeMs) -> Option<Option<Span>> {
     match key {
         "+" | "=" => Some(Some(span.zoomed(0.5, now_ms, end_ms))),
         "-" | "_" => Some(Some(span.zoomed(2.0, now_ms, end_ms))),
@@ -305,7 +306,12 @@ fn zoom_key(key: &str, span: Span, now_ms: u64, end_ms: u64) -> Option<Option<Sp
 }
 
 /// What the window shows, and the buttons that zoom it around the clock.
-fn zoom_bar(span: Span, now_ms: u64, end_ms: u64, set: &UseStateSetter<Option<Span>>) -> Html {
+fn zoom_bar(
+    span: Span,
+    now_ms: TimeMs,
+    end_ms: TimeMs,
+    set: &UseStateSetter<Option<Span>>,
+) -> Html {
     let to = |next: Option<Span>| {
         let set = set.clone();
         Callback::from(move |_: MouseEvent| set.set(next))
@@ -323,9 +329,9 @@ fn zoom_bar(span: Span, now_ms: u64, end_ms: u64, set: &UseStateSetter<Option<Sp
     };
     html! {
         <div class="timeline-bar" role="toolbar" aria-label="Timeline zoom">
-            <span class="hint" data-testid="timeline-span" data-from-ms={span.from_ms.to_string()} data-to-ms={span.to_ms.to_string()}>{shown}</span>
+            <span class="hint" data-testid="timeline-span" data-from-ms={span.from_ms.ms().to_string()} data-to-ms={span.to_ms.ms().to_string()}>{shown}</span>
             <button data-testid="timeline-zoom-in" aria-label="Zoom the timeline in (around the clock)" title="Zoom in (+, wheel, pinch)"
-                disabled={span.to_ms - span.from_ms <= SPAN_MIN_MS} onclick={to(Some(span.zoomed(0.5, now_ms, end_ms)))}>{"+"}</button>
+                disabled={DurationMs::between(span.from_ms, span.to_ms) <= SPAN_MIN_MS} onclick={to(Some(span.zoomed(0.5, now_ms, end_ms)))}>{"+"}</button>
             <button data-testid="timeline-zoom-out" aria-label="Zoom the timeline out" title="Zoom out (-)" disabled={all}
                 onclick={to(Some(span.zoomed(2.0, now_ms, end_ms)))}>{"−"}</button>
             <button data-testid="timeline-zoom-all" aria-label="Show the whole run on the timeline" title="Whole run (0)" disabled={all}
@@ -341,7 +347,7 @@ pub fn timeline_view(p: &Props) -> Html {
         use_callback((), move |i: u32, _| dispatch.dispatch(Action::JumpTo(i)))
     };
     let run = p.run.clone();
-    let end_ms = run.sim.now_ms().max(1);
+    let end_ms = run.sim.now_ms().max(TimeMs(1));
     let (set, span) = use_zoom(run.clone(), p.now_ms);
     let shown = use_mut_ref(|| Shown { span, end_ms });
     *shown.borrow_mut() = Shown { span, end_ms };
@@ -378,44 +384,46 @@ pub fn timeline_view(p: &Props) -> Html {
     }
 }
 
-/// The part of the run the timeline shows, in virtual time: all of it, or a zoomed window.
+/// The part of the run the timeline shows, in virtual time: all of it, or a zoomed window. Its
+/// pixel mapping works in whole milliseconds.
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub struct Span {
-    pub from_ms: u64,
-    pub to_ms: u64,
+    pub from_ms: TimeMs,
+    pub to_ms: TimeMs,
 }
 
 /// The narrowest window a zoom reaches: 20 ms of virtual time.
-const SPAN_MIN_MS: u64 = 20;
+const SPAN_MIN_MS: DurationMs = DurationMs(20);
 
 impl Span {
-    pub fn all(end_ms: u64) -> Span {
+    pub fn all(end_ms: TimeMs) -> Span {
         Span {
-            from_ms: 0,
-            to_ms: end_ms.max(1),
+            from_ms: TimeMs::ZERO,
+            to_ms: end_ms.max(TimeMs(1)),
         }
     }
-    fn width_ms(self) -> u64 {
-        (self.to_ms - self.from_ms).max(1)
+    fn width_ms(self) -> DurationMs {
+        DurationMs::between(self.from_ms, self.to_ms).max(DurationMs(1))
     }
     /// Zoomed by `factor` (below 1 zooms in) around the moment `at_ms`, within the run's end.
-    pub fn zoomed(self, factor: f64, at_ms: u64, end_ms: u64) -> Span {
-        let end_ms = end_ms.max(1);
-        let width = ((self.width_ms() as f64 * factor + 0.5).floor() as u64)
-            .clamp(SPAN_MIN_MS.min(end_ms), end_ms);
-        let at_ms = at_ms.clamp(self.from_ms, self.to_ms);
+    pub fn zoomed(self, factor: f64, at_ms: TimeMs, end_ms: TimeMs) -> Span {
+        let end = end_ms.ms().max(1);
+        let width_ms = self.width_ms().ms();
+        let width =
+            ((width_ms as f64 * factor + 0.5).floor() as u64).clamp(SPAN_MIN_MS.ms().min(end), end);
+        let at = at_ms.clamp(self.from_ms, self.to_ms).ms();
         // The moment under the pointer stays where it is on screen.
-        let left = (at_ms - self.from_ms) as f64 / self.width_ms() as f64;
-        let from = (at_ms as f64 - left * width as f64 + 0.5).floor().max(0.0) as u64;
+        let left = (at - self.from_ms.ms()) as f64 / width_ms as f64;
+        let from = TimeMs((at as f64 - left * width as f64 + 0.5).floor().max(0.0) as u64);
         Span {
             from_ms: from,
-            to_ms: from + width,
+            to_ms: from + DurationMs(width),
         }
         .within(end_ms)
     }
     /// Moved by `delta_ms` (negative: earlier), within the run.
-    pub fn panned(self, delta_ms: i64, end_ms: u64) -> Span {
-        let from = (self.from_ms as i64 + delta_ms).max(0) as u64;
+    pub fn panned(self, delta_ms: i64, end_ms: TimeMs) -> Span {
+        let from = TimeMs((self.from_ms.ms() as i64 + delta_ms).max(0) as u64);
         Span {
             from_ms: from,
             to_ms: from + self.width_ms(),
@@ -423,16 +431,17 @@ impl Span {
         .within(end_ms)
     }
     /// Shifted (not resized) so that it ends by the run's end.
-    fn within(self, end_ms: u64) -> Span {
-        let w = self.width_ms().min(end_ms.max(1));
-        let from = self.from_ms.min(end_ms.max(1) - w);
+    fn within(self, end_ms: TimeMs) -> Span {
+        let end = end_ms.max(TimeMs(1));
+        let w = self.width_ms().min(DurationMs::between(TimeMs::ZERO, end));
+        let from = self.from_ms.min(end - w);
         Span {
             from_ms: from,
             to_ms: from + w,
         }
     }
     /// Shifted so that `t` is on screen (time travel outside a zoomed window follows the clock).
-    pub fn showing(self, t: u64, end_ms: u64) -> Span {
+    pub fn showing(self, t: TimeMs, end_ms: TimeMs) -> Span {
         if t >= self.from_ms && t <= self.to_ms {
             return self;
         }
@@ -445,19 +454,20 @@ impl Span {
         }
         .within(end_ms)
     }
-    pub fn is_all(self, end_ms: u64) -> bool {
-        self.from_ms == 0 && self.to_ms >= end_ms.max(1)
+    pub fn is_all(self, end_ms: TimeMs) -> bool {
+        self.from_ms == TimeMs::ZERO && self.to_ms >= end_ms.max(TimeMs(1))
     }
-    fn x(self, t: u64) -> f64 {
+    fn x(self, t: TimeMs) -> f64 {
         LABEL_W
-            + (WIDTH - LABEL_W - 10.0) * (t as f64 - self.from_ms as f64) / self.width_ms() as f64
+            + (WIDTH - LABEL_W - 10.0) * (t.ms() as f64 - self.from_ms.ms() as f64)
+                / self.width_ms().ms() as f64
     }
     /// The moment at `x` in the SVG's units.
-    fn t_at(self, x: f64) -> u64 {
+    fn t_at(self, x: f64) -> TimeMs {
         let f = ((x - LABEL_W) / (WIDTH - LABEL_W - 10.0)).clamp(0.0, 1.0);
-        self.from_ms + (f * self.width_ms() as f64 + 0.5).floor() as u64
+        self.from_ms + DurationMs((f * self.width_ms().ms() as f64 + 0.5).floor() as u64)
     }
-    fn contains(self, t: u64) -> bool {
+    fn contains(self, t: TimeMs) -> bool {
         t >= self.from_ms && t <= self.to_ms
     }
 }
@@ -465,30 +475,32 @@ impl Span {
 #[cfg(test)]
 mod span_tests {
     use super::Span;
+    use listwatch_core::TimeMs;
     use wasm_bindgen_test::*;
 
     #[wasm_bindgen_test]
     fn zooming_keeps_the_moment_under_the_pointer_and_stays_in_the_run() {
-        let all = Span::all(10_000);
-        let z = all.zoomed(0.5, 2_000, 10_000);
-        assert_eq!((z.from_ms, z.to_ms), (1_000, 6_000));
+        let end = TimeMs(10_000);
+        let all = Span::all(end);
+        let z = all.zoomed(0.5, TimeMs(2_000), end);
+        assert_eq!((z.from_ms, z.to_ms), (TimeMs(1_000), TimeMs(6_000)));
         // Zooming out past the whole run gives the whole run.
-        assert_eq!(z.zoomed(4.0, 3_000, 10_000), all);
+        assert_eq!(z.zoomed(4.0, TimeMs(3_000), end), all);
         // Never narrower than 20 ms, never past the end.
         let mut s = all;
         for _ in 0..40 {
-            s = s.zoomed(0.5, 9_999, 10_000);
+            s = s.zoomed(0.5, TimeMs(9_999), end);
         }
-        assert_eq!(s.to_ms - s.from_ms, 20);
-        assert!(s.to_ms <= 10_000);
-        assert_eq!(s.panned(1_000_000, 10_000).to_ms, 10_000);
-        assert_eq!(s.panned(-1_000_000, 10_000).from_ms, 0);
+        assert_eq!(s.to_ms.ms() - s.from_ms.ms(), 20);
+        assert!(s.to_ms <= end);
+        assert_eq!(s.panned(1_000_000, end).to_ms, end);
+        assert_eq!(s.panned(-1_000_000, end).from_ms, TimeMs::ZERO);
         // The clock outside the window brings the window to it.
         let z = Span {
-            from_ms: 0,
-            to_ms: 1_000,
+            from_ms: TimeMs::ZERO,
+            to_ms: TimeMs(1_000),
         };
-        assert!(z.showing(5_000, 10_000).contains(5_000));
-        assert_eq!(z.showing(500, 10_000), z);
+        assert!(z.showing(TimeMs(5_000), end).contains(TimeMs(5_000)));
+        assert_eq!(z.showing(TimeMs(500), end), z);
     }
 }

@@ -575,7 +575,7 @@ pub(super) mod tests {
         Change {
             event: EventType::Added,
             object: Object::fixture(KindId(0), NameId(rv as u32), rv, rv),
-            time_ms: 0,
+            time_ms: TimeMs(0),
         }
     }
 
@@ -586,7 +586,7 @@ pub(super) mod tests {
     fn a_cache_fills_then_evicts_its_oldest_event_for_each_new_one() {
         let mut world = World::new(3);
         let mut api = world.apiserver();
-        let out = world.step(&mut api, 0, |a, st| {
+        let out = world.step(&mut api, TimeMs(0), |a, st| {
             for rv in 2..=6 {
                 a.change(st, pod(rv), Cause::Event(0));
             }
@@ -620,7 +620,7 @@ pub(super) mod tests {
     fn a_list_at_an_rv_the_cache_has_not_seen_waits_until_the_cache_reaches_it() {
         let mut world = World::new(10);
         let mut api = world.apiserver();
-        let out = world.step(&mut api, 1000, |a, st| {
+        let out = world.step(&mut api, TimeMs(1000), |a, st| {
             let list = (ListRv::NotOlderThan(3), 0);
             a.serve_list(st, WatcherId(0), Session(4), list, Cause::Event(0))
         });
@@ -632,10 +632,10 @@ pub(super) mod tests {
         };
         assert_eq!(
             format!("{:?}", timers(&out)),
-            format!("{:?}", [(4000, deadline)])
+            format!("{:?}", [(TimeMs(4000), deadline)])
         );
         assert_eq!(api.waiting_reads.len(), 1);
-        let out = world.step(&mut api, 1500, |a, st| {
+        let out = world.step(&mut api, TimeMs(1500), |a, st| {
             a.change(st, pod(2), Cause::Event(1));
             a.change(st, pod(3), Cause::Event(2));
         });
@@ -645,7 +645,7 @@ pub(super) mod tests {
             "answered from the cache once it reached 3: {answers:?}"
         );
         assert!(api.waiting_reads.is_empty());
-        let out = world.step(&mut api, 4000, |a, st| {
+        let out = world.step(&mut api, TimeMs(4000), |a, st| {
             a.read_deadline(st, WatcherId(0), Session(4), Cause::Event(3))
         });
         assert!(
@@ -660,7 +660,7 @@ pub(super) mod tests {
     fn a_list_the_cache_does_not_catch_up_with_in_3_s_gets_504() {
         let mut world = World::new(10);
         let mut api = world.apiserver();
-        world.step(&mut api, 0, |a, st| {
+        world.step(&mut api, TimeMs(0), |a, st| {
             a.serve_list(
                 st,
                 WatcherId(0),
@@ -669,7 +669,7 @@ pub(super) mod tests {
                 Cause::Event(0),
             )
         });
-        let out = world.step(&mut api, LIST_WAIT_MS.ms(), |a, st| {
+        let out = world.step(&mut api, TimeMs::ZERO + LIST_WAIT_MS, |a, st| {
             a.change(st, pod(2), Cause::Event(1));
             a.read_deadline(st, WatcherId(0), Session(1), Cause::Event(2))
         });
@@ -689,7 +689,7 @@ pub(super) mod tests {
         Change {
             event: EventType::Added,
             object,
-            time_ms: 0,
+            time_ms: TimeMs(0),
         }
     }
 

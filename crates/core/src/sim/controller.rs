@@ -409,7 +409,7 @@ impl Controller {
                 apiserver: None,
             };
             st.out
-                .timer(st.now_ms + d.ms().max(1), id, Action::Input(restart));
+                .timer(st.now_ms + d.max(DurationMs(1)), id, Action::Input(restart));
         }
         self.die();
         for &watcher in &self.reflectors {
@@ -615,7 +615,7 @@ mod tests {
             outcome: None,
             done,
             start_event: 7,
-            started_ms: 0,
+            started_ms: TimeMs::ZERO,
         }
     }
 
@@ -625,7 +625,7 @@ mod tests {
     #[test]
     fn keys_ready_together_wake_distinct_idle_workers() {
         let mut c = controller(2);
-        let out = run_step(&mut c, 0, |c, st| {
+        let out = run_step(&mut c, TimeMs(0), |c, st| {
             for key in [NameId(1), NameId(2), NameId(3)] {
                 c.enqueue(st.controller, st.out, key, Cause::Event(0), false);
             }
@@ -654,7 +654,7 @@ mod tests {
         c.queue.add(key, false);
         c.queue.get();
         c.workers[0] = Some(running(key, 2, 1));
-        let out = run_step(&mut c, 1000, |c, st| {
+        let out = run_step(&mut c, TimeMs(1000), |c, st| {
             c.written(st, 0, Err(ApiError::Conflict), Cause::Event(9))
         });
         let events = out.events();
@@ -670,7 +670,7 @@ mod tests {
             }
             _ => None,
         });
-        assert_eq!(requeue, Some(1000 + *delay_ms));
+        assert_eq!(requeue, Some(TimeMs(1000) + *delay_ms));
         assert!(
             c.workers[0].is_none(),
             "the worker is free for the next key"
@@ -683,19 +683,19 @@ mod tests {
         let mut c = controller(1);
         c.crash_after_writes = Some(1);
         c.workers[0] = Some(running(NameId(1), 2, 0));
-        let out = run_step(&mut c, 0, |c, st| c.step(st, 0, Cause::Event(3)));
+        let out = run_step(&mut c, TimeMs(0), |c, st| c.step(st, 0, Cause::Event(3)));
         assert!(
             matches!(out.list()[..], [Effect::Write { .. }]),
             "{:?}",
             out.list()
         );
-        let out = run_step(&mut c, 0, |c, st| c.step(st, 0, Cause::Event(4)));
+        let out = run_step(&mut c, TimeMs(0), |c, st| c.step(st, 0, Cause::Event(4)));
         assert!(
             matches!(out.list()[..], [Effect::Crash { .. }]),
             "{:?}",
             out.list()
         );
-        let out = run_step(&mut c, 0, |c, st| c.crash(st, Cause::Event(4)));
+        let out = run_step(&mut c, TimeMs(0), |c, st| c.crash(st, Cause::Event(4)));
         let ended = out.events().iter().any(|k| {
             matches!(
                 k,
@@ -724,7 +724,7 @@ mod tests {
             outcome: None,
             done: 0,
             start_event: 0,
-            started_ms: 0,
+            started_ms: TimeMs::ZERO,
         });
         c.crash_after_writes = Some(1);
         assert_eq!(c.running_keys(), [a]);

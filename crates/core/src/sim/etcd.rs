@@ -345,7 +345,7 @@ mod tests {
             spec: 1,
             owner: None,
         };
-        let Ok(Decision::Commit { mut obj, .. }) = etcd.decide(create, names, 0) else {
+        let Ok(Decision::Commit { mut obj, .. }) = etcd.decide(create, names, TimeMs(0)) else {
             panic!("a create of a new name is accepted");
         };
         obj.rv = 5;
@@ -377,7 +377,7 @@ mod tests {
             spec: 1,
             owner: None,
         };
-        let refused = etcd.decide(again, &names, 0).unwrap_err();
+        let refused = etcd.decide(again, &names, TimeMs(0)).unwrap_err();
         assert_eq!(refused.error, ApiError::AlreadyExists);
         let long = names.intern(&format!("default/{}", "x".repeat(MAX_NAME_LEN + 1)));
         let long = Write::Create {
@@ -388,7 +388,7 @@ mod tests {
             owner: None,
         };
         assert_eq!(
-            etcd.decide(long, &names, 0).unwrap_err().error,
+            etcd.decide(long, &names, TimeMs(0)).unwrap_err().error,
             ApiError::NameTooLong
         );
         assert_eq!(etcd.next_uid, 2, "refused creates take no UID");
@@ -398,9 +398,11 @@ mod tests {
     fn updates_check_the_rv_and_bump_the_generation_on_a_new_spec() {
         let mut names = Names::default();
         let (mut etcd, o) = etcd_with(&mut names, 0);
-        let stale = etcd.decide(update(&o, 4, 2, 0), &names, 0).unwrap_err();
+        let stale = etcd
+            .decide(update(&o, 4, 2, 0), &names, TimeMs(0))
+            .unwrap_err();
         assert_eq!(stale.error, ApiError::Conflict);
-        let same = etcd.decide(update(&o, 5, 1, 0), &names, 0);
+        let same = etcd.decide(update(&o, 5, 1, 0), &names, TimeMs(0));
         assert_eq!(
             same,
             Ok(Decision::NoOp {
@@ -408,12 +410,14 @@ mod tests {
                 name: o.name
             })
         );
-        let Ok(Decision::Commit { op, obj, .. }) = etcd.decide(update(&o, 0, 2, 0), &names, 0)
+        let Ok(Decision::Commit { op, obj, .. }) =
+            etcd.decide(update(&o, 0, 2, 0), &names, TimeMs(0))
         else {
             panic!("a merge patch of a new spec commits");
         };
         assert_eq!((op, obj.generation, obj.spec), (WriteOp::Update, 2, 2));
-        let Ok(Decision::Commit { op, obj, .. }) = etcd.decide(update(&o, 5, 1, 7), &names, 0)
+        let Ok(Decision::Commit { op, obj, .. }) =
+            etcd.decide(update(&o, 5, 1, 7), &names, TimeMs(0))
         else {
             panic!("a status update commits");
         };
@@ -432,17 +436,18 @@ mod tests {
             name: o.name,
             uid,
         };
-        let wrong = etcd.decide(delete(Some(9)), &names, 0).unwrap_err();
+        let wrong = etcd.decide(delete(Some(9)), &names, TimeMs(0)).unwrap_err();
         assert_eq!(wrong.error, ApiError::UidMismatch);
-        let Ok(Decision::Commit { op, obj, event }) = etcd.decide(delete(None), &names, 70) else {
+        let Ok(Decision::Commit { op, obj, event }) = etcd.decide(delete(None), &names, TimeMs(70))
+        else {
             panic!("a delete commits a mark");
         };
         assert_eq!(
             (op, event, obj.deletion_ms),
-            (WriteOp::MarkDeleting, EventType::Modified, Some(70))
+            (WriteOp::MarkDeleting, EventType::Modified, Some(TimeMs(70)))
         );
         etcd.objects.insert((o.kind, o.name), obj);
-        let again = etcd.decide(delete(None), &names, 80);
+        let again = etcd.decide(delete(None), &names, TimeMs(80));
         assert_eq!(
             again,
             Ok(Decision::NoOp {
@@ -455,7 +460,7 @@ mod tests {
         if let Write::Update { finalizers, .. } = &mut last {
             *finalizers = 0;
         }
-        let Ok(Decision::Commit { op, event, .. }) = etcd.decide(last, &names, 90) else {
+        let Ok(Decision::Commit { op, event, .. }) = etcd.decide(last, &names, TimeMs(90)) else {
             panic!("the last finalizer's removal commits");
         };
         assert_eq!((op, event), (WriteOp::Delete, EventType::Deleted));

@@ -220,7 +220,7 @@ impl Sim {
             controller,
             generation,
         };
-        self.schedule(self.now_ms + for_ms.ms().max(1), id, timeout);
+        self.schedule(self.now_ms + for_ms.max(DurationMs(1)), id, timeout);
     }
 
     pub(super) fn namespace_of(&mut self, name: NameId) -> NameId {

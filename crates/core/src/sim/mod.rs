@@ -281,7 +281,7 @@ impl Reader for StoreReader<'_> {
     }
 }
 
-const SHORT_WATCH_MS: TimeMs = 1000;
+const SHORT_WATCH_MS: DurationMs = DurationMs(1000);
 /// Kubernetes object names (DNS subdomains) are at most 253 characters.
 pub const MAX_NAME_LEN: usize = 253;
 /// `client-go/tools/cache/shared_informer.go` `minimumResyncPeriod`.
@@ -300,7 +300,7 @@ impl Sim {
         let mut names = Names::default();
         names.intern("default");
         let mut sim = Sim {
-            now_ms: 0,
+            now_ms: TimeMs::ZERO,
             names,
             etcd: Etcd::new(&config),
             apiservers: config
@@ -342,7 +342,11 @@ impl Sim {
             sim.schedule(c.start_ms, NO_CAUSE, start);
         }
         if !config.compaction_ms.is_zero() {
-            sim.schedule(0 + config.compaction_ms, NO_CAUSE, Action::CompactTick);
+            sim.schedule(
+                TimeMs::ZERO + config.compaction_ms,
+                NO_CAUSE,
+                Action::CompactTick,
+            );
         }
         // The timeline goes last, followed by a gap of sequence numbers: an input appended later
         // with `schedule_input` orders exactly as if it had been the timeline's last entry.
@@ -624,7 +628,7 @@ impl Sim {
         if delay.is_zero() && last.is_none_or(|l| l < now) {
             return self.schedule(now, cause, action);
         }
-        let at = (now + delay).max(last.unwrap_or(0));
+        let at = (now + delay).max(last.unwrap_or(TimeMs::ZERO));
         *last = Some(at);
         self.seq += 1;
         self.timers.push(at, self.seq, cause, action);
@@ -927,21 +931,21 @@ mod tests {
         );
         config.controllers.push(c);
         config.timeline.push(TimedInput {
-            at_ms: 0,
+            at_ms: TimeMs(0),
             input: Input::Create {
                 kind: KindId(0),
                 name: "a".into(),
                 spec: 2,
             },
         });
-        config.end_ms = 5_000;
+        config.end_ms = TimeMs(5_000);
         let mut sim = Sim::new(config).unwrap();
         sim.run();
         let twin = sim.clone();
         assert_eq!(sim.state_hash(), twin.state_hash());
         let key = *sim.esr.keys().next().expect("ESR is tracked");
         let before = sim.state_hash();
-        sim.esr.get_mut(&key).unwrap().since_ms += 1;
+        sim.esr.get_mut(&key).unwrap().since_ms += DurationMs(1);
         assert_eq!(sim.state_hash(), before, "since when does not count");
         let holds = &mut sim.esr.get_mut(&key).unwrap().holds;
         *holds = !*holds;
@@ -967,7 +971,7 @@ mod tests {
             spec: 3,
         };
         config.timeline.push(TimedInput {
-            at_ms: 0,
+            at_ms: TimeMs(0),
             input: create,
         });
         let mut running_seen = 0;

@@ -59,7 +59,7 @@ impl Reflector {
             backoff_mark_ms: None,
             session: Session(0),
             watch: None,
-            watch_opened_ms: 0,
+            watch_opened_ms: TimeMs::ZERO,
             watch_events: 0,
             listed: false,
             paging: None,
@@ -485,7 +485,8 @@ impl Reflector {
     fn on_watch_end(&mut self, st: &mut StepContext, reason: WatchEnd, cause: Cause) {
         let watcher = st.watcher;
         let id = st.emit(cause, EventKind::WatchEnded { watcher, reason });
-        let short = st.now_ms - self.watch_opened_ms < SHORT_WATCH_MS && self.watch_events == 0;
+        let short = DurationMs::between(self.watch_opened_ms, st.now_ms) < SHORT_WATCH_MS
+            && self.watch_events == 0;
         if short && reason != WatchEnd::Disconnected {
             self.backoff(st, WatcherState::BackoffRelist, id);
         } else {
@@ -668,7 +669,7 @@ mod tests {
             requested: 7,
             oldest_minus_one: 9,
         };
-        let out = run_step(&mut r, 1000, |r, st| {
+        let out = run_step(&mut r, TimeMs(1000), |r, st| {
             r.receive(st, Session(0), Msg::WatchErr(too_old), Cause::Event(3))
         });
         assert_eq!(
@@ -685,7 +686,7 @@ mod tests {
         });
         let (at_ms, session) = wake.expect("a wake-up is scheduled");
         assert!(
-            (1800..2600).contains(&at_ms),
+            (TimeMs(1800)..TimeMs(2600)).contains(&at_ms),
             "800 ms and up to 100% jitter: {at_ms}"
         );
         assert_eq!(session, Session(1));
@@ -721,7 +722,7 @@ mod tests {
             from_etcd: false,
             rest: vec![],
         };
-        let out = run_step(&mut r, 0, |r, st| {
+        let out = run_step(&mut r, TimeMs(0), |r, st| {
             r.receive(st, Session(0), page, Cause::Event(1))
         });
         let deltas: Vec<_> = out
@@ -771,7 +772,7 @@ mod tests {
             from_etcd: true,
             rest: vec![pod(2, 3)],
         };
-        let out = run_step(&mut r, 0, |r, st| {
+        let out = run_step(&mut r, TimeMs(0), |r, st| {
             r.receive(st, Session(0), page, Cause::Event(1))
         });
         let Some(Effect::ToServer { action, .. }) = out.list().last() else {
@@ -811,20 +812,23 @@ mod tests {
         let cfg = ReflectorConfig::default();
         let mut r = reflector();
         let bases: Vec<_> = (0..7)
-            .map(|i| r.next_backoff(&cfg, i * 1000).ms())
+            .map(|i| r.next_backoff(&cfg, TimeMs(i * 1000)).ms())
             .collect();
         assert_eq!(bases, [800, 1600, 3200, 6400, 12_800, 25_600, 30_000]);
         // The reset interval counts from the first backoff (the last reset), not the last one.
-        assert_eq!(r.next_backoff(&cfg, 120_001), DurationMs(800));
+        assert_eq!(r.next_backoff(&cfg, TimeMs(120_001)), DurationMs(800));
         let quiet = ReflectorConfig {
             backoff_reset_after_quiet: true,
             ..cfg
         };
         let mut legacy = reflector();
         let bases: Vec<_> = (0..3)
-            .map(|i| legacy.next_backoff(&quiet, i * 100_000).ms())
+            .map(|i| legacy.next_backoff(&quiet, TimeMs(i * 100_000)).ms())
             .collect();
         assert_eq!(bases, [800, 1600, 3200], "no quiet interval: no reset");
-        assert_eq!(legacy.next_backoff(&quiet, 320_001), DurationMs(800));
+        assert_eq!(
+            legacy.next_backoff(&quiet, TimeMs(320_001)),
+            DurationMs(800)
+        );
     }
 }

@@ -7,7 +7,7 @@ use super::apiserver::{Offer, StepContext};
 use super::*;
 
 /// A server watch's timers (`cache_watcher.go`).
-const BOOKMARK_BEFORE_DEADLINE_MS: TimeMs = 2000;
+const BOOKMARK_BEFORE_DEADLINE_MS: DurationMs = DurationMs(2000);
 
 impl Apiserver {
     /// A list (client-go's pager, or a relist at a resourceVersion).
@@ -267,7 +267,7 @@ impl Apiserver {
             from_etcd,
             last_sent: from,
             from_rv: from,
-            deadline_ms: 0,
+            deadline_ms: TimeMs::ZERO,
             open: true,
             in_flight: 0,
         });
@@ -426,7 +426,7 @@ mod tests {
     /// A cache of 3 events that has seen RVs 2 to 7: it holds 5, 6 and 7.
     fn cache_at_7(world: &mut World) -> Apiserver {
         let mut api = world.apiserver();
-        world.step(&mut api, 0, |a, st| {
+        world.step(&mut api, TimeMs(0), |a, st| {
             for rv in 2..=7 {
                 a.change(st, pod(rv), Cause::Event(0));
             }
@@ -435,7 +435,7 @@ mod tests {
     }
 
     fn watch(api: &mut Apiserver, world: &mut World, from: Rv) -> Effects {
-        world.step(api, 0, |a, st| {
+        world.step(api, TimeMs::ZERO, |a, st| {
             a.serve_watch(
                 st,
                 WatcherId(0),
@@ -492,11 +492,14 @@ mod tests {
         assert_eq!(replayed, [(5, false), (6, false), (7, false)]);
         assert_eq!(api.watches_by_kind[0], [WatchId(0)]);
         let w = &world.watches[0];
-        assert_eq!((w.last_sent, w.deadline_ms, w.open), (7, 60_000, true));
+        assert_eq!(
+            (w.last_sent, w.deadline_ms, w.open),
+            (7, TimeMs(60_000), true)
+        );
         let at: Vec<TimeMs> = timers(&out).iter().map(|t| t.0).collect();
         assert_eq!(
             at,
-            [60_000, 58_000],
+            [TimeMs(60_000), TimeMs(58_000)],
             "the timeout, then a bookmark 2 s before it"
         );
     }
