@@ -204,9 +204,12 @@ pub fn parse() -> Result<Cli, ExitCode> {
     })
 }
 
-/// Writes the completion script for `shell`.
-pub fn completions(shell: clap_complete::Shell, out: &mut dyn std::io::Write) {
-    clap_complete::generate(shell, &mut Cli::command(), "listwatch", out);
+/// The completion script for `shell` (made in memory: clap_complete panics on a write error,
+/// such as a closed pipe).
+pub fn completions(shell: clap_complete::Shell) -> String {
+    let mut script = vec![];
+    clap_complete::generate(shell, &mut Cli::command(), "listwatch", &mut script);
+    String::from_utf8_lossy(&script).into_owned()
 }
 
 #[cfg(test)]

@@ -78,7 +78,7 @@ pub fn run(o: Options) -> ExitCode {
     let base = (!ex.base_broken.is_empty())
         .then(|| lx::base_counterexample(&src, &scenario, &ex.base_broken, ex.end_ms()));
     if o.json {
-        println!(
+        outln!(
             "{}",
             lx::summary_text(&src, &scenario, &ex, secs, interrupted)
         );
@@ -186,7 +186,7 @@ fn report(
             "the scenario already fails without faults: {}",
             term(&what.join("; "))
         );
-        print!("{}", script_out(base));
+        out!("{}", script_out(base));
     } else if shown.is_empty() {
         eprintln!(
             "no schedule {} breaks it",
@@ -204,7 +204,7 @@ fn report(
             if shown.len() == 1 { "s" } else { "" }
         );
         // Scripts one after another, separated so each can be cut out and run.
-        print!("{}", script_out(&shown.join(SEPARATOR)));
+        out!("{}", script_out(&shown.join(SEPARATOR)));
     }
 }
 
@@ -245,7 +245,7 @@ fn merge(o: &Options) -> ExitCode {
         }
     };
     if o.json {
-        println!("{}", d.json);
+        outln!("{}", d.json);
     } else {
         eprintln!(
             "merged {} shards: explored {} of {} schedules{}",
@@ -263,7 +263,7 @@ fn merge(o: &Options) -> ExitCode {
         if d.counterexamples.is_empty() {
             eprintln!("no schedule breaks it");
         } else {
-            print!("{}", script_out(&d.counterexamples.join(SEPARATOR)));
+            out!("{}", script_out(&d.counterexamples.join(SEPARATOR)));
         }
     }
     if d.counterexamples.is_empty() {

@@ -10,6 +10,31 @@ use listwatch_script::{render, Report};
 
 use listwatch_script::export as json;
 
+/// `print!` that ends the program quietly once standard output is closed: `listwatch run x
+/// --trace | head` reads what it needs and leaves, which is not an error (`print!` panics).
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::write_stdout(format_args!($($arg)*)) };
+}
+
+/// `println!`, as [`out!`] is `print!`.
+macro_rules! outln {
+    () => { $crate::write_stdout(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::write_stdout(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+/// Writes to standard output; a closed pipe ends the program with success, any other error
+/// with a message.
+fn write_stdout(text: std::fmt::Arguments) {
+    match std::io::stdout().lock().write_fmt(text) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => {
+            eprintln!("error: cannot write to standard output: {e}");
+            std::process::exit(1)
+        }
+    }
+}
+
 mod args;
 mod explore;
 use args::{ColorWhen, Command};
@@ -153,7 +178,7 @@ fn main() -> ExitCode {
             merge,
         }),
         Command::Completions { shell } => {
-            args::completions(shell, &mut std::io::stdout());
+            out!("{}", args::completions(shell));
             ExitCode::SUCCESS
         }
     };
@@ -167,13 +192,13 @@ fn cmd_run(file: &str, trace: bool, as_json: bool, tty: bool) -> ExitCode {
         Err(code) => return code,
     };
     if as_json {
-        println!("{}", json::report(&report));
+        outln!("{}", json::report(&report));
     } else {
-        print!("{}", summary(&report, tty));
+        out!("{}", summary(&report, tty));
         if trace {
-            println!("\ntrace:");
+            outln!("\ntrace:");
             for (i, e) in report.sim.trace.iter().enumerate() {
-                println!("{}", term(&line(i as EventId, e, &report.sim)));
+                outln!("{}", term(&line(i as EventId, e, &report.sim)));
             }
         }
     }
@@ -190,7 +215,7 @@ fn cmd_share(file: &str, base: &str, at_ms: Option<TimeMs>) -> ExitCode {
         Err(code) => return code,
     };
     let shared = listwatch_script::share::Shared { script: src, at_ms };
-    println!("{}", listwatch_script::share::link(base, &shared));
+    outln!("{}", listwatch_script::share::link(base, &shared));
     ExitCode::SUCCESS
 }
 
@@ -200,7 +225,7 @@ fn cmd_open(link: &str) -> ExitCode {
             if let Some(t) = s.at_ms {
                 eprintln!("(the link shows the moment {t})");
             }
-            print!("{}", script_out(&s.script));
+            out!("{}", script_out(&s.script));
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -218,7 +243,7 @@ fn cmd_check(files: &[String], tty: bool) -> ExitCode {
             Ok((_, report)) => {
                 let bad: Vec<_> = report.outcomes.iter().filter(|(_, o)| !o.pass).collect();
                 if bad.is_empty() {
-                    println!(
+                    outln!(
                         "{} {} ({} expectations)",
                         color(tty, "32", "ok"),
                         term(file),
@@ -226,9 +251,9 @@ fn cmd_check(files: &[String], tty: bool) -> ExitCode {
                     );
                 } else {
                     failed += 1;
-                    println!("{} {}", color(tty, "31", "FAILED"), term(file));
+                    outln!("{} {}", color(tty, "31", "FAILED"), term(file));
                     for (x, o) in bad {
-                        println!(
+                        outln!(
                             "{}",
                             term(&format!(
                                 "  {file}:{}: {}\n    found {}, decided at {}",

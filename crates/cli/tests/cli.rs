@@ -369,3 +369,27 @@ fn color_is_auto_always_or_never() {
     assert_eq!(code, 1);
     assert!(out.contains("\u{1b}[31mFAILED\u{1b}[0m"), "{out}");
 }
+
+/// Output piped into a reader that stops early (`| head`) ends the program quietly: a closed
+/// pipe is not an error, and `print!` would panic on it.
+#[test]
+fn a_reader_that_stops_early_is_not_an_error() {
+    for args in [
+        &["completions", "bash"][..],
+        &["run", "scenarios/09-work-queue-dedup.lw", "--trace"][..],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_listwatch"))
+            .args(args)
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        // Close the reading end before the program writes: every write meets a closed pipe.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}

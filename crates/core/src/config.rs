@@ -437,7 +437,9 @@ pub enum ConfigError {
         max_time_ms: DurationMs,
     },
     /// `sendInitialEvents=true` is only valid with `allowWatchBookmarks=true`.
-    StreamingListWithoutBookmarks,
+    StreamingListWithoutBookmarks {
+        controller: String,
+    },
 }
 
 impl std::fmt::Display for ConfigError {
@@ -465,9 +467,9 @@ impl std::fmt::Display for ConfigError {
                 f,
                 "an input at {at_ms} comes after the end of the run at {end_ms}"
             ),
-            ConfigError::StreamingListWithoutBookmarks => write!(
+            ConfigError::StreamingListWithoutBookmarks { controller } => write!(
                 f,
-                "a streaming list (sendInitialEvents=true) needs bookmarks (allowWatchBookmarks=true): turn `bookmarks on` or `streaming-list off`"
+                "controller {controller}: a streaming list (sendInitialEvents=true) needs bookmarks (allowWatchBookmarks=true): turn `bookmarks on` or `streaming-list off`"
             ),
             ConfigError::EndBeyondLimit {
                 end_ms,
@@ -504,10 +506,12 @@ impl Config {
         for c in &self.controllers {
             self.check_controller(c)?;
         }
-        for i in 0..self.controllers.len() {
+        for (i, c) in self.controllers.iter().enumerate() {
             let r = self.reflector_of(ControllerId(i as u16));
             if r.streaming_list && !r.bookmarks {
-                return Err(ConfigError::StreamingListWithoutBookmarks);
+                return Err(ConfigError::StreamingListWithoutBookmarks {
+                    controller: c.name.clone(),
+                });
             }
         }
         if self.end_ms > TimeMs::ZERO + self.limits.max_time_ms {

@@ -270,6 +270,9 @@ struct Spans {
     controllers: Vec<Span>,
     timeline: Vec<Span>,
     run: Option<Span>,
+    /// `bookmarks`, `streaming-list` and `kubernetes` settings, in line order: the statement,
+    /// the controller whose option it is (`None`: the cluster's), and the value's span.
+    reflector_settings: Vec<(&'static str, Option<usize>, Span)>,
 }
 
 struct Builder {
@@ -508,6 +511,10 @@ impl Builder {
             "bookmarks" => {
                 self.explicit_bookmarks = true;
                 let v = p.next("`on` or `off`")?;
+                let span = Span::of(p, v);
+                self.spans
+                    .reflector_settings
+                    .push(("bookmarks", None, span));
                 self.config.reflector.bookmarks = match v.text.as_str() {
                     "on" => true,
                     "off" => false,
@@ -518,6 +525,10 @@ impl Builder {
             "streaming-list" => {
                 self.explicit_streaming = true;
                 let v = p.next("`on` or `off`")?;
+                let span = Span::of(p, v);
+                self.spans
+                    .reflector_settings
+                    .push(("streaming-list", None, span));
                 self.config.reflector.streaming_list = match v.text.as_str() {
                     "on" => true,
                     "off" => false,
@@ -572,6 +583,10 @@ impl Builder {
                 .help("write 1.N with N from 10 to 40, e.g. `kubernetes 1.34`")
             })?;
         self.version = Some(minor);
+        let span = Span::of(p, v);
+        self.spans
+            .reflector_settings
+            .push(("kubernetes", None, span));
         p.done()?;
         Ok(())
     }
@@ -1058,11 +1073,17 @@ impl Builder {
             _ => return Err(unknown(p, v, "setting", &["on", "off"])),
         };
         let c = &mut self.config.controllers[idx];
-        if w.text == "bookmarks" {
+        let setting = if w.text == "bookmarks" {
             c.bookmarks = Some(on);
+            "bookmarks"
         } else {
             c.streaming_list = Some(on);
-        }
+            "streaming-list"
+        };
+        let span = Span::of(p, v);
+        self.spans
+            .reflector_settings
+            .push((setting, Some(idx), span));
         Ok(())
     }
 
@@ -1970,12 +1991,39 @@ impl Builder {
                 .find(|(t, _)| t.at_ms == *at_ms)
                 .map(|(_, s)| *s),
             ConfigError::EndBeyondLimit { .. } => self.spans.run,
+            ConfigError::StreamingListWithoutBookmarks { controller } => {
+                self.streaming_conflict_span(controller)
+            }
             _ => None,
         };
         match span {
             Some(s) => s.diag(e.to_string()),
             None => at_start(e.to_string()),
         }
+    }
+
+    /// Where a controller's streaming list without bookmarks was decided: its own `bookmarks`
+    /// or `streaming-list` option, else the cluster's (`bookmarks` first: the list needs them),
+    /// else the `kubernetes` version whose defaults chose them, else the controller itself.
+    fn streaming_conflict_span(&self, controller: &str) -> Option<Span> {
+        let idx = self
+            .config
+            .controllers
+            .iter()
+            .position(|c| c.name == controller)?;
+        let last = |setting: &str, of: Option<usize>| {
+            let settings = self.spans.reflector_settings.iter().rev();
+            settings
+                .filter(|(s, c, _)| *s == setting && *c == of)
+                .map(|(_, _, span)| *span)
+                .next()
+        };
+        last("bookmarks", Some(idx))
+            .or_else(|| last("streaming-list", Some(idx)))
+            .or_else(|| last("bookmarks", None))
+            .or_else(|| last("streaming-list", None))
+            .or_else(|| last("kubernetes", None))
+            .or_else(|| self.spans.controllers.get(idx).copied())
     }
 
     /// What needs the whole script: version defaults, the end, expectations, validation.

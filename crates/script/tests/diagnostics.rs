@@ -228,6 +228,27 @@ const CONFIG_CASES: &[(&str, usize, usize, &str)] = &[
         1,
         "lengthen the run: `run 6s` or more on line 2",
     ),
+    // A streaming list needs bookmarks (sendInitialEvents requires allowWatchBookmarks:
+    // `apimachinery/pkg/apis/meta/internalversion/validation/validation.go`); the error points
+    // at the setting that decided it.
+    (
+        "kind ReplicaSet\nkind Pod\nkubernetes 1.35\nbookmarks off\ncontroller rs for ReplicaSet children Pod\nrun 5s\n",
+        4,
+        11,
+        "controller rs: a streaming list",
+    ),
+    (
+        "kind ReplicaSet\nkind Pod\nstreaming-list on\ncontroller rs for ReplicaSet children Pod\n  bookmarks off\nrun 5s\n",
+        5,
+        13,
+        "turn `bookmarks on` or `streaming-list off`",
+    ),
+    (
+        "kind ReplicaSet\nkind Pod\nbookmarks off\ncontroller rs for ReplicaSet children Pod\n  streaming-list on\nrun 5s\n",
+        5,
+        18,
+        "controller rs: a streaming list",
+    ),
 ];
 
 #[test]
