@@ -298,7 +298,8 @@ impl Sim {
     fn apply_step(&mut self, actor: Actor) {
         let (start, end) = (self.effects.base, self.effects.list.len());
         for i in start.effects..end {
-            // Events and keys are read in place; effects that carry an action are moved out.
+            // Matched in place, copying out only the fields an arm uses; effects that carry an
+            // action move it out of `actions`.
             match self.effects.list[i] {
                 Effect::Emit { cause, kind } => {
                     let cause = self.resolve(cause);
@@ -318,7 +319,7 @@ impl Sim {
                     let c = self.actor_controller(actor);
                     self.enqueue(c, key, self.resolve(cause), low_priority);
                 }
-                effect => self.apply_effect(actor, effect),
+                _ => self.apply_effect(actor, i),
             }
         }
     }
@@ -367,9 +368,9 @@ impl Sim {
         }
     }
 
-    /// One effect that carries an action, a write or a change of life.
-    fn apply_effect(&mut self, actor: Actor, effect: Effect) {
-        match effect {
+    /// The effect at `index`, one that carries an action, a write or a change of life.
+    fn apply_effect(&mut self, actor: Actor, index: usize) {
+        match self.effects.list[index] {
             Effect::ToClient {
                 cause,
                 watcher,
