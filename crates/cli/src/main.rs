@@ -4,7 +4,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 
 use listwatch_core::analysis::{Analysis, MarkerKind};
-use listwatch_core::verdict::{explain, Expect};
+use listwatch_core::verdict::explain;
 use listwatch_core::*;
 use listwatch_script::{render, Report};
 
@@ -291,7 +291,7 @@ pub fn summary(r: &Report, tty: bool) -> String {
     s += &watchers_summary(sim);
     s += &controllers_summary(sim);
     s += &relists_summary(sim, &analysis);
-    s += &expectations_summary(r);
+    s += &expectations_summary(r, &analysis);
     // Everything above may hold names and texts from the script: escape it, then colour the
     // marks (an escaped line cannot start with them: names hold no spaces).
     let s = term(&s);
@@ -379,7 +379,7 @@ fn relists_summary(sim: &Sim, analysis: &Analysis) -> String {
 }
 
 /// Each expectation's verdict, then ESR's.
-fn expectations_summary(r: &Report) -> String {
+fn expectations_summary(r: &Report, analysis: &Analysis) -> String {
     let sim = &r.sim;
     let mut s = String::new();
     s += "\nexpectations:\n";
@@ -393,7 +393,7 @@ fn expectations_summary(r: &Report) -> String {
             x.line, x.text, o.found, o.decided_ms
         );
     }
-    let esr = listwatch_core::verdict::check(sim, &Expect::Esr { controller: None });
+    let esr = listwatch_core::verdict::esr_verdict(sim, analysis.esr);
     s += &format!(
         "\nESR: {} ({})\n",
         if esr.pass { "holds" } else { "fails" },

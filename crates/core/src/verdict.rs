@@ -480,7 +480,13 @@ fn check_probe(sim: &Sim, fact: &ProbeFact) -> Outcome {
 
 /// ESR at the end of the run, as an outcome (`analysis::esr_outcome` decides it).
 fn esr(sim: &Sim, controller: Option<ControllerId>) -> Outcome {
-    match crate::analysis::esr_outcome(sim, controller) {
+    esr_verdict(sim, crate::analysis::esr_outcome(sim, controller))
+}
+
+/// An ESR outcome as an expectation's outcome: passed or not, and in words. The displays show
+/// the run's `Analysis::esr` with it.
+pub fn esr_verdict(sim: &Sim, outcome: EsrOutcome) -> Outcome {
+    match outcome {
         EsrOutcome::NotJudged { at_ms } => Outcome {
             pass: false,
             found: format!(

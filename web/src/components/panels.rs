@@ -2,6 +2,7 @@
 
 use std::rc::Rc;
 
+use listwatch_core::analysis::EsrOutcome;
 use listwatch_core::verdict::{explain, Outcome};
 use listwatch_core::EventId;
 use listwatch_script::Expectation;
@@ -95,15 +96,11 @@ pub struct ExpectationsProps {
 #[function_component(Expectations)]
 pub fn expectations(p: &ExpectationsProps) -> Html {
     let run = &p.run;
-    // ESR is the run's: an edit that only rewords expectations keeps it.
-    let esr = use_memo(run.clone(), |run| {
-        listwatch_core::verdict::check(
-            &run.sim,
-            &listwatch_core::verdict::Expect::Esr { controller: None },
-        )
-    });
-    // A run cut off at the event cap never reached its end: whether the system would have
-    // settled is unknown, so ESR is not judged (whatever the verdict says of the part that ran).
+    // ESR is the run's, judged once by the core (`Analysis::esr`). A run cut off at the event
+    // cap never reached its end: whether the system would have settled is unknown, so ESR is
+    // not judged, whatever the verdict says of the part that ran.
+    let esr_judged = !matches!(run.analysis.esr, EsrOutcome::NotJudged { .. });
+    let esr = listwatch_core::verdict::esr_verdict(&run.sim, run.analysis.esr);
     let cut = cut_at(&run.sim);
     html! {
         <div data-testid="expectations" class="expectations">
@@ -130,9 +127,11 @@ pub fn expectations(p: &ExpectationsProps) -> Html {
             </ul>
             if let Some(t) = cut {
                 <p class="hint" data-testid="cut-expectations">{format!("The run was cut off at {}: these are judged on the part that ran.", super::clock(t))}</p>
-                <p class="inconclusive" data-testid="esr">{"ESR: not judged (run cut off)"}</p>
-            } else {
+            }
+            if esr_judged {
                 <p data-testid="esr" class={if esr.pass { "pass" } else { "fail" }}>{format!("ESR: {} ({})", if esr.pass { "holds" } else { "fails" }, &esr.found)}</p>
+            } else {
+                <p class="inconclusive" data-testid="esr">{"ESR: not judged (run cut off)"}</p>
             }
         </div>
     }
