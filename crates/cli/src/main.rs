@@ -305,28 +305,24 @@ pub fn summary(r: &Report, tty: bool) -> String {
 /// Per watcher: lists, watches, 410s (the first five messages), state and last RV.
 fn watchers_summary(sim: &Sim) -> String {
     let mut s = String::from("\nwatchers:\n");
-    // One pass over the trace: per watcher, lists, watches and the 410s' messages.
-    let mut tally = vec![(0, 0, vec![]); sim.reflectors().len()];
-    for e in sim.trace.iter() {
-        let Some(w) = e.kind.watcher() else { continue };
-        let t = &mut tally[w.index()];
-        match e.kind {
-            EventKind::ListRequest { .. } | EventKind::WatchListRequest { .. } => t.0 += 1,
-            EventKind::WatchOpened { .. } => t.1 += 1,
-            k => t.2.extend(k.gone().map(|(_, error)| error.message())),
-        }
-    }
-    for (i, (w, (lists, watches, gone))) in sim.reflectors().iter().zip(tally).enumerate() {
+    let tallies = listwatch_core::analysis::watcher_tallies(sim);
+    for (i, (w, t)) in sim.reflectors().iter().zip(tallies).enumerate() {
         let id = WatcherId(i as u16);
         s += &format!(
-            "  {:<24} {lists} lists, {watches} watches, {} x 410, state {} at rv {}\n",
+            "  {:<24} {} lists, {} watches, {} x 410, state {} at rv {}\n",
             Labels::watcher(sim, id),
-            gone.len(),
+            t.lists,
+            t.watches,
+            t.gone.len(),
             w.state.as_str(),
             w.last_rv
         );
-        for g in gone.iter().take(5) {
-            s += &format!("      410: {g}\n");
+        let messages = t
+            .gone
+            .iter()
+            .filter_map(|&g| sim.trace[g as usize].kind.gone());
+        for (_, error) in messages.take(5) {
+            s += &format!("      410: {}\n", error.message());
         }
     }
     s
@@ -335,17 +331,7 @@ fn watchers_summary(sim: &Sim) -> String {
 /// Per controller: its reconciles, per key (the first twelve keys).
 fn controllers_summary(sim: &Sim) -> String {
     let mut s = String::from("\ncontrollers:\n");
-    let mut per_key = vec![std::collections::BTreeMap::<&str, u32>::new(); sim.controllers().len()];
-    for e in sim.trace.iter() {
-        if let EventKind::ReconcileStart {
-            controller, key, ..
-        } = e.kind
-        {
-            *per_key[controller.index()]
-                .entry(sim.names().resolve(key))
-                .or_default() += 1;
-        }
-    }
+    let per_key = listwatch_core::analysis::reconciles_per_key(sim);
     for (c, per_key) in sim.config().controllers.iter().zip(per_key) {
         let total: u32 = per_key.values().sum();
         let keys: Vec<String> = per_key

@@ -293,6 +293,48 @@ fn windows(sim: &Sim, faults: &[EventId]) -> Vec<FaultWindow> {
     out
 }
 
+/// What one watcher did over a run: its lists (streaming lists too), its watches, its 410s.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WatcherTally {
+    pub lists: u32,
+    pub watches: u32,
+    /// The events that told it its resource version was gone, in order.
+    pub gone: Vec<EventId>,
+}
+
+/// Per watcher, what it did, in one pass over the trace (the CLI's summary; the page draws
+/// the events themselves).
+pub fn watcher_tallies(sim: &Sim) -> Vec<WatcherTally> {
+    let mut tally = vec![WatcherTally::default(); sim.reflectors().len()];
+    for (i, e) in sim.trace.iter().enumerate() {
+        let Some(w) = e.kind.watcher() else { continue };
+        let t = &mut tally[w.index()];
+        match e.kind {
+            EventKind::ListRequest { .. } | EventKind::WatchListRequest { .. } => t.lists += 1,
+            EventKind::WatchOpened { .. } => t.watches += 1,
+            k if k.gone().is_some() => t.gone.push(i as EventId),
+            _ => {}
+        }
+    }
+    tally
+}
+
+/// Per controller, how many reconciles each key had, by key name.
+pub fn reconciles_per_key(sim: &Sim) -> Vec<std::collections::BTreeMap<&str, u32>> {
+    let mut per_key = vec![std::collections::BTreeMap::new(); sim.controllers().len()];
+    for e in sim.trace.iter() {
+        if let EventKind::ReconcileStart {
+            controller, key, ..
+        } = e.kind
+        {
+            *per_key[controller.index()]
+                .entry(sim.names().resolve(key))
+                .or_default() += 1;
+        }
+    }
+    per_key
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -467,6 +509,52 @@ mod tests {
         );
         let first = sim.trace.iter().find_map(|e| travel(&e.kind));
         assert_eq!(first.map(|t| t.1), Some(Direction::ToServer));
+    }
+
+    /// A watcher cut off while a small cache overflows gets a 410 and lists again: the tallies
+    /// say so, and agree with `expect count` over the same run.
+    #[test]
+    fn watcher_tallies_count_lists_watches_and_410s_as_expectations_do() {
+        use crate::verdict::{counts, Counted, Scope};
+        let mut timeline = vec![(
+            1000,
+            Input::Disconnect {
+                controller: ControllerId(0),
+                duration_ms: DurationMs(5000),
+            },
+        )];
+        timeline.extend((0..10).map(|i| (1500 + 100 * i, create(&format!("p{i}")))));
+        let mut sim = run(timeline);
+        let mut c = sim.config().clone();
+        c.kinds[0].cache = crate::config::CacheMode::Fixed { capacity: 3 };
+        sim = crate::verdict::run(c).unwrap();
+        let tallies = watcher_tallies(&sim);
+        let count = |what: Counted| {
+            let scope = Scope {
+                controller: Some(ControllerId(0)),
+                kind: Some(crate::model::KindId(0)),
+                name: None,
+            };
+            let n: u64 = sim
+                .trace
+                .iter()
+                .map(|e| counts(&sim, e, &what, &scope))
+                .sum();
+            n as usize
+        };
+        let t = &tallies[0];
+        assert!(!t.gone.is_empty() && t.lists >= 2, "{t:?}");
+        assert_eq!(t.lists as usize, count(Counted::Lists));
+        assert_eq!(t.watches as usize, count(Counted::Watches));
+        assert_eq!(t.gone.len(), count(Counted::Gone));
+        assert!(t
+            .gone
+            .iter()
+            .all(|&g| sim.trace[g as usize].kind.gone().is_some()));
+        let per_key = reconciles_per_key(&sim);
+        assert_eq!(per_key[0].len(), 10, "{per_key:?}");
+        let reconciles: u32 = per_key[0].values().sum();
+        assert_eq!(reconciles as usize, count(Counted::Reconciles));
     }
 
     #[test]
