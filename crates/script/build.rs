@@ -1,6 +1,5 @@
 //! Embeds every scenario of `scenarios/` so the CLI's tests and the web page share one gallery,
-//! lists each with its title (`gallery::INDEX`, the page's index, which it re-exports from its
-//! own build script), and writes one `#[test]` per scenario (`gallery_tests.rs`, included by
+//! lists each with its title (`gallery::INDEX`, which the page uses as its index), and writes one `#[test]` per scenario (`gallery_tests.rs`, included by
 //! `tests/gallery.rs`), so a scenario added to `scenarios/` gets its own named test without
 //! editing Rust.
 use std::fmt::Write;

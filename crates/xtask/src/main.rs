@@ -1,4 +1,4 @@
-//! `cargo xtask serve|test|bench`: every set-up step, check and figure of the project, in Rust
+//! `cargo xtask build|serve|test|bench`: every set-up step, check and figure of the project, in Rust
 //! so they run the same on every machine. Tools are installed only when missing, so a second run
 //! skips every install.
 
