@@ -76,6 +76,88 @@ impl Etcd {
         }
     }
 
+    /// Commits an object etcd accepted (`decide`): the next revision is its RV, the store and
+    /// the owner indexes take it (a delete removes it), and the change goes to the history and
+    /// the log when they are kept (`apiserver/pkg/storage/etcd3/store.go`: every write raises the
+    /// one revision by one, and the object's RV is the new revision).
+    pub(super) fn commit(&mut self, mut obj: Object, event: EventType, now_ms: TimeMs) -> Change {
+        self.rev += 1;
+        obj.rv = self.rev;
+        let key = (obj.kind, obj.name);
+        let present = event != EventType::Deleted;
+        let old = if present {
+            self.objects.insert(key, obj)
+        } else {
+            self.objects.remove(&key)
+        };
+        self.index(old.as_ref(), &obj, present);
+        let change = Change {
+            event,
+            object: obj,
+            time_ms: now_ms,
+        };
+        if let Some(h) = &mut self.history {
+            h.push(change);
+        }
+        if self.keep_log {
+            self.log.push_back(change);
+        }
+        change
+    }
+
+    /// A compaction tick (`apiserver/pkg/storage/etcd3/compact.go`): the bookkeeping write
+    /// raises the revision by one, and etcd compacts to the revision of the previous tick.
+    /// Returns the revision compacted to, when it moved.
+    pub(super) fn compact_tick(&mut self) -> Option<Rv> {
+        self.rev += 1;
+        let target = self.last_tick_rev;
+        self.last_tick_rev = self.rev;
+        if target <= self.compact_rev {
+            return None;
+        }
+        self.compact_rev = target;
+        while self.log.front().is_some_and(|c| c.object.rv <= target) {
+            self.log.pop_front();
+        }
+        Some(target)
+    }
+
+    /// The dependents the garbage collector looks at after a commit of `obj`
+    /// (`pkg/controller/garbagecollector`): a deleted owner's, and a new object whose owner (by
+    /// UID) does not exist. Empty, and so not allocated, for most writes.
+    pub(super) fn gc_candidates(
+        &self,
+        obj: &Object,
+        event: EventType,
+    ) -> Vec<(KindId, NameId, u64)> {
+        let mut look = vec![];
+        if event == EventType::Deleted {
+            if let Some(set) = self.dependents.get(&obj.uid) {
+                look.extend(
+                    set.iter()
+                        .filter_map(|k| self.objects.get(k).map(|d| (d.kind, d.name, d.uid))),
+                );
+            }
+        } else if event == EventType::Added {
+            if let Some(owner) = obj.owner {
+                if !self.owner_exists(owner) {
+                    look.push((obj.kind, obj.name, obj.uid));
+                }
+            }
+        }
+        look
+    }
+
+    /// Is this dependent (still with this UID) an orphan the collector deletes: every owner
+    /// gone, and not being deleted already?
+    pub(super) fn is_orphan(&self, kind: KindId, name: NameId, uid: u64) -> bool {
+        self.objects.get(&(kind, name)).is_some_and(|d| {
+            d.uid == uid
+                && d.owner.is_some_and(|o| !self.owner_exists(o))
+                && d.deletion_ms.is_none()
+        })
+    }
+
     /// The owner indexes agree with a scan of every object (an invariant the tests check).
     pub fn check_indexes(&self) -> Result<(), String> {
         let mut live: BTreeMap<(u64, KindId), u32> = BTreeMap::new();
@@ -464,5 +546,130 @@ mod tests {
             panic!("the last finalizer's removal commits");
         };
         assert_eq!((op, event), (WriteOp::Delete, EventType::Deleted));
+    }
+
+    /// `etcd3/store.go`: every write raises the one revision by one and stamps the object with
+    /// it; a delete removes the object, its change carrying the last state at the new RV.
+    #[test]
+    fn a_commit_bumps_the_revision_and_stores_or_removes_the_object() {
+        let mut names = Names::default();
+        let (mut etcd, o) = etcd_with(&mut names, 0);
+        etcd.rev = 5;
+        let mut changed = o;
+        changed.spec = 2;
+        let c = etcd.commit(changed, EventType::Modified, TimeMs(40));
+        assert_eq!((etcd.rev, c.object.rv, c.time_ms), (6, 6, TimeMs(40)));
+        assert_eq!(
+            etcd.objects.get(&(o.kind, o.name)).map(|x| (x.rv, x.spec)),
+            Some((6, 2))
+        );
+        let c = etcd.commit(c.object, EventType::Deleted, TimeMs(50));
+        assert_eq!(
+            (c.event, c.object.rv, c.object.spec),
+            (EventType::Deleted, 7, 2)
+        );
+        assert!(etcd.objects.is_empty());
+        assert!(
+            etcd.log.is_empty() && etcd.history.is_none(),
+            "kept only when asked for"
+        );
+    }
+
+    /// The log (for kinds without a watch cache) and the history (for Exact lists) keep every
+    /// change in order, and the owner indexes follow each commit.
+    #[test]
+    fn a_commit_keeps_the_log_and_history_and_the_owner_indexes() {
+        let mut config = Config::new(&["Parent", "Child"]);
+        config.kinds[1].cache = CacheMode::Off;
+        let mut etcd = Etcd::new(&config);
+        etcd.history = Some(vec![]);
+        let parent = Object::fixture(KindId(0), NameId(1), 1, 0);
+        let mut child = Object::fixture(KindId(1), NameId(2), 2, 0);
+        child.owner = Some(Owner {
+            kind: KindId(0),
+            name: NameId(1),
+            uid: 1,
+        });
+        etcd.commit(parent, EventType::Added, TimeMs(0));
+        etcd.commit(child, EventType::Added, TimeMs(0));
+        let rvs = |v: &mut dyn Iterator<Item = &Change>| v.map(|c| c.object.rv).collect::<Vec<_>>();
+        assert_eq!(rvs(&mut etcd.log.iter()), [2, 3]);
+        assert_eq!(rvs(&mut etcd.history.iter().flatten()), [2, 3]);
+        assert_eq!(etcd.owned_by(KindId(1), 1).count(), 1);
+        assert_eq!(EtcdReader(&etcd).live_owned(KindId(1), 1), 1);
+        etcd.check_indexes().unwrap();
+    }
+
+    /// `etcd3/compact.go`: each tick's bookkeeping write raises the revision, and etcd compacts
+    /// to the revision seen at the previous tick (so one to two intervals of history survive);
+    /// the log loses what was compacted.
+    #[test]
+    fn a_compaction_tick_compacts_to_the_previous_tick_s_revision() {
+        let mut config = Config::new(&["Pod"]);
+        config.kinds[0].cache = CacheMode::Off;
+        let mut etcd = Etcd::new(&config);
+        let pod = |n| Object::fixture(KindId(0), NameId(n), n as u64, 0);
+        etcd.commit(pod(1), EventType::Added, TimeMs(0));
+        assert_eq!(etcd.compact_tick(), None, "the first tick only remembers");
+        assert_eq!(etcd.rev, 3);
+        etcd.commit(pod(2), EventType::Added, TimeMs(0));
+        assert_eq!(etcd.compact_tick(), Some(3));
+        assert_eq!((etcd.rev, etcd.compact_rev), (5, 3));
+        let left: Vec<Rv> = etcd.log.iter().map(|c| c.object.rv).collect();
+        assert_eq!(
+            left,
+            [4],
+            "changes at or below the compacted revision are gone"
+        );
+        assert_eq!(etcd.compact_tick(), Some(5));
+        assert!(etcd.log.is_empty());
+    }
+
+    /// `pkg/controller/garbagecollector`: a deleted owner's dependents and a new object whose
+    /// owner (by UID) is missing are looked at; an orphan is one whose owner with that UID is
+    /// gone, unless it is being deleted already.
+    #[test]
+    fn the_collector_looks_at_a_deleted_owner_s_dependents_and_finds_orphans() {
+        let mut etcd = Etcd::new(&Config::new(&["Parent", "Child"]));
+        let parent = Object::fixture(KindId(0), NameId(1), 1, 0);
+        let owner = Owner {
+            kind: KindId(0),
+            name: NameId(1),
+            uid: 1,
+        };
+        let mut child = Object::fixture(KindId(1), NameId(2), 2, 0);
+        child.owner = Some(owner);
+        let parent = etcd.commit(parent, EventType::Added, TimeMs(0)).object;
+        let child = etcd.commit(child, EventType::Added, TimeMs(0)).object;
+        assert!(etcd.gc_candidates(&child, EventType::Added).is_empty());
+        assert!(!etcd.is_orphan(KindId(1), NameId(2), 2));
+        etcd.commit(parent, EventType::Deleted, TimeMs(0));
+        assert_eq!(
+            etcd.gc_candidates(&parent, EventType::Deleted),
+            [(KindId(1), NameId(2), 2)]
+        );
+        assert!(etcd.is_orphan(KindId(1), NameId(2), 2));
+        assert!(
+            !etcd.is_orphan(KindId(1), NameId(2), 9),
+            "another UID: a new object"
+        );
+        // An owner recreated under its name is another owner: the child is still an orphan.
+        let recreated = Object::fixture(KindId(0), NameId(1), 3, 0);
+        etcd.commit(recreated, EventType::Added, TimeMs(0));
+        assert!(etcd.is_orphan(KindId(1), NameId(2), 2));
+        let mut deleting = child;
+        deleting.deletion_ms = Some(TimeMs(1));
+        etcd.commit(deleting, EventType::Modified, TimeMs(1));
+        assert!(
+            !etcd.is_orphan(KindId(1), NameId(2), 2),
+            "being deleted already"
+        );
+        let mut late = Object::fixture(KindId(1), NameId(4), 4, 0);
+        late.owner = Some(owner);
+        assert_eq!(
+            etcd.gc_candidates(&late, EventType::Added),
+            [(KindId(1), NameId(4), 4)],
+            "created with an owner that is gone"
+        );
     }
 }

@@ -39,47 +39,27 @@ impl Sim {
         }
     }
 
+    /// Commits a write etcd accepted, emits it, and fans the change out: to the garbage
+    /// collector, every apiserver's cache (after its lag), etcd's own watches, ESR.
     pub(super) fn commit(
         &mut self,
         actor: Actor,
         cause: EventId,
         op: WriteOp,
         event: EventType,
-        mut obj: Object,
+        obj: Object,
     ) -> EventId {
-        self.etcd.rev += 1;
-        obj.rv = self.etcd.rev;
-        let key = (obj.kind, obj.name);
-        let old = if event == EventType::Deleted {
-            self.etcd.objects.remove(&key)
-        } else {
-            self.etcd.objects.insert(key, obj)
+        let change = self.etcd.commit(obj, event, self.now_ms);
+        let obj = change.object;
+        let write = EventKind::Write {
+            op,
+            kind: obj.kind,
+            name: obj.name,
+            rv: obj.rv,
+            spec: obj.spec,
+            status: obj.status,
         };
-        self.etcd
-            .index(old.as_ref(), &obj, event != EventType::Deleted);
-        let id = self.emit(
-            actor,
-            cause,
-            EventKind::Write {
-                op,
-                kind: obj.kind,
-                name: obj.name,
-                rv: obj.rv,
-                spec: obj.spec,
-                status: obj.status,
-            },
-        );
-        let change = Change {
-            event,
-            object: obj,
-            time_ms: self.now_ms,
-        };
-        if let Some(h) = &mut self.etcd.history {
-            h.push(change);
-        }
-        if self.etcd.keep_log {
-            self.etcd.log.push_back(change);
-        }
+        let id = self.emit(actor, cause, write);
         self.gc_notice(&obj, event, id);
         for a in 0..self.apiservers.len() {
             let api = ApiserverId(a as u8);
@@ -96,66 +76,31 @@ impl Sim {
     }
 
     /// `pkg/controller/garbagecollector`: the collector's graph learns of a change after
-    /// `gc_delay_ms`. A deleted owner's dependents, and a new object whose owner (by UID) does
-    /// not exist, are looked at; an object whose owners are all gone is deleted (background
-    /// propagation). Foreground deletion is not modelled.
+    /// `gc_delay_ms` and looks at each dependent etcd names (`Etcd::gc_candidates`); one whose
+    /// owners are all gone is deleted (background propagation). Foreground deletion is not
+    /// modelled.
     fn gc_notice(&mut self, obj: &Object, event: EventType, cause: EventId) {
         let at = self.now_ms + self.config.gc_delay_ms;
-        let mut look: Vec<(KindId, NameId, u64)> = vec![];
-        if event == EventType::Deleted {
-            if let Some(set) = self.etcd.dependents.get(&obj.uid) {
-                look.extend(
-                    set.iter()
-                        .filter_map(|k| self.etcd.objects.get(k).map(|d| (d.kind, d.name, d.uid))),
-                );
-            }
-        } else if event == EventType::Added {
-            if let Some(owner) = obj.owner {
-                if !self.etcd.owner_exists(owner) {
-                    look.push((obj.kind, obj.name, obj.uid));
-                }
-            }
-        }
-        for (kind, name, uid) in look {
+        for (kind, name, uid) in self.etcd.gc_candidates(obj, event) {
             self.schedule(at, cause, Action::Gc { kind, name, uid });
         }
     }
 
     pub(super) fn collect_garbage(&mut self, kind: KindId, name: NameId, uid: u64, cause: EventId) {
-        let Some(d) = self.etcd.objects.get(&(kind, name)).copied() else {
-            return;
-        };
-        let orphan = d.uid == uid && d.owner.is_some_and(|o| !self.etcd.owner_exists(o));
-        if orphan && d.deletion_ms.is_none() {
-            let _ = self.write(
-                Actor::GarbageCollector,
-                cause,
-                Write::Delete {
-                    kind,
-                    name,
-                    uid: Some(uid),
-                },
-            );
+        if self.etcd.is_orphan(kind, name, uid) {
+            let uid = Some(uid);
+            let delete = Write::Delete { kind, name, uid };
+            let _ = self.write(Actor::GarbageCollector, cause, delete);
         }
     }
 
+    /// etcd's compaction tick: the compaction's event when it moved, and the next tick.
     pub(super) fn compact_tick(&mut self) {
-        // compact.go: bump the bookkeeping key, compact to the revision of the previous tick.
-        self.etcd.rev += 1;
-        let target = self.etcd.last_tick_rev;
-        self.etcd.last_tick_rev = self.etcd.rev;
-        if target > self.etcd.compact_rev {
-            self.etcd.compact_rev = target;
-            while self.etcd.log.front().is_some_and(|c| c.object.rv <= target) {
-                self.etcd.log.pop_front();
-            }
-            self.emit(Actor::Etcd, NO_CAUSE, EventKind::Compacted { rev: target });
+        if let Some(rev) = self.etcd.compact_tick() {
+            self.emit(Actor::Etcd, NO_CAUSE, EventKind::Compacted { rev });
         }
-        self.schedule(
-            self.now_ms + self.config.compaction_ms,
-            NO_CAUSE,
-            Action::CompactTick,
-        );
+        let next = self.now_ms + self.config.compaction_ms;
+        self.schedule(next, NO_CAUSE, Action::CompactTick);
     }
 
     // ----- the apiservers: routing and steps -----
