@@ -475,6 +475,12 @@ impl ServerWatch {
         }
         Offer::Send
     }
+
+    /// The client took a live event off the watch's channel.
+    #[inline]
+    pub(super) fn taken(&mut self) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+    }
 }
 
 #[cfg(test)]

@@ -44,33 +44,22 @@ impl Sim {
             watch, live: true, ..
         } = &msg
         {
-            let sw = &mut self.watches[watch.index()];
-            sw.in_flight = sw.in_flight.saturating_sub(1);
+            self.watches[watch.index()].taken();
         }
         if self.reflectors[w.index()].session != session {
             return;
         }
         let c = self.controller_of(w);
-        if let Some(hold) = &mut self.controllers[c.index()].hold {
-            match &msg {
-                Msg::Event { change, .. } => {
-                    let o = change.object;
-                    if (o.kind, o.name) == (hold.kind, hold.name) {
-                        hold.seen += 1;
-                    }
-                    let superseded = hold.seen >= 2;
-                    hold.buffer.push((cause, w, session, msg));
-                    if superseded {
-                        self.release_hold(c, true, cause);
-                    }
-                    return;
-                }
-                Msg::Bookmark { .. } => {
-                    hold.buffer.push((cause, w, session, msg));
-                    return;
-                }
+        let ctl = &mut self.controllers[c.index()];
+        if ctl.holding() {
+            match ctl.buffer_held(cause, w, session, msg) {
+                Ok(false) => return,
+                Ok(true) => return self.release_hold(c, true, cause),
                 // The stream ended or a request was answered: what came before goes first.
-                _ => self.release_hold(c, false, cause),
+                Err(msg) => {
+                    self.release_hold(c, false, cause);
+                    return self.receive(w, session, msg, cause);
+                }
             }
         }
         self.receive(w, session, msg, cause);
@@ -82,22 +71,26 @@ impl Sim {
 
     /// Delivers the notifications a hold kept back, in the order they arrived.
     pub(super) fn release_hold(&mut self, c: ControllerId, superseded: bool, cause: EventId) {
-        let Some(hold) = self.controllers[c.index()].hold.take() else {
+        let Some(held) = self.controllers[c.index()].release_hold() else {
             return;
         };
-        let id = self.emit(
-            Actor::Controller(c),
-            cause,
-            EventKind::HoldReleased {
-                controller: c,
-                held: hold.buffer.len() as u32,
-                superseded,
-            },
-        );
-        for (_, w, session, msg) in hold.buffer {
+        let released = EventKind::HoldReleased {
+            controller: c,
+            held: held.len() as u32,
+            superseded,
+        };
+        let id = self.emit(Actor::Controller(c), cause, released);
+        for (_, w, session, msg) in held {
             if self.reflectors[w.index()].session == session {
                 self.receive(w, session, msg, id);
             }
+        }
+    }
+
+    /// A hold's time is up, unless a later hold replaced it.
+    pub(super) fn hold_timeout(&mut self, c: ControllerId, generation: Generation, cause: EventId) {
+        if self.controllers[c.index()].hold_timed_out(generation) {
+            self.release_hold(c, false, cause);
         }
     }
 

@@ -427,9 +427,7 @@ impl Sim {
             }
             Effect::Started { worker, event } => {
                 let (c, id) = (self.actor_controller(actor), self.resolve(event));
-                if let Some(run) = &mut self.controllers[c.index()].workers[worker as usize] {
-                    run.start_event = id;
-                }
+                self.controllers[c.index()].record_start(worker, id)
             }
             Effect::Emit { .. }
             | Effect::EmitBy { .. }

@@ -91,14 +91,7 @@ impl Sim {
                 controller,
                 after_writes,
                 restart_after_ms,
-            } => {
-                let ctl = &mut self.controllers[controller.index()];
-                ctl.restart_after_ms = restart_after_ms;
-                match after_writes {
-                    Some(n) => ctl.crash_after_writes = Some(n),
-                    None => self.crash(controller, cause),
-                }
-            }
+            } => self.crash_fault(controller, after_writes, restart_after_ms, cause),
             Input::Failover {
                 controller,
                 apiserver,
@@ -106,14 +99,7 @@ impl Sim {
             Input::Restart {
                 controller,
                 apiserver,
-            } => {
-                if let Some(a) = apiserver {
-                    self.controllers[controller.index()].apiserver = a;
-                }
-                if !self.controllers[controller.index()].up {
-                    self.start_controller(controller, cause);
-                }
-            }
+            } => self.restart_controller(controller, apiserver, cause),
             _ => unreachable!("a request is not a fault"),
         }
     }
@@ -149,9 +135,7 @@ impl Sim {
             until_ms,
         };
         let id = self.emit(Actor::Controller(controller), cause, event);
-        let c = &mut self.controllers[controller.index()];
-        let until_ms = c.disconnected_until.map_or(until_ms, |u| u.max(until_ms));
-        c.disconnected_until = Some(until_ms);
+        let until_ms = self.controllers[controller.index()].disconnect(until_ms);
         let reconnect = Action::Reconnect {
             controller,
             until_ms,
@@ -176,12 +160,12 @@ impl Sim {
             apiserver,
         };
         let id = self.emit(Actor::Controller(controller), cause, event);
-        self.controllers[controller.index()].apiserver = apiserver;
+        self.controllers[controller.index()].fail_over(apiserver);
         self.break_watches(controller, id);
     }
 
     fn set_link_delay(&mut self, controller: ControllerId, delay_ms: DurationMs, cause: EventId) {
-        self.controllers[controller.index()].link_delay_ms = delay_ms;
+        self.controllers[controller.index()].set_link_delay(delay_ms);
         let event = EventKind::LinkDelay {
             controller,
             delay_ms,
@@ -207,15 +191,7 @@ impl Sim {
         };
         let id = self.emit(Actor::Controller(controller), cause, event);
         self.release_hold(controller, false, id);
-        let ctl = &mut self.controllers[controller.index()];
-        ctl.hold_generation = ctl.hold_generation.next();
-        let generation = ctl.hold_generation;
-        ctl.hold = Some(Hold {
-            kind,
-            name,
-            seen: 0,
-            buffer: vec![],
-        });
+        let generation = self.controllers[controller.index()].arm_hold(kind, name);
         let timeout = Action::HoldTimeout {
             controller,
             generation,

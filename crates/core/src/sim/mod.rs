@@ -38,7 +38,7 @@ use effect::Effect;
 use effect::{Cause, Effects};
 pub(crate) use etcd::{Decision, Refusal};
 pub use etcd::{Etcd, EtcdReader};
-pub use reflector::{Hold, Reflector};
+pub use reflector::Reflector;
 
 /// An informer to build: its kind, its handlers (a key mapping and a predicate each), its
 /// namespace.
@@ -618,20 +618,13 @@ impl Sim {
     ) {
         let c = self.controller_of(watcher);
         let now = self.now_ms;
-        let ctl = &mut self.controllers[c.index()];
-        let delay = ctl.link_delay_ms;
-        let last = if to_client {
-            &mut ctl.link_down_last_ms
-        } else {
-            &mut ctl.link_up_last_ms
-        };
-        if delay.is_zero() && last.is_none_or(|l| l < now) {
-            return self.schedule(now, cause, action);
+        match self.controllers[c.index()].link_arrival(to_client, now) {
+            None => self.schedule(now, cause, action),
+            Some(at) => {
+                self.seq += 1;
+                self.timers.push(at, self.seq, cause, action);
+            }
         }
-        let at = (now + delay).max(last.unwrap_or(TimeMs::ZERO));
-        *last = Some(at);
-        self.seq += 1;
-        self.timers.push(at, self.seq, cause, action);
     }
 
     /// Runs one scheduled action: routes it to the part of the system it is for.
@@ -767,11 +760,7 @@ impl Sim {
             Action::HoldTimeout {
                 controller,
                 generation,
-            } => {
-                if self.controllers[controller.index()].hold_generation == generation {
-                    self.release_hold(controller, false, cause);
-                }
-            }
+            } => self.hold_timeout(controller, generation, cause),
             _ => unreachable!("not a controller action"),
         }
     }
@@ -779,16 +768,14 @@ impl Sim {
     /// A delayed add is due, if it is still this life's and the queue's item.
     fn queue_after_due(&mut self, c: ControllerId, epoch: Epoch, key: NameId, cause: EventId) {
         let now = self.now_ms;
-        if self.in_life(c, epoch) && self.controllers[c.index()].queue.due(key, now) {
+        if self.in_life(c, epoch) && self.controllers[c.index()].delayed_add_due(key, now) {
             self.enqueue(c, key, cause, false);
         }
     }
 
     /// The end of a disconnect; stale when a longer disconnect replaced it.
     fn reconnect(&mut self, c: ControllerId, until_ms: TimeMs, cause: EventId) {
-        let ctl = &mut self.controllers[c.index()];
-        if ctl.disconnected_until == Some(until_ms) {
-            ctl.disconnected_until = None;
+        if self.controllers[c.index()].reconnect(until_ms) {
             let event = EventKind::Reconnect { controller: c };
             self.emit(Actor::Controller(c), cause, event);
         }

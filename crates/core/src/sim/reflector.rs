@@ -1,4 +1,4 @@
-//! A reflector (client-go's, with its informer's store and handlers) and a controller's hold.
+//! A reflector: client-go's, with its informer's store and handlers.
 
 use super::*;
 
@@ -26,16 +26,6 @@ pub struct Reflector {
     pub listed: bool,
     /// A paged list in progress: its resourceVersion parameter and the items so far.
     pub paging: Option<(ListRv, Vec<Object>)>,
-}
-
-/// Notifications held at a controller until a later state of one object arrives.
-#[derive(Clone, Debug, Hash)]
-pub struct Hold {
-    pub kind: KindId,
-    pub name: NameId,
-    /// Held events of that object so far: the second is the later state.
-    pub seen: u32,
-    pub(super) buffer: Vec<(EventId, WatcherId, Session, Msg)>,
 }
 
 impl Reflector {

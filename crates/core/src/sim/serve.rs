@@ -394,6 +394,18 @@ impl Apiserver {
             st.send(cause, watcher, session, end);
         }
     }
+
+    /// Forgets one of its watches without a word to the client: the client's process died, and
+    /// nobody reads the stream any more.
+    pub(super) fn forget_watch(&mut self, st: &mut StepContext, watch: WatchId) {
+        let w = &mut st.watches[watch.index()];
+        if !w.open {
+            return;
+        }
+        debug_assert_eq!(w.apiserver, st.api, "an apiserver forgets its own watches");
+        w.open = false;
+        self.watches_by_kind[w.kind.index()].retain(|&i| i != watch);
+    }
 }
 
 fn filter_namespace(st: &StepContext, watcher: WatcherId, mut items: Vec<Object>) -> Vec<Object> {
