@@ -621,16 +621,25 @@ impl Sim {
         self.end_step(Actor::Controller(c), outer);
     }
 
-    pub(super) fn work(&mut self, c: ControllerId, worker: u32, cause: EventId) {
-        self.step_controller(c, |ctl, st| ctl.work(st, worker, Cause::Event(cause)));
+    /// An idle worker's wake-up, if it is from this life.
+    pub(super) fn work(&mut self, c: ControllerId, epoch: Epoch, worker: u32, cause: EventId) {
+        if self.in_life(c, epoch) {
+            self.step_controller(c, |ctl, st| ctl.work(st, worker, Cause::Event(cause)));
+        }
     }
 
-    pub(super) fn step(&mut self, c: ControllerId, worker: u32, cause: EventId) {
-        self.step_controller(c, |ctl, st| ctl.step(st, worker, Cause::Event(cause)));
+    /// A running reconcile's next step, if it is from this life.
+    pub(super) fn step(&mut self, c: ControllerId, epoch: Epoch, worker: u32, cause: EventId) {
+        if self.in_life(c, epoch) {
+            self.step_controller(c, |ctl, st| ctl.step(st, worker, Cause::Event(cause)));
+        }
     }
 
-    pub(super) fn start_controller(&mut self, c: ControllerId, cause: EventId) {
-        self.step_controller(c, |ctl, st| ctl.start(st, Cause::Event(cause)));
+    /// The configured start (`start_ms`), unless another life began before it (a restart).
+    pub(super) fn start_controller(&mut self, c: ControllerId, epoch: Epoch, cause: EventId) {
+        if self.in_life(c, epoch) {
+            self.step_controller(c, |ctl, st| ctl.start(st, Cause::Event(cause)));
+        }
     }
 
     pub(super) fn crash(&mut self, c: ControllerId, cause: EventId) {

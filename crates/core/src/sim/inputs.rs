@@ -18,6 +18,12 @@ impl Sim {
         }
     }
 
+    /// The configured timeline's input at `index` (read in place from the shared config).
+    pub(super) fn apply_timeline(&mut self, cause: EventId, index: u32) {
+        let config = Arc::clone(&self.config);
+        self.apply_input(cause, &config.timeline[index as usize].input);
+    }
+
     /// A user's write, a probe's request, or the narrator's line.
     fn apply_request(&mut self, cause: EventId, input: &Input) {
         match *input {
@@ -30,28 +36,19 @@ impl Sim {
                 kind,
                 ref name,
                 spec,
-            } => {
-                let name = self.names.intern_qualified(name);
-                self.user_update(kind, name, cause, |o| o.spec = spec);
-            }
+            } => self.user_update(kind, name, cause, |o| o.spec = spec),
             Input::UpdateStatus {
                 kind,
                 ref name,
                 status,
-            } => {
-                let name = self.names.intern_qualified(name);
-                self.user_update(kind, name, cause, |o| o.status = status);
-            }
+            } => self.user_update(kind, name, cause, |o| o.status = status),
             Input::Delete { kind, ref name } => self.user_delete(kind, name, cause),
             Input::Probe {
                 apiserver,
                 kind,
                 request,
             } => self.probe(apiserver, kind, request, cause),
-            Input::Say { ref text, wait } => {
-                let text = self.names.intern(text);
-                self.emit(Actor::Narrator, cause, EventKind::Say { text, wait });
-            }
+            Input::Say { ref text, wait } => self.say(text, wait, cause),
             _ => unreachable!("a fault is not a request"),
         }
     }
@@ -76,17 +73,13 @@ impl Sim {
             Input::PauseCache { apiserver } => self.pause_cache(apiserver, true, cause),
             Input::ResumeCache { apiserver } => self.pause_cache(apiserver, false, cause),
             Input::RestartApiserver { apiserver, down_ms } => {
-                let by = Cause::Event(cause);
-                self.step_server(apiserver, |a, st| a.restart(st, down_ms, by));
+                self.restart_apiserver(apiserver, down_ms, cause)
             }
             Input::ReinitCache {
                 apiserver,
                 kind,
                 down_ms,
-            } => {
-                let by = Cause::Event(cause);
-                self.step_server(apiserver, |a, st| a.reinit(st, Some(kind), down_ms, by));
-            }
+            } => self.reinit_cache(apiserver, kind, down_ms, cause),
             Input::Crash {
                 controller,
                 after_writes,
@@ -102,6 +95,12 @@ impl Sim {
             } => self.restart_controller(controller, apiserver, cause),
             _ => unreachable!("a request is not a fault"),
         }
+    }
+
+    /// The narrator's line.
+    fn say(&mut self, text: &str, wait: bool, cause: EventId) {
+        let text = self.names.intern(text);
+        self.emit(Actor::Narrator, cause, EventKind::Say { text, wait });
     }
 
     fn user_create(&mut self, kind: KindId, name: &str, spec: i64, cause: EventId) {
@@ -208,13 +207,9 @@ impl Sim {
         self.names.intern(&ns)
     }
 
-    pub(super) fn user_update(
-        &mut self,
-        kind: KindId,
-        name: NameId,
-        cause: EventId,
-        f: impl Fn(&mut Object),
-    ) {
+    /// A user's update of what `f` changes, at the RV it reads now (404 when there is none).
+    fn user_update(&mut self, kind: KindId, name: &str, cause: EventId, f: impl Fn(&mut Object)) {
+        let name = self.names.intern_qualified(name);
         match self.etcd.objects.get(&(kind, name)).copied() {
             Some(mut o) => {
                 f(&mut o);

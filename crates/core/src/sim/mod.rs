@@ -635,10 +635,7 @@ impl Sim {
         }
         match action {
             Action::Input(input) => self.apply_input(cause, &input),
-            Action::Timeline(i) => {
-                let config = Arc::clone(&self.config);
-                self.apply_input(cause, &config.timeline[i as usize].input)
-            }
+            Action::Timeline(i) => self.apply_timeline(cause, i),
             Action::Deliver {
                 watcher,
                 session,
@@ -722,10 +719,7 @@ impl Sim {
                 api,
             } => self.step_server(api, |a, st| a.read_deadline(st, watcher, session, by)),
             Action::WatchTimeout { watch } => self.close_watch(watch, WatchEnd::Timeout, cause),
-            Action::BookmarkDue { watch } => {
-                let api = self.watches[watch.index()].apiserver;
-                self.step_server(api, |a, st| a.bookmark_due(st, watch, by))
-            }
+            Action::BookmarkDue { watch } => self.bookmark_due(watch, cause),
             _ => unreachable!("not a server action"),
         }
     }
@@ -742,16 +736,13 @@ impl Sim {
                 controller,
                 epoch,
                 worker,
-            } if self.in_life(controller, epoch) => self.work(controller, worker, cause),
+            } => self.work(controller, epoch, worker, cause),
             Action::Step {
                 controller,
                 epoch,
                 worker,
-            } if self.in_life(controller, epoch) => self.step(controller, worker, cause),
-            Action::Start { controller, epoch } if self.in_life(controller, epoch) => {
-                self.start_controller(controller, cause)
-            }
-            Action::Work { .. } | Action::Step { .. } | Action::Start { .. } => {}
+            } => self.step(controller, epoch, worker, cause),
+            Action::Start { controller, epoch } => self.start_controller(controller, epoch, cause),
             Action::Reconnect {
                 controller,
                 until_ms,

@@ -220,6 +220,29 @@ impl Sim {
         }
     }
 
+    /// The apiserver restarts: every cache re-initialises.
+    pub(super) fn restart_apiserver(
+        &mut self,
+        api: ApiserverId,
+        down_ms: DurationMs,
+        cause: EventId,
+    ) {
+        let cause = Cause::Event(cause);
+        self.step_server(api, |a, st| a.restart(st, down_ms, cause));
+    }
+
+    /// One kind's cache re-initialises, as after a failed etcd watch.
+    pub(super) fn reinit_cache(
+        &mut self,
+        api: ApiserverId,
+        kind: KindId,
+        down_ms: DurationMs,
+        cause: EventId,
+    ) {
+        let cause = Cause::Event(cause);
+        self.step_server(api, |a, st| a.reinit(st, Some(kind), down_ms, cause));
+    }
+
     /// etcd's watch events for kinds without a cache go to the watches the apiservers relay
     /// from etcd, in the order the watches opened.
     pub(super) fn etcd_watch_fanout(&mut self, change: Change, cause: EventId) {
@@ -233,6 +256,13 @@ impl Sim {
                 self.step_server(api, |a, st| a.relay(st, watch, change, cause));
             }
         }
+    }
+
+    /// A watch's bookmark is due, at the apiserver that serves it.
+    pub(super) fn bookmark_due(&mut self, watch: WatchId, cause: EventId) {
+        let api = self.watches[watch.index()].apiserver;
+        let cause = Cause::Event(cause);
+        self.step_server(api, |a, st| a.bookmark_due(st, watch, cause));
     }
 
     /// Ends a watch at its apiserver.
