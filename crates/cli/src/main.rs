@@ -285,7 +285,7 @@ pub fn summary(r: &Report, tty: bool) -> String {
         "ran {} of virtual time: {} events, final rv {}{stop}\n",
         sim.now_ms(),
         sim.trace.len(),
-        sim.etcd().rev
+        sim.etcd().rev()
     );
     let analysis = Analysis::of(sim);
     s += &watchers_summary(sim);
@@ -314,8 +314,8 @@ fn watchers_summary(sim: &Sim) -> String {
             t.lists,
             t.watches,
             t.gone.len(),
-            w.state.as_str(),
-            w.last_rv
+            w.state().as_str(),
+            w.last_rv()
         );
         let messages = t
             .gone

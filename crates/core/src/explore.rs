@@ -1208,8 +1208,8 @@ fn resized(f: &Fault, w: DurationMs) -> Fault {
 fn reads(sim: &Sim, controller: ControllerId) -> Vec<KindId> {
     sim.reflectors()
         .iter()
-        .filter(|r| r.controller == controller)
-        .map(|r| r.kind)
+        .filter(|r| r.controller() == controller)
+        .map(|r| r.kind())
         .collect()
 }
 
@@ -1310,7 +1310,7 @@ fn kname(sim: &Sim, k: KindId) -> &str {
 fn mine(sim: &Sim, w: crate::model::WatcherId, c: ControllerId) -> bool {
     sim.reflectors()
         .get(w.index())
-        .is_some_and(|r| r.controller == c)
+        .is_some_and(|r| r.controller() == c)
 }
 
 /// etcd's revision at event `i`.
@@ -1380,7 +1380,7 @@ fn stale_effect(
             } if watcher == w => Some((i + d, list_rv)),
             _ => None,
         });
-    let kind = kname(sim, sim.reflectors()[w.index()].kind);
+    let kind = kname(sim, sim.reflectors()[w.index()].kind());
     match result {
         Some((j, list_rv)) => format!(
             "{aname}'s cache was paused at {} and missed {missed} writes; the restart at {} listed {kind} at RV {} from {aname}, whose cache stood at rv {list_rv} while etcd was at {}",

@@ -121,7 +121,7 @@ fn cache_within_capacity(sim: &Sim, view: &View, kind: &EventKind) -> Result<(),
             c.capacity
         ));
     }
-    let live = &sim.apiservers()[apiserver.index()].caches[kind.index()];
+    let live = &sim.apiservers()[apiserver.index()].caches()[kind.index()];
     if live.capacity < 1 {
         return Err("cache capacity dropped to 0".into());
     }

@@ -204,7 +204,7 @@ pub struct Outcome {
 
 fn watcher_matches(sim: &Sim, w: WatcherId, scope: &Scope) -> bool {
     let r = &sim.reflectors()[w.index()];
-    scope.controller.is_none_or(|c| c == r.controller) && scope.kind.is_none_or(|k| k == r.kind)
+    scope.controller.is_none_or(|c| c == r.controller()) && scope.kind.is_none_or(|k| k == r.kind())
 }
 
 /// A scope's name means what the timeline means by it: `a` is `default/a`, `ns/a` is itself,
@@ -566,7 +566,7 @@ fn check_fact(
 
 fn find(sim: &Sim, kind: KindId, name: &str) -> Option<crate::model::Object> {
     let id = sim.names().get_qualified(name)?;
-    sim.etcd().objects.get(&(kind, id)).copied()
+    sim.etcd().get(kind, id).copied()
 }
 
 fn last_write(sim: &Sim, kind: KindId, name: NameId) -> Option<EventId> {
@@ -603,8 +603,8 @@ impl Labels for Sim {
         let r = &self.reflectors()[id.index()];
         format!(
             "{}/{}",
-            Labels::controller(self, r.controller),
-            Labels::kind(self, r.kind)
+            Labels::controller(self, r.controller()),
+            Labels::kind(self, r.kind())
         )
     }
 }
@@ -637,7 +637,7 @@ pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
         } = e.kind
         {
             // Evictions since the watcher's RV was written: a backward scan that stops there.
-            let kind = sim.reflectors()[watcher.index()].kind;
+            let kind = sim.reflectors()[watcher.index()].kind();
             let mut evicted = 0u64;
             for x in sim.trace.range(..i as usize).rev() {
                 if let EventKind::CacheAdd {

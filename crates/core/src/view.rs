@@ -76,7 +76,7 @@ impl View {
                 .apiservers()
                 .iter()
                 .map(|a| {
-                    a.caches
+                    a.caches()
                         .iter()
                         .map(|c| CacheView {
                             capacity: match c.mode {
@@ -429,8 +429,11 @@ fn holders_of(sim: &Sim) -> (Vec<Holder>, Vec<Option<KindId>>, Vec<Option<String
     }
     for (i, r) in sim.reflectors().iter().enumerate() {
         holders.push(Holder::Store(WatcherId(i as u16)));
-        holder_kind.push(Some(r.kind));
-        holder_prefix.push(r.namespace.map(|n| format!("{}/", sim.names().resolve(n))));
+        holder_kind.push(Some(r.kind()));
+        holder_prefix.push(
+            r.namespace()
+                .map(|n| format!("{}/", sim.names().resolve(n))),
+        );
     }
     (holders, holder_kind, holder_prefix)
 }
@@ -498,7 +501,7 @@ impl Versions {
         }
         // The final state knows the owners of the objects still there: trust it over inference.
         for h in objects.iter_mut() {
-            if let Some(o) = sim.etcd().objects.get(&(h.kind, h.name)) {
+            if let Some(o) = sim.etcd().get(h.kind, h.name) {
                 for v in h.versions.iter_mut().filter(|v| v.uid == o.uid) {
                     v.owner = o.owner.map(|w| (w.kind, w.name, w.uid));
                 }
@@ -647,7 +650,7 @@ impl Objects {
                 match delta {
                     Delta::Added | Delta::Updated => put(c, h, rv, false),
                     Delta::Deleted | Delta::DeletedFinalStateUnknown => {
-                        let kind = sim.reflectors()[watcher.index()].kind;
+                        let kind = sim.reflectors()[watcher.index()].kind();
                         if let Some(o) = self.by_key.get(&(kind, name)) {
                             c.copies[h].remove(o);
                         }
@@ -658,7 +661,7 @@ impl Objects {
             // A crashed process loses its informers' memory; a restart lists afresh.
             Crash { controller } | Restart { controller, .. } => {
                 for (w, r) in sim.reflectors().iter().enumerate() {
-                    if r.controller == controller {
+                    if r.controller() == controller {
                         let h = self.holder_index(Holder::Store(WatcherId(w as u16)));
                         c.copies[h].clear();
                     }

@@ -216,15 +216,15 @@ proptest! {
         let sim = verdict::run(config(&c)).unwrap();
         prop_assert_eq!(sim.stopped(), Some(Stop::End));
         for r in sim.reflectors() {
-            prop_assert_eq!(r.state, WatcherState::Watching, "watcher of kind {:?} settled watching", r.kind);
+            prop_assert_eq!(r.state(), WatcherState::Watching, "watcher of kind {:?} settled watching", r.kind());
             let truth: Vec<(NameId, Rv)> = sim
                 .etcd()
-                .objects
+                .objects()
                 .values()
-                .filter(|o| o.kind == r.kind)
+                .filter(|o| o.kind == r.kind())
                 .map(|o| (o.name, o.rv))
                 .collect();
-            let seen: Vec<(NameId, Rv)> = r.store.values().map(|o| (o.name, o.rv)).collect();
+            let seen: Vec<(NameId, Rv)> = r.store().values().map(|o| (o.name, o.rv)).collect();
             prop_assert_eq!(seen, truth);
         }
     }

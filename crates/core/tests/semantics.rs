@@ -232,7 +232,7 @@ fn boundaries_example_through_the_engine() {
     c.compaction_ms = DurationMs(0);
     c.end_ms = TimeMs(1000);
     let sim = Sim::new(c).unwrap();
-    let mut cache = sim.apiservers()[0].caches[0].clone();
+    let mut cache = sim.apiservers()[0].caches()[0].clone();
     cache.replace(std::iter::empty(), 10);
     assert_eq!(
         cache.check_watch_start(10),

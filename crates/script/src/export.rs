@@ -40,7 +40,7 @@ pub fn json(sim: &Sim, outcomes: &[(Expectation, Outcome)]) -> String {
     let doc = Document {
         format: FORMAT,
         end_ms: sim.now_ms().ms(),
-        final_rv: sim.etcd().rev,
+        final_rv: sim.etcd().rev(),
         trace_hash: format!("{:016x}", listwatch_core::sim::trace_hash(sim)),
         passed: outcomes.iter().all(|(_, o)| o.pass),
         stopped_at_event_cap: matches!(sim.stopped(), Some(Stop::EventCap)),

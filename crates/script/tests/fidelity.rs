@@ -391,13 +391,13 @@ expect esr
     assert!(collected, "the stale child was collected");
     let web = sim
         .etcd()
-        .objects
+        .objects()
         .values()
         .find(|o| sim.names().resolve(o.name) == "default/web")
         .expect("web exists");
     let children = sim
         .etcd()
-        .objects
+        .objects()
         .values()
         .filter(|o| o.owner.is_some_and(|ow| ow.uid == web.uid))
         .count();
@@ -496,7 +496,7 @@ fn generated_names_stop_at_the_apiserver_name_limit() {
     let sim = listwatch_script::run_scenario(&scenario).expect("runs").sim;
     let longest = sim
         .etcd()
-        .objects
+        .objects()
         .values()
         .map(|o| sim.names().resolve(o.name).len())
         .max();
@@ -558,11 +558,11 @@ expect esr
     let r = &sim.reflectors()[0];
     let truth = sim
         .etcd()
-        .objects
+        .objects()
         .values()
-        .filter(|o| o.kind == r.kind)
+        .filter(|o| o.kind == r.kind())
         .count();
-    assert_eq!(r.store.len(), truth, "nothing was lost");
+    assert_eq!(r.store().len(), truth, "nothing was lost");
 }
 
 /// The outcomes of a script's expectations, by line.

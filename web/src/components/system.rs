@@ -234,11 +234,11 @@ fn link_line(pic: &Pic, i: usize) -> Html {
     let (sim, v, current, kinds, ring_w) = (pic.sim, pic.v, pic.current, pic.kinds, RING_W);
     let r = &sim.reflectors()[i];
     let reduced_motion = REDUCED_MOTION.with(|m| m.as_ref().is_some_and(|m| m.matches()));
-    let api = v.controller_apiserver[r.controller.index()].index();
-    let cx = 20.0 + ring_w * (api * kinds + r.kind.index()) as f64 + ring_w / 2.0;
+    let api = v.controller_apiserver[r.controller().index()].index();
+    let cx = 20.0 + ring_w * (api * kinds + r.kind().index()) as f64 + ring_w / 2.0;
     let (x1, y1) = (cx, 206.0);
     let (x2, y2) = (150.0, 230.0 + 70.0 * i as f64 + 12.0);
-    let cut = v.disconnected[r.controller.index()] || v.queues[r.controller.index()].crashed;
+    let cut = v.disconnected[r.controller().index()] || v.queues[r.controller().index()].crashed;
     let w = WatcherId(i as u16);
     // Which way the current event travels on this link, if it is one of this watcher's.
     let travel = current.and_then(|(_, e)| match analysis::travel(&e.kind) {
@@ -263,7 +263,7 @@ fn link_line(pic: &Pic, i: usize) -> Html {
             }
         }
     });
-    let c = r.controller.index();
+    let c = r.controller().index();
     let ac = act(
         pic.on_fault,
         FaultTarget::Link(c),
@@ -286,17 +286,17 @@ fn watcher_row(pic: &Pic, i: usize) -> Html {
     let w = WatcherId(i as u16);
     let wv = &v.watchers[i];
     let y = 230.0 + 70.0 * i as f64;
-    let ctl = &sim.config().controllers[r.controller.index()];
-    let q = &v.queues[r.controller.index()];
+    let ctl = &sim.config().controllers[r.controller().index()];
+    let q = &v.queues[r.controller().index()];
     let gone = recent_gone(pic, w);
     let message = wv
         .last_error
         .map(|id| listwatch_core::describe(&sim.trace[id as usize].kind, sim))
         .unwrap_or_default();
-    let disconnected = v.disconnected[r.controller.index()];
+    let disconnected = v.disconnected[r.controller().index()];
     let ac = act(
         pic.on_fault,
-        FaultTarget::Controller(r.controller.index()),
+        FaultTarget::Controller(r.controller().index()),
         format!(
             "Faults for controller {} (watcher {})",
             ctl.name,
@@ -304,7 +304,7 @@ fn watcher_row(pic: &Pic, i: usize) -> Html {
         ),
     );
     html! {
-        <g data-testid="watcher" data-controller={ctl.name.clone()} data-kind={sim.config().kinds[r.kind.index()].name.clone()}
+        <g data-testid="watcher" data-controller={ctl.name.clone()} data-kind={sim.config().kinds[r.kind().index()].name.clone()}
            data-state={wv.state.as_str()} data-last-rv={wv.last_rv.to_string()} class={classes!("watcher", gone.then_some("gone"))}
            onclick={ac.onclick}>
             <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x="12" y={num(y - 2.0)} width="676" height="62" rx="6" />

@@ -4,11 +4,11 @@ use super::*;
 
 #[derive(Clone, Debug, Hash)]
 pub struct Apiserver {
-    pub caches: Vec<WatchCache>,
-    pub paused: bool,
+    pub(super) caches: Vec<WatchCache>,
+    pub(super) paused: bool,
     /// Changes held back while paused, applied on resume.
-    pub held: VecDeque<Change>,
-    pub lag_ms: DurationMs,
+    pub(super) held: VecDeque<Change>,
+    pub(super) lag_ms: DurationMs,
     /// Open watches served by each kind's cache.
     pub(super) watches_by_kind: Vec<Vec<WatchId>>,
     /// Reads waiting (at most 3 s) for the cache to reach a revision.
@@ -36,6 +36,13 @@ impl Apiserver {
             held_progress: 0,
             generation: Generation(0),
         }
+    }
+}
+
+impl Apiserver {
+    /// Its watch caches, by kind.
+    pub fn caches(&self) -> &[WatchCache] {
+        &self.caches
     }
 }
 
@@ -191,7 +198,7 @@ impl Apiserver {
     /// Asks etcd for a progress notification on its watch: it travels behind every change
     /// already on its way (the apiserver's lag), then moves every ready cache to that revision.
     pub(super) fn request_progress(&mut self, st: &mut StepContext, cause: Cause) {
-        let rev = st.etcd.rev;
+        let rev = st.etcd.rev();
         match self.lag_ms {
             DurationMs::ZERO => self.progress_notified(st, rev, cause),
             lag => {
@@ -308,7 +315,7 @@ impl Apiserver {
             if cache.mode == CacheMode::Off {
                 continue;
             }
-            let rev = st.etcd.rev;
+            let rev = st.etcd.rev();
             cache.replace(EtcdReader(st.etcd).kind_objects(kind).into_iter(), rev);
             let reset = EventKind::CacheReset {
                 apiserver: st.api,
@@ -396,15 +403,15 @@ impl Apiserver {
 
 /// A read the cache answers once it has seen `rv` (`cacher.go` `waitUntilFreshAndBlock`).
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
-pub struct WaitingRead {
-    pub watcher: WatcherId,
-    pub session: Session,
-    pub rv: Rv,
-    pub read: ReadKind,
+pub(super) struct WaitingRead {
+    pub(super) watcher: WatcherId,
+    pub(super) session: Session,
+    pub(super) rv: Rv,
+    pub(super) read: ReadKind,
 }
 
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
-pub enum ReadKind {
+pub(super) enum ReadKind {
     /// `resourceVersion=N`: 504 "Too large resource version" after 3 s.
     NotOlderThan,
     /// `resourceVersion=""` (ConsistentListFromCache): after 3 s delegated to etcd.
@@ -417,23 +424,23 @@ pub enum ReadKind {
 }
 
 /// The `watcher` of a probe's waiting read: probes are not reflectors.
-pub const PROBE_WATCHER: WatcherId = WatcherId(u16::MAX);
+pub(super) const PROBE_WATCHER: WatcherId = WatcherId(u16::MAX);
 
 /// A watch as the server holds it.
 #[derive(Clone, Debug, Hash)]
 pub struct ServerWatch {
-    pub watcher: WatcherId,
-    pub session: Session,
-    pub apiserver: ApiserverId,
-    pub kind: KindId,
-    pub namespace: Option<NameId>,
-    pub from_etcd: bool,
-    pub last_sent: Rv,
+    pub(super) watcher: WatcherId,
+    pub(super) session: Session,
+    pub(super) apiserver: ApiserverId,
+    pub(super) kind: KindId,
+    pub(super) namespace: Option<NameId>,
+    pub(super) from_etcd: bool,
+    pub(super) last_sent: Rv,
     /// The RV the watch started from: a bookmark goes out whenever the cache is past it.
-    pub from_rv: Rv,
-    pub deadline_ms: TimeMs,
-    pub open: bool,
-    pub in_flight: u32,
+    pub(super) from_rv: Rv,
+    pub(super) deadline_ms: TimeMs,
+    pub(super) open: bool,
+    pub(super) in_flight: u32,
 }
 
 /// What a watch does with a change offered to it.

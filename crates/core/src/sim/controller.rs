@@ -191,44 +191,44 @@ impl Controller {
 }
 
 #[derive(Clone, Debug, Hash)]
-pub struct Running {
-    pub key: NameId,
-    pub writes: Vec<Write>,
+pub(super) struct Running {
+    pub(super) key: NameId,
+    pub(super) writes: Vec<Write>,
     /// Per write: its failure is ignored (`on-error continue`); empty: none is.
-    pub continue_on_error: Vec<bool>,
+    pub(super) continue_on_error: Vec<bool>,
     /// How the reconcile ends if its writes succeed (`None`: the controller's settings).
-    pub outcome: Option<ReconcileResult>,
-    pub done: usize,
-    pub start_event: EventId,
-    pub started_ms: TimeMs,
+    pub(super) outcome: Option<ReconcileResult>,
+    pub(super) done: usize,
+    pub(super) start_event: EventId,
+    pub(super) started_ms: TimeMs,
 }
 
 #[derive(Clone, Debug, Hash)]
 pub struct Controller {
-    pub up: bool,
+    pub(super) up: bool,
     /// Invalidates timers of an earlier life.
-    pub epoch: Epoch,
-    pub apiserver: ApiserverId,
-    pub queue: WorkQueue,
-    pub workers: Vec<Option<Running>>,
+    pub(super) epoch: Epoch,
+    pub(super) apiserver: ApiserverId,
+    pub(super) queue: WorkQueue,
+    pub(super) workers: Vec<Option<Running>>,
     /// Idle workers with a wake-up pending (bit per worker; at most 64 workers).
     worker_claimed: u64,
-    pub reflectors: Vec<WatcherId>,
-    pub link_delay_ms: DurationMs,
+    pub(super) reflectors: Vec<WatcherId>,
+    pub(super) link_delay_ms: DurationMs,
     /// When the last delayed message sent on each direction of the link arrives (FIFO order).
-    pub link_down_last_ms: Option<TimeMs>,
-    pub link_up_last_ms: Option<TimeMs>,
-    pub disconnected_until: Option<TimeMs>,
+    pub(super) link_down_last_ms: Option<TimeMs>,
+    pub(super) link_up_last_ms: Option<TimeMs>,
+    pub(super) disconnected_until: Option<TimeMs>,
     /// Reconciles failed on purpose so far, per key (`fail-first N`), across restarts.
-    pub failed_first: BTreeMap<NameId, u32>,
+    pub(super) failed_first: BTreeMap<NameId, u32>,
     /// Notifications held back (Sieve's unobserved-state injection), in arrival order.
     hold: Option<Hold>,
     /// Invalidates the timeout of an earlier hold.
     hold_generation: Generation,
-    pub crash_after_writes: Option<u32>,
+    pub(super) crash_after_writes: Option<u32>,
     /// Restart this long after the armed (or next) crash.
-    pub restart_after_ms: Option<DurationMs>,
-    pub memory: Memory,
+    pub(super) restart_after_ms: Option<DurationMs>,
+    pub(super) memory: Memory,
     /// Keys added by the initial list (priority queue: low priority).
     initial_sync: bool,
 }
@@ -339,7 +339,7 @@ impl Controller {
         let start = st.emit(cause, started);
         st.out.started(worker, start);
         for r in &plan.reads {
-            let truth_rv = st.etcd.objects.get(&(r.kind, r.name)).map_or(0, |o| o.rv);
+            let truth_rv = st.etcd.get(r.kind, r.name).map_or(0, |o| o.rv);
             let read = EventKind::ReconcileRead {
                 controller,
                 kind: r.kind,
@@ -727,7 +727,7 @@ impl Sim {
             let parent = if o.kind == cfg.primary {
                 present.then_some(o)
             } else {
-                self.etcd.objects.get(&(cfg.primary, key)).copied()
+                self.etcd.get(cfg.primary, key).copied()
             };
             let now = self.now_ms;
             let holds = match &parent {

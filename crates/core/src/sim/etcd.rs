@@ -5,22 +5,22 @@ use super::*;
 /// etcd: the one store every apiserver shares.
 #[derive(Clone, Debug, Hash)]
 pub struct Etcd {
-    pub rev: Rv,
-    pub objects: BTreeMap<(KindId, NameId), Object>,
+    rev: Rv,
+    objects: BTreeMap<(KindId, NameId), Object>,
     /// Revisions at or below this are gone.
-    pub compact_rev: Rv,
+    compact_rev: Rv,
     /// Changes after `compact_rev`, kept only when some kind is served without a watch cache.
-    pub log: VecDeque<Change>,
-    pub(super) keep_log: bool,
+    log: VecDeque<Change>,
+    keep_log: bool,
     /// Every change since the start, kept only when a probe lists at an Exact RV: the state at
     /// any revision is a replay of it.
-    pub(super) history: Option<Vec<Change>>,
+    history: Option<Vec<Change>>,
     next_uid: u64,
     /// The revision seen at the previous compaction tick.
-    pub(super) last_tick_rev: Rv,
+    last_tick_rev: Rv,
     /// Owner UID -> its dependents' keys: the garbage collector's graph, and owner lookups in
     /// O(log n) instead of a scan of every object.
-    pub(super) dependents: BTreeMap<u64, BTreeSet<(KindId, NameId)>>,
+    dependents: BTreeMap<u64, BTreeSet<(KindId, NameId)>>,
     /// (owner UID, kind) -> dependents not marked for deletion.
     live_owned: BTreeMap<(u64, KindId), u32>,
 }
@@ -53,8 +53,37 @@ impl Etcd {
         }
     }
 
+    /// The current revision.
+    pub fn rev(&self) -> Rv {
+        self.rev
+    }
+
+    /// Revisions at or below this are compacted.
+    pub fn compact_rev(&self) -> Rv {
+        self.compact_rev
+    }
+
+    /// Every object, by kind and name.
+    pub fn objects(&self) -> &BTreeMap<(KindId, NameId), Object> {
+        &self.objects
+    }
+
+    pub fn get(&self, kind: KindId, name: NameId) -> Option<&Object> {
+        self.objects.get(&(kind, name))
+    }
+
+    /// The changes since the last compaction (kept only when a kind has no watch cache).
+    pub(super) fn log(&self) -> &VecDeque<Change> {
+        &self.log
+    }
+
+    /// Every change since the start (kept only when a probe lists at an Exact RV).
+    pub(super) fn history(&self) -> &[Change] {
+        self.history.as_deref().unwrap_or(&[])
+    }
+
     /// Keeps the owner indexes in step with one committed object (`old`: its previous state).
-    pub(super) fn index(&mut self, old: Option<&Object>, o: &Object, present: bool) {
+    fn index(&mut self, old: Option<&Object>, o: &Object, present: bool) {
         let Some(owner) = o.owner else { return };
         let live = |x: Option<&Object>| x.is_some_and(|x| x.deletion_ms.is_none()) as i64;
         let delta = live(present.then_some(o)) - live(old);

@@ -210,7 +210,7 @@ impl Sim {
     /// A user's update of what `f` changes, at the RV it reads now (404 when there is none).
     fn user_update(&mut self, kind: KindId, name: &str, cause: EventId, f: impl Fn(&mut Object)) {
         let name = self.names.intern_qualified(name);
-        match self.etcd.objects.get(&(kind, name)).copied() {
+        match self.etcd.get(kind, name).copied() {
             Some(mut o) => {
                 f(&mut o);
                 let _ = self.write(

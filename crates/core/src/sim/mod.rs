@@ -30,9 +30,9 @@ mod serve;
 mod server;
 mod timers;
 
-pub use apiserver::{Apiserver, ReadKind, ServerWatch, WaitingRead, PROBE_WATCHER};
-use apiserver::{Clients, Offer};
-pub use controller::{Controller, Running};
+pub use apiserver::{Apiserver, ServerWatch};
+use apiserver::{Clients, Offer, ReadKind, WaitingRead, PROBE_WATCHER};
+pub use controller::Controller;
 #[cfg(test)]
 use effect::Effect;
 use effect::{Cause, Effects};

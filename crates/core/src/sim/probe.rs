@@ -46,7 +46,7 @@ impl Apiserver {
             ProbeRequest::List {
                 rv: ListRv::Consistent,
             } if from_cache => {
-                let want = st.etcd.rev;
+                let want = st.etcd.rev();
                 self.request_progress(st, id);
                 if self.caches[kind.index()].rv >= want {
                     self.probe_from_cache(st, probe, kind, id)
@@ -70,10 +70,10 @@ impl Apiserver {
     ) {
         let at = match rv {
             ListRv::Exact(n) => Some(n),
-            ListRv::NotOlderThan(n) if n > st.etcd.rev => {
+            ListRv::NotOlderThan(n) if n > st.etcd.rev() => {
                 let err = ApiError::TooLargeRv {
                     requested: n,
-                    current: st.etcd.rev,
+                    current: st.etcd.rev(),
                 };
                 return self.probe_failed(st, probe, err, cause);
             }
@@ -121,14 +121,14 @@ impl Apiserver {
     ) {
         let etcd = st.etcd;
         let (items, list_rv) = match at {
-            None => (EtcdReader(etcd).kind_objects(kind).len(), etcd.rev),
-            Some(n) if n < etcd.compact_rev => {
+            None => (EtcdReader(etcd).kind_objects(kind).len(), etcd.rev()),
+            Some(n) if n < etcd.compact_rev() => {
                 return self.probe_failed(st, probe, ApiError::ListCompacted, cause)
             }
-            Some(n) if n > etcd.rev => {
+            Some(n) if n > etcd.rev() => {
                 let err = ApiError::TooLargeRv {
                     requested: n,
-                    current: etcd.rev,
+                    current: etcd.rev(),
                 };
                 return self.probe_failed(st, probe, err, cause);
             }
@@ -189,7 +189,7 @@ impl Apiserver {
 /// How many objects of `kind` etcd held at revision `rv` (from its full history).
 fn objects_at(etcd: &Etcd, kind: KindId, rv: Rv) -> usize {
     let mut names: BTreeSet<NameId> = BTreeSet::new();
-    for c in etcd.history.iter().flatten() {
+    for c in etcd.history() {
         if c.object.rv > rv {
             break;
         }

@@ -5,27 +5,27 @@ use super::*;
 /// client-go's Reflector plus the informer's store and handler.
 #[derive(Clone, Debug, Hash)]
 pub struct Reflector {
-    pub controller: ControllerId,
-    pub kind: KindId,
-    pub namespace: Option<NameId>,
+    pub(super) controller: ControllerId,
+    pub(super) kind: KindId,
+    pub(super) namespace: Option<NameId>,
     /// The event handlers: a key mapping and its predicate each (empty: a cache only read).
-    pub handlers: Vec<(KeyMap, Predicate)>,
-    pub state: WatcherState,
-    pub last_rv: Rv,
-    pub store: crate::store::Store,
+    pub(super) handlers: Vec<(KeyMap, Predicate)>,
+    pub(super) state: WatcherState,
+    pub(super) last_rv: Rv,
+    pub(super) store: crate::store::Store,
     /// `isLastSyncResourceVersionUnavailable`: the next list uses RV="".
-    pub rv_unavailable: bool,
-    pub backoff_ms_next: DurationMs,
+    pub(super) rv_unavailable: bool,
+    pub(super) backoff_ms_next: DurationMs,
     /// When the backoff last reset (legacy: when it last backed off).
-    pub backoff_mark_ms: Option<TimeMs>,
+    pub(super) backoff_mark_ms: Option<TimeMs>,
     /// Invalidates messages and timers of earlier requests.
-    pub session: Session,
-    pub watch: Option<WatchId>,
-    pub watch_opened_ms: TimeMs,
-    pub watch_events: u32,
-    pub listed: bool,
+    pub(super) session: Session,
+    pub(super) watch: Option<WatchId>,
+    pub(super) watch_opened_ms: TimeMs,
+    pub(super) watch_events: u32,
+    pub(super) listed: bool,
     /// A paged list in progress: its resourceVersion parameter and the items so far.
-    pub paging: Option<(ListRv, Vec<Object>)>,
+    pub(super) paging: Option<(ListRv, Vec<Object>)>,
 }
 
 impl Reflector {
@@ -54,6 +54,37 @@ impl Reflector {
             listed: false,
             paging: None,
         }
+    }
+}
+
+/// What the views, the verdicts and the tests read of a reflector.
+impl Reflector {
+    /// The controller it informs.
+    pub fn controller(&self) -> ControllerId {
+        self.controller
+    }
+
+    pub fn kind(&self) -> KindId {
+        self.kind
+    }
+
+    /// The namespace it lists and watches (`None`: every namespace).
+    pub fn namespace(&self) -> Option<NameId> {
+        self.namespace
+    }
+
+    pub fn state(&self) -> WatcherState {
+        self.state
+    }
+
+    /// The last resource version it saw.
+    pub fn last_rv(&self) -> Rv {
+        self.last_rv
+    }
+
+    /// The informer's store.
+    pub fn store(&self) -> &crate::store::Store {
+        &self.store
     }
 }
 

@@ -40,7 +40,7 @@ impl Apiserver {
             // ConsistentListFromCache (1.31+): the cache answers once it has seen etcd's current
             // revision, which it learns from a progress notification.
             ListRv::Consistent if from_cache => {
-                let want = st.etcd.rev;
+                let want = st.etcd.rev();
                 self.request_progress(st, cause);
                 let cache = &self.caches[kind.index()];
                 if cache.ready && cache.rv >= want {
@@ -67,7 +67,7 @@ impl Apiserver {
     ) {
         let items = EtcdReader(st.etcd).kind_objects(st.clients.kind(watcher));
         let items = filter_namespace(st, watcher, items);
-        st.send(cause, watcher, session, page(st.etcd.rev, items, limit));
+        st.send(cause, watcher, session, page(st.etcd.rev(), items, limit));
     }
 
     pub(super) fn answer_list_from_cache(
@@ -100,7 +100,7 @@ impl Apiserver {
         (list_rv, rest, limit): (Rv, Vec<Object>, u32),
         cause: Cause,
     ) {
-        let msg = if list_rv < st.etcd.compact_rev {
+        let msg = if list_rv < st.etcd.compact_rev() {
             Msg::ListErr(ApiError::ContinueExpired)
         } else {
             page(list_rv, rest, limit)
@@ -137,7 +137,7 @@ impl Apiserver {
             ListRv::NotOlderThan(n) => n,
             _ => {
                 self.request_progress(st, cause);
-                st.etcd.rev
+                st.etcd.rev()
             }
         };
         if self.caches[st.clients.kind(watcher).index()].rv >= want {
@@ -220,10 +220,10 @@ impl Apiserver {
     ) -> Result<(bool, Vec<Change>), Msg> {
         let cache = &self.caches[kind.index()];
         if cache.mode == CacheMode::Off {
-            if from + 1 < etcd.compact_rev {
+            if from + 1 < etcd.compact_rev() {
                 return Err(Msg::WatchErr(ApiError::WatchCompacted));
             }
-            let log = etcd.log.iter();
+            let log = etcd.log().iter();
             let after = log.filter(|c| c.object.kind == kind && c.object.rv > from);
             return Ok((true, after.copied().collect()));
         }
