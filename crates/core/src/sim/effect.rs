@@ -447,3 +447,122 @@ impl Sim {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::mirrors;
+    use super::*;
+
+    fn compacted(rev: Rv) -> EventKind {
+        EventKind::Compacted { rev }
+    }
+
+    /// The causes and kinds the trace holds from `from` on.
+    fn recorded(sim: &Sim, from: usize) -> Vec<(EventId, EventKind)> {
+        sim.trace
+            .iter()
+            .skip(from)
+            .map(|e| (e.cause, e.kind))
+            .collect()
+    }
+
+    /// A step's effects apply in the order it returned them, as its actor; a later effect that
+    /// names an event emitted earlier in the step (`Cause::Emitted`) gets that event's id.
+    #[test]
+    fn effects_apply_in_order_and_name_the_events_emitted_before_them() {
+        let mut sim = Sim::new(mirrors(0)).unwrap();
+        sim.emit(Actor::User, NO_CAUSE, compacted(1));
+        let outer = sim.begin_step();
+        let first = sim.effects.emit(Cause::Event(0), compacted(2));
+        let second = sim.effects.emit(first, compacted(3));
+        sim.effects.timer(TimeMs(500), second, Action::CompactTick);
+        sim.effects.emit(first, compacted(4));
+        sim.end_step(Actor::Etcd, outer);
+        let expected = [
+            (NO_CAUSE, compacted(1)),
+            (0, compacted(2)),
+            (1, compacted(3)),
+            (1, compacted(4)),
+        ];
+        assert_eq!(format!("{:?}", recorded(&sim, 0)), format!("{expected:?}"));
+        assert!(sim.trace.iter().skip(1).all(|e| e.actor == Actor::Etcd));
+        let timer = sim.timers.pop_due(TimeMs(500));
+        assert!(
+            matches!(timer, Some((TimeMs(500), 2, Action::CompactTick))),
+            "the timer names the event applied before it: {timer:?}"
+        );
+        assert!(sim.effects.list.is_empty() && sim.effects.actions.is_empty());
+    }
+
+    /// A step that runs while an earlier step's effects are applied stacks its effects above
+    /// them: it applies only its own, and the earlier step's later effects still name the
+    /// events emitted before it by their place in the whole buffer.
+    #[test]
+    fn a_step_run_while_another_applies_stacks_above_it() {
+        let mut sim = Sim::new(mirrors(0)).unwrap();
+        let outer = sim.begin_step();
+        let x = sim.effects.emit(Cause::Event(NO_CAUSE), compacted(1));
+        let inner = sim.begin_step();
+        let y = sim.effects.emit(Cause::Event(NO_CAUSE), compacted(2));
+        assert_eq!((x, y), (Cause::Emitted(0), Cause::Emitted(1)));
+        assert_eq!(
+            sim.effects.list().len(),
+            1,
+            "a step sees only its own effects"
+        );
+        sim.end_step(Actor::Etcd, inner);
+        let only_inner = [(NO_CAUSE, compacted(2))];
+        assert_eq!(
+            format!("{:?}", recorded(&sim, 0)),
+            format!("{only_inner:?}")
+        );
+        assert_eq!(
+            sim.effects.list().len(),
+            1,
+            "the outer step's effect is still there"
+        );
+        sim.effects.emit(x, compacted(3));
+        sim.end_step(Actor::Etcd, outer);
+        let expected = [
+            (NO_CAUSE, compacted(2)),
+            (NO_CAUSE, compacted(1)),
+            (1, compacted(3)),
+        ];
+        assert_eq!(format!("{:?}", recorded(&sim, 0)), format!("{expected:?}"));
+        assert!(sim.effects.list.is_empty());
+    }
+
+    /// The real nesting: a reflector's handler enqueues a key, which runs a step of its
+    /// controller in the middle of the reflector's effects; the reflector's effects after it
+    /// still apply, naming the reflector's own earlier event.
+    #[test]
+    fn a_handler_s_enqueue_runs_the_controller_s_step_between_the_reflector_s_effects() {
+        let mut sim = Sim::new(mirrors(1)).unwrap();
+        sim.controllers[0].up = true;
+        let key = NameId(7);
+        let outer = sim.begin_step();
+        let seen = sim.effects.emit(Cause::Event(NO_CAUSE), compacted(1));
+        sim.effects.enqueue(seen, key, false);
+        sim.effects.emit(seen, compacted(2));
+        sim.end_step(Actor::Watcher(WatcherId(0)), outer);
+        let enqueued = EventKind::Enqueue {
+            controller: ControllerId(0),
+            key,
+            outcome: QueueAdd::Added,
+            delay_ms: DurationMs::ZERO,
+        };
+        let expected = [(NO_CAUSE, compacted(1)), (0, enqueued), (0, compacted(2))];
+        assert_eq!(format!("{:?}", recorded(&sim, 0)), format!("{expected:?}"));
+        let actors: Vec<Actor> = sim.trace.iter().map(|e| e.actor).collect();
+        let (w, c) = (
+            Actor::Watcher(WatcherId(0)),
+            Actor::Controller(ControllerId(0)),
+        );
+        assert_eq!(actors, [w, c, w]);
+        assert!(
+            matches!(sim.ready.front(), Some((1, Action::Work { worker: 0, .. }))),
+            "the controller's own effect (wake a worker) applied too"
+        );
+        assert!(sim.effects.list.is_empty());
+    }
+}

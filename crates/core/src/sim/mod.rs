@@ -894,6 +894,25 @@ mod tests {
     use super::*;
     use crate::config::{Behaviour, TimedInput};
 
+    /// Pods and their Copies on one apiserver, without compaction, and `controllers`
+    /// controllers that each mirror Pods into Copies: for tests of the engine's rules.
+    pub(super) fn mirrors(controllers: usize) -> Config {
+        let mut config = Config::new(&["Pod", "Copy"]);
+        config.compaction_ms = DurationMs::ZERO;
+        for i in 0..controllers {
+            let behaviour = Behaviour::Mirror { target: KindId(1) };
+            let c = Config::controller(&format!("c{i}"), KindId(0), behaviour);
+            config.controllers.push(c);
+        }
+        config
+    }
+
+    /// The events of a run from `from` on, with their moments and causes.
+    pub(super) fn events_from(sim: &Sim, from: usize) -> Vec<(TimeMs, EventId, EventKind)> {
+        let events = sim.trace.iter().skip(from);
+        events.map(|e| (e.time_ms, e.cause, e.kind)).collect()
+    }
+
     /// The explorer's dedup key: equal states hash equal, and ESR's bookkeeping (whether a
     /// desired state holds, not since when) is part of the state.
     #[test]
