@@ -241,3 +241,201 @@ impl Sim {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{create_pod, events_from, mirrors};
+    use super::*;
+    use crate::config::ApiserverConfig;
+
+    const C: ControllerId = ControllerId(0);
+
+    /// One controller (with a second apiserver to fail over to), watching at 1 s.
+    fn watching() -> Sim {
+        let mut config = mirrors(1);
+        let other = ApiserverConfig {
+            name: "other".into(),
+            lag_ms: DurationMs::ZERO,
+        };
+        config.apiservers.push(other);
+        let mut sim = Sim::new(config).unwrap();
+        sim.handle_timeout(TimeMs(1000));
+        sim
+    }
+
+    /// The watches its reflectors hold, and whether the server still serves each.
+    fn open_watches(sim: &Sim) -> Vec<bool> {
+        let watches = sim.reflectors.iter().filter_map(|r| r.watch);
+        watches.map(|w| sim.watches[w.index()].open).collect()
+    }
+
+    fn ended(sim: &Sim, from: usize, why: WatchEnd) -> usize {
+        let events = events_from(sim, from).into_iter();
+        let ends =
+            |k: &EventKind| matches!(k, EventKind::WatchEnded { reason, .. } if *reason == why);
+        events.filter(|(_, _, k)| ends(k)).count()
+    }
+
+    /// A disconnect cuts the controller off until its end (a shorter one meanwhile does not
+    /// shorten it) and breaks its watches at once; its reconnect ends it.
+    #[test]
+    fn a_disconnect_cuts_the_controller_off_and_breaks_its_watches() {
+        let mut sim = watching();
+        assert_eq!(open_watches(&sim), [true, true]);
+        let from = sim.trace.len();
+        let cut = |ms| Input::Disconnect {
+            controller: C,
+            duration_ms: DurationMs(ms),
+        };
+        sim.handle_input(cut(5000));
+        assert_eq!(sim.controllers[0].disconnected_until, Some(TimeMs(6000)));
+        assert_eq!(ended(&sim, from, WatchEnd::Disconnected), 2);
+        assert!(!sim.connected(C));
+        sim.handle_input(cut(1000));
+        assert_eq!(sim.controllers[0].disconnected_until, Some(TimeMs(6000)));
+        sim.handle_timeout(TimeMs(5999));
+        assert!(!sim.connected(C), "the shorter disconnect's end is stale");
+        sim.handle_timeout(TimeMs(6000));
+        assert!(sim.connected(C));
+        let reconnect = EventKind::Reconnect { controller: C };
+        let last_reconnect = events_from(&sim, from)
+            .into_iter()
+            .filter(|e| e.2 == reconnect)
+            .map(|e| e.0)
+            .collect::<Vec<_>>();
+        assert_eq!(last_reconnect, [TimeMs(6000)]);
+    }
+
+    /// A failover moves the controller's connections and breaks its watches; a delay slows its
+    /// link from now on.
+    #[test]
+    fn a_failover_moves_the_connections_and_a_delay_slows_the_link() {
+        let mut sim = watching();
+        let from = sim.trace.len();
+        let failover = Input::Failover {
+            controller: C,
+            apiserver: ApiserverId(1),
+        };
+        sim.handle_input(failover);
+        assert_eq!(sim.controllers[0].apiserver, ApiserverId(1));
+        assert_eq!(ended(&sim, from, WatchEnd::Disconnected), 2);
+        let delay = Input::Delay {
+            controller: C,
+            delay_ms: DurationMs(250),
+        };
+        sim.handle_input(delay);
+        assert_eq!(sim.controllers[0].link_delay_ms, DurationMs(250));
+        let delayed = EventKind::LinkDelay {
+            controller: C,
+            delay_ms: DurationMs(250),
+        };
+        assert_eq!(sim.trace.last().unwrap().kind, delayed);
+    }
+
+    /// A crash at once kills the controller and, asked to, restarts it later; one armed for
+    /// after N writes only arms; a restart that names an apiserver moves there.
+    #[test]
+    fn a_crash_kills_or_arms_and_a_restart_comes_back_where_it_says() {
+        let mut sim = watching();
+        let crash = |after_writes| Input::Crash {
+            controller: C,
+            after_writes,
+            restart_after_ms: Some(DurationMs(500)),
+        };
+        sim.handle_input(crash(Some(2)));
+        let c = &sim.controllers[0];
+        assert!(c.up && c.crash_after_writes == Some(2));
+        assert_eq!(c.restart_after_ms, Some(DurationMs(500)));
+        let watches: Vec<WatchId> = sim.reflectors.iter().filter_map(|r| r.watch).collect();
+        assert_eq!(watches.len(), 2);
+        sim.handle_input(crash(None));
+        assert!(!sim.controllers[0].up);
+        let open = watches.iter().map(|w| sim.watches[w.index()].open);
+        assert!(open.into_iter().all(|o| !o), "the server forgets them");
+        let served = &sim.apiservers[0].watches_by_kind;
+        assert!(served.iter().all(|list| list.is_empty()));
+        sim.handle_timeout(TimeMs(1500));
+        assert!(sim.controllers[0].up, "restarted 500 ms after the crash");
+        sim.handle_input(crash(None));
+        let restart = Input::Restart {
+            controller: C,
+            apiserver: Some(ApiserverId(1)),
+        };
+        sim.handle_input(restart);
+        let c = &sim.controllers[0];
+        assert!(c.up && c.apiserver == ApiserverId(1));
+    }
+
+    /// Cache faults reach the apiserver they name: a pause, a restart (every cache), a
+    /// re-initialisation (one kind's).
+    #[test]
+    fn cache_faults_change_the_apiserver_they_name() {
+        let mut sim = watching();
+        let api = ApiserverId(1);
+        sim.handle_input(Input::PauseCache { apiserver: api });
+        assert!(sim.apiservers[1].paused && !sim.apiservers[0].paused);
+        sim.handle_input(Input::ResumeCache { apiserver: api });
+        assert!(!sim.apiservers[1].paused);
+        let reinit = Input::ReinitCache {
+            apiserver: api,
+            kind: KindId(1),
+            down_ms: DurationMs(100),
+        };
+        sim.handle_input(reinit);
+        let ready = |sim: &Sim, a: usize| {
+            sim.apiservers[a]
+                .caches
+                .iter()
+                .map(|c| c.ready)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ready(&sim, 1), [true, false]);
+        let restart = Input::RestartApiserver {
+            apiserver: ApiserverId(0),
+            down_ms: DurationMs(100),
+        };
+        sim.handle_input(restart);
+        assert_eq!(ready(&sim, 0), [false, false]);
+        sim.handle_timeout(TimeMs(1100));
+        assert_eq!(
+            (ready(&sim, 0), ready(&sim, 1)),
+            (vec![true; 2], vec![true; 2])
+        );
+    }
+
+    /// A user's update sets what it names at the RV it reads; an update of nothing is a 404.
+    #[test]
+    fn user_updates_set_the_spec_or_the_status_and_a_missing_object_is_a_404() {
+        let mut sim = Sim::new(mirrors(0)).unwrap();
+        sim.handle_input(create_pod("a", 1));
+        let update = Input::Update {
+            kind: KindId(0),
+            name: "a".into(),
+            spec: 3,
+        };
+        sim.handle_input(update);
+        let status = Input::UpdateStatus {
+            kind: KindId(0),
+            name: "default/a".into(),
+            status: 9,
+        };
+        sim.handle_input(status);
+        let a = sim.names.intern_qualified("a");
+        let o = *sim.etcd.get(KindId(0), a).unwrap();
+        assert_eq!((o.spec, o.status, o.generation, o.rv), (3, 9, 2, 4));
+        let missing = Input::Update {
+            kind: KindId(0),
+            name: "b".into(),
+            spec: 1,
+        };
+        sim.handle_input(missing);
+        assert!(matches!(
+            sim.trace.last().unwrap().kind,
+            EventKind::WriteFailed {
+                op: WriteOp::Update,
+                error: ApiError::NotFound,
+                ..
+            }
+        ));
+    }
+}

@@ -907,6 +907,13 @@ mod tests {
         config
     }
 
+    /// A create of a Pod, as the timeline writes it.
+    pub(super) fn create_pod(name: &str, spec: i64) -> Input {
+        let name = name.into();
+        let kind = KindId(0);
+        Input::Create { kind, name, spec }
+    }
+
     /// The events of a run from `from` on, with their moments and causes.
     pub(super) fn events_from(sim: &Sim, from: usize) -> Vec<(TimeMs, EventId, EventKind)> {
         let events = sim.trace.iter().skip(from);

@@ -202,3 +202,152 @@ fn objects_at(etcd: &Etcd, kind: KindId, rv: Rv) -> usize {
     }
     names.len()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::apiserver::tests::{pod, timers, World};
+    use super::*;
+    use crate::config::TimedInput;
+
+    /// What the probe was answered in a step (its `EmitBy` events other than its request).
+    fn answers(out: &Effects) -> Vec<EventKind> {
+        let answer = |e: &Effect| match *e {
+            Effect::EmitBy {
+                actor: Actor::Probe,
+                kind,
+                ..
+            } if !matches!(kind, EventKind::ProbeRequest { .. }) => Some(kind),
+            _ => None,
+        };
+        out.list().iter().filter_map(answer).collect()
+    }
+
+    fn list(rv: ListRv) -> ProbeRequest {
+        ProbeRequest::List { rv }
+    }
+
+    fn ask(world: &mut World, api: &mut Apiserver, probe: u32, request: ProbeRequest) -> Effects {
+        world.step(api, TimeMs(1000), |a, st| {
+            a.probe(st, (probe, KindId(0)), request, Cause::Event(0))
+        })
+    }
+
+    fn listed(probe: u32, items: u32, list_rv: Rv, from_etcd: bool) -> EventKind {
+        EventKind::ProbeListed {
+            probe,
+            items,
+            list_rv,
+            from_etcd,
+        }
+    }
+
+    /// semantics.md §2 (`cacher.go`): RV "0" is the cache's answer now; RV "N" waits for the
+    /// cache to reach N (`waitUntilFreshAndBlock`), answered by the change that brings it
+    /// there, and gets 504 "Too large resource version" after 3 s.
+    #[test]
+    fn a_probe_list_from_the_cache_answers_now_or_once_it_reaches_the_rv() {
+        let mut world = World::new(10);
+        let mut api = world.apiserver();
+        world.step(&mut api, TimeMs(0), |a, st| {
+            for rv in 2..=3 {
+                a.change(st, pod(rv), Cause::Event(0));
+            }
+        });
+        let out = ask(&mut world, &mut api, 0, list(ListRv::Any));
+        assert_eq!(answers(&out), [listed(0, 2, 3, false)]);
+        let out = ask(&mut world, &mut api, 1, list(ListRv::NotOlderThan(4)));
+        assert!(answers(&out).is_empty(), "the cache is at 3");
+        let deadline = timers(&out);
+        assert!(matches!(
+            deadline[..],
+            [(TimeMs(4000), Action::ListDeadline { .. })]
+        ));
+        let out = world.step(&mut api, TimeMs(1500), |a, st| {
+            a.change(st, pod(4), Cause::Event(1));
+        });
+        assert_eq!(answers(&out), [listed(1, 3, 4, false)]);
+        ask(&mut world, &mut api, 2, list(ListRv::NotOlderThan(9)));
+        let out = world.step(&mut api, TimeMs(4000), |a, st| {
+            a.read_deadline(st, PROBE_WATCHER, Session(2), Cause::Event(2))
+        });
+        let too_large = ApiError::TooLargeRv {
+            requested: 9,
+            current: 4,
+        };
+        let failed = EventKind::ProbeFailed {
+            probe: 2,
+            error: too_large,
+        };
+        assert_eq!(answers(&out), [failed]);
+    }
+
+    /// semantics.md §2 and §5 (`etcd3/store.go`): an Exact list is etcd's state at exactly that
+    /// revision; 410 once it is compacted, 504 beyond etcd's revision.
+    #[test]
+    fn an_exact_probe_list_is_etcd_s_state_at_that_revision() {
+        let mut world = World::new(10);
+        let exact = TimedInput {
+            at_ms: TimeMs(0),
+            input: Input::Probe {
+                apiserver: ApiserverId(0),
+                kind: KindId(0),
+                request: list(ListRv::Exact(1)),
+            },
+        };
+        world.config.timeline.push(exact);
+        world.etcd = Etcd::new(&world.config);
+        let pod = |n| Object::fixture(KindId(0), NameId(n), n as u64, 0);
+        world.etcd.commit(pod(1), EventType::Added, TimeMs(0));
+        world.etcd.commit(pod(2), EventType::Added, TimeMs(0));
+        world.etcd.commit(pod(1), EventType::Deleted, TimeMs(0));
+        let mut api = world.apiserver();
+        let at = |world: &mut World, api: &mut Apiserver, n| {
+            answers(&ask(world, api, 0, list(ListRv::Exact(n))))
+        };
+        assert_eq!(at(&mut world, &mut api, 3), [listed(0, 2, 3, true)]);
+        assert_eq!(at(&mut world, &mut api, 4), [listed(0, 1, 4, true)]);
+        let too_large = ApiError::TooLargeRv {
+            requested: 9,
+            current: 4,
+        };
+        let failed = |error| EventKind::ProbeFailed { probe: 0, error };
+        assert_eq!(at(&mut world, &mut api, 9), [failed(too_large)]);
+        world.etcd.compact_tick();
+        assert_eq!(world.etcd.compact_tick(), Some(5));
+        let compacted = failed(ApiError::ListCompacted);
+        assert_eq!(at(&mut world, &mut api, 4), [compacted]);
+        assert_eq!(at(&mut world, &mut api, 5), [listed(0, 1, 5, true)]);
+    }
+
+    /// semantics.md §3 and §4: a watch from "0" is never too old (its replay is the current
+    /// state), one from before the cache's window gets 410, and while the cache is not ready a
+    /// watch gets 429; the probe learns how many events it would have been replayed.
+    #[test]
+    fn a_probe_watch_gets_what_a_reflector_s_watch_would() {
+        let mut world = World::new(3);
+        let mut api = world.apiserver();
+        world.step(&mut api, TimeMs(0), |a, st| {
+            for rv in 2..=7 {
+                a.change(st, pod(rv), Cause::Event(0));
+            }
+        });
+        let watch = |from| ProbeRequest::Watch { from };
+        let opened = |from_rv, replayed| EventKind::ProbeWatchOpened {
+            probe: 0,
+            from_rv,
+            replayed,
+        };
+        let failed = |error| EventKind::ProbeFailed { probe: 0, error };
+        let mut from = |from| answers(&ask(&mut world, &mut api, 0, watch(from)));
+        assert_eq!(from(0), [opened(0, 6)], "the current state: six pods");
+        assert_eq!(from(4), [opened(4, 3)]);
+        let too_old = ApiError::TooOld {
+            requested: 3,
+            oldest_minus_one: 4,
+        };
+        assert_eq!(from(3), [failed(too_old)]);
+        api.caches[0].ready = false;
+        let refused = answers(&ask(&mut world, &mut api, 0, watch(4)));
+        assert_eq!(refused, [failed(ApiError::TooManyRequests)]);
+    }
+}

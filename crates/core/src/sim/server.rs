@@ -316,3 +316,256 @@ impl Sim {
         self.step_server(api, |a, st| a.probe(st, (probe, kind), request, cause));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{create_pod, events_from, mirrors};
+    use super::*;
+    use crate::config::{ApiserverConfig, TimedInput};
+
+    /// `etcd3/store.go`: a write is one new revision; it reaches every apiserver's cache through
+    /// etcd's watch, after that apiserver's lag, each `CacheAdd` naming the write.
+    #[test]
+    fn a_commit_emits_the_write_and_reaches_every_cache_after_its_lag() {
+        let mut config = mirrors(0);
+        let lagging = ApiserverConfig {
+            name: "lagging".into(),
+            lag_ms: DurationMs(500),
+        };
+        config.apiservers.push(lagging);
+        let mut sim = Sim::new(config).unwrap();
+        sim.handle_input(create_pod("a", 1));
+        sim.handle_timeout(TimeMs(499));
+        let name = sim.names.intern_qualified("a");
+        assert_eq!(sim.etcd.get(KindId(0), name).map(|o| o.rv), Some(2));
+        let adds = |sim: &Sim| -> Vec<(TimeMs, EventId, ApiserverId, Rv)> {
+            let events = events_from(sim, 0).into_iter();
+            let add = |(at, cause, k)| match k {
+                EventKind::CacheAdd { apiserver, rv, .. } => Some((at, cause, apiserver, rv)),
+                _ => None,
+            };
+            events.filter_map(add).collect()
+        };
+        assert!(matches!(
+            sim.trace[0].kind,
+            EventKind::Write {
+                op: WriteOp::Create,
+                rv: 2,
+                ..
+            }
+        ));
+        assert_eq!(adds(&sim), [(TimeMs(0), 0, ApiserverId(0), 2)]);
+        sim.handle_timeout(TimeMs(500));
+        let lagged = (TimeMs(500), 0, ApiserverId(1), 2);
+        assert_eq!(adds(&sim)[1..], [lagged]);
+    }
+
+    /// `pkg/controller/garbagecollector` (semantics.md §8b): after the collector's delay, a
+    /// dependent whose owner (by UID) is gone is deleted in the background, even when an owner
+    /// of the same name was created again meanwhile; a dependent created with a missing owner
+    /// is collected too.
+    #[test]
+    fn the_collector_deletes_the_children_of_a_deleted_owner_after_its_delay() {
+        let mut config = mirrors(0);
+        config.gc_delay_ms = DurationMs(2000);
+        let mut sim = Sim::new(config).unwrap();
+        sim.handle_input(create_pod("p", 1));
+        let p = *sim.etcd.objects().values().next().unwrap();
+        let child = |sim: &mut Sim, name: &str, uid: u64| {
+            let name = sim.names.intern_qualified(name);
+            let owner = Some(Owner {
+                kind: KindId(0),
+                name: p.name,
+                uid,
+            });
+            let create = Write::Create {
+                kind: KindId(1),
+                name,
+                namespace: p.namespace,
+                spec: 0,
+                owner,
+            };
+            sim.write(Actor::User, NO_CAUSE, create).unwrap();
+            name
+        };
+        let owned = child(&mut sim, "p-0", p.uid);
+        let delete = Input::Delete {
+            kind: KindId(0),
+            name: "p".into(),
+        };
+        sim.handle_input(delete);
+        let deleted_at = sim.trace.iter().rposition(|e| {
+            let delete = WriteOp::Delete;
+            matches!(e.kind, EventKind::Write { op, .. } if op == delete)
+        });
+        let deleted_at = deleted_at.expect("the owner's delete") as EventId;
+        assert!(sim.schedule_input(TimeMs(1000), create_pod("p", 1)));
+        sim.handle_timeout(TimeMs(1999));
+        assert!(
+            sim.etcd.get(KindId(1), owned).is_some(),
+            "not before the delay"
+        );
+        let stray = child(&mut sim, "q-0", p.uid);
+        sim.handle_timeout(TimeMs(2000));
+        assert!(sim.etcd.get(KindId(1), owned).is_none());
+        let collected: Vec<(TimeMs, EventId, NameId)> = sim
+            .trace
+            .iter()
+            .filter(|e| e.actor == Actor::GarbageCollector)
+            .filter_map(|e| match e.kind {
+                EventKind::Write {
+                    op: WriteOp::Delete,
+                    name,
+                    ..
+                } => Some((e.time_ms, e.cause, name)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(collected, [(TimeMs(2000), deleted_at, owned)]);
+        // Created at 1999, looked at 2 s later.
+        sim.handle_timeout(TimeMs(3998));
+        assert!(sim.etcd.get(KindId(1), stray).is_some());
+        sim.handle_timeout(TimeMs(3999));
+        assert!(
+            sim.etcd.get(KindId(1), stray).is_none(),
+            "its owner never existed"
+        );
+    }
+
+    /// `etcd3/compact.go`: etcd compacts to the revision of the previous tick; then a watch
+    /// served by etcd (`etcd3/watcher.go`, from `r + 1`) fails with 410 iff `r + 1 <
+    /// compactRev`, and an Exact list below the compacted revision gets 410 (semantics.md §5).
+    #[test]
+    fn compaction_makes_older_revisions_410() {
+        let mut config = mirrors(0);
+        config.kinds[0].cache = CacheMode::Off;
+        config.compaction_ms = DurationMs(1000);
+        config.end_ms = TimeMs(2500);
+        let probe = |request| Input::Probe {
+            apiserver: ApiserverId(0),
+            kind: KindId(0),
+            request,
+        };
+        let exact = |n| {
+            probe(ProbeRequest::List {
+                rv: ListRv::Exact(n),
+            })
+        };
+        let inputs = [
+            (0, create_pod("a", 1)),
+            (0, create_pod("b", 1)),
+            (1500, create_pod("c", 1)),
+            (2500, probe(ProbeRequest::Watch { from: 2 })),
+            (2500, probe(ProbeRequest::Watch { from: 3 })),
+            (2500, exact(3)),
+            (2500, exact(4)),
+        ];
+        for (at, input) in inputs {
+            let at_ms = TimeMs(at);
+            config.timeline.push(TimedInput { at_ms, input });
+        }
+        let mut sim = Sim::new(config).unwrap();
+        sim.run();
+        let compacted: Vec<(TimeMs, Rv)> = sim
+            .trace
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::Compacted { rev } => Some((e.time_ms, rev)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            compacted,
+            [(TimeMs(2000), 4)],
+            "the first tick only remembers"
+        );
+        let answers: Vec<EventKind> = sim
+            .trace
+            .iter()
+            .filter(|e| e.actor == Actor::Probe)
+            .map(|e| e.kind)
+            .filter(|k| !matches!(k, EventKind::ProbeRequest { .. }))
+            .collect();
+        let expected = [
+            EventKind::ProbeFailed {
+                probe: 0,
+                error: ApiError::WatchCompacted,
+            },
+            EventKind::ProbeWatchOpened {
+                probe: 1,
+                from_rv: 3,
+                replayed: 1,
+            },
+            EventKind::ProbeFailed {
+                probe: 2,
+                error: ApiError::ListCompacted,
+            },
+            EventKind::ProbeListed {
+                probe: 3,
+                items: 2,
+                list_rv: 4,
+                from_etcd: true,
+            },
+        ];
+        assert_eq!(format!("{answers:?}"), format!("{expected:?}"));
+    }
+
+    /// Two controllers, each watching Pods and Copies, settled at 1 s.
+    fn watching(config: Config) -> Sim {
+        let mut sim = Sim::new(config).unwrap();
+        sim.handle_timeout(TimeMs(1000));
+        let states = sim.reflectors.iter().map(|r| r.state);
+        assert!(states.into_iter().all(|s| s == WatcherState::Watching));
+        sim
+    }
+
+    /// `cacher.go` `dispatchEvent`: a change the cache took goes to every open watch of its
+    /// kind, in the order the watches opened, and to no watch of another kind.
+    #[test]
+    fn a_change_fans_out_to_each_watch_of_its_kind_in_the_order_they_opened() {
+        let mut sim = watching(mirrors(2));
+        let pods = sim.apiservers[0].watches_by_kind[0].clone();
+        let opened: Vec<WatcherId> = pods
+            .iter()
+            .map(|w| sim.watches[w.index()].watcher)
+            .collect();
+        assert_eq!(opened.len(), 2);
+        let from = sim.trace.len();
+        sim.handle_input(create_pod("x", 1));
+        let got: Vec<WatcherId> = events_from(&sim, from)
+            .into_iter()
+            .filter_map(|(_, _, k)| match k {
+                EventKind::WatchEvent { watcher, rv, .. } if rv == sim.etcd.rev() => Some(watcher),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(got, opened);
+    }
+
+    /// `cache_watcher.go`: live events wait in a watch's channel while its client's link is
+    /// slow; one more than the channel holds closes the watch (no ERROR), and it leaves its
+    /// kind's list. A watch whose client keeps up is unaffected.
+    #[test]
+    fn a_watch_too_slow_for_its_channel_is_closed() {
+        let mut config = mirrors(2);
+        config.watch_chan_capacity = 1;
+        config.controllers[1].link_delay_ms = DurationMs(100);
+        let mut sim = watching(config);
+        let slow = sim.reflectors[2]
+            .watch
+            .expect("the slow controller's Pod watch");
+        let fast = sim.reflectors[0].watch.expect("the other's");
+        sim.handle_input(create_pod("x", 1));
+        assert!(sim.watches[slow.index()].open, "one event fits its channel");
+        sim.handle_input(create_pod("y", 1));
+        assert!(!sim.watches[slow.index()].open);
+        assert_eq!(sim.apiservers[0].watches_by_kind[0], [fast]);
+        sim.handle_timeout(TimeMs(1100));
+        let ended = sim.trace.iter().any(|e| {
+            let too_slow = WatchEnd::TooSlow;
+            let w = WatcherId(2);
+            matches!(e.kind, EventKind::WatchEnded { watcher, reason } if watcher == w && reason == too_slow)
+        });
+        assert!(ended, "the client learns its watch ended as too slow");
+    }
+}
