@@ -263,11 +263,11 @@ function listen(w, send, report) {
 /// The script on screen: what the next search runs on, and what Compare offers.
 export function explore_source(script) { ex.script = script; }
 
-/// The explore panel in `host` at the page's state: the budget, "all failures", the search's
-/// number, whether it runs and the worker's last report (JSON, null when none). `on` takes
-/// `start`, `cancel`, `all:true|false`, `budget:N`, `open:SCRIPT` and the worker's
-/// `progress:JOB:JSON` and `done:JOB:JSON`.
-export function explore(host, budget, all, job, running, report, on) {
+/// The explore panel in `host` at the page's state: the budget and its largest value, "all
+/// failures", the search's number, whether it runs and the worker's last report (JSON, null
+/// when none). `on` takes `start`, `cancel`, `all:true|false`, `budget:N`, `open:SCRIPT` and the
+/// worker's `progress:JOB:JSON` and `done:JOB:JSON`.
+export function explore(host, budget, max, all, job, running, report, on) {
   exploreWorker(job, running, budget, all, on);
   // The budget and the checkbox already show what was typed or ticked: only the search redraws
   // the panel, so typing a budget keeps its focus and caret.
@@ -291,8 +291,8 @@ export function explore(host, budget, all, job, running, report, on) {
     h('h2', {}, 'Explore'),
     h('p', { class: 'hint' }, 'Search crash, stale-apiserver, held-notification (unobserved state) and disconnect faults for a schedule that breaks this scenario\'s expectations or ESR.'),
     h('div', { class: 'explore-bar' },
-      h('label', {}, 'budget ', h('input', { type: 'number', min: '1', max: '1000000', 'aria-label': 'Schedules to try at most', value: String(budget),
-        oninput: (e) => { const v = parseInt(e.target.value, 10); if (v >= 1) on(`budget:${Math.min(v, 1000000)}`); } })),
+      h('label', {}, 'budget ', h('input', { type: 'number', min: '1', max, 'aria-label': 'Schedules to try at most', value: String(budget),
+        oninput: (e) => { const v = parseInt(e.target.value, 10); if (v >= 1) on(`budget:${Math.min(v, max)}`); } })),
       h('label', { title: 'Keep searching after the first failure, up to the budget' },
         h('input', { type: 'checkbox', 'data-testid': 'explore-all', checked: all, onchange: (e) => on(`all:${e.target.checked}`) }), ' all failures'),
       active ? h('button', { 'data-testid': 'explore-cancel', onclick: () => on('cancel') }, 'Cancel')

@@ -132,6 +132,13 @@ mod tests {
             .reduce(Action::ExploreBudget(0))
             .reduce(Action::ExploreAll(true));
         assert_eq!((s.explore.budget, s.explore.all), (1, true));
+        let most = listwatch_script::explore::MAX_BUDGET_SCHEDULES;
+        let big = s.clone().reduce(Action::ExploreBudget(u32::MAX));
+        assert_eq!(
+            u64::from(big.explore.budget),
+            most,
+            "the CLI's and the worker's limit"
+        );
         let report = |job, done| Action::ExploreReport {
             job,
             report: "{}".into(),

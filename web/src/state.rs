@@ -7,6 +7,7 @@ use std::rc::Rc;
 use listwatch_core::verdict::Outcome;
 use listwatch_core::view::Timeline;
 use listwatch_core::{EventId, Sim, TimeMs};
+use listwatch_script::explore::MAX_BUDGET_SCHEDULES;
 use listwatch_script::share::Shared;
 use listwatch_script::{Diagnostic, Expectation};
 use yew::{Reducible, UseReducerHandle};
@@ -124,6 +125,9 @@ pub struct Explore {
     pub report: Option<Rc<str>>,
 }
 
+// The budget is kept as a `u32` (a plain number in JS); every budget allowed fits.
+const _: () = assert!(MAX_BUDGET_SCHEDULES <= u32::MAX as u64);
+
 impl Default for Explore {
     fn default() -> Explore {
         Explore {
@@ -190,7 +194,7 @@ pub enum Action {
     Theme(String),
     /// CodeMirror is loaded and shows the script.
     EditorLoaded,
-    /// The explorer's budget: schedules to try at most.
+    /// The explorer's budget: schedules to try at most (clamped to 1..=`MAX_BUDGET_SCHEDULES`).
     ExploreBudget(u32),
     /// Whether the explorer goes on after the first failure.
     ExploreAll(bool),
@@ -546,7 +550,7 @@ impl State {
     fn reduce_explore(&mut self, action: Action) {
         let x = &mut self.explore;
         match action {
-            Action::ExploreBudget(n) => x.budget = n.clamp(1, 1_000_000),
+            Action::ExploreBudget(n) => x.budget = n.clamp(1, MAX_BUDGET_SCHEDULES as u32),
             Action::ExploreAll(all) => x.all = all,
             Action::ExploreStart => {
                 x.job += 1;

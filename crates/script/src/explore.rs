@@ -19,6 +19,20 @@ use serde_json::{json, Value};
 
 use crate::{parse, render, Diagnostic};
 
+/// The most schedules a search may be asked to try (the CLI's `--budget`, the page's budget
+/// and its worker share it). It is above the largest search space there is (at most
+/// [`MAX_SINGLES`](listwatch_core::explore::MAX_SINGLES) single faults plus the ~2 million
+/// pairs among the first [`PAIR_BASE`](listwatch_core::explore::PAIR_BASE), about 3 million
+/// schedules), so it never cuts a search short; it refuses only numbers that mean nothing, and
+/// keeps a search's memory (a `u64` state hash per schedule run, for dedup) within what a
+/// browser's worker has.
+pub const MAX_BUDGET_SCHEDULES: u64 = 10_000_000;
+const _: () = {
+    use listwatch_core::explore::{MAX_SINGLES, PAIR_BASE};
+    let pairs = PAIR_BASE as u64 * (PAIR_BASE as u64 - 1) / 2;
+    assert!(MAX_SINGLES + pairs <= MAX_BUDGET_SCHEDULES);
+};
+
 /// Starts an exploration of a script.
 pub fn explorer(src: &str, budget: Budget) -> Result<(Explorer, crate::Scenario), Vec<Diagnostic>> {
     let scenario = parse(src)?;

@@ -11,14 +11,13 @@ mod protocol;
 use listwatch_core::explore::{Budget, Explorer};
 use listwatch_core::view::{Copies, Holder, Objects, Version};
 use listwatch_core::{EventKind as K, Labels, Sim};
-use listwatch_script::explore::{broken_text, counterexample, explorer};
+use listwatch_script::explore::{broken_text, counterexample, explorer, MAX_BUDGET_SCHEDULES};
 use protocol::{CompareRun, Figures, FromWorker, ObjectRow, ToWorker};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::js_sys::Date;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-const MAX_BUDGET: f64 = 10_000_000.0;
 /// The objects panel draws at most this many objects (the first ones written).
 const MAX_OBJECTS: usize = 120;
 /// Events sent per run for the comparison's shared clock.
@@ -286,7 +285,12 @@ fn handle(scope: &DedicatedWorkerGlobalScope, job: ToWorker) {
             script,
             budget,
             all,
-        } => explore(scope, &script, budget.clamp(1.0, MAX_BUDGET) as u64, all),
+        } => explore(
+            scope,
+            &script,
+            budget.clamp(1.0, MAX_BUDGET_SCHEDULES as f64) as u64,
+            all,
+        ),
         ToWorker::Compare { script, other } => {
             let runs = vec![compare_run(&script), compare_run(&other)];
             post(scope, &FromWorker::Compare { runs });

@@ -8,6 +8,7 @@
 //! message listener, the job and the reports as JS objects through `Reflect`) came to 300.6 KB
 //! gzipped, over the 300 KB budget; `panels.js` costs nothing more there.
 
+use listwatch_script::explore::MAX_BUDGET_SCHEDULES;
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
 
@@ -81,6 +82,8 @@ pub fn explore_panel(p: &Props) -> Html {
                 let args = [
                     el.into(),
                     x.budget.into(),
+                    // The budget input's `max`: the page, its worker and the CLI share one limit.
+                    (MAX_BUDGET_SCHEDULES as u32).into(),
                     x.all.into(),
                     x.job.into(),
                     x.running.into(),
