@@ -177,6 +177,24 @@ const tests = [
     assert(await first.evaluate((e) => e.classList.contains('selected')), 'highlighted');
     const items = await first.locator('[data-testid="object-history"] li').allTextContents();
     assert(items.length >= 1 && items[0].includes('create by'), `history: ${items.join(' | ')}`);
+    // Another moment redraws the panel in place: the focused button keeps the focus, a table
+    // its scroll.
+    const wide = await page.addStyleTag({ content: '.table-scroll table { min-width: 2000px }' });
+    const button = await first.locator('.object-name').elementHandle();
+    const table = await first.locator('.table-scroll').elementHandle();
+    const left = await table.evaluate((t) => { t.scrollLeft = 60; return t.scrollLeft; });
+    await button.focus();
+    await page.evaluate(() => {
+      window.__redrawn = false;
+      new MutationObserver(() => { window.__redrawn = true; })
+        .observe(document.querySelector('[data-testid="objects"]'), { attributes: true, attributeFilter: ['data-settled'] });
+    });
+    await seek(Number(await $('scrubber').getAttribute('max')) - 1);
+    await page.waitForFunction(() => window.__redrawn, null, { timeout: 5000 });
+    await settled();
+    assert(await button.evaluate((b) => b.isConnected && document.activeElement === b), 'the focused button is kept, with the focus');
+    assert(left > 0 && await table.evaluate((t) => t.scrollLeft) === left, `the table keeps its scroll: ${left}`);
+    await wide.evaluate((s) => s.remove());
   }],
   ['objects: marks move with time travel (a watcher behind etcd during the 410)', async () => {
     await pickGallery('02-overflow');

@@ -1,7 +1,7 @@
 // Compare two runs, loaded when the reader opens the comparison: two scenarios side by side on one
 // clock, with the differences in outcome listed. Both run in the explorer's worker. DOM text and
 // attributes only.
-import { h } from './panels.js';
+import { h, redraw } from './panels.js';
 const secs = (ms) => `${Math.floor(ms / 1000)}.${String(ms % 1000).padStart(3, '0')}s`;
 const fetchScript = (file) => fetch(new URL(`scenarios/${file}`, document.baseURI).href).then((r) => (r.ok ? r.text() : Promise.reject(new Error(`${file}: ${r.status}`))));
 
@@ -41,7 +41,7 @@ export function open(host, index, currentScript) {
   const draw = () => {
     const end = runs ? Math.max(...runs.map((r) => r.end || 0)) : 0;
     const diffs = runs && !runs.some((r) => r.error) ? differences(runs[0], runs[1]) : [];
-    host.replaceChildren(h('div', { class: 'compare-panel' },
+    redraw(host, h('div', { class: 'compare-panel' },
       h('div', { class: 'compare-bar' },
         pick('Run A', a, (v) => { a = v; }, 'compare-a'),
         pick('Run B', b, (v) => { b = v; }, 'compare-b'),
@@ -50,7 +50,7 @@ export function open(host, index, currentScript) {
       runs && h('div', { 'data-testid': 'compare', class: 'compare' },
         h('label', { class: 'compare-clock' }, 'one clock for both ',
           h('input', { type: 'range', 'data-testid': 'compare-clock', 'aria-label': 'Time in both runs', min: '0', max: String(end), value: String(t),
-            oninput: (e) => { t = Number(e.target.value); draw(); host.querySelector('[data-testid="compare-clock"]')?.focus(); } }),
+            oninput: (e) => { t = Number(e.target.value); draw(); } }),
           h('b', {}, ` ${secs(t)}`)),
         h('div', { class: 'compare-runs' }, runs.map((r, i) => {
           const now = at(r, t);

@@ -2,23 +2,48 @@
 // becomes HTML): Start here (the tour), the local history of the script, and the objects panel,
 // whose fold runs in the explorer's worker. Kept out of the wasm to keep the first load small.
 
-// Shared with compare.js (which imports it: the same module, already loaded).
+// Shared with compare.js (which imports it: the same module, already loaded). Handlers are the
+// element's `on…` properties (listed in `on`), so a redraw can swap them.
 export const h = (tag, attrs = {}, ...kids) => {
   const e = document.createElement(tag);
+  e.on = [];
   for (const [k, v] of Object.entries(attrs)) {
     if (v === null || v === undefined || v === false) continue;
-    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    if (k.startsWith('on')) e.on.push(k), e[k] = v;
     else e.setAttribute(k, v === true ? '' : String(v));
   }
   for (const k of kids.flat()) if (k !== null && k !== undefined && k !== false) e.append(k instanceof Node ? k : String(k));
   return e;
 };
-/// Redraws `host` with `node`, keeping the keyboard focus on the same control when it was inside.
-function redraw(host, node) {
+const key = (n) => n.nodeName + (n.dataset?.testid || '');
+/// Makes `parent`'s children `kids` (built by `h`), keeping each old node that has the same tag
+/// and test id as the new one at its place (its text, attributes, handlers and children
+/// updated in place); old nodes skipped on the way are removed, new ones without a match
+/// inserted. A kept element keeps its focus, a press between its pointer's down and up, a typed
+/// value and caret and its scroll position.
+function patch(parent, kids) {
+  kids.forEach((n, i) => {
+    let o = parent.childNodes[i], x = o;
+    while (x && key(x) !== key(n)) x = x.nextSibling;
+    if (!x) return parent.insertBefore(n, o);
+    while (o !== x) o = o.nextSibling, o.previousSibling.remove();
+    if (!n.on) return o.data !== n.data && (o.data = n.data);
+    for (const a of [...o.attributes]) if (!n.hasAttribute(a.name)) o.removeAttribute(a.name);
+    for (const a of n.attributes) if (o.getAttribute(a.name) !== a.value) o.setAttribute(a.name, a.value);
+    for (const k of [...o.on || [], ...n.on]) o[k] = n[k];
+    o.on = n.on;
+    patch(o, [...n.childNodes]);
+  });
+  while (parent.childNodes.length > kids.length) parent.lastChild.remove();
+}
+/// Redraws `host` with `nodes` (see `patch`); when the focused control is gone, the control at
+/// its place among the panel's buttons takes the focus. Every panel here and compare.js's draw
+/// through it.
+export function redraw(host, ...nodes) {
   const focusables = () => [...host.querySelectorAll('button, [tabindex]')];
   const i = host.contains(document.activeElement) ? focusables().indexOf(document.activeElement) : -1;
-  host.replaceChildren(node);
-  if (i >= 0) focusables()[Math.min(i, focusables().length - 1)]?.focus();
+  patch(host, nodes);
+  if (i >= 0 && !host.contains(document.activeElement)) focusables()[Math.min(i, focusables().length - 1)]?.focus();
 }
 const store = {
   get: (k) => { try { return localStorage.getItem(k); } catch { return null; } },
@@ -270,21 +295,11 @@ export function explore_source(script) { ex.script = script; }
 export function explore(host, budget, max, all, job, running, report, on) {
   exploreWorker(job, running, budget, all, on);
   // The budget and the checkbox already show what was typed or ticked: only the search redraws
-  // the panel, so typing a budget keeps its focus and caret.
+  // the panel (in place: see `patch`).
   if (ex.host === host && ex.running === running && ex.report === report) return;
+  Object.assign(ex, { host, running, report });
   const pr = report ? JSON.parse(report) : running ? NOTHING_YET : {};
   const active = pr.kind === 'progress', finished = pr.kind === 'done';
-  // Progress while a search runs changes two elements in place: a panel redrawn several times a
-  // second would replace its Cancel button between a press and its release.
-  const stats = (p) => `${p.tried} of ${p.space} schedules · ${p.states} states · ${p.skipped} skipped as explored · ${p.faults} candidate faults · ${p.failures} failing · ${(p.per_second || 0).toFixed(0)} schedules/s`;
-  const bar = host.querySelector('[data-testid="explore-progress"]'), line = host.querySelector('[data-testid="explore-stats"]');
-  if (ex.host === host && ex.running && running && active && bar && line) {
-    Object.assign(ex, { report });
-    Object.assign(bar, { max: Math.max(pr.space || 0, 1), value: pr.tried || 0 });
-    line.textContent = stats(pr);
-    return;
-  }
-  Object.assign(ex, { host, running, report });
   const found = finished ? pr.found || [] : [];
   const total = found.length + (pr.more || 0);
   redraw(host, h('div', { class: 'explore', 'data-testid': 'explore-panel' },
@@ -297,8 +312,9 @@ export function explore(host, budget, max, all, job, running, report, on) {
         h('input', { type: 'checkbox', 'data-testid': 'explore-all', checked: all, onchange: (e) => on(`all:${e.target.checked}`) }), ' all failures'),
       active ? h('button', { 'data-testid': 'explore-cancel', onclick: () => on('cancel') }, 'Cancel')
         : h('button', { 'data-testid': 'explore', onclick: () => on('start') }, 'Explore')),
-    (active || finished) && h('progress', { 'data-testid': 'explore-progress', max: String(Math.max(pr.space || 0, 1)), value: String(pr.tried || 0) }),
-    (active || finished) && h('div', { class: 'hint', 'data-testid': 'explore-stats' }, stats(pr)),
+    (active || finished) && h('progress', { 'data-testid': 'explore-progress', max: Math.max(pr.space, 1), value: pr.tried }),
+    (active || finished) && h('div', { class: 'hint', 'data-testid': 'explore-stats' },
+      `${pr.tried} of ${pr.space} schedules · ${pr.states} states · ${pr.skipped} skipped as explored · ${pr.faults} candidate faults · ${pr.failures} failing · ${pr.per_second.toFixed(0)} schedules/s`),
     pr.kind === 'error' && h('p', { class: 'fail' }, pr.message),
     finished && (pr.base_broken
       ? h('p', { class: 'fail' }, `It already fails without faults: ${pr.base_broken}`)
@@ -324,7 +340,7 @@ export function compare(host, index) {
         }
       }));
     body.hidden = !open;
-    host.replaceChildren(head, body);
+    redraw(host, head, body);
   };
   draw();
 }
