@@ -583,6 +583,58 @@ const tests = [
     assert(await fill('[data-testid="legend"] .lg-mark.lg-gone') === await fill('svg.timeline .mark.m-gone'), 'the 410 swatch has the 410 marker\'s colour');
     await axe('the legend open');
   }],
+  ['explore: a cancelled search keeps its figures and findings and says it was cancelled; the keyboard cancels', async () => {
+    await gotoReady(page, base);
+    await pickGallery('19-explore-stale-delete');
+    // The stale-deletion bug with 30 more clusters: a search of some seconds that finds failures
+    // from its first second on.
+    await setEditor(page, (await editorText(page)).replace('run 2m', 'every 1s 30 times from 20s create RabbitmqCluster x{i}\nrun 2m'));
+    const budget = page.locator('input[aria-label="Schedules to try at most"]');
+    assert(await budget.getAttribute('max') === '10000000', `the budget's max is the worker's and the CLI's: ${await budget.getAttribute('max')}`);
+    await budget.fill('100000');
+    await $('explore-all').check();
+    await $('explore').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="explore-cancel"]')
+      && document.querySelectorAll('[data-testid="explore-found"] li').length >= 2, null, { timeout: 30000 });
+    await shots3('18-explore-running', 'explore-stats');
+    // Keyboard only: Tab from "all failures" reaches Cancel; Enter cancels, and the focus moves to
+    // the Explore button that takes its place.
+    await $('explore-all').focus();
+    await page.keyboard.press('Tab');
+    assert(await page.evaluate(() => document.activeElement?.dataset.testid) === 'explore-cancel', 'Tab reaches Cancel');
+    await page.keyboard.press('Enter');
+    await $('explore-cancelled').waitFor({ timeout: 5000 });
+    assert(await page.evaluate(() => document.activeElement?.dataset.testid) === 'explore', `the focus is on Explore: ${await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 80))}`);
+    const said = await $('explore-cancelled').textContent();
+    const stats = await $('explore-stats').textContent();
+    const [, tried, planned] = stats.match(/^(\d+) of (\d+) schedules/);
+    const failing = Number(stats.match(/ (\d+) failing/)[1]);
+    const n = (x) => Number(x).toLocaleString('en');
+    assert(said.startsWith(`Cancelled after ${n(tried)} of ${n(planned)} schedules: ${n(failing)} failing so far`), `${said} | ${stats}`);
+    assert(Number(tried) > 0 && Number(tried) < Number(planned) && failing >= 2, stats);
+    assert(await $('explore-progress').getAttribute('value') === tried, 'the bar stays where the search stopped');
+    const found = $('explore-found').locator('li');
+    assert(await found.count() === Math.min(failing, 50), `the failures found so far stay listed: ${await found.count()} of ${failing}`);
+    assert((await $('explore-found').textContent()).includes('so far'), await $('explore-found').locator('p').textContent());
+    await page.waitForTimeout(600);
+    assert(await $('explore-stats').textContent() === stats, 'the cancelled search reports nothing more');
+    await axe('a cancelled search');
+    await shots3('19-explore-cancelled', 'explore-stats');
+    // A finding stays openable.
+    await $('explore-open').click();
+    const src = await editorText(page);
+    assert(src.includes('# Found by `listwatch explore`') && src.includes('x{i}'), 'the counterexample is in the editor');
+    // A new search replaces the cancelled one.
+    await $('explore-all').uncheck();
+    await budget.fill('2000');
+    await pickGallery('19-explore-stale-delete');
+    await $('explore').click();
+    await $('explore-cancelled').waitFor({ state: 'detached', timeout: 5000 });
+    await page.waitForFunction(() => !document.querySelector('[data-testid="explore-cancel"]')
+      && document.querySelector('[data-testid="explore-found"]'), null, { timeout: 60000 });
+    assert(await $('explore-cancelled').count() === 0, 'no word of the cancel once a new search ran');
+    await shots3('20-explore-found', 'explore-stats');
+  }],
   ['compare: two runs side by side on one clock, with the differences in outcome', async () => {
     await gotoReady(page, base);
     await pickGallery('11-stale-apiserver');

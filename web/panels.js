@@ -291,17 +291,17 @@ export function explore_source(script) { ex.script = script; }
 /// The explore panel in `host` at the page's state: the budget and its largest value, "all
 /// failures", the search's number, whether it runs and the worker's last report (JSON, null
 /// when none). `on` takes `start`, `cancel`, `all:true|false`, `budget:N`, `open:SCRIPT` and the
-/// worker's `progress:JOB:JSON` and `done:JOB:JSON`.
+/// worker's `progress:JOB:JSON` and `done:JOB:JSON`. A search stopped before its end was
+/// cancelled: its last progress (figures and failures found so far) stays until the next.
 export function explore(host, budget, max, all, job, running, report, on) {
   exploreWorker(job, running, budget, all, on);
   // The budget and the checkbox already show what was typed or ticked: only the search redraws
   // the panel (in place: see `patch`).
   if (ex.host === host && ex.running === running && ex.report === report) return;
   Object.assign(ex, { host, running, report });
-  const pr = report ? JSON.parse(report) : running ? NOTHING_YET : {};
-  const active = pr.kind === 'progress', finished = pr.kind === 'done';
-  const found = finished ? pr.found || [] : [];
-  const total = found.length + (pr.more || 0);
+  const pr = report ? JSON.parse(report) : job ? NOTHING_YET : {};
+  const active = pr.kind === 'progress', finished = pr.kind === 'done', found = pr.found || [];
+  const total = found.length + (pr.more || 0), n = (x) => x.toLocaleString('en');
   redraw(host, h('div', { class: 'explore', 'data-testid': 'explore-panel' },
     h('h2', {}, 'Explore'),
     h('p', { class: 'hint' }, 'Search crash, stale-apiserver, held-notification (unobserved state) and disconnect faults for a schedule that breaks this scenario\'s expectations or ESR.'),
@@ -310,20 +310,20 @@ export function explore(host, budget, max, all, job, running, report, on) {
         oninput: (e) => { const v = parseInt(e.target.value, 10); if (v >= 1) on(`budget:${Math.min(v, max)}`); } })),
       h('label', { title: 'Keep searching after the first failure, up to the budget' },
         h('input', { type: 'checkbox', 'data-testid': 'explore-all', checked: all, onchange: (e) => on(`all:${e.target.checked}`) }), ' all failures'),
-      active ? h('button', { 'data-testid': 'explore-cancel', onclick: () => on('cancel') }, 'Cancel')
+      running ? h('button', { 'data-testid': 'explore-cancel', onclick: () => on('cancel') }, 'Cancel')
         : h('button', { 'data-testid': 'explore', onclick: () => on('start') }, 'Explore')),
     (active || finished) && h('progress', { 'data-testid': 'explore-progress', max: Math.max(pr.space, 1), value: pr.tried }),
     (active || finished) && h('div', { class: 'hint', 'data-testid': 'explore-stats' },
       `${pr.tried} of ${pr.space} schedules · ${pr.states} states · ${pr.skipped} skipped as explored · ${pr.faults} candidate faults · ${pr.failures} failing · ${pr.per_second.toFixed(0)} schedules/s`),
+    active && !running && h('p', { 'data-testid': 'explore-cancelled', role: 'status' },
+      `Cancelled after ${n(pr.tried)}${pr.space ? ` of ${n(pr.space)}` : ''} schedules: ${pr.failures ? n(pr.failures) : 'none'} failing so far.`),
     pr.kind === 'error' && h('p', { class: 'fail' }, pr.message),
-    finished && (pr.base_broken
-      ? h('p', { class: 'fail' }, `It already fails without faults: ${pr.base_broken}`)
-      : found.length
-        ? h('div', { 'data-testid': 'explore-found' },
-          h('p', { class: 'fail' }, total === 1 ? 'Found a fault schedule that breaks it:' : `Found ${total} fault schedules that break it:`),
-          h('ol', { class: 'failures' }, found.map(([words, script], i) => h('li', {}, h('span', {}, words), ' ',
-            h('button', { 'data-testid': i === 0 ? 'explore-open' : 'explore-open-more', onclick: () => on(`open:${script}`) }, 'Open in the editor')))))
-        : h('p', { class: 'pass', 'data-testid': 'explore-none' }, 'No schedule within the budget breaks it.'))));
+    !!pr.base_broken && h('p', { class: 'fail' }, `It already fails without faults: ${pr.base_broken}`),
+    found.length > 0 && h('div', { 'data-testid': 'explore-found' },
+      h('p', { class: 'fail' }, `Found ${total === 1 ? 'a fault schedule' : `${total} fault schedules`} that break${total === 1 ? 's' : ''} it${finished ? '' : ' so far'}:`),
+      h('ol', { class: 'failures' }, found.map(([words, script], i) => h('li', {}, h('span', {}, words), ' ',
+        h('button', { 'data-testid': i === 0 ? 'explore-open' : 'explore-open-more', onclick: () => on(`open:${script}`) }, 'Open in the editor'))))),
+    finished && !pr.base_broken && !found.length && h('p', { class: 'pass', 'data-testid': 'explore-none' }, 'No schedule within the budget breaks it.')));
 }
 
 // ---- Compare two runs: a disclosure here; the comparison itself loads on demand ----------------

@@ -122,7 +122,8 @@ mod tests {
     }
 
     /// The explorer's settings and search are the page's state: a start takes the next job, only
-    /// the running search's reports count, and a cancel or the end stops it.
+    /// the running search's reports count, and a cancel or the end stops it; a cancelled search's
+    /// last report stays on screen until the next search.
     #[wasm_bindgen_test]
     fn the_explorer_goes_through_the_reducer() {
         use crate::state::{Action, State};
@@ -154,7 +155,27 @@ mod tests {
         let s = s.reduce(report(1, false));
         assert!(s.explore.running && s.explore.job == 1 && s.explore.report.is_some());
         let cancelled = s.clone().reduce(Action::ExploreCancel);
-        assert!(!cancelled.explore.running && cancelled.explore.report.is_none());
+        assert!(!cancelled.explore.running);
+        assert_eq!(
+            cancelled.explore.report, s.explore.report,
+            "a cancel keeps the last report: how far the search went and what it found"
+        );
+        let late = cancelled.clone().reduce(Action::ExploreReport {
+            job: 1,
+            report: "{\"late\":1}".into(),
+            done: true,
+        });
+        assert_eq!(
+            late.explore.report, s.explore.report,
+            "the cancelled search's worker is not heard"
+        );
+        let again = cancelled.reduce(Action::ExploreStart);
+        assert!(again.explore.running && again.explore.job == 2 && again.explore.report.is_none());
+        let again = again.reduce(report(1, false));
+        assert!(
+            again.explore.report.is_none(),
+            "the cancelled search's report, once another runs: ignored"
+        );
         let done = s.reduce(report(1, true));
         assert!(!done.explore.running && done.explore.report.is_some());
     }

@@ -90,7 +90,14 @@ pub type ObjectRow = (
 pub enum FromWorker {
     /// Listening: messages sent before this are lost.
     Ready,
-    Progress(Figures),
+    /// How far the search is, with the failures found so far (as in `Done`), so a cancelled
+    /// search still shows them.
+    Progress {
+        #[serde(flatten)]
+        figures: Figures,
+        found: Vec<(String, String)>,
+        more: f64,
+    },
     Done {
         #[serde(flatten)]
         figures: Figures,

@@ -121,7 +121,9 @@ pub struct Explore {
     pub job: u32,
     pub running: bool,
     /// The worker's last report (`protocol::FromWorker`'s progress, done or error) as JSON: only
-    /// `panels.js` reads its fields. Shared, so a render copies no text.
+    /// `panels.js` reads its fields. Shared, so a render copies no text. A cancel keeps it, so
+    /// the panel still shows how far the search went and what it found: a search not running
+    /// whose last report is progress (or none yet) was cancelled. A new search clears it.
     pub report: Option<Rc<str>>,
 }
 
@@ -557,10 +559,7 @@ impl State {
                 x.running = true;
                 x.report = None;
             }
-            Action::ExploreCancel => {
-                x.running = false;
-                x.report = None;
-            }
+            Action::ExploreCancel => x.running = false,
             Action::ExploreReport { job, report, done } if x.running && job == x.job => {
                 x.report = Some(report.into());
                 x.running = !done;

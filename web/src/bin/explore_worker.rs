@@ -232,6 +232,27 @@ fn figures(ex: &Explorer, budget: u64, started: f64) -> Figures {
     }
 }
 
+/// The failures `ex` found that `found` does not hold yet (up to [`MAX_REPORTED`]): their faults
+/// in words and their counterexample scripts. Each is rendered once, when found.
+fn report_found(
+    found: &mut Vec<(String, String)>,
+    ex: &Explorer,
+    script: &str,
+    scenario: &listwatch_script::Scenario,
+) {
+    for x in ex.failures.iter().take(MAX_REPORTED).skip(found.len()) {
+        let faults: Vec<String> = x
+            .faults
+            .iter()
+            .map(|f| f.describe(&scenario.config))
+            .collect();
+        found.push((
+            faults.join("; "),
+            counterexample(script, scenario, x, ex.end_ms()),
+        ));
+    }
+}
+
 fn explore(scope: &DedicatedWorkerGlobalScope, script: &str, budget: u64, all: bool) {
     let limits = Budget {
         schedules: budget,
@@ -245,26 +266,20 @@ fn explore(scope: &DedicatedWorkerGlobalScope, script: &str, budget: u64, all: b
         }
     };
     let started = Date::now();
+    // Every failure found so far goes with each report: the page keeps only the last one, and
+    // a cancel (the worker terminated) leaves that one on screen.
+    let mut found = Vec::new();
+    let more = |ex: &Explorer| ex.failures.len().saturating_sub(MAX_REPORTED) as f64;
     while !ex.step(200) {
-        post(scope, &FromWorker::Progress(figures(&ex, budget, started)));
+        report_found(&mut found, &ex, script, &scenario);
+        let progress = FromWorker::Progress {
+            figures: figures(&ex, budget, started),
+            found: found.clone(),
+            more: more(&ex),
+        };
+        post(scope, &progress);
     }
-    // Every failure found: its faults in words, and the counterexample script.
-    let found = ex
-        .failures
-        .iter()
-        .take(MAX_REPORTED)
-        .map(|x| {
-            let faults: Vec<String> = x
-                .faults
-                .iter()
-                .map(|f| f.describe(&scenario.config))
-                .collect();
-            (
-                faults.join("; "),
-                counterexample(script, &scenario, x, ex.end_ms()),
-            )
-        })
-        .collect();
+    report_found(&mut found, &ex, script, &scenario);
     let already: Vec<String> = ex
         .base_broken
         .iter()
@@ -273,7 +288,7 @@ fn explore(scope: &DedicatedWorkerGlobalScope, script: &str, budget: u64, all: b
     let done = FromWorker::Done {
         figures: figures(&ex, budget, started),
         found,
-        more: ex.failures.len().saturating_sub(MAX_REPORTED) as f64,
+        more: more(&ex),
         base_broken: already.join("; "),
     };
     post(scope, &done);
