@@ -225,7 +225,9 @@ const ok = await runTests([
     await pickGallery('23-explore-missed-state');
     await page.check('[data-testid="explore-all"]');
     await page.click('[data-testid="explore"]');
-    await page.locator('[data-testid="explore-found"]').waitFor({ timeout: 60000 });
+    // Failures are listed as they are found: wait for the end of the search.
+    await page.waitForFunction(() => !document.querySelector('[data-testid="explore-cancel"]')
+      && document.querySelector('[data-testid="explore-found"]'), null, { timeout: 60000 });
     const items = await page.locator('[data-testid="explore-found"] li').allTextContents();
     assert(items.length >= 2, `several failures: ${items.join(' | ')}`);
     assert(items.some((t) => t.includes('unobserved state')) && items.some((t) => t.includes('notifications from')), items.join(' | '));
