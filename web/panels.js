@@ -344,3 +344,8 @@ export function compare(host, index) {
   };
   draw();
 }
+
+// ---- Export: the files the page saves; their code loads on the first click (export.js) ---------
+const onDemand = (name) => (...args) => import(new URL('export.js', document.baseURI).href).then((m) => m[name](...args));
+/// `download_text(name, mime, text)` saves text as a file; `download_view('svg'|'png')` the view.
+export const download_text = onDemand('download_text'), download_view = onDemand('download_view');

@@ -1,9 +1,6 @@
 //! The gallery as the page knows it: the index (file and title) is compiled in; a scenario's
 //! script is fetched from `scenarios/FILE` beside the page when it is picked.
 
-use wasm_bindgen::prelude::*;
-use web_sys::js_sys::Promise;
-
 /// (file, title) of every scenario, as listwatch-script's build lists them, so `scenarios/` is
 /// read in one place.
 pub use listwatch_script::gallery::INDEX;
@@ -11,19 +8,12 @@ pub use listwatch_script::gallery::INDEX;
 /// The scenario a first visit opens.
 pub const DEFAULT: &str = "02-overflow-410-relist.lw";
 
-#[wasm_bindgen(
-    inline_js = "export function fetch_text(path) { return fetch(new URL(path, document.baseURI).href).then((r) => r.ok ? r.text() : Promise.reject(new Error(`${path}: ${r.status}`))); }"
-)]
-extern "C" {
-    fn fetch_text(path: &str) -> Promise;
-}
-
 /// Fetches a gallery scenario's script; `None` for a file not in the index or a failed fetch.
 pub async fn fetch(file: &str) -> Option<String> {
     if !INDEX.iter().any(|(f, _)| *f == file) {
         return None;
     }
-    wasm_bindgen_futures::JsFuture::from(fetch_text(&format!("scenarios/{file}")))
+    wasm_bindgen_futures::JsFuture::from(crate::js::fetch_text(&format!("scenarios/{file}")))
         .await
         .ok()?
         .as_string()

@@ -9,6 +9,7 @@ static ALLOCATOR: talc::TalckWasm = unsafe { talc::TalckWasm::new_global() };
 mod app;
 mod components;
 mod gallery;
+mod js;
 mod link;
 mod state;
 mod storage;

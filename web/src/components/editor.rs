@@ -10,17 +10,10 @@ use std::rc::Rc;
 use listwatch_script::{syntax, Diagnostic};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::js_sys::{Array, Function, Promise, Reflect};
+use web_sys::js_sys::{Array, Function, Reflect};
 use yew::prelude::*;
 
 use crate::state::{Action, State};
-
-#[wasm_bindgen(
-    inline_js = "export function load_editor() { return import(new URL('editor.js', document.baseURI).href); }"
-)]
-extern "C" {
-    fn load_editor() -> Promise;
-}
 
 /// The loaded module and the editor it made.
 struct Live {
@@ -109,7 +102,7 @@ struct Load {
 /// Loads CodeMirror (`editor.js`), creates the editor in the host with the latest text and
 /// focuses it; says `Action::EditorLoaded` once it is in place.
 async fn load_codemirror(l: Load) {
-    let Ok(module) = wasm_bindgen_futures::JsFuture::from(load_editor()).await else {
+    let Ok(module) = wasm_bindgen_futures::JsFuture::from(crate::js::load_editor()).await else {
         return;
     };
     let Some(el) = l.host.cast::<web_sys::Element>() else {

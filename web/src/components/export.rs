@@ -5,7 +5,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use gloo_events::EventListener;
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::js_sys::{Object, Reflect};
 use yew::prelude::*;
@@ -13,63 +12,19 @@ use yew::prelude::*;
 const WORKER_URL: &str = "./explore_worker_loader.js";
 type Running = Option<(web_sys::Worker, EventListener)>;
 
+use super::objects::{call, with_module};
 use crate::link;
 use crate::state::{Action, Latest, State};
 
-#[wasm_bindgen(inline_js = r#"
-function save(name, blob) {
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(blob);
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
-}
-export function download_text(name, mime, text) { save(name, new Blob([text], { type: mime })); }
-// The view as a standalone SVG: the page's rules inlined with the theme's colours resolved,
-// animations removed.
-export function svg_markup(selector) {
-  const svg = document.querySelector(selector);
-  if (!svg) return '';
-  const clone = svg.cloneNode(true);
-  const vb = svg.viewBox.baseVal;
-  clone.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
-  clone.setAttribute('width', String(vb.width));
-  clone.setAttribute('height', String(vb.height));
-  const root = getComputedStyle(document.documentElement);
-  let css = '';
-  for (const sheet of document.styleSheets) {
-    try { for (const rule of sheet.cssRules) css += rule.cssText + '\n'; } catch (e) { /* not ours */ }
-  }
-  css = css.replace(/var\((--[\w-]+)\)/g, (_, v) => root.getPropertyValue(v).trim() || '#000');
-  const style = document.createElementNS('http://www.w3.org/2000/svg', 'style');
-  style.textContent = css + `svg { background: ${getComputedStyle(document.body).backgroundColor}; font-family: system-ui, sans-serif; }`;
-  clone.insertBefore(style, clone.firstChild);
-  clone.querySelectorAll('animateMotion').forEach((a) => a.remove());
-  return new XMLSerializer().serializeToString(clone);
-}
-export function download_png(name, svgText) {
-  const url = URL.createObjectURL(new Blob([svgText], { type: 'image/svg+xml' }));
-  const img = new Image();
-  img.onload = () => {
-    const c = document.createElement('canvas');
-    c.width = img.width * 2; c.height = img.height * 2;
-    const ctx = c.getContext('2d');
-    ctx.scale(2, 2);
-    ctx.drawImage(img, 0, 0);
-    URL.revokeObjectURL(url);
-    c.toBlob((b) => save(name, b), 'image/png');
-  };
-  img.src = url;
-}
-"#)]
-extern "C" {
-    fn download_text(name: &str, mime: &str, text: &str);
-    fn svg_markup(selector: &str) -> String;
-    fn download_png(name: &str, svg: &str);
+/// Saves `text` as a file (`panels.js`, which loads `export.js` on the first export).
+fn download_text(name: &'static str, mime: &'static str, text: String) {
+    with_module(move |m| call(m, "download_text", &[name.into(), mime.into(), text.into()]));
 }
 
-const VIEW: &str = "svg.system";
+/// Saves the view at this moment as `svg` or `png` (`panels.js`).
+fn download_view(kind: &'static str) {
+    with_module(move |m| call(m, "download_view", &[kind.into()]));
+}
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -112,7 +67,7 @@ fn export_json(st: &UseReducerHandle<State>, busy: &Rc<RefCell<Running>>) {
                 let _ = me.post_message(&job);
                 return;
             }
-            "export" => download_text("listwatch-trace.json", "application/json", &get("json")),
+            "export" => download_text("listwatch-trace.json", "application/json", get("json")),
             _ => d.dispatch(Action::Notice(Some(format!(
                 "The export failed: {}",
                 get("message")
@@ -132,10 +87,8 @@ pub fn export(p: &Props) -> Html {
             export_json(&st, &busy);
         }
     });
-    let svg = Callback::from(|_: MouseEvent| {
-        download_text("listwatch.svg", "image/svg+xml", &svg_markup(VIEW))
-    });
-    let png = Callback::from(|_: MouseEvent| download_png("listwatch.png", &svg_markup(VIEW)));
+    let svg = Callback::from(|_: MouseEvent| download_view("svg"));
+    let png = Callback::from(|_: MouseEvent| download_view("png"));
     let latest = p.latest.clone();
     let markdown = Callback::from(move |_: MouseEvent| {
         let Some(st) = latest.get() else { return };

@@ -8,17 +8,10 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::js_sys::{Array, Function, Promise, Reflect};
+use web_sys::js_sys::{Array, Function, Reflect};
 use yew::prelude::*;
 
 use crate::state::{Action, State};
-
-#[wasm_bindgen(
-    inline_js = "export function load_panels() { return import(new URL('panels.js', document.baseURI).href); }"
-)]
-extern "C" {
-    fn load_panels() -> Promise;
-}
 
 type Waiting = Vec<Box<dyn FnOnce(&JsValue)>>;
 
@@ -40,7 +33,7 @@ pub fn with_module(f: impl FnOnce(&JsValue) + 'static) {
     });
     if first {
         wasm_bindgen_futures::spawn_local(async {
-            let Ok(m) = wasm_bindgen_futures::JsFuture::from(load_panels()).await else {
+            let Ok(m) = wasm_bindgen_futures::JsFuture::from(crate::js::load_panels()).await else {
                 return;
             };
             MODULE.with(|x| *x.borrow_mut() = Some(m.clone()));

@@ -1,0 +1,54 @@
+// The page's exports: the trace's JSON (written by the worker), the view as SVG or PNG. Loaded on
+// the first click (panels.js's `download_text` and `download_view`), so the first load does not
+// carry it.
+function save(name, blob) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+}
+
+export function download_text(name, mime, text) { save(name, new Blob([text], { type: mime })); }
+
+/// The view as a standalone SVG: the page's rules inlined with the theme's colours resolved,
+/// animations removed.
+function viewMarkup() {
+  const svg = document.querySelector('svg.system');
+  if (!svg) return '';
+  const clone = svg.cloneNode(true), vb = svg.viewBox.baseVal;
+  clone.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+  clone.setAttribute('width', String(vb.width));
+  clone.setAttribute('height', String(vb.height));
+  const root = getComputedStyle(document.documentElement);
+  let css = '';
+  for (const sheet of document.styleSheets) {
+    try { for (const rule of sheet.cssRules) css += rule.cssText + '\n'; } catch { /* not ours */ }
+  }
+  css = css.replace(/var\((--[\w-]+)\)/g, (_, v) => root.getPropertyValue(v).trim() || '#000');
+  const style = document.createElementNS('http://www.w3.org/2000/svg', 'style');
+  style.textContent = css + `svg { background: ${getComputedStyle(document.body).backgroundColor}; font-family: system-ui, sans-serif; }`;
+  clone.insertBefore(style, clone.firstChild);
+  clone.querySelectorAll('animateMotion').forEach((a) => a.remove());
+  return new XMLSerializer().serializeToString(clone);
+}
+
+/// Saves the view at this moment as `listwatch.svg`, or (`png`) as `listwatch.png` at twice its size.
+export function download_view(kind) {
+  const markup = viewMarkup();
+  if (kind !== 'png') return download_text('listwatch.svg', 'image/svg+xml', markup);
+  const url = URL.createObjectURL(new Blob([markup], { type: 'image/svg+xml' }));
+  const img = new Image();
+  img.onload = () => {
+    const c = document.createElement('canvas');
+    c.width = img.width * 2;
+    c.height = img.height * 2;
+    const ctx = c.getContext('2d');
+    ctx.scale(2, 2);
+    ctx.drawImage(img, 0, 0);
+    URL.revokeObjectURL(url);
+    c.toBlob((b) => save('listwatch.png', b), 'image/png');
+  };
+  img.src = url;
+}
