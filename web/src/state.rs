@@ -255,7 +255,7 @@ impl State {
                 .at_ms
                 .map(|t| Timeline::index_at_time(&run.sim, t))
                 .unwrap_or(self.cursor)
-                .min(run.sim.trace.len());
+                .min(run.sim.trace().len());
         }
         self.playing = false;
         self.selected = None;
@@ -265,7 +265,7 @@ impl State {
     /// The view time on screen.
     pub fn now_ms(&self) -> TimeMs {
         match (&self.run, self.cursor) {
-            (Some(r), c) if c > 0 => r.sim.trace[c - 1].time_ms,
+            (Some(r), c) if c > 0 => r.sim.trace()[c - 1].time_ms,
             _ => TimeMs::ZERO,
         }
     }
@@ -338,7 +338,7 @@ impl State {
     /// A finished run goes on screen, with its expectations checked.
     fn install(&mut self, source: String, scenario: listwatch_script::Scenario, sim: Sim) {
         let timeline = Timeline::new(&sim);
-        let len = sim.trace.len();
+        let len = sim.trace().len();
         let analysis = listwatch_core::analysis::Analysis::of(&sim);
         self.run = Some(Rc::new(Loaded {
             source,
@@ -370,7 +370,7 @@ impl State {
     }
 
     pub fn len(&self) -> usize {
-        self.run.as_ref().map(|r| r.sim.trace.len()).unwrap_or(0)
+        self.run.as_ref().map(|r| r.sim.trace().len()).unwrap_or(0)
     }
 
     fn copy(&self) -> State {
@@ -401,7 +401,7 @@ impl State {
 
 fn progress(sim: &Sim) -> Progress {
     Progress {
-        events: sim.trace.len(),
+        events: sim.trace().len(),
         now_ms: sim.now_ms(),
         end_ms: sim.config().end_ms,
     }
@@ -630,7 +630,7 @@ pub fn first_wait(run: &Loaded, from: usize, to: usize) -> Option<usize> {
         .take_while(|&i| i < to)
         .find(|&i| {
             matches!(
-                run.sim.trace[i].kind,
+                run.sim.trace()[i].kind,
                 listwatch_core::EventKind::Say { wait: true, .. }
             )
         })
@@ -639,7 +639,7 @@ pub fn first_wait(run: &Loaded, from: usize, to: usize) -> Option<usize> {
 /// Whether playback stands at a `say "..." and wait` for the reader to continue: its event is the
 /// one on screen and the run goes on after it.
 pub fn waiting_at(run: &Loaded, cursor: usize) -> bool {
-    cursor < run.sim.trace.len()
+    cursor < run.sim.trace().len()
         && cursor
             .checked_sub(1)
             .is_some_and(|i| first_wait(run, i, cursor) == Some(i))

@@ -197,7 +197,7 @@ fn cmd_run(file: &str, trace: bool, as_json: bool, tty: bool) -> ExitCode {
         out!("{}", summary(&report, tty));
         if trace {
             outln!("\ntrace:");
-            for (i, e) in report.sim.trace.iter().enumerate() {
+            for (i, e) in report.sim.trace().iter().enumerate() {
                 outln!("{}", term(&line(i as EventId, e, &report.sim)));
             }
         }
@@ -284,7 +284,7 @@ pub fn summary(r: &Report, tty: bool) -> String {
     let mut s = format!(
         "ran {} of virtual time: {} events, final rv {}{stop}\n",
         sim.now_ms(),
-        sim.trace.len(),
+        sim.trace().len(),
         sim.etcd().rev()
     );
     let analysis = Analysis::of(sim);
@@ -320,7 +320,7 @@ fn watchers_summary(sim: &Sim) -> String {
         let messages = t
             .gone
             .iter()
-            .filter_map(|&g| sim.trace[g as usize].kind.gone());
+            .filter_map(|&g| sim.trace()[g as usize].kind.gone());
         for (_, error) in messages.take(5) {
             s += &format!("      410: {}\n", error.message());
         }

@@ -46,7 +46,7 @@ fn main() {
     }
     let names: Vec<String> = (0..OBJECTS).map(|i| format!("p{i}")).collect();
     let start = Instant::now();
-    let events_before = sim.trace.len();
+    let events_before = sim.trace().len();
     for i in 0..WRITES {
         // One write every millisecond of virtual time, status only.
         sim.handle_timeout(TimeMs(1000 + i));
@@ -59,7 +59,7 @@ fn main() {
     }
     sim.handle_timeout(TimeMs(1000 + WRITES + 1000));
     let secs = start.elapsed().as_secs_f64();
-    let events = (sim.trace.len() - events_before) as f64;
+    let events = (sim.trace().len() - events_before) as f64;
     let per_sec = events / secs;
     let bytes = std::mem::size_of::<Event>();
     println!(
@@ -86,7 +86,7 @@ fn main() {
     let mut total = 0f64;
     const SEEKS: u32 = 200;
     for _ in 0..SEEKS {
-        let n = rng.below(sim.trace.len() as u64) as usize;
+        let n = rng.below(sim.trace().len() as u64) as usize;
         let t = Instant::now();
         let v = timeline.at(&sim, n);
         std::hint::black_box(&v);
@@ -133,7 +133,7 @@ fn owners() {
     let s = t.elapsed().as_secs_f64();
     println!(
         "owners: 1000 parents x 1000 children, {} events in {:.2}s   (goal <= 15 s)   {}",
-        sim.trace.len(),
+        sim.trace().len(),
         s,
         verdict(s <= 15.0)
     );

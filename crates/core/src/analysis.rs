@@ -180,7 +180,7 @@ impl Analysis {
             by_kind: Default::default(),
             esr: esr_outcome(sim, None),
         };
-        for (i, e) in sim.trace.iter().enumerate() {
+        for (i, e) in sim.trace().iter().enumerate() {
             let Some(kind) = MarkerKind::of(&e.kind) else {
                 continue;
             };
@@ -218,10 +218,10 @@ impl Analysis {
         let mut out = vec![];
         for kind in MarkerKind::ALL {
             let ids = self.events(kind);
-            let first = ids.partition_point(|&i| sim.trace[i as usize].time_ms < from_ms);
+            let first = ids.partition_point(|&i| sim.trace()[i as usize].time_ms < from_ms);
             // Bounded per kind, 410s too: a zoomed window is drawn, not searched.
             for &event in ids[first..].iter().take(MARKERS_SHOWN) {
-                let e = &sim.trace[event as usize];
+                let e = &sim.trace()[event as usize];
                 if e.time_ms > to_ms {
                     break;
                 }
@@ -274,7 +274,7 @@ fn windows(sim: &Sim, faults: &[EventId]) -> Vec<FaultWindow> {
         end_ms: end_ms.max(start_ms + DurationMs(1)),
     };
     for &i in faults {
-        let e = &sim.trace[i as usize];
+        let e = &sim.trace()[i as usize];
         match e.kind {
             EventKind::Disconnect { until_ms, .. } => out.push(window(i, e.time_ms, until_ms)),
             EventKind::CachePaused { apiserver, paused } => {
@@ -306,7 +306,7 @@ pub struct WatcherTally {
 /// the events themselves).
 pub fn watcher_tallies(sim: &Sim) -> Vec<WatcherTally> {
     let mut tally = vec![WatcherTally::default(); sim.reflectors().len()];
-    for (i, e) in sim.trace.iter().enumerate() {
+    for (i, e) in sim.trace().iter().enumerate() {
         let Some(w) = e.kind.watcher() else { continue };
         let t = &mut tally[w.index()];
         match e.kind {
@@ -322,7 +322,7 @@ pub fn watcher_tallies(sim: &Sim) -> Vec<WatcherTally> {
 /// Per controller, how many reconciles each key had, by key name.
 pub fn reconciles_per_key(sim: &Sim) -> Vec<std::collections::BTreeMap<&str, u32>> {
     let mut per_key = vec![std::collections::BTreeMap::new(); sim.controllers().len()];
-    for e in sim.trace.iter() {
+    for e in sim.trace().iter() {
         if let EventKind::ReconcileStart {
             controller, key, ..
         } = e.kind
@@ -396,7 +396,7 @@ mod tests {
             "in trace order"
         );
         for m in &late {
-            let e = &sim.trace[m.event as usize];
+            let e = &sim.trace()[m.event as usize];
             assert_eq!(MarkerKind::of(&e.kind), Some(m.kind));
             assert_eq!(a.lanes[m.lane], e.actor);
         }
@@ -436,7 +436,7 @@ mod tests {
         assert_eq!(writes.len(), 4, "two creates and their two mirrors");
         for &w in writes {
             assert!(matches!(
-                sim.trace[w as usize].kind,
+                sim.trace()[w as usize].kind,
                 EventKind::Write { .. }
             ));
         }
@@ -444,7 +444,7 @@ mod tests {
         assert!(!a.events(MarkerKind::Reconcile).is_empty());
         // Every marker names its event's kind, lane and time.
         for m in &a.markers {
-            let e = &sim.trace[m.event as usize];
+            let e = &sim.trace()[m.event as usize];
             assert_eq!(MarkerKind::of(&e.kind), Some(m.kind));
             assert_eq!(a.lanes[m.lane], e.actor);
             assert_eq!(m.time_ms, e.time_ms);
@@ -486,7 +486,7 @@ mod tests {
             ]
         );
         for w in &a.windows {
-            let e = &sim.trace[w.event as usize];
+            let e = &sim.trace()[w.event as usize];
             assert!(matches!(
                 e.kind,
                 EventKind::CachePaused { paused: true, .. }
@@ -498,7 +498,7 @@ mod tests {
     #[test]
     fn messages_travel_both_ways() {
         let sim = run(vec![(1000, create("a"))]);
-        let ways: Vec<_> = sim.trace.iter().filter_map(|e| travel(&e.kind)).collect();
+        let ways: Vec<_> = sim.trace().iter().filter_map(|e| travel(&e.kind)).collect();
         assert!(
             ways.contains(&(WatcherId(0), Direction::ToServer)),
             "the list"
@@ -507,7 +507,7 @@ mod tests {
             ways.contains(&(WatcherId(0), Direction::ToClient)),
             "its result"
         );
-        let first = sim.trace.iter().find_map(|e| travel(&e.kind));
+        let first = sim.trace().iter().find_map(|e| travel(&e.kind));
         assert_eq!(first.map(|t| t.1), Some(Direction::ToServer));
     }
 
@@ -536,7 +536,7 @@ mod tests {
                 name: None,
             };
             let n: u64 = sim
-                .trace
+                .trace()
                 .iter()
                 .map(|e| counts(&sim, e, &what, &scope))
                 .sum();
@@ -550,7 +550,7 @@ mod tests {
         assert!(t
             .gone
             .iter()
-            .all(|&g| sim.trace[g as usize].kind.gone().is_some()));
+            .all(|&g| sim.trace()[g as usize].kind.gone().is_some()));
         let per_key = reconciles_per_key(&sim);
         assert_eq!(per_key[0].len(), 10, "{per_key:?}");
         let reconciles: u32 = per_key[0].values().sum();

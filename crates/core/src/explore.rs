@@ -730,12 +730,12 @@ fn checkpoint_count(events: usize) -> usize {
 /// Clones of the unstarted run `fresh` at evenly spaced events of the fault-free run.
 fn checkpoints(fresh: Sim, original: &Sim) -> Vec<Sim> {
     let mut checkpoints = vec![fresh.clone()];
-    let n = checkpoint_count(original.trace.len());
+    let n = checkpoint_count(original.trace().len());
     let mut times: Vec<TimeMs> = (1..n)
         .filter_map(|k| {
             original
-                .trace
-                .get(original.trace.len() * k / n)
+                .trace()
+                .get(original.trace().len() * k / n)
                 .map(|e| e.time_ms)
         })
         .collect();
@@ -774,7 +774,7 @@ impl Explorer {
             .iter()
             .map(|s| {
                 let mut h = vec![0; expects.len()];
-                history(s, s.trace.iter(), &expects, &mut h);
+                history(s, s.trace().iter(), &expects, &mut h);
                 h
             })
             .collect();
@@ -1019,7 +1019,7 @@ impl Runner {
             .0
             .checkpoints
             .iter()
-            .rposition(|s| s.trace.is_empty() || s.now_ms() < first)
+            .rposition(|s| s.trace().is_empty() || s.now_ms() < first)
             .unwrap_or(0);
         let mut sim = self.0.checkpoints[ck].clone();
         let just_before = first.saturating_sub(DurationMs(1));
@@ -1035,10 +1035,10 @@ impl Runner {
         // Two forks in the same state judge the same only if the expectations that read the
         // past (counts, what a reconcile saw) found the same past: that goes into the key.
         let mut past = self.0.histories[ck].clone();
-        let from = self.0.checkpoints[ck].trace.len();
-        history(&sim, sim.trace.range(from..), &self.0.expects, &mut past);
+        let from = self.0.checkpoints[ck].trace().len();
+        history(&sim, sim.trace().range(from..), &self.0.expects, &mut past);
         let state = key(&sim, &past);
-        let past_len = sim.trace.len();
+        let past_len = sim.trace().len();
         Some(Fork {
             sim,
             state,
@@ -1055,7 +1055,7 @@ impl Runner {
         let mut past = fork.past;
         history(
             &sim,
-            sim.trace.range(fork.past_len..),
+            sim.trace().range(fork.past_len..),
             &self.0.expects,
             &mut past,
         );
@@ -1219,7 +1219,7 @@ fn reads(sim: &Sim, controller: ControllerId) -> Vec<KindId> {
 /// cluster's kubelet restarts the pod. Such failures say nothing about the controller.
 pub fn all_up(sim: &Sim) -> bool {
     let mut up = vec![None; sim.config().controllers.len()];
-    for e in &sim.trace {
+    for e in sim.trace() {
         match e.kind {
             EventKind::Crash { controller } => up[controller.index()] = Some(false),
             EventKind::Restart { controller, .. } => up[controller.index()] = Some(true),
@@ -1233,7 +1233,7 @@ pub fn all_up(sim: &Sim) -> bool {
 /// update of an object not there). A schedule whose faults make more of them fail has changed
 /// the workload, not tested the controller: a client would have retried, the script cannot.
 pub fn user_failures(sim: &Sim) -> usize {
-    sim.trace
+    sim.trace()
         .iter()
         .filter(|e| e.actor == Actor::User && matches!(e.kind, EventKind::WriteFailed { .. }))
         .count()
@@ -1244,7 +1244,7 @@ pub fn had_effect(f: &Fault, sim: &Sim) -> bool {
     match *f {
         Fault::Hold {
             controller, at_ms, ..
-        } => sim.trace.iter().any(|e| {
+        } => sim.trace().iter().any(|e| {
             e.time_ms >= at_ms
                 && matches!(e.kind, EventKind::HoldReleased { controller: c, superseded: true, .. } if c == controller)
         }),
@@ -1255,7 +1255,7 @@ pub fn had_effect(f: &Fault, sim: &Sim) -> bool {
             ..
         } => {
             let read = reads(sim, controller);
-            sim.trace.iter().any(|e| {
+            sim.trace().iter().any(|e| {
                 e.time_ms >= pause_ms
                     && e.time_ms < restart_ms
                     && matches!(e.kind, EventKind::Write { kind, .. } if read.contains(&kind))
@@ -1315,7 +1315,7 @@ fn mine(sim: &Sim, w: crate::model::WatcherId, c: ControllerId) -> bool {
 
 /// etcd's revision at event `i`.
 fn rev_at(sim: &Sim, i: usize) -> Rv {
-    sim.trace
+    sim.trace()
         .range(..i)
         .filter_map(|e| match e.kind {
             EventKind::Write { rv, .. } => Some(rv),
@@ -1328,7 +1328,7 @@ fn rev_at(sim: &Sim, i: usize) -> Rv {
 
 /// Writes from `from_ms` until (not including) `until_ms`.
 fn writes_between(sim: &Sim, from_ms: TimeMs, until_ms: TimeMs) -> usize {
-    sim.trace
+    sim.trace()
         .iter()
         .filter(|e| e.time_ms >= from_ms && e.time_ms < until_ms)
         .filter(|e| matches!(e.kind, EventKind::Write { .. }))
@@ -1341,7 +1341,7 @@ fn first_list(
     controller: ControllerId,
     at_ms: TimeMs,
 ) -> Option<(usize, crate::model::WatcherId, ListRv)> {
-    sim.trace
+    sim.trace()
         .iter()
         .enumerate()
         .find_map(|(i, e)| match e.kind {
@@ -1371,7 +1371,7 @@ fn stale_effect(
         );
     };
     let result = sim
-        .trace
+        .trace()
         .range(i..)
         .enumerate()
         .find_map(|(d, e)| match e.kind {
@@ -1399,14 +1399,14 @@ fn stale_effect(
 /// A crash between writes: the reconcile it cut short, the writes that reconcile made, the
 /// restart.
 fn crash_effect(sim: &Sim, controller: ControllerId, at_ms: TimeMs) -> String {
-    let crash = sim.trace.iter().enumerate().find(|(_, e)| {
+    let crash = sim.trace().iter().enumerate().find(|(_, e)| {
         e.time_ms >= at_ms
             && matches!(e.kind, EventKind::Crash { controller: c } if c == controller)
     });
     let Some((ci, ce)) = crash else {
         return format!("{} never reached the crash point", cname(sim, controller));
     };
-    let cut = sim.trace.range(ci..).find_map(|e| match e.kind {
+    let cut = sim.trace().range(ci..).find_map(|e| match e.kind {
         EventKind::ReconcileEnd {
             controller: c,
             key,
@@ -1415,12 +1415,12 @@ fn crash_effect(sim: &Sim, controller: ControllerId, at_ms: TimeMs) -> String {
         _ => None,
     });
     let start = cut.and_then(|key| {
-        sim.trace.range(..ci).rposition(|e| {
+        sim.trace().range(..ci).rposition(|e| {
             matches!(e.kind, EventKind::ReconcileStart { controller: c, key: k, .. } if c == controller && k == key)
         })
     });
     let writes = start.map_or(vec![], |s| writes_of_reconcile(sim, s, ci));
-    let restart = sim.trace.range(ci..).find_map(|e| match e.kind {
+    let restart = sim.trace().range(ci..).find_map(|e| match e.kind {
         EventKind::Restart { controller: c, .. } if c == controller => Some(e.time_ms),
         _ => None,
     });
@@ -1440,7 +1440,7 @@ fn crash_effect(sim: &Sim, controller: ControllerId, at_ms: TimeMs) -> String {
 
 /// The writes the reconcile starting at event `start` made before event `end`, in words.
 fn writes_of_reconcile(sim: &Sim, start: usize, end: usize) -> Vec<String> {
-    sim.trace
+    sim.trace()
         .range(start..end)
         .filter(|e| e.cause == start as u32)
         .filter_map(|e| match e.kind {
@@ -1463,11 +1463,11 @@ fn hold_effect(
     kind: KindId,
     name: &str,
 ) -> String {
-    let armed = sim.trace.iter().find(|e| {
+    let armed = sim.trace().iter().find(|e| {
         e.time_ms >= at_ms
             && matches!(e.kind, EventKind::HoldArmed { controller: c, .. } if c == controller)
     });
-    let released = sim.trace.iter().find_map(|e| match e.kind {
+    let released = sim.trace().iter().find_map(|e| match e.kind {
         EventKind::HoldReleased {
             controller: c,
             held,
@@ -1484,7 +1484,7 @@ fn hold_effect(
     };
     // The first state of the object written while the hold was on.
     let spec = sim
-        .trace
+        .trace()
         .iter()
         .filter(|e| e.time_ms >= at_ms && e.time_ms <= t)
         .find_map(|e| match e.kind {
@@ -1513,19 +1513,19 @@ fn cut_effect(sim: &Sim, controller: ControllerId, at_ms: TimeMs, until: TimeMs)
     let after =
         |e: &&crate::trace::Event| e.time_ms >= at_ms && e.time_ms < until + DurationMs(60_000);
     let cut = sim
-        .trace
+        .trace()
         .iter()
         .filter(after)
         .filter(|e| matches!(e.kind, EventKind::WatchEnded { watcher, reason: WatchEnd::Disconnected } if mine(sim, watcher, controller)))
         .count();
-    let gone = sim.trace.iter().filter(after).find_map(|e| match e.kind {
+    let gone = sim.trace().iter().filter(after).find_map(|e| match e.kind {
         EventKind::WatchFailed { watcher, error } if mine(sim, watcher, controller) => {
             error.code().eq(&410).then(|| error.message())
         }
         _ => None,
     });
     let relists = sim
-        .trace
+        .trace()
         .iter()
         .filter(after)
         .filter(|e| match e.kind {
@@ -1597,8 +1597,8 @@ fn sources(sim: &Sim) -> Vec<Source> {
 
 /// Writes (of any reconcile), counted by the event of the reconcile that made them.
 fn writes_per_reconcile(sim: &Sim) -> Vec<u32> {
-    let mut writes_of = vec![0u32; sim.trace.len()];
-    for e in &sim.trace {
+    let mut writes_of = vec![0u32; sim.trace().len()];
+    for e in sim.trace() {
         if let (
             Actor::Controller(_),
             EventKind::Write { .. } | EventKind::WriteFailed { .. } | EventKind::NoOpWrite { .. },
@@ -1618,7 +1618,7 @@ fn writes_per_reconcile(sim: &Sim) -> Vec<u32> {
 fn crash_faults(sim: &Sim, controller: ControllerId, writes_of: &[u32]) -> Vec<Fault> {
     let mut out = vec![];
     let mut up_since = TimeMs::ZERO;
-    for (i, e) in sim.trace.iter().enumerate() {
+    for (i, e) in sim.trace().iter().enumerate() {
         match e.kind {
             EventKind::Restart { controller: rc, .. } if rc == controller => {
                 up_since = e.time_ms;
@@ -1644,7 +1644,7 @@ fn writes_by_others(
     controller: ControllerId,
     read: &[KindId],
 ) -> Vec<(TimeMs, KindId, crate::model::NameId)> {
-    sim.trace
+    sim.trace()
         .iter()
         .filter(|e| e.actor != Actor::Controller(controller))
         .filter_map(|e| match e.kind {
@@ -1726,7 +1726,7 @@ fn stale_gens(sim: &Sim, controller: ControllerId, read: &[KindId]) -> Vec<Stale
             continue;
         }
         let mut adds: Vec<TimeMs> = sim
-            .trace
+            .trace()
             .iter()
             .filter_map(|e| match e.kind {
                 EventKind::CacheAdd {
@@ -1769,7 +1769,7 @@ fn stale_gens(sim: &Sim, controller: ControllerId, read: &[KindId]) -> Vec<Stale
 /// user write of a kind it reads (sorted, by the scenario's end).
 fn stale_restarts(sim: &Sim, controller: ControllerId, read: &[KindId]) -> Vec<TimeMs> {
     let mut restarts: Vec<TimeMs> = sim
-        .trace
+        .trace()
         .iter()
         .filter_map(|e| match (e.actor, e.kind) {
             (Actor::Controller(a), EventKind::Write { .. }) if a == controller => {

@@ -13,7 +13,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
     let mut streams = Streams::default();
     let mut processing: BTreeSet<(ControllerId, NameId)> = BTreeSet::new();
     let mut view = View::initial(sim);
-    for (i, e) in sim.trace.iter().enumerate() {
+    for (i, e) in sim.trace().iter().enumerate() {
         let at = |what: String| format!("event #{i} at {} ms: {what}", e.time_ms.ms());
         streams.apply(&e.kind).map_err(at)?;
         one_worker_per_key(sim, &mut processing, &e.kind).map_err(at)?;

@@ -330,7 +330,7 @@ fn check_count(
     let limit = by_ms.unwrap_or(TimeMs::MAX);
     let mut n = 0i64;
     let mut last = None;
-    for (i, e) in sim.trace.iter().enumerate() {
+    for (i, e) in sim.trace().iter().enumerate() {
         if e.time_ms > limit {
             break;
         }
@@ -342,7 +342,7 @@ fn check_count(
     }
     let pass = cmp.holds(n, *value);
     let decided_ms = last
-        .map(|i| sim.trace[i as usize].time_ms)
+        .map(|i| sim.trace()[i as usize].time_ms)
         .unwrap_or(TimeMs::ZERO);
     Outcome {
         pass,
@@ -368,7 +368,7 @@ fn check_saw(
         ..Default::default()
     };
     let primary = sim.config().controllers[controller.index()].primary;
-    let first = sim.trace.iter().position(|e| match e.kind {
+    let first = sim.trace().iter().position(|e| match e.kind {
         EventKind::ReconcileStart {
             controller: c,
             key,
@@ -386,7 +386,7 @@ fn check_saw(
             "never seen".into()
         },
         decided_by: first.map(|i| i as EventId),
-        decided_ms: first.map(|i| sim.trace[i].time_ms).unwrap_or(end),
+        decided_ms: first.map(|i| sim.trace()[i].time_ms).unwrap_or(end),
     }
 }
 
@@ -419,7 +419,7 @@ fn check_final(
                 found: format!("{v}"),
                 decided_by: by,
                 decided_ms: by
-                    .map(|i| sim.trace[i as usize].time_ms)
+                    .map(|i| sim.trace()[i as usize].time_ms)
                     .unwrap_or(TimeMs::ZERO),
             }
         }
@@ -442,7 +442,7 @@ fn check_exists(sim: &Sim, kind: &KindId, name: &str, negated: &bool) -> Outcome
         },
         decided_by: by,
         decided_ms: by
-            .map(|i| sim.trace[i as usize].time_ms)
+            .map(|i| sim.trace()[i as usize].time_ms)
             .unwrap_or(TimeMs::ZERO),
     }
 }
@@ -450,9 +450,9 @@ fn check_exists(sim: &Sim, kind: &KindId, name: &str, negated: &bool) -> Outcome
 /// `expect probe`: a probe got this answer.
 fn check_probe(sim: &Sim, fact: &ProbeFact) -> Outcome {
     let end = sim.now_ms();
-    let hit = sim.trace.iter().position(|e| fact.matches(&e.kind));
+    let hit = sim.trace().iter().position(|e| fact.matches(&e.kind));
     let answers: Vec<String> = sim
-        .trace
+        .trace()
         .iter()
         .enumerate()
         .filter(|(_, e)| {
@@ -469,12 +469,12 @@ fn check_probe(sim: &Sim, fact: &ProbeFact) -> Outcome {
     Outcome {
         pass: hit.is_some(),
         found: match hit {
-            Some(i) => crate::trace::describe(&sim.trace[i].kind, sim),
+            Some(i) => crate::trace::describe(&sim.trace()[i].kind, sim),
             None if answers.is_empty() => "no probe answered".into(),
             None => answers.join("; "),
         },
         decided_by: hit.map(|i| i as EventId),
-        decided_ms: hit.map(|i| sim.trace[i].time_ms).unwrap_or(end),
+        decided_ms: hit.map(|i| sim.trace()[i].time_ms).unwrap_or(end),
     }
 }
 
@@ -525,7 +525,7 @@ fn fact_times<'a>(
         kind,
         name: None,
     };
-    sim.trace.iter().enumerate().filter_map(move |(i, e)| {
+    sim.trace().iter().enumerate().filter_map(move |(i, e)| {
         let w = e.kind.watcher()?;
         (watcher_matches(sim, w, &scope) && fact.matches(e)).then_some((i, e.time_ms))
     })
@@ -570,7 +570,7 @@ fn find(sim: &Sim, kind: KindId, name: &str) -> Option<crate::model::Object> {
 }
 
 fn last_write(sim: &Sim, kind: KindId, name: NameId) -> Option<EventId> {
-    sim.trace.iter().rposition(|e| matches!(e.kind, EventKind::Write { kind: k, name: n, .. } if k == kind && n == name)).map(|i| i as EventId)
+    sim.trace().iter().rposition(|e| matches!(e.kind, EventKind::Write { kind: k, name: n, .. } if k == kind && n == name)).map(|i| i as EventId)
 }
 
 /// Labels for rendering a run's events.
@@ -618,7 +618,7 @@ pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
         if !seen.insert(i) || out.len() >= 64 {
             break;
         }
-        let Some(e) = sim.trace.get(i as usize) else {
+        let Some(e) = sim.trace().get(i as usize) else {
             break;
         };
         let mut text = format!(
@@ -639,7 +639,7 @@ pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
             // Evictions since the watcher's RV was written: a backward scan that stops there.
             let kind = sim.reflectors()[watcher.index()].kind();
             let mut evicted = 0u64;
-            for x in sim.trace.range(..i as usize).rev() {
+            for x in sim.trace().range(..i as usize).rev() {
                 if let EventKind::CacheAdd {
                     kind: k,
                     evicted: n,
@@ -663,7 +663,7 @@ pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
         out.push((i, text));
         if let EventKind::ReconcileStart { .. } = e.kind {
             // The reads that decided what this reconcile wrote: emitted right after its start.
-            for (j, r) in sim.trace.iter().enumerate().skip(i as usize + 1).take(64) {
+            for (j, r) in sim.trace().iter().enumerate().skip(i as usize + 1).take(64) {
                 if r.cause == i && matches!(r.kind, EventKind::ReconcileRead { .. }) {
                     let line = format!("  it {}", describe(&r.kind, sim));
                     out.insert(out.len() - 1, (j as EventId, line));

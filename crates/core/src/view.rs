@@ -307,7 +307,7 @@ impl Timeline {
     pub fn new(sim: &Sim) -> Timeline {
         let mut view = View::initial(sim);
         let mut checkpoints = vec![view.clone()];
-        for (i, e) in sim.trace.iter().enumerate() {
+        for (i, e) in sim.trace().iter().enumerate() {
             view.apply(i as EventId, e);
             if (i + 1) % CHECKPOINT_EVERY == 0 {
                 checkpoints.push(view.clone());
@@ -317,18 +317,18 @@ impl Timeline {
     }
 
     pub fn at(&self, sim: &Sim, n: usize) -> View {
-        let n = n.min(sim.trace.len());
+        let n = n.min(sim.trace().len());
         let mut view =
             self.checkpoints[(n / CHECKPOINT_EVERY).min(self.checkpoints.len() - 1)].clone();
         for i in view.applied..n {
-            view.apply(i as EventId, &sim.trace[i]);
+            view.apply(i as EventId, &sim.trace()[i]);
         }
         view
     }
 
     /// The number of events up to and including time `t`.
     pub fn index_at_time(sim: &Sim, t: TimeMs) -> usize {
-        sim.trace.partition_point(|e| e.time_ms <= t)
+        sim.trace().partition_point(|e| e.time_ms <= t)
     }
 }
 
@@ -454,7 +454,7 @@ impl Versions {
         let mut by_rv = HashMap::new();
         let mut first_event = vec![];
         let mut next_uid = 1;
-        for (i, e) in sim.trace.iter().enumerate() {
+        for (i, e) in sim.trace().iter().enumerate() {
             let EventKind::Write {
                 op,
                 kind,
@@ -545,7 +545,7 @@ impl Objects {
             by_rv,
             first_event,
         } = Versions::of(sim);
-        let every = (sim.trace.len() / 32).max(CHECKPOINT_EVERY);
+        let every = (sim.trace().len() / 32).max(CHECKPOINT_EVERY);
         let mut me = Objects {
             objects,
             holders,
@@ -562,7 +562,7 @@ impl Objects {
             copies: vec![Default::default(); me.holders.len()],
         };
         me.checkpoints.push(c.clone());
-        for (i, e) in sim.trace.iter().enumerate() {
+        for (i, e) in sim.trace().iter().enumerate() {
             me.apply(sim, &mut c, i, e);
             if (i + 1) % every == 0 {
                 me.checkpoints.push(c.clone());
@@ -673,10 +673,10 @@ impl Objects {
 
     /// The copies after the first `n` events.
     pub fn at(&self, sim: &Sim, n: usize) -> Copies {
-        let n = n.min(sim.trace.len());
+        let n = n.min(sim.trace().len());
         let mut c = self.checkpoints[(n / self.every).min(self.checkpoints.len() - 1)].clone();
         for i in c.applied..n {
-            self.apply(sim, &mut c, i, &sim.trace[i]);
+            self.apply(sim, &mut c, i, &sim.trace()[i]);
         }
         c
     }
@@ -735,7 +735,7 @@ fn owner_from_cause(
     by_key: &std::collections::HashMap<(KindId, NameId), u32>,
     i: usize,
 ) -> Option<(KindId, NameId, u64)> {
-    let e = &sim.trace[i];
+    let e = &sim.trace()[i];
     let Actor::Controller(_) = e.actor else {
         return None;
     };
@@ -745,7 +745,7 @@ fn owner_from_cause(
     let mut cause = e.cause();
     for _ in 0..64 {
         let id = cause?;
-        let ev = &sim.trace[id as usize];
+        let ev = &sim.trace()[id as usize];
         if let EventKind::ReconcileStart {
             controller, key, ..
         } = ev.kind

@@ -205,7 +205,7 @@ proptest! {
             prop_assert!(false, "{e}");
         }
         let b = verdict::run(config(&c)).unwrap();
-        prop_assert_eq!(&a.trace, &b.trace);
+        prop_assert_eq!(a.trace(), b.trace());
         prop_assert_eq!(a.state_hash(), b.state_hash());
     }
 
@@ -243,7 +243,7 @@ proptest! {
             slices += 1;
             prop_assert!(slices < 1_000_000, "a slice always makes progress");
         }
-        prop_assert_eq!(&whole.trace, &sliced.trace);
+        prop_assert_eq!(whole.trace(), sliced.trace());
         prop_assert_eq!(whole.now_ms(), sliced.now_ms());
         prop_assert_eq!(whole.stopped(), sliced.stopped());
     }

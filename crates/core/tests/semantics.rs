@@ -114,7 +114,7 @@ fn overflow_config() -> Config {
 }
 
 fn lines(sim: &Sim, w: WatcherId) -> Vec<String> {
-    sim.trace
+    sim.trace()
         .iter()
         .filter(|e| {
             e.actor == Actor::Watcher(w) || matches!(e.kind, EventKind::ReconcileStart { .. })
@@ -144,7 +144,7 @@ fn overflow_example() {
     let relist = pos("list resourceVersion=\"10\"");
     assert!(gone < relist);
     let backoff = sim
-        .trace
+        .trace()
         .iter()
         .find_map(|e| match e.kind {
             EventKind::Backoff { watcher, delay_ms } if watcher == pod_watcher => Some(delay_ms),
@@ -177,15 +177,15 @@ fn overflow_example() {
         .iter()
         .any(|x| x.starts_with("watch from rv 15 (timeout ")));
     // Exactly three reconciles after the relist, one per changed key; A@11 and B@12 never seen.
-    let relist_ms = sim.trace.iter().find(|e| matches!(e.kind, EventKind::ListResult { list_rv: 15, watcher, .. } if watcher == pod_watcher)).unwrap().time_ms;
+    let relist_ms = sim.trace().iter().find(|e| matches!(e.kind, EventKind::ListResult { list_rv: 15, watcher, .. } if watcher == pod_watcher)).unwrap().time_ms;
     let later = sim
-        .trace
+        .trace()
         .iter()
         .filter(|e| e.time_ms >= relist_ms && matches!(e.kind, EventKind::ReconcileStart { .. }))
         .count();
     assert_eq!(later, 3);
     for spec_rv in [11, 12] {
-        assert!(!sim.trace.iter().any(|e| matches!(e.kind, EventKind::WatchEvent { rv, .. } | EventKind::Informer { rv, .. } if rv == spec_rv)));
+        assert!(!sim.trace().iter().any(|e| matches!(e.kind, EventKind::WatchEvent { rv, .. } | EventKind::Informer { rv, .. } if rv == spec_rv)));
     }
     let gone = verdict::check(
         &sim,
@@ -214,12 +214,13 @@ fn overflow_example() {
 fn same_seed_same_trace_and_other_seed_other_jitter() {
     let a = verdict::run(overflow_config()).unwrap();
     let b = verdict::run(overflow_config()).unwrap();
-    assert_eq!(a.trace, b.trace);
+    assert_eq!(a.trace(), b.trace());
     let mut c = overflow_config();
     c.seed = 99;
     let c = verdict::run(c).unwrap();
     assert_ne!(
-        a.trace, c.trace,
+        a.trace(),
+        c.trace(),
         "the backoff jitter and watch timeouts come from the seed"
     );
 }
@@ -291,7 +292,11 @@ fn lists_during_cache_reinitialisation_go_to_etcd() {
     c.end_ms = TimeMs(20_000);
     let sim = verdict::run(c).unwrap();
     listwatch_core::invariants::check(&sim).unwrap();
-    let lines: Vec<String> = sim.trace.iter().map(|e| describe(&e.kind, &sim)).collect();
+    let lines: Vec<String> = sim
+        .trace()
+        .iter()
+        .map(|e| describe(&e.kind, &sim))
+        .collect();
     let relist = lines
         .iter()
         .position(|l| l.starts_with("list resourceVersion=\""))

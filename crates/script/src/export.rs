@@ -31,7 +31,7 @@ pub fn json(sim: &Sim, outcomes: &[(Expectation, Outcome)]) -> String {
     // Every entity of the configuration first, in a fixed order, then the objects' names and
     // narration in order of first use.
     let actors = Actors::new(sim, &mut names);
-    for e in &sim.trace {
+    for e in sim.trace() {
         if let Some(id) = name_id(&e.kind) {
             names.object(sim, id);
         }
@@ -352,8 +352,8 @@ struct Events<'a> {
 
 impl Serialize for Events<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.sim.trace.len()))?;
-        for (i, e) in self.sim.trace.iter().enumerate() {
+        let mut seq = s.serialize_seq(Some(self.sim.trace().len()))?;
+        for (i, e) in self.sim.trace().iter().enumerate() {
             seq.serialize_element(&EventOut {
                 id: i as EventId,
                 time_ms: e.time_ms.ms(),

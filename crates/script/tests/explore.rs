@@ -96,7 +96,7 @@ fn wrong_deletes(sim: &Sim, parent_kind: &str, child_kind: &str) -> usize {
     let (pk, ck) = (kind(parent_kind).unwrap(), kind(child_kind).unwrap());
     let mut alive: std::collections::HashMap<String, bool> = Default::default();
     let mut wrong = 0;
-    for e in &sim.trace {
+    for e in sim.trace() {
         if let EventKind::Write { op, kind, name, .. } = e.kind {
             let name = sim.names().resolve(name).to_string();
             if kind == pk {
@@ -259,7 +259,7 @@ fn crash_points_fall_between_every_pair_of_writes() {
         let mut sim = Sim::new(scenario.config.clone()).unwrap();
         sim.run();
         let cands = listwatch_core::explore::candidates(&sim);
-        for (i, e) in sim.trace.iter().enumerate() {
+        for (i, e) in sim.trace().iter().enumerate() {
             let EventKind::ReconcileStart {
                 controller, key, ..
             } = e.kind
@@ -270,7 +270,7 @@ fn crash_points_fall_between_every_pair_of_writes() {
                 continue;
             }
             let writes = sim
-                .trace
+                .trace()
                 .range(i..)
                 .filter(|x| x.cause == i as u32)
                 .filter(|x| {
@@ -298,18 +298,18 @@ fn crash_points_fall_between_every_pair_of_writes() {
                 let run = listwatch_core::explore::replay(sim.config(), std::slice::from_ref(&f))
                     .unwrap();
                 let crash = run
-                    .trace
+                    .trace()
                     .iter()
                     .position(|x| x.time_ms >= e.time_ms && matches!(x.kind, EventKind::Crash { controller: c } if c == controller))
                     .unwrap_or_else(|| panic!("{name}: {f:?} never crashed"));
-                let start = run.trace.range(..crash)
+                let start = run.trace().range(..crash)
                     .rposition(|x| matches!(x.kind, EventKind::ReconcileStart { controller: c, .. } if c == controller))
                     .unwrap();
-                let EventKind::ReconcileStart { key: k2, .. } = run.trace[start].kind else {
+                let EventKind::ReconcileStart { key: k2, .. } = run.trace()[start].kind else {
                     unreachable!()
                 };
                 let done = run
-                    .trace
+                    .trace()
                     .range(start..crash)
                     .filter(|x| {
                         x.cause == start as u32
@@ -322,7 +322,7 @@ fn crash_points_fall_between_every_pair_of_writes() {
                     })
                     .count() as u32;
                 assert_eq!(
-                    (run.trace[start].time_ms, k2, done),
+                    (run.trace()[start].time_ms, k2, done),
                     (e.time_ms, key, k),
                     "{name}: {f:?} crashed another reconcile"
                 );
@@ -368,7 +368,7 @@ fn stale_pauses_follow_the_apiservers_lag() {
     let mut sim = Sim::new(scenario.config.clone()).unwrap();
     sim.run();
     let adds: Vec<TimeMs> = sim
-        .trace
+        .trace()
         .iter()
         .filter(
             |e| matches!(e.kind, EventKind::CacheAdd { apiserver, .. } if apiserver.index() == 1),

@@ -142,7 +142,7 @@ fn every_gallery_export_validates_against_the_schema() {
         assert_eq!(doc["format"], "listwatch-trace/2");
         assert_eq!(
             doc["events"].as_array().unwrap().len(),
-            report.sim.trace.len()
+            report.sim.trace().len()
         );
         for e in doc["events"].as_array().unwrap() {
             types.insert(e["type"].as_str().unwrap().to_string());
@@ -186,7 +186,7 @@ fn texts_render_to_the_one_line_trace() {
             .collect();
         for (e, out) in report
             .sim
-            .trace
+            .trace()
             .iter()
             .zip(doc["events"].as_array().unwrap())
         {
@@ -214,7 +214,7 @@ fn braces_in_names_and_narration_survive() {
     let names: Vec<String> = serde_json::from_value(doc["names"].clone()).unwrap();
     for (e, out) in report
         .sim
-        .trace
+        .trace()
         .iter()
         .zip(doc["events"].as_array().unwrap())
     {
@@ -238,7 +238,7 @@ fn an_export_of_100k_events_with_long_names_stays_small() {
          every 10ms 17000 times create {kind} {long}-{{i}}\nrun 200s\n"
     );
     let report = listwatch_script::run(&src).unwrap();
-    let events = report.sim.trace.len();
+    let events = report.sim.trace().len();
     assert!(events >= 100_000, "{events} events");
     let doc = export::report(&report);
     let per_event = doc.len() / events;

@@ -22,14 +22,14 @@ fn events<'a>(
     sim: &'a Sim,
     f: impl Fn(&EventKind) -> bool + 'a,
 ) -> impl Iterator<Item = &'a Event> {
-    sim.trace.iter().filter(move |e| f(&e.kind))
+    sim.trace().iter().filter(move |e| f(&e.kind))
 }
 
 /// (key, worker, start, end) of every reconcile that ran to an end.
 fn reconciles(sim: &Sim) -> Vec<(String, u32, TimeMs, TimeMs, ReconcileResult)> {
     let mut open: Vec<(listwatch_core::NameId, u32, TimeMs)> = vec![];
     let mut out = vec![];
-    for e in &sim.trace {
+    for e in sim.trace() {
         match e.kind {
             EventKind::ReconcileStart { key, worker, .. } => open.push((key, worker, e.time_ms)),
             EventKind::ReconcileEnd { key, result, .. } => {
@@ -378,7 +378,7 @@ at 200ms create ReplicaSet web spec 1
 run 30s
 expect esr
 ");
-    let collected = sim.trace.iter().any(|e| {
+    let collected = sim.trace().iter().any(|e| {
         e.actor == listwatch_core::Actor::GarbageCollector
             && matches!(
                 e.kind,
@@ -617,7 +617,7 @@ run 3m
 expect bookmarks quiet == 0
 expect bookmarks chatty >= 4
 ");
-    assert!(!sim.trace.is_empty());
+    assert!(!sim.trace().is_empty());
 }
 
 /// Deterministic failures: the first N reconciles of each key return an error and back off
@@ -800,7 +800,7 @@ expect probe got \"Too large resource version: 99, current: 15\"
     }
     let answers: Vec<String> = r
         .sim
-        .trace
+        .trace()
         .iter()
         .filter(|e| e.actor == listwatch_core::Actor::Probe)
         .filter(|e| !matches!(e.kind, EventKind::ProbeRequest { .. }))
@@ -853,7 +853,7 @@ fn reads_are_in_the_trace_stale_ones_marked_and_explain_a_write() {
         "a read from the paused cache is marked stale"
     );
     let delete = sim
-        .trace
+        .trace()
         .iter()
         .rposition(|e| {
             matches!(
@@ -873,7 +873,7 @@ fn reads_are_in_the_trace_stale_ones_marked_and_explain_a_write() {
     // The picture's queue holds the running reconcile's reads while it runs, and drops them
     // when it ends.
     let stale_at = sim
-        .trace
+        .trace()
         .iter()
         .position(
             |e| matches!(e.kind, EventKind::ReconcileRead { rv, truth_rv, .. } if rv != truth_rv),
@@ -894,8 +894,8 @@ fn reads_are_in_the_trace_stale_ones_marked_and_explain_a_write() {
             EventKind::Write { .. } | EventKind::WriteFailed { .. } | EventKind::NoOpWrite { .. }
         )
     };
-    let first_write = (stale_at..sim.trace.len())
-        .find(|&i| sim.trace[i].cause == start && step(&sim.trace[i].kind))
+    let first_write = (stale_at..sim.trace().len())
+        .find(|&i| sim.trace()[i].cause == start && step(&sim.trace()[i].kind))
         .unwrap();
     let later = timeline.at(&sim, first_write + 1);
     let made = later.queues[0]
@@ -904,8 +904,8 @@ fn reads_are_in_the_trace_stale_ones_marked_and_explain_a_write() {
         .find(|s| s.0 == key)
         .map(|s| s.3);
     assert_eq!(made, Some(1));
-    let end = (stale_at..sim.trace.len())
-        .find(|&i| matches!(sim.trace[i].kind, EventKind::ReconcileEnd { .. }))
+    let end = (stale_at..sim.trace().len())
+        .find(|&i| matches!(sim.trace()[i].kind, EventKind::ReconcileEnd { .. }))
         .unwrap();
     assert!(timeline.at(&sim, end + 1).queues[0].reads.is_empty());
 }

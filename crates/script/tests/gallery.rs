@@ -46,7 +46,7 @@ fn write_hashes(mut lines: Vec<(String, String)>) {
 
 fn trace_text(sim: &listwatch_core::Sim) -> String {
     let mut s = String::new();
-    for (i, e) in sim.trace.iter().enumerate() {
+    for (i, e) in sim.trace().iter().enumerate() {
         s += &listwatch_core::line(i as u32, e, sim);
         s.push('\n');
     }

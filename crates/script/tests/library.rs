@@ -12,16 +12,16 @@ fn trace_text(sim: &Sim) -> String {
     let read = |e: &listwatch_core::Event| {
         matches!(e.kind, listwatch_core::EventKind::ReconcileRead { .. })
     };
-    let mut ids = vec![u32::MAX; sim.trace.len()];
+    let mut ids = vec![u32::MAX; sim.trace().len()];
     let mut next = 0;
-    for (i, e) in sim.trace.iter().enumerate() {
+    for (i, e) in sim.trace().iter().enumerate() {
         if !read(e) {
             ids[i] = next;
             next += 1;
         }
     }
     let mut s = String::new();
-    for (i, e) in sim.trace.iter().enumerate() {
+    for (i, e) in sim.trace().iter().enumerate() {
         if read(e) {
             continue;
         }
@@ -125,6 +125,6 @@ fn the_library_matches_the_built_ins_off_the_gallery_too() {
         assert_eq!(trace_text(&a), trace_text(&b), "{src}");
         let esr = Expect::Esr { controller: None };
         assert_eq!(check(&a, &esr).pass, check(&b, &esr).pass, "{src}");
-        assert!(a.trace.len() > 20, "{src}");
+        assert!(a.trace().len() > 20, "{src}");
     }
 }

@@ -213,5 +213,5 @@ fn runs_over_the_event_cap_stop_and_say_so() {
     s.config.limits.max_events = 1000;
     let r = listwatch_script::run_scenario(&s).unwrap();
     assert_eq!(r.sim.stopped(), Some(listwatch_core::Stop::EventCap));
-    assert!(r.sim.trace.len() <= 1000);
+    assert!(r.sim.trace().len() <= 1000);
 }

@@ -57,9 +57,9 @@ fn compare_run(script: &str) -> CompareRun {
         sim,
         &listwatch_core::verdict::Expect::Esr { controller: None },
     );
-    let count = |f: &dyn Fn(&K) -> bool| sim.trace.iter().filter(|e| f(&e.kind)).count() as f64;
+    let count = |f: &dyn Fn(&K) -> bool| sim.trace().iter().filter(|e| f(&e.kind)).count() as f64;
     let counts = [
-        ("events", sim.trace.len() as f64),
+        ("events", sim.trace().len() as f64),
         ("410 Gone", count(&|k| k.gone().is_some())),
         ("relists", count(&|k| k.is_relist())),
         (
@@ -72,7 +72,7 @@ fn compare_run(script: &str) -> CompareRun {
             count(&|k| matches!(k, K::WriteFailed { .. })),
         ),
     ];
-    let shown = || sim.trace.iter().take(MAX_COMPARE_EVENTS);
+    let shown = || sim.trace().iter().take(MAX_COMPARE_EVENTS);
     CompareRun::Run {
         title: listwatch_script::parse(script)
             .map(|s| s.title)

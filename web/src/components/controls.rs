@@ -59,11 +59,11 @@ fn jumps(p: &Props) -> Html {
 
 #[function_component(Controls)]
 pub fn controls(p: &Props) -> Html {
-    let len = p.run.sim.trace.len();
+    let len = p.run.sim.trace().len();
     let now = p
         .cursor
         .checked_sub(1)
-        .map(|c| p.run.sim.trace[c].time_ms)
+        .map(|c| p.run.sim.trace()[c].time_ms)
         .unwrap_or(TimeMs::ZERO);
     let click = |make: fn() -> Action| {
         let st = p.dispatch.clone();

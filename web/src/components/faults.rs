@@ -88,7 +88,7 @@ fn controller_options(
         // Hold notifications about an object of its primary kind that exists now.
         let primary = cfg.controllers[c].primary;
         let mut seen = vec![];
-        for e in sim.trace.range(..cursor.min(sim.trace.len())).rev() {
+        for e in sim.trace().range(..cursor.min(sim.trace().len())).rev() {
             if let listwatch_core::EventKind::Write { kind, name: n, .. } = e.kind {
                 if kind == primary && !seen.contains(&n) {
                     seen.push(n);
@@ -208,7 +208,7 @@ pub fn fault_menu(p: &Props) -> Html {
     let opts = options(&p.run, cursor, t);
     let now = cursor
         .checked_sub(1)
-        .map(|c| p.run.sim.trace[c].time_ms)
+        .map(|c| p.run.sim.trace()[c].time_ms)
         .unwrap_or(TimeMs::ZERO);
     let label = target_label(&p.run, t);
     html! {

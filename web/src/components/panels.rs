@@ -74,7 +74,7 @@ pub fn narration(p: &NarrationProps) -> Html {
     match p.say {
         Some(id) => html! {
             <div class="say" aria-live="polite">
-                {listwatch_core::describe(&p.run.sim.trace[id as usize].kind, &p.run.sim)}
+                {listwatch_core::describe(&p.run.sim.trace()[id as usize].kind, &p.run.sim)}
                 if p.waiting {
                     <button class="say-continue" data-testid="narration-continue" onclick={resume}
                         aria-label="Continue playing">{"Continue ▶"}</button>
@@ -113,7 +113,7 @@ pub fn expectations(p: &ExpectationsProps) -> Html {
             <ul>
                 { for p.outcomes.iter().map(|(x, o)| {
                     let st = p.dispatch.clone();
-                    let target = o.decided_by.unwrap_or_else(|| run.sim.trace.partition_point(|e| e.time_ms <= o.decided_ms).saturating_sub(1) as u32);
+                    let target = o.decided_by.unwrap_or_else(|| run.sim.trace().partition_point(|e| e.time_ms <= o.decided_ms).saturating_sub(1) as u32);
                     let onclick = Callback::from(move |_: MouseEvent| st.dispatch(Action::JumpTo(target)));
                     html! {
                         <li class={if o.pass { "pass" } else { "fail" }}>
@@ -151,7 +151,7 @@ pub fn explanation(p: &ExplanationProps) -> Html {
     html! {
         <div data-testid="explanation" class="explanation" aria-live="polite">
             <h2>{"Why?"}</h2>
-            if let Some(id) = chosen.filter(|&id| (id as usize) < run.sim.trace.len()) {
+            if let Some(id) = chosen.filter(|&id| (id as usize) < run.sim.trace().len()) {
                 <ol>
                     { for explain(&run.sim, id).into_iter().map(|(i, text)| {
                         let st = p.dispatch.clone();
@@ -168,8 +168,12 @@ pub fn explanation(p: &ExplanationProps) -> Html {
 
 /// The virtual time at which the run stopped, when it stopped at the event cap.
 pub fn cut_at(sim: &listwatch_core::Sim) -> Option<listwatch_core::TimeMs> {
-    (sim.stopped() == Some(listwatch_core::sim::Stop::EventCap))
-        .then(|| sim.trace.last().map(|e| e.time_ms).unwrap_or(sim.now_ms()))
+    (sim.stopped() == Some(listwatch_core::sim::Stop::EventCap)).then(|| {
+        sim.trace()
+            .last()
+            .map(|e| e.time_ms)
+            .unwrap_or(sim.now_ms())
+    })
 }
 
 /// `5000000` as `5,000,000`.
@@ -202,7 +206,7 @@ pub fn cut_off(p: &RunProps) -> Html {
             <b>{"Cut off at the event cap. "}</b>
             {format!(
                 "The run stopped after {} events, at {} of virtual time, before its end at {}. Nothing after that moment was simulated, so ESR is not judged.",
-                thousands(sim.trace.len()),
+                thousands(sim.trace().len()),
                 super::clock(t),
                 super::clock(sim.config().end_ms),
             )}

@@ -122,7 +122,7 @@ pub fn system_view(p: &Props) -> Html {
         current: p
             .cursor
             .checked_sub(1)
-            .and_then(|i| sim.trace.get(i).map(|e| (i, e))),
+            .and_then(|i| sim.trace().get(i).map(|e| (i, e))),
         on_fault: &p.on_fault,
         kinds,
     };
@@ -157,7 +157,7 @@ fn recent_gone(pic: &Pic, w: WatcherId) -> bool {
     let (sim, v) = (pic.sim, pic.v);
     let wv = &v.watchers[w.index()];
     wv.last_error.is_some_and(|id| {
-        let e = &sim.trace[id as usize];
+        let e = &sim.trace()[id as usize];
         DurationMs::between(e.time_ms, v.time_ms) < DurationMs(1500)
             && e.kind.gone().is_some()
             && wv.watching_since.is_none_or(|since| since < id)
@@ -291,7 +291,7 @@ fn watcher_row(pic: &Pic, i: usize) -> Html {
     let gone = recent_gone(pic, w);
     let message = wv
         .last_error
-        .map(|id| listwatch_core::describe(&sim.trace[id as usize].kind, sim))
+        .map(|id| listwatch_core::describe(&sim.trace()[id as usize].kind, sim))
         .unwrap_or_default();
     let disconnected = v.disconnected[r.controller().index()];
     let ac = act(
@@ -358,7 +358,7 @@ fn queue_box(pic: &Pic, i: usize, queues_y: f64) -> Html {
             }) }
             if let Some(w) = q.last_write {
                 <text x={num(x)} y={num(y + 98.0)} class="ring-sub">{
-                    { let t = format!("last write: {}", listwatch_core::describe(&sim.trace[w as usize].kind, sim)); html! { <>{fit(&t, 46)}<title>{t}</title></> } }
+                    { let t = format!("last write: {}", listwatch_core::describe(&sim.trace()[w as usize].kind, sim)); html! { <>{fit(&t, 46)}<title>{t}</title></> } }
                 }</text>
             }
             if !q.dirty.is_empty() {
@@ -380,7 +380,7 @@ fn running_chip(pic: &Pic, i: usize, j: usize, k: listwatch_core::NameId, x: f64
         .reads
         .iter()
         .filter(|(rk, _)| *rk == k)
-        .map(|(_, e)| &sim.trace[*e as usize])
+        .map(|(_, e)| &sim.trace()[*e as usize])
         .collect();
     let stale = reads.iter().any(|e| matches!(e.kind, listwatch_core::EventKind::ReconcileRead { rv, truth_rv, .. } if rv != truth_rv));
     let full = sim.names().resolve(k);

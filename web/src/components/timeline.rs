@@ -90,7 +90,7 @@ fn marks(p: &MarksProps) -> Html {
                 let onclick = Callback::from(move |_: MouseEvent| jump.emit(i));
                 let jump = p.jump.clone();
                 let onkeydown = Callback::from(move |e: KeyboardEvent| marker_key(&e, &jump, i));
-                let e = &sim.trace[i as usize];
+                let e = &sim.trace()[i as usize];
                 let what = listwatch_core::describe(&e.kind, sim);
                 let label = format!("{} {}: {}", clock(t), actor_label(e.actor, sim), what);
                 html! { <rect key={i} class={classes!("mark", m.kind.css_class())} x={num(span.x(t))} y={num(lane_y(lane))} width="3" height={num(MARK_H)}

@@ -233,7 +233,7 @@ pub struct Sim {
     /// Sequence numbers for inputs appended after construction (see `schedule_input`).
     appended_seq: u64,
     appended_seq_end: u64,
-    pub trace: Trace,
+    trace: Trace,
     stopped: Option<Stop>,
     /// Actions dispatched so far (bounded by `ACTIONS_PER_EVENT_MAX` per event of the cap).
     actions: u64,
@@ -396,6 +396,11 @@ impl Sim {
     }
 
     /// The current moment of virtual time.
+    /// The run's events so far, in order.
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
     pub fn now_ms(&self) -> TimeMs {
         self.now_ms
     }
