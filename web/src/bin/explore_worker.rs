@@ -8,12 +8,12 @@
 #[path = "../protocol.rs"]
 mod protocol;
 
+use gloo_events::EventListener;
 use listwatch_core::explore::{Budget, Explorer};
 use listwatch_core::view::{Copies, Holder, Objects, Version};
 use listwatch_core::{EventKind as K, Labels, Sim};
 use listwatch_script::explore::{broken_text, counterexample, explorer, MAX_BUDGET_SCHEDULES};
 use protocol::{CompareRun, Figures, FromWorker, ObjectRow, ToWorker};
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::js_sys::Date;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -334,7 +334,10 @@ fn handle(scope: &DedicatedWorkerGlobalScope, job: ToWorker) {
 fn main() {
     let scope: DedicatedWorkerGlobalScope = web_sys::js_sys::global().unchecked_into();
     let me = scope.clone();
-    let onmessage = Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| {
+    let listener = EventListener::new(&scope, "message", move |e| {
+        let Some(e) = e.dyn_ref::<MessageEvent>() else {
+            return;
+        };
         match serde_wasm_bindgen::from_value::<ToWorker>(e.data()) {
             Ok(job) => handle(&me, job),
             Err(err) => post(
@@ -345,8 +348,8 @@ fn main() {
             ),
         }
     });
-    scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
-    onmessage.forget();
-    // Messages sent before this handler existed are lost: say when the page may send the job.
+    // The worker listens for its whole life: it ends only when the page terminates it.
+    listener.forget();
+    // Messages sent before this listener existed are lost: say when the page may send the job.
     post(&scope, &FromWorker::Ready);
 }
