@@ -4,7 +4,7 @@
 //! (`{kind: "explore", script, budget}`), so the JS side reads and writes the same shapes; tuples
 //! travel as arrays. The page's wasm does not include this module: serde-wasm-bindgen costs about
 //! 23 KB gzipped there, and its one message (`Export`) is written field by field in
-//! `components/export.rs`.
+//! `components/export.rs`. The tests below pin each message's JSON shape, what the JS side reads.
 
 use serde::{Deserialize, Serialize};
 
@@ -131,5 +131,198 @@ impl FromWorker {
     pub fn to_js(&self) -> wasm_bindgen::JsValue {
         self.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
             .unwrap_or(wasm_bindgen::JsValue::NULL)
+    }
+}
+
+/// The shapes `panels.js`, `compare.js` and `components/export.rs` write and read, pinned as
+/// JSON: a renamed field or variant, or a tuple turned into an object, fails here.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::*;
+    use web_sys::js_sys::JSON;
+
+    fn json(msg: &FromWorker) -> String {
+        JSON::stringify(&msg.to_js()).unwrap().into()
+    }
+
+    /// A job as the page writes it (JSON text turned into a plain JS object).
+    fn job(text: &str) -> ToWorker {
+        let value = JSON::parse(text).expect("valid JSON");
+        serde_wasm_bindgen::from_value(value).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    #[wasm_bindgen_test]
+    fn jobs_are_read_as_the_page_writes_them() {
+        assert_eq!(
+            job(r#"{"kind":"explore","script":"s","budget":500,"all":true}"#),
+            ToWorker::Explore {
+                script: "s".into(),
+                budget: 500.0,
+                all: true
+            }
+        );
+        assert_eq!(
+            job(r#"{"kind":"explore","script":"s"}"#),
+            ToWorker::Explore {
+                script: "s".into(),
+                budget: 2000.0,
+                all: false
+            },
+            "budget and all have defaults"
+        );
+        assert_eq!(
+            job(r#"{"kind":"export","script":"s"}"#),
+            ToWorker::Export { script: "s".into() }
+        );
+        assert_eq!(
+            job(r#"{"kind":"compare","script":"a","other":"b"}"#),
+            ToWorker::Compare {
+                script: "a".into(),
+                other: "b".into()
+            }
+        );
+        assert_eq!(
+            job(r#"{"kind":"objects","script":"s","cursor":7,"pick_kind":"Pod","pick_name":"a"}"#),
+            ToWorker::Objects {
+                script: "s".into(),
+                cursor: 7.0,
+                pick_kind: "Pod".into(),
+                pick_name: "a".into()
+            }
+        );
+        assert_eq!(
+            job(r#"{"kind":"objects","script":"s","cursor":0}"#),
+            ToWorker::Objects {
+                script: "s".into(),
+                cursor: 0.0,
+                pick_kind: String::new(),
+                pick_name: String::new()
+            },
+            "no object picked"
+        );
+        for bad in [
+            r#"{"kind":"explore"}"#,
+            r#"{"kind":"search","script":"s"}"#,
+            r#"{"script":"s"}"#,
+            r#""explore""#,
+        ] {
+            let value = JSON::parse(bad).unwrap();
+            assert!(
+                serde_wasm_bindgen::from_value::<ToWorker>(value).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    fn figures() -> Figures {
+        Figures {
+            tried: 10.0,
+            space: 20.0,
+            states: 9.0,
+            skipped: 1.0,
+            faults: 4.0,
+            per_second: 2.5,
+            failures: 1.0,
+        }
+    }
+
+    const FIGURES: &str =
+        r#""tried":10,"space":20,"states":9,"skipped":1,"faults":4,"per_second":2.5,"failures":1"#;
+
+    #[wasm_bindgen_test]
+    fn the_search_reports_as_panels_js_reads_them() {
+        assert_eq!(json(&FromWorker::Ready), r#"{"kind":"ready"}"#);
+        let found = vec![("crash ctl".to_string(), "kind Pod\n".to_string())];
+        assert_eq!(
+            json(&FromWorker::Progress {
+                figures: figures(),
+                found: found.clone(),
+                more: 0.0,
+            }),
+            format!(
+                r#"{{"kind":"progress",{FIGURES},"found":[["crash ctl","kind Pod\n"]],"more":0}}"#
+            )
+        );
+        assert_eq!(
+            json(&FromWorker::Done {
+                figures: figures(),
+                found,
+                more: 3.0,
+                base_broken: String::new(),
+            }),
+            format!(
+                r#"{{"kind":"done",{FIGURES},"found":[["crash ctl","kind Pod\n"]],"more":3,"base_broken":""}}"#
+            )
+        );
+        assert_eq!(
+            json(&FromWorker::Error {
+                message: "line 1: no".into()
+            }),
+            r#"{"kind":"error","message":"line 1: no"}"#
+        );
+        assert_eq!(
+            json(&FromWorker::Export { json: "{}".into() }),
+            r#"{"kind":"export","json":"{}"}"#
+        );
+    }
+
+    #[wasm_bindgen_test]
+    fn a_comparison_is_as_compare_js_reads_it() {
+        let run = CompareRun::Run {
+            title: "T".into(),
+            end: 1500.0,
+            outcomes: vec![("expect esr".into(), true, "ok".into())],
+            esr: (false, "wrong".into()),
+            counts: vec![("events".into(), 12.0)],
+            events: vec![(0.0, "ctl: list".into())],
+            states: vec![(5.0, "ctl/Pod".into(), "watching".into())],
+        };
+        let error = CompareRun::Error {
+            error: "line 2: bad".into(),
+        };
+        assert_eq!(
+            json(&FromWorker::Compare {
+                runs: vec![run, error]
+            }),
+            concat!(
+                r#"{"kind":"compare","runs":[{"title":"T","end":1500,"#,
+                r#""outcomes":[["expect esr",true,"ok"]],"esr":[false,"wrong"],"counts":[["events",12]],"#,
+                r#""events":[[0,"ctl: list"]],"states":[[5,"ctl/Pod","watching"]]},"#,
+                r#"{"error":"line 2: bad"}]}"#
+            )
+        );
+    }
+
+    #[wasm_bindgen_test]
+    fn the_objects_table_is_as_panels_js_reads_it() {
+        let row = |history| -> ObjectRow {
+            (
+                "Pod".into(),
+                "a".into(),
+                vec![
+                    vec!["etcd".into(), "fresh".into(), "3".into()],
+                    vec!["ctl/Pod".into(), "missing".into()],
+                ],
+                history,
+            )
+        };
+        assert_eq!(
+            json(&FromWorker::Objects {
+                cursor: 4.0,
+                script: "s".into(),
+                pick: "Pod/a".into(),
+                seen: 2.0,
+                list: vec![
+                    row(Some(vec![(3.0, "0.001s rv 3".into(), false)])),
+                    row(None)
+                ],
+            }),
+            concat!(
+                r#"{"kind":"objects","cursor":4,"script":"s","pick":"Pod/a","seen":2,"list":["#,
+                r#"["Pod","a",[["etcd","fresh","3"],["ctl/Pod","missing"]],[[3,"0.001s rv 3",false]]],"#,
+                r#"["Pod","a",[["etcd","fresh","3"],["ctl/Pod","missing"]],null]]}"#
+            )
+        );
     }
 }

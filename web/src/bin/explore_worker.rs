@@ -8,12 +8,14 @@
 #[path = "../protocol.rs"]
 mod protocol;
 
+use gloo_events::EventListener;
+use listwatch_core::analysis::{Analysis, MarkerKind};
 use listwatch_core::explore::{Budget, Explorer};
+use listwatch_core::verdict::esr_verdict;
 use listwatch_core::view::{Copies, Holder, Objects, Version};
 use listwatch_core::{EventKind as K, Labels, Sim};
 use listwatch_script::explore::{broken_text, counterexample, explorer, MAX_BUDGET_SCHEDULES};
 use protocol::{CompareRun, Figures, FromWorker, ObjectRow, ToWorker};
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::js_sys::Date;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -53,24 +55,22 @@ fn compare_run(script: &str) -> CompareRun {
         Ok(r) => r,
     };
     let sim = &r.sim;
-    let esr = listwatch_core::verdict::check(
-        sim,
-        &listwatch_core::verdict::Expect::Esr { controller: None },
-    );
-    let count = |f: &dyn Fn(&K) -> bool| sim.trace().iter().filter(|e| f(&e.kind)).count() as f64;
+    let analysis = Analysis::of(sim);
+    let esr = esr_verdict(sim, analysis.esr);
+    let marked = |kind| analysis.events(kind).len() as f64;
+    // Failed writes have no marker kind: they are counted here.
+    let failed_writes = sim
+        .trace()
+        .iter()
+        .filter(|e| matches!(e.kind, K::WriteFailed { .. }))
+        .count() as f64;
     let counts = [
         ("events", sim.trace().len() as f64),
-        ("410 Gone", count(&|k| k.gone().is_some())),
-        ("relists", count(&|k| k.is_relist())),
-        (
-            "reconciles",
-            count(&|k| matches!(k, K::ReconcileStart { .. })),
-        ),
-        ("writes", count(&|k| matches!(k, K::Write { .. }))),
-        (
-            "failed writes",
-            count(&|k| matches!(k, K::WriteFailed { .. })),
-        ),
+        ("410 Gone", marked(MarkerKind::Gone)),
+        ("relists", marked(MarkerKind::Relist)),
+        ("reconciles", marked(MarkerKind::Reconcile)),
+        ("writes", marked(MarkerKind::Write)),
+        ("failed writes", failed_writes),
     ];
     let shown = || sim.trace().iter().take(MAX_COMPARE_EVENTS);
     CompareRun::Run {
@@ -334,7 +334,10 @@ fn handle(scope: &DedicatedWorkerGlobalScope, job: ToWorker) {
 fn main() {
     let scope: DedicatedWorkerGlobalScope = web_sys::js_sys::global().unchecked_into();
     let me = scope.clone();
-    let onmessage = Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| {
+    let listener = EventListener::new(&scope, "message", move |e| {
+        let Some(e) = e.dyn_ref::<MessageEvent>() else {
+            return;
+        };
         match serde_wasm_bindgen::from_value::<ToWorker>(e.data()) {
             Ok(job) => handle(&me, job),
             Err(err) => post(
@@ -345,8 +348,100 @@ fn main() {
             ),
         }
     });
-    scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
-    onmessage.forget();
-    // Messages sent before this handler existed are lost: say when the page may send the job.
+    // The worker listens for its whole life: it ends only when the page terminates it.
+    listener.forget();
+    // Messages sent before this listener existed are lost: say when the page may send the job.
     post(&scope, &FromWorker::Ready);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::*;
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    /// The comparison's counts and ESR, as the worker computed them by counting the trace itself
+    /// before it read them from core's `Analysis`: the numbers it shows must stay these.
+    fn counted_by_hand(sim: &Sim) -> (Vec<(String, f64)>, (bool, String)) {
+        let esr = listwatch_core::verdict::check(
+            sim,
+            &listwatch_core::verdict::Expect::Esr { controller: None },
+        );
+        let count =
+            |f: &dyn Fn(&K) -> bool| sim.trace().iter().filter(|e| f(&e.kind)).count() as f64;
+        let counts = [
+            ("events", sim.trace().len() as f64),
+            ("410 Gone", count(&|k| k.gone().is_some())),
+            ("relists", count(&|k| k.is_relist())),
+            (
+                "reconciles",
+                count(&|k| matches!(k, K::ReconcileStart { .. })),
+            ),
+            ("writes", count(&|k| matches!(k, K::Write { .. }))),
+            (
+                "failed writes",
+                count(&|k| matches!(k, K::WriteFailed { .. })),
+            ),
+        ];
+        let counts = counts.map(|(w, n)| (w.to_string(), n)).to_vec();
+        (counts, (esr.pass, esr.found))
+    }
+
+    fn counts_and_esr(run: CompareRun) -> (Vec<(String, f64)>, (bool, String)) {
+        match run {
+            CompareRun::Run { counts, esr, .. } => (counts, esr),
+            CompareRun::Error { error } => panic!("a gallery scenario fails: {error}"),
+        }
+    }
+
+    /// Every gallery scenario's comparison figures are those of counting its trace: the 410s,
+    /// relists, reconciles and writes core's analysis marks, the failed writes counted here, and
+    /// ESR in the words of `expect esr`.
+    #[wasm_bindgen_test]
+    fn the_comparison_counts_what_the_trace_holds() {
+        let mut kinds_seen = [false; 6];
+        for (name, src) in listwatch_script::gallery::GALLERY {
+            let r = listwatch_script::run(src).expect("gallery scenarios parse");
+            let want = counted_by_hand(&r.sim);
+            let got = counts_and_esr(compare_run(src));
+            assert_eq!(got, want, "{name}");
+            for (seen, (_, n)) in kinds_seen.iter_mut().zip(&got.0) {
+                *seen |= *n > 0.0;
+            }
+        }
+        assert_eq!(kinds_seen, [true; 6], "the gallery has some of every count");
+    }
+
+    /// One scenario's figures, pinned: a watch-cache overflow with one 410 and one relist.
+    #[wasm_bindgen_test]
+    fn the_overflow_scenario_compares_as_pinned() {
+        let src = listwatch_script::gallery::GALLERY
+            .iter()
+            .find(|(name, _)| name.starts_with("02-"))
+            .expect("the overflow scenario")
+            .1;
+        let (counts, esr) = counts_and_esr(compare_run(src));
+        let counts: Vec<(&str, f64)> = counts.iter().map(|(w, n)| (w.as_str(), *n)).collect();
+        assert_eq!(counts, PINNED_02);
+        assert_eq!(esr, (true, PINNED_02_ESR.to_string()));
+    }
+
+    const PINNED_02: [(&str, f64); 6] = [
+        ("events", 93.0),
+        ("410 Gone", 1.0),
+        ("relists", 1.0),
+        ("reconciles", 5.0),
+        ("writes", 14.0),
+        ("failed writes", 0.0),
+    ];
+    const PINNED_02_ESR: &str = "stable since 2.050s";
+
+    /// A script that does not parse is the comparison's error, in its first diagnostic's words.
+    #[wasm_bindgen_test]
+    fn a_broken_script_compares_as_its_first_error() {
+        match compare_run("kind Pod\nbogus\n") {
+            CompareRun::Error { error } => assert!(error.starts_with("line 2: "), "{error}"),
+            run => panic!("{run:?}"),
+        }
+    }
 }
