@@ -14,7 +14,12 @@ use yew::{Reducible, UseReducerHandle};
 
 /// Events simulated per slice of a long run: about 30 ms of work in the page, so typing and
 /// playing stay responsive while a scenario near the event cap is computed.
+#[cfg(not(test))]
 pub const SLICE_EVENTS: usize = 40_000;
+/// A test build slices finer: its long-run test then needs a run of thousands of events, not of
+/// a hundred thousand, which a debug build in the browser takes minutes to show.
+#[cfg(test)]
+pub const SLICE_EVENTS: usize = 2_000;
 
 /// A run still being computed, a slice per `Action::Continue`.
 pub struct Computing {

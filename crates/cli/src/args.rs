@@ -11,8 +11,8 @@ use listwatch_core::TimeMs;
 /// The address a share link points at unless `--base` says otherwise.
 pub const DEFAULT_BASE: &str = "http://127.0.0.1:8080/";
 
-/// The largest `--budget` of `explore`.
-const MAX_BUDGET: u64 = 10_000_000;
+/// The largest `--budget` of `explore`: the page's and its worker's too.
+const MAX_BUDGET: u64 = listwatch_script::explore::MAX_BUDGET_SCHEDULES;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -219,5 +219,13 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+        // The help says the budget's limit in words a doc comment cannot compute.
+        let mut explore = Cli::command();
+        let help = explore
+            .find_subcommand_mut("explore")
+            .expect("explore")
+            .render_help()
+            .to_string();
+        assert!(help.contains(&format!("1 to {MAX_BUDGET}")), "{help}");
     }
 }

@@ -10,8 +10,9 @@ use listwatch_script::{render, Report};
 
 use listwatch_script::export as json;
 
-/// `print!` that ends the program quietly once standard output is closed: `listwatch run x
-/// --trace | head` reads what it needs and leaves, which is not an error (`print!` panics).
+/// `print!` that stops writing, quietly, once standard output is closed: `listwatch run x
+/// --trace | head` reads what it needs and leaves, which is not an error (`print!` panics), and
+/// the command still ends with its own exit code (1 for a failed expectation).
 macro_rules! out {
     ($($arg:tt)*) => { $crate::write_stdout(format_args!($($arg)*)) };
 }
@@ -22,12 +23,19 @@ macro_rules! outln {
     ($($arg:tt)*) => { $crate::write_stdout(format_args!("{}\n", format_args!($($arg)*))) };
 }
 
-/// Writes to standard output; a closed pipe ends the program with success, any other error
-/// with a message.
+/// Set once a write finds standard output closed: later writes are skipped.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes to standard output; a closed pipe stops the writing, any other error ends the
+/// program with a message.
 fn write_stdout(text: std::fmt::Arguments) {
+    use std::sync::atomic::Ordering::Relaxed;
+    if STDOUT_CLOSED.load(Relaxed) {
+        return;
+    }
     match std::io::stdout().lock().write_fmt(text) {
         Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => STDOUT_CLOSED.store(true, Relaxed),
         Err(e) => {
             eprintln!("error: cannot write to standard output: {e}");
             std::process::exit(1)

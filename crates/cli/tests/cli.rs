@@ -370,26 +370,39 @@ fn color_is_auto_always_or_never() {
     assert!(out.contains("\u{1b}[31mFAILED\u{1b}[0m"), "{out}");
 }
 
-/// Output piped into a reader that stops early (`| head`) ends the program quietly: a closed
-/// pipe is not an error, and `print!` would panic on it.
+/// Output piped into a reader that stops early (`| head`) is not an error: the program stops
+/// writing quietly (`print!` would panic) and still ends with its own exit code.
 #[test]
-fn a_reader_that_stops_early_is_not_an_error() {
-    for args in [
-        &["completions", "bash"][..],
-        &["run", "scenarios/09-work-queue-dedup.lw", "--trace"][..],
+fn a_reader_that_stops_early_is_not_an_error_and_keeps_the_exit_code() {
+    // A scenario whose expectation fails: exit code 1 whether or not anyone reads the output.
+    let failing = "kind Pod\nat 1s create Pod a\nexpect creates == 5\n";
+    for (args, stdin, code) in [
+        (&["completions", "bash"][..], None, 0),
+        (
+            &["run", "scenarios/09-work-queue-dedup.lw", "--trace"][..],
+            None,
+            0,
+        ),
+        (&["run", "-", "--trace"][..], Some(failing), 1),
     ] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_listwatch"))
             .args(args)
             .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .expect("the binary runs");
-        // Close the reading end before the program writes: every write meets a closed pipe.
+        // Close the reading end first: every write, whenever it comes, meets a closed pipe.
         drop(child.stdout.take());
+        let mut input = child.stdin.take().unwrap();
+        if let Some(text) = stdin {
+            input.write_all(text.as_bytes()).unwrap();
+        }
+        drop(input);
         let out = child.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }

@@ -510,30 +510,12 @@ impl Builder {
             }
             "bookmarks" => {
                 self.explicit_bookmarks = true;
-                let v = p.next("`on` or `off`")?;
-                let span = Span::of(p, v);
-                self.spans
-                    .reflector_settings
-                    .push(("bookmarks", None, span));
-                self.config.reflector.bookmarks = match v.text.as_str() {
-                    "on" => true,
-                    "off" => false,
-                    _ => return Err(unknown(p, v, "setting", &["on", "off"])),
-                };
+                self.config.reflector.bookmarks = self.switch(p, "bookmarks", None)?;
                 p.done()?;
             }
             "streaming-list" => {
                 self.explicit_streaming = true;
-                let v = p.next("`on` or `off`")?;
-                let span = Span::of(p, v);
-                self.spans
-                    .reflector_settings
-                    .push(("streaming-list", None, span));
-                self.config.reflector.streaming_list = match v.text.as_str() {
-                    "on" => true,
-                    "off" => false,
-                    _ => return Err(unknown(p, v, "setting", &["on", "off"])),
-                };
+                self.config.reflector.streaming_list = self.switch(p, "streaming-list", None)?;
                 p.done()?;
             }
             "kubernetes" => self.version_statement(p)?,
@@ -1066,25 +1048,28 @@ impl Builder {
 
     /// `bookmarks|streaming-list on|off` for controller `idx` alone.
     fn switch_option(&mut self, p: &mut Parser, idx: usize, w: &Word) -> R<()> {
+        if w.text == "bookmarks" {
+            self.config.controllers[idx].bookmarks =
+                Some(self.switch(p, "bookmarks", Some(idx))?);
+        } else {
+            let on = self.switch(p, "streaming-list", Some(idx))?;
+            self.config.controllers[idx].streaming_list = Some(on);
+        }
+        Ok(())
+    }
+
+    /// Reads a reflector setting's `on` or `off`, and where it was written (for the error of
+    /// a streaming list without bookmarks): the cluster's (`of` none) or controller `of`'s.
+    fn switch(&mut self, p: &mut Parser, setting: &'static str, of: Option<usize>) -> R<bool> {
         let v = p.next("`on` or `off`")?;
         let on = match v.text.as_str() {
             "on" => true,
             "off" => false,
             _ => return Err(unknown(p, v, "setting", &["on", "off"])),
         };
-        let c = &mut self.config.controllers[idx];
-        let setting = if w.text == "bookmarks" {
-            c.bookmarks = Some(on);
-            "bookmarks"
-        } else {
-            c.streaming_list = Some(on);
-            "streaming-list"
-        };
         let span = Span::of(p, v);
-        self.spans
-            .reflector_settings
-            .push((setting, Some(idx), span));
-        Ok(())
+        self.spans.reflector_settings.push((setting, of, span));
+        Ok(on)
     }
 
     /// `anvil [PERIOD]`: reconcile from etcd, every period.

@@ -395,12 +395,12 @@ impl Sim {
         &self.config
     }
 
-    /// The current moment of virtual time.
     /// The run's events so far, in order.
     pub fn trace(&self) -> &Trace {
         &self.trace
     }
 
+    /// The current moment of virtual time.
     pub fn now_ms(&self) -> TimeMs {
         self.now_ms
     }
