@@ -27,7 +27,7 @@ use crate::components::{
     timeline::TimelineView,
 };
 use crate::link;
-use crate::state::{Action, Latest, Loaded, State};
+use crate::state::{Action, Latest, Loaded, State, Theme};
 use crate::storage;
 
 const AUTOSAVE_KEY: &str = "listwatch.script";
@@ -69,23 +69,24 @@ fn initial_state(embed: &link::Embed) -> State {
         // With nothing saved, the overflow scenario is fetched (see `App`).
         None => State::new(saved.unwrap_or_default()),
     };
-    st.theme = embed
-        .theme
-        .clone()
-        .or_else(|| storage::get(THEME_KEY))
-        .unwrap_or_else(|| "system".into());
+    // The embed's own theme, else the one chosen here before; a stored word that names no
+    // theme is the system's.
+    let named = embed.theme.clone().or_else(|| storage::get(THEME_KEY));
+    st.theme = named
+        .and_then(|t| Theme::from_stored(&t))
+        .unwrap_or_default();
     st
 }
 
-fn set_theme(theme: &str) {
+fn set_theme(theme: Theme) {
     if let Some(el) = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.document_element())
     {
-        if theme == "system" {
+        if theme == Theme::System {
             let _ = el.remove_attribute("data-theme");
         } else {
-            let _ = el.set_attribute("data-theme", theme);
+            let _ = el.set_attribute("data-theme", theme.as_str());
         }
     }
 }
@@ -168,7 +169,7 @@ fn use_persistence(state: &UseReducerHandle<State>, embed_on: bool) {
         let pending = write.map(|w| Timeout::new(300, w));
         move || drop(pending)
     });
-    use_effect_with(state.theme.clone(), |t| set_theme(t));
+    use_effect_with(state.theme, |t| set_theme(*t));
 }
 
 /// The page's timers: notices fade after two seconds, a long run is computed a slice per task
@@ -405,7 +406,7 @@ pub fn app() -> Html {
 
     html! {
         <div class="app">
-            <Header theme={state.theme.clone()} dispatch={state.dispatcher()} latest={latest} on_pick={on_edit.clone()} />
+            <Header theme={state.theme} dispatch={state.dispatcher()} latest={latest} on_pick={on_edit.clone()} />
             { banners(&state) }
             <main>
                 <section class="left">
@@ -485,7 +486,7 @@ fn stage(
 
 #[derive(Properties, PartialEq)]
 struct HeaderProps {
-    theme: String,
+    theme: Theme,
     dispatch: UseReducerDispatcher<State>,
     latest: Latest,
     on_pick: Callback<String>,
@@ -501,9 +502,10 @@ fn header(p: &HeaderProps) -> Html {
                 .target()
                 .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
             {
-                let v = sel.value();
-                storage::set(THEME_KEY, &v);
-                d.dispatch(Action::Theme(v));
+                if let Some(t) = Theme::from_stored(&sel.value()) {
+                    storage::set(THEME_KEY, t.as_str());
+                    d.dispatch(Action::Theme(t));
+                }
             }
         })
     };
@@ -532,7 +534,7 @@ fn header(p: &HeaderProps) -> Html {
             <button data-testid="copy-embed" title="Copy an iframe snippet for documentation" onclick={copy_embed}>{"Copy embed code"}</button>
             <label class="theme">{"Theme "}
                 <select aria-label="Theme" onchange={on_theme}>
-                    { for ["system", "light", "dark"].iter().map(|t| html! { <option value={*t} selected={p.theme == *t}>{*t}</option> }) }
+                    { for Theme::ALL.iter().map(|t| html! { <option value={t.as_str()} selected={p.theme == *t}>{t.as_str()}</option> }) }
                 </select>
             </label>
             <button class="help-button" aria-label="Keyboard help" onclick={move |_| d.dispatch(Action::ToggleHelp)}>{"?"}</button>

@@ -195,6 +195,21 @@ mod tests {
         assert!(!done.explore.running && done.explore.report.is_some());
     }
 
+    /// The theme is stored, and put on the page, in the words it always was.
+    #[wasm_bindgen_test]
+    fn themes_keep_their_stored_words() {
+        use crate::state::Theme;
+        let words: Vec<&str> = Theme::ALL.iter().map(|t| t.as_str()).collect();
+        assert_eq!(words, ["system", "light", "dark"]);
+        for t in Theme::ALL {
+            assert_eq!(Theme::from_stored(t.as_str()), Some(t));
+        }
+        for word in ["", "System", "auto", "dark "] {
+            assert_eq!(Theme::from_stored(word), None, "{word:?}");
+        }
+        assert_eq!(Theme::default(), Theme::System);
+    }
+
     fn before_outcomes(src: &str) -> usize {
         listwatch_script::parse(src).unwrap().expectations.len()
     }

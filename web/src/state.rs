@@ -76,6 +76,40 @@ impl PartialEq for Latest {
     }
 }
 
+/// The page's theme: the operating system's, or one chosen. Stored (localStorage, shared with
+/// nothing else) as `system`, `light` or `dark`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Theme {
+    #[default]
+    System,
+    Light,
+    Dark,
+}
+
+impl Theme {
+    /// In the order the theme menu lists them.
+    pub const ALL: [Theme; 3] = [Theme::System, Theme::Light, Theme::Dark];
+
+    /// The stored word, which is also the menu's option and the `data-theme` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Theme::System => "system",
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
+
+    /// The theme a stored word names, if any.
+    pub fn from_stored(word: &str) -> Option<Theme> {
+        match word {
+            "system" => Some(Theme::System),
+            "light" => Some(Theme::Light),
+            "dark" => Some(Theme::Dark),
+            _ => None,
+        }
+    }
+}
+
 pub struct State {
     pub source: String,
     pub run: Option<Rc<Loaded>>,
@@ -106,8 +140,7 @@ pub struct State {
     /// A long run being computed in slices (the last finished run stays on screen meanwhile).
     pub computing: Option<Rc<RefCell<Option<Computing>>>>,
     pub progress: Option<Progress>,
-    /// `system`, `light` or `dark`.
-    pub theme: String,
+    pub theme: Theme,
     /// CodeMirror has replaced the highlighted preview.
     pub editor_loaded: bool,
     pub explore: Explore,
@@ -197,8 +230,8 @@ pub enum Action {
     DefaultScript(String),
     /// Simulate the next slice of a long run.
     Continue,
-    /// The theme chosen (`system`, `light` or `dark`).
-    Theme(String),
+    /// The theme chosen.
+    Theme(Theme),
     /// CodeMirror is loaded and shows the script.
     EditorLoaded,
     /// The explorer's budget: schedules to try at most (clamped to 1..=`MAX_BUDGET_SCHEDULES`).
@@ -237,7 +270,7 @@ impl State {
             undo: Rc::default(),
             computing: None,
             progress: None,
-            theme: "system".into(),
+            theme: Theme::System,
             editor_loaded: false,
             explore: Explore::default(),
         };
@@ -397,7 +430,7 @@ impl State {
             undo: self.undo.clone(),
             computing: self.computing.clone(),
             progress: self.progress,
-            theme: self.theme.clone(),
+            theme: self.theme,
             editor_loaded: self.editor_loaded,
             explore: self.explore.clone(),
         }
