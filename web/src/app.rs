@@ -56,7 +56,7 @@ fn initial_state(embed: &link::Embed) -> State {
     let mut st = match fragment {
         Some(Ok(shared)) => {
             let mut st = State::new(shared.script.clone());
-            st.kept = saved.filter(|s| *s != shared.script);
+            st.kept = saved.filter(|s| *s != shared.script).map(Rc::from);
             // Same script: this only places the moment.
             st.open_link(shared, false);
             st

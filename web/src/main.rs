@@ -79,7 +79,7 @@ mod tests {
         };
         let s = std::rc::Rc::new(State::new(mine.to_string()));
         let s = open(s, a, Some(TimeMs(1000)));
-        assert_eq!((s.source.as_str(), s.kept.as_deref()), (a, Some(mine)));
+        assert_eq!((&*s.source, s.kept.as_deref()), (a, Some(mine)));
         assert!(
             s.now_ms() <= TimeMs(1000) && s.cursor > 0,
             "at the link's moment"
@@ -87,10 +87,7 @@ mod tests {
         let s = open(s, b, None);
         assert_eq!(s.kept.as_deref(), Some(mine), "still the autosaved script");
         let restored = s.clone().reduce(Action::Restore);
-        assert_eq!(
-            (restored.source.as_str(), restored.kept.as_deref()),
-            (mine, None)
-        );
+        assert_eq!((&*restored.source, restored.kept.as_deref()), (mine, None));
         // The editor echoing the same text is not an edit; a real change is.
         let same = s.clone().reduce(Action::Edit(b.to_string()));
         assert_eq!(same.kept.as_deref(), Some(mine));
@@ -100,7 +97,7 @@ mod tests {
         // A broken link only reports.
         let e = open(std::rc::Rc::new(State::new(mine.to_string())), mine, None)
             .reduce(Action::LinkError("bad".into()));
-        assert_eq!((e.source.as_str(), e.kept.as_deref()), (mine, None));
+        assert_eq!((&*e.source, e.kept.as_deref()), (mine, None));
         assert_eq!(e.link_error.as_deref(), Some("bad"));
     }
 
@@ -193,6 +190,43 @@ mod tests {
         );
         let done = s.reduce(report(1, true));
         assert!(!done.explore.running && done.explore.report.is_some());
+    }
+
+    /// A clock tick shares the script, the kept script and the diagnostics with the state
+    /// before it rather than copying them, and an edit to the same text is no new state.
+    #[wasm_bindgen_test]
+    fn a_tick_shares_the_script_and_an_echo_changes_nothing() {
+        use crate::state::{Action, State};
+        use std::rc::Rc;
+        use yew::Reducible;
+        let src = listwatch_script::gallery::GALLERY[0].1;
+        // A broken edit: the last good run plays on, with the edit's diagnostics.
+        let s =
+            Rc::new(State::new(src.to_string())).reduce(Action::Edit(format!("{src}\nbogus line")));
+        let mut s = Rc::try_unwrap(s).ok().expect("a new state");
+        s.kept = Some(Rc::from("kept"));
+        let s = Rc::new(s).reduce(Action::Play);
+        let ticked = s.clone().reduce(Action::Tick(50.0));
+        assert!(ticked.cursor > s.cursor, "the clock moved");
+        assert!(Rc::ptr_eq(&s.source, &ticked.source));
+        assert!(Rc::ptr_eq(
+            s.kept.as_ref().unwrap(),
+            ticked.kept.as_ref().unwrap()
+        ));
+        assert!(!ticked.diagnostics.is_empty());
+        assert!(Rc::ptr_eq(&s.diagnostics, &ticked.diagnostics));
+        let echo = ticked
+            .clone()
+            .reduce(Action::Edit(ticked.source.to_string()));
+        assert!(Rc::ptr_eq(&echo, &ticked), "the same text: the same state");
+        // Fixed, and edited again without errors: the empty list stays the same one, so the
+        // editor (which compares diagnostics by pointer) does not draw them again.
+        let fixed = echo.reduce(Action::Edit(src.to_string()));
+        assert!(fixed.diagnostics.is_empty() && !fixed.stale);
+        let again = fixed
+            .clone()
+            .reduce(Action::Edit(format!("{src}\n# a note")));
+        assert!(Rc::ptr_eq(&fixed.diagnostics, &again.diagnostics));
     }
 
     /// The theme is stored, and put on the page, in the words it always was.

@@ -25,7 +25,7 @@ pub const SLICE_EVENTS: usize = 2_000;
 pub struct Computing {
     pub sim: Sim,
     pub scenario: listwatch_script::Scenario,
-    pub source: String,
+    pub source: Rc<str>,
 }
 
 /// How far a computing run is: events so far, virtual time reached, the run's end.
@@ -39,7 +39,7 @@ pub struct Progress {
 /// A finished run and what the page derives from it once.
 pub struct Loaded {
     /// The script this run is of (the editor may hold a broken edit of it meanwhile).
-    pub source: String,
+    pub source: Rc<str>,
     pub sim: Sim,
     pub timeline: Timeline,
     pub title: String,
@@ -110,14 +110,16 @@ impl Theme {
     }
 }
 
+/// The page's state. What a clock tick copies is shared, not copied: the script, the kept
+/// script and the diagnostics are `Rc`s.
 pub struct State {
-    pub source: String,
+    pub source: Rc<str>,
     pub run: Option<Rc<Loaded>>,
     /// The expectations of the current text, checked against `run`.
     pub outcomes: Rc<Vec<(Expectation, Outcome)>>,
     /// The script has errors; the last good run stays on screen.
     pub stale: bool,
-    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Rc<Vec<Diagnostic>>,
     /// Events applied: the moment on screen.
     pub cursor: usize,
     pub playing: bool,
@@ -132,11 +134,11 @@ pub struct State {
     /// The autosaved script, set aside while a link's script is on screen: the autosave is not
     /// overwritten until the user edits the link's script or accepts it, and "Restore" brings
     /// this back.
-    pub kept: Option<String>,
+    pub kept: Option<Rc<str>>,
     /// What the fault menu is open on, if it is.
     pub fault_menu: Option<FaultTarget>,
     /// The scripts before each fault added by hand, newest last: Undo brings them back.
-    pub undo: Rc<Vec<String>>,
+    pub undo: Rc<Vec<Rc<str>>>,
     /// A long run being computed in slices (the last finished run stays on screen meanwhile).
     pub computing: Option<Rc<RefCell<Option<Computing>>>>,
     pub progress: Option<Progress>,
@@ -253,11 +255,11 @@ pub enum Action {
 impl State {
     pub fn new(source: String) -> State {
         let mut s = State {
-            source: String::new(),
+            source: Rc::from(""),
             run: None,
             outcomes: Rc::new(vec![]),
             stale: false,
-            diagnostics: vec![],
+            diagnostics: Rc::default(),
             cursor: 0,
             playing: false,
             speed: 20.0,
@@ -274,18 +276,18 @@ impl State {
             editor_loaded: false,
             explore: Explore::default(),
         };
-        s.load(source);
+        s.load(source.into());
         s
     }
 
     /// Shows a link's script at its moment. The text it replaces goes to `kept` when asked (and
     /// different), unless something is kept already: that is still the autosaved text.
     pub fn open_link(&mut self, shared: Shared, keep_previous: bool) {
-        if keep_previous && self.kept.is_none() && self.source != shared.script {
+        if keep_previous && self.kept.is_none() && *self.source != shared.script {
             self.kept = Some(self.source.clone());
         }
-        if shared.script != self.source {
-            self.load(shared.script);
+        if shared.script != *self.source {
+            self.load(shared.script.into());
             self.cursor = 0;
         }
         if let Some(run) = &self.run {
@@ -308,7 +310,7 @@ impl State {
         }
     }
 
-    fn load(&mut self, source: String) {
+    fn load(&mut self, source: Rc<str>) {
         let parsed = listwatch_script::parse(&source);
         // An edit that leaves the run's configuration as it was (comments, narration-free
         // rewording of expectations, blank lines) keeps the run: only expectations are re-checked.
@@ -323,11 +325,11 @@ impl State {
             Ok(scenario) if same_run => {
                 self.check(&scenario);
                 self.stale = false;
-                self.diagnostics.clear();
+                self.no_diagnostics();
             }
             Ok(scenario) => match Sim::new(scenario.config.clone()) {
                 Ok(mut sim) => {
-                    self.diagnostics.clear();
+                    self.no_diagnostics();
                     if sim.run_slice(SLICE_EVENTS) {
                         self.install(source.clone(), scenario, sim);
                     } else {
@@ -341,16 +343,24 @@ impl State {
                     }
                 }
                 Err(e) => {
-                    self.diagnostics = vec![Diagnostic::at(1, 1, 1, e.to_string())];
+                    self.diagnostics = Rc::new(vec![Diagnostic::at(1, 1, 1, e.to_string())]);
                     self.stale = self.run.is_some();
                 }
             },
             Err(d) => {
-                self.diagnostics = d;
+                self.diagnostics = Rc::new(d);
                 self.stale = self.run.is_some();
             }
         }
         self.source = source;
+    }
+
+    /// A script without errors: its diagnostics stay the same (empty) list when they already
+    /// were, so the editor, which compares them by pointer, does not draw them again.
+    fn no_diagnostics(&mut self) {
+        if !self.diagnostics.is_empty() {
+            self.diagnostics = Rc::default();
+        }
     }
 
     /// The next slice of a long run; the run goes on screen once it is over.
@@ -374,7 +384,7 @@ impl State {
     }
 
     /// A finished run goes on screen, with its expectations checked.
-    fn install(&mut self, source: String, scenario: listwatch_script::Scenario, sim: Sim) {
+    fn install(&mut self, source: Rc<str>, scenario: listwatch_script::Scenario, sim: Sim) {
         let timeline = Timeline::new(&sim);
         let len = sim.trace().len();
         let analysis = listwatch_core::analysis::Analysis::of(&sim);
@@ -450,8 +460,8 @@ impl State {
     fn reduce_script(&mut self, action: Action) {
         match action {
             Action::Edit(src) => {
-                if src != self.source {
-                    self.load(src);
+                if *src != *self.source {
+                    self.load(src.into());
                     // The user's own change: from now on it is their work, autosaved.
                     self.kept = None;
                     self.undo = Rc::default();
@@ -469,13 +479,13 @@ impl State {
                 if undo.len() > 50 {
                     undo.remove(0);
                 }
-                self.load(src);
+                self.load(src.into());
                 self.kept = None;
                 self.fault_menu = None;
             }
             Action::DefaultScript(src) => {
                 if self.source.is_empty() {
-                    self.load(src);
+                    self.load(src.into());
                 }
             }
             Action::Undo => {
@@ -626,7 +636,9 @@ impl Reducible for State {
     }
 }
 
-/// Props compare states cheaply: the run by pointer, everything else by value.
+/// Props compare states cheaply: the run, the script and its diagnostics by pointer (an action
+/// that changes them makes a new `Rc`, one that does not keeps the same), everything else by
+/// value.
 impl PartialEq for State {
     fn eq(&self, o: &Self) -> bool {
         let same_run = match (&self.run, &o.run) {
@@ -641,8 +653,8 @@ impl PartialEq for State {
             && self.selected == o.selected
             && self.help == o.help
             && self.stale == o.stale
-            && self.diagnostics == o.diagnostics
-            && self.source == o.source
+            && Rc::ptr_eq(&self.diagnostics, &o.diagnostics)
+            && Rc::ptr_eq(&self.source, &o.source)
             && Rc::ptr_eq(&self.outcomes, &o.outcomes)
             && self.link_error == o.link_error
             && self.notice == o.notice

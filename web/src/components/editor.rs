@@ -37,16 +37,38 @@ impl Live {
     }
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct Props {
-    pub source: String,
-    pub diagnostics: Vec<Diagnostic>,
+    pub source: Rc<str>,
+    /// Compared by pointer (see `Same`).
+    pub diagnostics: Rc<Vec<Diagnostic>>,
     pub stale: bool,
     /// CodeMirror has replaced the preview (`State::editor_loaded`).
     pub loaded: bool,
     /// Edits go to the reducer as `Action::Edit`; a read-only editor sends none.
     pub dispatch: UseReducerDispatcher<State>,
     pub readonly: bool,
+}
+
+impl PartialEq for Props {
+    fn eq(&self, o: &Self) -> bool {
+        self.source == o.source
+            && Rc::ptr_eq(&self.diagnostics, &o.diagnostics)
+            && self.stale == o.stale
+            && self.loaded == o.loaded
+            && self.dispatch == o.dispatch
+            && self.readonly == o.readonly
+    }
+}
+
+/// The state's diagnostics, compared by pointer: the state makes a new list only when they change
+/// (`State::load`), and holding the `Rc` keeps its address from being reused meanwhile.
+struct Same(Rc<Vec<Diagnostic>>);
+
+impl PartialEq for Same {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &o.0)
+    }
 }
 
 /// The language's words, so the editor highlights exactly as the preview and the parser know it.
@@ -89,13 +111,16 @@ fn diagnostics_js(diags: &[Diagnostic]) -> JsValue {
     list.into()
 }
 
+/// A script and its diagnostics, shared with the page's state.
+type Script = (Rc<str>, Rc<Vec<Diagnostic>>);
+
 /// What loading CodeMirror needs: where it goes, where the editor is kept, the latest text and
 /// diagnostics, and where its edits go.
 #[derive(Clone)]
 struct Load {
     host: NodeRef,
     live: Rc<RefCell<Option<Live>>>,
-    latest: Rc<RefCell<(String, Vec<Diagnostic>)>>,
+    latest: Rc<RefCell<Script>>,
     dispatch: UseReducerDispatcher<State>,
 }
 
@@ -116,7 +141,13 @@ async fn load_codemirror(l: Load) {
     else {
         return;
     };
-    let args = Array::of5(&el, &text.into(), &false.into(), cb.as_ref(), &vocabulary());
+    let args = Array::of5(
+        &el,
+        &JsValue::from_str(&text),
+        &false.into(),
+        cb.as_ref(),
+        &vocabulary(),
+    );
     let Ok(view) = create.apply(&JsValue::NULL, &args) else {
         return;
     };
@@ -144,7 +175,11 @@ async fn load_codemirror(l: Load) {
 /// Keeps a loaded editor in step with the props: text from elsewhere (the gallery, a link, the
 /// explorer) replaces its text, and diagnostics are drawn in it; destroys it on unmount.
 #[hook]
-fn use_live_sync(live: &Rc<RefCell<Option<Live>>>, source: &str, diagnostics: &[Diagnostic]) {
+fn use_live_sync(
+    live: &Rc<RefCell<Option<Live>>>,
+    source: &Rc<str>,
+    diagnostics: &Rc<Vec<Diagnostic>>,
+) {
     {
         let live = live.clone();
         use_effect_with((), move |_| {
@@ -157,16 +192,16 @@ fn use_live_sync(live: &Rc<RefCell<Option<Live>>>, source: &str, diagnostics: &[
     }
     {
         let live = live.clone();
-        use_effect_with(source.to_string(), move |source| {
+        use_effect_with(source.clone(), move |source| {
             if let Some(l) = live.borrow().as_ref() {
-                l.call("set_text", &[source.into()]);
+                l.call("set_text", &[JsValue::from_str(source)]);
             }
         });
     }
     let live = live.clone();
-    use_effect_with(diagnostics.to_vec(), move |diags| {
+    use_effect_with(Same(diagnostics.clone()), move |diags| {
         if let Some(l) = live.borrow().as_ref() {
-            l.call("set_diagnostics", &[diagnostics_js(diags)]);
+            l.call("set_diagnostics", &[diagnostics_js(&diags.0)]);
         }
     });
 }

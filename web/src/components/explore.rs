@@ -17,7 +17,7 @@ use crate::state::{Action, Explore, State};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub source: String,
+    pub source: std::rc::Rc<str>,
     pub explore: Explore,
     pub dispatch: UseReducerDispatcher<State>,
 }
@@ -67,7 +67,7 @@ pub fn explore_panel(p: &Props) -> Html {
     // state and its last report (which can hold many counterexamples).
     use_effect_with(p.source.clone(), |source| {
         let source = source.clone();
-        with_module(move |m| call(m, "explore_source", &[source.into()]));
+        with_module(move |m| call(m, "explore_source", &[JsValue::from_str(&source)]));
     });
     use_effect_with(p.explore.clone(), move |x| {
         let on = on

@@ -49,7 +49,11 @@ fn export_json(st: &UseReducerHandle<State>, busy: &Rc<RefCell<Running>>) {
     // field here: serde-wasm-bindgen would add about 23 KB gzipped to the page's first load.
     let job = Object::new();
     let _ = Reflect::set(&job, &"kind".into(), &"export".into());
-    let _ = Reflect::set(&job, &"script".into(), &st.source.as_str().into());
+    let _ = Reflect::set(
+        &job,
+        &"script".into(),
+        &wasm_bindgen::JsValue::from_str(&st.source),
+    );
     let (me, d) = (w.clone(), st.dispatcher());
     let listener = EventListener::new(&w, "message", move |e| {
         let Some(e) = e.dyn_ref::<web_sys::MessageEvent>() else {

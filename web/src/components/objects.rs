@@ -88,7 +88,7 @@ pub fn tour(p: &PickProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 pub struct HistoryProps {
-    pub source: String,
+    pub source: Rc<str>,
     pub on_restore: Callback<String>,
 }
 
@@ -107,7 +107,7 @@ pub fn history(p: &HistoryProps) -> Html {
     }
     use_effect_with(p.source.clone(), |src| {
         let src = src.clone();
-        with_module(move |m| call(m, "history_source", &[src.into()]));
+        with_module(move |m| call(m, "history_source", &[JsValue::from_str(&src)]));
     });
     html! { <div class="history-host" ref={host} /> }
 }
@@ -115,7 +115,7 @@ pub fn history(p: &HistoryProps) -> Html {
 #[derive(Properties, PartialEq)]
 pub struct Props {
     /// The script of the run on screen.
-    pub source: String,
+    pub source: Rc<str>,
     pub cursor: usize,
     pub dispatch: UseReducerDispatcher<State>,
 }
@@ -136,13 +136,13 @@ pub fn objects_panel(p: &Props) -> Html {
     {
         let host = host.clone();
         use_effect_with((p.source.clone(), p.cursor), move |(source, cursor)| {
-            let (source, cursor) = (source.clone(), *cursor as f64);
+            let (source, cursor) = (JsValue::from_str(source), *cursor as f64);
             with_module(move |m| {
                 if let Some(el) = host.get() {
                     call(
                         m,
                         "objects",
-                        &[el.into(), source.into(), cursor.into(), (*jump).clone()],
+                        &[el.into(), source.clone(), cursor.into(), (*jump).clone()],
                     );
                 }
             });
