@@ -244,7 +244,7 @@ export function objects(host, script, cursor, onJump) {
 // The search's settings and where it is are the page's (the Rust reducer's, see
 // components/explore.rs): this draws them, runs the worker the state asks for, and turns every
 // control and every report of the worker into the page's action through `on`.
-const ex = { host: null, script: '', job: 0, worker: null, idle: false, on: null, running: null, report: undefined };
+const ex = { host: null, script: '', job: 0, worker: null, idle: false, on: null, running: null, report: undefined, found: [], foundJob: 0 };
 const NOTHING_YET = { kind: 'progress', tried: 0, space: 0, states: 0, skipped: 0, faults: 0, failures: 0, per_second: 0 };
 
 /// A worker for search `job` while the state says it runs. A worker that finished its search is
@@ -300,7 +300,10 @@ export function explore(host, budget, max, all, job, running, report, on) {
   if (ex.host === host && ex.running === running && ex.report === report) return;
   Object.assign(ex, { host, running, report });
   const pr = report ? JSON.parse(report) : job ? NOTHING_YET : {};
-  const active = pr.kind === 'progress', finished = pr.kind === 'done', found = pr.found || [];
+  // A progress report carries the failures only when there are new ones: keep the job's last list.
+  if (ex.foundJob !== job) ex.found = [], ex.foundJob = job;
+  if (pr.found) ex.found = pr.found;
+  const active = pr.kind === 'progress', finished = pr.kind === 'done', found = ex.found;
   const total = found.length + (pr.more || 0), n = (x) => x.toLocaleString('en');
   redraw(host, h('div', { class: 'explore', 'data-testid': 'explore-panel' },
     h('h2', {}, 'Explore'),

@@ -91,11 +91,14 @@ pub enum FromWorker {
     /// Listening: messages sent before this are lost.
     Ready,
     /// How far the search is, with the failures found so far (as in `Done`), so a cancelled
-    /// search still shows them.
+    /// search still shows them. `found` only when it grew since the search's last report
+    /// (`panels.js` keeps the last list it got): up to 50 scripts of up to 64 KiB each would
+    /// otherwise go with every report, several a second.
     Progress {
         #[serde(flatten)]
         figures: Figures,
-        found: Vec<(String, String)>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        found: Option<Vec<(String, String)>>,
         more: f64,
     },
     Done {
@@ -237,12 +240,21 @@ mod tests {
         assert_eq!(
             json(&FromWorker::Progress {
                 figures: figures(),
-                found: found.clone(),
+                found: Some(found.clone()),
                 more: 0.0,
             }),
             format!(
                 r#"{{"kind":"progress",{FIGURES},"found":[["crash ctl","kind Pod\n"]],"more":0}}"#
             )
+        );
+        // Unchanged since the last report: no list at all (not an empty one).
+        assert_eq!(
+            json(&FromWorker::Progress {
+                figures: figures(),
+                found: None,
+                more: 0.0,
+            }),
+            format!(r#"{{"kind":"progress",{FIGURES},"more":0}}"#)
         );
         assert_eq!(
             json(&FromWorker::Done {

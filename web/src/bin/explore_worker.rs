@@ -266,15 +266,17 @@ fn explore(scope: &DedicatedWorkerGlobalScope, script: &str, budget: u64, all: b
         }
     };
     let started = Date::now();
-    // Every failure found so far goes with each report: the page keeps only the last one, and
-    // a cancel (the worker terminated) leaves that one on screen.
-    let mut found = Vec::new();
+    // The failures found so far go with a report when there are new ones: the page keeps the
+    // last list it got, and a cancel (the worker terminated) leaves it on screen.
+    let (mut found, mut sent) = (Vec::new(), 0);
     let more = |ex: &Explorer| ex.failures.len().saturating_sub(MAX_REPORTED) as f64;
     while !ex.step(200) {
         report_found(&mut found, &ex, script, &scenario);
+        let grew = found.len() != sent;
+        sent = found.len();
         let progress = FromWorker::Progress {
             figures: figures(&ex, budget, started),
-            found: found.clone(),
+            found: grew.then(|| found.clone()),
             more: more(&ex),
         };
         post(scope, &progress);
