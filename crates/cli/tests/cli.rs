@@ -3,30 +3,33 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-fn listwatch(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_listwatch"))
+/// The binary, started in the repository's root with all three streams piped.
+fn spawn(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_listwatch"))
         .args(args)
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("the binary runs");
-    if let Some(text) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-    }
-    drop(child.stdin.take());
+        .expect("the binary runs")
+}
+
+/// Writes `stdin`, closes it, and returns the exit code, standard output and standard error.
+fn finish(mut child: std::process::Child, stdin: &[u8]) -> (i32, String, String) {
+    let mut input = child.stdin.take().unwrap();
+    let _ = input.write_all(stdin);
+    drop(input);
     let out = child.wait_with_output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+fn listwatch(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    finish(spawn(args), stdin.unwrap_or_default().as_bytes())
 }
 
 #[test]
@@ -198,20 +201,7 @@ fn help_is_complete_and_bad_arguments_are_errors() {
 }
 
 fn listwatch_bytes(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_listwatch"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    finish(spawn(args), stdin)
 }
 
 #[test]
@@ -385,24 +375,11 @@ fn a_reader_that_stops_early_is_not_an_error_and_keeps_the_exit_code() {
         ),
         (&["run", "-", "--trace"][..], Some(failing), 1),
     ] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_listwatch"))
-            .args(args)
-            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the binary runs");
+        let mut child = spawn(args);
         // Close the reading end first: every write, whenever it comes, meets a closed pipe.
         drop(child.stdout.take());
-        let mut input = child.stdin.take().unwrap();
-        if let Some(text) = stdin {
-            input.write_all(text.as_bytes()).unwrap();
-        }
-        drop(input);
-        let out = child.wait_with_output().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+        let (exit, _, err) = finish(child, stdin.unwrap_or_default().as_bytes());
+        assert_eq!(exit, code, "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
