@@ -140,9 +140,10 @@ fn locked_wasm_bindgen() -> Result<String, String> {
     Err("Cargo.lock has no wasm-bindgen entry".into())
 }
 
-/// Installs whatever the page build needs and is missing.
-fn ensure_tools() -> Result<(), String> {
-    let t = Instant::now();
+/// rustup's wasm32 standard library, which clippy's page pass, the wasm tests and Trunk need.
+/// `RUSTUP_AUTO_INSTALL=0` on these machines, so rust-toolchain.toml's `targets` alone does not
+/// fetch it.
+fn ensure_wasm_target() -> Result<(), String> {
     let targets = output(Command::new("rustup").args([
         "target",
         "list",
@@ -161,6 +162,13 @@ fn ensure_tools() -> Result<(), String> {
             TOOLCHAIN,
         ]))?;
     }
+    Ok(())
+}
+
+/// Installs whatever the page build needs and is missing.
+fn ensure_tools() -> Result<(), String> {
+    let t = Instant::now();
+    ensure_wasm_target()?;
     let trunk = output(tool("trunk").arg("--version")).unwrap_or_default();
     if trunk != format!("trunk {TRUNK_VERSION}") {
         say(&format!("installing trunk {TRUNK_VERSION} (compiles from crates.io: about 8 minutes on 2 cores, once)"));
@@ -204,6 +212,7 @@ fn npm_stale() -> bool {
 /// Bundles CodeMirror and the editor glue into `web/editor/editor.js`, which the page loads on
 /// demand (committed, so a checkout builds before npm ran; `test` checks it is up to date).
 fn bundle_editor() -> Result<(), String> {
+    uses(&[Tool::Npm])?;
     run(Command::new("node_modules/.bin/esbuild").args([
         "web/editor/main.js",
         "--bundle",
@@ -232,6 +241,7 @@ fn wasm_bindgen_out() -> std::path::PathBuf {
 /// `trunk build`, after removing wasm-bindgen's output: it never deletes snippet files that the
 /// code no longer uses, and Trunk would ship (and preload) them.
 fn trunk_build() -> Result<(), String> {
+    uses(&[Tool::WasmTarget, Tool::Trunk, Tool::WasmBindgen, Tool::Npm])?;
     let _ = std::fs::remove_dir_all(wasm_bindgen_out());
     say("building the page (release, wasm-opt)");
     let t = Instant::now();
@@ -277,36 +287,140 @@ fn chromium() -> Result<(), String> {
     }
 }
 
-/// One check of `xtask test`.
-type Step = fn() -> Result<(), String>;
+/// A tool some check of `xtask test` needs, which a fresh machine lacks until a step installs
+/// it. Each step says what it needs and what it installs; `check_order` refuses a list where a
+/// step needs a tool no earlier step installed (a fresh clone once failed at clippy's wasm pass,
+/// second of seven steps, because the wasm target came with the fourth).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tool {
+    /// rustup's wasm32-unknown-unknown standard library.
+    WasmTarget,
+    /// Trunk, which builds the page.
+    Trunk,
+    /// The wasm-bindgen CLI and its test runner, matching Cargo.lock.
+    WasmBindgen,
+    /// node_modules: wasm-opt, esbuild, playwright-core, axe-core.
+    Npm,
+    /// Debian's chromium and chromedriver.
+    Chromium,
+}
 
-/// Every check, in order; the first that fails stops the run.
+/// One check of `xtask test`.
+#[derive(Clone, Copy)]
+struct Step {
+    name: &'static str,
+    /// Tools its commands use: each must be installed by an earlier step.
+    needs: &'static [Tool],
+    /// Tools it installs (when missing) for the steps after it.
+    installs: &'static [Tool],
+    run: fn() -> Result<(), String>,
+}
+
+/// Every check, in order; the first that fails stops the run. Cheap checks that need nothing
+/// come first, so a format slip is reported in seconds even on a fresh machine.
+const STEPS: &[Step] = &[
+    Step {
+        name: "format",
+        needs: &[],
+        installs: &[],
+        run: || run(Command::new("cargo").args(["fmt", "--all", "--check"])),
+    },
+    Step {
+        name: "wasm target",
+        needs: &[],
+        installs: &[Tool::WasmTarget],
+        run: ensure_wasm_target,
+    },
+    Step {
+        name: "clippy",
+        needs: &[Tool::WasmTarget],
+        installs: &[],
+        run: clippy,
+    },
+    Step {
+        name: "native tests",
+        needs: &[],
+        installs: &[],
+        run: || run(Command::new("cargo").args(["test", "--workspace"])),
+    },
+    Step {
+        name: "tools",
+        needs: &[Tool::WasmTarget],
+        installs: &[Tool::Trunk, Tool::WasmBindgen, Tool::Npm, Tool::Chromium],
+        run: tools_and_fresh_editor,
+    },
+    Step {
+        name: "wasm tests in headless Chromium",
+        needs: &[Tool::WasmTarget, Tool::WasmBindgen, Tool::Chromium],
+        installs: &[],
+        run: wasm_tests,
+    },
+    Step {
+        name: "release page build",
+        needs: &[Tool::WasmTarget, Tool::Trunk, Tool::WasmBindgen, Tool::Npm],
+        installs: &[],
+        run: trunk_build,
+    },
+    Step {
+        name: "browser end-to-end tests",
+        needs: &[Tool::Npm, Tool::Chromium],
+        installs: &[],
+        run: e2e_tests,
+    },
+];
+
+/// The running step's declared tools (needs and installs); `None` outside `xtask test`.
+static DECLARED: std::sync::Mutex<Option<(&'static str, Vec<Tool>)>> = std::sync::Mutex::new(None);
+
+/// Called by every command that uses a tool: inside `xtask test` a step that did not declare the
+/// tool fails here, naming it, so a declaration cannot silently fall out of date.
+fn uses(tools: &[Tool]) -> Result<(), String> {
+    let declared = DECLARED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((step, have)) = declared.as_ref() {
+        if let Some(t) = tools.iter().find(|t| !have.contains(t)) {
+            return Err(format!(
+                "step `{step}` uses {t:?} but does not declare it in STEPS"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every step's needs are installed by a step before it.
+fn check_order(steps: &[Step]) -> Result<(), String> {
+    let mut installed: Vec<Tool> = Vec::new();
+    for step in steps {
+        if let Some(missing) = step.needs.iter().find(|t| !installed.contains(t)) {
+            return Err(format!(
+                "step `{}` needs {missing:?}, which no earlier step installs",
+                step.name
+            ));
+        }
+        installed.extend_from_slice(step.installs);
+    }
+    Ok(())
+}
+
 fn test() -> Result<(), String> {
-    let steps: [(&str, Step); 7] = [
-        ("format", || {
-            run(Command::new("cargo").args(["fmt", "--all", "--check"]))
-        }),
-        ("clippy", clippy),
-        ("native tests", || {
-            run(Command::new("cargo").args(["test", "--workspace"]))
-        }),
-        ("tools", tools_and_fresh_editor),
-        ("wasm tests in headless Chromium", wasm_tests),
-        ("release page build", trunk_build),
-        ("browser end-to-end tests", e2e_tests),
-    ];
+    check_order(STEPS)?;
     let started = Instant::now();
     let mut passed = 0;
-    let result = steps.iter().try_for_each(|(name, step)| {
-        say(name);
+    let result = STEPS.iter().try_for_each(|step| {
+        say(step.name);
         let t = Instant::now();
-        step().map_err(|e| format!("{name}: {e}"))?;
-        say(&format!("{name}: ok ({:.1}s)", t.elapsed().as_secs_f64()));
+        let declared = step.needs.iter().chain(step.installs).copied().collect();
+        *DECLARED.lock().unwrap_or_else(|e| e.into_inner()) = Some((step.name, declared));
+        (step.run)().map_err(|e| format!("{}: {e}", step.name))?;
+        say(&format!(
+            "{}: ok ({:.1}s)",
+            step.name,
+            t.elapsed().as_secs_f64()
+        ));
         passed += 1;
         Ok(())
     });
     // Steps after a failure did not run: they count as failed.
-    let summary = format!("{passed} passed, {} failed", steps.len() - passed);
+    let summary = format!("{passed} passed, {} failed", STEPS.len() - passed);
     eprintln!("\nxtask test took {:.0}s", started.elapsed().as_secs_f64());
     println!("xtask: {summary}");
     result
@@ -314,6 +428,7 @@ fn test() -> Result<(), String> {
 
 /// Clippy over the workspace natively, and over the page for the browser's target.
 fn clippy() -> Result<(), String> {
+    uses(&[Tool::WasmTarget])?;
     let deny = ["--", "-D", "warnings"];
     run(Command::new("cargo")
         .args(["clippy", "--workspace", "--all-targets"])
@@ -344,6 +459,7 @@ fn tools_and_fresh_editor() -> Result<(), String> {
 }
 
 fn wasm_tests() -> Result<(), String> {
+    uses(&[Tool::WasmTarget, Tool::WasmBindgen, Tool::Chromium])?;
     run(tool("cargo")
         .args([
             "test",
@@ -358,6 +474,7 @@ fn wasm_tests() -> Result<(), String> {
 
 /// `e2e/run.mjs` against the release page, served from `dist/` for the run.
 fn e2e_tests() -> Result<(), String> {
+    uses(&[Tool::Npm, Tool::Chromium])?;
     let (port, stop) = serve::serve_in_background(&root().join("dist"))?;
     let r = run(Command::new("node")
         .arg("e2e/run.mjs")
@@ -397,4 +514,37 @@ fn bench() -> Result<(), String> {
         .arg(format!("http://127.0.0.1:{port}/")));
     stop();
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_step_needs_only_tools_installed_before_it() {
+        check_order(STEPS).unwrap();
+    }
+
+    #[test]
+    fn a_step_before_its_tools_install_is_refused() {
+        // The order that failed on a fresh machine: clippy's wasm pass before the wasm target.
+        let wasm_target = STEPS.iter().position(|s| s.name == "wasm target").unwrap();
+        let clippy = STEPS.iter().position(|s| s.name == "clippy").unwrap();
+        let mut steps = STEPS.to_vec();
+        steps.swap(wasm_target, clippy);
+        let err = check_order(&steps).unwrap_err();
+        assert!(err.contains("`clippy` needs WasmTarget"), "{err}");
+    }
+
+    #[test]
+    fn a_tool_used_without_declaring_it_fails() {
+        *DECLARED.lock().unwrap() = Some(("format", vec![]));
+        let err = uses(&[Tool::Trunk]).unwrap_err();
+        *DECLARED.lock().unwrap() = None;
+        assert!(err.contains("`format` uses Trunk"), "{err}");
+        assert!(
+            uses(&[Tool::Trunk]).is_ok(),
+            "outside `xtask test` nothing is checked"
+        );
+    }
 }
