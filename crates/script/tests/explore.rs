@@ -3,7 +3,9 @@
 //! controllers and the fixed twins are never reported broken (gallery and random setups), the
 //! candidates are those a real cluster produces, and threads and shards change nothing.
 
-use listwatch_core::explore::{Budget, Explorer, Fault, FAULT_TYPES, MAX_SINGLES};
+use listwatch_core::explore::{
+    Budget, CrashBetweenWrites, Explorer, Fault, Stale, FAULT_TYPES, MAX_SINGLES,
+};
 use listwatch_core::verdict::{check, Expect};
 use listwatch_core::{DurationMs, EventKind, Sim, TimeMs, WriteOp};
 use listwatch_script::explore::{
@@ -123,7 +125,7 @@ fn wrong_deletes(sim: &Sim, parent_kind: &str, child_kind: &str) -> usize {
 #[test]
 fn stale_deletion_is_found_and_labelled() {
     let (faults, cx) = find("19-");
-    assert!(matches!(faults[..], [Fault::Stale { .. }]), "{faults:?}");
+    assert!(matches!(faults[..], [Fault::Stale(_)]), "{faults:?}");
     assert!(
         cx.contains("pause b") && cx.contains("restart operator on b"),
         "{cx}"
@@ -196,10 +198,10 @@ fn crash_between_writes_is_found_and_its_fix_survives() {
     assert!(
         matches!(
             faults[..],
-            [Fault::CrashBetweenWrites {
+            [Fault::CrashBetweenWrites(CrashBetweenWrites {
                 after_writes: 1,
                 ..
-            }]
+            })]
         ),
         "{faults:?}"
     );
@@ -215,10 +217,7 @@ fn crash_between_writes_is_found_and_its_fix_survives() {
 fn missed_state_is_found() {
     let (faults, _) = find("23-");
     assert!(
-        matches!(
-            faults[..],
-            [Fault::Unobserved { .. }] | [Fault::Hold { .. }]
-        ),
+        matches!(faults[..], [Fault::Unobserved(_)] | [Fault::Hold(_)]),
         "{faults:?}"
     );
 }
@@ -286,7 +285,7 @@ fn crash_points_fall_between_every_pair_of_writes() {
                 // Armed just before the reconcile starts (or as the controller starts).
                 let f = cands
                     .iter()
-                    .find(|c| matches!(c, Fault::CrashBetweenWrites { controller: c2, at_ms, after_writes }
+                    .find(|c| matches!(c, Fault::CrashBetweenWrites(CrashBetweenWrites { controller: c2, at_ms, after_writes })
                         if *c2 == controller && *after_writes == k && (*at_ms + DurationMs(1) == e.time_ms || *at_ms == e.time_ms)))
                     .cloned();
                 assert!(
@@ -379,7 +378,7 @@ fn stale_pauses_follow_the_apiservers_lag() {
     let pauses: Vec<TimeMs> = cands
         .iter()
         .filter_map(|f| match f {
-            Fault::Stale { pause_ms, .. } => Some(*pause_ms),
+            Fault::Stale(s) => Some(s.pause_ms),
             _ => None,
         })
         .collect();
@@ -426,7 +425,7 @@ fn a_scenario_failing_without_faults_is_its_own_counterexample() {
 #[test]
 fn minimisation_shortens_windows() {
     let (faults, _) = find("19-");
-    let Fault::Stale { for_ms, .. } = faults[0] else {
+    let Fault::Stale(Stale { for_ms, .. }) = faults[0] else {
         panic!()
     };
     assert!(for_ms < listwatch_core::explore::STALE_FOR_MS, "{faults:?}");

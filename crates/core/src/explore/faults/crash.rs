@@ -1,0 +1,157 @@
+//! Intermediate state (Sieve): the controller crashes between two writes of one reconcile and
+//! restarts 5 s later; it must finish the job from what it then sees.
+
+use crate::config::{Config, Input, TimedInput};
+use crate::model::{ControllerId, DurationMs, TimeMs};
+use crate::sim::Sim;
+use crate::trace::{EventKind, ReconcileResult};
+
+use super::super::candidates::Source;
+use super::super::reading::{cname, kname};
+use super::{Fault, FaultType, Scan};
+
+/// How long after the crash the controller restarts.
+pub const RESTART_AFTER_MS: DurationMs = DurationMs(5_000);
+
+/// Crash after write `after_writes` of the reconcile starting at `at_ms + 1`, restart 5 s later.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CrashBetweenWrites {
+    pub controller: ControllerId,
+    pub at_ms: TimeMs,
+    pub after_writes: u32,
+}
+
+impl FaultType for CrashBetweenWrites {
+    const NAME: &'static str = "crash";
+
+    /// A crash between every pair of writes of every reconcile. The crash is armed just before
+    /// the reconcile starts, or as the controller starts if it started in that very millisecond
+    /// (a crash input for a controller that is down does nothing).
+    fn source(scan: &Scan) -> Source {
+        let mut out = vec![];
+        for r in &scan.controllers {
+            let controller = r.controller;
+            let mut up_since = TimeMs::ZERO;
+            for (i, e) in scan.sim.trace().iter().enumerate() {
+                match e.kind {
+                    EventKind::Restart { controller: rc, .. } if rc == controller => {
+                        up_since = e.time_ms;
+                    }
+                    EventKind::ReconcileStart { controller: rc, .. } if rc == controller => {
+                        for after_writes in 1..scan.writes_of[i] {
+                            out.push(Fault::CrashBetweenWrites(CrashBetweenWrites {
+                                controller,
+                                at_ms: e.time_ms.saturating_sub(DurationMs(1)).max(up_since),
+                                after_writes,
+                            }));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        scan.list(out)
+    }
+
+    fn controller(&self) -> ControllerId {
+        self.controller
+    }
+
+    fn start_ms(&self) -> TimeMs {
+        self.at_ms
+    }
+
+    fn end_ms(&self) -> TimeMs {
+        self.at_ms + RESTART_AFTER_MS
+    }
+
+    fn inputs(&self) -> Vec<TimedInput> {
+        vec![TimedInput {
+            at_ms: self.at_ms,
+            input: Input::Crash {
+                controller: self.controller,
+                after_writes: Some(self.after_writes),
+                restart_after_ms: Some(RESTART_AFTER_MS),
+            },
+        }]
+    }
+
+    fn describe(&self, config: &Config) -> String {
+        format!(
+            "crash {} after write {} of its reconcile at {}, restart {} later",
+            config.controllers[self.controller.index()].name,
+            self.after_writes,
+            self.at_ms,
+            RESTART_AFTER_MS
+        )
+    }
+
+    /// Earlier crash points.
+    fn shrinks(&self) -> Vec<Self> {
+        (1..self.after_writes)
+            .map(|after_writes| CrashBetweenWrites {
+                after_writes,
+                ..self.clone()
+            })
+            .collect()
+    }
+
+    /// The reconcile it cut short, the writes that reconcile made, the restart.
+    fn effect(&self, sim: &Sim) -> String {
+        let controller = self.controller;
+        let crash = sim.trace().iter().enumerate().find(|(_, e)| {
+            e.time_ms >= self.at_ms
+                && matches!(e.kind, EventKind::Crash { controller: c } if c == controller)
+        });
+        let Some((ci, ce)) = crash else {
+            return format!("{} never reached the crash point", cname(sim, controller));
+        };
+        let cut = sim.trace().range(ci..).find_map(|e| match e.kind {
+            EventKind::ReconcileEnd {
+                controller: c,
+                key,
+                result: ReconcileResult::Crashed,
+            } if c == controller => Some(key),
+            _ => None,
+        });
+        let start = cut.and_then(|key| {
+            sim.trace().range(..ci).rposition(|e| {
+                matches!(e.kind, EventKind::ReconcileStart { controller: c, key: k, .. } if c == controller && k == key)
+            })
+        });
+        let writes = start.map_or(vec![], |s| writes_of_reconcile(sim, s, ci));
+        let restart = sim.trace().range(ci..).find_map(|e| match e.kind {
+            EventKind::Restart { controller: c, .. } if c == controller => Some(e.time_ms),
+            _ => None,
+        });
+        format!(
+            "{} crashed at {} in the reconcile of {} after {} write{} ({}){}",
+            cname(sim, controller),
+            ce.time_ms,
+            cut.map(|k| sim.names().resolve(k)).unwrap_or("?"),
+            writes.len(),
+            if writes.len() == 1 { "" } else { "s" },
+            writes.join(", "),
+            restart
+                .map(|t| format!(", restarted at {t}"))
+                .unwrap_or_default()
+        )
+    }
+}
+
+/// The writes the reconcile starting at event `start` made before event `end`, in words.
+fn writes_of_reconcile(sim: &Sim, start: usize, end: usize) -> Vec<String> {
+    sim.trace()
+        .range(start..end)
+        .filter(|e| e.cause == start as u32)
+        .filter_map(|e| match e.kind {
+            EventKind::Write { op, kind, name, .. } => Some(format!(
+                "{} {}/{}",
+                op.as_str(),
+                kname(sim, kind),
+                sim.names().resolve(name)
+            )),
+            _ => None,
+        })
+        .collect()
+}

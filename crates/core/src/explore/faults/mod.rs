@@ -1,0 +1,288 @@
+//! The fault types the explorer injects, one file each, all behind [`FaultType`].
+//!
+//! Adding a fault type: a file here with its struct and its `impl FaultType`, a variant of
+//! [`Fault`], and its line in `each!` and in [`sources`]; every match on `Fault` is exhaustive,
+//! so the compiler lists whatever else is missing.
+
+use std::collections::HashSet;
+
+use crate::config::{Config, TimedInput};
+use crate::model::{ControllerId, DurationMs, KindId, NameId, TimeMs};
+use crate::sim::Sim;
+use crate::trace::{Actor, EventKind};
+
+use super::candidates::Source;
+use super::reading::reads;
+
+pub mod crash;
+mod disconnect;
+pub mod hold;
+pub mod stale;
+mod unobserved;
+
+pub use crash::CrashBetweenWrites;
+pub use disconnect::Disconnect;
+pub use hold::Hold;
+pub use stale::{Stale, StaleGen};
+pub use unobserved::Unobserved;
+
+/// What every fault type provides: where its candidates come from (read off the fault-free
+/// run), the timeline inputs that cause it, smaller versions for minimisation, and what it did
+/// in a run, in words.
+pub trait FaultType: Clone + Into<Fault> {
+    /// Its name in reports (`FAULT_TYPES`).
+    const NAME: &'static str;
+
+    /// This type's candidates, read off the fault-free run.
+    fn source(scan: &Scan) -> Source;
+
+    fn controller(&self) -> ControllerId;
+    fn start_ms(&self) -> TimeMs;
+    /// When the fault is over (the link healed, the controller back, the cache caught up).
+    fn end_ms(&self) -> TimeMs;
+    /// The timeline inputs that cause it.
+    fn inputs(&self) -> Vec<TimedInput>;
+    /// In words, for reports.
+    fn describe(&self, config: &Config) -> String;
+    /// Smaller versions of it, smallest first (shorter windows, earlier crash points).
+    fn shrinks(&self) -> Vec<Self> {
+        vec![]
+    }
+    /// Did it do in this run what it is meant to do? A failure with an ineffective fault is
+    /// discarded: the fault explains nothing.
+    fn had_effect(&self, _sim: &Sim) -> bool {
+        true
+    }
+    /// What it did in a run, read from the run's trace.
+    fn effect(&self, sim: &Sim) -> String;
+}
+
+/// One perturbation, as the timeline inputs that cause it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Fault {
+    CrashBetweenWrites(CrashBetweenWrites),
+    Hold(Hold),
+    Stale(Stale),
+    Unobserved(Unobserved),
+    Disconnect(Disconnect),
+}
+
+macro_rules! into_fault {
+    ($($t:ident),*) => {
+        $(impl From<$t> for Fault {
+            fn from(f: $t) -> Fault {
+                Fault::$t(f)
+            }
+        })*
+    };
+}
+
+into_fault!(CrashBetweenWrites, Hold, Stale, Unobserved, Disconnect);
+
+/// Calls `$body` with `$f` bound to the fault's own type, whatever it is.
+macro_rules! each {
+    ($fault:expr, $f:ident => $body:expr) => {
+        match $fault {
+            Fault::CrashBetweenWrites($f) => $body,
+            Fault::Hold($f) => $body,
+            Fault::Stale($f) => $body,
+            Fault::Unobserved($f) => $body,
+            Fault::Disconnect($f) => $body,
+        }
+    };
+}
+
+/// The fault types, in the order the round-robin visits them (and `Fault::type_index`).
+pub const FAULT_TYPES: [&str; 5] = [
+    CrashBetweenWrites::NAME,
+    Hold::NAME,
+    Stale::NAME,
+    Unobserved::NAME,
+    Disconnect::NAME,
+];
+
+/// The candidate sources, one per fault type in [`FAULT_TYPES`]'s order.
+pub(super) fn sources(sim: &Sim) -> Vec<Source> {
+    let scan = Scan::new(sim);
+    vec![
+        CrashBetweenWrites::source(&scan),
+        Hold::source(&scan),
+        Stale::source(&scan),
+        Unobserved::source(&scan),
+        Disconnect::source(&scan),
+    ]
+}
+
+impl Fault {
+    /// Its index in [`FAULT_TYPES`].
+    pub fn type_index(&self) -> usize {
+        match self {
+            Fault::CrashBetweenWrites(_) => 0,
+            Fault::Hold(_) => 1,
+            Fault::Stale(_) => 2,
+            Fault::Unobserved(_) => 3,
+            Fault::Disconnect(_) => 4,
+        }
+    }
+
+    pub fn controller(&self) -> ControllerId {
+        each!(self, f => f.controller())
+    }
+
+    pub fn start_ms(&self) -> TimeMs {
+        each!(self, f => f.start_ms())
+    }
+
+    pub fn end_ms(&self) -> TimeMs {
+        each!(self, f => f.end_ms())
+    }
+
+    pub fn inputs(&self) -> Vec<TimedInput> {
+        each!(self, f => f.inputs())
+    }
+
+    pub fn describe(&self, config: &Config) -> String {
+        each!(self, f => f.describe(config))
+    }
+
+    pub(super) fn shrinks(&self) -> Vec<Fault> {
+        each!(self, f => f.shrinks().into_iter().map(Into::into).collect())
+    }
+
+    pub fn had_effect(&self, sim: &Sim) -> bool {
+        each!(self, f => f.had_effect(sim))
+    }
+
+    pub fn effect(&self, sim: &Sim) -> String {
+        each!(self, f => f.effect(sim))
+    }
+
+    /// About the memory it takes beyond its own size (a hold's object name).
+    pub(super) fn heap_bytes(&self) -> usize {
+        match self {
+            Fault::Hold(h) => h.name.len(),
+            _ => 0,
+        }
+    }
+}
+
+/// What the fault types read off the fault-free run to find their candidates, computed once.
+pub struct Scan<'a> {
+    pub sim: &'a Sim,
+    /// Writes of the reconcile that event `i` starts, by `i`.
+    pub writes_of: Vec<u32>,
+    /// The controllers whose faults are searched (not Anvil's), with what they read.
+    pub controllers: Vec<Reads>,
+}
+
+/// What one controller reads in the fault-free run.
+pub struct Reads {
+    pub controller: ControllerId,
+    /// The kinds of its informers.
+    pub kinds: Vec<KindId>,
+    /// Writes by others of kinds it reads, in time order.
+    pub others: Vec<(TimeMs, KindId, NameId)>,
+}
+
+impl<'a> Scan<'a> {
+    fn new(sim: &'a Sim) -> Scan<'a> {
+        let controllers = (0..sim.config().controllers.len())
+            .filter(|&ci| !sim.config().controllers[ci].anvil)
+            .map(|ci| {
+                let controller = ControllerId(ci as u16);
+                let kinds = reads(sim, controller);
+                let others = writes_by_others(sim, controller, &kinds);
+                Reads {
+                    controller,
+                    kinds,
+                    others,
+                }
+            })
+            .collect();
+        Scan {
+            sim,
+            writes_of: writes_per_reconcile(sim),
+            controllers,
+        }
+    }
+
+    /// A source of candidates listed ahead: those that start by the scenario's end, in time
+    /// order, each once.
+    pub fn list(&self, mut v: Vec<Fault>) -> Source {
+        let end = self.sim.config().end_ms;
+        v.retain(|f| f.start_ms() <= end);
+        v.sort_by_key(|f| f.start_ms());
+        let mut seen = HashSet::new();
+        v.retain(|f| seen.insert(f.clone()));
+        Source::List(v, 0)
+    }
+}
+
+/// Writes (of any reconcile), counted by the event of the reconcile that made them.
+fn writes_per_reconcile(sim: &Sim) -> Vec<u32> {
+    let mut writes_of = vec![0u32; sim.trace().len()];
+    for e in sim.trace() {
+        if let (
+            Actor::Controller(_),
+            EventKind::Write { .. } | EventKind::WriteFailed { .. } | EventKind::NoOpWrite { .. },
+        ) = (e.actor, e.kind)
+        {
+            if let Some(n) = writes_of.get_mut(e.cause as usize) {
+                *n += 1;
+            }
+        }
+    }
+    writes_of
+}
+
+/// Writes by others of kinds the controller reads, in time order.
+fn writes_by_others(
+    sim: &Sim,
+    controller: ControllerId,
+    read: &[KindId],
+) -> Vec<(TimeMs, KindId, NameId)> {
+    sim.trace()
+        .iter()
+        .filter(|e| e.actor != Actor::Controller(controller))
+        .filter_map(|e| match e.kind {
+            EventKind::Write { kind, name, .. } if read.contains(&kind) => {
+                Some((e.time_ms, kind, name))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Consecutive writes of one object by others, `(first, next, kind, name)` in time order: the
+/// windows in which a state can go unobserved (the `hold` and `unobserved` candidates).
+pub(super) fn state_windows(
+    others: &[(TimeMs, KindId, NameId)],
+) -> Vec<(TimeMs, TimeMs, KindId, NameId)> {
+    let mut next_of: std::collections::HashMap<(KindId, NameId), TimeMs> = Default::default();
+    let mut pairs = vec![];
+    for &(t, kind, name) in others.iter().rev() {
+        if let Some(&t2) = next_of.get(&(kind, name)) {
+            if t2 > t {
+                pairs.push((t, t2, kind, name));
+            }
+        }
+        next_of.insert((kind, name), t);
+    }
+    pairs.reverse();
+    pairs
+}
+
+/// The windows minimisation tries, shortest first.
+pub(super) const WINDOWS: [DurationMs; 6] = [
+    DurationMs(1_000),
+    DurationMs(2_000),
+    DurationMs(5_000),
+    DurationMs(10_000),
+    DurationMs(20_000),
+    DurationMs(30_000),
+];
+
+/// The windows minimisation tries that are shorter than `was`, shortest first.
+fn shorter(was: DurationMs) -> impl Iterator<Item = DurationMs> {
+    WINDOWS.into_iter().filter(move |&w| w < was)
+}

@@ -1,0 +1,97 @@
+//! Minimisation: a failing schedule replayed from scratch, its unneeded faults dropped, its
+//! windows shortened and its crash points moved earlier while it still fails. Replays are a
+//! pure function of the schedule, so every thread may remember and reuse their answers.
+
+use std::collections::HashMap;
+
+use super::faults::Fault;
+use super::{all_up, broken, replay, Broken, Minimal, Runner};
+use crate::sim::Sim;
+
+#[derive(Default)]
+pub(super) struct Replays {
+    fails: HashMap<Vec<Fault>, bool>,
+    /// An estimate of the memory `fails` takes (see [`replay_bytes`]).
+    bytes: usize,
+}
+
+/// The memory the remembered replays may take, about (what is left of it unused once full).
+const REPLAYS_BYTES: usize = 32 << 20;
+
+/// About the memory one remembered replay takes: its faults (a hold's object name included),
+/// the entry, and as much again for the hash table's empty slots.
+fn replay_bytes(faults: &[Fault]) -> usize {
+    let names: usize = faults.iter().map(Fault::heap_bytes).sum();
+    2 * (std::mem::size_of::<(Vec<Fault>, bool)>() + 1) + std::mem::size_of_val(faults) + names
+}
+
+impl Runner {
+    /// Does this schedule fail (expectations or ESR, with every fault effective) when replayed
+    /// from scratch?
+    pub(super) fn fails(&self, faults: &[Fault]) -> Option<(Vec<Broken>, Sim)> {
+        let sim = replay(&self.0.config, faults).ok()?;
+        let b = broken(&sim, &self.0.expects);
+        (!b.is_empty() && all_up(&sim) && faults.iter().all(|f| f.had_effect(&sim)))
+            .then_some((b, sim))
+    }
+
+    /// Does this schedule fail, as [`Runner::fails`] says? `None`: no; `Some(run)`: yes, with
+    /// the run when it was made now (not when the answer was remembered).
+    pub(super) fn fails_remembered(&self, faults: &[Fault]) -> Option<Option<(Vec<Broken>, Sim)>> {
+        let known = self.replays().fails.get(faults).copied();
+        if let Some(fails) = known {
+            return fails.then_some(None);
+        }
+        let run = self.fails(faults);
+        self.remember(faults, run.is_some());
+        run.map(Some)
+    }
+
+    fn replays(&self) -> std::sync::MutexGuard<'_, Replays> {
+        self.0.replays.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn remember(&self, faults: &[Fault], fails: bool) {
+        let mut replays = self.replays();
+        let bytes = replay_bytes(faults);
+        if replays.bytes + bytes <= REPLAYS_BYTES && !replays.fails.contains_key(faults) {
+            replays.fails.insert(faults.to_vec(), fails);
+            replays.bytes += bytes;
+        }
+    }
+
+    /// Replays a failing schedule from scratch, drops every fault that is not needed, shortens
+    /// windows and moves crash points earlier while it still fails. The last failing run is
+    /// the one reported (replayed again only if its answer was remembered).
+    pub fn minimise(&self, faults: &[Fault]) -> Option<Minimal> {
+        let mut needed = faults.to_vec();
+        let mut last = self.fails(&needed);
+        self.remember(&needed, last.is_some());
+        last.as_ref()?;
+        let mut i = 0;
+        while needed.len() > 1 && i < needed.len() {
+            let mut without = needed.clone();
+            without.remove(i);
+            match self.fails_remembered(&without) {
+                None => i += 1,
+                Some(run) => (needed, last) = (without, run),
+            }
+        }
+        for i in 0..needed.len() {
+            for smaller in needed[i].shrinks() {
+                let mut t = needed.clone();
+                t[i] = smaller;
+                if let Some(run) = self.fails_remembered(&t) {
+                    (needed, last) = (t, run);
+                    break;
+                }
+            }
+        }
+        let (broken, sim) = match last {
+            Some(run) => run,
+            None => self.fails(&needed)?,
+        };
+        let effects = needed.iter().map(|f| f.effect(&sim)).collect();
+        Some((needed, broken, effects))
+    }
+}
