@@ -111,10 +111,10 @@ pub fn facts_text(f: &RunFacts) -> String {
         n => format!("Expectations: {passed} of {n} pass."),
     };
     format!(
-        "Run when this page was built: {} of virtual time, {}{cap}: {} Gone, {}, {}. {expectations} ESR {}.",
+        "Run when this page was built: {} of virtual time, {}{cap}: {} × 410 Gone, {}, {}. {expectations} ESR {}.",
         f.end_ms,
         plural(f.events, "event", "events"),
-        plural(f.gone, "410", "410s"),
+        f.gone,
         plural(f.relists, "relist", "relists"),
         plural(f.reconciles, "reconcile", "reconciles"),
         if f.esr_holds { "holds" } else { "does not hold" },
