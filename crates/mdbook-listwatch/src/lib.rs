@@ -269,7 +269,7 @@ pub fn process(settings: &Settings, chapters: &[Chapter]) -> Result<Processed, V
             let line = f
                 .block
                 .origins
-                .get(x.line - 1)
+                .get(x.line.saturating_sub(1))
                 .map_or(f.block.line, |o| o.0);
             warnings.push(format!(
                 "warning: {}:{line}: this listwatch expectation fails: {} (found {})",
