@@ -210,6 +210,8 @@ pub struct Processed {
 /// `MAX_REPORTED`, then a count).
 pub fn process(settings: &Settings, chapters: &[Chapter]) -> Result<Processed, Vec<String>> {
     let mut errors = vec![];
+    // Blocks with errors, which may have several each.
+    let mut broken = 0;
     let mut found = vec![];
     for (c, chapter) in chapters.iter().enumerate() {
         for block in fence::find(&chapter.content) {
@@ -224,6 +226,7 @@ pub fn process(settings: &Settings, chapters: &[Chapter]) -> Result<Processed, V
                         Diagnostic::at(block.line, block.options_col + e.offset, e.len, e.message);
                     d.help = e.help;
                     errors.push(located(&d, chapter));
+                    broken += 1;
                 }
             }
         }
@@ -247,6 +250,7 @@ pub fn process(settings: &Settings, chapters: &[Chapter]) -> Result<Processed, V
                 for d in &diags {
                     errors.push(located(&in_chapter(d, &f.block), chapter));
                 }
+                broken += 1;
                 html.push(None);
                 continue;
             }
@@ -261,6 +265,7 @@ pub fn process(settings: &Settings, chapters: &[Chapter]) -> Result<Processed, V
                     format!("at={at} is after the end of the run ({})", facts.end_ms),
                 );
                 errors.push(located(&d, chapter));
+                broken += 1;
                 html.push(None);
                 continue;
             }
@@ -292,6 +297,14 @@ pub fn process(settings: &Settings, chapters: &[Chapter]) -> Result<Processed, V
         if n > MAX_REPORTED {
             errors.push(format!("... and {} more errors", n - MAX_REPORTED));
         }
+        errors.push(format!(
+            "mdbook-listwatch: {} broken (above); the book was not built",
+            if broken == 1 {
+                "1 listwatch block is".to_string()
+            } else {
+                format!("{broken} listwatch blocks are")
+            }
+        ));
         return Err(errors);
     }
     let mut contents: Vec<String> = chapters.iter().map(|c| c.content.clone()).collect();

@@ -76,9 +76,6 @@ fn preprocess() -> ExitCode {
             for e in &errors {
                 eprintln!("{}", e.trim_end());
             }
-            eprintln!(
-                "mdbook-listwatch: the book has broken listwatch blocks (above); it was not built"
-            );
             ExitCode::FAILURE
         }
     }
