@@ -81,7 +81,7 @@ export function titleOf(script) {
 export function initialHeight(panels) {
   const shown = panels ? String(panels).split(',') : ['timeline', 'explanation'];
   const heights = { editor: 320, timeline: 160, explanation: 220 };
-  return 700 + shown.reduce((sum, p) => sum + (heights[p] || 0), 0);
+  return 620 + shown.reduce((sum, p) => sum + (heights[p] || 0), 0);
 }
 
 /**
