@@ -146,7 +146,7 @@ pub fn block(
         escape(&embed_src(playground, options, script)),
         escape(&title),
     );
-    s += "<noscript><style>.listwatch-embed{display:none}</style><p>The live example needs JavaScript: its script and what its run did are below.</p></noscript>";
+    s += "<noscript><style>.listwatch-embed{display:none!important}</style><p>The live example needs JavaScript: its script and what its run did are below.</p></noscript>";
     s += "<details class=\"listwatch-fallback\"><summary>The scenario&#39;s script and what its run did</summary>";
     s += &format!("<p>{}</p>", escape(&facts_text(facts)));
     if !facts.expectations.is_empty() {

@@ -193,6 +193,12 @@ fn the_fixture_book_gets_live_embeds_and_fallbacks() {
         ["listwatch scenario: Three writes overflow a cache of two"]
     );
     assert!(overflow_md.contains("loading=\"lazy\""));
+    // Without JavaScript the iframe is hidden: the rule must beat the iframe's inline
+    // `display:block` (seen in Chromium with scripts off), so it is `!important`.
+    assert!(overflow_md.contains("style=\"display:block;"));
+    assert!(
+        overflow_md.contains("<noscript><style>.listwatch-embed{display:none!important}</style>")
+    );
 
     // Its fallback: what the run did (the scenario expects one 410 and one relist), the script.
     let html = markdown_to_html(overflow_md);
