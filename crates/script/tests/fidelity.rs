@@ -323,7 +323,7 @@ run 30s
     assert!(
         failed.iter().any(|(t, code, msg)| *t == TimeMs(9000)
             && *code == 504
-            && msg.starts_with("Too large resource version")),
+            && msg.starts_with("Timeout: Too large resource version")),
         "{failed:?}"
     );
     let after = specs_read_after(&sim, TimeMs(6000));
@@ -791,7 +791,7 @@ expect probe opened replaying 3
 expect probe got \"too old resource version: 11 (12)\"
 expect probe opened replaying 0
 expect probe listed 2 items at rv 12
-expect probe got \"Too large resource version: 99, current: 15\"
+expect probe got \"Timeout: Too large resource version: 99, current: 15\"
 "
     );
     let r = listwatch_script::run(&src).unwrap_or_else(|d| panic!("{d:?}"));
@@ -815,7 +815,7 @@ expect probe got \"Too large resource version: 99, current: 15\"
             "probe 3: watch from rv 99 open, replaying 0 events",
             "probe 4: 2 items at list rv 12 (from etcd)",
             "probe 5: 2 items at list rv 15 (from the watch cache)",
-            "probe 6: ERROR 504 Too large resource version: 99, current: 15",
+            "probe 6: ERROR 504 Timeout: Too large resource version: 99, current: 15",
         ]
     );
     // Once compacted, an Exact list below the compacted revision gets 410.
@@ -908,4 +908,46 @@ fn reads_are_in_the_trace_stale_ones_marked_and_explain_a_write() {
         .find(|&i| matches!(sim.trace()[i].kind, EventKind::ReconcileEnd { .. }))
         .unwrap();
     assert!(timeline.at(&sim, end + 1).queues[0].reads.is_empty());
+}
+
+/// `apiserver/pkg/storage/errors.go` `NewTooLargeResourceVersionError` builds the 504 with
+/// `apimachinery/pkg/api/errors/errors.go` `NewTimeoutError`, which prefixes its message with
+/// "Timeout: ": a list at an RV the cache has not reached within 3 s, and a streaming list
+/// against a cache that stays behind, read "Timeout: Too large resource version: N, current: M".
+#[test]
+fn the_too_large_resource_version_error_is_a_timeout_error() {
+    let sim = run("
+kind Pod
+kind Other
+apiserver a
+apiserver b
+streaming-list on
+controller ctl for Pod children Other
+  apiserver b
+  start 3s
+at 0s create Pod p
+at 1s pause b
+at 2s create Pod q
+at 2s probe list Pod resourceVersion=\"9\" on a
+run 8s
+expect probe got \"Timeout: Too large resource version: 9, current: 3\"
+expect ctl Pod got \"Timeout: Too large resource version: 3, current: 2\" by 6s
+");
+    let texts: Vec<String> = events(&sim, |k| {
+        matches!(
+            k,
+            EventKind::ListFailed { .. } | EventKind::ProbeFailed { .. }
+        )
+    })
+    .map(|e| listwatch_core::describe(&e.kind, &sim))
+    .collect();
+    assert_eq!(
+        texts,
+        [
+            "probe 0: ERROR 504 Timeout: Too large resource version: 9, current: 3",
+            // The controller's two informers (Pod, and Other for its children).
+            "list failed: 504 Timeout: Too large resource version: 3, current: 2",
+            "list failed: 504 Timeout: Too large resource version: 3, current: 2",
+        ]
+    );
 }
