@@ -294,12 +294,13 @@ fn specs_read_after(sim: &Sim, from_ms: TimeMs) -> Vec<(TimeMs, Option<i64>)> {
 }
 
 /// `apiserver/pkg/storage/cacher/cacher.go` (`waitUntilWatchCacheFreshAndForceAllEvents`) and
-/// `client-go/tools/cache/reflector.go` (a failed watch-list falls back to a list): a streaming
-/// list's initial events are a consistent read. Against a paused cache it waits 3 s, fails with
-/// 504 "Too large resource version", and the reflector's fallback list (RV "", consistent) is
-/// delegated to etcd: the restarted controller never syncs on the old world.
+/// `client-go/tools/cache/reflector.go` (`watchList`, `isErrorRetriableWithSideEffectsFn`): a
+/// streaming list's initial events are a consistent read. Against a paused cache it waits 3 s
+/// and gets 504; the reflector marks its last RV unavailable and streams again at RV "" at once,
+/// never falling back to a LIST, every 3 s until the cache has caught up (here: resumed), so the
+/// restarted controller never syncs on the old world.
 #[test]
-fn a_streaming_list_never_answers_from_a_stale_cache() {
+fn a_streaming_list_that_gets_504_streams_again_until_the_cache_catches_up() {
     let sim = run("
 kind Cluster
 kind Data
@@ -312,24 +313,53 @@ at 2s pause b
 at 3s update Cluster c spec 2
 at 5s crash op
 at 6s restart op on b
+at 19500ms resume b
 run 30s
 ");
-    let failed: Vec<_> = events(&sim, |k| matches!(k, EventKind::ListFailed { .. }))
-        .map(|e| match e.kind {
-            EventKind::ListFailed { error, .. } => (e.time_ms, error.code(), error.message()),
-            _ => unreachable!(),
-        })
-        .collect();
-    assert!(
-        failed.iter().any(|(t, code, msg)| *t == TimeMs(9000)
-            && *code == 504
-            && msg.starts_with("Timeout: Too large resource version")),
-        "{failed:?}"
+    let cluster = |w: &listwatch_core::WatcherId| w.0 == 0;
+    let after_restart = |e: &&Event| e.time_ms >= TimeMs(6000);
+    let streams: Vec<(TimeMs, String)> = events(
+        &sim,
+        |k| matches!(k, EventKind::WatchListRequest { watcher, .. } if cluster(watcher)),
+    )
+    .filter(after_restart)
+    .map(|e| match e.kind {
+        EventKind::WatchListRequest { rv, .. } => (e.time_ms, rv.param()),
+        _ => unreachable!(),
+    })
+    .collect();
+    let at_empty = |ms: u64| (TimeMs(ms), "\"\"".to_string());
+    assert_eq!(
+        streams,
+        [6000, 9000, 12_000, 15_000, 18_000].map(at_empty),
+        "a 504 is retried at once with another streaming list at RV \"\""
     );
+    let failed = events(&sim, |k| {
+        matches!(k, EventKind::ListFailed { watcher, error } if cluster(watcher) && error.code() == 504)
+    })
+    .filter(after_restart)
+    .count();
+    assert_eq!(failed, 4);
+    assert!(
+        !events(&sim, |k| matches!(k, EventKind::ListRequest { .. }))
+            .filter(after_restart)
+            .any(|_| true),
+        "no fallback to a standard LIST"
+    );
+    let synced = events(
+        &sim,
+        |k| matches!(k, EventKind::InitialEventsEnd { watcher, .. } if cluster(watcher)),
+    )
+    .filter(after_restart)
+    .map(|e| e.time_ms)
+    .next();
+    assert_eq!(synced, Some(TimeMs(19_500)), "synced once b caught up");
     let after = specs_read_after(&sim, TimeMs(6000));
     assert!(!after.is_empty());
     assert!(
-        after.iter().all(|(_, spec)| *spec == Some(2)),
+        after
+            .iter()
+            .all(|(t, spec)| *t >= TimeMs(19_500) && *spec == Some(2)),
         "reads after the restart: {after:?}"
     );
 }
