@@ -981,3 +981,81 @@ expect ctl Pod got \"Timeout: Too large resource version: 3, current: 2\" by 6s
         ]
     );
 }
+
+/// `apiserver/pkg/storage/cacher/delegator.go` (`GetList`, `shouldDelegateListOnNotReadyCache`)
+/// and `cacher.go` (`GetList`: `NewTooManyRequests("storage is (re)initializing", 1)`): while a
+/// cache re-initialises, a list with a `limit` (RV "0" or "" through the pager) is delegated to
+/// etcd, but a list without one, as a relist at resourceVersion="N" sends, gets 429;
+/// `client-go/tools/cache/reflector.go` returns the error from `list` and `ListAndWatch` runs
+/// again after the backoff, until the cache is ready and answers.
+#[test]
+fn a_relist_at_an_rv_while_the_cache_reinitialises_gets_429_and_backs_off() {
+    let sim = run("
+kind Pod
+kind Other
+controller ctl for Pod children Other
+controller late for Pod children Other
+  start 1s
+at 500ms reinit-cache apiserver Pod for 5s
+at 10s create Pod a
+run 20s
+expect ctl Pod got \"storage is (re)initializing\"
+expect esr
+");
+    let ready = TimeMs(5500);
+    // ctl's Pod informer is watcher 0: its fresh watch closed within 1 s with no events (a
+    // "very short watch"), so it relists at its last RV.
+    let pod_lists: Vec<(TimeMs, String)> = sim
+        .trace()
+        .iter()
+        .filter(|e| e.time_ms > TimeMs(500))
+        .filter_map(|e| match e.kind {
+            EventKind::ListRequest { watcher, rv, .. } if watcher.0 == 0 => {
+                Some((e.time_ms, format!("sent {}", rv.param())))
+            }
+            EventKind::ListFailed { watcher, error } if watcher.0 == 0 => {
+                Some((e.time_ms, format!("{} {}", error.code(), error.message())))
+            }
+            EventKind::ListResult {
+                watcher, from_etcd, ..
+            } if watcher.0 == 0 => Some((e.time_ms, format!("listed, from etcd: {from_etcd}"))),
+            EventKind::Backoff { watcher, .. } if watcher.0 == 0 => {
+                Some((e.time_ms, "backoff".to_string()))
+            }
+            _ => None,
+        })
+        .collect();
+    let refused = pod_lists
+        .iter()
+        .filter(|(_, l)| l == "429 storage is (re)initializing")
+        .count();
+    assert!(refused >= 2, "{pod_lists:#?}");
+    for (i, (t, line)) in pod_lists.iter().enumerate() {
+        if line.starts_with("sent") {
+            assert_eq!(
+                line, "sent \"1\"",
+                "a relist at the last RV: {pod_lists:#?}"
+            );
+            let answer = &pod_lists[i + 1].1;
+            if *t < ready {
+                assert_eq!(answer, "429 storage is (re)initializing");
+                assert_eq!(pod_lists[i + 2].1, "backoff");
+            } else {
+                assert_eq!(answer, "listed, from etcd: false", "from the ready cache");
+            }
+        }
+    }
+    assert!(pod_lists.iter().any(|(t, _)| *t >= ready));
+    // `late` starts while the cache is not ready: its first list (RV "0", with the pager's
+    // limit) is delegated to etcd.
+    let first_late = events(
+        &sim,
+        |k| matches!(k, EventKind::ListResult { watcher, .. } if watcher.0 == 2),
+    )
+    .map(|e| match e.kind {
+        EventKind::ListResult { from_etcd, .. } => (e.time_ms, from_etcd),
+        _ => unreachable!(),
+    })
+    .next();
+    assert_eq!(first_late, Some((TimeMs(1000), true)));
+}

@@ -29,6 +29,12 @@ impl Apiserver {
             read,
         };
         match rv {
+            // `delegator.go` `shouldDelegateListOnNotReadyCache`: a cache re-initialising hands
+            // etcd only lists with a `limit`; one without (a relist at an RV) gets 429.
+            _ if cache.reinitialising() && limit == 0 => {
+                let err = Msg::ListErr(ApiError::TooManyRequests);
+                st.send(cause, watcher, session, err)
+            }
             ListRv::Any if from_cache => self.answer_list_from_cache(st, watcher, session, cause),
             ListRv::NotOlderThan(n) if from_cache => {
                 if cache.rv >= n {
@@ -50,8 +56,8 @@ impl Apiserver {
                     self.wait_for_cache(st, r, cause);
                 }
             }
-            // etcd: the kind has no cache, or the cache is re-initialising (then only watches get
-            // 429; lists are delegated to etcd, whose answer is consistent and so never older).
+            // etcd: the kind has no cache, or the cache is re-initialising and the list has a
+            // limit (etcd's answer is consistent and so never older).
             _ => self.list_from_etcd(st, watcher, session, limit, cause),
         }
     }
