@@ -150,6 +150,71 @@ run 35s
     );
 }
 
+/// The first `n` reconciles of a run: (key, start).
+fn first_starts(sim: &Sim, n: usize) -> Vec<(String, TimeMs)> {
+    reconciles(sim)
+        .into_iter()
+        .take(n)
+        .map(|r| (r.0.trim_start_matches("default/").to_string(), r.2))
+        .collect()
+}
+
+fn at(key: &str, ms: u64) -> (String, TimeMs) {
+    (key.to_string(), TimeMs(ms))
+}
+
+/// The first `n` reconciles of a Secret mirror whose reconciles take 1 s, on `queue`, with more
+/// controller `options` and a `timeline`.
+fn mirror_starts(queue: &str, options: &str, timeline: &str, n: usize) -> Vec<(String, TimeMs)> {
+    let src = format!(
+        "kind Secret\nkind ConfigMap\ncontroller sync for Secret mirror ConfigMap\n  reconcile 1s\n  \
+         watches ConfigMap none\n  queue {queue}\n{options}{timeline}"
+    );
+    first_starts(&run(&src), n)
+}
+
+/// controller-runtime `pkg/controller/priorityqueue/priorityqueue.go` (`lockedAddWithOpts`): a
+/// key handed out is no longer among the items, so an event for it while it is reconciled makes
+/// a new item whose place (`AddedCounter`) is the event's time, handed out (once the reconcile is
+/// done) before keys added later. client-go's classic queue (`util/workqueue/queue.go`) marks it
+/// dirty and queues it behind them when the reconcile ends.
+#[test]
+fn priority_queue_an_event_during_a_reconcile_keeps_the_event_s_place() {
+    let timeline = "
+at 1s create Secret a spec 1
+at 1200ms update Secret a spec 2
+at 1500ms create Secret b spec 1
+run 10s
+";
+    let priority = mirror_starts("priority", "", timeline, 3);
+    assert_eq!(priority, [at("a", 1000), at("a", 2000), at("b", 3000)]);
+    let classic = mirror_starts("classic", "", timeline, 3);
+    assert_eq!(classic, [at("a", 1000), at("b", 2000), at("a", 3000)]);
+}
+
+/// controller-runtime `pkg/controller/priorityqueue/priorityqueue.go` (`lockedAddWithOpts`): an
+/// event for a key waiting on a delay (a `RequeueAfter`) makes the item ready at once and keeps
+/// its place (its `AddedCounter` from the delayed add), so it runs before a key added after that
+/// add; the classic queue appends it behind every waiting key.
+#[test]
+fn priority_queue_an_event_for_a_delayed_key_keeps_its_original_place() {
+    let timeline = "
+at 1s create Secret a spec 1
+at 2500ms create Secret b spec 1
+at 3s create Secret c spec 1
+at 3200ms update Secret a spec 2
+run 20s
+";
+    let requeue = "  requeue-after 10s\n";
+    let priority = mirror_starts("priority", requeue, timeline, 4);
+    // a's requeue was added at 2 s, before c (3 s): the update at 3.2 s makes it ready there.
+    let expected = [at("a", 1000), at("b", 2500), at("a", 3500), at("c", 4500)];
+    assert_eq!(priority, expected);
+    let classic = mirror_starts("classic", requeue, timeline, 4);
+    let expected = [at("a", 1000), at("b", 2500), at("c", 3500), at("a", 4500)];
+    assert_eq!(classic, expected);
+}
+
 /// `apiserver/pkg/storage/cacher/cache_watcher.go` (`nextBookmarkTime`, and bookmarks are sent
 /// whenever the cache's RV is above the watch's start RV): a quiet watch gets a bookmark about
 /// every minute and one 2 s before its deadline, even when the RV was already sent.
