@@ -1124,3 +1124,63 @@ expect esr
     .next();
     assert_eq!(first_late, Some((TimeMs(1000), true)));
 }
+
+/// `apiserver/pkg/storage/cacher/cache_watcher.go` (`processInterval` then `process`): after a
+/// watch's initial replay, a bookmark goes out only if its RV is above the last RV the replay
+/// sent (or above the watch's start RV when nothing was replayed). A Pod watch that re-opens
+/// after a disconnect and replays b's create (the cache's newest RV) gets no bookmark until the
+/// RV moves; the Other watch, which replayed nothing, gets one at that same RV.
+#[test]
+fn a_bookmark_at_the_rv_the_initial_replay_ended_at_is_dropped() {
+    let sim = run("
+kind Pod
+kind Other
+controller ctl for Pod children Other
+at 0s create Pod a
+at 10s disconnect ctl for 5s
+at 12s create Pod b
+at 200s create Pod c
+run 300s
+");
+    let (pod, other) = (0, 1);
+    let reopened = |w: u16| {
+        events(
+            &sim,
+            |k| matches!(k, EventKind::WatchOpened { watcher, .. } if watcher.0 == w),
+        )
+        .find(|e| e.time_ms > TimeMs(10_000))
+        .map(|e| match e.kind {
+            EventKind::WatchOpened {
+                from_rv, replayed, ..
+            } => (e.time_ms, from_rv, replayed),
+            _ => unreachable!(),
+        })
+        .expect("the watch re-opens after the disconnect")
+    };
+    let bookmarks = |w: u16, after: TimeMs| -> Vec<u64> {
+        events(
+            &sim,
+            |k| matches!(k, EventKind::Bookmark { watcher, .. } if watcher.0 == w),
+        )
+        .filter(|e| e.time_ms > after)
+        .map(|e| match e.kind {
+            EventKind::Bookmark { rv, .. } => rv,
+            _ => unreachable!(),
+        })
+        .collect()
+    };
+    let (opened_ms, from_rv, replayed) = reopened(pod);
+    assert_eq!((from_rv, replayed), (2, 1), "b's create (rv 3) is replayed");
+    assert_eq!(
+        bookmarks(pod, opened_ms),
+        [4],
+        "none at rv 3 (the replay's end); one once c's create moved the RV"
+    );
+    let (opened_ms, from_rv, replayed) = reopened(other);
+    assert_eq!(
+        (from_rv, replayed),
+        (1, 0),
+        "its list's RV, nothing to replay"
+    );
+    assert_eq!(bookmarks(other, opened_ms)[0], 3);
+}

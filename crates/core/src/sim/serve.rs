@@ -173,7 +173,7 @@ impl Apiserver {
         let items: Vec<Object> = cache.store.values().copied().collect();
         let at = cache.rv;
         let items = filter_namespace(st, watcher, items);
-        let watch = self.open_watch(st, watcher, session, false, at);
+        let watch = self.open_watch(st, watcher, session, false, (at, at));
         let start = Msg::WatchListStart {
             watch,
             items,
@@ -197,7 +197,10 @@ impl Apiserver {
             Ok(x) => x,
             Err(msg) => return st.send(cause, watcher, session, msg),
         };
-        let watch = self.open_watch(st, watcher, session, from_etcd, from);
+        // `processInterval`: the RV of the last event replayed (of any namespace) bounds the
+        // bookmarks that follow.
+        let replayed_to = replay.last().map_or(from, |c| c.object.rv.max(from));
+        let watch = self.open_watch(st, watcher, session, from_etcd, (from, replayed_to));
         let replayed = replay
             .iter()
             .filter(|c| namespace.is_none_or(|ns| ns == c.object.namespace))
@@ -253,14 +256,14 @@ impl Apiserver {
 /// The watches it serves (`cache_watcher.go`).
 impl Apiserver {
     /// Registers a server-side watch of the watcher's kind that has sent everything up to
-    /// `from`.
+    /// `from`, and whose initial replay (or initial events) ends at `replayed_to`.
     fn open_watch(
         &mut self,
         st: &mut StepContext,
         watcher: WatcherId,
         session: Session,
         from_etcd: bool,
-        from: Rv,
+        (from, replayed_to): (Rv, Rv),
     ) -> WatchId {
         let (kind, namespace) = (st.clients.kind(watcher), st.clients.namespace(watcher));
         let watch = WatchId(st.watches.len() as u32);
@@ -272,7 +275,7 @@ impl Apiserver {
             namespace,
             from_etcd,
             last_sent: from,
-            from_rv: from,
+            replayed_to,
             deadline_ms: TimeMs::ZERO,
             open: true,
             in_flight: 0,
@@ -331,16 +334,17 @@ impl Apiserver {
         self.send_event(st, watch, change, true, cause);
     }
 
-    /// `cache_watcher.go`: a due bookmark carries the cache's current RV and is sent whenever
-    /// that RV is above the watch's start RV, even if it was sent before (a quiet watch still
-    /// gets one about every minute). Watches served by etcd get none.
+    /// `cache_watcher.go` `process`: a due bookmark carries the cache's current RV and is sent
+    /// whenever that RV is above the RV the watch's initial replay ended at, even if a live event
+    /// or an earlier bookmark sent it before (a quiet watch still gets one about every minute).
+    /// Watches served by etcd get none.
     fn send_bookmark(&mut self, st: &mut StepContext, watch: WatchId, cause: Cause) {
         let w = &mut st.watches[watch.index()];
         if !w.open || w.from_etcd {
             return;
         }
         let cache = &self.caches[w.kind.index()];
-        if !cache.ready || cache.rv <= w.from_rv {
+        if !cache.ready || cache.rv <= w.replayed_to {
             return;
         }
         let rv = cache.rv;
@@ -519,6 +523,30 @@ mod tests {
             at,
             [TimeMs(60_000), TimeMs(58_000)],
             "the timeout, then a bookmark 2 s before it"
+        );
+    }
+
+    /// `cache_watcher.go` `process`: a bookmark at the RV the initial replay ended at is dropped;
+    /// once the cache's RV is past it, the bookmark goes out.
+    #[test]
+    fn a_bookmark_goes_out_only_past_the_rv_the_replay_ended_at() {
+        let mut world = World::new(3);
+        let mut api = cache_at_7(&mut world);
+        watch(&mut api, &mut world, 4);
+        assert_eq!(world.watches[0].replayed_to, 7);
+        let due = |api: &mut Apiserver, world: &mut World| {
+            let out = world.step(api, TimeMs(30_000), |a, st| {
+                a.bookmark_due(st, WatchId(0), Cause::Event(2))
+            });
+            sent(&out)
+        };
+        assert!(due(&mut api, &mut world).is_empty(), "rv 7 was replayed");
+        world.step(&mut api, TimeMs(30_000), |a, st| {
+            a.change(st, pod(8), Cause::Event(3));
+        });
+        assert_eq!(
+            format!("{:?}", due(&mut api, &mut world)),
+            format!("{:?}", [Msg::Bookmark { rv: 8 }])
         );
     }
 
