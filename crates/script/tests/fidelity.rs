@@ -1184,3 +1184,50 @@ run 300s
     );
     assert_eq!(bookmarks(other, opened_ms)[0], 3);
 }
+
+/// The moment the garbage collector deletes web's child, with the script's cluster settings.
+fn collected_at(settings: &str) -> Vec<TimeMs> {
+    let sim = run(&format!(
+        "kind ReplicaSet\nkind Pod\n{settings}controller rs for ReplicaSet children Pod\n\
+         at 0s create ReplicaSet web spec 1\nat 5s delete ReplicaSet web\nrun 30s\n\
+         expect absent Pod web-0\n"
+    ));
+    sim.trace()
+        .iter()
+        .filter(|e| {
+            e.actor == listwatch_core::Actor::GarbageCollector
+                && matches!(
+                    e.kind,
+                    EventKind::Write {
+                        op: listwatch_core::WriteOp::Delete,
+                        ..
+                    }
+                )
+        })
+        .map(|e| e.time_ms)
+        .collect()
+}
+
+/// `pkg/controller/garbagecollector/garbagecollector.go`: the collector acts on what its own
+/// informers show, so it deletes a dependent some time after its owner went; `gc-delay D` is
+/// that lag (`Config::gc_delay_ms`, default 0), and a bad value is a located error.
+#[test]
+fn the_garbage_collector_s_delay_is_a_cluster_setting() {
+    assert_eq!(collected_at(""), [TimeMs(5000)]);
+    assert_eq!(collected_at("gc-delay 2s\n"), [TimeMs(7000)]);
+    assert_eq!(collected_at("gc-delay 0s\n"), [TimeMs(5000)]);
+    for (src, col, says) in [
+        ("gc-delay soon\n", 10, "`soon` is not a duration"),
+        ("gc-delay 25h\n", 10, "longer than the limit of 24h"),
+        ("gc-delay -1s\n", 10, "not a duration"),
+        ("gc-delay\n", 9, "expected"),
+        ("gc-delay 1s later\n", 13, "later"),
+    ] {
+        let d = listwatch_script::parse(&format!("kind Pod\n{src}"))
+            .err()
+            .unwrap_or_else(|| panic!("{src:?} is refused"));
+        let text = listwatch_script::render(&d[0], "gc.lw", src);
+        assert_eq!((d[0].line, d[0].col), (2, col), "{src:?}: {text}");
+        assert!(text.contains(says), "{src:?}: {text}");
+    }
+}
