@@ -1231,3 +1231,61 @@ fn the_garbage_collector_s_delay_is_a_cluster_setting() {
         assert!(text.contains(says), "{src:?}: {text}");
     }
 }
+
+/// `client-go/tools/cache/reflector.go` (`watch` and `watchList`): `timeoutSeconds` is an
+/// integer, `int64(minWatchTimeout.Seconds() * (rand.Float64() + 1.0))`, so every watch and
+/// streaming list asks for whole seconds in [300, 600), and the server ends it that many whole
+/// seconds after it started (`apiserver/pkg/endpoints/handlers/get.go` uses it as the deadline).
+#[test]
+fn watch_timeouts_are_whole_seconds() {
+    let sim = run("
+kind Pod
+kind Other
+controller plain for Pod children Other
+controller streaming for Pod children Other
+  streaming-list on
+at 0s create Pod a
+run 3h
+");
+    let asked: Vec<DurationMs> = events(&sim, |k| matches!(k, EventKind::WatchRequest { .. }))
+        .map(|e| match e.kind {
+            EventKind::WatchRequest { timeout_ms, .. } => timeout_ms,
+            _ => unreachable!(),
+        })
+        .collect();
+    assert!(asked.len() >= 20, "{asked:?}");
+    for t in &asked {
+        assert!(
+            t.ms() % 1000 == 0 && (300_000..600_000).contains(&t.ms()),
+            "{asked:?}"
+        );
+    }
+    // Each stream that timed out lasted whole seconds from when it opened.
+    let mut opened: Vec<Option<TimeMs>> = vec![None; sim.reflectors().len()];
+    let mut lasted = vec![];
+    for e in sim.trace() {
+        match e.kind {
+            EventKind::WatchOpened { watcher, .. }
+            | EventKind::InitialEventsEnd { watcher, .. } => {
+                opened[watcher.index()] = Some(e.time_ms)
+            }
+            EventKind::WatchEnded {
+                watcher,
+                reason: WatchEnd::Timeout,
+            } => lasted.push(DurationMs::between(
+                opened[watcher.index()].expect("opened"),
+                e.time_ms,
+            )),
+            _ => {}
+        }
+    }
+    assert!(lasted.len() >= 20, "{lasted:?}");
+    assert!(
+        lasted
+            .iter()
+            .all(|d| d.ms() % 1000 == 0 && (300_000..600_000).contains(&d.ms())),
+        "{lasted:?}"
+    );
+    let streams = events(&sim, |k| matches!(k, EventKind::InitialEventsEnd { .. })).count();
+    assert!(streams >= 2, "the streaming lists' watches count too");
+}

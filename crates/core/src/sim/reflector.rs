@@ -150,10 +150,12 @@ impl StepContext<'_> {
         self.out.send(id, serve);
     }
 
-    /// client-go: `minWatchTimeout * (rand + 1)`, uniform in [5 m, 10 m) by default.
+    /// client-go: `timeoutSeconds := int64(minWatchTimeout.Seconds() * (rand.Float64() + 1.0))`,
+    /// whole seconds in [300, 600) by default (at least one: 0 would ask for no timeout).
     fn watch_timeout(&mut self) -> DurationMs {
         let min = self.config.reflector.watch_timeout_ms_min;
-        min + DurationMs(self.rng.below(min.ms()))
+        let exact = min + DurationMs(self.rng.below(min.ms()));
+        DurationMs((exact.ms() / 1000).max(1) * 1000)
     }
 }
 
