@@ -215,6 +215,30 @@ run 20s
     assert_eq!(classic, expected);
 }
 
+/// The first watch a run sent: when, its timeout, and the bookmarks its watcher got until then.
+fn first_watch_bookmarks(sim: &Sim) -> (TimeMs, DurationMs, Vec<TimeMs>) {
+    let req = events(sim, |k| matches!(k, EventKind::WatchRequest { .. }))
+        .next()
+        .expect("a watch");
+    let EventKind::WatchRequest {
+        watcher,
+        timeout_ms,
+        ..
+    } = req.kind
+    else {
+        unreachable!()
+    };
+    let deadline = req.time_ms + timeout_ms;
+    let bookmarks = events(
+        sim,
+        move |k| matches!(k, EventKind::Bookmark { watcher: w, .. } if *w == watcher),
+    )
+    .map(|e| e.time_ms)
+    .filter(|&t| t <= deadline)
+    .collect();
+    (req.time_ms, timeout_ms, bookmarks)
+}
+
 /// `apiserver/pkg/storage/cacher/cache_watcher.go` (`nextBookmarkTime`, and bookmarks are sent
 /// whenever the cache's RV is above the watch's start RV): a quiet watch gets a bookmark about
 /// every minute and one 2 s before its deadline, even when the RV was already sent.
@@ -227,28 +251,8 @@ controller ctl for Pod children Other
 at 5s create Other x
 run 11m
 ");
-    let (watcher, opened_ms, timeout_ms) = {
-        let req = events(&sim, |k| matches!(k, EventKind::WatchRequest { .. }))
-            .next()
-            .expect("a watch");
-        let EventKind::WatchRequest {
-            watcher,
-            timeout_ms,
-            ..
-        } = req.kind
-        else {
-            unreachable!()
-        };
-        (watcher, req.time_ms, timeout_ms)
-    };
+    let (opened_ms, timeout_ms, bookmarks) = first_watch_bookmarks(&sim);
     let deadline = opened_ms + timeout_ms;
-    let bookmarks: Vec<TimeMs> = events(
-        &sim,
-        |k| matches!(k, EventKind::Bookmark { watcher: w, .. } if *w == watcher),
-    )
-    .map(|e| e.time_ms)
-    .filter(|&t| t <= deadline)
-    .collect();
     let mut want: Vec<TimeMs> = (1..)
         .map(|i| opened_ms + DurationMs(60_000) * i)
         .take_while(|&t| t < deadline - DurationMs(2000))
@@ -1288,4 +1292,61 @@ run 3h
     );
     let streams = events(&sim, |k| matches!(k, EventKind::InitialEventsEnd { .. })).count();
     assert!(streams >= 2, "the streaming lists' watches count too");
+}
+
+/// The bookmark times of a quiet watch opened at `opened` that ends at `deadline`, by the
+/// cacher's rule played tick by tick: the bookmark timer pops once a second; a watch waits in
+/// the bucket of the second of its next bookmark time (`nextBookmarkTime`: a minute from now or
+/// 2 s before the deadline, none once passed), a bucket already popped meaning the next one.
+fn bookmarks_by_the_ticks(opened: TimeMs, deadline: TimeMs) -> Vec<TimeMs> {
+    let next = |now: u64| {
+        let at = (now + 60_000).min(deadline.ms() - 2000);
+        (at > now).then_some(at / 1000)
+    };
+    let first_tick = opened.ms() / 1000 + 1;
+    let mut bucket = next(opened.ms()).map(|b| b.max(first_tick));
+    let mut sent = vec![];
+    for second in first_tick.. {
+        let Some(b) = bucket else { break };
+        if b == second {
+            sent.push(TimeMs(second * 1000));
+            bucket = next(second * 1000).map(|b| b.max(second + 1));
+        }
+    }
+    sent
+}
+
+/// `apiserver/pkg/storage/cacher/cacher.go` (`dispatchEvents`: the bookmark timer pops about
+/// once a second; `watcherBookmarkTimeBuckets`: a watcher waits in the bucket of the second of
+/// its next bookmark time, one already popped meaning the next) with `cache_watcher.go`
+/// (`nextBookmarkTime`): bookmarks go out on whole seconds, and when the pre-timeout bookmark
+/// falls in the second a minute's bookmark just used, it goes out in the next second. A quiet
+/// watch opened at 10.3 s, over many seeds (timeouts), one of them such a collision.
+#[test]
+fn bookmarks_go_out_on_the_cacher_s_one_second_ticks() {
+    let mut collisions = 0;
+    for seed in 1..=400 {
+        let sim = run(&format!(
+            "seed {seed}\nkind Pod\nkind Other\ncontroller ctl for Pod children Other\n  \
+             start 10300ms\nat 20s create Other x\nrun 11m\n"
+        ));
+        let (opened, timeout_ms, sent) = first_watch_bookmarks(&sim);
+        let deadline = opened + timeout_ms;
+        assert_eq!(opened, TimeMs(10_300));
+        assert_eq!(
+            sent,
+            bookmarks_by_the_ticks(opened, deadline),
+            "seed {seed}: timeout {timeout_ms}"
+        );
+        if (timeout_ms.ms() / 1000 - 2) % 60 == 0 {
+            collisions += 1;
+            let pre_timeout = deadline - DurationMs(2000);
+            assert_eq!(
+                sent.last(),
+                Some(&TimeMs(pre_timeout.ms() / 1000 * 1000 + 1000)),
+                "seed {seed}: the next second"
+            );
+        }
+    }
+    assert!(collisions > 0, "no seed made the two bookmarks collide");
 }

@@ -8,6 +8,8 @@ use super::*;
 
 /// A server watch's timers (`cache_watcher.go`).
 const BOOKMARK_BEFORE_DEADLINE_MS: DurationMs = DurationMs(2000);
+/// The period of the cacher's bookmark timer, and the width of its buckets (`cacher.go`).
+const BOOKMARK_TICK_MS: u64 = 1000;
 
 impl Apiserver {
     /// A list (client-go's pager, or a relist at a resourceVersion).
@@ -362,7 +364,10 @@ impl Apiserver {
     }
 
     /// `cache_watcher.go` `nextBookmarkTime`: the next bookmark a minute from now, or 2 s before
-    /// the deadline if that comes first; none once that moment has passed.
+    /// the deadline if that comes first; none once that moment has passed. `cacher.go`
+    /// (`watcherBookmarkTimeBuckets`, `dispatchEvents`): the watch waits in the bucket of that
+    /// moment's second, and the bookmark timer, popping once a second, sends it at the start of
+    /// that second; a second already popped (the current one) means the next.
     fn schedule_bookmark(&mut self, st: &mut StepContext, watch: WatchId, cause: Cause) {
         let w = &st.watches[watch.index()];
         if !st.clients.bookmarks(st.config, w.watcher) || w.from_etcd {
@@ -374,8 +379,10 @@ impl Apiserver {
             period => (st.now_ms + period).min(pre_deadline),
         };
         if heartbeat > st.now_ms {
-            st.out
-                .timer(heartbeat, cause, Action::BookmarkDue { watch });
+            let bucket =
+                (heartbeat.ms() / BOOKMARK_TICK_MS).max(st.now_ms.ms() / BOOKMARK_TICK_MS + 1);
+            let pop = TimeMs(bucket * BOOKMARK_TICK_MS);
+            st.out.timer(pop, cause, Action::BookmarkDue { watch });
         }
     }
 
