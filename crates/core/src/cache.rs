@@ -18,7 +18,7 @@ pub struct WatchCache {
     /// The newest RV the cache has processed.
     pub rv: Rv,
     pub store: BTreeMap<NameId, Object>,
-    /// False while the cache (re)initialises: watches get 429.
+    /// False while the cache (re)initialises: watches and lists without a limit get 429.
     pub ready: bool,
 }
 
@@ -88,6 +88,11 @@ impl WatchCache {
         self.evicted_since_list = false;
         self.ready = true;
         // `ResetLocked` empties the ring but keeps the capacity a dynamic cache has grown to.
+    }
+
+    /// A cache that exists and is not ready: watches and lists without a limit get 429.
+    pub fn reinitialising(&self) -> bool {
+        self.mode != CacheMode::Off && !self.ready
     }
 
     /// The oldest RV a watch can be served from, plus one (`GetIntervalLocked`).

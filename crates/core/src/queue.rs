@@ -2,6 +2,7 @@
 //! duplicates collapse, and failures back off.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::hash::{Hash, Hasher};
 
 use crate::config::QueueKind;
 use crate::model::{DurationMs, NameId, TimeMs};
@@ -12,22 +13,48 @@ pub const ITEM_BACKOFF_MS_MAX: DurationMs = DurationMs(1_000_000);
 const BUCKET_QPS: u64 = 10;
 const BUCKET_BURST: u64 = 100;
 
-#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkQueue {
     pub kind: QueueKind,
-    /// Keys waiting, in order.
+    /// Keys waiting, in order. Priority queue: in the order of their items' places
+    /// (`AddedCounter`), a key being processed included (its next item, handed out once the
+    /// reconcile is done).
     pub queue: VecDeque<NameId>,
     /// Low-priority keys (priority queue only): initial-list adds, served after `queue`.
     pub queue_low: VecDeque<NameId>,
+    /// Keys waiting (classic: and keys being processed that were added again).
     pub dirty: BTreeSet<NameId>,
     pub processing: BTreeSet<NameId>,
     pub failures: BTreeMap<NameId, u32>,
     /// Priority queue only: keys waiting with a `ReadyAt` in the future (a rate-limited retry,
     /// a `RequeueAfter`). One item per key: an immediate add makes it ready now.
     pub delayed: BTreeMap<NameId, TimeMs>,
+    /// Priority queue only: each item's place in the order (`AddedCounter`), waiting or delayed.
+    placed: BTreeMap<NameId, u64>,
+    next_place: u64,
     /// Token bucket of the classic queue, in thousandths of a token; negative while reserved ahead.
     bucket_millitokens: i64,
     bucket_at_ms: TimeMs,
+}
+
+/// Equal queues hash equal whatever their counters: the places hash as the order they make.
+impl Hash for WorkQueue {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.kind.hash(h);
+        self.queue.hash(h);
+        self.queue_low.hash(h);
+        self.dirty.hash(h);
+        self.processing.hash(h);
+        self.failures.hash(h);
+        self.delayed.hash(h);
+        let mut order: Vec<(u64, NameId)> = self.placed.iter().map(|(k, p)| (*p, *k)).collect();
+        order.sort_unstable();
+        for (_, key) in order {
+            key.hash(h);
+        }
+        self.bucket_millitokens.hash(h);
+        self.bucket_at_ms.hash(h);
+    }
 }
 
 impl WorkQueue {
@@ -40,35 +67,79 @@ impl WorkQueue {
             processing: BTreeSet::new(),
             failures: BTreeMap::new(),
             delayed: BTreeMap::new(),
+            placed: BTreeMap::new(),
+            next_place: 0,
             bucket_millitokens: (BUCKET_BURST * 1000) as i64,
             bucket_at_ms: TimeMs::ZERO,
         }
     }
 
     pub fn add(&mut self, key: NameId, low_priority: bool) -> QueueAdd {
-        // controller-runtime `priorityqueue.AddWithOpts`: the earlier ReadyAt wins, and "now" is
-        // earliest, so a delayed item of this key becomes ready now (one reconcile, not two).
-        self.delayed.remove(&key);
+        match self.kind {
+            QueueKind::Classic => self.add_classic(key),
+            QueueKind::Priority => self.add_priority(key, low_priority),
+        }
+    }
+
+    /// client-go `queue.go` `Add`: a key waiting is not added twice; a key being processed is
+    /// marked dirty and queued at the back when its reconcile is done.
+    fn add_classic(&mut self, key: NameId) -> QueueAdd {
+        if !self.dirty.insert(key) {
+            return QueueAdd::AlreadyQueued;
+        }
+        if self.processing.contains(&key) {
+            return QueueAdd::MarkedDirty;
+        }
+        self.queue.push_back(key);
+        QueueAdd::Added
+    }
+
+    /// controller-runtime `priorityqueue.go` `AddWithOpts`: one item per key. A new item takes
+    /// the next place, even for a key being processed (handed out items leave the items, so its
+    /// next item is placed at this event and runs before keys added later). An item waiting on a
+    /// delay becomes ready now ("now" is the earliest `ReadyAt`) and keeps its place; a normal
+    /// add raises a low-priority item's priority, also in its place.
+    fn add_priority(&mut self, key: NameId, low_priority: bool) -> QueueAdd {
+        if self.delayed.remove(&key).is_some() {
+            self.dirty.insert(key);
+            self.insert_in_place(key);
+            return QueueAdd::Added;
+        }
         if self.dirty.contains(&key) {
-            // A normal add raises a low-priority waiting item's priority.
             if !low_priority {
                 if let Some(i) = self.queue_low.iter().position(|k| *k == key) {
                     self.queue_low.remove(i);
-                    self.queue.push_back(key);
+                    self.insert_in_place(key);
                 }
             }
             return QueueAdd::AlreadyQueued;
         }
         self.dirty.insert(key);
-        if self.processing.contains(&key) {
-            return QueueAdd::MarkedDirty;
-        }
-        if low_priority && self.kind == QueueKind::Priority {
+        self.place(key);
+        if low_priority {
             self.queue_low.push_back(key);
         } else {
             self.queue.push_back(key);
         }
-        QueueAdd::Added
+        if self.processing.contains(&key) {
+            QueueAdd::MarkedDirty
+        } else {
+            QueueAdd::Added
+        }
+    }
+
+    /// A new item of `key` takes the next place.
+    fn place(&mut self, key: NameId) {
+        self.placed.insert(key, self.next_place);
+        self.next_place += 1;
+    }
+
+    /// Puts `key`'s item among the waiting normal-priority ones at the place it already has.
+    fn insert_in_place(&mut self, key: NameId) {
+        let place = self.placed[&key];
+        let placed = &self.placed;
+        let i = self.queue.partition_point(|k| placed[k] < place);
+        self.queue.insert(i, key);
     }
 
     /// `AddAfter`: classic queues hold the delayed add apart (`delaying_queue.go`) and add it
@@ -78,50 +149,72 @@ impl WorkQueue {
         if self.kind == QueueKind::Classic {
             return QueueAdd::Added;
         }
-        if self.dirty.contains(&key) && !self.processing.contains(&key) {
+        if self.dirty.contains(&key) {
             return QueueAdd::AlreadyQueued;
         }
         match self.delayed.get(&key) {
             Some(&at) if at <= ready_at => QueueAdd::AlreadyQueued,
-            _ => {
+            Some(_) => {
                 self.delayed.insert(key, ready_at);
+                QueueAdd::Added
+            }
+            None => {
+                self.delayed.insert(key, ready_at);
+                self.place(key);
                 QueueAdd::Added
             }
         }
     }
 
     /// A delayed add is due: is it still this queue's item (not consumed by an earlier add)?
+    /// The priority queue's item then leaves the delayed ones; the add that follows places it
+    /// anew (an item whose `ReadyAt` has passed sorts behind every item added without a delay).
     pub fn due(&mut self, key: NameId, now: TimeMs) -> bool {
         if self.kind == QueueKind::Classic {
             return true;
         }
         if self.delayed.get(&key) == Some(&now) {
             self.delayed.remove(&key);
+            self.unplace(key);
             true
         } else {
             false
         }
     }
 
+    /// `key` has no item any more.
+    fn unplace(&mut self, key: NameId) {
+        self.placed.remove(&key);
+        if self.placed.is_empty() {
+            self.next_place = 0;
+        }
+    }
+
+    /// The first waiting key not being processed (the priority queue keeps the next item of a
+    /// key being processed in its place; classic queues never hold one).
     pub fn get(&mut self) -> Option<NameId> {
-        let key = self
-            .queue
-            .pop_front()
-            .or_else(|| self.queue_low.pop_front())?;
+        let free = |q: &VecDeque<NameId>| q.iter().position(|k| !self.processing.contains(k));
+        let key = match (free(&self.queue), free(&self.queue_low)) {
+            (Some(i), _) => self.queue.remove(i),
+            (None, Some(i)) => self.queue_low.remove(i),
+            (None, None) => None,
+        }?;
         self.processing.insert(key);
         self.dirty.remove(&key);
+        if self.kind == QueueKind::Priority {
+            self.unplace(key);
+        }
         Some(key)
     }
 
     /// Returns true when the key was dirty and is queued again.
     pub fn done(&mut self, key: NameId) -> bool {
         self.processing.remove(&key);
-        if self.dirty.contains(&key) {
+        let again = self.dirty.contains(&key);
+        if again && self.kind == QueueKind::Classic {
             self.queue.push_back(key);
-            true
-        } else {
-            false
         }
+        again
     }
 
     pub fn forget(&mut self, key: NameId) {
@@ -181,8 +274,9 @@ impl WorkQueue {
         self.queue.len() + self.queue_low.len()
     }
 
+    /// No key can be handed out now (a waiting item of a key being processed waits for its end).
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.waiting().all(|k| self.processing.contains(k))
     }
 }
 
@@ -232,6 +326,105 @@ mod tests {
             c.due(a, TimeMs(20)),
             "the classic delaying queue adds again when due"
         );
+    }
+
+    /// controller-runtime `priorityqueue.go` `lockedAddWithOpts`: a key handed out is not among
+    /// the items, so an add while it is processed makes a new item placed now; it is handed out
+    /// once the key is done, before keys added after it. The classic queue (`queue.go`) marks
+    /// it dirty and appends it when it is done.
+    #[test]
+    fn priority_queue_places_an_add_during_processing_at_the_add() {
+        let (a, b) = (NameId(1), NameId(2));
+        let mut q = WorkQueue::new(QueueKind::Priority);
+        q.add(a, false);
+        assert_eq!(q.get(), Some(a));
+        assert_eq!(q.add(a, false), QueueAdd::MarkedDirty);
+        assert_eq!(q.add(b, false), QueueAdd::Added);
+        assert!(!q.is_empty(), "b can be handed out");
+        assert_eq!(q.get(), Some(b), "a is still processing");
+        assert!(
+            q.is_empty() && q.len() == 1,
+            "a's next item waits for a to be done"
+        );
+        assert!(q.done(a));
+        q.add(b, false);
+        assert!(q.done(b));
+        assert_eq!(
+            (q.get(), q.get()),
+            (Some(a), Some(b)),
+            "a's place is before b's"
+        );
+        let mut c = WorkQueue::new(QueueKind::Classic);
+        c.add(a, false);
+        c.get();
+        assert_eq!(c.add(a, false), QueueAdd::MarkedDirty);
+        c.add(b, false);
+        assert!(c.done(a));
+        assert_eq!((c.get(), c.get()), (Some(b), Some(a)), "classic: behind b");
+    }
+
+    /// controller-runtime `priorityqueue.go` `lockedAddWithOpts`: an add of a key waiting on a
+    /// delay makes its item ready now and keeps its `AddedCounter`, so it goes before keys added
+    /// after the delayed add; a normal add that raises a low-priority item keeps its place too.
+    #[test]
+    fn priority_queue_an_add_of_a_delayed_key_keeps_its_place() {
+        let (a, b, c, d) = (NameId(1), NameId(2), NameId(3), NameId(4));
+        let mut q = WorkQueue::new(QueueKind::Priority);
+        q.add(b, false);
+        assert_eq!(q.add_after(a, TimeMs(50)), QueueAdd::Added);
+        q.add(c, false);
+        assert_eq!(q.add(a, false), QueueAdd::Added, "ready now");
+        assert!(
+            !q.due(a, TimeMs(50)),
+            "the delayed item became the ready one"
+        );
+        let order: Vec<_> = std::iter::from_fn(|| q.get()).collect();
+        assert_eq!(order, [b, a, c]);
+        let mut q = WorkQueue::new(QueueKind::Priority);
+        q.add(d, true);
+        q.add(b, false);
+        q.add(a, true);
+        q.add(c, false);
+        assert_eq!(
+            q.add(a, false),
+            QueueAdd::AlreadyQueued,
+            "raised to normal priority"
+        );
+        let order: Vec<_> = std::iter::from_fn(|| q.get()).collect();
+        assert_eq!(order, [b, a, c, d]);
+    }
+
+    /// Two priority queues in the same order hash the same, whatever their counters.
+    #[test]
+    fn priority_queue_hash_ignores_how_far_the_counter_went() {
+        use std::collections::hash_map::DefaultHasher;
+        let hash = |q: &WorkQueue| {
+            let mut h = DefaultHasher::new();
+            q.hash(&mut h);
+            h.finish()
+        };
+        let (a, b) = (NameId(1), NameId(2));
+        let mut fresh = WorkQueue::new(QueueKind::Priority);
+        fresh.add(a, false);
+        fresh.add_after(b, TimeMs(9));
+        let mut used = WorkQueue::new(QueueKind::Priority);
+        for _ in 0..3 {
+            used.add(b, false);
+            used.get();
+            used.done(b);
+        }
+        used.add(a, false);
+        used.add(b, false);
+        used.get();
+        used.get();
+        used.done(a);
+        used.done(b);
+        used.add(a, false);
+        used.add_after(b, TimeMs(9));
+        assert_eq!(hash(&fresh), hash(&used));
+        fresh.add(b, false);
+        used.add(b, false);
+        assert_eq!(fresh.queue, used.queue);
     }
 
     #[test]

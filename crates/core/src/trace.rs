@@ -183,8 +183,10 @@ impl ApiError {
                 "The resourceVersion for the provided list is too old.".into()
             }
             ApiError::ContinueExpired => "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.".into(),
+            // `storage.NewTooLargeResourceVersionError` builds it with `errors.NewTimeoutError`,
+            // which prefixes "Timeout: ".
             ApiError::TooLargeRv { requested, current } => {
-                format!("Too large resource version: {requested}, current: {current}")
+                format!("Timeout: Too large resource version: {requested}, current: {current}")
             }
             // `cacher.go`: `errors.NewTooManyRequests("storage is (re)initializing", 1)`.
             ApiError::TooManyRequests => "storage is (re)initializing".into(),

@@ -508,6 +508,12 @@ impl Builder {
                 };
                 p.done()?;
             }
+            // The garbage collector acts on its own informers: it deletes a dependent this long
+            // after its owner went.
+            "gc-delay" => {
+                self.config.gc_delay_ms = p.duration("how long the garbage collector lags")?;
+                p.done()?;
+            }
             "bookmarks" => {
                 self.explicit_bookmarks = true;
                 self.config.reflector.bookmarks = self.switch(p, "bookmarks", None)?;

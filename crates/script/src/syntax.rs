@@ -7,6 +7,7 @@ pub const STATEMENTS: &[&str] = &[
     "kind",
     "apiserver",
     "compaction",
+    "gc-delay",
     "bookmarks",
     "streaming-list",
     "page-size",

@@ -150,6 +150,95 @@ run 35s
     );
 }
 
+/// The first `n` reconciles of a run: (key, start).
+fn first_starts(sim: &Sim, n: usize) -> Vec<(String, TimeMs)> {
+    reconciles(sim)
+        .into_iter()
+        .take(n)
+        .map(|r| (r.0.trim_start_matches("default/").to_string(), r.2))
+        .collect()
+}
+
+fn at(key: &str, ms: u64) -> (String, TimeMs) {
+    (key.to_string(), TimeMs(ms))
+}
+
+/// The first `n` reconciles of a Secret mirror whose reconciles take 1 s, on `queue`, with more
+/// controller `options` and a `timeline`.
+fn mirror_starts(queue: &str, options: &str, timeline: &str, n: usize) -> Vec<(String, TimeMs)> {
+    let src = format!(
+        "kind Secret\nkind ConfigMap\ncontroller sync for Secret mirror ConfigMap\n  reconcile 1s\n  \
+         watches ConfigMap none\n  queue {queue}\n{options}{timeline}"
+    );
+    first_starts(&run(&src), n)
+}
+
+/// controller-runtime `pkg/controller/priorityqueue/priorityqueue.go` (`lockedAddWithOpts`): a
+/// key handed out is no longer among the items, so an event for it while it is reconciled makes
+/// a new item whose place (`AddedCounter`) is the event's time, handed out (once the reconcile is
+/// done) before keys added later. client-go's classic queue (`util/workqueue/queue.go`) marks it
+/// dirty and queues it behind them when the reconcile ends.
+#[test]
+fn priority_queue_an_event_during_a_reconcile_keeps_the_event_s_place() {
+    let timeline = "
+at 1s create Secret a spec 1
+at 1200ms update Secret a spec 2
+at 1500ms create Secret b spec 1
+run 10s
+";
+    let priority = mirror_starts("priority", "", timeline, 3);
+    assert_eq!(priority, [at("a", 1000), at("a", 2000), at("b", 3000)]);
+    let classic = mirror_starts("classic", "", timeline, 3);
+    assert_eq!(classic, [at("a", 1000), at("b", 2000), at("a", 3000)]);
+}
+
+/// controller-runtime `pkg/controller/priorityqueue/priorityqueue.go` (`lockedAddWithOpts`): an
+/// event for a key waiting on a delay (a `RequeueAfter`) makes the item ready at once and keeps
+/// its place (its `AddedCounter` from the delayed add), so it runs before a key added after that
+/// add; the classic queue appends it behind every waiting key.
+#[test]
+fn priority_queue_an_event_for_a_delayed_key_keeps_its_original_place() {
+    let timeline = "
+at 1s create Secret a spec 1
+at 2500ms create Secret b spec 1
+at 3s create Secret c spec 1
+at 3200ms update Secret a spec 2
+run 20s
+";
+    let requeue = "  requeue-after 10s\n";
+    let priority = mirror_starts("priority", requeue, timeline, 4);
+    // a's requeue was added at 2 s, before c (3 s): the update at 3.2 s makes it ready there.
+    let expected = [at("a", 1000), at("b", 2500), at("a", 3500), at("c", 4500)];
+    assert_eq!(priority, expected);
+    let classic = mirror_starts("classic", requeue, timeline, 4);
+    let expected = [at("a", 1000), at("b", 2500), at("c", 3500), at("a", 4500)];
+    assert_eq!(classic, expected);
+}
+
+/// The first watch a run sent: when, its timeout, and the bookmarks its watcher got until then.
+fn first_watch_bookmarks(sim: &Sim) -> (TimeMs, DurationMs, Vec<TimeMs>) {
+    let req = events(sim, |k| matches!(k, EventKind::WatchRequest { .. }))
+        .next()
+        .expect("a watch");
+    let EventKind::WatchRequest {
+        watcher,
+        timeout_ms,
+        ..
+    } = req.kind
+    else {
+        unreachable!()
+    };
+    let deadline = req.time_ms + timeout_ms;
+    let bookmarks = events(
+        sim,
+        move |k| matches!(k, EventKind::Bookmark { watcher: w, .. } if *w == watcher),
+    )
+    .map(|e| e.time_ms)
+    .filter(|&t| t <= deadline)
+    .collect();
+    (req.time_ms, timeout_ms, bookmarks)
+}
+
 /// `apiserver/pkg/storage/cacher/cache_watcher.go` (`nextBookmarkTime`, and bookmarks are sent
 /// whenever the cache's RV is above the watch's start RV): a quiet watch gets a bookmark about
 /// every minute and one 2 s before its deadline, even when the RV was already sent.
@@ -162,28 +251,8 @@ controller ctl for Pod children Other
 at 5s create Other x
 run 11m
 ");
-    let (watcher, opened_ms, timeout_ms) = {
-        let req = events(&sim, |k| matches!(k, EventKind::WatchRequest { .. }))
-            .next()
-            .expect("a watch");
-        let EventKind::WatchRequest {
-            watcher,
-            timeout_ms,
-            ..
-        } = req.kind
-        else {
-            unreachable!()
-        };
-        (watcher, req.time_ms, timeout_ms)
-    };
+    let (opened_ms, timeout_ms, bookmarks) = first_watch_bookmarks(&sim);
     let deadline = opened_ms + timeout_ms;
-    let bookmarks: Vec<TimeMs> = events(
-        &sim,
-        |k| matches!(k, EventKind::Bookmark { watcher: w, .. } if *w == watcher),
-    )
-    .map(|e| e.time_ms)
-    .filter(|&t| t <= deadline)
-    .collect();
     let mut want: Vec<TimeMs> = (1..)
         .map(|i| opened_ms + DurationMs(60_000) * i)
         .take_while(|&t| t < deadline - DurationMs(2000))
@@ -294,12 +363,13 @@ fn specs_read_after(sim: &Sim, from_ms: TimeMs) -> Vec<(TimeMs, Option<i64>)> {
 }
 
 /// `apiserver/pkg/storage/cacher/cacher.go` (`waitUntilWatchCacheFreshAndForceAllEvents`) and
-/// `client-go/tools/cache/reflector.go` (a failed watch-list falls back to a list): a streaming
-/// list's initial events are a consistent read. Against a paused cache it waits 3 s, fails with
-/// 504 "Too large resource version", and the reflector's fallback list (RV "", consistent) is
-/// delegated to etcd: the restarted controller never syncs on the old world.
+/// `client-go/tools/cache/reflector.go` (`watchList`, `isErrorRetriableWithSideEffectsFn`): a
+/// streaming list's initial events are a consistent read. Against a paused cache it waits 3 s
+/// and gets 504; the reflector marks its last RV unavailable and streams again at RV "" at once,
+/// never falling back to a LIST, every 3 s until the cache has caught up (here: resumed), so the
+/// restarted controller never syncs on the old world.
 #[test]
-fn a_streaming_list_never_answers_from_a_stale_cache() {
+fn a_streaming_list_that_gets_504_streams_again_until_the_cache_catches_up() {
     let sim = run("
 kind Cluster
 kind Data
@@ -312,24 +382,53 @@ at 2s pause b
 at 3s update Cluster c spec 2
 at 5s crash op
 at 6s restart op on b
+at 19500ms resume b
 run 30s
 ");
-    let failed: Vec<_> = events(&sim, |k| matches!(k, EventKind::ListFailed { .. }))
-        .map(|e| match e.kind {
-            EventKind::ListFailed { error, .. } => (e.time_ms, error.code(), error.message()),
-            _ => unreachable!(),
-        })
-        .collect();
-    assert!(
-        failed.iter().any(|(t, code, msg)| *t == TimeMs(9000)
-            && *code == 504
-            && msg.starts_with("Too large resource version")),
-        "{failed:?}"
+    let cluster = |w: &listwatch_core::WatcherId| w.0 == 0;
+    let after_restart = |e: &&Event| e.time_ms >= TimeMs(6000);
+    let streams: Vec<(TimeMs, String)> = events(
+        &sim,
+        |k| matches!(k, EventKind::WatchListRequest { watcher, .. } if cluster(watcher)),
+    )
+    .filter(after_restart)
+    .map(|e| match e.kind {
+        EventKind::WatchListRequest { rv, .. } => (e.time_ms, rv.param()),
+        _ => unreachable!(),
+    })
+    .collect();
+    let at_empty = |ms: u64| (TimeMs(ms), "\"\"".to_string());
+    assert_eq!(
+        streams,
+        [6000, 9000, 12_000, 15_000, 18_000].map(at_empty),
+        "a 504 is retried at once with another streaming list at RV \"\""
     );
+    let failed = events(&sim, |k| {
+        matches!(k, EventKind::ListFailed { watcher, error } if cluster(watcher) && error.code() == 504)
+    })
+    .filter(after_restart)
+    .count();
+    assert_eq!(failed, 4);
+    assert!(
+        !events(&sim, |k| matches!(k, EventKind::ListRequest { .. }))
+            .filter(after_restart)
+            .any(|_| true),
+        "no fallback to a standard LIST"
+    );
+    let synced = events(
+        &sim,
+        |k| matches!(k, EventKind::InitialEventsEnd { watcher, .. } if cluster(watcher)),
+    )
+    .filter(after_restart)
+    .map(|e| e.time_ms)
+    .next();
+    assert_eq!(synced, Some(TimeMs(19_500)), "synced once b caught up");
     let after = specs_read_after(&sim, TimeMs(6000));
     assert!(!after.is_empty());
     assert!(
-        after.iter().all(|(_, spec)| *spec == Some(2)),
+        after
+            .iter()
+            .all(|(t, spec)| *t >= TimeMs(19_500) && *spec == Some(2)),
         "reads after the restart: {after:?}"
     );
 }
@@ -791,7 +890,7 @@ expect probe opened replaying 3
 expect probe got \"too old resource version: 11 (12)\"
 expect probe opened replaying 0
 expect probe listed 2 items at rv 12
-expect probe got \"Too large resource version: 99, current: 15\"
+expect probe got \"Timeout: Too large resource version: 99, current: 15\"
 "
     );
     let r = listwatch_script::run(&src).unwrap_or_else(|d| panic!("{d:?}"));
@@ -815,7 +914,7 @@ expect probe got \"Too large resource version: 99, current: 15\"
             "probe 3: watch from rv 99 open, replaying 0 events",
             "probe 4: 2 items at list rv 12 (from etcd)",
             "probe 5: 2 items at list rv 15 (from the watch cache)",
-            "probe 6: ERROR 504 Too large resource version: 99, current: 15",
+            "probe 6: ERROR 504 Timeout: Too large resource version: 99, current: 15",
         ]
     );
     // Once compacted, an Exact list below the compacted revision gets 410.
@@ -908,4 +1007,346 @@ fn reads_are_in_the_trace_stale_ones_marked_and_explain_a_write() {
         .find(|&i| matches!(sim.trace()[i].kind, EventKind::ReconcileEnd { .. }))
         .unwrap();
     assert!(timeline.at(&sim, end + 1).queues[0].reads.is_empty());
+}
+
+/// `apiserver/pkg/storage/errors.go` `NewTooLargeResourceVersionError` builds the 504 with
+/// `apimachinery/pkg/api/errors/errors.go` `NewTimeoutError`, which prefixes its message with
+/// "Timeout: ": a list at an RV the cache has not reached within 3 s, and a streaming list
+/// against a cache that stays behind, read "Timeout: Too large resource version: N, current: M".
+#[test]
+fn the_too_large_resource_version_error_is_a_timeout_error() {
+    let sim = run("
+kind Pod
+kind Other
+apiserver a
+apiserver b
+streaming-list on
+controller ctl for Pod children Other
+  apiserver b
+  start 3s
+at 0s create Pod p
+at 1s pause b
+at 2s create Pod q
+at 2s probe list Pod resourceVersion=\"9\" on a
+run 8s
+expect probe got \"Timeout: Too large resource version: 9, current: 3\"
+expect ctl Pod got \"Timeout: Too large resource version: 3, current: 2\" by 6s
+");
+    let texts: Vec<String> = events(&sim, |k| {
+        matches!(
+            k,
+            EventKind::ListFailed { .. } | EventKind::ProbeFailed { .. }
+        )
+    })
+    .map(|e| listwatch_core::describe(&e.kind, &sim))
+    .collect();
+    assert_eq!(
+        texts,
+        [
+            "probe 0: ERROR 504 Timeout: Too large resource version: 9, current: 3",
+            // The controller's two informers (Pod, and Other for its children).
+            "list failed: 504 Timeout: Too large resource version: 3, current: 2",
+            "list failed: 504 Timeout: Too large resource version: 3, current: 2",
+        ]
+    );
+}
+
+/// `apiserver/pkg/storage/cacher/delegator.go` (`GetList`, `shouldDelegateListOnNotReadyCache`)
+/// and `cacher.go` (`GetList`: `NewTooManyRequests("storage is (re)initializing", 1)`): while a
+/// cache re-initialises, a list with a `limit` (RV "0" or "" through the pager) is delegated to
+/// etcd, but a list without one, as a relist at resourceVersion="N" sends, gets 429;
+/// `client-go/tools/cache/reflector.go` returns the error from `list` and `ListAndWatch` runs
+/// again after the backoff, until the cache is ready and answers.
+#[test]
+fn a_relist_at_an_rv_while_the_cache_reinitialises_gets_429_and_backs_off() {
+    let sim = run("
+kind Pod
+kind Other
+controller ctl for Pod children Other
+controller late for Pod children Other
+  start 1s
+at 500ms reinit-cache apiserver Pod for 5s
+at 10s create Pod a
+run 20s
+expect ctl Pod got \"storage is (re)initializing\"
+expect esr
+");
+    let ready = TimeMs(5500);
+    // ctl's Pod informer is watcher 0: its fresh watch closed within 1 s with no events (a
+    // "very short watch"), so it relists at its last RV.
+    let pod_lists: Vec<(TimeMs, String)> = sim
+        .trace()
+        .iter()
+        .filter(|e| e.time_ms > TimeMs(500))
+        .filter_map(|e| match e.kind {
+            EventKind::ListRequest { watcher, rv, .. } if watcher.0 == 0 => {
+                Some((e.time_ms, format!("sent {}", rv.param())))
+            }
+            EventKind::ListFailed { watcher, error } if watcher.0 == 0 => {
+                Some((e.time_ms, format!("{} {}", error.code(), error.message())))
+            }
+            EventKind::ListResult {
+                watcher, from_etcd, ..
+            } if watcher.0 == 0 => Some((e.time_ms, format!("listed, from etcd: {from_etcd}"))),
+            EventKind::Backoff { watcher, .. } if watcher.0 == 0 => {
+                Some((e.time_ms, "backoff".to_string()))
+            }
+            _ => None,
+        })
+        .collect();
+    let refused = pod_lists
+        .iter()
+        .filter(|(_, l)| l == "429 storage is (re)initializing")
+        .count();
+    assert!(refused >= 2, "{pod_lists:#?}");
+    for (i, (t, line)) in pod_lists.iter().enumerate() {
+        if line.starts_with("sent") {
+            assert_eq!(
+                line, "sent \"1\"",
+                "a relist at the last RV: {pod_lists:#?}"
+            );
+            let answer = &pod_lists[i + 1].1;
+            if *t < ready {
+                assert_eq!(answer, "429 storage is (re)initializing");
+                assert_eq!(pod_lists[i + 2].1, "backoff");
+            } else {
+                assert_eq!(answer, "listed, from etcd: false", "from the ready cache");
+            }
+        }
+    }
+    assert!(pod_lists.iter().any(|(t, _)| *t >= ready));
+    // `late` starts while the cache is not ready: its first list (RV "0", with the pager's
+    // limit) is delegated to etcd.
+    let first_late = events(
+        &sim,
+        |k| matches!(k, EventKind::ListResult { watcher, .. } if watcher.0 == 2),
+    )
+    .map(|e| match e.kind {
+        EventKind::ListResult { from_etcd, .. } => (e.time_ms, from_etcd),
+        _ => unreachable!(),
+    })
+    .next();
+    assert_eq!(first_late, Some((TimeMs(1000), true)));
+}
+
+/// `apiserver/pkg/storage/cacher/cache_watcher.go` (`processInterval` then `process`): after a
+/// watch's initial replay, a bookmark goes out only if its RV is above the last RV the replay
+/// sent (or above the watch's start RV when nothing was replayed). A Pod watch that re-opens
+/// after a disconnect and replays b's create (the cache's newest RV) gets no bookmark until the
+/// RV moves; the Other watch, which replayed nothing, gets one at that same RV.
+#[test]
+fn a_bookmark_at_the_rv_the_initial_replay_ended_at_is_dropped() {
+    let sim = run("
+kind Pod
+kind Other
+controller ctl for Pod children Other
+at 0s create Pod a
+at 10s disconnect ctl for 5s
+at 12s create Pod b
+at 200s create Pod c
+run 300s
+");
+    let (pod, other) = (0, 1);
+    let reopened = |w: u16| {
+        events(
+            &sim,
+            |k| matches!(k, EventKind::WatchOpened { watcher, .. } if watcher.0 == w),
+        )
+        .find(|e| e.time_ms > TimeMs(10_000))
+        .map(|e| match e.kind {
+            EventKind::WatchOpened {
+                from_rv, replayed, ..
+            } => (e.time_ms, from_rv, replayed),
+            _ => unreachable!(),
+        })
+        .expect("the watch re-opens after the disconnect")
+    };
+    let bookmarks = |w: u16, after: TimeMs| -> Vec<u64> {
+        events(
+            &sim,
+            |k| matches!(k, EventKind::Bookmark { watcher, .. } if watcher.0 == w),
+        )
+        .filter(|e| e.time_ms > after)
+        .map(|e| match e.kind {
+            EventKind::Bookmark { rv, .. } => rv,
+            _ => unreachable!(),
+        })
+        .collect()
+    };
+    let (opened_ms, from_rv, replayed) = reopened(pod);
+    assert_eq!((from_rv, replayed), (2, 1), "b's create (rv 3) is replayed");
+    assert_eq!(
+        bookmarks(pod, opened_ms),
+        [4],
+        "none at rv 3 (the replay's end); one once c's create moved the RV"
+    );
+    let (opened_ms, from_rv, replayed) = reopened(other);
+    assert_eq!(
+        (from_rv, replayed),
+        (1, 0),
+        "its list's RV, nothing to replay"
+    );
+    assert_eq!(bookmarks(other, opened_ms)[0], 3);
+}
+
+/// The moment the garbage collector deletes web's child, with the script's cluster settings.
+fn collected_at(settings: &str) -> Vec<TimeMs> {
+    let sim = run(&format!(
+        "kind ReplicaSet\nkind Pod\n{settings}controller rs for ReplicaSet children Pod\n\
+         at 0s create ReplicaSet web spec 1\nat 5s delete ReplicaSet web\nrun 30s\n\
+         expect absent Pod web-0\n"
+    ));
+    sim.trace()
+        .iter()
+        .filter(|e| {
+            e.actor == listwatch_core::Actor::GarbageCollector
+                && matches!(
+                    e.kind,
+                    EventKind::Write {
+                        op: listwatch_core::WriteOp::Delete,
+                        ..
+                    }
+                )
+        })
+        .map(|e| e.time_ms)
+        .collect()
+}
+
+/// `pkg/controller/garbagecollector/garbagecollector.go`: the collector acts on what its own
+/// informers show, so it deletes a dependent some time after its owner went; `gc-delay D` is
+/// that lag (`Config::gc_delay_ms`, default 0), and a bad value is a located error.
+#[test]
+fn the_garbage_collector_s_delay_is_a_cluster_setting() {
+    assert_eq!(collected_at(""), [TimeMs(5000)]);
+    assert_eq!(collected_at("gc-delay 2s\n"), [TimeMs(7000)]);
+    assert_eq!(collected_at("gc-delay 0s\n"), [TimeMs(5000)]);
+    for (src, col, says) in [
+        ("gc-delay soon\n", 10, "`soon` is not a duration"),
+        ("gc-delay 25h\n", 10, "longer than the limit of 24h"),
+        ("gc-delay -1s\n", 10, "not a duration"),
+        ("gc-delay\n", 9, "expected"),
+        ("gc-delay 1s later\n", 13, "later"),
+    ] {
+        let d = listwatch_script::parse(&format!("kind Pod\n{src}"))
+            .err()
+            .unwrap_or_else(|| panic!("{src:?} is refused"));
+        let text = listwatch_script::render(&d[0], "gc.lw", src);
+        assert_eq!((d[0].line, d[0].col), (2, col), "{src:?}: {text}");
+        assert!(text.contains(says), "{src:?}: {text}");
+    }
+}
+
+/// `client-go/tools/cache/reflector.go` (`watch` and `watchList`): `timeoutSeconds` is an
+/// integer, `int64(minWatchTimeout.Seconds() * (rand.Float64() + 1.0))`, so every watch and
+/// streaming list asks for whole seconds in [300, 600), and the server ends it that many whole
+/// seconds after it started (`apiserver/pkg/endpoints/handlers/get.go` uses it as the deadline).
+#[test]
+fn watch_timeouts_are_whole_seconds() {
+    let sim = run("
+kind Pod
+kind Other
+controller plain for Pod children Other
+controller streaming for Pod children Other
+  streaming-list on
+at 0s create Pod a
+run 3h
+");
+    let asked: Vec<DurationMs> = events(&sim, |k| matches!(k, EventKind::WatchRequest { .. }))
+        .map(|e| match e.kind {
+            EventKind::WatchRequest { timeout_ms, .. } => timeout_ms,
+            _ => unreachable!(),
+        })
+        .collect();
+    assert!(asked.len() >= 20, "{asked:?}");
+    for t in &asked {
+        assert!(
+            t.ms() % 1000 == 0 && (300_000..600_000).contains(&t.ms()),
+            "{asked:?}"
+        );
+    }
+    // Each stream that timed out lasted whole seconds from when it opened.
+    let mut opened: Vec<Option<TimeMs>> = vec![None; sim.reflectors().len()];
+    let mut lasted = vec![];
+    for e in sim.trace() {
+        match e.kind {
+            EventKind::WatchOpened { watcher, .. }
+            | EventKind::InitialEventsEnd { watcher, .. } => {
+                opened[watcher.index()] = Some(e.time_ms)
+            }
+            EventKind::WatchEnded {
+                watcher,
+                reason: WatchEnd::Timeout,
+            } => lasted.push(DurationMs::between(
+                opened[watcher.index()].expect("opened"),
+                e.time_ms,
+            )),
+            _ => {}
+        }
+    }
+    assert!(lasted.len() >= 20, "{lasted:?}");
+    assert!(
+        lasted
+            .iter()
+            .all(|d| d.ms() % 1000 == 0 && (300_000..600_000).contains(&d.ms())),
+        "{lasted:?}"
+    );
+    let streams = events(&sim, |k| matches!(k, EventKind::InitialEventsEnd { .. })).count();
+    assert!(streams >= 2, "the streaming lists' watches count too");
+}
+
+/// The bookmark times of a quiet watch opened at `opened` that ends at `deadline`, by the
+/// cacher's rule played tick by tick: the bookmark timer pops once a second; a watch waits in
+/// the bucket of the second of its next bookmark time (`nextBookmarkTime`: a minute from now or
+/// 2 s before the deadline, none once passed), a bucket already popped meaning the next one.
+fn bookmarks_by_the_ticks(opened: TimeMs, deadline: TimeMs) -> Vec<TimeMs> {
+    let next = |now: u64| {
+        let at = (now + 60_000).min(deadline.ms() - 2000);
+        (at > now).then_some(at / 1000)
+    };
+    let first_tick = opened.ms() / 1000 + 1;
+    let mut bucket = next(opened.ms()).map(|b| b.max(first_tick));
+    let mut sent = vec![];
+    for second in first_tick.. {
+        let Some(b) = bucket else { break };
+        if b == second {
+            sent.push(TimeMs(second * 1000));
+            bucket = next(second * 1000).map(|b| b.max(second + 1));
+        }
+    }
+    sent
+}
+
+/// `apiserver/pkg/storage/cacher/cacher.go` (`dispatchEvents`: the bookmark timer pops about
+/// once a second; `watcherBookmarkTimeBuckets`: a watcher waits in the bucket of the second of
+/// its next bookmark time, one already popped meaning the next) with `cache_watcher.go`
+/// (`nextBookmarkTime`): bookmarks go out on whole seconds, and when the pre-timeout bookmark
+/// falls in the second a minute's bookmark just used, it goes out in the next second. A quiet
+/// watch opened at 10.3 s, over many seeds (timeouts), one of them such a collision.
+#[test]
+fn bookmarks_go_out_on_the_cacher_s_one_second_ticks() {
+    let mut collisions = 0;
+    for seed in 1..=400 {
+        let sim = run(&format!(
+            "seed {seed}\nkind Pod\nkind Other\ncontroller ctl for Pod children Other\n  \
+             start 10300ms\nat 20s create Other x\nrun 11m\n"
+        ));
+        let (opened, timeout_ms, sent) = first_watch_bookmarks(&sim);
+        let deadline = opened + timeout_ms;
+        assert_eq!(opened, TimeMs(10_300));
+        assert_eq!(
+            sent,
+            bookmarks_by_the_ticks(opened, deadline),
+            "seed {seed}: timeout {timeout_ms}"
+        );
+        if (timeout_ms.ms() / 1000 - 2) % 60 == 0 {
+            collisions += 1;
+            let pre_timeout = deadline - DurationMs(2000);
+            assert_eq!(
+                sent.last(),
+                Some(&TimeMs(pre_timeout.ms() / 1000 * 1000 + 1000)),
+                "seed {seed}: the next second"
+            );
+        }
+    }
+    assert!(collisions > 0, "no seed made the two bookmarks collide");
 }

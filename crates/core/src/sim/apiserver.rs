@@ -436,8 +436,9 @@ pub struct ServerWatch {
     pub(super) namespace: Option<NameId>,
     pub(super) from_etcd: bool,
     pub(super) last_sent: Rv,
-    /// The RV the watch started from: a bookmark goes out whenever the cache is past it.
-    pub(super) from_rv: Rv,
+    /// The RV its initial replay ended at (the RV it started from when it replayed nothing):
+    /// a bookmark goes out only when the cache's RV is past it (`cache_watcher.go` `process`).
+    pub(super) replayed_to: Rv,
     pub(super) deadline_ms: TimeMs,
     pub(super) open: bool,
     pub(super) in_flight: u32,

@@ -77,7 +77,8 @@ enum Msg {
         rv: Rv,
     },
     WatchErr(ApiError),
-    /// A streaming list failed before its stream began: client-go falls back to a list.
+    /// A streaming list failed before its stream began: client-go streams again (504, 410) or
+    /// falls back to a list (other errors).
     WatchListErr(ApiError),
     WatchEnd(WatchEnd),
     Refused(ApiError),

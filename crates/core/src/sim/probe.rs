@@ -31,6 +31,13 @@ impl Apiserver {
         };
         match request {
             ProbeRequest::Watch { from } => self.probe_watch(st, probe, kind, from, id),
+            // A probe's list has no `limit`: a cache re-initialising refuses it
+            // (`delegator.go` `shouldDelegateListOnNotReadyCache`); Exact lists go to etcd first.
+            ProbeRequest::List { rv }
+                if cache.reinitialising() && !matches!(rv, ListRv::Exact(_)) =>
+            {
+                self.probe_failed(st, probe, ApiError::TooManyRequests, id)
+            }
             ProbeRequest::List { rv: ListRv::Any } if from_cache => {
                 self.probe_from_cache(st, probe, kind, id)
             }
@@ -349,5 +356,24 @@ mod tests {
         api.caches[0].ready = false;
         let refused = answers(&ask(&mut world, &mut api, 0, watch(4)));
         assert_eq!(refused, [failed(ApiError::TooManyRequests)]);
+    }
+
+    /// `delegator.go` `shouldDelegateList` and `shouldDelegateListOnNotReadyCache`: while the
+    /// cache re-initialises an Exact list still goes to etcd, and a list without a limit (a
+    /// probe's) gets 429 "storage is (re)initializing", at any other RV.
+    #[test]
+    fn a_probe_list_without_a_limit_gets_429_while_the_cache_reinitialises() {
+        let mut world = World::new(3);
+        let mut api = world.apiserver();
+        api.caches[0].ready = false;
+        let refused = EventKind::ProbeFailed {
+            probe: 0,
+            error: ApiError::TooManyRequests,
+        };
+        for rv in [ListRv::Any, ListRv::Consistent, ListRv::NotOlderThan(1)] {
+            assert_eq!(answers(&ask(&mut world, &mut api, 0, list(rv))), [refused]);
+        }
+        let exact = answers(&ask(&mut world, &mut api, 0, list(ListRv::Exact(1))));
+        assert_eq!(exact, [listed(0, 0, 1, true)]);
     }
 }

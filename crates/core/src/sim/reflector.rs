@@ -150,10 +150,12 @@ impl StepContext<'_> {
         self.out.send(id, serve);
     }
 
-    /// client-go: `minWatchTimeout * (rand + 1)`, uniform in [5 m, 10 m) by default.
+    /// client-go: `timeoutSeconds := int64(minWatchTimeout.Seconds() * (rand.Float64() + 1.0))`,
+    /// whole seconds in [300, 600) by default (at least one: 0 would ask for no timeout).
     fn watch_timeout(&mut self) -> DurationMs {
         let min = self.config.reflector.watch_timeout_ms_min;
-        min + DurationMs(self.rng.below(min.ms()))
+        let exact = min + DurationMs(self.rng.below(min.ms()));
+        DurationMs((exact.ms() / 1000).max(1) * 1000)
     }
 }
 
@@ -448,7 +450,7 @@ impl Reflector {
             // pager.FullListIfExpired: the same list again, without paging.
             let relist = self.listed;
             self.request_list(st, session, rv, 0, relist, id);
-        } else if matches!(error, ApiError::TooOld { .. } | ApiError::TooLargeRv { .. }) {
+        } else if unavailable_rv(error) {
             // Retried at once with RV="".
             self.rv_unavailable = true;
             self.start_list(st, id);
@@ -457,18 +459,19 @@ impl Reflector {
         }
     }
 
-    /// reflector.go: "The watchlist request ended with an error, falling back to the standard
-    /// LIST/WATCH semantics"; a too-large RV makes that list consistent.
+    /// `reflector.go` `watchList` (`isErrorRetriableWithSideEffectsFn`): Expired or Too large
+    /// marks the last RV unavailable and streams again at once, at RV ""; any other error ends
+    /// `watchList` and `ListAndWatch` falls back to a standard LIST ("The watchlist request ended
+    /// with an error, falling back to the standard LIST/WATCH semantics").
     fn on_watch_list_failed(&mut self, st: &mut StepContext, error: ApiError, cause: Cause) {
         let failed = EventKind::ListFailed {
             watcher: st.watcher,
             error,
         };
         let id = st.emit(cause, failed);
-        if matches!(error, ApiError::TooOld { .. } | ApiError::TooLargeRv { .. }) {
-            self.rv_unavailable = true;
-        }
-        self.start_list_as(st, id, false);
+        let retry = unavailable_rv(error);
+        self.rv_unavailable |= retry;
+        self.start_list_as(st, id, retry);
     }
 
     fn on_watch_opened(
@@ -607,6 +610,12 @@ impl Reflector {
             }
         }
     }
+}
+
+/// `isExpiredError` or `isTooLargeResourceVersionError`: the RV asked for is not available, so
+/// the next list or streaming list asks for RV "" (`setIsLastSyncResourceVersionUnavailable`).
+fn unavailable_rv(error: ApiError) -> bool {
+    matches!(error, ApiError::TooOld { .. } | ApiError::TooLargeRv { .. })
 }
 
 /// A list answer's fields, as one value.
@@ -779,6 +788,46 @@ mod tests {
         });
         assert_eq!(watch, Some(12));
         assert_eq!(r.store.len(), 3);
+    }
+
+    /// The request a step sent to the apiserver: a list or a streaming list, at which RV.
+    fn list_sent(out: &Effects) -> Option<(bool, ListRv)> {
+        out.list().iter().find_map(|e| match e {
+            Effect::ToServer { action, .. } => match *out.action(*action) {
+                Action::ServeList { rv, .. } => Some((false, rv)),
+                Action::ServeWatchList { rv, .. } => Some((true, rv)),
+                _ => None,
+            },
+            _ => None,
+        })
+    }
+
+    /// `client-go/tools/cache/reflector.go` `watchList` (`isErrorRetriableWithSideEffectsFn`): a
+    /// streaming list that gets 504 (or Expired) marks the last RV unavailable and streams again
+    /// at once at RV ""; any other error makes `ListAndWatch` fall back to a standard LIST.
+    #[test]
+    fn a_streaming_list_retries_504_as_a_stream_and_falls_back_to_a_list_on_other_errors() {
+        let too_large = ApiError::TooLargeRv {
+            requested: 9,
+            current: 7,
+        };
+        for (error, streams) in [(too_large, true), (ApiError::NotFound, false)] {
+            let mut r = watching();
+            r.state = WatcherState::Listing;
+            let out = run_step(&mut r, TimeMs(3000), |r, st| {
+                r.receive(st, Session(0), Msg::WatchListErr(error), Cause::Event(1))
+            });
+            let expected_rv = if streams {
+                ListRv::Consistent
+            } else {
+                ListRv::NotOlderThan(7)
+            };
+            assert_eq!(list_sent(&out), Some((streams, expected_rv)), "{error:?}");
+            assert!(
+                !states(&out).contains(&WatcherState::BackoffRelist),
+                "no backoff"
+            );
+        }
     }
 
     /// `client-go/tools/pager/pager.go`: a page with a continue token asks for the next page of

@@ -8,6 +8,8 @@ use super::*;
 
 /// A server watch's timers (`cache_watcher.go`).
 const BOOKMARK_BEFORE_DEADLINE_MS: DurationMs = DurationMs(2000);
+/// The period of the cacher's bookmark timer, and the width of its buckets (`cacher.go`).
+const BOOKMARK_TICK_MS: u64 = 1000;
 
 impl Apiserver {
     /// A list (client-go's pager, or a relist at a resourceVersion).
@@ -29,6 +31,12 @@ impl Apiserver {
             read,
         };
         match rv {
+            // `delegator.go` `shouldDelegateListOnNotReadyCache`: a cache re-initialising hands
+            // etcd only lists with a `limit`; one without (a relist at an RV) gets 429.
+            _ if cache.reinitialising() && limit == 0 => {
+                let err = Msg::ListErr(ApiError::TooManyRequests);
+                st.send(cause, watcher, session, err)
+            }
             ListRv::Any if from_cache => self.answer_list_from_cache(st, watcher, session, cause),
             ListRv::NotOlderThan(n) if from_cache => {
                 if cache.rv >= n {
@@ -50,8 +58,8 @@ impl Apiserver {
                     self.wait_for_cache(st, r, cause);
                 }
             }
-            // etcd: the kind has no cache, or the cache is re-initialising (then only watches get
-            // 429; lists are delegated to etcd, whose answer is consistent and so never older).
+            // etcd: the kind has no cache, or the cache is re-initialising and the list has a
+            // limit (etcd's answer is consistent and so never older).
             _ => self.list_from_etcd(st, watcher, session, limit, cause),
         }
     }
@@ -167,7 +175,7 @@ impl Apiserver {
         let items: Vec<Object> = cache.store.values().copied().collect();
         let at = cache.rv;
         let items = filter_namespace(st, watcher, items);
-        let watch = self.open_watch(st, watcher, session, false, at);
+        let watch = self.open_watch(st, watcher, session, false, (at, at));
         let start = Msg::WatchListStart {
             watch,
             items,
@@ -191,7 +199,10 @@ impl Apiserver {
             Ok(x) => x,
             Err(msg) => return st.send(cause, watcher, session, msg),
         };
-        let watch = self.open_watch(st, watcher, session, from_etcd, from);
+        // `processInterval`: the RV of the last event replayed (of any namespace) bounds the
+        // bookmarks that follow.
+        let replayed_to = replay.last().map_or(from, |c| c.object.rv.max(from));
+        let watch = self.open_watch(st, watcher, session, from_etcd, (from, replayed_to));
         let replayed = replay
             .iter()
             .filter(|c| namespace.is_none_or(|ns| ns == c.object.namespace))
@@ -247,14 +258,14 @@ impl Apiserver {
 /// The watches it serves (`cache_watcher.go`).
 impl Apiserver {
     /// Registers a server-side watch of the watcher's kind that has sent everything up to
-    /// `from`.
+    /// `from`, and whose initial replay (or initial events) ends at `replayed_to`.
     fn open_watch(
         &mut self,
         st: &mut StepContext,
         watcher: WatcherId,
         session: Session,
         from_etcd: bool,
-        from: Rv,
+        (from, replayed_to): (Rv, Rv),
     ) -> WatchId {
         let (kind, namespace) = (st.clients.kind(watcher), st.clients.namespace(watcher));
         let watch = WatchId(st.watches.len() as u32);
@@ -266,7 +277,7 @@ impl Apiserver {
             namespace,
             from_etcd,
             last_sent: from,
-            from_rv: from,
+            replayed_to,
             deadline_ms: TimeMs::ZERO,
             open: true,
             in_flight: 0,
@@ -325,16 +336,17 @@ impl Apiserver {
         self.send_event(st, watch, change, true, cause);
     }
 
-    /// `cache_watcher.go`: a due bookmark carries the cache's current RV and is sent whenever
-    /// that RV is above the watch's start RV, even if it was sent before (a quiet watch still
-    /// gets one about every minute). Watches served by etcd get none.
+    /// `cache_watcher.go` `process`: a due bookmark carries the cache's current RV and is sent
+    /// whenever that RV is above the RV the watch's initial replay ended at, even if a live event
+    /// or an earlier bookmark sent it before (a quiet watch still gets one about every minute).
+    /// Watches served by etcd get none.
     fn send_bookmark(&mut self, st: &mut StepContext, watch: WatchId, cause: Cause) {
         let w = &mut st.watches[watch.index()];
         if !w.open || w.from_etcd {
             return;
         }
         let cache = &self.caches[w.kind.index()];
-        if !cache.ready || cache.rv <= w.from_rv {
+        if !cache.ready || cache.rv <= w.replayed_to {
             return;
         }
         let rv = cache.rv;
@@ -352,7 +364,10 @@ impl Apiserver {
     }
 
     /// `cache_watcher.go` `nextBookmarkTime`: the next bookmark a minute from now, or 2 s before
-    /// the deadline if that comes first; none once that moment has passed.
+    /// the deadline if that comes first; none once that moment has passed. `cacher.go`
+    /// (`watcherBookmarkTimeBuckets`, `dispatchEvents`): the watch waits in the bucket of that
+    /// moment's second, and the bookmark timer, popping once a second, sends it at the start of
+    /// that second; a second already popped (the current one) means the next.
     fn schedule_bookmark(&mut self, st: &mut StepContext, watch: WatchId, cause: Cause) {
         let w = &st.watches[watch.index()];
         if !st.clients.bookmarks(st.config, w.watcher) || w.from_etcd {
@@ -364,8 +379,10 @@ impl Apiserver {
             period => (st.now_ms + period).min(pre_deadline),
         };
         if heartbeat > st.now_ms {
-            st.out
-                .timer(heartbeat, cause, Action::BookmarkDue { watch });
+            let bucket =
+                (heartbeat.ms() / BOOKMARK_TICK_MS).max(st.now_ms.ms() / BOOKMARK_TICK_MS + 1);
+            let pop = TimeMs(bucket * BOOKMARK_TICK_MS);
+            st.out.timer(pop, cause, Action::BookmarkDue { watch });
         }
     }
 
@@ -513,6 +530,30 @@ mod tests {
             at,
             [TimeMs(60_000), TimeMs(58_000)],
             "the timeout, then a bookmark 2 s before it"
+        );
+    }
+
+    /// `cache_watcher.go` `process`: a bookmark at the RV the initial replay ended at is dropped;
+    /// once the cache's RV is past it, the bookmark goes out.
+    #[test]
+    fn a_bookmark_goes_out_only_past_the_rv_the_replay_ended_at() {
+        let mut world = World::new(3);
+        let mut api = cache_at_7(&mut world);
+        watch(&mut api, &mut world, 4);
+        assert_eq!(world.watches[0].replayed_to, 7);
+        let due = |api: &mut Apiserver, world: &mut World| {
+            let out = world.step(api, TimeMs(30_000), |a, st| {
+                a.bookmark_due(st, WatchId(0), Cause::Event(2))
+            });
+            sent(&out)
+        };
+        assert!(due(&mut api, &mut world).is_empty(), "rv 7 was replayed");
+        world.step(&mut api, TimeMs(30_000), |a, st| {
+            a.change(st, pod(8), Cause::Event(3));
+        });
+        assert_eq!(
+            format!("{:?}", due(&mut api, &mut world)),
+            format!("{:?}", [Msg::Bookmark { rv: 8 }])
         );
     }
 
