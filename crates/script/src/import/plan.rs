@@ -110,6 +110,11 @@ enum EpKind {
     WatchEnd {
         items: Option<u64>,
     },
+    /// The controller's first list returns this RV (the input shows its next watch from it):
+    /// writes before the controller starts bring the revision there.
+    FirstList {
+        rv: u128,
+    },
 }
 
 impl EpKind {
@@ -117,11 +122,12 @@ impl EpKind {
     fn window(&self) -> (u64, u64) {
         match self {
             EpKind::Gone { .. } => (1500, 2500),
-            EpKind::Compacted => (151_000, 3000),
+            EpKind::Compacted => (26_000, 3000),
             EpKind::TooLarge { .. } => (7000, 8000),
             EpKind::Refused { span_ms } => (100, span_ms + 32_000),
             EpKind::TooMany { span_ms } => (100, span_ms + 35_000),
             EpKind::WatchEnd { .. } => (100, 500),
+            EpKind::FirstList { .. } => (600, 0),
         }
     }
 
@@ -134,6 +140,7 @@ impl EpKind {
             EpKind::Refused { .. } => "the apiserver unreachable",
             EpKind::TooMany { .. } => "an apiserver restart (429s)",
             EpKind::WatchEnd { .. } => "a watch's end",
+            EpKind::FirstList { .. } => "the first list's RV",
         }
     }
 }
@@ -148,8 +155,9 @@ struct Episode {
     text: String,
     /// The whole message, as the line has it.
     said: String,
-    /// How long after the 410 the input shows its relist.
+    /// How long after the 410 the input shows its relist, and the line that shows it.
     relist_gap_ms: Option<u64>,
+    relist_line: Option<usize>,
 }
 
 /// A request the input shows (audit, REST log), checked against the run.
@@ -236,6 +244,7 @@ impl Model {
             }
         }
         m.rates(totals);
+        m.first_lists();
         m.settle_caches();
         m.name_filler();
         m
@@ -654,13 +663,14 @@ impl Model {
                 && e.relist_gap_ms.is_none()
             {
                 e.relist_gap_ms = Some(t - e.at);
+                e.relist_line = Some(line);
             }
             let what = format!(
-                "the relist after line {} ({} later); an expectation pins the model's",
+                "the relist after line {} ({} later)",
                 e.lines[0],
                 script_time(t - e.at)
             );
-            return self.set(line, Outcome::Expectation, what);
+            return self.set(line, Outcome::Noted, what);
         }
         // A relist without its cause: the likeliest is a 410 client-go 1.18+ logs at V4.
         let kind = EpKind::Gone {
@@ -747,7 +757,7 @@ impl Model {
             }
             _ => {
                 let what = format!("a watch request (the model's reflector opens its own after each list){timeout}");
-                self.set(line, Outcome::Expectation, what);
+                self.set(line, Outcome::Noted, what);
             }
         }
     }
@@ -762,6 +772,7 @@ impl Model {
             text: o.text.clone(),
             said: o.said.clone(),
             relist_gap_ms: None,
+            relist_line: None,
         });
         self.set(o.line, Outcome::Statement, what);
     }
@@ -798,6 +809,39 @@ impl Model {
             EpKind::Refused { span_ms: 0 }
         };
         self.episode(o, c, t, kind);
+    }
+
+    /// A controller whose first list the input shows, then a watch from N (audit, REST log):
+    /// its list returned N, so the script's revisions reach N before it starts.
+    fn first_lists(&mut self) {
+        for c in 0..self.ctls.len() {
+            let Some(start) = self.ctls[c].start_ms.filter(|&t| t >= 1000) else {
+                continue;
+            };
+            let mine: Vec<&Sent> = self.sent.iter().filter(|s| s.ctl == c).collect();
+            let watch = match mine.as_slice() {
+                [list, watch, ..] if list.list && !watch.list => *watch,
+                _ => continue,
+            };
+            let Some(rv) = values::rv(&watch.rv).filter(|&r| r > 1) else {
+                continue;
+            };
+            if self.eps.iter().any(|e| e.ctl == c && e.at <= start) {
+                continue;
+            }
+            let line = watch.line;
+            self.eps.push(Episode {
+                kind: EpKind::FirstList { rv },
+                ctl: c,
+                at: start,
+                lines: vec![line],
+                text: format!("a watch from resourceVersion={rv} after the first list"),
+                said: String::new(),
+                relist_gap_ms: None,
+                relist_line: None,
+            });
+        }
+        self.eps.sort_by_key(|e| e.at);
     }
 
     /// A write rate per kind from two timed samples of a counter.
@@ -984,15 +1028,23 @@ struct Writer<'m> {
     apiserver: &'static str,
 }
 
-const TICK_MS: u64 = 60_000;
+/// The compaction interval a script with an etcd-served 410 gets (`compaction 10s`).
+const TICK_MS: u64 = 10_000;
 
 impl Writer<'_> {
     /// Compaction ticks take a revision each (etcd.rs `compact_tick`).
     fn advance(&mut self, t: u64) {
-        if self.compaction && t > self.last_t {
-            self.rev += ((t / TICK_MS) - (self.last_t / TICK_MS)) as u128;
-        }
+        self.rev += self.ticks(self.last_t, t) as u128;
         self.last_t = self.last_t.max(t);
+    }
+
+    /// The compaction ticks in `(from, to]`.
+    fn ticks(&self, from: u64, to: u64) -> u64 {
+        if self.compaction && to > from {
+            to / TICK_MS - from / TICK_MS
+        } else {
+            0
+        }
     }
 
     /// A write's moment, kept off a compaction tick (their order at one moment is the engine's).
@@ -1149,10 +1201,19 @@ impl Model {
             }
             let (pre, post) = e.kind.window();
             let start = self.ctls[e.ctl].start_ms.unwrap_or(0);
-            let at =
-                e.at.max(prev_end + pre)
-                    .max(start + 1000 + pre)
-                    .max(pre + 1000);
+            let at = match e.kind {
+                // Before the controller's start, or not at all.
+                EpKind::FirstList { .. } if e.at >= prev_end + pre => e.at,
+                EpKind::FirstList { .. } => {
+                    dropped.push(i);
+                    continue;
+                }
+                _ => {
+                    e.at.max(prev_end + pre)
+                        .max(start + 1000 + pre)
+                        .max(pre + 1000)
+                }
+            };
             if at > LAST_MS {
                 dropped.push(i);
                 continue;
@@ -1219,8 +1280,9 @@ impl Model {
             };
             match &e.kind {
                 EpKind::Gone { rv, m, .. } => {
-                    rev_first.get_or_insert(w.rev);
                     to_a(&mut w, &mut on_b, at - 1500);
+                    w.advance(w.write_time(at - 1000));
+                    rev_first.get_or_insert(w.rev);
                     let share = story_budget(&w, n_laid - li);
                     let target = rv
                         .and_then(|n| n.checked_sub(offset))
@@ -1257,14 +1319,18 @@ impl Model {
                     };
                     w.filler(at - 1000, pad as u64, &lines);
                     w.marker(at - 1000, k, &lines);
+                    // Compactions between the client's RV and the writes take revisions too.
+                    let ticks = w.ticks(at - 1000, at - 150) as u128;
+                    let g = if g > ticks { g - ticks } else { g };
                     w.break_rewatch(at, &cn, k, (g as u64, cap), &lines);
                     l.exact = exact;
                     l.why_not = why_not;
                 }
                 EpKind::Compacted => {
-                    to_a(&mut w, &mut on_b, at - 151_000);
-                    w.marker(at - 150_000, k, &lines);
-                    w.filler(at - 149_000, 1, &lines);
+                    // The client's last event, then two compactions pass it while it is quiet.
+                    to_a(&mut w, &mut on_b, at - 26_000);
+                    w.marker(at - 25_000, k, &lines);
+                    w.filler(at - 24_000, 1, &lines);
                     w.break_rewatch(at, &cn, k, (0, 0), &lines);
                     l.exact = true;
                 }
@@ -1272,7 +1338,12 @@ impl Model {
                     rev_first.get_or_insert(w.rev);
                     to_a(&mut w, &mut on_b, at - 7000);
                     let n_t = rv.and_then(|n| n.checked_sub(offset));
-                    let m_t = current.and_then(|m| m.checked_sub(offset));
+                    // Without the cache's RV (an audit 504), the frozen cache is one revision
+                    // behind the client's (assumed).
+                    let m_t = match current {
+                        Some(m) => m.checked_sub(offset),
+                        None => n_t.map(|n| n - 1),
+                    };
                     let left = WRITE_BUDGET.saturating_sub(w.writes) as u128;
                     let gap = match (rv, current) {
                         (Some(n), Some(m)) if n > m => Some(n - m),
@@ -1337,6 +1408,20 @@ impl Model {
                     let d = span_ms + 1000;
                     w.act(at - 100, format!("{what} for {}", script_time(d)), &lines);
                     l.exact = true;
+                }
+                EpKind::FirstList { rv } => {
+                    w.advance(w.write_time(at - 500));
+                    let left = WRITE_BUDGET.saturating_sub(w.writes) as u128;
+                    match rv.checked_sub(offset) {
+                        Some(n) if n > w.rev && n - w.rev <= left / 2 => {
+                            w.filler(at - 500, (n - 1 - w.rev) as u64, &lines);
+                            w.marker(at - 500, k, &lines);
+                            l.exact = true;
+                        }
+                        _ => l.why_not = Some("its RV is below revisions the script has already written, or beyond the writes it can make".into()),
+                    }
+                    cursor = at + post;
+                    continue;
                 }
                 EpKind::WatchEnd { items } => {
                     if let Some(n) = items.filter(|&n| n > 0) {
@@ -1534,11 +1619,11 @@ fn render(
     if w.compaction {
         emit(
             &mut s,
-            "# assumed: etcd compacts every minute (the default is 5m), so a quiet watch of a \
-             kind without a cache falls behind it",
+            "# assumed: etcd compacts every 10s (the default is 5m), so a quiet watch of a \
+             kind without a cache falls behind it within the script's episode",
             &[],
         );
-        emit(&mut s, "compaction 1m", &[]);
+        emit(&mut s, "compaction 10s", &[]);
     } else {
         emit(
             &mut s,
@@ -1707,6 +1792,16 @@ fn per_watcher(sim: &Sim) -> BTreeMap<u16, Seen2> {
     out
 }
 
+/// The client's RV a 410 or a 504 names.
+fn model_rv(err: &ApiError) -> Option<u128> {
+    match *err {
+        ApiError::TooOld { requested, .. } | ApiError::TooLargeRv { requested, .. } => {
+            Some(requested as u128)
+        }
+        _ => None,
+    }
+}
+
 /// How far the model's numbers are below the line's (negative: above), when the distance
 /// between its two RVs is the line's (None: other numbers, or none to compare).
 fn shifted_by(kind: &EpKind, err: &ApiError) -> Option<i128> {
@@ -1770,6 +1865,21 @@ fn pin(m: &Model, w: &Walk, sim: &Sim) -> Pinned {
         let (c, k) = (e.ctl, m.ctls[e.ctl].kind);
         let cn = &m.ctls[c].name;
         let kn = &m.kinds[k].name;
+        if let EpKind::FirstList { rv } = e.kind {
+            let how = match &l.why_not {
+                None => format!(
+                    "line {}: the watch after the first list is from {rv}: writes before the \
+                     controller starts make its list return that RV",
+                    e.lines[0]
+                ),
+                Some(y) => format!(
+                    "line {}: its first list's RV ({rv}) not reproduced: {y}",
+                    e.lines[0]
+                ),
+            };
+            comments.insert(l.ep, vec![how]);
+            continue;
+        }
         let mut com = vec![format!(
             "line {}: {}: {}",
             e.lines[0],
@@ -1784,19 +1894,21 @@ fn pin(m: &Model, w: &Walk, sim: &Sim) -> Pinned {
             continue;
         };
         let (lo, hi) = match e.kind {
-            EpKind::Gone { .. } | EpKind::Compacted => (l.at.saturating_sub(500), l.at + 3000),
+            EpKind::Gone { .. } => (l.at.saturating_sub(500), l.at + 3000),
+            // The model's own watch timeout may re-watch within the episode: the same 410.
+            EpKind::Compacted => (l.at.saturating_sub(24_000), l.at + 3000),
             EpKind::TooLarge { .. } => (l.at.saturating_sub(5000), l.at + 5000),
             EpKind::Refused { span_ms } | EpKind::TooMany { span_ms } => {
                 (l.at.saturating_sub(100), l.at + span_ms + 35_000)
             }
-            EpKind::WatchEnd { .. } => (0, 0),
+            EpKind::WatchEnd { .. } | EpKind::FirstList { .. } => (0, 0),
         };
         let want = |err: &ApiError| match e.kind {
             EpKind::Gone { .. } | EpKind::Compacted => err.code() == 410,
             EpKind::TooLarge { .. } => matches!(err, ApiError::TooLargeRv { .. }),
             EpKind::Refused { .. } => matches!(err, ApiError::ConnectionRefused),
             EpKind::TooMany { .. } => matches!(err, ApiError::TooManyRequests),
-            EpKind::WatchEnd { .. } => false,
+            EpKind::WatchEnd { .. } | EpKind::FirstList { .. } => false,
         };
         let hit = s
             .failures
@@ -1824,6 +1936,22 @@ fn pin(m: &Model, w: &Walk, sim: &Sim) -> Pinned {
                         -by,
                         l.why_not.as_ref().map(|y| format!(" ({y})")).unwrap_or_default()
                     ),
+                    (EpKind::Gone { rv: Some(n), m: None, .. }, None)
+                        if model_rv(&err) == n.checked_sub(w.offset) =>
+                    {
+                        format!(
+                            "the client's RV is the line's; the line does not say the cache's \
+                             oldest (assumed: one revision later): here `{text}`"
+                        )
+                    }
+                    (EpKind::TooLarge { rv: Some(n), current: None }, None)
+                        if model_rv(&err) == n.checked_sub(w.offset) =>
+                    {
+                        format!(
+                            "the client's RV is the line's; the line does not say the cache's \
+                             (assumed: one revision behind): here `{text}`"
+                        )
+                    }
                     (EpKind::Gone { .. } | EpKind::TooLarge { .. }, None) => format!(
                         "the same story with other numbers: here `{text}`{}",
                         l.why_not.as_ref().map(|y| format!(" ({y})")).unwrap_or_default()
@@ -1886,7 +2014,7 @@ fn pin(m: &Model, w: &Walk, sim: &Sim) -> Pinned {
                                     script_time(a), script_time(b), quoted(&text)
                                 ),
                                 comments: vec![],
-                                lines: e.lines.clone(),
+                                lines: e.lines.iter().copied().chain(e.relist_line).collect(),
                             };
                             x.comments.push(match e.relist_gap_ms {
                                 Some(o) => format!(
@@ -2045,6 +2173,17 @@ fn pin(m: &Model, w: &Walk, sim: &Sim) -> Pinned {
     }
 }
 
+/// The parser refused the script made: the importer's bug, said with the parser's words.
+fn refused(d: Vec<crate::Diagnostic>) -> ImportError {
+    ImportError::Generated {
+        message: d
+            .iter()
+            .map(|d| format!("line {}: {}", d.line, d.message))
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}
+
 /// Observations in, the imported script and report out.
 pub(super) fn build(seen: Vec<Seen>) -> Result<Imported, ImportError> {
     let total = seen.len();
@@ -2116,13 +2255,7 @@ pub(super) fn build(seen: Vec<Seen>) -> Result<Imported, ImportError> {
         walk = model.walk(max_eps, walk.offset);
     }
     let (script, _) = render(&model, &walk, &empty, &[]);
-    let scenario = crate::parse(&script).map_err(|d| ImportError::Generated {
-        message: d
-            .iter()
-            .map(|d| format!("line {}: {}", d.line, d.message))
-            .collect::<Vec<_>>()
-            .join("; "),
-    })?;
+    let scenario = crate::parse(&script).map_err(refused)?;
     let run = crate::run_scenario(&scenario).map_err(|d| ImportError::Generated {
         message: d.first().map(|d| d.message.clone()).unwrap_or_default(),
     })?;
@@ -2132,20 +2265,15 @@ pub(super) fn build(seen: Vec<Seen>) -> Result<Imported, ImportError> {
         line_notes,
     } = pin(&model, &walk, &run.sim);
     // The final script: every expectation must parse and hold on the run; one that does not is
-    // dropped with a comment (a bug, said rather than hidden).
+    // dropped and said in the notes (a bug, said rather than hidden).
+    let mut dropped_notes = vec![];
     let (script, map) = loop {
         let (script, map) = render(&model, &walk, &comments, &expects);
         if script.len() > crate::MAX_SCRIPT_BYTES && !expects.is_empty() {
             expects.pop();
             continue;
         }
-        let fin = crate::parse(&script).map_err(|d| ImportError::Generated {
-            message: d
-                .iter()
-                .map(|d| format!("line {}: {}", d.line, d.message))
-                .collect::<Vec<_>>()
-                .join("; "),
-        })?;
+        let fin = crate::parse(&script).map_err(refused)?;
         if fin.config != scenario.config {
             return Err(ImportError::Generated {
                 message: "the expectations changed the configuration".into(),
@@ -2163,13 +2291,18 @@ pub(super) fn build(seen: Vec<Seen>) -> Result<Imported, ImportError> {
         }
         for &i in failing.iter().rev() {
             if i < expects.len() {
-                expects.remove(i);
+                let x = expects.remove(i);
+                dropped_notes.push(format!(
+                    "an expectation the run does not meet was dropped (an importer bug): {}",
+                    x.text
+                ));
             }
         }
     };
     // The report.
     let mut notes = model.notes.clone();
     notes.extend(walk.notes.iter().cloned());
+    notes.extend(dropped_notes);
     if walk.offset > 0 {
         notes.push(format!("RVs shifted down by {}", walk.offset));
     }
@@ -2187,6 +2320,16 @@ pub(super) fn build(seen: Vec<Seen>) -> Result<Imported, ImportError> {
         }
         if let Some(s) = map.get(&r.line) {
             r.script_lines = s.clone();
+        }
+        // A line an expectation pins (and nothing else stands for) became that expectation.
+        let pinned = r.script_lines.iter().any(|&l| {
+            script
+                .lines()
+                .nth(l - 1)
+                .is_some_and(|t| t.starts_with("expect "))
+        });
+        if pinned && r.outcome == Outcome::Noted {
+            r.outcome = Outcome::Expectation;
         }
     }
     for &d in &walk.dropped {
