@@ -376,6 +376,16 @@ fn read_json(n: usize, line: &str) -> Result<Obs, String> {
 /// a leap year, if none does), and the next year when the dates run backwards by more than half
 /// a year (a paste across New Year).
 fn resolve_years(seen: &mut [Seen]) {
+    // A moment outside the years 1970 to 9999 (a float `ts` of 1e99, a sample's 18-digit
+    // timestamp) is no moment: the line is read as untimed.
+    const LAST_MS: i64 = 253_402_300_799_999;
+    for (_, r) in seen.iter_mut() {
+        if let Ok(o) = r {
+            if matches!(o.stamp, Some(Stamp::Epoch(ms)) if !(0..=LAST_MS).contains(&ms)) {
+                o.stamp = None;
+            }
+        }
+    }
     let mut year = seen
         .iter()
         .find_map(|(_, r)| match r.as_ref().ok()?.stamp? {

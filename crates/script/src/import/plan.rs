@@ -330,7 +330,7 @@ impl Model {
             self.set(
                 line,
                 Outcome::LeftOut,
-                format!("left out: more than {MAX_KINDS} kinds (the language's limit)"),
+                format!("more than {MAX_KINDS} kinds (the language's limit)"),
             );
             return None;
         }
@@ -385,7 +385,7 @@ impl Model {
                 o.line,
                 Outcome::LeftOut,
                 format!(
-                    "left out: more than {MAX_CONTROLLERS} reflectors (one controller each, the \
+                    "more than {MAX_CONTROLLERS} reflectors (one controller each, the \
                      language's limit)"
                 ),
             );
@@ -468,7 +468,7 @@ impl Model {
                 line,
                 Outcome::LeftOut,
                 format!(
-                    "left out: {} after line 1, past what a run holds (24h)",
+                    "{} after line 1, past what a run holds (24h)",
                     script_time(t - LEAD_MS)
                 ),
             );
@@ -748,7 +748,7 @@ impl Model {
             Some(l) if l >= 1000 => {
                 let at = t + l;
                 if at > LAST_MS {
-                    return self.set(line, Outcome::LeftOut, "left out: it ends past 24h");
+                    return self.set(line, Outcome::LeftOut, "it ends past 24h");
                 }
                 self.episode(o, c, at, EpKind::WatchEnd { items: None });
                 if let Some((_, d)) = self.out.get_mut(&line) {
@@ -2336,10 +2336,7 @@ pub(super) fn build(seen: Vec<Seen>) -> Result<Imported, ImportError> {
         for &l in &model.eps[d].lines {
             if let Some(r) = report.iter_mut().find(|r| r.line == l) {
                 r.outcome = Outcome::LeftOut;
-                r.detail = format!(
-                    "left out: {} (the script's episode limit)",
-                    model.eps[d].kind.name()
-                );
+                r.detail = format!("{} (the script's episode limit)", model.eps[d].kind.name());
             }
         }
     }
