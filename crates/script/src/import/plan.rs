@@ -763,7 +763,7 @@ impl Model {
     }
 
     fn episode(&mut self, o: &Obs, c: usize, t: u64, kind: EpKind) {
-        let what = format!("{} ({} in the script)", kind.name(), script_time(t));
+        let what = kind.name().to_string();
         self.eps.push(Episode {
             kind,
             ctl: c,
@@ -1886,6 +1886,19 @@ fn pin(m: &Model, w: &Walk, sim: &Sim) -> Pinned {
             e.kind.name(),
             clip(&e.said)
         )];
+        line_notes.push((
+            e.lines[0],
+            format!(" at {} in the script", script_time(l.at)),
+        ));
+        if l.at > e.at + 500 {
+            let moved = format!(
+                "assumed: {} later than the line's moment ({}): the episode before it needs the time",
+                script_time(l.at - e.at),
+                script_time(e.at)
+            );
+            line_notes.push((e.lines[0], format!(" — {moved}")));
+            com.push(moved);
+        }
         let Some(wid) = watcher_of(sim, c, k) else {
             continue;
         };
