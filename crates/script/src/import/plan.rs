@@ -1910,7 +1910,8 @@ fn pin(m: &Model, w: &Walk, sim: &Sim) -> Pinned {
             EpKind::Gone { .. } => (l.at.saturating_sub(500), l.at + 3000),
             // The model's own watch timeout may re-watch within the episode: the same 410.
             EpKind::Compacted => (l.at.saturating_sub(24_000), l.at + 3000),
-            EpKind::TooLarge { .. } => (l.at.saturating_sub(5000), l.at + 5000),
+            // Up to 45 s: a REST client that retries a 504 (10 × 4 s) reports it late.
+            EpKind::TooLarge { .. } => (l.at.saturating_sub(5000), l.at + 45_000),
             EpKind::Refused { span_ms } | EpKind::TooMany { span_ms } => {
                 (l.at.saturating_sub(100), l.at + span_ms + 35_000)
             }
@@ -2319,6 +2320,11 @@ pub(super) fn build(seen: Vec<Seen>) -> Result<Imported, ImportError> {
     if walk.offset > 0 {
         notes.push(format!("RVs shifted down by {}", walk.offset));
     }
+    let mut notes_of: BTreeMap<usize, Vec<&String>> = BTreeMap::new();
+    for (l, extra) in &line_notes {
+        notes_of.entry(*l).or_default().push(extra);
+    }
+    let script_lines: Vec<&str> = script.lines().collect();
     for r in report.iter_mut() {
         if let Some((o, d)) = model.out.get(&r.line) {
             r.outcome = *o;
@@ -2326,19 +2332,16 @@ pub(super) fn build(seen: Vec<Seen>) -> Result<Imported, ImportError> {
         } else if r.recogniser.is_some() && r.detail.is_empty() {
             r.detail = "recognised; nothing to reproduce".into();
         }
-        for (l, extra) in &line_notes {
-            if *l == r.line {
-                r.detail += extra;
-            }
+        for extra in notes_of.get(&r.line).into_iter().flatten() {
+            r.detail += extra;
         }
         if let Some(s) = map.get(&r.line) {
             r.script_lines = s.clone();
         }
         // A line an expectation pins (and nothing else stands for) became that expectation.
         let pinned = r.script_lines.iter().any(|&l| {
-            script
-                .lines()
-                .nth(l - 1)
+            script_lines
+                .get(l - 1)
                 .is_some_and(|t| t.starts_with("expect "))
         });
         if pinned && r.outcome == Outcome::Noted {
@@ -2347,7 +2350,8 @@ pub(super) fn build(seen: Vec<Seen>) -> Result<Imported, ImportError> {
     }
     for &d in &walk.dropped {
         for &l in &model.eps[d].lines {
-            if let Some(r) = report.iter_mut().find(|r| r.line == l) {
+            // The report has a line each, in order.
+            if let Some(r) = report.get_mut(l - 1) {
                 r.outcome = Outcome::LeftOut;
                 r.detail = format!("{} (the script's episode limit)", model.eps[d].kind.name());
             }
