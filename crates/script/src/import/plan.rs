@@ -244,6 +244,7 @@ impl Model {
             }
         }
         m.rates(totals);
+        m.versions(&obs);
         m.first_lists();
         m.settle_caches();
         m.name_filler();
@@ -280,10 +281,19 @@ impl Model {
             .find(|o| timed(o) && o.at_ms == Some(t0))
             .map(|o| o.line)
             .unwrap_or(1);
-        self.header.push(format!(
-            "{} is the moment of line {first_line} ({}); every later line keeps its distance from it",
-            script_time(LEAD_MS),
+        let no_year = obs
+            .iter()
+            .find(|o| o.line == first_line)
+            .is_some_and(|o| matches!(o.stamp, Some(super::Stamp::NoYear { .. })));
+        let when = if no_year {
+            // klog and syslog write no year: do not show the one assumed.
+            format!("{}, no year given", &values::civil(t0)[5..])
+        } else {
             values::civil(t0)
+        };
+        self.header.push(format!(
+            "{} is the moment of line {first_line} ({when}); every later line keeps its distance from it",
+            script_time(LEAD_MS)
         ));
         // Shorten quiet stretches, in time order.
         let mut rel: Vec<(i64, usize)> = at
@@ -809,6 +819,32 @@ impl Model {
             EpKind::Refused { span_ms: 0 }
         };
         self.episode(o, c, t, kind);
+    }
+
+    /// The client-go releases the lines' call sites name, for the reader (the script sets what
+    /// matters itself rather than `kubernetes 1.N`: the model's version defaults are the
+    /// server's).
+    fn versions(&mut self, obs: &[Obs]) {
+        let mut seen: Vec<(String, usize)> = vec![];
+        for o in obs {
+            let v = &o.rec.version;
+            if v.contains("client-go 1.") && v.contains(".go:") && !seen.iter().any(|s| &s.0 == v) {
+                seen.push((v.clone(), o.line));
+            }
+        }
+        if !seen.is_empty() {
+            let list: Vec<String> = seen
+                .iter()
+                .take(4)
+                .map(|(v, l)| format!("{v} at line {l}"))
+                .collect();
+            self.header.push(format!(
+                "the lines come from {}{}; the script sets caches, bookmarks and streaming lists \
+                 itself rather than `kubernetes 1.N` (whose defaults are the server's)",
+                list.join(", "),
+                if seen.len() > 4 { ", …" } else { "" }
+            ));
+        }
     }
 
     /// A controller whose first list the input shows, then a watch from N (audit, REST log):
