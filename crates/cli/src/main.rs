@@ -226,6 +226,7 @@ fn cmd_run(file: &str, trace: bool, as_json: bool, tty: bool) -> ExitCode {
 
 /// `import`: the script to standard output, the report to standard error (or both as JSON).
 fn cmd_import(file: &str, as_json: bool) -> ExitCode {
+    use listwatch_script::import::{ImportError, Outcome};
     let max = listwatch_script::import::MAX_INPUT_BYTES;
     let text = match read_at_most(file, max, "1 MiB")
         .and_then(|b| String::from_utf8(b).map_err(|_| format!("{file} is not UTF-8 text")))
@@ -239,10 +240,10 @@ fn cmd_import(file: &str, as_json: bool) -> ExitCode {
     let imported = match listwatch_script::import::import(&text) {
         Ok(i) => i,
         Err(e) => {
-            if let listwatch_script::import::ImportError::NothingRecognised { report } = &e {
+            if let ImportError::NothingRecognised { report } = &e {
                 for r in report
                     .iter()
-                    .filter(|r| r.outcome.as_str() != "blank")
+                    .filter(|r| r.outcome != Outcome::Blank)
                     .take(20)
                 {
                     eprintln!("{}", term(&format!("  line {}: {}", r.line, r.detail)));
@@ -261,7 +262,7 @@ fn cmd_import(file: &str, as_json: bool) -> ExitCode {
     for r in imported
         .report
         .iter()
-        .filter(|r| r.outcome.as_str() != "blank")
+        .filter(|r| r.outcome != Outcome::Blank)
     {
         let by = r
             .recogniser
