@@ -4,7 +4,7 @@
 //! became and which lines were not recognised. docs/import.md is the user's guide.
 //!
 //! The way through: each line goes to the recogniser of its format (`klog.rs`, `audit.rs`,
-//! `metrics.rs`), which turns it into an observation (`Obs`) or says why not; `plan.rs` turns
+//! `metrics.rs`), which turns it into an observation (`Obs`) or says why not; `plan/` turns
 //! the observations into a script, runs it, and pins what the run shows as expectations. No IO
 //! here: the CLI and the page hand the text in.
 
