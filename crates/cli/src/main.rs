@@ -49,7 +49,11 @@ use args::{ColorWhen, Command};
 
 /// The bytes of a script file (or of standard input), refused when larger than the limit.
 fn read(path: &str) -> Result<Vec<u8>, String> {
-    let max = listwatch_script::MAX_SCRIPT_BYTES;
+    read_at_most(path, listwatch_script::MAX_SCRIPT_BYTES, "64 KiB")
+}
+
+/// The bytes of a file (or of standard input), refused when larger than `max` (said as `limit`).
+fn read_at_most(path: &str, max: usize, limit: &str) -> Result<Vec<u8>, String> {
     let mut bytes = vec![];
     if path == "-" {
         std::io::stdin()
@@ -57,13 +61,15 @@ fn read(path: &str) -> Result<Vec<u8>, String> {
             .read_to_end(&mut bytes)
             .map_err(|e| format!("cannot read standard input: {e}"))?;
         if bytes.len() > max {
-            return Err("standard input holds more than the limit of 64 KiB".into());
+            return Err(format!(
+                "standard input holds more than the limit of {limit}"
+            ));
         }
     } else {
         let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {path}: {e}"))?;
         if meta.len() > max as u64 {
             return Err(format!(
-                "{path} is {} bytes, more than the limit of 64 KiB",
+                "{path} is {} bytes, more than the limit of {limit}",
                 meta.len()
             ));
         }
@@ -185,6 +191,7 @@ fn main() -> ExitCode {
             shard,
             merge,
         }),
+        Command::Import { file, json } => cmd_import(&file, json),
         Command::Completions { shell } => {
             out!("{}", args::completions(shell));
             ExitCode::SUCCESS
@@ -215,6 +222,69 @@ fn cmd_run(file: &str, trace: bool, as_json: bool, tty: bool) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// `import`: the script to standard output, the report to standard error (or both as JSON).
+fn cmd_import(file: &str, as_json: bool) -> ExitCode {
+    use listwatch_script::import::{ImportError, Outcome};
+    let max = listwatch_script::import::MAX_INPUT_BYTES;
+    let text = match read_at_most(file, max, "1 MiB")
+        .and_then(|b| String::from_utf8(b).map_err(|_| format!("{file} is not UTF-8 text")))
+    {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {}", term(&e));
+            return ExitCode::from(2);
+        }
+    };
+    let imported = match listwatch_script::import::import(&text) {
+        Ok(i) => i,
+        Err(e) => {
+            if let ImportError::NothingRecognised { report } = &e {
+                for r in report
+                    .iter()
+                    .filter(|r| r.outcome != Outcome::Blank)
+                    .take(20)
+                {
+                    eprintln!("{}", term(&format!("  line {}: {}", r.line, r.detail)));
+                }
+            }
+            eprintln!("error: {}", term(&e.to_string()));
+            return ExitCode::from(2);
+        }
+    };
+    if as_json {
+        outln!("{}", imported.to_json());
+        return ExitCode::SUCCESS;
+    }
+    out!("{}", script_out(&imported.script));
+    let mut report = String::new();
+    for r in imported
+        .report
+        .iter()
+        .filter(|r| r.outcome != Outcome::Blank)
+    {
+        let by = r
+            .recogniser
+            .as_ref()
+            .map(|x| format!(" [{}; {}]", x.format, x.version))
+            .unwrap_or_default();
+        let at = match r.script_lines.first() {
+            Some(l) => format!(" (script line {l})"),
+            None => String::new(),
+        };
+        report += &format!(
+            "line {}: {}{at}: {}{by}\n",
+            r.line,
+            r.outcome.as_str(),
+            r.detail
+        );
+    }
+    for n in &imported.notes {
+        report += &format!("note: {n}\n");
+    }
+    eprint!("{}", term(&report));
+    ExitCode::SUCCESS
 }
 
 fn cmd_share(file: &str, base: &str, at_ms: Option<TimeMs>) -> ExitCode {

@@ -5,6 +5,7 @@
 mod cursor;
 mod diag;
 pub mod export;
+pub mod import;
 mod lexer;
 pub mod library;
 pub mod logic;
