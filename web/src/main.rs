@@ -91,6 +91,10 @@ mod tests {
         // The editor echoing the same text is not an edit; a real change is.
         let same = s.clone().reduce(Action::Edit(b.to_string()));
         assert_eq!(same.kept.as_deref(), Some(mine));
+        // Nor is an echo with other line ends (a link's CRLF text, through CodeMirror).
+        let crlf = open(s.clone(), &b.replace('\n', "\r\n"), None);
+        let echo = crlf.reduce(Action::Edit(b.to_string()));
+        assert_eq!(echo.kept.as_deref(), Some(mine));
         let edited = s.clone().reduce(Action::Edit(format!("{b}\n# mine now")));
         assert_eq!(edited.kept, None);
         assert_eq!(s.reduce(Action::AcceptLink).kept, None);

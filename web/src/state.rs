@@ -461,11 +461,17 @@ impl State {
         match action {
             Action::Edit(src) => {
                 if *src != *self.source {
+                    // The editor hands back the text it was given with its own line ends: while
+                    // a link's script is shown, that echo is not the user's edit.
+                    let unix = listwatch_script::share::unix_lines;
+                    let echo = self.kept.is_some() && unix(&src) == unix(&self.source);
                     self.load(src.into());
-                    // The user's own change: from now on it is their work, autosaved.
-                    self.kept = None;
-                    self.undo = Rc::default();
-                    self.fault_menu = None;
+                    if !echo {
+                        // The user's own change: from now on it is their work, autosaved.
+                        self.kept = None;
+                        self.undo = Rc::default();
+                        self.fault_menu = None;
+                    }
                 }
             }
             Action::InjectFault(line) => {
