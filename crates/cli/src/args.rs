@@ -175,7 +175,7 @@ fn parse_shard(s: &str) -> Result<(u64, u64), String> {
         i.trim().parse::<u64>().map_err(|_| bad())?,
         n.trim().parse::<u64>().map_err(|_| bad())?,
     );
-    if n == 0 || i >= n || n > 1_000_000 {
+    if n == 0 || i >= n || n > listwatch_script::explore::MAX_SHARDS {
         return Err(bad());
     }
     Ok((i, n))

@@ -201,8 +201,18 @@ fn main() -> ExitCode {
     out
 }
 
+/// A run stopped at a limit of the reconcile language is a script error: the diagnostic,
+/// located at the statement, goes to standard error (true when there was one).
+fn limit_error(file: &str, src: &str, report: &Report) -> bool {
+    let Some(d) = listwatch_script::logic::stopped_at_limit(&report.sim, src) else {
+        return false;
+    };
+    eprint!("{}", term(&render(&d, file, src)));
+    true
+}
+
 fn cmd_run(file: &str, trace: bool, as_json: bool, tty: bool) -> ExitCode {
-    let (_, report) = match with_script(file, listwatch_script::run) {
+    let (src, report) = match with_script(file, listwatch_script::run) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -217,7 +227,9 @@ fn cmd_run(file: &str, trace: bool, as_json: bool, tty: bool) -> ExitCode {
             }
         }
     }
-    if report.passed() {
+    if limit_error(file, &src, &report) {
+        ExitCode::from(2)
+    } else if report.passed() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -318,6 +330,7 @@ fn cmd_check(files: &[String], tty: bool) -> ExitCode {
     for file in files {
         match with_script(file, listwatch_script::run) {
             Err(_) => invalid += 1,
+            Ok((src, report)) if limit_error(file, &src, &report) => invalid += 1,
             Ok((_, report)) => {
                 let bad: Vec<_> = report.outcomes.iter().filter(|(_, o)| !o.pass).collect();
                 if bad.is_empty() {
@@ -356,8 +369,12 @@ fn cmd_check(files: &[String], tty: bool) -> ExitCode {
 pub fn summary(r: &Report, tty: bool) -> String {
     let sim = &r.sim;
     let stop = match sim.stopped() {
-        Some(Stop::EventCap) => " (stopped at the event cap)",
-        _ => "",
+        Some(Stop::EventCap) => format!(
+            " (stopped at the event cap of {} events)",
+            sim.config().limits.max_events
+        ),
+        Some(Stop::Limit { .. }) => " (stopped at the limit of children per object)".into(),
+        _ => String::new(),
     };
     let mut s = format!(
         "ran {} of virtual time: {} events, final rv {}{stop}\n",

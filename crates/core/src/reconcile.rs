@@ -49,6 +49,10 @@ pub trait Reader {
             .filter(|c| c.deletion_ms.is_none())
             .count()
     }
+    /// How many of those there are (readers with an owner index count without copying).
+    fn count_owned(&self, kind: KindId, uid: u64) -> usize {
+        self.owned_by(kind, uid).len()
+    }
 }
 
 /// In-memory notes of edge-triggered controllers, per key and slot (a program's `remember`

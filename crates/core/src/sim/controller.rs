@@ -27,6 +27,7 @@ impl Controller {
             restart_after_ms: None,
             memory: Memory::new(),
             initial_sync: false,
+            exceeded: None,
         }
     }
 }
@@ -231,6 +232,8 @@ pub struct Controller {
     pub(super) memory: Memory,
     /// Keys added by the initial list (priority queue: low priority).
     initial_sync: bool,
+    /// A reconcile ran into a limit (and did not start): the engine stops the run.
+    pub(super) exceeded: Option<(NameId, crate::program::Exceeded)>,
 }
 
 /// What a controller reads of the world during one step, and where its effects go.
@@ -329,6 +332,10 @@ impl Controller {
         let (controller, primary) = (st.controller, st.cfg().primary);
         let spec = st.cache.get(primary, key).map(|o| o.spec);
         let plan = self.plan(st, key);
+        if let Some(e) = plan.exceeded {
+            self.exceeded = Some((key, e));
+            return;
+        }
         let started = EventKind::ReconcileStart {
             controller,
             key,
@@ -621,10 +628,18 @@ impl Sim {
         self.end_step(Actor::Controller(c), outer);
     }
 
-    /// An idle worker's wake-up, if it is from this life.
+    /// An idle worker's wake-up, if it is from this life. A reconcile that ran into a limit
+    /// stops the run.
     pub(super) fn work(&mut self, c: ControllerId, epoch: Epoch, worker: u32, cause: EventId) {
         if self.in_life(c, epoch) {
             self.step_controller(c, |ctl, st| ctl.work(st, worker, Cause::Event(cause)));
+            if let Some((key, exceeded)) = self.controllers[c.index()].exceeded.take() {
+                self.stopped = Some(Stop::Limit {
+                    controller: c,
+                    key,
+                    exceeded,
+                });
+            }
         }
     }
 
