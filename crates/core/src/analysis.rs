@@ -154,15 +154,24 @@ pub fn esr_outcome(sim: &Sim, controller: Option<ControllerId>) -> EsrOutcome {
     EsrOutcome::Holds { since_ms }
 }
 
-/// Markers kept for display besides every 410 (a run at the event cap has millions of events).
+/// Markers a window of the timeline shows whole, at most: a window with more shows, per kind of
+/// marker, at most `SLICE_MARKERS` per slice of `SLICES` (one per lane, the first of each), so a
+/// run of millions of events is marked from its start to its end and a zoomed window across its
+/// width.
 pub const MARKERS_SHOWN: usize = 4000;
+/// Slices of a crowded window: each is narrower than a marker as the timeline draws it.
+pub const SLICES: u64 = 300;
+/// Markers of one kind per slice of a crowded window, at most, and how many of the slice's are
+/// looked at for them.
+pub const SLICE_MARKERS: usize = 4;
+const SLICE_SCAN: usize = 64;
 
 /// Everything the displays need about a finished run, computed in one pass over its trace.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Analysis {
     /// The timeline's lanes: actors of marked events, in order of their first marker.
     pub lanes: Vec<Actor>,
-    /// The first `MARKERS_SHOWN` markers, and every 410 after them.
+    /// The whole run's markers, as `markers_in` gives them for a window of the whole run.
     pub markers: Vec<Marker>,
     /// Disconnects and paused caches, in the order they end (open ones last).
     pub windows: Vec<FaultWindow>,
@@ -184,63 +193,72 @@ impl Analysis {
             let Some(kind) = MarkerKind::of(&e.kind) else {
                 continue;
             };
-            let lane = match a.lanes.iter().position(|x| *x == e.actor) {
-                Some(l) => l,
-                None => {
-                    a.lanes.push(e.actor);
-                    a.lanes.len() - 1
-                }
-            };
-            let event = i as EventId;
-            a.by_kind[kind.index()].push(event);
-            if a.markers.len() < MARKERS_SHOWN || kind == MarkerKind::Gone {
-                a.markers.push(Marker {
-                    event,
-                    lane,
-                    kind,
-                    time_ms: e.time_ms,
-                });
+            if !a.lanes.contains(&e.actor) {
+                a.lanes.push(e.actor);
             }
+            a.by_kind[kind.index()].push(i as EventId);
         }
         a.windows = windows(sim, &a.by_kind[MarkerKind::Fault.index()]);
+        a.markers = a.markers_in(sim, TimeMs::ZERO, TimeMs::MAX);
         a
     }
 
-    /// The markers of the events from `from_ms` to `to_ms` (a zoomed timeline): as `markers`,
-    /// the 410s and the first `MARKERS_SHOWN` others (at most `MARKERS_SHOWN` 410s too), but of
-    /// that window, so zooming into a long run shows what happened there.
+    /// The markers of the events from `from_ms` to `to_ms` (a zoomed timeline, or the whole
+    /// run), in trace order: all of them when there are at most `MARKERS_SHOWN`; else, per kind,
+    /// all of a kind with at most `SLICES` and, of a kind with more, the first of each lane in
+    /// each slice of the window (at most `SLICE_MARKERS` a slice). Found by binary search:
+    /// the window's markers are never all visited.
     pub fn markers_in(&self, sim: &Sim, from_ms: TimeMs, to_ms: TimeMs) -> Vec<Marker> {
-        let total: usize = self.by_kind.iter().map(Vec::len).sum();
-        if total == self.markers.len() {
-            let shown = |m: &&Marker| m.time_ms >= from_ms && m.time_ms <= to_ms;
-            return self.markers.iter().filter(shown).copied().collect();
-        }
+        let trace = sim.trace();
+        let span = |ids: &[EventId], from: TimeMs, to: TimeMs| {
+            let lo = ids.partition_point(|&i| trace[i as usize].time_ms < from);
+            let hi = ids.partition_point(|&i| trace[i as usize].time_ms <= to);
+            (lo, hi.max(lo))
+        };
+        let spans = MarkerKind::ALL.map(|kind| span(self.events(kind), from_ms, to_ms));
+        let total: usize = spans.iter().map(|(lo, hi)| hi - lo).sum();
         let mut out = vec![];
-        for kind in MarkerKind::ALL {
-            let ids = self.events(kind);
-            let first = ids.partition_point(|&i| sim.trace()[i as usize].time_ms < from_ms);
-            // Bounded per kind, 410s too: a zoomed window is drawn, not searched.
-            for &event in ids[first..].iter().take(MARKERS_SHOWN) {
-                let e = &sim.trace()[event as usize];
-                if e.time_ms > to_ms {
-                    break;
+        for (kind, (lo, hi)) in MarkerKind::ALL.into_iter().zip(spans) {
+            let ids = &self.events(kind)[lo..hi];
+            if total <= MARKERS_SHOWN || ids.len() as u64 <= SLICES {
+                out.extend(ids.iter().map(|&i| self.marker(sim, i, kind)));
+                continue;
+            }
+            // The window as it is drawn: from its first marker to its last at most.
+            let first = trace[ids[0] as usize].time_ms.ms();
+            let last = trace[ids[ids.len() - 1] as usize].time_ms.ms();
+            let width = last - first + 1;
+            let mut at = 0;
+            for s in 0..SLICES {
+                let end = TimeMs(first + (width * (s + 1)).div_ceil(SLICES));
+                let (_, stop) = span(&ids[at..], TimeMs::ZERO, end - DurationMs(1));
+                let mut lanes = vec![];
+                // Bounded: a slice of one busy lane is not read to its end for the others.
+                for &i in ids[at..at + stop].iter().take(SLICE_SCAN) {
+                    let m = self.marker(sim, i, kind);
+                    if !lanes.contains(&m.lane) {
+                        lanes.push(m.lane);
+                        out.push(m);
+                        if lanes.len() == SLICE_MARKERS {
+                            break;
+                        }
+                    }
                 }
-                let lane = self.lanes.iter().position(|a| *a == e.actor).unwrap_or(0);
-                out.push(Marker {
-                    event,
-                    lane,
-                    kind,
-                    time_ms: e.time_ms,
-                });
+                at += stop;
             }
         }
         out.sort_unstable_by_key(|m| m.event);
-        let mut others = 0;
-        out.retain(|m| {
-            others += usize::from(m.kind != MarkerKind::Gone);
-            m.kind == MarkerKind::Gone || others <= MARKERS_SHOWN
-        });
         out
+    }
+
+    fn marker(&self, sim: &Sim, event: EventId, kind: MarkerKind) -> Marker {
+        let e = &sim.trace()[event as usize];
+        Marker {
+            event,
+            lane: self.lanes.iter().position(|a| *a == e.actor).unwrap_or(0),
+            kind,
+            time_ms: e.time_ms,
+        }
     }
 
     /// Every event of this kind, in trace order.
@@ -368,48 +386,64 @@ mod tests {
         }
     }
 
-    /// A run with more markers than are shown: a zoomed window still has the markers of its own
-    /// moments, not only those of the run's start.
+    /// A run with more markers than are shown: the whole run is marked from its start to its
+    /// end, and a zoomed window late in it across its width, never only at its start.
     #[test]
-    fn a_window_late_in_a_long_run_has_its_markers() {
+    fn a_crowded_run_is_marked_across_the_whole_run_and_every_window() {
         let timeline = (0..3000u64)
             .map(|i| (i * 10, create(&format!("p{i}"))))
             .collect();
         let sim = run(timeline);
         let a = Analysis::of(&sim);
-        assert_eq!(
-            a.markers.len(),
-            MARKERS_SHOWN,
-            "the run has more markers than are shown"
-        );
-        let last = a.markers.last().unwrap().time_ms;
-        let (from, to) = (last + DurationMs(5_000), last + DurationMs(10_000));
-        assert!(a.markers.iter().all(|m| m.time_ms < from));
+        let marked: usize = MarkerKind::ALL.iter().map(|&k| a.events(k).len()).sum();
+        assert!(marked > MARKERS_SHOWN, "more markers than are shown whole");
+        let bounded = |ms: &[Marker]| {
+            ms.len() <= MarkerKind::ALL.len() * SLICES as usize * SLICE_MARKERS
+                && ms.windows(2).all(|w| w[0].event < w[1].event)
+        };
+        assert!(bounded(&a.markers));
+        // Each tenth of the run (creates every 10 ms until 30 s) has writes and reconciles.
+        let tenths = |ms: &[Marker], from: u64, to: u64, kind| {
+            (0..10).all(|t| {
+                let (a, b) = (
+                    from + (to - from) * t / 10,
+                    from + (to - from) * (t + 1) / 10,
+                );
+                ms.iter()
+                    .any(|m| m.kind == kind && (a..b).contains(&m.time_ms.ms()))
+            })
+        };
+        for kind in [MarkerKind::Write, MarkerKind::Reconcile] {
+            assert!(
+                tenths(&a.markers, 0, 30_000, kind),
+                "{kind:?} over the whole run"
+            );
+        }
+        let (from, to) = (TimeMs(20_000), TimeMs(26_000));
         let late = a.markers_in(&sim, from, to);
-        assert!(
-            !late.is_empty(),
-            "writes and reconciles after the shown markers"
-        );
+        assert!(bounded(&late));
         assert!(late.iter().all(|m| (from..=to).contains(&m.time_ms)));
         assert!(
-            late.windows(2).all(|w| w[0].event < w[1].event),
-            "in trace order"
+            tenths(&late, 20_000, 26_000, MarkerKind::Reconcile),
+            "across the window"
         );
-        for m in &late {
+        for m in late.iter().chain(&a.markers) {
             let e = &sim.trace()[m.event as usize];
             assert_eq!(MarkerKind::of(&e.kind), Some(m.kind));
-            assert_eq!(a.lanes[m.lane], e.actor);
+            assert_eq!((a.lanes[m.lane], m.time_ms), (e.actor, e.time_ms));
         }
-        // A short run: the window's markers are those shown.
-        let short = run(vec![(1000, create("a")), (2000, create("b"))]);
-        let b = Analysis::of(&short);
-        let want: Vec<Marker> = b
-            .markers
+        // A window with few markers shows them all.
+        let few = a.markers_in(&sim, TimeMs(1000), TimeMs(1100));
+        let all: usize = MarkerKind::ALL
             .iter()
-            .filter(|m| m.time_ms >= TimeMs(1500))
-            .copied()
-            .collect();
-        assert_eq!(b.markers_in(&short, TimeMs(1500), TimeMs::MAX), want);
+            .map(|&k| {
+                a.events(k)
+                    .iter()
+                    .filter(|&&i| (1000..=1100).contains(&sim.trace()[i as usize].time_ms.ms()))
+                    .count()
+            })
+            .sum();
+        assert_eq!(few.len(), all);
     }
 
     #[test]
