@@ -105,6 +105,86 @@ pub fn travel(kind: &EventKind) -> Option<(WatcherId, Direction)> {
     }
 }
 
+/// A message that takes time on its watcher's link (a link with a delay): when it left and when
+/// it arrived. Messages of a link without delay arrive at once and have none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flight {
+    /// The message's event: a request's when it is sent, an answer's or a stream event's when it
+    /// arrives.
+    pub event: EventId,
+    pub watcher: WatcherId,
+    pub direction: Direction,
+    pub sent_ms: TimeMs,
+    /// After `sent_ms`.
+    pub arrive_ms: TimeMs,
+}
+
+impl Flight {
+    /// How far along its link the message is at `at_ms` (which may fall between two
+    /// milliseconds, for playback in virtual time): 0 at its sender, 1 at its receiver.
+    pub fn progress(&self, at_ms: f64) -> f64 {
+        let (sent, arrive) = (self.sent_ms.ms() as f64, self.arrive_ms.ms() as f64);
+        ((at_ms - sent) / (arrive - sent)).clamp(0.0, 1.0)
+    }
+}
+
+/// Messages drawn in flight at one moment, at most.
+pub const FLIGHTS_SHOWN: usize = 64;
+
+/// The flights of a run's messages, read off its trace: a request leaves at its event and
+/// arrives after the link's delay, behind what is still in flight on that direction (a TCP
+/// connection delivers in order, as `Controller::link_arrival` does); an answer arrives at its
+/// event and left one delay before, not before what caused it. The delay is the controller's
+/// configured one until a `LinkDelay` event changes it.
+fn flights(sim: &Sim) -> Vec<Flight> {
+    let controllers = &sim.config().controllers;
+    let mut delay: Vec<DurationMs> = controllers.iter().map(|c| c.link_delay_ms).collect();
+    let mut up_last: Vec<Option<TimeMs>> = vec![None; controllers.len()];
+    let mut out = vec![];
+    for (i, e) in sim.trace().iter().enumerate() {
+        if let EventKind::LinkDelay {
+            controller,
+            delay_ms,
+        } = e.kind
+        {
+            delay[controller.index()] = delay_ms;
+            continue;
+        }
+        let Some((watcher, direction)) = travel(&e.kind) else {
+            continue;
+        };
+        let c = sim.reflectors()[watcher.index()].controller().index();
+        let d = delay[c];
+        let (sent_ms, arrive_ms) = match direction {
+            Direction::ToServer => {
+                let last = &mut up_last[c];
+                if d.is_zero() && last.is_none_or(|l| l < e.time_ms) {
+                    continue;
+                }
+                let at = (e.time_ms + d).max(last.unwrap_or(TimeMs::ZERO));
+                *last = Some(at);
+                (e.time_ms, at)
+            }
+            Direction::ToClient => {
+                let caused_ms = e
+                    .cause()
+                    .map_or(TimeMs::ZERO, |c| sim.trace()[c as usize].time_ms);
+                (e.time_ms.saturating_sub(d).max(caused_ms), e.time_ms)
+            }
+        };
+        if arrive_ms > sent_ms {
+            out.push(Flight {
+                event: i as EventId,
+                watcher,
+                direction,
+                sent_ms,
+                arrive_ms,
+            });
+        }
+    }
+    out
+}
+
 /// A fault that lasts: a disconnect, or a cache paused until it resumes (or the run ends).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FaultWindow {
@@ -178,6 +258,10 @@ pub struct Analysis {
     /// Every marked event, per kind, in trace order (not capped).
     by_kind: [Vec<EventId>; MarkerKind::ALL.len()],
     pub esr: EsrOutcome,
+    /// The messages that take time on their links, in trace order (see `in_flight`).
+    flights: Vec<Flight>,
+    /// The longest of them: how far back from a moment a message still in flight can have left.
+    flight_ms_max: DurationMs,
 }
 
 impl Analysis {
@@ -188,7 +272,15 @@ impl Analysis {
             windows: vec![],
             by_kind: Default::default(),
             esr: esr_outcome(sim, None),
+            flights: flights(sim),
+            flight_ms_max: DurationMs::ZERO,
         };
+        a.flight_ms_max = a
+            .flights
+            .iter()
+            .map(|f| DurationMs::between(f.sent_ms, f.arrive_ms))
+            .max()
+            .unwrap_or_default();
         for (i, e) in sim.trace().iter().enumerate() {
             let Some(kind) = MarkerKind::of(&e.kind) else {
                 continue;
@@ -259,6 +351,43 @@ impl Analysis {
             kind,
             time_ms: e.time_ms,
         }
+    }
+
+    /// The flight of the message at `event`, if it took time.
+    pub fn flight_of(&self, event: EventId) -> Option<Flight> {
+        let at = self.flights.partition_point(|f| f.event < event);
+        self.flights.get(at).filter(|f| f.event == event).copied()
+    }
+
+    /// The messages on their links after the first `cursor` events, at `now_ms`: the time of the
+    /// last of those events, or any later moment before the next one (playback in virtual
+    /// time). A request is in flight once its event is applied and until it arrives; an answer
+    /// once it left (at the same millisecond, once what caused it is applied) and until its
+    /// event. At most `FLIGHTS_SHOWN`, the oldest first.
+    pub fn in_flight(&self, sim: &Sim, cursor: usize, now_ms: TimeMs) -> Vec<Flight> {
+        let trace = sim.trace();
+        // Candidates: those that left at most the longest flight before now, and those that
+        // arrive at most that long after it.
+        let earliest = now_ms.saturating_sub(self.flight_ms_max);
+        let from = trace.partition_point(|e| e.time_ms < earliest);
+        let to = trace.partition_point(|e| e.time_ms <= now_ms + self.flight_ms_max);
+        let first = self.flights.partition_point(|f| (f.event as usize) < from);
+        let applied = |i: EventId| (i as usize) < cursor;
+        self.flights[first..]
+            .iter()
+            .take_while(|f| (f.event as usize) < to)
+            .filter(|f| match f.direction {
+                Direction::ToServer => applied(f.event) && now_ms < f.arrive_ms,
+                Direction::ToClient => {
+                    let left = f.sent_ms < now_ms
+                        || (f.sent_ms == now_ms
+                            && trace[f.event as usize].cause().is_some_and(applied));
+                    left && !applied(f.event)
+                }
+            })
+            .take(FLIGHTS_SHOWN)
+            .copied()
+            .collect()
     }
 
     /// Every event of this kind, in trace order.
@@ -358,6 +487,7 @@ mod tests {
     use super::*;
     use crate::config::{Config, Input, TimedInput};
     use crate::model::ApiserverId;
+    use crate::view::Timeline;
 
     /// One kind, one controller watching it, a few writes and faults (at milliseconds).
     fn run(timeline: Vec<(u64, Input)>) -> Sim {
@@ -543,6 +673,104 @@ mod tests {
         );
         let first = sim.trace().iter().find_map(|e| travel(&e.kind));
         assert_eq!(first.map(|t| t.1), Some(Direction::ToServer));
+    }
+
+    /// gallery 02's moment: the watch breaks at 2 s on a link with a 100 ms delay, so the
+    /// re-watch is on its way until 2.1 s and its 410 on the way back until 2.2 s. Each
+    /// message's flight is read off the trace; at 2.05 s the request is half way.
+    #[test]
+    fn messages_on_a_slow_link_are_in_flight_for_its_delay_in_order() {
+        let c0 = ControllerId(0);
+        let delay = |ms| Input::Delay {
+            controller: c0,
+            delay_ms: DurationMs(ms),
+        };
+        let disconnect = Input::Disconnect {
+            controller: c0,
+            duration_ms: DurationMs(0),
+        };
+        let sim = run(vec![
+            (1000, create("a")),
+            (1500, delay(100)),
+            (2000, disconnect),
+            (2050, create("b")),
+        ]);
+        let a = Analysis::of(&sim);
+        let trace = sim.trace();
+        // Before the delay, messages arrive at once: no flights.
+        assert!(a
+            .flights
+            .iter()
+            .all(|f| f.sent_ms >= TimeMs(1500) && f.arrive_ms > f.sent_ms));
+        let rewatch = (0..trace.len())
+            .find(|&i| {
+                trace[i].time_ms == TimeMs(2000)
+                    && matches!(trace[i].kind, EventKind::WatchRequest { .. })
+            })
+            .expect("the Pod watcher's re-watch");
+        let f = a
+            .flight_of(rewatch as EventId)
+            .expect("the re-watch takes time");
+        assert_eq!(
+            (f.direction, f.sent_ms, f.arrive_ms),
+            (Direction::ToServer, TimeMs(2000), TimeMs(2100))
+        );
+        assert_eq!(f.progress(2050.0), 0.5);
+        assert_eq!((f.progress(1000.0), f.progress(3000.0)), (0.0, 1.0));
+        // Answers arrive at their event and left one delay before.
+        let opened = (rewatch..trace.len())
+            .find(|&i| matches!(trace[i].kind, EventKind::WatchOpened { .. }))
+            .expect("the watch opens");
+        let back = a
+            .flight_of(opened as EventId)
+            .expect("the answer takes time");
+        assert_eq!(back.direction, Direction::ToClient);
+        assert_eq!(back.arrive_ms, trace[opened].time_ms);
+        assert_eq!(back.sent_ms, back.arrive_ms - DurationMs(100));
+        // In flight: the request once sent and until it arrives, not before it is sent.
+        assert!(a
+            .in_flight(&sim, rewatch, TimeMs(2000))
+            .iter()
+            .all(|f| f.event as usize != rewatch));
+        for (cursor, now) in [(rewatch + 1, 2000), (rewatch + 1, 2099)] {
+            let on = a.in_flight(&sim, cursor, TimeMs(now));
+            assert!(on.iter().any(|f| f.event as usize == rewatch), "at {now}");
+        }
+        let at_2050 = Timeline::index_at_time(&sim, TimeMs(2050));
+        let on = a.in_flight(&sim, at_2050, TimeMs(2050));
+        let rewatches: Vec<usize> = (0..at_2050)
+            .filter(|&i| {
+                trace[i].time_ms == TimeMs(2000)
+                    && matches!(trace[i].kind, EventKind::WatchRequest { .. })
+            })
+            .collect();
+        assert_eq!(
+            rewatches.len(),
+            2,
+            "one re-watch per watcher (Pod and Copy)"
+        );
+        assert_eq!(
+            on.iter().map(|f| f.event as usize).collect::<Vec<_>>(),
+            rewatches,
+            "at 2.05 s only the re-watches are on the link"
+        );
+        assert!(on.iter().all(|f| f.progress(2050.0) == 0.5));
+        // The answer is on its way from 2.1 s until its event is applied.
+        let back_on = |cursor, now| {
+            a.in_flight(&sim, cursor, TimeMs(now))
+                .iter()
+                .any(|f| f.event as usize == opened)
+        };
+        assert!(!back_on(at_2050, 2050));
+        assert!(back_on(opened, back.arrive_ms.ms() - 1));
+        assert!(back_on(opened, back.arrive_ms.ms()));
+        assert!(!back_on(opened + 1, back.arrive_ms.ms()));
+        // In order on each direction: nothing overtakes what was sent before it.
+        for pair in a.flights.windows(2) {
+            if pair[0].direction == pair[1].direction && pair[0].direction == Direction::ToServer {
+                assert!(pair[0].arrive_ms <= pair[1].arrive_ms, "{pair:?}");
+            }
+        }
     }
 
     /// A watcher cut off while a small cache overflows gets a 410 and lists again: the tallies
