@@ -434,6 +434,11 @@ const tests = [
     assert(misplaced.wrapped >= 2, `wrapped items to look at: ${misplaced.wrapped}`);
     assert(misplaced.out.length === 0, misplaced.out.join(' | '));
     await page.setViewportSize({ width: 1400, height: 900 });
+    // A queue with the picture's width to its right says its last write whole.
+    await pickGallery('30-own-logic-stale-delete-by-name');
+    await seek(Math.round(Number(await $('scrubber').getAttribute('max')) / 2));
+    const write = await page.locator('[data-testid="queue"] text.ring-sub', { hasText: 'last write' }).evaluate((t) => t.firstChild.textContent);
+    assert(!write.includes('…') && /-> rv \d+ \(spec/.test(write), `the last write, not cut: ${write}`);
   }],
 
   ['every screen: no two picture labels overlap and nothing overflows, in every gallery scenario', async () => {

@@ -104,6 +104,8 @@ struct Pic<'a> {
     before_ms: f64,
     on_fault: &'a Option<Callback<FaultTarget>>,
     kinds: usize,
+    /// The picture's width, in its units.
+    width: f64,
 }
 
 const RING_W: f64 = 170.0;
@@ -114,6 +116,12 @@ pub fn system_view(p: &Props) -> Html {
     let v = &*p.view.0;
     let kinds = sim.config().kinds.len();
     let apis = sim.config().apiservers.len();
+    // As wide as what is drawn (rings, the watchers' state machines, up to three queues a row),
+    // so a narrow screen scales the picture down no more than it must.
+    let queue_cols = sim.config().controllers.len().clamp(1, 3) as f64;
+    let width = (40.0 + RING_W * (kinds * apis) as f64)
+        .max(700.0)
+        .max(20.0 + 300.0 * queue_cols);
     let pic = Pic {
         sim,
         analysis: &p.run.analysis,
@@ -129,13 +137,8 @@ pub fn system_view(p: &Props) -> Html {
             .map_or(0.0, |i| sim.trace()[i].time_ms.ms() as f64),
         on_fault: &p.on_fault,
         kinds,
+        width,
     };
-    // As wide as what is drawn (rings, the watchers' state machines, up to three queues a row),
-    // so a narrow screen scales the picture down no more than it must.
-    let queue_cols = sim.config().controllers.len().clamp(1, 3) as f64;
-    let width = (40.0 + RING_W * (kinds * apis) as f64)
-        .max(700.0)
-        .max(20.0 + 300.0 * queue_cols);
     let queues_y = 235.0 + 70.0 * sim.reflectors().len() as f64;
     let height =
         queues_y + 112.0 + 95.0 * (sim.config().controllers.len().saturating_sub(1) / 3) as f64;
@@ -405,6 +408,15 @@ fn queue_box(pic: &Pic, i: usize, queues_y: f64) -> Html {
     let q = &v.queues[i];
     let x = 20.0 + 300.0 * (i % 3) as f64;
     let y = queues_y + 95.0 * (i / 3) as f64;
+    // The last queue of its row has the rest of the picture's width for its lines: what a key
+    // fact says is cut only where there is no room for it.
+    let last_in_row = i % 3 == 2 || i + 1 == sim.config().controllers.len();
+    let room = if last_in_row {
+        pic.width - x - 8.0
+    } else {
+        292.0
+    };
+    let (title_chars, line_chars) = ((room / 7.6) as usize, (room / 6.3) as usize);
     let keys: Vec<String> = q
         .waiting
         .iter()
@@ -419,18 +431,18 @@ fn queue_box(pic: &Pic, i: usize, queues_y: f64) -> Html {
         <g data-testid="queue" data-controller={c.name.clone()} data-keys={keys.join(",")} class="queue"
             onclick={ac.onclick}>
             <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={num(x - 8.0)} y={num(y)} width="292" height="104" rx="6" />
-            <text x={num(x)} y={num(y + 14.0)} class="watcher-name">{fit(&format!("{} queue ({} reconciles)", c.name, q.reconciles), 38)}</text>
+            <text x={num(x)} y={num(y + 14.0)} class="watcher-name">{fit(&format!("{} queue ({} reconciles)", c.name, q.reconciles), title_chars)}</text>
             { for keys.iter().take(4).enumerate().map(|(j, k)| html! {
                 <g class="chip"><rect x={num(x + 62.0 * j as f64)} y={num(y + 22.0)} width="58" height="20" rx="4" />
                 <text x={num(x + 4.0 + 62.0 * j as f64)} y={num(y + 36.0)}>{truncate(k)}</text></g>
             }) }
             if let Some(w) = q.last_write {
                 <text x={num(x)} y={num(y + 98.0)} class="ring-sub">{
-                    { let t = format!("last write: {}", listwatch_core::describe(&sim.trace()[w as usize].kind, sim)); html! { <>{fit(&t, 46)}<title>{t}</title></> } }
+                    { let t = format!("last write: {}", listwatch_core::describe(&sim.trace()[w as usize].kind, sim)); html! { <>{fit(&t, line_chars)}<title>{t}</title></> } }
                 }</text>
             }
             if !q.dirty.is_empty() {
-                <text x={num(x)} y={num(y + 84.0)} class="ring-sub">{fit(&format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names().resolve(*k))).collect::<Vec<_>>().join(", ")), 46)}</text>
+                <text x={num(x)} y={num(y + 84.0)} class="ring-sub">{fit(&format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names().resolve(*k))).collect::<Vec<_>>().join(", ")), line_chars)}</text>
             }
             // Running reconciles last, so the tooltip a chip shows on focus or hover is drawn
             // over the queue's other lines.
