@@ -304,7 +304,11 @@ fn cmd_share(file: &str, base: &str, at_ms: Option<TimeMs>) -> ExitCode {
         Ok((src, _)) => src,
         Err(code) => return code,
     };
-    let shared = listwatch_script::share::Shared { script: src, at_ms };
+    let shared = listwatch_script::share::Shared {
+        script: src,
+        at_ms,
+        events: None,
+    };
     outln!("{}", listwatch_script::share::link(base, &shared));
     ExitCode::SUCCESS
 }

@@ -377,6 +377,9 @@ impl Builder {
         let mut diags = vec![];
         let mut in_controller = false;
         let mut block: Option<Block> = None;
+        // A line that fails takes the lines indented under it along (a controller's options and
+        // logic, a block's statements): they would only repeat its error in other words.
+        let mut failed_at: Option<usize> = None;
         let src = crate::lexer::strip_bom(src);
         for (i, raw) in crate::lexer::lines(src).enumerate() {
             let line = i + 1;
@@ -396,6 +399,10 @@ impl Builder {
                 continue;
             }
             let indent = raw.chars().take_while(|c| *c == ' ' || *c == '\t').count();
+            if failed_at.is_some_and(|at| indent > at) {
+                continue;
+            }
+            failed_at = None;
             if let Some(bk) = block.as_mut().filter(|bk| indent > bk.indent) {
                 bk.lines.push(BlockLine {
                     line,
@@ -415,7 +422,10 @@ impl Builder {
             };
             match self.read_line(&mut p, raw, indent, &mut in_controller) {
                 Ok(opened) => block = opened,
-                Err(d) => diags.push(d),
+                Err(d) => {
+                    diags.push(d);
+                    failed_at = Some(indent);
+                }
             }
             if diags.len() >= 50 {
                 break;
