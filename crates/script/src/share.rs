@@ -378,12 +378,14 @@ mod tests {
         let want = Shared {
             script: lf.into(),
             at_ms: Some(TimeMs(1500)),
+            events: None,
         };
         for eol in ["\r\n", "\r", "\n"] {
             let script = lf.replace('\n', eol);
             let link = encode(&Shared {
                 script: script.clone(),
                 at_ms: Some(TimeMs(1500)),
+                events: None,
             });
             assert_eq!(decode(&link).unwrap(), want, "{eol:?}");
             // A payload whose header has the same line ends (not what `encode` writes).
