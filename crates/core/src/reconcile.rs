@@ -49,6 +49,11 @@ pub trait Reader {
             .filter(|c| c.deletion_ms.is_none())
             .count()
     }
+    /// The newest RV the informer of `kind` has applied (client-go 1.36
+    /// `LastStoreSyncResourceVersion`); `None` for consistent reads (or no informer).
+    fn synced_rv(&self, _kind: KindId) -> Option<Rv> {
+        None
+    }
 }
 
 /// In-memory notes of edge-triggered controllers, per key and slot (a program's `remember`
