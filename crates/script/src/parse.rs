@@ -326,8 +326,23 @@ struct Block {
     lines: Vec<BlockLine>,
 }
 
+/// Versions that replace the script's own `kubernetes` and `controller-runtime` statements (or
+/// stand in for them): a comparison runs one script under two of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// The minor version N of `kubernetes 1.N`.
+    pub kubernetes: Option<u32>,
+    /// The minor version N of `controller-runtime 0.N`.
+    pub controller_runtime: Option<u32>,
+}
+
 /// Parses and checks a whole script.
 pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
+    parse_with(src, Overrides::default())
+}
+
+/// `parse`, with the versions of `overrides` in place of the script's.
+pub fn parse_with(src: &str, overrides: Overrides) -> Result<Scenario, Vec<Diagnostic>> {
     if src.len() > MAX_SCRIPT_BYTES {
         return Err(vec![Diagnostic::at(
             1,
@@ -342,6 +357,8 @@ pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
     }
     let mut b = Builder::new();
     let mut diags = b.read_lines(src);
+    b.version = overrides.kubernetes.or(b.version);
+    b.controller_runtime = overrides.controller_runtime.or(b.controller_runtime);
     if diags.is_empty() {
         b.check_logic(&mut diags);
     }
@@ -1793,6 +1810,10 @@ impl Builder {
             "probe" if !self.config.controllers.iter().any(|c| c.name == "probe") => {
                 Self::probe_expectation(p)?
             }
+            // `expect message "TEXT" [CMP N] [by TIME]`
+            "message" if !self.config.controllers.iter().any(|c| c.name == "message") => {
+                Self::message_expectation(p)?
+            }
             _ => return self.controller_expectation(p, w),
         };
         p.done()?;
@@ -1804,7 +1825,7 @@ impl Builder {
         // `expect CONTROLLER [never] saw KIND NAME spec N`
         let cw = w;
         let controller = self.controller(p, cw).map_err(|_| {
-            let mut all: Vec<&str> = vec!["esr", "final", "exists", "absent"];
+            let mut all: Vec<&str> = vec!["esr", "final", "exists", "absent", "message", "probe"];
             all.extend(COUNTED);
             all.extend(self.config.controllers.iter().map(|c| c.name.as_str()));
             unknown(p, cw, "expectation", &all)
@@ -1869,6 +1890,34 @@ impl Builder {
     }
 
     /// `expect probe got "TEXT" | listed N [at rv R] | opened [replaying N]`.
+    /// `message "TEXT" [CMP N] [by TIME]`: events whose one-line message contains the text;
+    /// without a comparison, at least one.
+    fn message_expectation(p: &mut Parser) -> R<Expect> {
+        let t = p.next("the text in quotes")?;
+        if !t.quoted || t.text.is_empty() {
+            return Err(p.err_at(t, "put the text in quotes: message \"...\""));
+        }
+        let text = t.text.clone();
+        let (cmp, value) = match p.peek() {
+            Some(w) if w.text != "by" => {
+                let cmp = Self::cmp(p)?;
+                (cmp, p.number("a count", i64::MAX)?)
+            }
+            _ => (Cmp::Ge, 1),
+        };
+        let by_ms = if p.eat("by") {
+            Some(p.moment("a time")?)
+        } else {
+            None
+        };
+        Ok(Expect::Message {
+            text,
+            cmp,
+            value,
+            by_ms,
+        })
+    }
+
     fn probe_expectation(p: &mut Parser) -> R<Expect> {
         let what = p.next("`got`, `listed` or `opened`")?;
         let fact = match what.text.as_str() {
