@@ -310,6 +310,12 @@ pub fn facts(report: &Report) -> Vec<(String, String)> {
     for (i, r) in sim.reflectors().iter().enumerate() {
         let w = Labels::watcher(sim, WatcherId(i as u16));
         out.push((format!("{w}: state at the end"), r.state().as_str().into()));
+        out.push((
+            format!("{w}: last RV at the end"),
+            format!("rv {}", r.last_rv()),
+        ));
+        let objects = r.store().len().to_string();
+        out.push((format!("{w}: objects in its store at the end"), objects));
     }
     out.extend(probes);
     for (x, o) in &report.outcomes {
@@ -346,10 +352,13 @@ fn first_words(message: &str) -> String {
 /// The comparison as text: what differs, then where the traces diverge.
 pub fn render(c: &Comparison) -> String {
     let (la, lb) = (&c.a.label, &c.b.label);
-    let mut s = format!(
-        "{la} vs {lb}, one script on one clock: {} facts differ\n",
-        c.differences.len()
-    );
+    let n = c.differences.len();
+    let differ = if n == 1 {
+        "fact differs"
+    } else {
+        "facts differ"
+    };
+    let mut s = format!("{la} vs {lb}, one script on one clock: {n} {differ}\n");
     if !c.differences.is_empty() {
         let va = c.versions.setting.version(c.versions.a);
         let vb = c.versions.setting.version(c.versions.b);
