@@ -1351,6 +1351,12 @@ fn bookmarks_go_out_on_the_cacher_s_one_second_ticks() {
     assert!(collisions > 0, "no seed made the two bookmarks collide");
 }
 
+/// The names in the first reflector's informer store at the end.
+fn store_names(sim: &Sim) -> Vec<&str> {
+    let store = sim.reflectors()[0].store().iter();
+    store.map(|(n, _)| sim.names().resolve(*n)).collect()
+}
+
 /// The one-line texts of the trace's events of one actor label (`ctl/Pod`), with their moments.
 fn lines_of(sim: &Sim, actor: &str) -> Vec<(u64, String)> {
     sim.trace()
@@ -1404,11 +1410,7 @@ expect absent Service x
             .any(|t| t.contains("BOOKMARK") || t.contains("timed out")),
         "the fake's watch never sends a bookmark or times out: {texts:?}"
     );
-    let store: Vec<&str> = sim.reflectors()[0]
-        .store()
-        .iter()
-        .map(|(n, _)| sim.names().resolve(*n))
-        .collect();
+    let store = store_names(&sim);
     assert_eq!(store, ["default/a", "default/c"]);
 }
 
@@ -1447,11 +1449,7 @@ run 5m
         "{texts:?}"
     );
     assert!(!texts.iter().any(|t| t.starts_with("DELETED")), "{texts:?}");
-    let store: Vec<&str> = sim.reflectors()[0]
-        .store()
-        .iter()
-        .map(|(n, _)| sim.names().resolve(*n))
-        .collect();
+    let store = store_names(&sim);
     assert_eq!(
         store,
         ["default/a", "default/b"],
