@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import http from 'node:http';
 import { extname } from 'node:path';
-import { launch, runTests, assert, editorText, setEditor, ready, gotoReady, until, shootBoth } from './browser.mjs';
+import { launch, runTests, assert, editorText, ensureEditor, setEditor, ready, gotoReady, until, shootBoth } from './browser.mjs';
 
 const base = process.argv[2] || 'http://127.0.0.1:8080/';
 const root = new URL('../', import.meta.url).pathname;
@@ -197,6 +197,37 @@ const ok = await runTests([
     await page.click('[data-testid="restore"]');
     assert(await editorText(page) === mine, 'Restore: still the user\'s own script');
     assert(await page.evaluate(() => window.__samePage) === true, 'all in the same page');
+  }],
+  ['a link with CR or CRLF line ends opens as its text with LF, and never replaces the autosave', async () => {
+    // The editor reads `\r\n` and `\r` as line ends and hands back `\n`: the page once took
+    // that echo for the user's own edit, dropped the Restore and autosaved the link's script.
+    const mine = '# my own work\nkind Pod\n';
+    const frag = (l) => l.slice(l.indexOf('#'));
+    const dir = mkdtempSync(tmpdir() + '/listwatch-eol-');
+    for (const eol of ['\r\n', '\r']) {
+      const file = dir + '/link.lw';
+      writeFileSync(file, initial.replaceAll('\n', eol));
+      const link = cli(['share', file, '--base', base]).trim();
+      // Pasted into the address bar of the open page (only the fragment changes).
+      await ownWork(mine);
+      await page.goto(base + frag(link));
+      await until(page, (t) => document.querySelector('[data-testid="editor"]').cmView.state.doc.toString() === t, initial, 'the pasted link opens, with LF line ends');
+      await $('restore-notice').waitFor();
+      await page.waitForTimeout(500);
+      assert(await $('restore-notice').count() === 1, `${JSON.stringify(eol)}: the notice stays`);
+      assert(await autosaved() === mine, `${JSON.stringify(eol)}: the autosave is not overwritten`);
+      await page.click('[data-testid="restore"]');
+      assert(await editorText(page) === mine, 'Restore brings the user\'s script back');
+      await until(page, (t) => localStorage.getItem('listwatch.script') === t, mine, 'still autosaved');
+      // Opened by a fresh load, then the editor loaded: the same.
+      await page.goto('about:blank');
+      await gotoReady(page, link);
+      await ensureEditor(page);
+      await $('restore-notice').waitFor();
+      await page.waitForTimeout(500);
+      assert(await editorText(page) === initial, 'the link\'s text, LF');
+      assert(await $('restore-notice').count() === 1 && await autosaved() === mine, `${JSON.stringify(eol)} on load: kept, with Restore`);
+    }
   }],
   ['an embed takes a script by message only with source=parent, and only from its parent', async () => {
     const link = cli(['share', 'scenarios/02-overflow-410-relist.lw', '--base', base + '?embed']).trim();

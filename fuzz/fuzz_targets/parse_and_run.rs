@@ -12,7 +12,13 @@ fuzz_target!(|data: &[u8]| {
         }
         Ok(mut s) => {
             s.config.limits.max_events = 50_000;
-            let _ = listwatch_script::run_scenario(&s);
+            if let Ok(r) = listwatch_script::run_scenario(&s) {
+                // A run stopped at a limit of the reconcile language says where.
+                if let Some(listwatch_core::Stop::Limit { .. }) = r.sim.stopped() {
+                    let d = listwatch_script::logic::stopped_at_limit(&r.sim, src);
+                    assert!(d.is_some(), "a limit without its diagnostic");
+                }
+            }
         }
     }
 });

@@ -91,6 +91,10 @@ mod tests {
         // The editor echoing the same text is not an edit; a real change is.
         let same = s.clone().reduce(Action::Edit(b.to_string()));
         assert_eq!(same.kept.as_deref(), Some(mine));
+        // Nor is an echo with other line ends (a link's CRLF text, through CodeMirror).
+        let crlf = open(s.clone(), &b.replace('\n', "\r\n"), None);
+        let echo = crlf.reduce(Action::Edit(b.to_string()));
+        assert_eq!(echo.kept.as_deref(), Some(mine));
         let edited = s.clone().reduce(Action::Edit(format!("{b}\n# mine now")));
         assert_eq!(edited.kept, None);
         assert_eq!(s.reduce(Action::AcceptLink).kept, None);
@@ -99,6 +103,34 @@ mod tests {
             .reduce(Action::LinkError("bad".into()));
         assert_eq!((&*e.source, e.kept.as_deref()), (mine, None));
         assert_eq!(e.link_error.as_deref(), Some("bad"));
+    }
+
+    /// A run stopped at a limit of the reconcile language shows the limit's diagnostic at its
+    /// statement, as the CLI does, and again after an edit.
+    #[wasm_bindgen_test]
+    fn a_run_stopped_at_a_limit_shows_its_located_diagnostic() {
+        use crate::state::{Action, State};
+        use yew::Reducible;
+        let src = "kind Parent\nkind Child\nkind Other\ncontroller kids for Parent\n  logic\n    get p = Parent key\n    scale Child owned-by p to 1000\n    list others = Other owned-by p\n    if others.alive >= 1500\n      delete others\ncontroller grand for Child\n  logic\n    get c = Child key\n    get p = Parent owner c\n    create Other key-x owner p\n    create Other key-y owner p\nat 0s create Parent a\nrun 1m\n";
+        let mut s = std::rc::Rc::new(State::new(src.to_string()));
+        while s.progress.is_some() {
+            s = s.reduce(Action::Continue);
+        }
+        let at = |s: &State| {
+            s.diagnostics
+                .iter()
+                .map(|d| (d.line, d.col))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(at(&s), [(10, 7)]);
+        assert!(s.diagnostics[0]
+            .message
+            .contains("limit of 1000 children per object"));
+        let mut s = s.reduce(Action::Edit(format!("{src}# a comment\n")));
+        while s.progress.is_some() {
+            s = s.reduce(Action::Continue);
+        }
+        assert_eq!(at(&s), [(10, 7)], "the same run, the same diagnostic");
     }
 
     /// A run too long for one task is computed a slice at a time (`Action::Continue`), with

@@ -325,7 +325,7 @@ impl State {
             Ok(scenario) if same_run => {
                 self.check(&scenario);
                 self.stale = false;
-                self.no_diagnostics();
+                self.run_diagnostics(&source);
             }
             Ok(scenario) => match Sim::new(scenario.config.clone()) {
                 Ok(mut sim) => {
@@ -353,6 +353,17 @@ impl State {
             }
         }
         self.source = source;
+    }
+
+    /// A run that stopped at a limit of the reconcile language: its diagnostic, at the statement
+    /// that hit it (the run up to there stays on screen); else none.
+    fn run_diagnostics(&mut self, source: &str) {
+        let limit = (self.run.as_ref())
+            .and_then(|r| listwatch_script::logic::stopped_at_limit(&r.sim, source));
+        match limit {
+            Some(d) => self.diagnostics = Rc::new(vec![d]),
+            None => self.no_diagnostics(),
+        }
     }
 
     /// A script without errors: its diagnostics stay the same (empty) list when they already
@@ -398,6 +409,12 @@ impl State {
         self.cursor = self.cursor.min(len);
         self.check(&scenario);
         self.stale = false;
+        let source = self
+            .run
+            .as_ref()
+            .map(|r| r.source.clone())
+            .unwrap_or_default();
+        self.run_diagnostics(&source);
     }
 
     /// Re-checks the text's expectations against the run on screen.
@@ -461,11 +478,17 @@ impl State {
         match action {
             Action::Edit(src) => {
                 if *src != *self.source {
+                    // The editor hands back the text it was given with its own line ends: while
+                    // a link's script is shown, that echo is not the user's edit.
+                    let unix = listwatch_script::share::unix_lines;
+                    let echo = self.kept.is_some() && unix(&src) == unix(&self.source);
                     self.load(src.into());
-                    // The user's own change: from now on it is their work, autosaved.
-                    self.kept = None;
-                    self.undo = Rc::default();
-                    self.fault_menu = None;
+                    if !echo {
+                        // The user's own change: from now on it is their work, autosaved.
+                        self.kept = None;
+                        self.undo = Rc::default();
+                        self.fault_menu = None;
+                    }
                 }
             }
             Action::InjectFault(line) => {

@@ -29,6 +29,7 @@ Examples:
   listwatch share FILE --at 2.2s --base URL                   a share link to a moment
   listwatch open LINK                                         the script a share link carries
   listwatch explore FILE --budget 1000 --all --json           search fault schedules
+  listwatch import incident.log > incident.lw                 a scenario from pasted logs
   listwatch completions bash > /etc/bash_completion.d/listwatch
 
 FILE may be `-` for standard input.";
@@ -137,6 +138,24 @@ pub enum Command {
         #[arg(long, value_name = "FILES", num_args = 1.., conflicts_with = "file")]
         merge: Vec<String>,
     },
+    /// Turn pasted logs, audit events and metrics into a scenario
+    ///
+    /// Reads client-go reflector and informer log lines (klog's printf style up to client-go
+    /// 1.32 and the structured style from 1.33, with or without klog's header, or as JSON),
+    /// kube-apiserver audit events of lists and watches (one JSON object a line) and
+    /// apiserver_watch_cache_* metric samples, and writes a scenario whose timeline reproduces
+    /// what they show: the script to standard output, a report of what each line became (and
+    /// why a line was not recognised) to standard error. Every choice the input does not make is
+    /// an `# assumed:` comment in the script. At most 1 MiB and 10,000 lines (docs/import.md).
+    #[command(after_help = EXIT_CODES)]
+    Import {
+        /// The pasted lines (`-` for standard input)
+        #[arg(value_name = "FILE")]
+        file: String,
+        /// Print the script and the report as one JSON document instead
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a shell completion script (bash, elvish, fish, powershell, zsh)
     Completions {
         #[arg(value_name = "SHELL")]
@@ -161,7 +180,7 @@ fn parse_shard(s: &str) -> Result<(u64, u64), String> {
         i.trim().parse::<u64>().map_err(|_| bad())?,
         n.trim().parse::<u64>().map_err(|_| bad())?,
     );
-    if n == 0 || i >= n || n > 1_000_000 {
+    if n == 0 || i >= n || n > listwatch_script::explore::MAX_SHARDS {
         return Err(bad());
     }
     Ok((i, n))

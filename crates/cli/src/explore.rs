@@ -227,10 +227,15 @@ fn progress_line(ex: &Explorer, elapsed: Duration) -> String {
 /// `--merge FILES`: shards' summaries into the unsharded result.
 fn merge(o: &Options) -> ExitCode {
     let mut texts = vec![];
+    let mut left = MERGE_BYTES_MAX;
     for f in &o.merge {
-        // A summary holds counterexamples (scripts of at most 64 KiB): allow plenty.
-        match read_big(f) {
-            Ok(t) => texts.push(t),
+        // A summary holds counterexamples (scripts of at most 64 KiB): allow plenty, for all
+        // the summaries together.
+        match read_big(f, left) {
+            Ok(t) => {
+                left = left.saturating_sub(t.len() as u64);
+                texts.push(t)
+            }
             Err(e) => {
                 eprintln!("error: {}", term(&e));
                 return ExitCode::from(2);
@@ -274,18 +279,23 @@ fn merge(o: &Options) -> ExitCode {
 }
 
 /// Reads a shard summary: at most 256 MiB.
-fn read_big(path: &str) -> Result<String, String> {
+/// The most bytes `--merge` reads, all its summaries together.
+const MERGE_BYTES_MAX: u64 = 256 << 20;
+
+/// A summary, of at most `max` bytes (what is left of `MERGE_BYTES_MAX`).
+fn read_big(path: &str, max: u64) -> Result<String, String> {
     use std::io::Read;
-    const MAX: u64 = 256 << 20;
     if path == "-" {
         return read(path).map(|b| String::from_utf8_lossy(&b).into_owned());
     }
     let mut bytes = vec![];
     std::fs::File::open(path)
-        .and_then(|f| f.take(MAX + 1).read_to_end(&mut bytes))
+        .and_then(|f| f.take(max + 1).read_to_end(&mut bytes))
         .map_err(|e| format!("cannot read {path}: {e}"))?;
-    if bytes.len() as u64 > MAX {
-        return Err(format!("{path} is larger than 256 MiB"));
+    if bytes.len() as u64 > max {
+        return Err(format!(
+            "{path} brings the summaries to merge over the limit of 256 MiB in all"
+        ));
     }
     String::from_utf8(bytes).map_err(|_| format!("{path} is not UTF-8"))
 }

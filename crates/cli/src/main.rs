@@ -49,7 +49,11 @@ use args::{ColorWhen, Command};
 
 /// The bytes of a script file (or of standard input), refused when larger than the limit.
 fn read(path: &str) -> Result<Vec<u8>, String> {
-    let max = listwatch_script::MAX_SCRIPT_BYTES;
+    read_at_most(path, listwatch_script::MAX_SCRIPT_BYTES, "64 KiB")
+}
+
+/// The bytes of a file (or of standard input), refused when larger than `max` (said as `limit`).
+fn read_at_most(path: &str, max: usize, limit: &str) -> Result<Vec<u8>, String> {
     let mut bytes = vec![];
     if path == "-" {
         std::io::stdin()
@@ -57,13 +61,15 @@ fn read(path: &str) -> Result<Vec<u8>, String> {
             .read_to_end(&mut bytes)
             .map_err(|e| format!("cannot read standard input: {e}"))?;
         if bytes.len() > max {
-            return Err("standard input holds more than the limit of 64 KiB".into());
+            return Err(format!(
+                "standard input holds more than the limit of {limit}"
+            ));
         }
     } else {
         let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {path}: {e}"))?;
         if meta.len() > max as u64 {
             return Err(format!(
-                "{path} is {} bytes, more than the limit of 64 KiB",
+                "{path} is {} bytes, more than the limit of {limit}",
                 meta.len()
             ));
         }
@@ -192,6 +198,7 @@ fn main() -> ExitCode {
             shard,
             merge,
         }),
+        Command::Import { file, json } => cmd_import(&file, json),
         Command::Completions { shell } => {
             out!("{}", args::completions(shell));
             ExitCode::SUCCESS
@@ -201,8 +208,18 @@ fn main() -> ExitCode {
     out
 }
 
+/// A run stopped at a limit of the reconcile language is a script error: the diagnostic,
+/// located at the statement, goes to standard error (true when there was one).
+fn limit_error(file: &str, src: &str, report: &Report) -> bool {
+    let Some(d) = listwatch_script::logic::stopped_at_limit(&report.sim, src) else {
+        return false;
+    };
+    eprint!("{}", term(&render(&d, file, src)));
+    true
+}
+
 fn cmd_run(file: &str, trace: bool, as_json: bool, tty: bool) -> ExitCode {
-    let (_, report) = match with_script(file, listwatch_script::run) {
+    let (src, report) = match with_script(file, listwatch_script::run) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -217,7 +234,9 @@ fn cmd_run(file: &str, trace: bool, as_json: bool, tty: bool) -> ExitCode {
             }
         }
     }
-    if report.passed() {
+    if limit_error(file, &src, &report) {
+        ExitCode::from(2)
+    } else if report.passed() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -238,6 +257,69 @@ fn cmd_compare(file: &str, versions: listwatch_script::compare::Versions) -> Exi
     } else {
         ExitCode::from(1)
     }
+}
+
+/// `import`: the script to standard output, the report to standard error (or both as JSON).
+fn cmd_import(file: &str, as_json: bool) -> ExitCode {
+    use listwatch_script::import::{ImportError, Outcome};
+    let max = listwatch_script::import::MAX_INPUT_BYTES;
+    let text = match read_at_most(file, max, "1 MiB")
+        .and_then(|b| String::from_utf8(b).map_err(|_| format!("{file} is not UTF-8 text")))
+    {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {}", term(&e));
+            return ExitCode::from(2);
+        }
+    };
+    let imported = match listwatch_script::import::import(&text) {
+        Ok(i) => i,
+        Err(e) => {
+            if let ImportError::NothingRecognised { report } = &e {
+                for r in report
+                    .iter()
+                    .filter(|r| r.outcome != Outcome::Blank)
+                    .take(20)
+                {
+                    eprintln!("{}", term(&format!("  line {}: {}", r.line, r.detail)));
+                }
+            }
+            eprintln!("error: {}", term(&e.to_string()));
+            return ExitCode::from(2);
+        }
+    };
+    if as_json {
+        outln!("{}", imported.to_json());
+        return ExitCode::SUCCESS;
+    }
+    out!("{}", script_out(&imported.script));
+    let mut report = String::new();
+    for r in imported
+        .report
+        .iter()
+        .filter(|r| r.outcome != Outcome::Blank)
+    {
+        let by = r
+            .recogniser
+            .as_ref()
+            .map(|x| format!(" [{}; {}]", x.format, x.version))
+            .unwrap_or_default();
+        let at = match r.script_lines.first() {
+            Some(l) => format!(" (script line {l})"),
+            None => String::new(),
+        };
+        report += &format!(
+            "line {}: {}{at}: {}{by}\n",
+            r.line,
+            r.outcome.as_str(),
+            r.detail
+        );
+    }
+    for n in &imported.notes {
+        report += &format!("note: {n}\n");
+    }
+    eprint!("{}", term(&report));
+    ExitCode::SUCCESS
 }
 
 fn cmd_share(file: &str, base: &str, at_ms: Option<TimeMs>) -> ExitCode {
@@ -271,6 +353,7 @@ fn cmd_check(files: &[String], tty: bool) -> ExitCode {
     for file in files {
         match with_script(file, listwatch_script::run) {
             Err(_) => invalid += 1,
+            Ok((src, report)) if limit_error(file, &src, &report) => invalid += 1,
             Ok((_, report)) => {
                 let bad: Vec<_> = report.outcomes.iter().filter(|(_, o)| !o.pass).collect();
                 if bad.is_empty() {
@@ -309,8 +392,12 @@ fn cmd_check(files: &[String], tty: bool) -> ExitCode {
 pub fn summary(r: &Report, tty: bool) -> String {
     let sim = &r.sim;
     let stop = match sim.stopped() {
-        Some(Stop::EventCap) => " (stopped at the event cap)",
-        _ => "",
+        Some(Stop::EventCap) => format!(
+            " (stopped at the event cap of {} events)",
+            sim.config().limits.max_events
+        ),
+        Some(Stop::Limit { .. }) => " (stopped at the limit of children per object)".into(),
+        _ => String::new(),
     };
     let mut s = format!(
         "ran {} of virtual time: {} events, final rv {}{stop}\n",

@@ -383,3 +383,59 @@ fn a_reader_that_stops_early_is_not_an_error_and_keeps_the_exit_code() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// Hostile inputs (issue 21) end with a located message that names the limit they hit: a
+/// logic block that could write past the limit per reconcile is refused at the line where a
+/// path passes it (255 `scale`s ran for over 60 s), and a delete of more live children of one
+/// object than the limit stops the run at its statement, exit code 2, after the summary.
+#[test]
+fn limits_of_the_reconcile_language_are_located_errors() {
+    let mut scales = String::from(
+        "kind Parent\nkind Child\ncontroller op for Parent\n  logic\n    get p = Parent key\n",
+    );
+    for _ in 0..255 {
+        scales += "    scale Child owned-by p to 1000\n";
+    }
+    scales += "at 0s create Parent a\nrun 24h\n";
+    let (code, out, err) = listwatch(&["run", "-"], Some(&scales));
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        err.contains(
+            "error: a reconcile could make 5000 writes by this line, more than the limit of 4096 writes per reconcile"
+        ) && err.contains("--> -:10:5"),
+        "{err}"
+    );
+    let children = "kind Parent\nkind Child\nkind Other\ncontroller kids for Parent\n  logic\n    get p = Parent key\n    scale Child owned-by p to 1000\n    list others = Other owned-by p\n    if others.alive >= 1500\n      delete others\ncontroller grand for Child\n  logic\n    get c = Child key\n    get p = Parent owner c\n    create Other key-x owner p\n    create Other key-y owner p\nat 0s create Parent a\nrun 1m\n";
+    let (code, out, err) = listwatch(&["run", "-"], Some(children));
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("(stopped at the limit of children per object)")
+            && out.contains("ESR: fails (not judged: the run stopped at a limit"),
+        "{out}"
+    );
+    assert!(
+        err.contains("error: the run stopped here: default/a owns 1500 live Other objects, more than the limit of 1000 children per object")
+            && err.contains("--> -:10:7"),
+        "{err}"
+    );
+    let (code, _, err) = listwatch(&["check", "-"], Some(children));
+    assert_eq!(code, 2);
+    assert!(err.contains("limit of 1000 children per object"), "{err}");
+}
+
+/// 50,000 Exact lists, each of which walked etcd's whole history (over 60 s), are answered
+/// from its count history; a run at the event cap says which cap.
+#[test]
+fn fifty_thousand_exact_lists_finish_and_the_event_cap_names_its_value() {
+    let exact = "kind Pod\ncompaction off\nevery 1ms 50000 times create Pod p{i}\nevery 1ms 50000 times from 50s probe list Pod resourceVersion=\"{i}\" exact\nrun 2m\nexpect probe listed 25000 items at rv 25001\n";
+    let (code, out, _) = listwatch(&["check", "-"], Some(exact));
+    assert_eq!(code, 0, "{out}");
+    let flap = "kind Parent\nkind Child\ncontroller op for Parent\n  logic\n    get p = Parent key\n    scale Child owned-by p to 1000\n    scale Child owned-by p to 0\nat 0s create Parent a\nrun 24h\n";
+    let (code, out, _) = listwatch(&["run", "-"], Some(flap));
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("5000000 events")
+            && out.contains("(stopped at the event cap of 5000000 events)"),
+        "{out}"
+    );
+}

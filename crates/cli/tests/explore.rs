@@ -114,3 +114,54 @@ fn a_scenario_failing_without_faults_is_printed_and_esr_is_expected() {
     assert!(out.contains("fails without any fault"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A shard summary whose counts are forged (`1e11` and `2^62` shards allocated 800 GB or
+/// panicked with "capacity overflow") is refused with a clear error and exit code 2, and so is
+/// an array of tiny values too large to parse.
+#[test]
+fn a_merge_of_forged_summaries_is_an_error_not_a_crash() {
+    let dir = std::env::temp_dir().join(format!("listwatch-forged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (code, json, err) = listwatch(&[
+        "explore",
+        "scenarios/19-explore-stale-delete.lw",
+        "--budget",
+        "50",
+        "--shard",
+        "0/2",
+        "--json",
+    ]);
+    assert!(code == 0 || code == 1, "{err}");
+    let shard = r#""shard":[0,2]"#;
+    assert!(json.contains(shard), "{json}");
+    let huge = format!("[{}0]", "0,".repeat(8_000_000));
+    let table = [
+        (
+            json.replace(shard, r#""shard":[0,100000000000]"#),
+            "`shard count` is 100000000000, not a whole number from 0 to 1000000",
+        ),
+        (
+            json.replace(shard, r#""shard":[0,4611686018427387904]"#),
+            "`shard count` is 4611686018427387904",
+        ),
+        (
+            json.replace(shard, r#""shard":[0,-1]"#),
+            "`shard count` is -1",
+        ),
+        (
+            json.replace(shard, r#""shard":[0,1e11]"#),
+            "`shard count` is 100000000000.0",
+        ),
+        (huge, "more than the limit of 8000000 JSON values"),
+    ];
+    for (i, (text, message)) in table.iter().enumerate() {
+        let p = dir.join(format!("{i}.json"));
+        std::fs::write(&p, text).unwrap();
+        let p = p.to_string_lossy().into_owned();
+        let (code, out, err) = listwatch(&["explore", "--merge", &p, &p]);
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(err.starts_with("error: ") && err.contains(message), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

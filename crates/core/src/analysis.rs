@@ -132,7 +132,7 @@ pub enum EsrOutcome {
 
 /// The ESR outcome of a run, for one controller or (`None`) for all of them.
 pub fn esr_outcome(sim: &Sim, controller: Option<ControllerId>) -> EsrOutcome {
-    if sim.stopped() == Some(Stop::EventCap) {
+    if sim.stopped().is_some_and(Stop::cut_off) {
         return EsrOutcome::NotJudged {
             at_ms: sim.now_ms(),
         };

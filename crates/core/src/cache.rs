@@ -116,7 +116,7 @@ impl WatchCache {
     }
 
     /// Events a watch from `from` replays (strictly newer than `from`).
-    pub fn events_after(&self, from: Rv) -> impl Iterator<Item = &Change> {
+    pub fn events_after(&self, from: Rv) -> std::collections::vec_deque::Iter<'_, Change> {
         let start = self.buffer.partition_point(|c| c.object.rv <= from);
         self.buffer.range(start..)
     }

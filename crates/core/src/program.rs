@@ -8,8 +8,14 @@
 //!
 //! Bounded by construction: no loops, at most `MAX_STATEMENTS` statements, `MAX_DEPTH` nested
 //! `if`s, `MAX_BINDINGS` names, `MAX_MEMORY` remembered values; `scale` makes at most
-//! `MAX_CHILDREN` creates, a list delete at most one write per item read; and a reconcile makes
-//! at most `MAX_WRITES` writes.
+//! `MAX_CHILDREN` writes, and so does a list's delete, since a reconcile that would delete or
+//! scale down more than `MAX_CHILDREN` live children of one object stops the run instead
+//! (`Exceeded::ChildrenPerObject`); so the compiler can check that no path through a program
+//! makes more than `MAX_WRITES` writes (`most_writes`).
+//!
+//! The cost of a read stays bounded too: a list is counted through the reader's owner index
+//! (`count`, `alive`, `exists` copy nothing), and ESR's question after every write ("would a
+//! reconcile write anything?") stops at the first write it finds.
 
 use crate::model::{DurationMs, KindId, NameId, Names, Object, Owner, Rv};
 use crate::reconcile::{Memory, Reader, Write, MAX_CHILDREN};
@@ -141,6 +147,7 @@ pub enum Stmt {
         spec: Value,
         owner: Option<Slot>,
         on_error: OnError,
+        line: u32,
     },
     /// Replace spec and/or status. `rv_check`: send the RV read (`Update`, 409 when stale);
     /// without it a merge `Patch`.
@@ -150,12 +157,14 @@ pub enum Stmt {
         status: Option<Value>,
         rv_check: bool,
         on_error: OnError,
+        line: u32,
     },
     /// Add or remove this controller's finalizer (an update with the RV read).
     Finalizer {
         slot: Slot,
         add: bool,
         on_error: OnError,
+        line: u32,
     },
     /// Delete the object bound to `slot` (a list: each item not already marked), with its UID as
     /// a precondition when `uid_check`.
@@ -163,6 +172,7 @@ pub enum Stmt {
         slot: Slot,
         uid_check: bool,
         on_error: OnError,
+        line: u32,
     },
     /// Keep `count` children `OWNER-0`, `OWNER-1`, ... of `kind` owned by `owner`: create the
     /// lowest free names, delete the highest-numbered surplus (UID precondition).
@@ -172,6 +182,7 @@ pub enum Stmt {
         count: Value,
         live: bool,
         on_error: OnError,
+        line: u32,
     },
     Remember {
         slot: u8,
@@ -183,6 +194,83 @@ pub enum Stmt {
     Return(Outcome),
     /// In a `desired` block: this must hold of etcd.
     Require(Cond),
+}
+
+/// The script line of a statement that writes (the line a limit it reaches is reported at).
+pub fn write_line(s: &Stmt) -> Option<u32> {
+    match s {
+        Stmt::Create { line, .. }
+        | Stmt::Update { line, .. }
+        | Stmt::Finalizer { line, .. }
+        | Stmt::Delete { line, .. }
+        | Stmt::Scale { line, .. } => Some(*line),
+        _ => None,
+    }
+}
+
+/// The most writes one statement makes: one, or up to `MAX_CHILDREN` for a `scale` and for
+/// the delete of a list (`is_list` says which slots hold lists).
+fn writes_of(s: &Stmt, is_list: &dyn Fn(Slot) -> bool) -> usize {
+    match s {
+        Stmt::Scale { .. } => MAX_CHILDREN as usize,
+        Stmt::Delete { slot, .. } if is_list(*slot) => MAX_CHILDREN as usize,
+        s if write_line(s).is_some() => 1,
+        _ => 0,
+    }
+}
+
+/// A path through a program can make more than `MAX_WRITES` writes: the line of the write
+/// statement where it passes the limit, and the most writes the path makes up to there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooManyWrites {
+    pub line: u32,
+    pub writes: usize,
+}
+
+/// The most writes any path through `body` makes (`None`: every path ends in a return before
+/// its end), counted from `before`; or where a path passes `MAX_WRITES`.
+pub fn most_writes(
+    body: &[Stmt],
+    before: usize,
+    is_list: &dyn Fn(Slot) -> bool,
+) -> Result<Option<usize>, TooManyWrites> {
+    let mut n = before;
+    for s in body {
+        match s {
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                let a = most_writes(then, n, is_list)?;
+                let b = most_writes(otherwise, n, is_list)?;
+                match a.max(b) {
+                    Some(m) => n = m,
+                    None => return Ok(None),
+                }
+            }
+            Stmt::Return(_) => return Ok(None),
+            s => {
+                n += writes_of(s, is_list);
+                if n > MAX_WRITES {
+                    let line = write_line(s).unwrap_or(0);
+                    return Err(TooManyWrites { line, writes: n });
+                }
+            }
+        }
+    }
+    Ok(Some(n))
+}
+
+/// A limit a reconcile ran into: the run stops there, and says which limit and where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Exceeded {
+    /// The statement at `line` would delete or scale down the live children of kind `kind` of
+    /// one object, and it has more than `MAX_CHILDREN` of them.
+    ChildrenPerObject {
+        kind: KindId,
+        owner: NameId,
+        children: usize,
+        line: u32,
+    },
 }
 
 /// A controller's reconcile logic and, optionally, its desired state.
@@ -317,6 +405,8 @@ pub struct Plan {
     pub outcome: Option<ReconcileResult>,
     /// What each `get` read, in order: the decision's evidence (the trace and "Why?" show it).
     pub reads: Vec<ReadNote>,
+    /// A limit the reconcile ran into (it then makes no write: the run stops).
+    pub exceeded: Option<Exceeded>,
 }
 
 /// One object a reconcile read: where from, and what it found.
@@ -329,11 +419,18 @@ pub struct ReadNote {
     pub live: bool,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 enum Bound {
     Unset,
     One(Option<Object>),
-    Many(Vec<Object>),
+    /// A list: the objects of `kind` owned by the object with UID `uid` (`None`: its owner is
+    /// absent, so none), read through the reader's owner index when the program asks, since a
+    /// count or `exists` needs no copy of them.
+    Owned {
+        kind: KindId,
+        uid: Option<u64>,
+        live: bool,
+    },
 }
 
 struct Run<'a> {
@@ -346,13 +443,16 @@ struct Run<'a> {
     memory: &'a mut Memory,
     bound: Vec<Bound>,
     plan: Plan,
-    /// Writes with a name never interned (ESR's look-up mode): they count, they are not made.
-    phantom_writes: usize,
+    /// ESR's question: the program stops at its first write (`Stop::Wrote`), made or not.
+    dry: bool,
 }
 
-/// Stops the program: `done`, `error`, `requeue after`, or a failed live read.
+/// Stops the program: `done`, `error`, `requeue after`, a failed live read, the first write of
+/// a dry run, or a limit.
 enum Stop {
     Return(ReconcileResult),
+    Wrote,
+    Exceeded(Exceeded),
 }
 
 const NO_NAME: NameId = NameId(u32::MAX);
@@ -364,11 +464,23 @@ impl<'a> Run<'a> {
             _ => None,
         }
     }
-    fn many(&self, s: Slot) -> &[Object] {
+    /// A list's reader and owner: `None` for a slot that holds no list, or a list of nothing.
+    fn list(&self, s: Slot) -> Option<(&'a dyn Reader, KindId, u64)> {
         match self.bound.get(s as usize) {
-            Some(Bound::Many(v)) => v,
-            _ => &[],
+            // A live list was read (the statement stopped the program if it could not be).
+            Some(&Bound::Owned {
+                kind,
+                uid: Some(uid),
+                live,
+            }) => Some((self.reader(live).unwrap_or(self.cache), kind, uid)),
+            _ => None,
         }
+    }
+    /// How many objects a list holds, and how many of them are not marked for deletion.
+    fn list_counts(&self, s: Slot) -> (usize, usize) {
+        self.list(s).map_or((0, 0), |(r, kind, uid)| {
+            (r.count_owned(kind, uid), r.live_owned(kind, uid))
+        })
     }
     fn reader(&self, live: bool) -> Result<&'a dyn Reader, Stop> {
         if live {
@@ -399,13 +511,8 @@ impl<'a> Run<'a> {
             Value::Int(n) => Some(*n),
             Value::Memory(m) => self.memory.get(&(memory_key, *m)).copied(),
             Value::Field(s, f) => match f {
-                Field::Count => Some(self.many(*s).len() as i64),
-                Field::Alive => Some(
-                    self.many(*s)
-                        .iter()
-                        .filter(|o| o.deletion_ms.is_none())
-                        .count() as i64,
-                ),
+                Field::Count => Some(self.list_counts(*s).0 as i64),
+                Field::Alive => Some(self.list_counts(*s).1 as i64),
                 _ => {
                     let o = self.one(*s)?;
                     match f {
@@ -425,7 +532,7 @@ impl<'a> Run<'a> {
         match c {
             Cond::Exists(s) => match self.bound.get(*s as usize) {
                 Some(Bound::One(o)) => o.is_some(),
-                Some(Bound::Many(v)) => !v.is_empty(),
+                Some(Bound::Owned { .. }) => self.list_counts(*s).0 > 0,
                 _ => false,
             },
             Cond::Deleting(s) => self.one(*s).is_some_and(|o| o.deletion_ms.is_some()),
@@ -453,14 +560,18 @@ impl<'a> Run<'a> {
             Cond::Or(a, b) => self.cond(a) || self.cond(b),
         }
     }
-    fn push(&mut self, w: Write, on_error: OnError) {
-        if self.plan.writes.len() + self.phantom_writes >= MAX_WRITES {
-            return;
-        }
+    /// A write the program decided (`None`: one to a name never interned, in a dry run).
+    fn push(&mut self, w: Option<Write>, on_error: OnError) -> Result<(), Stop> {
+        let Some(w) = w.filter(|_| !self.dry) else {
+            return Err(Stop::Wrote);
+        };
+        // `most_writes` bounds every path when the program is compiled.
+        debug_assert!(self.plan.writes.len() < MAX_WRITES);
         self.plan.writes.push(w);
         self.plan
             .continue_on_error
             .push(on_error == OnError::Continue);
+        Ok(())
     }
     fn exec(&mut self, body: &[Stmt]) -> Result<(), Stop> {
         for s in body {
@@ -482,11 +593,15 @@ impl<'a> Run<'a> {
                 owner,
                 live,
             } => {
-                let items = match self.one(*owner) {
-                    Some(o) => self.reader(*live)?.owned_by(*kind, o.uid),
-                    None => vec![],
+                let uid = self.one(*owner).map(|o| o.uid);
+                if uid.is_some() {
+                    self.reader(*live)?;
+                }
+                self.bound[*slot as usize] = Bound::Owned {
+                    kind: *kind,
+                    uid,
+                    live: *live,
                 };
-                self.bound[*slot as usize] = Bound::Many(items);
             }
             Stmt::If {
                 cond,
@@ -529,6 +644,7 @@ impl<'a> Run<'a> {
                 spec,
                 owner,
                 on_error,
+                ..
             } => self.stmt_create(kind, target, spec, owner, on_error)?,
             Stmt::Update {
                 slot,
@@ -536,24 +652,28 @@ impl<'a> Run<'a> {
                 status,
                 rv_check,
                 on_error,
+                ..
             } => self.stmt_update(slot, spec, status, rv_check, on_error)?,
             Stmt::Finalizer {
                 slot,
                 add,
                 on_error,
+                ..
             } => self.stmt_finalizer(slot, add, on_error)?,
             Stmt::Delete {
                 slot,
                 uid_check,
                 on_error,
-            } => self.stmt_delete(slot, uid_check, on_error)?,
+                line,
+            } => self.stmt_delete(slot, uid_check, on_error, *line)?,
             Stmt::Scale {
                 kind,
                 owner,
                 count,
                 live,
                 on_error,
-            } => self.stmt_scale(kind, owner, count, live, on_error)?,
+                line,
+            } => self.stmt_scale((kind, owner, count, live), on_error, *line)?,
             _ => {}
         }
         Ok(())
@@ -616,20 +736,14 @@ impl<'a> Run<'a> {
         };
         let spec = self.value(spec, self.key).unwrap_or(0);
         let namespace = self.namespace();
-        match name {
-            Some(name) => self.push(
-                Write::Create {
-                    kind: *kind,
-                    name,
-                    namespace,
-                    spec,
-                    owner,
-                },
-                *on_error,
-            ),
-            None => self.phantom_writes += 1,
-        }
-        Ok(())
+        let create = name.map(|name| Write::Create {
+            kind: *kind,
+            name,
+            namespace,
+            spec,
+            owner,
+        });
+        self.push(create, *on_error)
     }
 
     /// `Update`: an update of the object in `slot`.
@@ -652,18 +766,15 @@ impl<'a> Run<'a> {
             Some(v) => self.value(v, self.key).unwrap_or(0),
             None => o.status,
         };
-        self.push(
-            Write::Update {
-                kind: o.kind,
-                name: o.name,
-                expect_rv: if *rv_check { o.rv } else { 0 },
-                spec,
-                status,
-                finalizers: o.finalizers,
-            },
-            *on_error,
-        );
-        Ok(())
+        let update = Write::Update {
+            kind: o.kind,
+            name: o.name,
+            expect_rv: if *rv_check { o.rv } else { 0 },
+            spec,
+            status,
+            finalizers: o.finalizers,
+        };
+        self.push(Some(update), *on_error)
     }
 
     /// `Finalizer`: adds or removes this controller's finalizer.
@@ -676,18 +787,15 @@ impl<'a> Run<'a> {
         } else {
             o.finalizers & !self.finalizer_bit
         };
-        self.push(
-            Write::Update {
-                kind: o.kind,
-                name: o.name,
-                expect_rv: o.rv,
-                spec: o.spec,
-                status: o.status,
-                finalizers,
-            },
-            *on_error,
-        );
-        Ok(())
+        let update = Write::Update {
+            kind: o.kind,
+            name: o.name,
+            expect_rv: o.rv,
+            spec: o.spec,
+            status: o.status,
+            finalizers,
+        };
+        self.push(Some(update), *on_error)
     }
 
     /// `Delete`: deletes the object (or every live object) in `slot`.
@@ -696,48 +804,83 @@ impl<'a> Run<'a> {
         slot: &Slot,
         uid_check: &bool,
         on_error: &OnError,
+        line: u32,
     ) -> Result<(), Stop> {
-        let targets: Vec<Object> = match &self.bound[*slot as usize] {
-            Bound::One(Some(o)) => vec![*o],
-            Bound::Many(v) => v
-                .iter()
-                .filter(|o| o.deletion_ms.is_none())
-                .copied()
-                .collect(),
+        let targets: Vec<Object> = match self.bound[*slot as usize] {
+            Bound::One(Some(o)) => vec![o],
+            Bound::Owned { .. } => {
+                let Some((r, kind, uid)) = self.list(*slot) else {
+                    return Ok(());
+                };
+                let alive = r.live_owned(kind, uid);
+                if alive > 0 && self.dry {
+                    return Err(Stop::Wrote);
+                }
+                self.children_limit(kind, uid, alive, line)?;
+                r.owned_by(kind, uid)
+                    .into_iter()
+                    .filter(|o| o.deletion_ms.is_none())
+                    .collect()
+            }
             _ => vec![],
         };
         for o in targets {
-            self.push(
-                Write::Delete {
-                    kind: o.kind,
-                    name: o.name,
-                    uid: uid_check.then_some(o.uid),
-                },
-                *on_error,
-            );
+            let delete = Write::Delete {
+                kind: o.kind,
+                name: o.name,
+                uid: uid_check.then_some(o.uid),
+            };
+            self.push(Some(delete), *on_error)?;
         }
         Ok(())
+    }
+
+    /// A delete or a scale down of more than `MAX_CHILDREN` live children of one object stops
+    /// the run (every path of a program is bounded on that assumption).
+    fn children_limit(&self, kind: KindId, uid: u64, alive: usize, line: u32) -> Result<(), Stop> {
+        if alive <= MAX_CHILDREN as usize {
+            return Ok(());
+        }
+        let owner = (self.bound.iter())
+            .find_map(|b| match b {
+                Bound::One(Some(o)) if o.uid == uid => Some(o.name),
+                _ => None,
+            })
+            .unwrap_or(self.key);
+        Err(Stop::Exceeded(Exceeded::ChildrenPerObject {
+            kind,
+            owner,
+            children: alive,
+            line,
+        }))
     }
 
     /// `Scale`: creates or deletes children of `owner` until `count` remain.
     fn stmt_scale(
         &mut self,
-        kind: &KindId,
-        owner: &Slot,
-        count: &Value,
-        live: &bool,
+        (kind, owner, count, live): (&KindId, &Slot, &Value, &bool),
         on_error: &OnError,
+        line: u32,
     ) -> Result<(), Stop> {
         let Some(parent) = self.one(*owner) else {
             return Ok(());
         };
         let r = self.reader(*live)?;
-        let desired = self.value(count, self.key).unwrap_or(0);
+        let desired = self
+            .value(count, self.key)
+            .unwrap_or(0)
+            .clamp(0, MAX_CHILDREN);
+        // Counted through the owner index: a scale that has nothing to do reads no child.
+        let alive = r.live_owned(*kind, parent.uid);
+        if alive == desired as usize {
+            return Ok(());
+        }
+        if self.dry {
+            return Err(Stop::Wrote);
+        }
+        self.children_limit(*kind, parent.uid, alive, line)?;
         for w in scale(r, &mut *self.names, &parent, *kind, desired) {
-            match w {
-                Some(w) => self.push(w, *on_error),
-                None => self.phantom_writes += 1,
-            }
+            self.push(w, *on_error)?;
         }
         Ok(())
     }
@@ -755,7 +898,7 @@ fn child_index(names: &dyn Namer, name: NameId) -> u64 {
 
 /// The writes that bring `parent`'s live children of `kind` to `desired` (clamped to
 /// 0..=MAX_CHILDREN); `None` for a create whose name was never interned (ESR's look-up mode).
-pub fn scale(
+fn scale(
     read: &dyn Reader,
     names: &mut dyn Namer,
     parent: &Object,
@@ -828,10 +971,17 @@ pub fn plan(
         memory,
         bound: vec![Bound::Unset; program.bindings.len()],
         plan: Plan::default(),
-        phantom_writes: 0,
+        dry: false,
     };
-    if let Err(Stop::Return(r)) = run.exec(&program.body) {
-        run.plan.outcome = Some(r);
+    match run.exec(&program.body) {
+        Err(Stop::Return(r)) => run.plan.outcome = Some(r),
+        Err(Stop::Exceeded(e)) => {
+            run.plan = Plan {
+                exceeded: Some(e),
+                ..Plan::default()
+            }
+        }
+        Err(Stop::Wrote) | Ok(()) => {}
     }
     run.plan
 }
@@ -856,7 +1006,7 @@ pub fn desired_holds(
         memory: &mut memory,
         bound: vec![Bound::Unset; program.bindings.len().max(program.desired_bindings.len())],
         plan: Plan::default(),
-        phantom_writes: 0,
+        dry: true,
     };
     match &program.desired {
         Some(desired) => {
@@ -876,10 +1026,11 @@ pub fn desired_holds(
             }
             true
         }
-        None => {
-            let stopped = run.exec(&program.body);
-            let error = matches!(stopped, Err(Stop::Return(ReconcileResult::Error(_))));
-            !error && run.plan.writes.is_empty() && run.phantom_writes == 0
-        }
+        // It stops at the first write it would make: then the answer is no.
+        None => match run.exec(&program.body) {
+            Ok(()) => true,
+            Err(Stop::Return(r)) => !matches!(r, ReconcileResult::Error(_)),
+            Err(Stop::Wrote | Stop::Exceeded(_)) => false,
+        },
     }
 }

@@ -54,6 +54,10 @@ pub trait Reader {
     fn synced_rv(&self, _kind: KindId) -> Option<Rv> {
         None
     }
+    /// How many of those there are (readers with an owner index count without copying).
+    fn count_owned(&self, kind: KindId, uid: u64) -> usize {
+        self.owned_by(kind, uid).len()
+    }
 }
 
 /// In-memory notes of edge-triggered controllers, per key and slot (a program's `remember`

@@ -11,6 +11,9 @@ pub struct Store {
     objects: BTreeMap<NameId, Object>,
     /// Owner UID -> names of the objects it owns.
     by_owner: BTreeMap<u64, BTreeSet<NameId>>,
+    /// Owner UID -> how many of those are not marked for deletion (a reconcile's
+    /// `children.alive`, counted without a walk).
+    live_by_owner: BTreeMap<u64, u32>,
 }
 
 impl Store {
@@ -29,6 +32,9 @@ impl Store {
         }
         if let Some(owner) = o.owner {
             self.by_owner.entry(owner.uid).or_default().insert(name);
+            if o.deletion_ms.is_none() {
+                *self.live_by_owner.entry(owner.uid).or_default() += 1;
+            }
         }
         old
     }
@@ -49,12 +55,21 @@ impl Store {
                     self.by_owner.remove(&owner.uid);
                 }
             }
+            if o.deletion_ms.is_none() {
+                if let Some(n) = self.live_by_owner.get_mut(&owner.uid) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.live_by_owner.remove(&owner.uid);
+                    }
+                }
+            }
         }
     }
 
     pub fn clear(&mut self) {
         self.objects.clear();
         self.by_owner.clear();
+        self.live_by_owner.clear();
     }
 
     pub fn values(&self) -> impl Iterator<Item = &Object> {
@@ -71,6 +86,16 @@ impl Store {
 
     pub fn is_empty(&self) -> bool {
         self.objects.is_empty()
+    }
+
+    /// How many objects the object with this UID owns, in O(log n).
+    pub fn owned_count(&self, uid: u64) -> usize {
+        self.by_owner.get(&uid).map_or(0, |s| s.len())
+    }
+
+    /// How many of those are not marked for deletion, in O(log n).
+    pub fn live_owned_count(&self, uid: u64) -> usize {
+        self.live_by_owner.get(&uid).copied().unwrap_or(0) as usize
     }
 
     /// The objects owned by the object with this UID, in name order.
@@ -123,7 +148,17 @@ mod tests {
             s.owned_by(8).map(|o| o.name).collect::<Vec<_>>(),
             vec![NameId(2)]
         );
+        // The counts follow a mark for deletion, and agree with a walk.
+        let mut marked = obj(1, Some(7));
+        marked.deletion_ms = Some(crate::model::TimeMs(1));
+        s.insert(NameId(1), marked);
+        s.insert(NameId(4), obj(4, Some(7)));
+        assert_eq!((s.owned_count(7), s.live_owned_count(7)), (2, 1));
+        assert_eq!((s.owned_count(8), s.live_owned_count(8)), (1, 1));
+        s.remove(&NameId(4));
+        assert_eq!((s.owned_count(7), s.live_owned_count(7)), (1, 0));
         s.clear();
         assert_eq!(s.owned_by(7).count(), 0);
+        assert_eq!((s.owned_count(8), s.live_owned_count(8)), (0, 0));
     }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use crate::analysis::EsrOutcome;
 use crate::config::Config;
 use crate::model::{ApiserverId, ControllerId, DurationMs, KindId, NameId, Rv, TimeMs, WatcherId};
-use crate::sim::Sim;
+use crate::sim::{Sim, Stop};
 use crate::trace::*;
 
 /// What a count expectation counts.
@@ -531,7 +531,11 @@ pub fn esr_verdict(sim: &Sim, outcome: EsrOutcome) -> Outcome {
         EsrOutcome::NotJudged { at_ms } => Outcome {
             pass: false,
             found: format!(
-                "not judged: the run stopped at its cap on events at {at_ms}, so its end is unknown"
+                "not judged: the run stopped at {} at {at_ms}, so its end is unknown",
+                match sim.stopped() {
+                    Some(Stop::Limit { .. }) => "a limit of the reconcile language",
+                    _ => "its cap on events",
+                }
             ),
             decided_by: None,
             decided_ms: at_ms,

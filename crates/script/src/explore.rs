@@ -33,6 +33,15 @@ const _: () = {
     assert!(MAX_SINGLES + pairs <= MAX_BUDGET_SCHEDULES);
 };
 
+/// The most shards a search may be split into (the CLI's `--shard I/N`).
+pub const MAX_SHARDS: u64 = 1_000_000;
+
+/// The most JSON values (numbers, strings, arrays, objects, ...) all the summaries a merge
+/// reads may hold together: each costs a parsed value of 32 bytes or more, so a summary of
+/// forged tiny arrays stays within memory. A real summary holds a few values per failure and
+/// per ineffective schedule, and its counterexamples are long strings.
+pub const MAX_SUMMARY_VALUES: usize = 8_000_000;
+
 /// Starts an exploration of a script.
 pub fn explorer(src: &str, budget: Budget) -> Result<(Explorer, crate::Scenario), Vec<Diagnostic>> {
     let scenario = parse(src)?;
@@ -496,8 +505,12 @@ fn coverage(st: &Stats) -> Value {
 /// the failures, the first schedule to reach each state wins (as the unsharded run's dedup
 /// would have it), then distinct minimal schedules in schedule order.
 pub fn merge(docs: &[Value]) -> Result<Value, String> {
+    for (i, d) in docs.iter().enumerate() {
+        check_counts(d).map_err(|e| format!("shard summary {}: {e}", i + 1))?;
+    }
     check_shards(docs)?;
     let first = &docs[0];
+    // Each count is at most MAX_BUDGET_SCHEDULES and there are at most MAX_SHARDS: no overflow.
     let sum = |k: &str| docs.iter().map(|d| d[k].as_u64().unwrap_or(0)).sum::<u64>();
     let any = |k: &str| docs.iter().any(|d| d[k].as_bool().unwrap_or(false));
     let all = |k: &str| docs.iter().all(|d| d[k].as_bool().unwrap_or(false));
@@ -540,7 +553,90 @@ pub fn merge(docs: &[Value]) -> Result<Value, String> {
     }))
 }
 
+/// A count a summary holds: absent, or a whole number from 0 to `max` (what the search can
+/// have counted); a forged one is refused before anything is sized by it.
+fn count_at(v: &Value, what: &str, max: u64) -> Result<u64, String> {
+    match v {
+        Value::Null => Ok(0),
+        Value::Number(n) => match n.as_u64() {
+            Some(n) if n <= max => Ok(n),
+            _ => Err(format!(
+                "`{what}` is {n}, not a whole number from 0 to {max}"
+            )),
+        },
+        v => Err(format!("`{what}` is {v}, not a number")),
+    }
+}
+
+/// An array a summary holds: absent, or at most `max` items.
+fn array_at<'a>(v: &'a Value, what: &str, max: u64) -> Result<&'a [Value], String> {
+    match v {
+        Value::Null => Ok(&[]),
+        Value::Array(a) if a.len() as u64 <= max => Ok(a),
+        Value::Array(a) => Err(format!(
+            "`{what}` holds {} items, more than the {max} a search can have",
+            a.len()
+        )),
+        v => Err(format!("`{what}` is {v}, not an array")),
+    }
+}
+
+/// Every count and array of one summary within the limits of a search: the shard (`I/N` with
+/// N at most `MAX_SHARDS`), the budget and every figure at most `MAX_BUDGET_SCHEDULES`, each
+/// failure's number and each list no longer than the schedules there are.
+fn check_counts(d: &Value) -> Result<(), String> {
+    let max = MAX_BUDGET_SCHEDULES;
+    let shard = array_at(&d["shard"], "shard", 2)?;
+    let n = count_at(
+        shard.get(1).unwrap_or(&Value::Null),
+        "shard count",
+        MAX_SHARDS,
+    )?;
+    let i = count_at(
+        shard.first().unwrap_or(&Value::Null),
+        "shard number",
+        MAX_SHARDS,
+    )?;
+    if shard.len() != 2 || n == 0 || i >= n {
+        return Err(format!(
+            "`shard` is {}, not [I, N] with 0 <= I < N <= {MAX_SHARDS}",
+            d["shard"]
+        ));
+    }
+    for k in [
+        "budget",
+        "faults",
+        "space",
+        "planned",
+        "tried",
+        "skipped",
+        "states",
+        "ineffective",
+        "replay_mismatch",
+    ] {
+        count_at(&d[k], k, max)?;
+    }
+    for name in FAULT_TYPES {
+        for k in ["candidates", "tried", "failed"] {
+            count_at(
+                &d["coverage"][name][k],
+                &format!("coverage.{name}.{k}"),
+                max,
+            )?;
+        }
+    }
+    for f in array_at(&d["failures"], "failures", max)? {
+        count_at(&f["index"], "failures[].index", max)?;
+    }
+    for x in array_at(&d["ineffective_at"], "ineffective_at", max)? {
+        count_at(&x[0], "ineffective_at[][0]", max)?;
+    }
+    array_at(&d["counterexamples"], "counterexamples", max)?;
+    Ok(())
+}
+
 /// The shards are of one search, each once: the same script, budget and space, shards 0..n.
+/// Their counts are checked (`check_counts`) first.
 fn check_shards(docs: &[Value]) -> Result<(), String> {
     let first = docs.first().ok_or("nothing to merge")?;
     let same = |k: &str| docs.iter().all(|d| d[k] == first[k]);
@@ -564,7 +660,10 @@ fn check_shards(docs: &[Value]) -> Result<(), String> {
         .map(|d| d["shard"][0].as_u64().unwrap_or(0))
         .collect();
     have.sort_unstable();
-    if docs.iter().any(|d| d["shard"][1].as_u64() != Some(n)) || have != (0..n).collect::<Vec<_>>()
+    // One summary per shard: `n` is compared with what was given before it sizes anything.
+    if docs.iter().any(|d| d["shard"][1].as_u64() != Some(n))
+        || docs.len() as u64 != n
+        || have.iter().enumerate().any(|(i, &s)| s != i as u64)
     {
         return Err(format!(
             "expected shards 0..{n} of {n} once each, got {have:?}"
@@ -656,8 +755,45 @@ pub struct Digest {
     pub complete: bool,
 }
 
+/// How many JSON values a text holds, at most `max + 1` (a count of the places a value starts,
+/// outside strings, without parsing): bounds what parsing it allocates.
+fn json_values(text: &str, max: usize) -> usize {
+    let (mut n, mut in_string, mut escaped, mut in_scalar) = (0, false, false, false);
+    for b in text.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        let scalar = b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.');
+        if b == b'"' || b == b'[' || b == b'{' || (scalar && !in_scalar) {
+            n += 1;
+            if n > max {
+                break;
+            }
+        }
+        in_string = b == b'"';
+        in_scalar = scalar;
+    }
+    n
+}
+
 /// Merges shards' `--json` outputs (as text).
 pub fn merge_texts(texts: &[String]) -> Result<Digest, String> {
+    let mut values = 0;
+    for (i, t) in texts.iter().enumerate() {
+        values += json_values(t, MAX_SUMMARY_VALUES);
+        if values > MAX_SUMMARY_VALUES {
+            return Err(format!(
+                "shard summary {} brings the summaries to more than the limit of {MAX_SUMMARY_VALUES} JSON values",
+                i + 1
+            ));
+        }
+    }
     let docs = texts
         .iter()
         .enumerate()

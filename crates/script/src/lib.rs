@@ -6,6 +6,7 @@ pub mod compare;
 mod cursor;
 mod diag;
 pub mod export;
+pub mod import;
 mod lexer;
 pub mod library;
 pub mod logic;

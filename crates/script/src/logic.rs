@@ -2,6 +2,7 @@
 //! `Program`. See docs/scenario-language.md, "Your operator in ten lines".
 
 use listwatch_core::program::*;
+use listwatch_core::reconcile::MAX_CHILDREN;
 use listwatch_core::KindConfig;
 
 use crate::cursor::{declared, unknown, Cursor};
@@ -102,6 +103,7 @@ impl<'a> Compiler<'a> {
         };
         let mut i = 0;
         let body = self.block(lines, &mut i, first.indent, 0)?;
+        self.check_writes(&body, lines)?;
         for (m, read) in self.memory_read.iter().enumerate() {
             if let (false, Some((line, w))) = (self.memory_set[m], read) {
                 return Err(Diagnostic::at(
@@ -130,6 +132,29 @@ impl<'a> Compiler<'a> {
             self.bindings.into_iter().map(|b| b.name).collect(),
             self.memory,
         ))
+    }
+
+    /// No path through the logic makes more than `MAX_WRITES` writes (a `scale` and a list's
+    /// `delete` count as up to `MAX_CHILDREN`): refused at the write that passes the limit.
+    fn check_writes(&self, body: &[Stmt], lines: &[BlockLine]) -> R<()> {
+        let is_list = |slot: Slot| self.bindings.get(slot as usize).is_some_and(|b| b.list);
+        let Err(too_many) = most_writes(body, 0, &is_list) else {
+            return Ok(());
+        };
+        let at = lines.iter().find(|l| l.line == too_many.line as usize);
+        let (col, len) = at.map_or((1, 1), |l| (l.words[0].col, l.words[0].len));
+        Err(Diagnostic::at(
+            too_many.line as usize,
+            col,
+            len,
+            format!(
+                "a reconcile could make {} writes by this line, more than the limit of {MAX_WRITES} writes per reconcile",
+                too_many.writes
+            ),
+        )
+        .help(format!(
+            "a `scale` or a list's `delete` counts as up to {MAX_CHILDREN} writes (the limit of children per object): spread the work over reconciles, e.g. one `scale` a pass and `requeue after 1s`"
+        )))
     }
 
     fn block(
@@ -657,6 +682,7 @@ impl<'a> Compiler<'a> {
             slot,
             add: w.text == "add-finalizer",
             on_error,
+            line: c.line as u32,
         })
     }
 
@@ -672,6 +698,7 @@ impl<'a> Compiler<'a> {
             slot,
             uid_check,
             on_error,
+            line: c.line as u32,
         })
     }
 
@@ -727,6 +754,7 @@ impl<'a> Compiler<'a> {
             count,
             live,
             on_error,
+            line: c.line as u32,
         })
     }
 
@@ -765,6 +793,7 @@ impl<'a> Compiler<'a> {
             status,
             rv_check: w.text == "update",
             on_error,
+            line: c.line as u32,
         })
     }
 
@@ -793,6 +822,7 @@ impl<'a> Compiler<'a> {
             spec,
             owner,
             on_error,
+            line: c.line as u32,
         })
     }
 
@@ -831,4 +861,51 @@ impl<'a> Compiler<'a> {
             live,
         })
     }
+}
+
+/// Why a run stopped at a limit of the reconcile language, located at the statement that ran
+/// into it (`src`: the script the run was parsed from); `None` for any other end.
+pub fn stopped_at_limit(sim: &listwatch_core::Sim, src: &str) -> Option<Diagnostic> {
+    let listwatch_core::Stop::Limit {
+        controller,
+        key,
+        exceeded,
+    } = sim.stopped()?
+    else {
+        return None;
+    };
+    let config = sim.config();
+    let names = sim.names();
+    let Exceeded::ChildrenPerObject {
+        kind,
+        owner,
+        children,
+        line,
+    } = exceeded;
+    let text = crate::lexer::lines(src).nth((line as usize).saturating_sub(1));
+    let col = text.map_or(1, |t| t.chars().take_while(|c| *c == ' ').count() + 1);
+    let len = text.map_or(1, |t| {
+        t.trim_start()
+            .split(' ')
+            .next()
+            .map_or(1, |w| w.chars().count())
+    });
+    Some(
+        Diagnostic::at(
+            line as usize,
+            col,
+            len,
+            format!(
+                "the run stopped here: {} owns {children} live {} objects, more than the limit of {MAX_CHILDREN} children per object",
+                names.resolve(owner),
+                config.kinds[kind.index()].name,
+            ),
+        )
+        .help(format!(
+            "at {} in a reconcile of `{}` for {}: a `scale` or a list's `delete` handles at most {MAX_CHILDREN} live children of one object",
+            sim.now_ms(),
+            config.controllers[controller.index()].name,
+            names.resolve(key),
+        )),
+    )
 }

@@ -9,7 +9,13 @@
 //! inflates, to a garbled script. `lw2.` appends the CRC-32 (IEEE, big-endian) of the payload, so
 //! any change is refused instead of opening as a different script. `lw1.` links (no checksum)
 //! still open: `decode` reads both, `encode` writes `lw2.`.
+//!
+//! `decode` reads line endings as the language and the page's editor do: `\r\n` and a lone
+//! `\r` each end a line, and the script it returns has `\n` only, so the editor shows the
+//! link's text exactly (it would otherwise hand back a different text, which the page took for
+//! the user's own edit).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use listwatch_core::TimeMs;
@@ -116,6 +122,14 @@ fn crc32(data: &[u8]) -> u32 {
     !crc
 }
 
+/// The text with `\r\n` and each lone `\r` as `\n` (the lexer's line ends, and CodeMirror's).
+pub fn unix_lines(text: &str) -> Cow<'_, str> {
+    if !text.contains('\r') {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
+}
+
 /// The fragment (without `#`) for a scenario, in the newest format.
 pub fn encode(shared: &Shared) -> String {
     let mut payload = String::new();
@@ -187,6 +201,7 @@ pub fn decode(link: &str) -> Result<Shared, LinkError> {
         return Err(LinkError::Checksum);
     }
     let text = String::from_utf8(bytes).map_err(|_| LinkError::NotText)?;
+    let text = unix_lines(&text);
     // Header lines, a blank line, the script (which may hold blank lines of its own).
     let (header, script) = match text.strip_prefix('\n') {
         Some(script) => ("", script),
@@ -337,6 +352,37 @@ mod tests {
             LinkError::Checksum.to_string(),
             "this link was altered or cut: its checksum does not match"
         );
+    }
+
+    /// A link made from a file with CRLF or CR line endings (as `listwatch share` makes from a
+    /// Windows file) opens with `\n` line ends, header included, and the same lines; a link of
+    /// the LF text opens the same.
+    #[test]
+    fn crlf_and_cr_links_open_with_unix_line_ends() {
+        let lf = "# hello\nkind Pod\n\nat 1s create Pod a\n";
+        let want = Shared {
+            script: lf.into(),
+            at_ms: Some(TimeMs(1500)),
+        };
+        for eol in ["\r\n", "\r", "\n"] {
+            let script = lf.replace('\n', eol);
+            let link = encode(&Shared {
+                script: script.clone(),
+                at_ms: Some(TimeMs(1500)),
+            });
+            assert_eq!(decode(&link).unwrap(), want, "{eol:?}");
+            // A payload whose header has the same line ends (not what `encode` writes).
+            let payload = format!("t=1500{eol}{eol}{script}");
+            let mut body = miniz_oxide::deflate::compress_to_vec(payload.as_bytes(), 9);
+            body.extend_from_slice(&crc32(payload.as_bytes()).to_be_bytes());
+            assert_eq!(
+                decode(&format!("lw2.{}", b64_encode(&body))).unwrap(),
+                want,
+                "{eol:?}"
+            );
+        }
+        assert_eq!(unix_lines("a\r\r\nb\rc\n"), "a\n\nb\nc\n");
+        assert!(matches!(unix_lines("a\nb"), Cow::Borrowed(_)));
     }
 
     #[test]

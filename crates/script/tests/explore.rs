@@ -600,3 +600,89 @@ fn own_logic_operators_are_found_and_their_fixes_survive() {
         assert!(ex.stats.space <= 50_000, "{fixed}: not exhausted");
     }
 }
+
+/// A merged report is input like any other (issue 21): a forged shard count (`1e11` made the
+/// merge size a list of 800 GB, `2^62` panicked with "capacity overflow"), a negative or
+/// fractional count, a figure past what a search can count, an array longer than the schedules
+/// there are, or more JSON values than a merge reads, is refused with an error naming the
+/// field and its limit, before anything is sized by it.
+#[test]
+fn a_forged_shard_summary_is_refused_before_it_sizes_anything() {
+    use listwatch_script::explore::{merge_texts, MAX_SUMMARY_VALUES};
+    use serde_json::json;
+    let real = all_failures(script("19-"), 50, 1, Some((0, 2)));
+    // (field, forged value, the error).
+    let table = [
+        (
+            "/shard",
+            json!([0, 100_000_000_000u64]),
+            "`shard count` is 100000000000, not a whole number from 0 to 1000000",
+        ),
+        (
+            "/shard",
+            json!([0, 1u64 << 62]),
+            "`shard count` is 4611686018427387904, not a whole number from 0 to 1000000",
+        ),
+        (
+            "/shard",
+            json!([0, -2]),
+            "`shard count` is -2, not a whole number from 0 to 1000000",
+        ),
+        (
+            "/shard",
+            json!([0, 1e11]),
+            "`shard count` is 100000000000.0, not a whole number from 0 to 1000000",
+        ),
+        (
+            "/shard",
+            json!([0, 2, 7]),
+            "`shard` holds 3 items, more than the 2 a search can have",
+        ),
+        (
+            "/tried",
+            json!(u64::MAX),
+            "`tried` is 18446744073709551615, not a whole number from 0 to 10000000",
+        ),
+        (
+            "/budget",
+            json!("many"),
+            "`budget` is \"many\", not a number",
+        ),
+        (
+            "/coverage/crash/failed",
+            json!(-1),
+            "`coverage.crash.failed` is -1, not a whole number from 0 to 10000000",
+        ),
+        (
+            "/failures",
+            json!([{"index": 1e300}]),
+            "`failures[].index` is 1e+300, not a whole number from 0 to 10000000",
+        ),
+    ];
+    for (field, value, message) in table {
+        let mut a = real.clone();
+        *a.pointer_mut(field).unwrap() = value;
+        let mut b = a.clone();
+        b["shard"][0] = json!(1);
+        let e = merge(&[a, b]).expect_err(field);
+        assert_eq!(e, format!("shard summary 1: {message}"));
+    }
+    // One summary of shard 0 of 3 (and a duplicate of it): not all the shards.
+    let mut three = real.clone();
+    three["shard"] = json!([0, 3]);
+    assert!(merge(&[three.clone(), three])
+        .unwrap_err()
+        .starts_with("expected shards 0..3 of 3"));
+    // A huge array of tiny values is refused before it is parsed.
+    let huge = format!("[{}0]", "0,".repeat(MAX_SUMMARY_VALUES));
+    let e = merge_texts(&[huge]).err().unwrap();
+    assert_eq!(
+        e,
+        "shard summary 1 brings the summaries to more than the limit of 8000000 JSON values"
+    );
+    // Values inside strings are no values: the real summary merges.
+    let text = |d: &serde_json::Value| serde_json::to_string(d).unwrap();
+    let mut other = real.clone();
+    other["shard"][0] = json!(1);
+    assert!(merge_texts(&[text(&real), text(&other)]).is_ok());
+}

@@ -1,21 +1,23 @@
 //! A deterministic fuzz test on stable Rust, inside `cargo test`: gallery scenarios mutated and
-//! spliced with the grammar's words, 2,000 of them from a fixed seed. Each is parsed; a diagnostic
-//! must point inside the script; a script that parses runs (with a small event cap) without
-//! panicking, within a time budget, and twice to the same trace. The cargo-fuzz targets in
+//! spliced with the grammar's words, the reconcile language's statements among them (`logic`
+//! and `desired` lines made from templates, and lines repeated up to hundreds of times), 2,000
+//! of them from a fixed seed. Each is parsed; a diagnostic must point inside the script; a
+//! script that parses runs (with a small event cap) without panicking, to a bounded end (its
+//! end, the event cap, or a limit of the language located inside the script), and twice to the
+//! same trace. No clock is read: the bounds are the run's own. The cargo-fuzz targets in
 //! `fuzz/` explore further without a bound.
 
-use std::time::{Duration, Instant};
-
 use listwatch_core::sim::trace_hash;
-use listwatch_core::TimeMs;
+use listwatch_core::{Stop, TimeMs};
 use listwatch_script::gallery::GALLERY;
 use listwatch_script::syntax::{
-    ACTIONS, BEHAVIOURS, CONTROLLER_OPTIONS, COUNTED, STATEMENTS, WORDS,
+    ACTIONS, BEHAVIOURS, CONDITION_WORDS, CONTROLLER_OPTIONS, COUNTED, DESIRED_STATEMENTS, FIELDS,
+    LOGIC_STATEMENTS, STATEMENTS, WORDS,
 };
 
 const INPUTS: usize = 2_000;
-// Generous: it catches a hang or a blow-up, not a slow machine (speed is `cargo xtask bench`'s job).
-const BUDGET: Duration = Duration::from_secs(8);
+/// The event cap of each run.
+const MAX_EVENTS: u64 = 20_000;
 
 /// SplitMix64, as the core's `Rng`: the same inputs on every platform and every run.
 struct Rng(u64);
@@ -95,7 +97,7 @@ const EDGES: &[&str] = &[
 ];
 
 fn word(rng: &mut Rng) -> String {
-    let lists: [&[&str]; 7] = [
+    let lists: [&[&str]; 11] = [
         STATEMENTS,
         BEHAVIOURS,
         CONTROLLER_OPTIONS,
@@ -103,6 +105,10 @@ fn word(rng: &mut Rng) -> String {
         COUNTED,
         WORDS,
         EDGES,
+        LOGIC_STATEMENTS,
+        DESIRED_STATEMENTS,
+        CONDITION_WORDS,
+        FIELDS,
     ];
     let list = lists[rng.below(lists.len())];
     let w = rng.pick(list).to_string();
@@ -113,6 +119,83 @@ fn word(rng: &mut Rng) -> String {
     }
 }
 
+/// Statements of the reconcile language, with `K` a kind, `N` a name read above, `V` a value
+/// and `D` a duration filled in from the script.
+const LOGIC_TEMPLATES: &[&str] = &[
+    "get N = K key",
+    "get N = K key-data",
+    "get N = K owner N",
+    "get N = K key live",
+    "list N = K owned-by N",
+    "list N = K owned-by N live",
+    "if N exists",
+    "if N absent or N deleting",
+    "if N.count > V and not N has-finalizer",
+    "if memory.m exists",
+    "else",
+    "else if V != V",
+    "create K key-x owner N",
+    "create K key spec V",
+    "update N status V",
+    "update N spec V on-error continue",
+    "patch N spec V",
+    "delete N",
+    "delete N if-uid on-error continue",
+    "add-finalizer N",
+    "remove-finalizer N",
+    "scale K owned-by N to V",
+    "scale K owned-by N to V live on-error return",
+    "remember m = V",
+    "forget m",
+    "done",
+    "error",
+    "requeue after D",
+    "require N.alive == V",
+    "require N exists or N absent",
+];
+
+/// A statement of the language from a template, with words of the script (`src`) in it.
+fn logic_line(rng: &mut Rng, src: &str) -> String {
+    let words: Vec<&str> = src.split_whitespace().collect();
+    let after = |w: &str| -> Vec<&str> {
+        (0..words.len().saturating_sub(1))
+            .filter(|&i| words[i] == w)
+            .map(|i| words[i + 1])
+            .collect()
+    };
+    let kinds = after("kind");
+    let mut names = after("get");
+    names.extend(after("list"));
+    if names.is_empty() {
+        names.push("x");
+    }
+    let template = rng.pick(LOGIC_TEMPLATES);
+    let mut out = vec![];
+    for w in template.split(' ') {
+        let name = || names[0];
+        let filled = match w {
+            "K" => rng
+                .pick(if kinds.is_empty() { &["Pod"] } else { &kinds })
+                .to_string(),
+            "N" => rng.pick(&names).to_string(),
+            "N.count" | "N.alive" => {
+                let field = w.split('.').nth(1).unwrap_or("count");
+                format!("{}.{field}", name())
+            }
+            "V" => match rng.below(4) {
+                0 => rng.pick(NUMBERS).to_string(),
+                1 => format!("{}.{}", name(), rng.pick(FIELDS)),
+                2 => "memory.m".to_string(),
+                _ => rng.below(1200).to_string(),
+            },
+            "D" => rng.pick(DURATIONS).to_string(),
+            w => w.to_string(),
+        };
+        out.push(filled);
+    }
+    out.join(" ")
+}
+
 fn mutate(rng: &mut Rng, src: &str) -> String {
     let mut lines: Vec<String> = src.lines().map(String::from).collect();
     for _ in 0..1 + rng.below(3) {
@@ -121,7 +204,23 @@ fn mutate(rng: &mut Rng, src: &str) -> String {
         }
         let n = lines.len();
         let l = rng.below(n);
-        match rng.below(11) {
+        match rng.below(14) {
+            11 | 12 => {
+                // A statement of the language, at the indentation of a block's lines or deeper.
+                let line = logic_line(rng, src);
+                let indent = " ".repeat([4, 4, 6, 8, 2][rng.below(5)]);
+                lines.insert(rng.below(n + 1), format!("{indent}{line}"));
+            }
+            13 => {
+                // A line repeated, up to hundreds of times (statements and writes past their
+                // limits, a timeline full of probes).
+                let most = if rng.below(2) == 0 { 300 } else { 10 };
+                let copies = 1 + rng.below(most);
+                let dup = lines[l].clone();
+                for _ in 0..copies {
+                    lines.insert(l, dup.clone());
+                }
+            }
             0 => {
                 lines.remove(l);
             }
@@ -219,26 +318,29 @@ fn check_diagnostics(src: &str, diags: &[listwatch_script::Diagnostic]) -> Resul
 }
 
 fn exercise(src: &str) -> Result<bool, String> {
-    let started = Instant::now();
-    let parsed = listwatch_script::parse(src);
-    if started.elapsed() > BUDGET {
-        return Err(format!("parsing took {:?}", started.elapsed()));
-    }
-    let mut s = match parsed {
+    let mut s = match listwatch_script::parse(src) {
         Err(d) => return check_diagnostics(src, &d).map(|_| false),
         Ok(s) => s,
     };
-    s.config.limits.max_events = 20_000;
+    s.config.limits.max_events = MAX_EVENTS;
     s.config.end_ms = s.config.end_ms.min(TimeMs(3_600_000));
     let end = s.config.end_ms;
     s.config.timeline.retain(|t| t.at_ms <= end);
     let mut hashes = vec![];
     for _ in 0..2 {
-        let started = Instant::now();
         let r = listwatch_script::run_scenario(&s)
             .map_err(|d| format!("a parsed script does not run: {d:?}"))?;
-        if started.elapsed() > BUDGET {
-            return Err(format!("the run took {:?}", started.elapsed()));
+        // A bounded end: the run's own, the event cap, or a limit located in the script.
+        let sim = &r.sim;
+        match sim.stopped() {
+            Some(Stop::End) if sim.now_ms() <= end => {}
+            Some(Stop::EventCap) if sim.trace().len() as u64 <= MAX_EVENTS => {}
+            Some(Stop::Limit { .. }) => {
+                let d = listwatch_script::logic::stopped_at_limit(sim, src)
+                    .ok_or("a limit without its diagnostic")?;
+                check_diagnostics(src, &[d])?;
+            }
+            stop => return Err(format!("an unbounded end: {stop:?} at {}", sim.now_ms())),
         }
         hashes.push(trace_hash(&r.sim));
     }
@@ -251,18 +353,56 @@ fn exercise(src: &str) -> Result<bool, String> {
 #[test]
 fn mutated_gallery_scripts_parse_or_fail_located_and_run_deterministically() {
     let mut rng = Rng(0x6c69_7374_7761_7463);
-    let started = Instant::now();
-    let mut ran = 0;
+    let (mut ran, mut programs) = (0, 0);
     for i in 0..INPUTS {
         let (name, base) = GALLERY[rng.below(GALLERY.len())];
         let src = mutate(&mut rng, base);
         let outcome = std::panic::catch_unwind(|| exercise(&src));
         match outcome {
-            Ok(Ok(r)) => ran += r as usize,
+            Ok(Ok(r)) => {
+                ran += r as usize;
+                programs += (r && src.contains("  logic")) as usize;
+            }
             Ok(Err(e)) => panic!("input {i} (from {name}): {e}\n--- script ---\n{src}"),
             Err(_) => panic!("input {i} (from {name}) panicked\n--- script ---\n{src}"),
         }
     }
     assert!(ran > INPUTS / 10, "only {ran} of {INPUTS} inputs parsed");
-    eprintln!("{INPUTS} inputs, {ran} ran, in {:?}", started.elapsed());
+    // The reconcile language is exercised, not only refused.
+    assert!(
+        programs > INPUTS / 50,
+        "only {programs} scripts with a logic block ran"
+    );
+    eprintln!("{INPUTS} inputs, {ran} ran, {programs} of them with a logic block");
+}
+
+/// The templates cover every statement of the language (so a new one is fuzzed once it is
+/// added there), and a mutated logic block can say more than its limits allow.
+#[test]
+fn the_fuzz_vocabulary_covers_the_reconcile_language() {
+    for s in LOGIC_STATEMENTS.iter().chain(DESIRED_STATEMENTS) {
+        let head = |t: &&str| t.split(' ').next() == Some(s) || t.contains(&format!(" {s} "));
+        assert!(LOGIC_TEMPLATES.iter().any(head), "no template for `{s}`");
+    }
+    let mut rng = Rng(7);
+    let (mut limits, mut tries) = (0, 0);
+    while limits == 0 && tries < 200 {
+        tries += 1;
+        let own = GALLERY
+            .iter()
+            .find(|(n, _)| n.starts_with("26-"))
+            .unwrap()
+            .1;
+        let src = mutate(&mut rng, own);
+        if let Err(d) = listwatch_script::parse(&src) {
+            limits += d
+                .iter()
+                .any(|d| d.message.contains("limit") || d.message.contains("more than"))
+                as usize;
+        }
+    }
+    assert!(
+        limits > 0,
+        "no mutation of gallery 26 reached a limit in {tries} tries"
+    );
 }

@@ -215,3 +215,240 @@ fn runs_over_the_event_cap_stop_and_say_so() {
     assert_eq!(r.sim.stopped(), Some(listwatch_core::Stop::EventCap));
     assert!(r.sim.trace().len() <= 1000);
 }
+
+// ----- Hostile inputs (issue 21): each ends quickly with a clear answer, none walks all of
+// history or all of an object's children for one event. No test here reads a clock: each
+// asserts the answer, and the counting reader below asserts the work of one read.
+
+/// Parses `src` and runs it with at most `max_events` events (a debug build runs slower than
+/// the release CLI the limits are stated for).
+fn run_capped(src: &str, max_events: u64) -> listwatch_script::Report {
+    let mut s = listwatch_script::parse(src).unwrap_or_else(|d| panic!("{d:?}"));
+    s.config.limits.max_events = max_events;
+    listwatch_script::run_scenario(&s).unwrap()
+}
+
+/// `n` parents of spec 1000 and a controller that keeps their children: `behaviour` is
+/// `children Child`, or empty for the same written out in the language (`library::CHILDREN`).
+fn children_script(n: usize, behaviour: &str) -> String {
+    let logic = if behaviour.is_empty() {
+        "  logic\n    get parent = Parent key\n    if parent absent or parent deleting\n      done\n    scale Child owned-by parent to parent.spec\n  desired\n    get parent = Parent key\n    list children = Child owned-by parent\n    require children.alive == parent.spec\n"
+    } else {
+        ""
+    };
+    format!("kind Parent\nkind Child\ncontroller op for Parent {behaviour}\n{logic}every 1ms {n} times create Parent p{{i}} spec 1000\n")
+}
+
+/// A run cut off before its end is not judged for ESR.
+fn assert_esr_not_judged(r: &listwatch_script::Report) {
+    let esr = listwatch_core::analysis::esr_outcome(&r.sim, None);
+    assert!(
+        matches!(esr, listwatch_core::analysis::EsrOutcome::NotJudged { .. }),
+        "{esr:?}"
+    );
+}
+
+/// A reader that counts the objects it hands out (a list's items are copies): a read
+/// through an owner index hands out none.
+struct Counting<'a> {
+    inner: &'a dyn listwatch_core::reconcile::Reader,
+    copied: std::cell::Cell<usize>,
+}
+
+impl listwatch_core::reconcile::Reader for Counting<'_> {
+    fn get(
+        &self,
+        kind: listwatch_core::KindId,
+        name: listwatch_core::NameId,
+    ) -> Option<listwatch_core::Object> {
+        self.copied.set(self.copied.get() + 1);
+        self.inner.get(kind, name)
+    }
+    fn owned_by(&self, kind: listwatch_core::KindId, uid: u64) -> Vec<listwatch_core::Object> {
+        let items = self.inner.owned_by(kind, uid);
+        self.copied.set(self.copied.get() + items.len());
+        items
+    }
+    fn live_owned(&self, kind: listwatch_core::KindId, uid: u64) -> usize {
+        self.inner.live_owned(kind, uid)
+    }
+    fn count_owned(&self, kind: listwatch_core::KindId, uid: u64) -> usize {
+        self.inner.count_owned(kind, uid)
+    }
+}
+
+/// The language path uses the built-ins' indexes: ESR's check after a child's write (the
+/// `desired` block's `list` and `.alive`) and a reconcile with nothing to do read the parent
+/// only, not its 1000 children (1000 parents of spec 1000 took 27.7 s and 1.07 GB, the
+/// built-in 2 s: every write of a child copied all its siblings). The trace is the built-in's.
+#[test]
+fn the_children_behaviour_in_the_language_reads_no_child_to_count_them() {
+    use listwatch_core::program;
+    let lang = run_capped(&children_script(3, ""), 5_000_000);
+    let builtin = run_capped(&children_script(3, "children Child"), 5_000_000);
+    // The same run: the language's trace has the reads a program records besides.
+    let read = |e: &&listwatch_core::Event| {
+        matches!(e.kind, listwatch_core::EventKind::ReconcileRead { .. })
+    };
+    let events = |r: &listwatch_script::Report| r.sim.trace().iter().filter(|e| !read(e)).count();
+    assert_eq!(events(&lang), events(&builtin));
+    assert_eq!(lang.sim.etcd().rev(), builtin.sim.etcd().rev());
+    let sim = &lang.sim;
+    assert_eq!(sim.etcd().objects().len(), 3 + 3000);
+    let p = sim.config().controllers[0].program.clone().unwrap();
+    let etcd = listwatch_core::sim::EtcdReader(sim.etcd());
+    let counting = Counting {
+        inner: &etcd,
+        copied: Default::default(),
+    };
+    for parent in ["default/p0", "default/p1", "default/p2"] {
+        let key = sim.names().get(parent).unwrap();
+        counting.copied.set(0);
+        assert!(program::desired_holds(&p, key, 1, &counting, sim.names()));
+        assert_eq!(counting.copied.get(), 1, "ESR reads the parent only");
+        counting.copied.set(0);
+        let mut names = sim.names().clone();
+        let mut memory = Default::default();
+        let plan = program::plan(
+            &p,
+            key,
+            1,
+            &counting,
+            Some(&counting),
+            &mut names,
+            &mut memory,
+        );
+        assert!(plan.writes.is_empty() && plan.exceeded.is_none());
+        assert_eq!(
+            counting.copied.get(),
+            1,
+            "a scale with nothing to do reads no child"
+        );
+    }
+}
+
+/// Without a `desired` block ESR asks whether a reconcile of etcd would write anything: it
+/// stops at the first write, so a list of 250 children deleted one by one is not copied for
+/// the question (it was after every one of its writes: over 60 s).
+#[test]
+fn esr_of_a_program_without_desired_stops_at_its_first_write() {
+    use listwatch_core::program;
+    let src = "kind Parent\nkind Child\ncontroller op for Parent\n  logic\n    get p = Parent key\n    if p absent\n      done\n    list kids = Child owned-by p\n    delete kids\n    scale Child owned-by p to 250\nat 0s create Parent a\n";
+    let r = run_capped(src, 20_000);
+    assert_eq!(r.sim.stopped(), Some(listwatch_core::Stop::EventCap));
+    let sim = &r.sim;
+    let p = sim.config().controllers[0].program.clone().unwrap();
+    let etcd = listwatch_core::sim::EtcdReader(sim.etcd());
+    let counting = Counting {
+        inner: &etcd,
+        copied: Default::default(),
+    };
+    let key = sim.names().get("default/a").unwrap();
+    assert!(!program::desired_holds(&p, key, 1, &counting, sim.names()));
+    assert_eq!(counting.copied.get(), 1, "the parent, then the first write");
+}
+
+/// Scripts that write for ever reach the event cap after a bounded amount of work per event:
+/// (script, what the run must have done by then). Each took over 60 s before.
+#[test]
+fn endless_writers_reach_the_event_cap_and_say_so() {
+    let table = [
+        // Scales its children between 0 and 1000 on every pass, for 24 h.
+        "kind Parent\nkind Child\ncontroller op for Parent\n  logic\n    get p = Parent key\n    if p absent\n      done\n    scale Child owned-by p to 1000\n    scale Child owned-by p to 0\nat 0s create Parent a\nrun 24h\n",
+        // A target that grows with every write.
+        "kind A\nkind B\ncontroller op for A\n  logic\n    get a = A key\n    if a absent\n      done\n    update a status a.rv\n    scale B owned-by a to a.rv\nat 0s create A a\nrun 24h\n",
+        // 200 parents that scale to 1000 and delete the list each pass, 64 workers.
+        "kind Parent\nkind Child\ncontroller op for Parent\n  workers 64\n  logic\n    get p = Parent key\n    if p absent\n      done\n    list kids = Child owned-by p\n    scale Child owned-by p to 1000\n    delete kids\nevery 1ms 200 times create Parent p{i}\nrun 24h\n",
+        // A list of 250 objects deleted one by one each pass.
+        "kind Parent\nkind Child\ncontroller op for Parent\n  logic\n    get p = Parent key\n    if p absent\n      done\n    list kids = Child owned-by p\n    delete kids\n    scale Child owned-by p to 250\nat 0s create Parent a\nrun 24h\n",
+    ];
+    for src in table {
+        let r = run_capped(src, 300_000);
+        assert_eq!(
+            r.sim.stopped(),
+            Some(listwatch_core::Stop::EventCap),
+            "{src}"
+        );
+        assert!(r.sim.trace().len() <= 300_000);
+        // Each made tens of thousands of writes by then.
+        assert!(r.sim.etcd().rev() > 20_000, "{} {src}", r.sim.etcd().rev());
+        assert_esr_not_judged(&r);
+    }
+}
+
+/// A logic block of 255 `scale` statements could make 255,000 writes in one reconcile: it is
+/// refused where a path first passes the limit of 4096 writes per reconcile (it ran for over
+/// 60 s, every reconcile computing them all).
+#[test]
+fn a_block_that_could_write_past_the_limit_is_refused_at_the_line() {
+    let mut src = String::from(
+        "kind Parent\nkind Child\ncontroller op for Parent\n  logic\n    get p = Parent key\n",
+    );
+    for i in 0..255 {
+        src += &format!(
+            "    scale Child owned-by p to {}\n",
+            if i % 2 == 0 { 1000 } else { 0 }
+        );
+    }
+    src += "at 0s create Parent a\nrun 24h\n";
+    let e = listwatch_script::parse(&src).unwrap_err();
+    assert_eq!(
+        (e[0].line, e[0].col, e[0].len),
+        (10, 5, 5),
+        "the fifth scale"
+    );
+    assert_eq!(
+        e[0].message,
+        "a reconcile could make 5000 writes by this line, more than the limit of 4096 writes per reconcile"
+    );
+    // Branches count apart, and a path that returns adds nothing after it.
+    let branches = "kind Parent\nkind Child\nkind Other\ncontroller op for Parent\n  logic\n    get p = Parent key\n    list kids = Child owned-by p\n    if p deleting\n      delete kids\n      scale Other owned-by p to 0\n      done\n    if p.spec > 3\n      scale Child owned-by p to 1000\n      scale Other owned-by p to 1000\n    else\n      scale Child owned-by p to 1\n    scale Child owned-by p to 1000\n    scale Other owned-by p to 1000\n    create Other key-x\nat 0s create Parent a\n";
+    assert!(listwatch_script::parse(branches).is_ok(), "4001 at most");
+    let over = branches.replace(
+        "    create Other key-x\n",
+        "    create Other key-x\n    scale Other owned-by p to 1\n",
+    );
+    let e = listwatch_script::parse(&over).unwrap_err();
+    assert_eq!(e[0].line, 20);
+}
+
+/// An object that owns more live children than a `delete` of a list handles stops the run at
+/// that statement, with a diagnostic naming the limit.
+#[test]
+fn a_delete_of_more_than_1000_live_children_stops_the_run_at_its_line() {
+    let src = "kind Parent\nkind Child\nkind Other\ncontroller kids for Parent\n  logic\n    get p = Parent key\n    scale Child owned-by p to 1000\n    list others = Other owned-by p\n    if others.alive >= 1500\n      delete others\ncontroller grand for Child\n  logic\n    get c = Child key\n    get p = Parent owner c\n    create Other key-x owner p\n    create Other key-y owner p\nat 0s create Parent a\nrun 1m\n";
+    let r = run_capped(src, 5_000_000);
+    let Some(listwatch_core::Stop::Limit { exceeded, .. }) = r.sim.stopped() else {
+        panic!("{:?}", r.sim.stopped());
+    };
+    let listwatch_core::program::Exceeded::ChildrenPerObject { children, line, .. } = exceeded;
+    assert_eq!((children, line), (1500, 10));
+    let d = listwatch_script::logic::stopped_at_limit(&r.sim, src).unwrap();
+    assert_eq!((d.line, d.col, d.len), (10, 7, 6));
+    assert_eq!(
+        d.message,
+        "the run stopped here: default/a owns 1500 live Other objects, more than the limit of 1000 children per object"
+    );
+    assert!(d
+        .help
+        .unwrap()
+        .contains("a reconcile of `kids` for default/a"));
+    assert_esr_not_judged(&r);
+}
+
+/// 50,000 probes answered from etcd's indexes: an Exact list's size by binary search in the
+/// count history (each walked all of history: over 60 s), a watch's replay from a kind without
+/// a cache as a range of its own log (each filtered the whole log: 11.3 s). The answers are
+/// those the full walks gave.
+#[test]
+fn fifty_thousand_probes_are_answered_from_etcd_s_indexes() {
+    let exact = "kind Pod\ncompaction off\nevery 1ms 50000 times create Pod p{i}\nevery 1ms 50000 times from 50s probe list Pod resourceVersion=\"{i}\" exact\nrun 2m\nexpect probe listed 25000 items at rv 25001\nexpect probe listed 49998 items at rv 49999\nexpect probe listed 0 items at rv 1\n";
+    let r = run_capped(exact, 5_000_000);
+    assert_eq!(r.sim.stopped(), Some(listwatch_core::Stop::End));
+    assert!(r.passed(), "{:?}", r.outcomes);
+    // 49,999 Pods (rv 2 to 50,001) and one Other (rv 10,003), which no Pod watch replays.
+    let watch = "kind Pod cache off\nkind Other cache off\ncompaction off\nevery 1ms 49999 times create Pod p{i}\nat 10s create Other o\nevery 1ms 50000 times from 50s probe watch Pod resourceVersion=\"{i}\"\nrun 2m\nexpect probe opened replaying 49999\nexpect probe opened replaying 40000\nexpect probe opened replaying 2\n";
+    let r = run_capped(watch, 5_000_000);
+    assert_eq!(r.sim.stopped(), Some(listwatch_core::Stop::End));
+    assert!(r.passed(), "{:?}", r.outcomes);
+}

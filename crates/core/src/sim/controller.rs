@@ -28,6 +28,7 @@ impl Controller {
             memory: Memory::new(),
             initial_sync: false,
             written_rvs: Default::default(),
+            exceeded: None,
         }
     }
 }
@@ -235,6 +236,8 @@ pub struct Controller {
     initial_sync: bool,
     /// KEP-5647's record of the RVs its writes got back (`consistency.rs`).
     pub(super) written_rvs: super::consistency::WrittenRvs,
+    /// A reconcile ran into a limit (and did not start): the engine stops the run.
+    pub(super) exceeded: Option<(NameId, crate::program::Exceeded)>,
 }
 
 /// What a controller reads of the world during one step, and where its effects go.
@@ -347,6 +350,10 @@ impl Controller {
             },
             None => self.plan(st, key),
         };
+        if let Some(e) = plan.exceeded {
+            self.exceeded = Some((key, e));
+            return;
+        }
         let started = EventKind::ReconcileStart {
             controller,
             key,
@@ -645,10 +652,18 @@ impl Sim {
         self.end_step(Actor::Controller(c), outer);
     }
 
-    /// An idle worker's wake-up, if it is from this life.
+    /// An idle worker's wake-up, if it is from this life. A reconcile that ran into a limit
+    /// stops the run.
     pub(super) fn work(&mut self, c: ControllerId, epoch: Epoch, worker: u32, cause: EventId) {
         if self.in_life(c, epoch) {
             self.step_controller(c, |ctl, st| ctl.work(st, worker, Cause::Event(cause)));
+            if let Some((key, exceeded)) = self.controllers[c.index()].exceeded.take() {
+                self.stopped = Some(Stop::Limit {
+                    controller: c,
+                    key,
+                    exceeded,
+                });
+            }
         }
     }
 

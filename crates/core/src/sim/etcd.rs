@@ -1,6 +1,7 @@
 //! etcd: the one store every apiserver shares, its owner indexes, and the rules of a write.
 
 use super::*;
+use std::collections::vec_deque;
 
 /// etcd: the one store every apiserver shares.
 #[derive(Clone, Debug, Hash)]
@@ -9,12 +10,14 @@ pub struct Etcd {
     objects: BTreeMap<(KindId, NameId), Object>,
     /// Revisions at or below this are gone.
     compact_rev: Rv,
-    /// Changes after `compact_rev`, kept only when some kind is served without a watch cache.
-    log: VecDeque<Change>,
-    keep_log: bool,
-    /// Every change since the start, kept only when a probe lists at an Exact RV: the state at
-    /// any revision is a replay of it.
-    history: Option<Vec<Change>>,
+    /// Per kind (by index): its changes after `compact_rev`, kept only for a kind served
+    /// without a watch cache (`None` for the others). One log a kind, so a watch's replay is a
+    /// range found by binary search, not a walk of every kind's changes.
+    logs: Vec<Option<VecDeque<Change>>>,
+    /// Per kind (by index): (revision, how many objects of the kind exist from then on), one
+    /// entry per change of the kind since the start; kept only when a probe lists at an Exact RV,
+    /// so "how many objects at revision N" is a binary search, not a replay of all history.
+    counts: Option<Vec<Vec<(Rv, u32)>>>,
     next_uid: u64,
     /// The revision seen at the previous compaction tick.
     last_tick_rev: Rv,
@@ -23,6 +26,10 @@ pub struct Etcd {
     dependents: BTreeMap<u64, BTreeSet<(KindId, NameId)>>,
     /// (owner UID, kind) -> dependents not marked for deletion.
     live_owned: BTreeMap<(u64, KindId), u32>,
+    /// (owner UID, kind) -> dependents, marked or not.
+    owned: BTreeMap<(u64, KindId), u32>,
+    /// Per kind (by index): how many objects it has now.
+    kind_len: Vec<u32>,
 }
 
 impl Etcd {
@@ -39,17 +46,21 @@ impl Etcd {
                 }
             )
         });
+        let kinds = config.kinds.len();
         Etcd {
             rev: 1,
             objects: BTreeMap::new(),
             compact_rev: 0,
-            log: VecDeque::new(),
-            keep_log: config.kinds.iter().any(|k| k.cache == CacheMode::Off),
-            history: exact.then(Vec::new),
+            logs: (config.kinds.iter())
+                .map(|k| (k.cache == CacheMode::Off).then(VecDeque::new))
+                .collect(),
+            counts: exact.then(|| vec![vec![]; kinds]),
             next_uid: 1,
             last_tick_rev: 0,
             dependents: BTreeMap::new(),
             live_owned: BTreeMap::new(),
+            owned: BTreeMap::new(),
+            kind_len: vec![0; kinds],
         }
     }
 
@@ -72,28 +83,38 @@ impl Etcd {
         self.objects.get(&(kind, name))
     }
 
-    /// The changes since the last compaction (kept only when a kind has no watch cache).
-    pub(super) fn log(&self) -> &VecDeque<Change> {
-        &self.log
+    /// How many objects of `kind` exist (a list's size), in O(1).
+    pub fn kind_len(&self, kind: KindId) -> usize {
+        self.kind_len[kind.index()] as usize
     }
 
-    /// Every change since the start (kept only when a probe lists at an Exact RV).
-    pub(super) fn history(&self) -> &[Change] {
-        self.history.as_deref().unwrap_or(&[])
+    /// The changes of `kind` after revision `from` still in its log (kept only for a kind
+    /// without a watch cache): a watch's replay from etcd, found in O(log n).
+    pub(super) fn log_after(&self, kind: KindId, from: Rv) -> vec_deque::Iter<'_, Change> {
+        static NONE: VecDeque<Change> = VecDeque::new();
+        let log = self.logs[kind.index()].as_ref().unwrap_or(&NONE);
+        log.range(log.partition_point(|c| c.object.rv <= from)..)
+    }
+
+    /// How many objects of `kind` etcd held at revision `rv` (its state then, for an Exact
+    /// list), in O(log n); `None` unless the configuration asks for Exact lists.
+    pub(super) fn objects_at(&self, kind: KindId, rv: Rv) -> Option<usize> {
+        let counts = &self.counts.as_ref()?[kind.index()];
+        let after = counts.partition_point(|&(at, _)| at <= rv);
+        Some(after.checked_sub(1).map_or(0, |i| counts[i].1 as usize))
     }
 
     /// Keeps the owner indexes in step with one committed object (`old`: its previous state).
     fn index(&mut self, old: Option<&Object>, o: &Object, present: bool) {
         let Some(owner) = o.owner else { return };
         let live = |x: Option<&Object>| x.is_some_and(|x| x.deletion_ms.is_none()) as i64;
-        let delta = live(present.then_some(o)) - live(old);
-        if delta != 0 {
-            let n = self.live_owned.entry((owner.uid, o.kind)).or_default();
-            *n = (*n as i64 + delta) as u32;
-            if *n == 0 {
-                self.live_owned.remove(&(owner.uid, o.kind));
-            }
-        }
+        let key = (owner.uid, o.kind);
+        count(
+            &mut self.live_owned,
+            key,
+            live(present.then_some(o)) - live(old),
+        );
+        count(&mut self.owned, key, present as i64 - old.is_some() as i64);
         let set = self.dependents.entry(owner.uid).or_default();
         if present {
             set.insert((o.kind, o.name));
@@ -106,8 +127,8 @@ impl Etcd {
     }
 
     /// Commits an object etcd accepted (`decide`): the next revision is its RV, the store and
-    /// the owner indexes take it (a delete removes it), and the change goes to the history and
-    /// the log when they are kept (`apiserver/pkg/storage/etcd3/store.go`: every write raises the
+    /// the owner indexes take it (a delete removes it), and the change goes to the count history
+    /// and the kind's log when they are kept (`apiserver/pkg/storage/etcd3/store.go`: every write raises the
     /// one revision by one, and the object's RV is the new revision).
     pub(super) fn commit(&mut self, mut obj: Object, event: EventType, now_ms: TimeMs) -> Change {
         self.rev += 1;
@@ -120,16 +141,21 @@ impl Etcd {
             self.objects.remove(&key)
         };
         self.index(old.as_ref(), &obj, present);
+        let added = present as i64 - old.is_some() as i64;
+        let len = &mut self.kind_len[obj.kind.index()];
+        *len = (*len as i64 + added) as u32;
+        let len = *len;
         let change = Change {
             event,
             object: obj,
             time_ms: now_ms,
         };
-        if let Some(h) = &mut self.history {
-            h.push(change);
+        if let Some(counts) = &mut self.counts {
+            let counts = &mut counts[obj.kind.index()];
+            counts.push((obj.rv, len));
         }
-        if self.keep_log {
-            self.log.push_back(change);
+        if let Some(log) = &mut self.logs[obj.kind.index()] {
+            log.push_back(change);
         }
         change
     }
@@ -145,8 +171,10 @@ impl Etcd {
             return None;
         }
         self.compact_rev = target;
-        while self.log.front().is_some_and(|c| c.object.rv <= target) {
-            self.log.pop_front();
+        for log in self.logs.iter_mut().flatten() {
+            while log.front().is_some_and(|c| c.object.rv <= target) {
+                log.pop_front();
+            }
         }
         Some(target)
     }
@@ -190,10 +218,12 @@ impl Etcd {
     /// The owner indexes agree with a scan of every object (an invariant the tests check).
     pub fn check_indexes(&self) -> Result<(), String> {
         let mut live: BTreeMap<(u64, KindId), u32> = BTreeMap::new();
+        let mut owned: BTreeMap<(u64, KindId), u32> = BTreeMap::new();
         let mut deps: BTreeMap<u64, BTreeSet<(KindId, NameId)>> = BTreeMap::new();
         for o in self.objects.values() {
             if let Some(owner) = o.owner {
                 deps.entry(owner.uid).or_default().insert((o.kind, o.name));
+                *owned.entry((owner.uid, o.kind)).or_default() += 1;
                 if o.deletion_ms.is_none() {
                     *live.entry((owner.uid, o.kind)).or_default() += 1;
                 }
@@ -201,6 +231,14 @@ impl Etcd {
         }
         if live != self.live_owned {
             return Err("etcd's count of live dependents disagrees with its objects".into());
+        }
+        if owned != self.owned {
+            return Err("etcd's count of dependents disagrees with its objects".into());
+        }
+        for (k, &len) in self.kind_len.iter().enumerate() {
+            if EtcdReader(self).of_kind(KindId(k as u16)).count() != len as usize {
+                return Err("etcd's count of objects of a kind disagrees with its objects".into());
+            }
         }
         if deps != self.dependents {
             return Err("etcd's owner index disagrees with its objects".into());
@@ -223,6 +261,18 @@ impl Etcd {
         self.objects
             .get(&(owner.kind, owner.name))
             .is_some_and(|o| o.uid == owner.uid)
+    }
+}
+
+/// Adds `delta` to a count of an owner index, dropping it at zero.
+fn count(index: &mut BTreeMap<(u64, KindId), u32>, key: (u64, KindId), delta: i64) {
+    if delta == 0 {
+        return;
+    }
+    let n = index.entry(key).or_default();
+    *n = (*n as i64 + delta) as u32;
+    if *n == 0 {
+        index.remove(&key);
     }
 }
 
@@ -426,6 +476,9 @@ impl Reader for EtcdReader<'_> {
     fn live_owned(&self, kind: KindId, uid: u64) -> usize {
         self.0.live_owned.get(&(uid, kind)).copied().unwrap_or(0) as usize
     }
+    fn count_owned(&self, kind: KindId, uid: u64) -> usize {
+        self.0.owned.get(&(uid, kind)).copied().unwrap_or(0) as usize
+    }
 }
 
 impl EtcdReader<'_> {
@@ -599,19 +652,20 @@ mod tests {
         );
         assert!(etcd.objects.is_empty());
         assert!(
-            etcd.log.is_empty() && etcd.history.is_none(),
+            etcd.logs.iter().all(Option::is_none) && etcd.counts.is_none(),
             "kept only when asked for"
         );
     }
 
-    /// The log (for kinds without a watch cache) and the history (for Exact lists) keep every
-    /// change in order, and the owner indexes follow each commit.
+    /// The log of a kind without a watch cache keeps its changes in order (a watch's replay
+    /// is the range after its RV), the count history answers "how many at revision N" for
+    /// Exact lists, and the owner indexes follow each commit.
     #[test]
-    fn a_commit_keeps_the_log_and_history_and_the_owner_indexes() {
+    fn a_commit_keeps_the_log_the_counts_and_the_owner_indexes() {
         let mut config = Config::new(&["Parent", "Child"]);
         config.kinds[1].cache = CacheMode::Off;
         let mut etcd = Etcd::new(&config);
-        etcd.history = Some(vec![]);
+        etcd.counts = Some(vec![vec![]; 2]);
         let parent = Object::fixture(KindId(0), NameId(1), 1, 0);
         let mut child = Object::fixture(KindId(1), NameId(2), 2, 0);
         child.owner = Some(Owner {
@@ -620,12 +674,30 @@ mod tests {
             uid: 1,
         });
         etcd.commit(parent, EventType::Added, TimeMs(0));
-        etcd.commit(child, EventType::Added, TimeMs(0));
-        let rvs = |v: &mut dyn Iterator<Item = &Change>| v.map(|c| c.object.rv).collect::<Vec<_>>();
-        assert_eq!(rvs(&mut etcd.log.iter()), [2, 3]);
-        assert_eq!(rvs(&mut etcd.history.iter().flatten()), [2, 3]);
+        let child = etcd.commit(child, EventType::Added, TimeMs(0)).object;
+        let mut marked = child;
+        marked.deletion_ms = Some(TimeMs(1));
+        etcd.commit(marked, EventType::Modified, TimeMs(1));
+        let rvs = |v: vec_deque::Iter<'_, Change>| v.map(|c| c.object.rv).collect::<Vec<_>>();
+        assert_eq!(rvs(etcd.log_after(KindId(1), 0)), [3, 4]);
+        assert_eq!(rvs(etcd.log_after(KindId(1), 3)), [4]);
+        assert_eq!(
+            rvs(etcd.log_after(KindId(0), 0)),
+            [],
+            "a kind with a cache keeps none"
+        );
         assert_eq!(etcd.owned_by(KindId(1), 1).count(), 1);
-        assert_eq!(EtcdReader(&etcd).live_owned(KindId(1), 1), 1);
+        assert_eq!(EtcdReader(&etcd).live_owned(KindId(1), 1), 0);
+        assert_eq!(EtcdReader(&etcd).count_owned(KindId(1), 1), 1);
+        etcd.check_indexes().unwrap();
+        etcd.commit(marked, EventType::Deleted, TimeMs(2));
+        let at = |rv| etcd.objects_at(KindId(1), rv);
+        assert_eq!(
+            [at(2), at(3), at(4), at(5), at(99)],
+            [0, 1, 1, 0, 0].map(Some)
+        );
+        assert_eq!(etcd.objects_at(KindId(0), 1), Some(0), "before its create");
+        assert_eq!(etcd.objects_at(KindId(0), 5), Some(1));
         etcd.check_indexes().unwrap();
     }
 
@@ -644,14 +716,14 @@ mod tests {
         etcd.commit(pod(2), EventType::Added, TimeMs(0));
         assert_eq!(etcd.compact_tick(), Some(3));
         assert_eq!((etcd.rev, etcd.compact_rev), (5, 3));
-        let left: Vec<Rv> = etcd.log.iter().map(|c| c.object.rv).collect();
+        let left: Vec<Rv> = etcd.log_after(KindId(0), 0).map(|c| c.object.rv).collect();
         assert_eq!(
             left,
             [4],
             "changes at or below the compacted revision are gone"
         );
         assert_eq!(etcd.compact_tick(), Some(5));
-        assert!(etcd.log.is_empty());
+        assert_eq!(etcd.log_after(KindId(0), 0).len(), 0);
     }
 
     /// `pkg/controller/garbagecollector`: a deleted owner's dependents and a new object whose

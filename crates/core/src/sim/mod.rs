@@ -213,6 +213,20 @@ pub enum Stop {
     End,
     /// It hit the cap on events.
     EventCap,
+    /// A reconcile of this controller ran into a limit of the reconcile language (it made no
+    /// write of that reconcile).
+    Limit {
+        controller: ControllerId,
+        key: NameId,
+        exceeded: crate::program::Exceeded,
+    },
+}
+
+impl Stop {
+    /// Stopped before its end: what came after is unknown, so ESR is not judged.
+    pub fn cut_off(self) -> bool {
+        self != Stop::End
+    }
 }
 
 /// Per (controller, key): does the desired state hold, and since when.
@@ -289,6 +303,13 @@ impl Reader for StoreReader<'_> {
     }
     fn synced_rv(&self, kind: KindId) -> Option<Rv> {
         self.informer(kind).map(|r| r.last_rv)
+    }
+    fn live_owned(&self, kind: KindId, uid: u64) -> usize {
+        self.informer(kind)
+            .map_or(0, |r| r.store.live_owned_count(uid))
+    }
+    fn count_owned(&self, kind: KindId, uid: u64) -> usize {
+        self.informer(kind).map_or(0, |r| r.store.owned_count(uid))
     }
 }
 

@@ -152,7 +152,7 @@ impl Apiserver {
     ) {
         let etcd = st.etcd;
         let (items, list_rv) = match at {
-            None => (EtcdReader(etcd).kind_objects(kind).len(), etcd.rev()),
+            None => (etcd.kind_len(kind), etcd.rev()),
             Some(n) if n < etcd.compact_rev() => {
                 return self.probe_failed(st, probe, ApiError::ListCompacted, cause)
             }
@@ -163,7 +163,7 @@ impl Apiserver {
                 };
                 return self.probe_failed(st, probe, err, cause);
             }
-            Some(n) => (objects_at(etcd, kind, n), n),
+            Some(n) => (etcd.objects_at(kind, n).unwrap_or(0), n),
         };
         let listed = EventKind::ProbeListed {
             probe,
@@ -190,7 +190,7 @@ impl Apiserver {
             // RV "0": never too old; it starts with synthetic ADDED events for the current
             // state (semantics.md §4), then live events.
             if cache.mode == CacheMode::Off {
-                Ok(EtcdReader(etcd).kind_objects(kind).len())
+                Ok(etcd.kind_len(kind))
             } else if !cache.ready {
                 Err(ApiError::TooManyRequests)
             } else {
@@ -308,23 +308,6 @@ impl Apiserver {
         };
         st.out.emit_by(Actor::Probe, cause, answer);
     }
-}
-
-/// How many objects of `kind` etcd held at revision `rv` (from its full history).
-fn objects_at(etcd: &Etcd, kind: KindId, rv: Rv) -> usize {
-    let mut names: BTreeSet<NameId> = BTreeSet::new();
-    for c in etcd.history() {
-        if c.object.rv > rv {
-            break;
-        }
-        if c.object.kind == kind {
-            match c.event {
-                EventType::Deleted => names.remove(&c.object.name),
-                _ => names.insert(c.object.name),
-            };
-        }
-    }
-    names.len()
 }
 
 #[cfg(test)]

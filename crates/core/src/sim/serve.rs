@@ -245,7 +245,7 @@ impl Apiserver {
             return self.park(parked);
         }
         let (from_etcd, replay) = match self.watch_replay(st.etcd, kind, from) {
-            Ok(x) => x,
+            Ok((from_etcd, replay)) => (from_etcd, replay.copied().collect::<Vec<_>>()),
             Err(msg) => return st.send(cause, watcher, session, msg),
         };
         // `processInterval`: the RV of the last event replayed (of any namespace) bounds the
@@ -272,20 +272,20 @@ impl Apiserver {
     /// without a watch cache), or the message that refuses it: 429 while the cache is not
     /// ready, 410 when `from` is compacted or older than the cache's history
     /// (`watch_cache.go` `getAllEventsSinceLocked`: "too old resource version").
-    pub(super) fn watch_replay(
-        &self,
-        etcd: &Etcd,
+    /// The replay is a range of the cache's buffer or of etcd's log for the kind, found by
+    /// binary search: a probe counts it without copying.
+    pub(super) fn watch_replay<'a>(
+        &'a self,
+        etcd: &'a Etcd,
         kind: KindId,
         from: Rv,
-    ) -> Result<(bool, Vec<Change>), Msg> {
+    ) -> Result<(bool, std::collections::vec_deque::Iter<'a, Change>), Msg> {
         let cache = &self.caches[kind.index()];
         if cache.mode == CacheMode::Off {
             if from + 1 < etcd.compact_rev() {
                 return Err(Msg::WatchErr(ApiError::WatchCompacted));
             }
-            let log = etcd.log().iter();
-            let after = log.filter(|c| c.object.kind == kind && c.object.rv > from);
-            return Ok((true, after.copied().collect()));
+            return Ok((true, etcd.log_after(kind, from)));
         }
         if !cache.ready {
             return Err(Msg::Refused(ApiError::TooManyRequests));
@@ -299,7 +299,7 @@ impl Apiserver {
                 requested,
                 oldest_minus_one,
             })),
-            WatchStart::Ok => Ok((false, cache.events_after(from).copied().collect())),
+            WatchStart::Ok => Ok((false, cache.events_after(from))),
         }
     }
 }
