@@ -452,3 +452,70 @@ fn every_version_default_is_also_an_option_of_its_own() {
         Priority
     );
 }
+
+/// Each new setting refuses a bad word with a located diagnostic and, where one is near, the
+/// word it meant.
+#[test]
+fn version_settings_refuse_bad_input_at_its_place() {
+    let cases = [
+        (
+            "kind Pod\nfeature ConsistentListFromCach on\n",
+            (2, 9),
+            "unknown feature gate `ConsistentListFromCach`",
+            Some("did you mean `ConsistentListFromCache`?"),
+        ),
+        (
+            "kind Pod\ncontroller-runtime 1.22\n",
+            (2, 20),
+            "`1.22` is not a controller-runtime version this model knows",
+            None,
+        ),
+        (
+            "kind Pod\napiserver t fake 1.5\n",
+            (2, 18),
+            "`1.5` is not a client-go version this model knows",
+            None,
+        ),
+        (
+            "kind Pod\napiserver t initial-events-end maybe\n",
+            (2, 32),
+            "unknown setting `maybe`",
+            None,
+        ),
+        (
+            "kind Pod\ncontroller c for Pod\n  on-410 relisten\n  logic\n    done\n",
+            (3, 10),
+            "unknown setting `relisten`",
+            Some("did you mean `relist`?"),
+        ),
+        (
+            "kind Pod\ntoo-large-rv relists\n",
+            (2, 14),
+            "unknown setting `relists`",
+            Some("did you mean `relist`?"),
+        ),
+        (
+            "kind Pod\nexpect message too\n",
+            (2, 16),
+            "put the text in quotes: message \"...\"",
+            None,
+        ),
+        (
+            "kind Pod\ncontroller c for Pod\n  stale-read-check yes\n  logic\n    done\n",
+            (3, 20),
+            "unknown setting `yes`",
+            None,
+        ),
+    ];
+    for (src, (line, col), message, help) in cases {
+        let Err(d) = listwatch_script::parse(src) else {
+            panic!("{src:?} parses");
+        };
+        assert_eq!((d[0].line, d[0].col), (line, col), "{src:?}: {:?}", d[0]);
+        assert_eq!(d[0].message, message, "{src:?}");
+        if let Some(help) = help {
+            let rendered = listwatch_script::render(&d[0], "t.lw", src);
+            assert!(rendered.contains(help), "{rendered}");
+        }
+    }
+}

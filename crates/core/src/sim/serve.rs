@@ -687,6 +687,76 @@ mod tests {
         );
     }
 
+    /// client-go `testing/fixture.go`: the fake tracker's list is every object, at list RV ""
+    /// (0) up to 1.35 and at its counter from 1.36; its watch arms no timer (no timeout, no
+    /// bookmark), replays nothing up to 1.35, and from 1.36 replays as ADDED, in RV order, what
+    /// was written after the RV asked for.
+    #[test]
+    fn the_fake_tracker_lists_everything_and_replays_only_from_1_36() {
+        for tracker in [
+            FakeTracker::NoResourceVersion,
+            FakeTracker::ReplaysFromResourceVersion,
+        ] {
+            let mut world = World::new(3);
+            world.config.apiservers[0].fake = Some(tracker);
+            for n in 1..=3 {
+                let pod = Object::fixture(KindId(0), NameId(n), n as u64, 0);
+                world.etcd.commit(pod, EventType::Added, TimeMs(0));
+            }
+            let mut api = world.apiserver();
+            let out = world.step(&mut api, TimeMs(0), |a, st| {
+                let list = (ListRv::Any, 500);
+                a.serve_list(st, WatcherId(0), Session(1), list, Cause::Event(0))
+            });
+            let (list_rv, replayed) = match tracker {
+                FakeTracker::NoResourceVersion => (0, vec![]),
+                FakeTracker::ReplaysFromResourceVersion => {
+                    (4, vec![(3, EventType::Added), (4, EventType::Added)])
+                }
+            };
+            assert!(
+                matches!(&sent(&out)[..], [Msg::ListOk { list_rv: r, items, rest, .. }] if *r == list_rv && items.len() == 3 && rest.is_empty()),
+                "{tracker:?}: {:?}",
+                sent(&out)
+            );
+            let out = watch(&mut api, &mut world, 2);
+            let events: Vec<(Rv, EventType)> = sent(&out)
+                .iter()
+                .filter_map(|m| match m {
+                    Msg::Event { change, .. } => Some((change.object.rv, change.event)),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(events, replayed, "{tracker:?}");
+            assert!(
+                timers(&out).is_empty(),
+                "{tracker:?}: the fake's watch never ends"
+            );
+            assert!(world.watches[0].from_etcd, "relayed from etcd's store");
+            assert_eq!(world.watches[0].last_sent, 4, "only later writes follow");
+        }
+    }
+
+    /// antrea #8123: a server that omits `k8s.io/initial-events-end` ends a streaming list's
+    /// initial events with a plain bookmark, arms the stream's timeout and no bookmark timer.
+    #[test]
+    fn a_server_that_omits_the_annotation_sends_a_plain_bookmark() {
+        let mut world = World::new(3);
+        world.config.apiservers[0].omits_initial_events_end = true;
+        let mut api = world.apiserver();
+        let out = world.step(&mut api, TimeMs(0), |a, st| {
+            let request = (ListRv::Consistent, DurationMs(60_000));
+            a.serve_watch_list(st, WatcherId(0), Session(1), request, Cause::Event(0))
+        });
+        assert!(
+            matches!(sent(&out)[..], [Msg::WatchListUnended { rv: 1, .. }]),
+            "{:?}",
+            sent(&out)
+        );
+        let at: Vec<TimeMs> = timers(&out).iter().map(|t| t.0).collect();
+        assert_eq!(at, [TimeMs(60_000)], "the timeout only");
+    }
+
     /// `cache_watcher.go`: a watch takes a change newer than what it sent, in its namespace;
     /// live events wait in its channel while the client's link is slow, and one too many
     /// closes it as too slow. A replay (not live) blocks instead and never counts.
