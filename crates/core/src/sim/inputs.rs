@@ -256,6 +256,7 @@ mod tests {
         let other = ApiserverConfig {
             name: "other".into(),
             lag_ms: DurationMs::ZERO,
+            ..Default::default()
         };
         config.apiservers.push(other);
         let mut sim = Sim::new(config).unwrap();
