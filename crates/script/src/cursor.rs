@@ -5,7 +5,7 @@ use listwatch_core::{DurationMs, TimeMs};
 
 use crate::diag::{nearest, Diagnostic};
 use crate::lexer::Word;
-use crate::parse::{decimal, parse_duration, NumberError, MAX_DURATION_MS};
+use crate::numbers::{decimal, parse_duration, NumberError, MAX_DURATION_MS};
 
 pub(crate) type R<T> = Result<T, Diagnostic>;
 

@@ -10,6 +10,7 @@ pub mod import;
 mod lexer;
 pub mod library;
 pub mod logic;
+mod numbers;
 mod parse;
 pub mod render;
 pub mod share;

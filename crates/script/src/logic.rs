@@ -8,7 +8,7 @@ use listwatch_core::KindConfig;
 use crate::cursor::{declared, unknown, Cursor};
 use crate::diag::{nearest, Diagnostic};
 use crate::lexer::Word;
-use crate::parse::MAX_DURATION_MS;
+use crate::numbers::MAX_DURATION_MS;
 use crate::syntax::{CONDITION_WORDS, DESIRED_STATEMENTS, FIELDS, LOGIC_STATEMENTS};
 
 type R<T> = Result<T, Diagnostic>;
