@@ -9,9 +9,54 @@ use crate::cursor::{declared, unknown, Cursor};
 use crate::diag::{nearest, Diagnostic};
 use crate::lexer::Word;
 use crate::numbers::MAX_DURATION_MS;
-use crate::syntax::{CONDITION_WORDS, DESIRED_STATEMENTS, FIELDS, LOGIC_STATEMENTS};
 
 type R<T> = Result<T, Diagnostic>;
+
+/// Statements of a controller's `logic` block.
+pub const LOGIC_STATEMENTS: &[&str] = &[
+    "get",
+    "list",
+    "if",
+    "else",
+    "create",
+    "update",
+    "patch",
+    "delete",
+    "add-finalizer",
+    "remove-finalizer",
+    "scale",
+    "remember",
+    "forget",
+    "done",
+    "error",
+    "requeue",
+];
+/// Statements of a controller's `desired` block.
+pub const DESIRED_STATEMENTS: &[&str] = &["get", "list", "require"];
+/// Fields of what a `logic` block read (`db.spec`; `count` and `alive` of lists).
+pub const FIELDS: &[&str] = &[
+    "spec",
+    "status",
+    "generation",
+    "rv",
+    "uid",
+    "owner",
+    "count",
+    "alive",
+];
+/// What a condition says of a name.
+pub const CONDITION_WORDS: &[&str] = &[
+    "exists",
+    "absent",
+    "deleting",
+    "has-finalizer",
+    "==",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+];
 
 /// Largest number a program may write or compare with (the timeline's spec limit).
 const MAX_NUMBER: i64 = 1_000_000_000;

@@ -1,144 +1,25 @@
 //! The language's vocabulary and its highlighting: one source for the parser's suggestions, the
 //! page's highlighted preview and the editor (which receives these lists when it loads).
+//!
+//! The statements, controller options, behaviours, actions and counts are the words of the
+//! parser's tables (`parse/table.rs`), in their order: a word is in these lists exactly when
+//! the parser reads it there. The reconcile language's words are `logic.rs`'s.
+
+pub use crate::logic::{CONDITION_WORDS, DESIRED_STATEMENTS, FIELDS, LOGIC_STATEMENTS};
+pub use crate::parse::table::{entries, Entry, Place};
 
 /// Statements that start a line.
-pub const STATEMENTS: &[&str] = &[
-    "seed",
-    "kind",
-    "apiserver",
-    "compaction",
-    "gc-delay",
-    "bookmarks",
-    "streaming-list",
-    "page-size",
-    "kubernetes",
-    "controller-runtime",
-    "feature",
-    "too-large-rv",
-    "controller",
-    "at",
-    "every",
-    "run",
-    "expect",
-];
+pub const STATEMENTS: &[&str] = crate::parse::table::STATEMENT_WORDS;
 /// The reconcile library.
-pub const BEHAVIOURS: &[&str] = &[
-    "children",
-    "mirror",
-    "stale-delete",
-    "wipe-on-zero",
-    "two-writes",
-];
+pub const BEHAVIOURS: &[&str] = crate::parse::table::BEHAVIOUR_WORDS;
 /// Indented options of a controller.
-pub const CONTROLLER_OPTIONS: &[&str] = &[
-    "workers",
-    "watches",
-    "requeue-after",
-    "errors",
-    "resync",
-    "apiserver",
-    "reconcile",
-    "link-delay",
-    "queue",
-    "anvil",
-    "start",
-    "finalizer",
-    "bookmarks",
-    "streaming-list",
-    "fail-first",
-    "stale-read-check",
-    "on-410",
-    "logic",
-    "desired",
-];
+pub const CONTROLLER_OPTIONS: &[&str] = crate::parse::table::CONTROLLER_OPTION_WORDS;
 /// The feature gates `feature GATE on|off` sets (docs/fidelity.md, the table of versions).
-pub const FEATURES: &[&str] = &[
-    "ConsistentListFromCache",
-    "ResilientWatchCacheInitialization",
-    "WatchFromStorageWithoutResourceVersion",
-    "WatchList",
-    "WatchListClient",
-    "EfficientWatchResumption",
-    "StaleControllerConsistency",
-];
-/// Statements of a controller's `logic` block.
-pub const LOGIC_STATEMENTS: &[&str] = &[
-    "get",
-    "list",
-    "if",
-    "else",
-    "create",
-    "update",
-    "patch",
-    "delete",
-    "add-finalizer",
-    "remove-finalizer",
-    "scale",
-    "remember",
-    "forget",
-    "done",
-    "error",
-    "requeue",
-];
-/// Statements of a controller's `desired` block.
-pub const DESIRED_STATEMENTS: &[&str] = &["get", "list", "require"];
-/// Fields of what a `logic` block read (`db.spec`; `count` and `alive` of lists).
-pub const FIELDS: &[&str] = &[
-    "spec",
-    "status",
-    "generation",
-    "rv",
-    "uid",
-    "owner",
-    "count",
-    "alive",
-];
-/// What a condition says of a name.
-pub const CONDITION_WORDS: &[&str] = &[
-    "exists",
-    "absent",
-    "deleting",
-    "has-finalizer",
-    "==",
-    "!=",
-    "<",
-    "<=",
-    ">",
-    ">=",
-];
+pub const FEATURES: &[&str] = crate::parse::table::FEATURES;
 /// Timeline actions.
-pub const ACTIONS: &[&str] = &[
-    "create",
-    "update",
-    "status",
-    "delete",
-    "disconnect",
-    "delay",
-    "hold",
-    "failover",
-    "probe",
-    "pause",
-    "resume",
-    "restart-apiserver",
-    "reinit-cache",
-    "crash",
-    "restart",
-    "say",
-];
+pub const ACTIONS: &[&str] = crate::parse::table::ACTION_WORDS;
 /// What a count expectation counts.
-pub const COUNTED: &[&str] = &[
-    "gone",
-    "relists",
-    "lists",
-    "watches",
-    "reconciles",
-    "creates",
-    "updates",
-    "deletes",
-    "evictions",
-    "collapsed",
-    "bookmarks",
-];
+pub const COUNTED: &[&str] = crate::parse::table::COUNTED_WORDS;
 /// Other words the language gives a meaning to.
 pub const WORDS: &[&str] = &[
     "for",

@@ -1,0 +1,105 @@
+//! Names: the rules of a declared name and of an object's name, and the lookup of a declared
+//! kind, controller or apiserver (an unknown one gets the nearest declared as help).
+
+use listwatch_core::{ApiserverId, ControllerId, KindId};
+
+use super::Builder;
+use crate::cursor::{declared, Cursor, R};
+use crate::lexer::Word;
+
+/// Kind, controller and apiserver names are at most this many characters (a DNS label).
+pub const MAX_NAME_CHARS: usize = 63;
+
+/// Controller and apiserver names: ASCII letters, digits, `-`, `_` and `.`.
+pub(super) fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "-_.".contains(c)
+}
+
+/// A declared name starts with an ASCII letter, holds only `allowed` characters and is at most
+/// `MAX_NAME_CHARS` long.
+pub(super) fn check_name(p: &Cursor, w: &Word, what: &str, allowed: fn(char) -> bool) -> R<()> {
+    let shown = if w.text.chars().count() > 40 {
+        format!("{}...", w.text.chars().take(40).collect::<String>())
+    } else {
+        w.text.clone()
+    };
+    let rule = if what == "kind" {
+        "a kind name is ASCII letters and digits, starting with a letter (like `Pod` or `ConfigMap`)"
+            .to_string()
+    } else {
+        format!("a {what} name is ASCII letters, digits, `-`, `_` and `.`, starting with a letter")
+    };
+    let ok_chars =
+        w.text.starts_with(|c: char| c.is_ascii_alphabetic()) && w.text.chars().all(allowed);
+    if !ok_chars {
+        return Err(p
+            .err_at(w, format!("`{shown}` is not a valid {what} name"))
+            .help(rule));
+    }
+    if w.text.len() > MAX_NAME_CHARS {
+        return Err(p.err_at(
+            w,
+            format!(
+                "the {what} name `{shown}` is {} characters long, more than the limit of {MAX_NAME_CHARS}",
+                w.text.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The next word as an object's name (`name` or `namespace/name`; a burst has replaced its
+/// `{i}` already).
+pub(super) fn object_name(p: &mut Cursor) -> R<String> {
+    let w = p.next("an object name")?;
+    let name = w.text.clone();
+    let valid = |s: &str| {
+        !s.is_empty()
+            && s.len() <= 253
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-./{}".contains(c))
+    };
+    if !valid(&name) || name.matches('/').count() > 1 {
+        return Err(p
+            .err_at(w, format!("`{}` is not a valid object name", w.text))
+            .help("use letters, digits, `-` and `.`, optionally `namespace/name`"));
+    }
+    Ok(name)
+}
+
+impl Builder {
+    pub(super) fn kind(&self, p: &Cursor, w: &Word) -> R<KindId> {
+        let names = self.config.kinds.iter().map(|k| k.name.as_str());
+        declared(p, w, "kind", names)
+            .map(|i| KindId(i as u16))
+            .map_err(|d| {
+                if self.config.kinds.is_empty() {
+                    d.help("declare it first: `kind NAME`")
+                } else {
+                    d
+                }
+            })
+    }
+    pub(super) fn controller(&self, p: &Cursor, w: &Word) -> R<ControllerId> {
+        let names = self.config.controllers.iter().map(|c| c.name.as_str());
+        declared(p, w, "controller", names).map(|i| ControllerId(i as u16))
+    }
+    pub(super) fn apiserver(&self, p: &Cursor, w: &Word) -> R<ApiserverId> {
+        let names = self.config.apiservers.iter().map(|a| a.name.as_str());
+        declared(p, w, "apiserver", names).map(|i| ApiserverId(i as u8))
+    }
+
+    /// The next word, as a declared kind (`next_controller` and `next_apiserver` likewise).
+    pub(super) fn next_kind(&self, p: &mut Cursor) -> R<KindId> {
+        let w = p.next("a kind")?;
+        self.kind(p, w)
+    }
+    pub(super) fn next_controller(&self, p: &mut Cursor) -> R<ControllerId> {
+        let w = p.next("a controller")?;
+        self.controller(p, w)
+    }
+    pub(super) fn next_apiserver(&self, p: &mut Cursor) -> R<ApiserverId> {
+        let w = p.next("an apiserver")?;
+        self.apiserver(p, w)
+    }
+}
