@@ -52,7 +52,7 @@ impl Apiserver {
 #[derive(Clone, Copy)]
 pub(super) struct Clients<'a> {
     pub reflectors: &'a [Reflector],
-    pub controllers: &'a [Controller],
+    pub links: &'a [Link],
 }
 
 impl Clients<'_> {
@@ -72,7 +72,7 @@ impl Clients<'_> {
 
     pub fn slow_link(&self, w: WatcherId) -> bool {
         let c = self.reflectors[w.index()].controller;
-        !self.controllers[c.index()].link_delay_ms.is_zero()
+        self.links[c.index()].slow()
     }
 }
 
@@ -501,7 +501,7 @@ pub(super) mod tests {
         pub config: Config,
         pub etcd: Etcd,
         pub reflectors: Vec<Reflector>,
-        pub controllers: Vec<Controller>,
+        pub links: Vec<Link>,
         pub watches: Vec<ServerWatch>,
     }
 
@@ -516,7 +516,7 @@ pub(super) mod tests {
             let r = Reflector::new(ControllerId(0), KindId(0), None, vec![], DurationMs(800));
             World {
                 etcd: Etcd::new(&config),
-                controllers: vec![Controller::new(&config.controllers[0], vec![WatcherId(0)])],
+                links: vec![Link::new(&config.controllers[0])],
                 reflectors: vec![r],
                 watches: vec![],
                 config,
@@ -542,7 +542,7 @@ pub(super) mod tests {
                 etcd: &self.etcd,
                 clients: Clients {
                     reflectors: &self.reflectors,
-                    controllers: &self.controllers,
+                    links: &self.links,
                 },
                 watches: &mut self.watches,
                 out: &mut out,

@@ -11,18 +11,11 @@ impl Controller {
         Controller {
             up: false,
             epoch: Epoch(0),
-            apiserver: c.apiserver,
             queue: WorkQueue::new(c.queue),
             workers: vec![None; c.workers as usize],
             worker_claimed: 0,
             reflectors,
-            link_delay_ms: c.link_delay_ms,
-            link_down_last_ms: None,
-            link_up_last_ms: None,
-            disconnected_until: None,
             failed_first: BTreeMap::new(),
-            hold: None,
-            hold_generation: Generation(0),
             crash_after_writes: None,
             restart_after_ms: None,
             memory: Memory::new(),
@@ -43,141 +36,20 @@ impl Controller {
         self.workers.iter().flatten().map(|r| r.key).collect()
     }
 
-    /// A crash: the process stops and what it held in memory dies with it (workers, queue,
-    /// hold, the program's memory, an armed crash); timers of this life go stale.
+    /// A crash: the process stops and what it held in memory dies with it (workers, queue, the
+    /// program's memory, an armed crash); timers of this life go stale.
     fn die(&mut self) {
         self.up = false;
         self.epoch = self.epoch.next();
         self.workers.iter_mut().for_each(|w| *w = None);
         self.worker_claimed = 0;
-        self.hold = None;
         self.queue = WorkQueue::new(self.queue.kind);
         self.memory.clear();
         self.crash_after_writes = None;
     }
 }
 
-/// Notifications held at a controller until a later state of one object arrives (Sieve's
-/// unobserved-state injection).
-#[derive(Clone, Debug, Hash)]
-pub(super) struct Hold {
-    kind: KindId,
-    name: NameId,
-    /// Held events of that object so far: the second is the later state.
-    seen: u32,
-    buffer: Vec<HeldMsg>,
-}
-
-/// A notification a hold keeps back: its cause, its watcher, and the watcher's session then.
-pub(super) type HeldMsg = (EventId, WatcherId, Session, Msg);
-
-/// The controller's link and its faults: what the engine asks of it.
 impl Controller {
-    /// Cut off until `until_ms`, or until an earlier disconnect ends if that is later: returns
-    /// when it reconnects.
-    pub(super) fn disconnect(&mut self, until_ms: TimeMs) -> TimeMs {
-        let until_ms = self
-            .disconnected_until
-            .map_or(until_ms, |u| u.max(until_ms));
-        self.disconnected_until = Some(until_ms);
-        until_ms
-    }
-
-    /// The disconnect that ends at `until_ms` is over; false when a longer one replaced it.
-    pub(super) fn reconnect(&mut self, until_ms: TimeMs) -> bool {
-        if self.disconnected_until != Some(until_ms) {
-            return false;
-        }
-        self.disconnected_until = None;
-        true
-    }
-
-    pub(super) fn set_link_delay(&mut self, delay_ms: DurationMs) {
-        self.link_delay_ms = delay_ms;
-    }
-
-    /// When a message sent now on one direction of the link arrives: `None` for at once (no
-    /// delay and nothing in flight), else after the delay and behind whatever is still in
-    /// flight, since a TCP connection delivers in order even when its delay changes.
-    #[inline]
-    pub(super) fn link_arrival(&mut self, to_client: bool, now: TimeMs) -> Option<TimeMs> {
-        let delay = self.link_delay_ms;
-        let last = if to_client {
-            &mut self.link_down_last_ms
-        } else {
-            &mut self.link_up_last_ms
-        };
-        if delay.is_zero() && last.is_none_or(|l| l < now) {
-            return None;
-        }
-        let at = (now + delay).max(last.unwrap_or(TimeMs::ZERO));
-        *last = Some(at);
-        Some(at)
-    }
-
-    /// Its connections go to `apiserver` from now on (a failover, or a restart that names one).
-    pub(super) fn fail_over(&mut self, apiserver: ApiserverId) {
-        self.apiserver = apiserver;
-    }
-
-    /// Arms a hold on one object (the engine released any earlier one first): returns its
-    /// generation, which the hold's timeout names.
-    pub(super) fn arm_hold(&mut self, kind: KindId, name: NameId) -> Generation {
-        debug_assert!(self.hold.is_none(), "an earlier hold is released first");
-        self.hold_generation = self.hold_generation.next();
-        let buffer = vec![];
-        self.hold = Some(Hold {
-            kind,
-            name,
-            seen: 0,
-            buffer,
-        });
-        self.hold_generation
-    }
-
-    pub(super) fn holding(&self) -> bool {
-        self.hold.is_some()
-    }
-
-    /// A message reaches the controller while a hold is armed. Watch events and bookmarks are
-    /// kept in arrival order: `Ok(true)` once a later state of the held object than the next one
-    /// has arrived (the engine then releases the hold as superseded). Anything else (a stream's
-    /// end, an answer) is handed back (`Err`): what was held goes before it.
-    pub(super) fn buffer_held(
-        &mut self,
-        cause: EventId,
-        watcher: WatcherId,
-        session: Session,
-        msg: Msg,
-    ) -> Result<bool, Msg> {
-        let Some(hold) = &mut self.hold else {
-            return Err(msg);
-        };
-        let superseded = match &msg {
-            Msg::Event { change, .. } => {
-                let o = change.object;
-                if (o.kind, o.name) == (hold.kind, hold.name) {
-                    hold.seen += 1;
-                }
-                hold.seen >= 2
-            }
-            Msg::Bookmark { .. } => false,
-            _ => return Err(msg),
-        };
-        hold.buffer.push((cause, watcher, session, msg));
-        Ok(superseded)
-    }
-
-    /// Ends the hold: what it kept, in arrival order (`None`: no hold was armed).
-    pub(super) fn release_hold(&mut self) -> Option<Vec<HeldMsg>> {
-        self.hold.take().map(|h| h.buffer)
-    }
-
-    /// Is a hold timeout of `generation` the armed hold's (not an earlier hold's)?
-    pub(super) fn hold_timed_out(&self, generation: Generation) -> bool {
-        self.hold_generation == generation
-    }
-
     /// Is a delayed add of `key` due now? If so it leaves the queue's waiting set.
     pub(super) fn delayed_add_due(&mut self, key: NameId, now: TimeMs) -> bool {
         self.queue.due(key, now)
@@ -209,23 +81,13 @@ pub struct Controller {
     pub(super) up: bool,
     /// Invalidates timers of an earlier life.
     pub(super) epoch: Epoch,
-    pub(super) apiserver: ApiserverId,
     pub(super) queue: WorkQueue,
     pub(super) workers: Vec<Option<Running>>,
     /// Idle workers with a wake-up pending (bit per worker; at most 64 workers).
     worker_claimed: u64,
     pub(super) reflectors: Vec<WatcherId>,
-    pub(super) link_delay_ms: DurationMs,
-    /// When the last delayed message sent on each direction of the link arrives (FIFO order).
-    pub(super) link_down_last_ms: Option<TimeMs>,
-    pub(super) link_up_last_ms: Option<TimeMs>,
-    pub(super) disconnected_until: Option<TimeMs>,
     /// Reconciles failed on purpose so far, per key (`fail-first N`), across restarts.
     pub(super) failed_first: BTreeMap<NameId, u32>,
-    /// Notifications held back (Sieve's unobserved-state injection), in arrival order.
-    hold: Option<Hold>,
-    /// Invalidates the timeout of an earlier hold.
-    hold_generation: Generation,
     pub(super) crash_after_writes: Option<u32>,
     /// Restart this long after the armed (or next) crash.
     pub(super) restart_after_ms: Option<DurationMs>,
@@ -239,6 +101,8 @@ pub struct Controller {
 /// What a controller reads of the world during one step, and where its effects go.
 pub(super) struct StepContext<'a> {
     pub controller: ControllerId,
+    /// The apiserver its link reaches (a restart names it).
+    pub apiserver: ApiserverId,
     pub now_ms: TimeMs,
     pub config: &'a Config,
     pub rng: &'a mut Rng,
@@ -500,7 +364,7 @@ impl Controller {
         let controller = st.controller;
         let restarted = EventKind::Restart {
             controller,
-            apiserver: self.apiserver,
+            apiserver: st.apiserver,
         };
         let id = st.emit(cause, restarted);
         let cfg = st.cfg();
@@ -543,17 +407,9 @@ impl Controller {
         }
     }
 
-    /// A restart (the timeline's, or one a crash asked for): against `apiserver` when it names
-    /// one; a process that is up is not started again.
-    pub(super) fn restart(
-        &mut self,
-        st: &mut StepContext,
-        apiserver: Option<ApiserverId>,
-        cause: Cause,
-    ) {
-        if let Some(a) = apiserver {
-            self.fail_over(a);
-        }
+    /// A restart (the timeline's, or one a crash asked for): a process that is up is not
+    /// started again.
+    pub(super) fn restart(&mut self, st: &mut StepContext, cause: Cause) {
         if !self.up {
             self.start(st, cause);
         }
@@ -605,9 +461,11 @@ impl Sim {
         let etcd = EtcdReader(&self.etcd);
         let stores = StoreReader::of(&self.reflectors, &self.controllers[c.index()]);
         let cache: &dyn Reader = if anvil { &etcd } else { &stores };
-        let connected = self.connected(c);
+        let link = &self.links[c.index()];
+        let connected = link.connected();
         let mut st = StepContext {
             controller: c,
+            apiserver: link.apiserver(),
             now_ms: self.now_ms,
             config: &self.config,
             rng: &mut self.rng,
@@ -617,7 +475,13 @@ impl Sim {
             names: &mut self.names,
             out: &mut self.effects,
         };
-        step(&mut self.controllers[c.index()], &mut st);
+        let ctl = &mut self.controllers[c.index()];
+        let up = ctl.up;
+        step(ctl, &mut st);
+        if up && !ctl.up {
+            // The process died in this step: what its link held for it dies with it.
+            self.drop_hold(c);
+        }
         self.end_step(Actor::Controller(c), outer);
     }
 
@@ -676,15 +540,19 @@ impl Sim {
         self.step_controller(c, crash);
     }
 
-    /// A restart of the timeline, or the one a crash asked for.
+    /// A restart of the timeline, or the one a crash asked for: against `apiserver` when it
+    /// names one (its link moves there first).
     pub(super) fn restart_controller(
         &mut self,
         c: ControllerId,
         apiserver: Option<ApiserverId>,
         cause: EventId,
     ) {
+        if let Some(a) = apiserver {
+            self.links[c.index()].fail_over(a);
+        }
         let cause = Cause::Event(cause);
-        self.step_controller(c, |ctl, st| ctl.restart(st, apiserver, cause));
+        self.step_controller(c, |ctl, st| ctl.restart(st, cause));
     }
 
     /// A reconcile's write goes to etcd through the controller's apiserver (refused while the
@@ -793,6 +661,7 @@ mod tests {
         let reader = EtcdReader(&etcd);
         let mut st = StepContext {
             controller: ControllerId(0),
+            apiserver: ApiserverId(0),
             now_ms,
             config: &config,
             rng: &mut rng,
@@ -947,99 +816,8 @@ mod tests {
         assert!(!c.in_life(Epoch(0)) && c.in_life(Epoch(1)));
     }
 
-    /// A disconnect during a longer one does not shorten it; only the reconnect of the one in
-    /// force counts.
-    #[test]
-    fn a_disconnect_lasts_until_the_latest_end_and_only_its_reconnect_counts() {
-        let mut c = controller(1);
-        assert_eq!(c.disconnect(TimeMs(5000)), TimeMs(5000));
-        assert_eq!(
-            c.disconnect(TimeMs(3000)),
-            TimeMs(5000),
-            "the longer one stays"
-        );
-        assert!(!c.reconnect(TimeMs(3000)), "a stale reconnect");
-        assert_eq!(c.disconnected_until, Some(TimeMs(5000)));
-        assert_eq!(c.disconnect(TimeMs(9000)), TimeMs(9000));
-        assert!(!c.reconnect(TimeMs(5000)));
-        assert!(c.reconnect(TimeMs(9000)) && c.disconnected_until.is_none());
-    }
-
-    /// A link is a TCP connection: with no delay and nothing in flight a message goes at once;
-    /// otherwise after the delay, and never before one sent earlier on the same direction, even
-    /// when the delay shrinks meanwhile. The two directions are independent.
-    #[test]
-    fn a_link_delivers_in_order_even_when_its_delay_shrinks() {
-        let mut c = controller(1);
-        assert_eq!(c.link_arrival(true, TimeMs(0)), None);
-        c.set_link_delay(DurationMs(500));
-        assert_eq!(c.link_arrival(true, TimeMs(100)), Some(TimeMs(600)));
-        c.set_link_delay(DurationMs::ZERO);
-        assert_eq!(
-            c.link_arrival(true, TimeMs(200)),
-            Some(TimeMs(600)),
-            "behind the message in flight"
-        );
-        assert_eq!(
-            c.link_arrival(false, TimeMs(200)),
-            None,
-            "the other direction"
-        );
-        assert_eq!(
-            c.link_arrival(true, TimeMs(601)),
-            None,
-            "nothing in flight any more"
-        );
-    }
-
-    fn event(o: Object) -> Msg {
-        let change = Change {
-            event: EventType::Modified,
-            object: o,
-            time_ms: TimeMs::ZERO,
-        };
-        Msg::Event {
-            watch: WatchId(0),
-            change,
-            live: true,
-        }
-    }
-
-    /// Sieve's unobserved-state injection: a hold keeps events (of any object) and bookmarks in
-    /// order until a later state of its object than the next one arrives; it hands back what it
-    /// does not keep, and its timeout is its own generation's.
-    #[test]
-    fn a_hold_keeps_notifications_until_a_later_state_of_its_object() {
-        let mut c = controller(1);
-        let (w, s) = (WatcherId(0), Session(1));
-        let held = Object::fixture(KindId(0), NameId(1), 1, 5);
-        let other = Object::fixture(KindId(0), NameId(2), 2, 6);
-        assert!(
-            c.buffer_held(0, w, s, event(held)).is_err(),
-            "no hold armed"
-        );
-        let generation = c.arm_hold(KindId(0), NameId(1));
-        assert!(c.holding() && c.hold_timed_out(generation));
-        assert!(matches!(c.buffer_held(1, w, s, event(held)), Ok(false)));
-        assert!(matches!(c.buffer_held(2, w, s, event(other)), Ok(false)));
-        let bookmark = Msg::Bookmark { rv: 6 };
-        assert!(matches!(c.buffer_held(3, w, s, bookmark), Ok(false)));
-        let end = Msg::WatchEnd(WatchEnd::Timeout);
-        assert!(
-            matches!(c.buffer_held(4, w, s, end), Err(Msg::WatchEnd(_))),
-            "a stream's end is not kept"
-        );
-        let later = c.buffer_held(5, w, s, event(held));
-        assert!(matches!(later, Ok(true)), "the later state");
-        let causes: Vec<EventId> = c.release_hold().unwrap().iter().map(|h| h.0).collect();
-        assert_eq!(causes, [1, 2, 3, 5]);
-        assert!(!c.holding() && c.release_hold().is_none());
-        let again = c.arm_hold(KindId(0), NameId(1));
-        assert!(!c.hold_timed_out(generation) && c.hold_timed_out(again));
-    }
-
     /// A crash armed for later only arms; one without `after_writes` kills the process now. A
-    /// restart that names an apiserver moves there, and starts a process that is down only.
+    /// restart starts a process that is down only.
     #[test]
     fn a_crash_fault_arms_or_kills_and_a_restart_starts_a_process_that_is_down() {
         let mut c = controller(1);
@@ -1056,14 +834,9 @@ mod tests {
             c.crash_fault(st, None, None, Cause::Event(0))
         });
         assert!(matches!(out.events()[..], [EventKind::Crash { .. }]) && !c.up);
-        let out = run_step(&mut c, TimeMs(10), |c, st| {
-            c.restart(st, Some(ApiserverId(1)), Cause::Event(1))
-        });
+        let out = run_step(&mut c, TimeMs(10), |c, st| c.restart(st, Cause::Event(1)));
         assert!(matches!(out.events()[..], [EventKind::Restart { .. }]) && c.up);
-        assert_eq!(c.apiserver, ApiserverId(1));
-        let out = run_step(&mut c, TimeMs(20), |c, st| {
-            c.restart(st, None, Cause::Event(2))
-        });
+        let out = run_step(&mut c, TimeMs(20), |c, st| c.restart(st, Cause::Event(2)));
         assert!(
             out.list().is_empty(),
             "a process that is up is not started again"

@@ -377,7 +377,7 @@ impl Sim {
                 action,
             } => {
                 let action = self.effects.take(action);
-                self.send_on_link(watcher, true, self.resolve(cause), action)
+                self.send_on_link(watcher, Toward::Client, self.resolve(cause), action)
             }
             Effect::WatchEvent {
                 cause,

@@ -24,6 +24,7 @@ mod controller;
 mod effect;
 mod etcd;
 mod inputs;
+mod link;
 mod probe;
 mod reflector;
 mod serve;
@@ -38,6 +39,8 @@ use effect::Effect;
 use effect::{Cause, Effects};
 pub(crate) use etcd::{Decision, Refusal};
 pub use etcd::{Etcd, EtcdReader};
+pub use link::Link;
+use link::{LinkTimer, Toward};
 pub use reflector::Reflector;
 
 /// An informer to build: its kind, its handlers (a key mapping and a predicate each), its
@@ -172,10 +175,10 @@ enum Action {
         controller: ControllerId,
         epoch: Epoch,
     },
-    /// The end of a disconnect; stale when a longer disconnect replaced it.
-    Reconnect {
+    /// A timer of a controller's link (`link.rs`).
+    Link {
         controller: ControllerId,
-        until_ms: TimeMs,
+        timer: LinkTimer,
     },
     CacheReady {
         api: ApiserverId,
@@ -185,11 +188,6 @@ enum Action {
     AnvilTick {
         controller: ControllerId,
         epoch: Epoch,
-    },
-    /// A hold that no later state superseded ends.
-    HoldTimeout {
-        controller: ControllerId,
-        generation: Generation,
     },
     /// The garbage collector looks at one dependent: are all its owners gone?
     Gc {
@@ -240,6 +238,8 @@ pub struct Sim {
     watches: Vec<ServerWatch>,
     reflectors: Vec<Reflector>,
     controllers: Vec<Controller>,
+    /// Each controller's link to its apiserver, by `ControllerId`.
+    links: Vec<Link>,
     esr: BTreeMap<(ControllerId, NameId), EsrState>,
     rng: Rng,
     timers: timers::Timers,
@@ -333,6 +333,7 @@ impl Sim {
             watches: vec![],
             reflectors: vec![],
             controllers: vec![],
+            links: vec![],
             esr: BTreeMap::new(),
             rng: Rng::new(config.seed),
             timers: timers::Timers::default(),
@@ -357,6 +358,7 @@ impl Sim {
                     .push(Reflector::new(id, kind, namespace, handlers, backoff_ms));
             }
             sim.controllers.push(Controller::new(c, reflectors));
+            sim.links.push(Link::new(c));
             let start = Action::Start {
                 controller: id,
                 epoch: Epoch(0),
@@ -457,6 +459,11 @@ impl Sim {
         &self.controllers
     }
 
+    /// Each controller's link to its apiserver, by `ControllerId`.
+    pub fn links(&self) -> &[Link] {
+        &self.links
+    }
+
     /// Per (controller, key): does the desired state hold, and since when.
     pub fn esr(&self) -> &BTreeMap<(ControllerId, NameId), EsrState> {
         &self.esr
@@ -554,6 +561,7 @@ impl Sim {
         self.watches.hash(&mut h);
         self.reflectors.hash(&mut h);
         self.controllers.hash(&mut h);
+        self.links.hash(&mut h);
         self.rng.hash(&mut h);
         self.timers.hash_pending(&mut h);
         h.finish()
@@ -616,42 +624,17 @@ impl Sim {
         self.reflectors[w.index()].controller
     }
 
-    fn connected(&self, c: ControllerId) -> bool {
-        self.controllers[c.index()].disconnected_until.is_none()
-    }
-
     fn send_to_client(&mut self, watcher: WatcherId, session: Session, cause: EventId, msg: Msg) {
         let action = Action::Deliver {
             watcher,
             session,
             msg,
         };
-        self.send_on_link(watcher, true, cause, action);
+        self.send_on_link(watcher, Toward::Client, cause, action);
     }
 
     fn send_to_server(&mut self, watcher: WatcherId, cause: EventId, action: Action) {
-        self.send_on_link(watcher, false, cause, action);
-    }
-
-    /// A link is a TCP connection: each direction delivers in order, even when its delay changes
-    /// while messages are in flight. A message goes behind anything still in flight on its
-    /// direction; with no delay and nothing in flight it is delivered at once.
-    fn send_on_link(
-        &mut self,
-        watcher: WatcherId,
-        to_client: bool,
-        cause: EventId,
-        action: Action,
-    ) {
-        let c = self.controller_of(watcher);
-        let now = self.now_ms;
-        match self.controllers[c.index()].link_arrival(to_client, now) {
-            None => self.schedule(now, cause, action),
-            Some(at) => {
-                self.seq += 1;
-                self.timers.push(at, self.seq, cause, action);
-            }
-        }
+        self.send_on_link(watcher, Toward::Server, cause, action);
     }
 
     /// Runs one scheduled action: routes it to the part of the system it is for.
@@ -670,6 +653,7 @@ impl Sim {
             } => self.deliver(watcher, session, msg, cause),
             Action::Wake { watcher, session } => self.wake(watcher, session, cause),
             Action::Resync { watcher, epoch } => self.resync(watcher, epoch),
+            Action::Link { controller, timer } => self.link_timer(controller, timer, cause),
             Action::CompactTick => self.compact_tick(),
             Action::Gc { kind, name, uid } => self.collect_garbage(kind, name, uid, cause),
             Action::CacheApply { .. }
@@ -686,9 +670,7 @@ impl Sim {
             | Action::Work { .. }
             | Action::Step { .. }
             | Action::Start { .. }
-            | Action::Reconnect { .. }
-            | Action::AnvilTick { .. }
-            | Action::HoldTimeout { .. } => self.dispatch_controller(cause, action),
+            | Action::AnvilTick { .. } => self.dispatch_controller(cause, action),
         }
     }
 
@@ -751,7 +733,7 @@ impl Sim {
         }
     }
 
-    /// An action of a controller: its queue, its workers, its life, its link, its hold.
+    /// An action of a controller: its queue, its workers, its life.
     fn dispatch_controller(&mut self, cause: EventId, action: Action) {
         match action {
             Action::QueueAfter {
@@ -770,15 +752,7 @@ impl Sim {
                 worker,
             } => self.step(controller, epoch, worker, cause),
             Action::Start { controller, epoch } => self.start_controller(controller, epoch, cause),
-            Action::Reconnect {
-                controller,
-                until_ms,
-            } => self.reconnect(controller, until_ms, cause),
             Action::AnvilTick { controller, epoch } => self.anvil_tick(controller, epoch, cause),
-            Action::HoldTimeout {
-                controller,
-                generation,
-            } => self.hold_timeout(controller, generation, cause),
             _ => unreachable!("not a controller action"),
         }
     }
@@ -788,14 +762,6 @@ impl Sim {
         let now = self.now_ms;
         if self.in_life(c, epoch) && self.controllers[c.index()].delayed_add_due(key, now) {
             self.enqueue(c, key, cause, false);
-        }
-    }
-
-    /// The end of a disconnect; stale when a longer disconnect replaced it.
-    fn reconnect(&mut self, c: ControllerId, until_ms: TimeMs, cause: EventId) {
-        if self.controllers[c.index()].reconnect(until_ms) {
-            let event = EventKind::Reconnect { controller: c };
-            self.emit(Actor::Controller(c), cause, event);
         }
     }
 
@@ -932,6 +898,19 @@ mod tests {
             config.controllers.push(c);
         }
         config
+    }
+
+    /// One controller (with a second apiserver to fail over to), watching at 1 s.
+    pub(super) fn watching() -> Sim {
+        let mut config = mirrors(1);
+        let other = crate::config::ApiserverConfig {
+            name: "other".into(),
+            lag_ms: DurationMs::ZERO,
+        };
+        config.apiservers.push(other);
+        let mut sim = Sim::new(config).unwrap();
+        sim.handle_timeout(TimeMs(1000));
+        sim
     }
 
     /// A create of a Pod, as the timeline writes it.

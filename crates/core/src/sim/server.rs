@@ -146,7 +146,7 @@ impl Sim {
             etcd: &self.etcd,
             clients: Clients {
                 reflectors: &self.reflectors,
-                controllers: &self.controllers,
+                links: &self.links,
             },
             watches: &mut self.watches,
             out: &mut self.effects,
@@ -176,7 +176,7 @@ impl Sim {
         for &watch in &watches {
             let watcher = self.watches[watch.index()].watcher;
             let c = self.controller_of(watcher);
-            let slow_link = !self.controllers[c.index()].link_delay_ms.is_zero();
+            let slow_link = self.links[c.index()].slow();
             let w = &mut self.watches[watch.index()];
             match w.offer(&change, true, slow_link, cap) {
                 Offer::Skip => {}
@@ -280,9 +280,9 @@ impl Sim {
         cause: EventId,
         refuse: fn(ApiError) -> Msg,
     ) -> Option<ApiserverId> {
-        let c = self.controller_of(watcher);
-        if self.connected(c) {
-            return Some(self.controllers[c.index()].apiserver);
+        let link = &self.links[self.controller_of(watcher).index()];
+        if link.connected() {
+            return Some(link.apiserver());
         }
         self.send_to_client(watcher, session, cause, refuse(ApiError::ConnectionRefused));
         None
