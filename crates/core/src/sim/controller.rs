@@ -1,5 +1,5 @@
-//! Controllers: their state (queue, workers, link, hold, memory) and rules, and the engine's
-//! side of them: workers, reconciles and their writes, crashes and restarts, ESR.
+//! Controllers: their state (queue, workers, memory, life) and rules, and the engine's side of
+//! them: workers, reconciles and their writes, crashes and restarts.
 
 use super::*;
 
@@ -581,53 +581,6 @@ impl Sim {
             self.step_server(api, |a, st| a.forget_watch(st, watch));
         }
         self.stop_reflector(w, cause);
-    }
-
-    /// ESR bookkeeping after a committed write: which primary key did it touch, and does that
-    /// key's desired state hold now? `present`: the write left `o` in etcd (not a delete).
-    pub(super) fn track_esr(&mut self, o: Object, present: bool) {
-        for (i, cfg) in self.config.controllers.iter().enumerate() {
-            let key = if o.kind == cfg.primary {
-                Some(o.name)
-            } else {
-                match o.owner {
-                    Some(owner) if owner.kind == cfg.primary => Some(owner.name),
-                    _ => None,
-                }
-            };
-            let Some(key) = key else { continue };
-            // Only objects the controller watches are its business (its namespaces).
-            let mut primary_watches = cfg.watches.iter().filter(|w| w.kind == cfg.primary);
-            let watched = primary_watches.clone().any(|w| w.namespace.is_none()) || {
-                let ns = self.names.resolve(o.namespace);
-                primary_watches.any(|w| w.namespace.as_deref() == Some(ns))
-            };
-            if !watched && !cfg.anvil {
-                continue;
-            }
-            let c = ControllerId(i as u16);
-            // The written object is the parent itself when it is of the primary kind.
-            let parent = if o.kind == cfg.primary {
-                present.then_some(o)
-            } else {
-                self.etcd.get(cfg.primary, key).copied()
-            };
-            let now = self.now_ms;
-            let holds = match &parent {
-                Some(p) => {
-                    reconcile::desired_holds(cfg, 1 << c.0, p, &self.names, &EtcdReader(&self.etcd))
-                }
-                None => true,
-            };
-            let entry = self.esr.entry((c, key)).or_insert(EsrState {
-                holds: !holds,
-                since_ms: now,
-            });
-            if entry.holds != holds {
-                entry.holds = holds;
-                entry.since_ms = now;
-            }
-        }
     }
 }
 

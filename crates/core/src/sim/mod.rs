@@ -220,13 +220,6 @@ impl Stop {
     }
 }
 
-/// Per (controller, key): does the desired state hold, and since when.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct EsrState {
-    pub holds: bool,
-    pub since_ms: TimeMs,
-}
-
 /// The whole simulated system. `Clone` is the explorer's fork; `state_hash` its dedup key.
 #[derive(Clone, Debug)]
 pub struct Sim {
@@ -240,7 +233,7 @@ pub struct Sim {
     controllers: Vec<Controller>,
     /// Each controller's link to its apiserver, by `ControllerId`.
     links: Vec<Link>,
-    esr: BTreeMap<(ControllerId, NameId), EsrState>,
+    esr: crate::esr::Esr,
     rng: Rng,
     timers: timers::Timers,
     ready: VecDeque<(EventId, Action)>,
@@ -334,7 +327,7 @@ impl Sim {
             reflectors: vec![],
             controllers: vec![],
             links: vec![],
-            esr: BTreeMap::new(),
+            esr: Default::default(),
             rng: Rng::new(config.seed),
             timers: timers::Timers::default(),
             ready: VecDeque::new(),
@@ -464,8 +457,8 @@ impl Sim {
         &self.links
     }
 
-    /// Per (controller, key): does the desired state hold, and since when.
-    pub fn esr(&self) -> &BTreeMap<(ControllerId, NameId), EsrState> {
+    /// Per (controller, key): does the desired state hold, and since when (`esr.rs`).
+    pub fn esr(&self) -> &crate::esr::Esr {
         &self.esr
     }
 
@@ -553,9 +546,7 @@ impl Sim {
         use std::hash::{Hash, Hasher};
         let mut h = StateHasher(0xcbf2_9ce4_8422_2325);
         self.now_ms.hash(&mut h);
-        for (key, st) in &self.esr {
-            (key, st.holds).hash(&mut h);
-        }
+        self.esr.hash_holds(&mut h);
         self.etcd.hash(&mut h);
         self.apiservers.hash(&mut h);
         self.watches.hash(&mut h);
@@ -885,7 +876,7 @@ pub fn trace_hash(sim: &Sim) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Behaviour, TimedInput};
+    use crate::config::Behaviour;
 
     /// Pods and their Copies on one apiserver, without compaction, and `controllers`
     /// controllers that each mirror Pods into Copies: for tests of the engine's rules.
@@ -930,34 +921,16 @@ mod tests {
     /// desired state holds, not since when) is part of the state.
     #[test]
     fn the_state_hash_holds_esr() {
-        let mut config = Config::new(&["Parent", "Child"]);
-        let c = Config::controller(
-            "c",
-            KindId(0),
-            Behaviour::Children {
-                child: KindId(1),
-                finalizer: false,
-            },
-        );
-        config.controllers.push(c);
-        config.timeline.push(TimedInput {
-            at_ms: TimeMs(0),
-            input: Input::Create {
-                kind: KindId(0),
-                name: "a".into(),
-                spec: 2,
-            },
-        });
-        config.end_ms = TimeMs(5_000);
+        let config = crate::esr::tests::parents();
         let mut sim = Sim::new(config).unwrap();
         sim.run();
         let twin = sim.clone();
         assert_eq!(sim.state_hash(), twin.state_hash());
-        let key = *sim.esr.keys().next().expect("ESR is tracked");
+        let key = *sim.esr.iter().next().expect("ESR is tracked").0;
         let before = sim.state_hash();
-        sim.esr.get_mut(&key).unwrap().since_ms += DurationMs(1);
+        sim.esr.state_mut(key).unwrap().since_ms += DurationMs(1);
         assert_eq!(sim.state_hash(), before, "since when does not count");
-        let holds = &mut sim.esr.get_mut(&key).unwrap().holds;
+        let holds = &mut sim.esr.state_mut(key).unwrap().holds;
         *holds = !*holds;
         assert_ne!(sim.state_hash(), before);
     }
@@ -967,23 +940,12 @@ mod tests {
     /// itself off (then it is the last event recorded, as `emit` answers at the cap).
     #[test]
     fn a_running_reconcile_names_its_recorded_start_event() {
-        let mut config = Config::new(&["Parent", "Child"]);
-        let behaviour = Behaviour::Children {
-            child: KindId(1),
-            finalizer: false,
-        };
-        let mut c = Config::controller("c", KindId(0), behaviour);
-        c.reconcile_ms = DurationMs(1000);
-        config.controllers.push(c);
-        let create = Input::Create {
-            kind: KindId(0),
-            name: "a".into(),
-            spec: 3,
-        };
-        config.timeline.push(TimedInput {
-            at_ms: TimeMs(0),
-            input: create,
-        });
+        let mut config = crate::esr::tests::parents();
+        config.end_ms = TimeMs(60_000);
+        config.controllers[0].reconcile_ms = DurationMs(1000);
+        if let Input::Create { spec, .. } = &mut config.timeline[0].input {
+            *spec = 3;
+        }
         let mut running_seen = 0;
         for cap in 1..60 {
             config.limits.max_events = cap;

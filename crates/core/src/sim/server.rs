@@ -71,7 +71,9 @@ impl Sim {
             }
         }
         self.etcd_watch_fanout(change, id);
-        self.track_esr(obj, event != EventType::Deleted);
+        let world = (&*self.config, &self.etcd, &self.names);
+        self.esr
+            .track(world, self.now_ms, obj, event != EventType::Deleted);
         id
     }
 
