@@ -1,9 +1,11 @@
-// Browser end-to-end tests: act as a user on the built page. Usage: node e2e/run.mjs URL
+// Browser end-to-end tests: act as a user on the built page. Usage: node e2e/run.mjs URL [ONLY]
+// (ONLY: run only the tests whose name contains it, here and in page.mjs; share.mjs runs whole.)
 import { mkdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { launch, runTests, assert, editorText, setEditor, ensureEditor, ready, gotoReady, reloadReady, until, shootBoth, pickGallery as pickGalleryIn } from './browser.mjs';
 
 const base = process.argv[2] || 'http://127.0.0.1:8080/';
+const only = process.argv[3] || '';
 const shots = new URL('./screenshots/', import.meta.url).pathname;
 mkdirSync(shots, { recursive: true });
 
@@ -31,7 +33,8 @@ run 24h
 
 const pickGallery = (fragment) => pickGalleryIn(page, fragment);
 
-const ok = await runTests([
+const ok = await runTests(([
+
   ['the page loads with no console errors and shows the app', async () => {
     await gotoReady(page, base);
     await page.evaluate(() => localStorage.clear());
@@ -257,13 +260,15 @@ const ok = await runTests([
     await pickGallery('overflow');
     await page.waitForSelector('[data-testid="watch-cache"][data-kind="Pod"][data-capacity="3"]');
     await page.click('[data-testid="next-410"]');
-    await page.locator('.msg').first().waitFor();
-    assert(await page.locator('.msg').count() === 1, 'the 410 is drawn on its link');
-    assert(await page.locator('.msg animateMotion').count() === 0, 'without motion');
+    const gone = page.locator('.msg.msg-error');
+    await gone.waitFor();
+    assert(await gone.count() === 1, 'the 410 is drawn on its link');
+    const moving = () => gone.evaluate((m) => m.getAnimations().length);
+    assert(await moving() === 0, 'without motion');
     await page.emulateMedia({ reducedMotion: 'no-preference' });
     await page.click('[data-testid="step-back"]');
     await page.click('[data-testid="step-forward"]');
-    assert(await page.locator('.msg animateMotion').count() === 1, 'with motion otherwise');
+    assert(await moving() === 1, 'with motion otherwise');
   }],
   ['before the editor loads, a mistake is already underlined with its message', async () => {
     await page.evaluate(() => localStorage.setItem('listwatch.script', 'kind Pod\ncontroller c for Pdo mirror Pod\n'));
@@ -302,12 +307,12 @@ const ok = await runTests([
     await page.waitForSelector('[data-testid="event-cap"]', { state: 'detached' });
     assert(errors.length === 0, `no console errors, got: ${errors.join(' | ')}`);
   }],
-]);
+]).filter(([name]) => name.includes(only)));
 
 await browser.close();
 // The share-link, embed and CSP suite runs after this one (`cargo xtask test` runs this file).
 console.log('e2e: share links, embeds, CSP (e2e/share.mjs)');
-const share = spawnSync(process.execPath, [new URL('./share.mjs', import.meta.url).pathname, base], { stdio: 'inherit' });
+const share = spawnSync(process.execPath, [new URL('./share.mjs', import.meta.url).pathname, base, only], { stdio: 'inherit' });
 console.log('e2e: objects, layouts, accessibility, faults by hand, history, tour (e2e/page.mjs)');
-const pages = spawnSync(process.execPath, [new URL('./page.mjs', import.meta.url).pathname, base], { stdio: 'inherit' });
+const pages = spawnSync(process.execPath, [new URL('./page.mjs', import.meta.url).pathname, base, only], { stdio: 'inherit' });
 process.exit(ok && share.status === 0 && pages.status === 0 ? 0 : 1);

@@ -6,6 +6,7 @@
 //
 // Options on the block (data-listwatch-*): panels="timeline,explanation,editor", theme="dark",
 // autoplay. The script text travels to the iframe by postMessage; the iframe reports its height.
+// It also fits the height of the iframes the playground's "Copy embed code" gives.
 (function () {
   const here = document.currentScript && document.currentScript.src;
   const base = here ? new URL('./', here).href : './';
@@ -27,19 +28,27 @@
     frame.className = 'listwatch-embed';
     frame.style.cssText = 'width:100%;height:560px;border:1px solid #d9dde3;border-radius:6px';
     frame.setAttribute('loading', 'lazy');
+    fit(frame, script);
+    host.replaceWith(frame);
+  }
+
+  /// The frame takes the height its embed reports; a frame made here hands the embed its script.
+  function fit(frame, script) {
+    frame.dataset.listwatchDone = '1';
     window.addEventListener('message', (e) => {
       if (e.source !== frame.contentWindow || !e.data) return;
-      if (e.data.listwatch === 'ready') frame.contentWindow.postMessage({ listwatch: 'load', script }, '*');
+      if (e.data.listwatch === 'ready' && script !== undefined) frame.contentWindow.postMessage({ listwatch: 'load', script }, '*');
       if (e.data.listwatch === 'height') {
         const h = parseInt(e.data.height, 10);
         if (h > 100 && h < 5000) frame.style.height = h + 'px';
       }
     });
-    host.replaceWith(frame);
   }
 
   function run() {
     document.querySelectorAll('pre.listwatch, code.language-listwatch').forEach(embed);
+    // Iframes pasted from "Copy embed code" (their script is in their link).
+    document.querySelectorAll('iframe.listwatch-embed').forEach((f) => f.dataset.listwatchDone || fit(f));
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', run);
   else run();

@@ -1,5 +1,5 @@
 // The page's exports: the trace's JSON (written by the worker), the view as SVG or PNG. Loaded on
-// the first click (panels.js's `download_text` and `download_view`), so the first load does not
+// the first click (panels.js's `export_json` and `download_view`), so the first load does not
 // carry it.
 function save(name, blob) {
   const a = document.createElement('a');
@@ -12,8 +12,26 @@ function save(name, blob) {
 
 export function download_text(name, mime, text) { save(name, new Blob([text], { type: mime })); }
 
+let exporting = null;
+/// The trace of `script` as the CLI's JSON, written in the explorer's worker (which holds
+/// serde_json) and saved as `listwatch-trace.json`; a newer call cancels an older one. `notice`
+/// says a failure in words.
+export function export_json(script, notice) {
+  exporting?.terminate();
+  let w;
+  try { w = new Worker('./explore_worker_loader.js'); } catch { notice('The export could not start'); return; }
+  exporting = w;
+  // The worker's messages (protocol.rs): ready, then the export or an error.
+  w.onmessage = (e) => {
+    if (e.data.kind === 'ready') return w.postMessage({ kind: 'export', script });
+    if (e.data.kind === 'export') download_text('listwatch-trace.json', 'application/json', e.data.json);
+    else notice(`The export failed: ${e.data.message}`);
+    w.terminate();
+  };
+}
+
 /// The view as a standalone SVG: the page's rules inlined with the theme's colours resolved,
-/// animations removed.
+/// motion stopped.
 function viewMarkup() {
   const svg = document.querySelector('svg.system');
   if (!svg) return '';
@@ -28,9 +46,9 @@ function viewMarkup() {
   }
   css = css.replace(/var\((--[\w-]+)\)/g, (_, v) => root.getPropertyValue(v).trim() || '#000');
   const style = document.createElementNS('http://www.w3.org/2000/svg', 'style');
-  style.textContent = css + `svg { background: ${getComputedStyle(document.body).backgroundColor}; font-family: system-ui, sans-serif; }`;
+  // Messages are drawn where they are: the motion that brings them there is the page's only.
+  style.textContent = css + `svg { background: ${getComputedStyle(document.body).backgroundColor}; font-family: system-ui, sans-serif; } .fly { animation: none; }`;
   clone.insertBefore(style, clone.firstChild);
-  clone.querySelectorAll('animateMotion').forEach((a) => a.remove());
   return new XMLSerializer().serializeToString(clone);
 }
 

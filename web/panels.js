@@ -1,6 +1,7 @@
 // The page's lighter panels, drawn with the DOM (text nodes and attributes only: no user text ever
-// becomes HTML): Start here (the tour), the local history of the script, and the objects panel,
-// whose fold runs in the explorer's worker. Kept out of the wasm to keep the first load small.
+// becomes HTML): the legend, Start here (the tour), the local history of the script, and the
+// objects panel, whose fold runs in the explorer's worker. Kept out of the wasm to keep the first
+// load small.
 
 // Shared with compare.js (which imports it: the same module, already loaded). Handlers are the
 // element's `on…` properties (listed in `on`), so a redraw can swap them.
@@ -51,6 +52,14 @@ const store = {
 };
 const disclose = (open, label, testid, onclick) =>
   h('button', { class: 'disclose', 'aria-expanded': String(open), 'data-testid': testid, onclick }, `${open ? '▾' : '▸'} ${label}`);
+
+// ---- Legend: a disclosure whose contents (legend.js) load when it first opens ------------------
+export function legend(host) {
+  const d = h('details', { class: 'legend', 'data-testid': 'legend', ontoggle: () => {
+    if (d.open && !d.loading) d.loading = import(new URL('legend.js', document.baseURI).href).then((m) => d.append(m.groups()));
+  } }, h('summary', {}, 'Legend'));
+  host.replaceChildren(d);
+}
 
 // ---- Start here: a path through the gallery ----------------------------------------------------
 const STEPS = [
@@ -169,82 +178,27 @@ export function history_source(script) {
   if (historyOpen) drawHistory();
 }
 
-// ---- Objects: each holder's copy of every object -----------------------------------------------
-const MARKS = { fresh: '✓ current', stale: '⚠ stale', missing: '∅ missing', ghost: '✗ ghost' };
-const isStale = (m) => m === 'stale' || m === 'ghost';
-let obj = { host: null, open: false, worker: null, ready: false, pending: null, script: '', cursor: 0, pick: null, table: null, jump: null };
-
-function objectsJob() {
-  if (!obj.open || !obj.script) return;
-  if (!obj.worker) {
-    obj.worker = new Worker('./explore_worker_loader.js');
-    obj.ready = false;
-    obj.worker.onmessage = (e) => {
-      if (e.data.kind === 'ready') {
-        obj.ready = true;
-        if (obj.pending) obj.worker.postMessage(obj.pending);
-        obj.pending = null;
-      } else { obj.table = e.data; drawObjects(); }
-    };
-  }
-  const job = { kind: 'objects', script: obj.script, cursor: obj.cursor, pick_kind: obj.pick ? obj.pick[0] : '', pick_name: obj.pick ? obj.pick[1] : '' };
-  if (obj.ready) obj.worker.postMessage(job); else obj.pending = job;
-}
-
-function drawObjects() {
-  if (!obj.host) return;
-  const head = h('h2', { class: 'panel-head' },
-    h('button', { class: 'disclose', 'aria-expanded': String(obj.open), 'aria-controls': 'objects-body', 'data-testid': 'objects-toggle', onclick: () => {
-      obj.open = !obj.open;
-      if (!obj.open && obj.worker) { obj.worker.terminate(); obj.worker = null; obj.table = null; }
-      drawObjects(); objectsJob();
-    } }, `${obj.open ? '▾' : '▸'} Objects`),
-    h('span', { class: 'hint' }, ' each holder\'s copy, now'));
-  if (!obj.open) { redraw(obj.host, h('div', { class: 'objects-panel' }, head)); return; }
-  const t = obj.table;
-  const pick = obj.pick ? `${obj.pick[0]}/${obj.pick[1]}` : '/';
-  const settled = !!t && t.kind === 'objects' && t.cursor === obj.cursor && t.script === obj.script && t.pick === pick;
-  const list = t && t.kind === 'objects' ? t.list : [];
-  const body = h('div', { id: 'objects-body', 'data-testid': 'objects', class: 'objects', 'data-settled': String(settled), 'aria-busy': String(!settled) },
-    t && t.kind === 'error' && h('p', { class: 'hint' }, `The objects could not be folded: ${t.message}`),
-    t && t.kind === 'objects' && t.seen === 0 && h('p', { class: 'hint' }, 'No object written yet at this moment.'),
-    list.map(([kind, name, rows, hist]) => {
-      const selected = !!obj.pick && obj.pick[0] === kind && obj.pick[1] === name;
-      const stale = rows.filter((r) => isStale(r[1])).length;
-      return h('div', { 'data-testid': 'object', 'data-kind': kind, 'data-name': name, class: selected ? 'object selected' : 'object' },
-        h('button', { class: 'object-name', 'aria-expanded': String(selected), title: 'Show every version and who wrote it', onclick: () => {
-          obj.pick = selected ? null : [kind, name]; drawObjects(); objectsJob();
-        } }, h('b', {}, `${kind}/${name}`), stale > 0 && h('span', { class: 'stale-count' }, ` · ${stale} stale`)),
-        h('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-label': `Copies of ${kind}/${name}` },
-          h('table', {},
-            h('thead', {}, h('tr', {}, ['holder', 'copy', 'rv', 'spec', 'status', 'deletion', 'owner', 'uid'].map((c) => h('th', { scope: 'col' }, c)))),
-            h('tbody', {}, rows.map((r) => h('tr', {
-              'data-testid': 'object-copy', 'data-holder': r[0], 'data-rv': r[2] || '', 'data-stale': String(isStale(r[1])), 'data-mark': r[1], class: `copy mark-${r[1]}`,
-            }, h('th', { scope: 'row' }, r[0]), h('td', { class: 'mark' }, MARKS[r[1]] || '—'),
-            r.length > 2 ? r.slice(2).map((c) => h('td', {}, c)) : h('td', { colspan: '6', class: 'hint' }, 'no copy')))))),
-        selected && hist && h('ol', { class: 'history', 'data-testid': 'object-history', 'aria-label': `History of ${kind}/${name}` },
-          hist.map(([id, text, later]) => h('li', { class: later ? 'future' : null },
-            h('button', { class: 'link', title: 'Go to this write', onclick: () => obj.jump(id) }, text)))));
-    }),
-    t && t.kind === 'objects' && t.seen > list.length && h('p', { class: 'hint' }, `${t.seen - list.length} more objects not shown.`));
-  redraw(obj.host, h('div', { class: 'objects-panel' }, head, body));
-}
-
-/// The run on screen (its script) and the moment: redraws, and asks the worker when open.
-export function objects(host, script, cursor, onJump) {
-  const placed = obj.host === host;
-  Object.assign(obj, { host, script, cursor, jump: onJump });
-  // Closed, the panel shows nothing of the run or the moment: no DOM work on every edit or tick.
-  if (placed && !obj.open) return;
-  drawObjects();
-  objectsJob();
+// ---- Objects: each holder's copy of every object; drawn by objects.js, loaded on first open -----
+const objects_head = (onclick) => h('h2', { class: 'panel-head' },
+  h('button', { class: 'disclose', 'aria-expanded': 'false', 'aria-controls': 'objects-body', 'data-testid': 'objects-toggle', onclick }, '▸ Objects'),
+  h('span', { class: 'hint' }, ' each holder\'s copy, now'));
+let objectsPanel = null, objectsArgs = null;
+/// The run on screen (its script) and the moment: closed, the panel shows its disclosure only (no
+/// DOM work on every edit or tick); opened, objects.js draws it from then on.
+export function objects(...args) {
+  if (objectsPanel) return objectsPanel.objects(...args);
+  const placed = objectsArgs?.[0] === args[0];
+  objectsArgs = args;
+  if (placed) return;
+  redraw(args[0], h('div', { class: 'objects-panel' }, objects_head(() => import(new URL('objects.js', document.baseURI).href)
+    .then((m) => { objectsPanel = m; m.open(...objectsArgs); }))));
 }
 
 // ---- Explore: the fault-schedule search, drawn from the page's state ----------------------------
 // The search's settings and where it is are the page's (the Rust reducer's, see
 // components/explore.rs): this draws them, runs the worker the state asks for, and turns every
 // control and every report of the worker into the page's action through `on`.
-const ex = { host: null, script: '', job: 0, worker: null, idle: false, on: null, running: null, report: undefined, found: [], foundJob: 0 };
+const ex = { host: null, script: '', job: 0, worker: null, idle: false, on: null, running: null, report: undefined, found: [], foundJob: 0, cancelled: 0 };
 const NOTHING_YET = { kind: 'progress', tried: 0, space: 0, states: 0, skipped: 0, faults: 0, failures: 0, per_second: 0 };
 
 /// A worker for search `job` while the state says it runs. A worker that finished its search is
@@ -299,7 +253,9 @@ export function explore(host, budget, max, all, job, running, report, on) {
   // the panel (in place: see `patch`).
   if (ex.host === host && ex.running === running && ex.report === report) return;
   Object.assign(ex, { host, running, report });
-  const pr = report ? JSON.parse(report) : job ? NOTHING_YET : {};
+  // No report yet: a search running, or one cancelled before its first report; else (none
+  // started, or the page left the scenario a search was of) nothing to show.
+  const pr = report ? JSON.parse(report) : running || ex.cancelled === job ? NOTHING_YET : {};
   // A progress report carries the failures only when there are new ones: keep the job's last list.
   if (ex.foundJob !== job) ex.found = [], ex.foundJob = job;
   if (pr.found) ex.found = pr.found;
@@ -313,7 +269,7 @@ export function explore(host, budget, max, all, job, running, report, on) {
         oninput: (e) => { const v = parseInt(e.target.value, 10); if (v >= 1) on(`budget:${Math.min(v, max)}`); } })),
       h('label', { title: 'Keep searching after the first failure, up to the budget' },
         h('input', { type: 'checkbox', 'data-testid': 'explore-all', checked: all, onchange: (e) => on(`all:${e.target.checked}`) }), ' all failures'),
-      running ? h('button', { 'data-testid': 'explore-cancel', onclick: () => on('cancel') }, 'Cancel')
+      running ? h('button', { 'data-testid': 'explore-cancel', onclick: () => { ex.cancelled = job; on('cancel'); } }, 'Cancel')
         : h('button', { 'data-testid': 'explore', onclick: () => on('start') }, 'Explore')),
     (active || finished) && h('progress', { 'data-testid': 'explore-progress', max: Math.max(pr.space, 1), value: pr.tried }),
     (active || finished) && h('div', { class: 'hint', 'data-testid': 'explore-stats' },
@@ -348,7 +304,26 @@ export function compare(host, index) {
   draw();
 }
 
+// ---- Embeds -----------------------------------------------------------------------------------
+/// An embed tells its parent page the height of its content `app` whenever it changes (embed.js
+/// fits the iframe to it).
+export function report_height(app) {
+  new ResizeObserver(() => parent.postMessage({ listwatch: 'height', height: String(Math.ceil(app.getBoundingClientRect().height) + 16) }, '*')).observe(app);
+}
+
+// ---- Embed code -------------------------------------------------------------------------------
+/// Copies an iframe of the embed at `src` (a share link with `?embed`), as high as what an embed
+/// shows (the run's title to its explanation as this page lays it out, with the embed's bar), and
+/// embed.js, which then fits the iframe to the height the embed reports at its width.
+export function copy_embed(src) {
+  const [top, end] = ['.right .title', '.right .explanation'].map((s) => document.querySelector(s)?.getBoundingClientRect());
+  const height = top && end ? Math.round(end.bottom - top.top) + 61 : 720;
+  const dir = src.slice(0, src.lastIndexOf('/', src.indexOf('?')) + 1);
+  navigator.clipboard.writeText(`<iframe class="listwatch-embed" src="${src}" width="100%" height="${height}" style="border:0" title="listwatch scenario" loading="lazy"></iframe>
+<script src="${dir}embed.js" defer></script>`);
+}
+
 // ---- Export: the files the page saves; their code loads on the first click (export.js) ---------
 const onDemand = (name) => (...args) => import(new URL('export.js', document.baseURI).href).then((m) => m[name](...args));
-/// `download_text(name, mime, text)` saves text as a file; `download_view('svg'|'png')` the view.
-export const download_text = onDemand('download_text'), download_view = onDemand('download_view');
+/// `export_json(script, notice)` saves the trace as JSON; `download_view('svg'|'png')` the view.
+export const export_json = onDemand('export_json'), download_view = onDemand('download_view');

@@ -1,7 +1,8 @@
 //! The page: gallery and editor on the left, the animated view, controls, timeline and panels on
 //! the right; or, with `?embed`, only the view and its controls for an iframe in documentation.
-//! Keyboard: Space play/pause, arrows step, `?` help (never while typing in the editor);
-//! Ctrl/Cmd+S copies the share link, Ctrl/Cmd+Enter re-runs.
+//! Keyboard: Space play/pause (a focused button takes Space itself), arrows step, `?` help and
+//! Escape closes it (never while typing in the editor); Ctrl/Cmd+S copies the share link,
+//! Ctrl/Cmd+Enter re-runs.
 //!
 //! `App` holds the state (Yew's `use_reducer`) and hands each component only what it shows: the
 //! run (`Rc<Loaded>`, compared by identity), the moment, and a dispatcher. A clock tick therefore
@@ -96,7 +97,7 @@ pub fn share_href(state: &State) -> String {
     format!(
         "{}#{}",
         link::playground_base(),
-        link::fragment_for(&state.source, state.now_ms())
+        link::fragment_for(&state.source, state.now_ms(), state.cursor)
     )
 }
 
@@ -105,13 +106,17 @@ fn copy_link(state: &UseReducerHandle<State>) {
     state.dispatch(Action::Notice(Some("Link copied to the clipboard".into())));
 }
 
-fn embed_code(state: &State) -> String {
+/// The embed of the run at this moment: `panels.js` copies its iframe, as high as what it shows,
+/// and embed.js, which fits the iframe to the height the embed reports.
+fn copy_embed(state: &State) {
     let src = format!(
         "{}?embed#{}",
         link::playground_base(),
-        link::fragment_for(&state.source, state.now_ms())
+        link::fragment_for(&state.source, state.now_ms(), state.cursor)
     );
-    format!("<iframe src=\"{src}\" width=\"100%\" height=\"640\" style=\"border:0\" title=\"listwatch scenario\" loading=\"lazy\"></iframe>")
+    crate::components::objects::with_module(move |m| {
+        crate::components::objects::call(m, "copy_embed", &[src.into()])
+    });
 }
 
 /// The latest state, for callbacks that read it when they run.
@@ -154,17 +159,18 @@ fn use_persistence(state: &UseReducerHandle<State>, embed_on: bool) {
     let deps = (
         state.source.clone(),
         state.now_ms(),
+        state.cursor,
         state.stale,
         state.kept.is_some(),
     );
-    use_effect_with(deps, move |(source, now, stale, kept)| {
+    use_effect_with(deps, move |(source, now, cursor, stale, kept)| {
         // A reload inside the debounce window finds an older fragment that this page wrote
         // itself; the autosaved text wins over it then (see `initial_state`). While a link's
         // script is shown and not yet the user's, the address stays the link, so a reload
         // shows the link again (with the autosaved text still kept).
         let write = (on && !*stale && !*kept).then(|| {
-            let (source, now) = (source.clone(), *now);
-            move || link::replace_fragment(&link::fragment_for(&source, now))
+            let (source, now, cursor) = (source.clone(), *now, *cursor);
+            move || link::replace_fragment(&link::fragment_for(&source, now, cursor))
         });
         let pending = write.map(|w| Timeout::new(300, w));
         move || drop(pending)
@@ -189,8 +195,10 @@ fn use_timers(state: &UseReducerHandle<State>, autoplay: bool) {
         move || drop(next)
     });
     let d = state.dispatcher();
-    use_effect_with(state.playing, move |playing| {
-        let interval = playing.then(|| Interval::new(50, move || d.dispatch(Action::Tick(50.0))));
+    use_effect_with((state.playing, state.speed), move |(playing, speed)| {
+        let ms = crate::state::tick_ms(*speed);
+        let interval =
+            playing.then(|| Interval::new(ms, move || d.dispatch(Action::Tick(ms as f64))));
         move || drop(interval)
     });
     let d = state.dispatcher();
@@ -251,19 +259,18 @@ fn use_embed_messages(dispatch: UseReducerDispatcher<State>, embed: &link::Embed
         });
         move || drop(listener)
     });
+    // The content's own height (`panels.js`, whenever it changes: a redraw, a panel drawn
+    // later, a new width): the document's would never shrink below the iframe's.
     let on = embed.on;
-    use_effect(move || {
-        if let Some(w) = web_sys::window().filter(|_| on) {
-            // The content's own height: the document's would never shrink below the iframe's.
-            let height = w
-                .document()
-                .and_then(|d| d.query_selector(".app").ok().flatten())
-                .map(|e| e.get_bounding_client_rect().height().ceil() as i32 + 16)
-                .unwrap_or(0);
-            if let Ok(Some(parent)) = w.parent() {
-                let msg = js_object(&[("listwatch", "height"), ("height", &height.to_string())]);
-                let _ = parent.post_message(&msg, "*");
-            }
+    use_effect_with((), move |_| {
+        let app = web_sys::window()
+            .filter(|_| on)
+            .and_then(|w| w.document())
+            .and_then(|d| d.query_selector(".app").ok().flatten());
+        if let Some(app) = app {
+            crate::components::objects::with_module(move |m| {
+                crate::components::objects::call(m, "report_height", &[app.into()])
+            });
         }
     });
 }
@@ -298,17 +305,23 @@ fn on_key(e: &web_sys::KeyboardEvent, st: &UseReducerHandle<State>) {
         st.dispatch(Action::Rerun);
         return;
     }
-    // The editor (CodeMirror's contenteditable) and form fields keep their keys.
-    let typing = e
+    // The editor (CodeMirror's contenteditable) and form fields keep their keys; a focused
+    // button (or link, or disclosure) keeps Space, which presses it.
+    let target = e
         .target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .and_then(|el| el.closest(".cm-editor, textarea, input, select").ok())
-        .flatten()
-        .is_some();
-    if typing || modifier {
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+    let within = |sel: &str| {
+        target
+            .as_ref()
+            .and_then(|el| el.closest(sel).ok().flatten())
+            .is_some()
+    };
+    if modifier || within(".cm-editor, textarea, input, select") {
         return;
     }
     match e.key().as_str() {
+        " " if within("button, a[href], summary, [role=button]") => {}
+        "Escape" if st.help => st.dispatch(Action::ToggleHelp),
         " " => {
             e.prevent_default();
             st.dispatch(if st.playing {
@@ -380,8 +393,8 @@ pub fn app() -> Html {
     let latest = use_latest(&state);
     use_effects(&state, &embed, &latest);
     let view = use_view(&state);
-    // The same callback at every render, so the header, the tour and the history never re-render
-    // for it.
+    // The same callback at every render, so the history never re-renders for it (the gallery and
+    // the tour open scenarios through the dispatcher, which is the same at every render too).
     let on_edit = {
         let d = state.dispatcher();
         use_callback((), move |s: String, _| d.dispatch(Action::Edit(s)))
@@ -406,11 +419,11 @@ pub fn app() -> Html {
 
     html! {
         <div class="app">
-            <Header theme={state.theme} dispatch={state.dispatcher()} latest={latest} on_pick={on_edit.clone()} />
+            <Header theme={state.theme} dispatch={state.dispatcher()} latest={latest} />
             { banners(&state) }
             <main>
                 <section class="left">
-                    <Tour on_pick={on_edit.clone()} />
+                    <Tour dispatch={state.dispatcher()} />
                     <details class="script" open={*editor_open}>
                         <summary data-testid="editor-toggle">{"Script"}</summary>
                         { editor(false) }
@@ -435,7 +448,9 @@ fn embed_page(state: &State, embed: &link::Embed, stage: Html, editor: Html) -> 
                 <span class="brand">{"listwatch"}</span>
                 <a data-testid="open-in-playground" href={share_href(state)} target="_blank" rel="noopener">{"Open in playground ↗"}</a>
             </div>
-            if embed.show_editor { { editor } }
+            // The script's errors show even where the script does not: else a broken script
+            // is an empty embed.
+            if embed.show_editor || !state.diagnostics.is_empty() { { editor } }
             { stage }
         </div>
     }
@@ -489,7 +504,6 @@ struct HeaderProps {
     theme: Theme,
     dispatch: UseReducerDispatcher<State>,
     latest: Latest,
-    on_pick: Callback<String>,
 }
 
 /// The header: the gallery, copying links, the theme and the keyboard help.
@@ -518,7 +532,7 @@ fn header(p: &HeaderProps) -> Html {
     let latest = p.latest.clone();
     let copy_embed = Callback::from(move |_: MouseEvent| {
         if let Some(st) = latest.get() {
-            link::copy_to_clipboard(&embed_code(&st));
+            copy_embed(&st);
             st.dispatch(Action::Notice(Some(
                 "Embed code copied to the clipboard".into(),
             )));
@@ -529,7 +543,7 @@ fn header(p: &HeaderProps) -> Html {
         <header>
             <h1>{"listwatch"}</h1>
             <span class="tagline">{"Kubernetes list-then-watch, visible"}</span>
-            <Gallery on_pick={p.on_pick.clone()} />
+            <Gallery dispatch={p.dispatch.clone()} />
             <button data-testid="copy-link" title="Copy a link that reproduces this scenario at this moment (Ctrl/Cmd+S)" onclick={copy}>{"Copy link"}</button>
             <button data-testid="copy-embed" title="Copy an iframe snippet for documentation" onclick={copy_embed}>{"Copy embed code"}</button>
             <label class="theme">{"Theme "}
@@ -576,8 +590,8 @@ fn banners(state: &UseReducerHandle<State>) -> Html {
             }
             if state.help {
                 <div class="help" role="dialog" aria-label="Keyboard help">
-                    <p><kbd>{"Space"}</kbd>{" play / pause · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>{" step one event · "}<kbd>{"?"}</kbd>{" this help · "}<kbd>{"Ctrl/Cmd+S"}</kbd>{" copy link · "}<kbd>{"Ctrl/Cmd+Enter"}</kbd>{" re-run"}</p>
-                    <p>{"Space, arrows and ? do nothing while the editor has focus. Click any marker or event to see why it happened."}</p>
+                    <p>{"Space: play / pause · ← →: step one event · ?: this help (Esc closes it) · Ctrl/Cmd+S: copy link · Ctrl/Cmd+Enter: re-run"}</p>
+                    <p>{"Space, arrows and ? do nothing while the editor has focus; on a focused button, Space presses it. Click any marker or event to see why it happened."}</p>
                 </div>
             }
         </>

@@ -70,10 +70,12 @@ pub fn playground_base() -> String {
         .unwrap_or_default()
 }
 
-pub fn fragment_for(script: &str, at_ms: TimeMs) -> String {
+/// The fragment for `script` at the moment after its first `events` events, at `at_ms`.
+pub fn fragment_for(script: &str, at_ms: TimeMs, events: usize) -> String {
     share::encode(&Shared {
         script: script.to_string(),
         at_ms: (at_ms > TimeMs::ZERO).then_some(at_ms),
+        events: (events > 0).then_some(events as u64),
     })
 }
 

@@ -73,6 +73,7 @@ mod tests {
                 shared: Shared {
                     script: script.to_string(),
                     at_ms,
+                    events: None,
                 },
                 keep_previous: true,
             })
@@ -259,6 +260,154 @@ mod tests {
             .clone()
             .reduce(Action::Edit(format!("{src}\n# a note")));
         assert!(Rc::ptr_eq(&fixed.diagnostics, &again.diagnostics));
+    }
+
+    /// A gallery scenario by its file name.
+    fn gallery(file: &str) -> &'static str {
+        listwatch_script::gallery::GALLERY
+            .iter()
+            .find(|(f, _)| f.starts_with(file))
+            .expect("a gallery scenario")
+            .1
+    }
+
+    /// Another scenario (the gallery, the tour) opens at its start, paused, whatever moment the
+    /// one before was at; an edit of the same scenario keeps the moment. The tour's first step
+    /// then stops at its first remark, not past all of them.
+    #[wasm_bindgen_test]
+    fn another_scenario_opens_at_its_start_and_an_edit_keeps_the_moment() {
+        use crate::state::{Action, State};
+        use yew::Reducible;
+        let s = std::rc::Rc::new(State::new(gallery("11-").to_string())).reduce(Action::Seek(42));
+        let edited = s
+            .clone()
+            .reduce(Action::Edit(format!("{}\nseed 7\n", gallery("11-"))));
+        assert_eq!(edited.cursor, 42, "an edit keeps the moment");
+        let opened = s.clone().reduce(Action::Open(gallery("30-").to_string()));
+        assert_eq!((opened.cursor, opened.playing), (0, false));
+        let playing = s
+            .reduce(Action::Play)
+            .reduce(Action::Open(gallery("39-").to_string()));
+        assert_eq!((playing.cursor, playing.playing), (0, false));
+        let mut tour = playing.reduce(Action::Play);
+        for _ in 0..1000 {
+            if !tour.playing {
+                break;
+            }
+            tour = tour.reduce(Action::Tick(50.0));
+        }
+        let said = &tour.run.as_ref().unwrap().sim.trace()[tour.cursor - 1].kind;
+        assert!(
+            matches!(said, listwatch_core::EventKind::Say { wait: true, .. }),
+            "stopped at the tour's first remark: {said:?}"
+        );
+        assert!(crate::state::waiting_at(
+            tour.run.as_ref().unwrap(),
+            tour.cursor
+        ));
+    }
+
+    /// Playback plays as many events a second as the speed says, from one a second up: every
+    /// tick of the clock (`tick_ms`) moves by the whole events it owes, and keeps the rest.
+    #[wasm_bindgen_test]
+    fn playback_plays_the_speed_it_is_set_to() {
+        use crate::state::{tick_ms, Action, State};
+        use yew::Reducible;
+        let src = "kind Pod\nkind Other\ncontroller c for Pod children Other\n\
+                   every 10ms 100 times create Pod p{i}\nrun 10s\n";
+        let s = std::rc::Rc::new(State::new(src.to_string()));
+        assert!(s.len() > 300, "{} events", s.len());
+        for speed in [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0] {
+            let mut p = s.clone().reduce(Action::Speed(speed)).reduce(Action::Play);
+            let ms = tick_ms(speed);
+            // Two seconds of ticks.
+            for _ in 0..2000 / ms {
+                p = p.reduce(Action::Tick(ms as f64));
+            }
+            let want = (2.0 * speed) as usize;
+            assert!(
+                p.cursor.abs_diff(want) <= 1,
+                "{speed} events/s: {} events in 2 s",
+                p.cursor
+            );
+        }
+    }
+
+    /// Opening another scenario stops the search of the one left behind and clears its results;
+    /// opening a counterexample the search found (an edit) keeps them.
+    #[wasm_bindgen_test]
+    fn another_scenario_stops_the_search_and_clears_its_results() {
+        use crate::state::{Action, State};
+        use yew::Reducible;
+        let s = std::rc::Rc::new(State::new(gallery("19-").to_string()))
+            .reduce(Action::ExploreStart)
+            .reduce(Action::ExploreReport {
+                job: 1,
+                report: "{\"kind\":\"progress\"}".into(),
+                done: false,
+            });
+        assert!(s.explore.running && s.explore.report.is_some());
+        let kept = s
+            .clone()
+            .reduce(Action::Edit(format!("{}\n# found\n", gallery("19-"))));
+        assert!(kept.explore.running && kept.explore.report.is_some());
+        let left = s.reduce(Action::Open(gallery("20-").to_string()));
+        assert!(!left.explore.running && left.explore.report.is_none());
+        assert_eq!(
+            left.explore.job, 2,
+            "the next number: panels.js drops what it showed"
+        );
+        let late = left.clone().reduce(Action::ExploreReport {
+            job: 1,
+            report: "{}".into(),
+            done: true,
+        });
+        assert!(late.explore.report.is_none(), "the old search is not heard");
+        let again = left.reduce(Action::ExploreStart);
+        assert!(again.explore.running && again.explore.job == 3);
+    }
+
+    /// A link carries the event of its moment, so it opens there and not at the last event of
+    /// that millisecond (gallery 02: the 410 is event 69 of the 74 at 2.200 s); an event the
+    /// run does not have at that moment is not trusted.
+    #[wasm_bindgen_test]
+    fn a_link_opens_at_its_event_not_at_the_end_of_its_millisecond() {
+        use crate::state::{Action, State};
+        use listwatch_core::TimeMs;
+        use listwatch_script::share::Shared;
+        use yew::Reducible;
+        let src = gallery("02-");
+        let s = std::rc::Rc::new(State::new(src.to_string())).reduce(Action::Seek(69));
+        let trace = s.run.as_ref().unwrap().sim.trace();
+        assert!(trace[68].kind.gone().is_some(), "event 69 is the 410");
+        assert_eq!(s.now_ms(), TimeMs(2200));
+        let at = crate::link::fragment_for(&s.source, s.now_ms(), s.cursor);
+        let shared = listwatch_script::share::decode(&at).unwrap();
+        let open = |shared: Shared| {
+            std::rc::Rc::new(State::new(String::new())).reduce(Action::OpenLink {
+                shared,
+                keep_previous: false,
+            })
+        };
+        assert_eq!(open(shared.clone()).cursor, 69);
+        let elsewhere = Shared {
+            events: Some(10),
+            ..shared.clone()
+        };
+        assert_eq!(open(elsewhere).cursor, 74, "the millisecond's last event");
+        let old = Shared {
+            events: None,
+            ..shared
+        };
+        assert_eq!(
+            open(old).cursor,
+            74,
+            "a link made before: as it opened then"
+        );
+        // Events at the start (time 0) are told apart too.
+        let start = crate::link::fragment_for(src, TimeMs::ZERO, 5);
+        let opened = open(listwatch_script::share::decode(&start).unwrap());
+        assert_eq!(opened.cursor, 5);
     }
 
     /// The theme is stored, and put on the page, in the words it always was.

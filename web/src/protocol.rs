@@ -3,8 +3,7 @@
 //! direction, passed as plain JS objects with serde-wasm-bindgen. Each message carries its `kind`
 //! (`{kind: "explore", script, budget}`), so the JS side reads and writes the same shapes; tuples
 //! travel as arrays. The page's wasm does not include this module: serde-wasm-bindgen costs about
-//! 23 KB gzipped there, and its one message (`Export`) is written field by field in
-//! `components/export.rs`. The tests below pin each message's JSON shape, what the JS side reads.
+//! 23 KB gzipped there, and its one message (`Export`) is written by `export.js`. The tests below pin each message's JSON shape, what the JS side reads.
 
 use serde::{Deserialize, Serialize};
 

@@ -125,6 +125,8 @@ pub struct State {
     pub playing: bool,
     /// Events per second while playing (log-scale control).
     pub speed: f64,
+    /// The part of an event playback owes: at a speed below one event a tick, ticks add up.
+    pub owed: f64,
     pub selected: Option<EventId>,
     pub help: bool,
     /// Why the link in the address bar could not be opened (the autosaved text was kept).
@@ -195,6 +197,9 @@ pub enum FaultTarget {
 
 pub enum Action {
     Edit(String),
+    /// Another scenario (the gallery, the tour): shown from its start, paused, and the search
+    /// of the one left behind stops.
+    Open(String),
     Play,
     Pause,
     StepBack,
@@ -263,6 +268,7 @@ impl State {
             cursor: 0,
             playing: false,
             speed: 20.0,
+            owed: 0.0,
             selected: None,
             help: false,
             link_error: None,
@@ -289,17 +295,35 @@ impl State {
         if shared.script != *self.source {
             self.load(shared.script.into());
             self.cursor = 0;
+            self.leave_explore();
         }
         if let Some(run) = &self.run {
-            self.cursor = shared
-                .at_ms
-                .map(|t| Timeline::index_at_time(&run.sim, t))
+            let trace = run.sim.trace();
+            // The link's event where this run has it at the link's moment (the same script runs
+            // the same), else the last event of that millisecond.
+            let at_ms = shared.at_ms.unwrap_or(TimeMs::ZERO);
+            let event = shared.events.map(|n| n as usize).filter(|&n| {
+                n <= trace.len() && n.checked_sub(1).is_none_or(|i| trace[i].time_ms == at_ms)
+            });
+            self.cursor = event
+                .or(shared.at_ms.map(|t| Timeline::index_at_time(&run.sim, t)))
                 .unwrap_or(self.cursor)
-                .min(run.sim.trace().len());
+                .min(trace.len());
         }
         self.playing = false;
         self.selected = None;
         self.link_error = None;
+    }
+
+    /// The search on screen was of a script left behind: it stops, and its results go. The
+    /// next number tells `panels.js` that what it shows is of an older search.
+    fn leave_explore(&mut self) {
+        let x = &mut self.explore;
+        if x.running || x.report.is_some() {
+            x.job += 1;
+            x.running = false;
+            x.report = None;
+        }
     }
 
     /// The view time on screen.
@@ -448,6 +472,7 @@ impl State {
             cursor: self.cursor,
             playing: self.playing,
             speed: self.speed,
+            owed: self.owed,
             selected: self.selected,
             help: self.help,
             link_error: self.link_error.clone(),
@@ -476,20 +501,13 @@ impl State {
     /// Actions that change the script: edits, faults by hand, links, restores.
     fn reduce_script(&mut self, action: Action) {
         match action {
-            Action::Edit(src) => {
-                if *src != *self.source {
-                    // The editor hands back the text it was given with its own line ends: while
-                    // a link's script is shown, that echo is not the user's edit.
-                    let unix = listwatch_script::share::unix_lines;
-                    let echo = self.kept.is_some() && unix(&src) == unix(&self.source);
-                    self.load(src.into());
-                    if !echo {
-                        // The user's own change: from now on it is their work, autosaved.
-                        self.kept = None;
-                        self.undo = Rc::default();
-                        self.fault_menu = None;
-                    }
-                }
+            Action::Edit(src) => self.edit(src),
+            Action::Open(src) => {
+                self.edit(src);
+                self.cursor = 0;
+                self.playing = false;
+                self.selected = None;
+                self.leave_explore();
             }
             Action::InjectFault(line) => {
                 let before = self.source.clone();
@@ -527,6 +545,7 @@ impl State {
                     self.cursor = 0;
                     self.playing = false;
                     self.selected = None;
+                    self.leave_explore();
                 }
             }
             Action::Continue => self.continue_run(),
@@ -539,6 +558,23 @@ impl State {
         }
     }
 
+    /// A new text in the editor.
+    fn edit(&mut self, src: String) {
+        if *src != *self.source {
+            // The editor hands back the text it was given with its own line ends: while a
+            // link's script is shown, that echo is not the user's edit.
+            let unix = listwatch_script::share::unix_lines;
+            let echo = self.kept.is_some() && unix(&src) == unix(&self.source);
+            self.load(src.into());
+            if !echo {
+                // The user's own change: from now on it is their work, autosaved.
+                self.kept = None;
+                self.undo = Rc::default();
+                self.fault_menu = None;
+            }
+        }
+    }
+
     /// Actions that move the moment on screen: play, step, seek, the clock, jumps.
     fn reduce_moment(&mut self, action: Action) {
         let len = self.len();
@@ -548,6 +584,7 @@ impl State {
                     self.cursor = 0;
                 }
                 self.playing = true;
+                self.owed = 0.0;
             }
             Action::Pause => self.playing = false,
             Action::StepBack => {
@@ -564,8 +601,12 @@ impl State {
             Action::Speed(v) => self.speed = v.clamp(1.0, 100_000.0),
             Action::Tick(elapsed_ms) => {
                 if self.playing {
-                    let step = ((self.speed * elapsed_ms / 1000.0).round() as usize).max(1);
-                    let to = (self.cursor + step).min(len);
+                    // Whole events now, the rest owed to the next tick: one event a second plays
+                    // one event a second.
+                    let owed = self.speed * elapsed_ms / 1000.0 + self.owed;
+                    let step = owed.floor();
+                    self.owed = owed - step;
+                    let to = (self.cursor + step as usize).min(len);
                     // A `say "..." and wait` stops playback just after it, for the reader.
                     match self
                         .run
@@ -673,6 +714,7 @@ impl PartialEq for State {
             && self.cursor == o.cursor
             && self.playing == o.playing
             && self.speed == o.speed
+            && self.owed == o.owed
             && self.selected == o.selected
             && self.help == o.help
             && self.stale == o.stale
@@ -689,6 +731,12 @@ impl PartialEq for State {
             && self.progress == o.progress
             && self.explore == o.explore
     }
+}
+
+/// The playback clock's period: 20 ticks a second, fewer when playback is slower than one
+/// event a tick (every tick then moves the moment, and a tick that moves nothing renders nothing).
+pub fn tick_ms(speed: f64) -> u32 {
+    (1000.0 / speed).clamp(50.0, 1000.0) as u32
 }
 
 /// The first `say "..." and wait` among the events `[from, to)`, if any.

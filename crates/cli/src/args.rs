@@ -24,6 +24,7 @@ const EXAMPLES: &str = "\
 Examples:
   listwatch run scenarios/02-overflow-410-relist.lw --trace   the summary, then the event log
   listwatch run scenarios/02-overflow-410-relist.lw --json    the run as JSON (docs/trace-format.md)
+  listwatch run FILE --compare kubernetes=1.34,1.35           what changes if I upgrade
   listwatch check scenarios/*.lw                              check every expectation
   listwatch share FILE --at 2.2s --base URL                   a share link to a moment
   listwatch open LINK                                         the script a share link carries
@@ -73,6 +74,10 @@ pub enum Command {
         /// Print the run as JSON (docs/trace-format.md) instead of the summary
         #[arg(long)]
         json: bool,
+        /// Run it under two versions on one clock and print the facts that differ
+        /// (kubernetes=1.34,1.35 or controller-runtime=0.22,0.23)
+        #[arg(long, value_name = "SETTING=A,B", conflicts_with_all = ["trace", "json"])]
+        compare: Option<listwatch_script::compare::Versions>,
     },
     /// Check that files parse and every expectation holds
     #[command(after_help = EXIT_CODES)]

@@ -168,7 +168,14 @@ fn main() -> ExitCode {
         }
     };
     let out = match cli.command {
-        Command::Run { file, trace, json } => cmd_run(&file, trace, json, color),
+        Command::Run {
+            file,
+            compare: Some(versions),
+            ..
+        } => cmd_compare(&file, versions),
+        Command::Run {
+            file, trace, json, ..
+        } => cmd_run(&file, trace, json, color),
         Command::Check { files } => cmd_check(&files, color),
         Command::Share { file, base, at } => cmd_share(&file, &base, at),
         Command::Open { link } => cmd_open(&link),
@@ -230,6 +237,22 @@ fn cmd_run(file: &str, trace: bool, as_json: bool, tty: bool) -> ExitCode {
     if limit_error(file, &src, &report) {
         ExitCode::from(2)
     } else if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// `run FILE --compare SETTING=A,B`: the facts that differ between the two runs (exit codes as
+/// `run`'s: 1 when an expectation fails in either).
+fn cmd_compare(file: &str, versions: listwatch_script::compare::Versions) -> ExitCode {
+    let compare = |src: &str| listwatch_script::compare::compare(src, versions);
+    let (_, comparison) = match with_script(file, compare) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    out!("{}", term(&listwatch_script::compare::render(&comparison)));
+    if comparison.passed() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -304,7 +327,11 @@ fn cmd_share(file: &str, base: &str, at_ms: Option<TimeMs>) -> ExitCode {
         Ok((src, _)) => src,
         Err(code) => return code,
     };
-    let shared = listwatch_script::share::Shared { script: src, at_ms };
+    let shared = listwatch_script::share::Shared {
+        script: src,
+        at_ms,
+        events: None,
+    };
     outln!("{}", listwatch_script::share::link(base, &shared));
     ExitCode::SUCCESS
 }

@@ -105,6 +105,86 @@ pub fn travel(kind: &EventKind) -> Option<(WatcherId, Direction)> {
     }
 }
 
+/// A message that takes time on its watcher's link (a link with a delay): when it left and when
+/// it arrived. Messages of a link without delay arrive at once and have none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flight {
+    /// The message's event: a request's when it is sent, an answer's or a stream event's when it
+    /// arrives.
+    pub event: EventId,
+    pub watcher: WatcherId,
+    pub direction: Direction,
+    pub sent_ms: TimeMs,
+    /// After `sent_ms`.
+    pub arrive_ms: TimeMs,
+}
+
+impl Flight {
+    /// How far along its link the message is at `at_ms` (which may fall between two
+    /// milliseconds, for playback in virtual time): 0 at its sender, 1 at its receiver.
+    pub fn progress(&self, at_ms: f64) -> f64 {
+        let (sent, arrive) = (self.sent_ms.ms() as f64, self.arrive_ms.ms() as f64);
+        ((at_ms - sent) / (arrive - sent)).clamp(0.0, 1.0)
+    }
+}
+
+/// Messages drawn in flight at one moment, at most.
+pub const FLIGHTS_SHOWN: usize = 64;
+
+/// The flights of a run's messages, read off its trace: a request leaves at its event and
+/// arrives after the link's delay, behind what is still in flight on that direction (a TCP
+/// connection delivers in order, as `Controller::link_arrival` does); an answer arrives at its
+/// event and left one delay before, not before what caused it. The delay is the controller's
+/// configured one until a `LinkDelay` event changes it.
+fn flights(sim: &Sim) -> Vec<Flight> {
+    let controllers = &sim.config().controllers;
+    let mut delay: Vec<DurationMs> = controllers.iter().map(|c| c.link_delay_ms).collect();
+    let mut up_last: Vec<Option<TimeMs>> = vec![None; controllers.len()];
+    let mut out = vec![];
+    for (i, e) in sim.trace().iter().enumerate() {
+        if let EventKind::LinkDelay {
+            controller,
+            delay_ms,
+        } = e.kind
+        {
+            delay[controller.index()] = delay_ms;
+            continue;
+        }
+        let Some((watcher, direction)) = travel(&e.kind) else {
+            continue;
+        };
+        let c = sim.reflectors()[watcher.index()].controller().index();
+        let d = delay[c];
+        let (sent_ms, arrive_ms) = match direction {
+            Direction::ToServer => {
+                let last = &mut up_last[c];
+                if d.is_zero() && last.is_none_or(|l| l < e.time_ms) {
+                    continue;
+                }
+                let at = (e.time_ms + d).max(last.unwrap_or(TimeMs::ZERO));
+                *last = Some(at);
+                (e.time_ms, at)
+            }
+            Direction::ToClient => {
+                let caused_ms = e
+                    .cause()
+                    .map_or(TimeMs::ZERO, |c| sim.trace()[c as usize].time_ms);
+                (e.time_ms.saturating_sub(d).max(caused_ms), e.time_ms)
+            }
+        };
+        if arrive_ms > sent_ms {
+            out.push(Flight {
+                event: i as EventId,
+                watcher,
+                direction,
+                sent_ms,
+                arrive_ms,
+            });
+        }
+    }
+    out
+}
+
 /// A fault that lasts: a disconnect, or a cache paused until it resumes (or the run ends).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FaultWindow {
@@ -117,21 +197,34 @@ pub struct FaultWindow {
 
 pub use crate::esr::{esr_outcome, EsrOutcome};
 
-/// Markers kept for display besides every 410 (a run at the event cap has millions of events).
+/// Markers a window of the timeline shows whole, at most: a window with more shows, per kind of
+/// marker, at most `SLICE_MARKERS` per slice of `SLICES` (one per lane, the first of each), so a
+/// run of millions of events is marked from its start to its end and a zoomed window across its
+/// width.
 pub const MARKERS_SHOWN: usize = 4000;
+/// Slices of a crowded window: each is narrower than a marker as the timeline draws it.
+pub const SLICES: u64 = 300;
+/// Markers of one kind per slice of a crowded window, at most, and how many of the slice's are
+/// looked at for them.
+pub const SLICE_MARKERS: usize = 4;
+const SLICE_SCAN: usize = 64;
 
 /// Everything the displays need about a finished run, computed in one pass over its trace.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Analysis {
     /// The timeline's lanes: actors of marked events, in order of their first marker.
     pub lanes: Vec<Actor>,
-    /// The first `MARKERS_SHOWN` markers, and every 410 after them.
+    /// The whole run's markers, as `markers_in` gives them for a window of the whole run.
     pub markers: Vec<Marker>,
     /// Disconnects and paused caches, in the order they end (open ones last).
     pub windows: Vec<FaultWindow>,
     /// Every marked event, per kind, in trace order (not capped).
     by_kind: [Vec<EventId>; MarkerKind::ALL.len()],
     pub esr: EsrOutcome,
+    /// The messages that take time on their links, in trace order (see `in_flight`).
+    flights: Vec<Flight>,
+    /// The longest of them: how far back from a moment a message still in flight can have left.
+    flight_ms_max: DurationMs,
 }
 
 impl Analysis {
@@ -142,68 +235,122 @@ impl Analysis {
             windows: vec![],
             by_kind: Default::default(),
             esr: esr_outcome(sim, None),
+            flights: flights(sim),
+            flight_ms_max: DurationMs::ZERO,
         };
+        a.flight_ms_max = a
+            .flights
+            .iter()
+            .map(|f| DurationMs::between(f.sent_ms, f.arrive_ms))
+            .max()
+            .unwrap_or_default();
         for (i, e) in sim.trace().iter().enumerate() {
             let Some(kind) = MarkerKind::of(&e.kind) else {
                 continue;
             };
-            let lane = match a.lanes.iter().position(|x| *x == e.actor) {
-                Some(l) => l,
-                None => {
-                    a.lanes.push(e.actor);
-                    a.lanes.len() - 1
-                }
-            };
-            let event = i as EventId;
-            a.by_kind[kind.index()].push(event);
-            if a.markers.len() < MARKERS_SHOWN || kind == MarkerKind::Gone {
-                a.markers.push(Marker {
-                    event,
-                    lane,
-                    kind,
-                    time_ms: e.time_ms,
-                });
+            if !a.lanes.contains(&e.actor) {
+                a.lanes.push(e.actor);
             }
+            a.by_kind[kind.index()].push(i as EventId);
         }
         a.windows = windows(sim, &a.by_kind[MarkerKind::Fault.index()]);
+        a.markers = a.markers_in(sim, TimeMs::ZERO, TimeMs::MAX);
         a
     }
 
-    /// The markers of the events from `from_ms` to `to_ms` (a zoomed timeline): as `markers`,
-    /// the 410s and the first `MARKERS_SHOWN` others (at most `MARKERS_SHOWN` 410s too), but of
-    /// that window, so zooming into a long run shows what happened there.
+    /// The markers of the events from `from_ms` to `to_ms` (a zoomed timeline, or the whole
+    /// run), in trace order: all of them when there are at most `MARKERS_SHOWN`; else, per kind,
+    /// all of a kind with at most `SLICES` and, of a kind with more, the first of each lane in
+    /// each slice of the window (at most `SLICE_MARKERS` a slice). Found by binary search:
+    /// the window's markers are never all visited.
     pub fn markers_in(&self, sim: &Sim, from_ms: TimeMs, to_ms: TimeMs) -> Vec<Marker> {
-        let total: usize = self.by_kind.iter().map(Vec::len).sum();
-        if total == self.markers.len() {
-            let shown = |m: &&Marker| m.time_ms >= from_ms && m.time_ms <= to_ms;
-            return self.markers.iter().filter(shown).copied().collect();
-        }
+        let trace = sim.trace();
+        let span = |ids: &[EventId], from: TimeMs, to: TimeMs| {
+            let lo = ids.partition_point(|&i| trace[i as usize].time_ms < from);
+            let hi = ids.partition_point(|&i| trace[i as usize].time_ms <= to);
+            (lo, hi.max(lo))
+        };
+        let spans = MarkerKind::ALL.map(|kind| span(self.events(kind), from_ms, to_ms));
+        let total: usize = spans.iter().map(|(lo, hi)| hi - lo).sum();
         let mut out = vec![];
-        for kind in MarkerKind::ALL {
-            let ids = self.events(kind);
-            let first = ids.partition_point(|&i| sim.trace()[i as usize].time_ms < from_ms);
-            // Bounded per kind, 410s too: a zoomed window is drawn, not searched.
-            for &event in ids[first..].iter().take(MARKERS_SHOWN) {
-                let e = &sim.trace()[event as usize];
-                if e.time_ms > to_ms {
-                    break;
+        for (kind, (lo, hi)) in MarkerKind::ALL.into_iter().zip(spans) {
+            let ids = &self.events(kind)[lo..hi];
+            if total <= MARKERS_SHOWN || ids.len() as u64 <= SLICES {
+                out.extend(ids.iter().map(|&i| self.marker(sim, i, kind)));
+                continue;
+            }
+            // The window as it is drawn: from its first marker to its last at most.
+            let first = trace[ids[0] as usize].time_ms.ms();
+            let last = trace[ids[ids.len() - 1] as usize].time_ms.ms();
+            let width = last - first + 1;
+            let mut at = 0;
+            for s in 0..SLICES {
+                let end = TimeMs(first + (width * (s + 1)).div_ceil(SLICES));
+                let (_, stop) = span(&ids[at..], TimeMs::ZERO, end - DurationMs(1));
+                let mut lanes = vec![];
+                // Bounded: a slice of one busy lane is not read to its end for the others.
+                for &i in ids[at..at + stop].iter().take(SLICE_SCAN) {
+                    let m = self.marker(sim, i, kind);
+                    if !lanes.contains(&m.lane) {
+                        lanes.push(m.lane);
+                        out.push(m);
+                        if lanes.len() == SLICE_MARKERS {
+                            break;
+                        }
+                    }
                 }
-                let lane = self.lanes.iter().position(|a| *a == e.actor).unwrap_or(0);
-                out.push(Marker {
-                    event,
-                    lane,
-                    kind,
-                    time_ms: e.time_ms,
-                });
+                at += stop;
             }
         }
         out.sort_unstable_by_key(|m| m.event);
-        let mut others = 0;
-        out.retain(|m| {
-            others += usize::from(m.kind != MarkerKind::Gone);
-            m.kind == MarkerKind::Gone || others <= MARKERS_SHOWN
-        });
         out
+    }
+
+    fn marker(&self, sim: &Sim, event: EventId, kind: MarkerKind) -> Marker {
+        let e = &sim.trace()[event as usize];
+        Marker {
+            event,
+            lane: self.lanes.iter().position(|a| *a == e.actor).unwrap_or(0),
+            kind,
+            time_ms: e.time_ms,
+        }
+    }
+
+    /// The flight of the message at `event`, if it took time.
+    pub fn flight_of(&self, event: EventId) -> Option<Flight> {
+        let at = self.flights.partition_point(|f| f.event < event);
+        self.flights.get(at).filter(|f| f.event == event).copied()
+    }
+
+    /// The messages on their links after the first `cursor` events, at `now_ms`: the time of the
+    /// last of those events, or any later moment before the next one (playback in virtual
+    /// time). A request is in flight once its event is applied and until it arrives; an answer
+    /// once it left (at the same millisecond, once what caused it is applied) and until its
+    /// event. At most `FLIGHTS_SHOWN`, the oldest first.
+    pub fn in_flight(&self, sim: &Sim, cursor: usize, now_ms: TimeMs) -> Vec<Flight> {
+        let trace = sim.trace();
+        // Candidates: those that left at most the longest flight before now, and those that
+        // arrive at most that long after it.
+        let earliest = now_ms.saturating_sub(self.flight_ms_max);
+        let from = trace.partition_point(|e| e.time_ms < earliest);
+        let to = trace.partition_point(|e| e.time_ms <= now_ms + self.flight_ms_max);
+        let first = self.flights.partition_point(|f| (f.event as usize) < from);
+        let applied = |i: EventId| (i as usize) < cursor;
+        self.flights[first..]
+            .iter()
+            .take_while(|f| (f.event as usize) < to)
+            .filter(|f| match f.direction {
+                Direction::ToServer => applied(f.event) && now_ms < f.arrive_ms,
+                Direction::ToClient => {
+                    let left = f.sent_ms < now_ms
+                        || (f.sent_ms == now_ms
+                            && trace[f.event as usize].cause().is_some_and(applied));
+                    left && !applied(f.event)
+                }
+            })
+            .take(FLIGHTS_SHOWN)
+            .copied()
+            .collect()
     }
 
     /// Every event of this kind, in trace order.
@@ -303,6 +450,7 @@ mod tests {
     use super::*;
     use crate::config::{Config, Input, TimedInput};
     use crate::model::{ApiserverId, ControllerId};
+    use crate::view::Timeline;
 
     /// One kind, one controller watching it, a few writes and faults (at milliseconds).
     fn run(timeline: Vec<(u64, Input)>) -> Sim {
@@ -331,48 +479,64 @@ mod tests {
         }
     }
 
-    /// A run with more markers than are shown: a zoomed window still has the markers of its own
-    /// moments, not only those of the run's start.
+    /// A run with more markers than are shown: the whole run is marked from its start to its
+    /// end, and a zoomed window late in it across its width, never only at its start.
     #[test]
-    fn a_window_late_in_a_long_run_has_its_markers() {
+    fn a_crowded_run_is_marked_across_the_whole_run_and_every_window() {
         let timeline = (0..3000u64)
             .map(|i| (i * 10, create(&format!("p{i}"))))
             .collect();
         let sim = run(timeline);
         let a = Analysis::of(&sim);
-        assert_eq!(
-            a.markers.len(),
-            MARKERS_SHOWN,
-            "the run has more markers than are shown"
-        );
-        let last = a.markers.last().unwrap().time_ms;
-        let (from, to) = (last + DurationMs(5_000), last + DurationMs(10_000));
-        assert!(a.markers.iter().all(|m| m.time_ms < from));
+        let marked: usize = MarkerKind::ALL.iter().map(|&k| a.events(k).len()).sum();
+        assert!(marked > MARKERS_SHOWN, "more markers than are shown whole");
+        let bounded = |ms: &[Marker]| {
+            ms.len() <= MarkerKind::ALL.len() * SLICES as usize * SLICE_MARKERS
+                && ms.windows(2).all(|w| w[0].event < w[1].event)
+        };
+        assert!(bounded(&a.markers));
+        // Each tenth of the run (creates every 10 ms until 30 s) has writes and reconciles.
+        let tenths = |ms: &[Marker], from: u64, to: u64, kind| {
+            (0..10).all(|t| {
+                let (a, b) = (
+                    from + (to - from) * t / 10,
+                    from + (to - from) * (t + 1) / 10,
+                );
+                ms.iter()
+                    .any(|m| m.kind == kind && (a..b).contains(&m.time_ms.ms()))
+            })
+        };
+        for kind in [MarkerKind::Write, MarkerKind::Reconcile] {
+            assert!(
+                tenths(&a.markers, 0, 30_000, kind),
+                "{kind:?} over the whole run"
+            );
+        }
+        let (from, to) = (TimeMs(20_000), TimeMs(26_000));
         let late = a.markers_in(&sim, from, to);
-        assert!(
-            !late.is_empty(),
-            "writes and reconciles after the shown markers"
-        );
+        assert!(bounded(&late));
         assert!(late.iter().all(|m| (from..=to).contains(&m.time_ms)));
         assert!(
-            late.windows(2).all(|w| w[0].event < w[1].event),
-            "in trace order"
+            tenths(&late, 20_000, 26_000, MarkerKind::Reconcile),
+            "across the window"
         );
-        for m in &late {
+        for m in late.iter().chain(&a.markers) {
             let e = &sim.trace()[m.event as usize];
             assert_eq!(MarkerKind::of(&e.kind), Some(m.kind));
-            assert_eq!(a.lanes[m.lane], e.actor);
+            assert_eq!((a.lanes[m.lane], m.time_ms), (e.actor, e.time_ms));
         }
-        // A short run: the window's markers are those shown.
-        let short = run(vec![(1000, create("a")), (2000, create("b"))]);
-        let b = Analysis::of(&short);
-        let want: Vec<Marker> = b
-            .markers
+        // A window with few markers shows them all.
+        let few = a.markers_in(&sim, TimeMs(1000), TimeMs(1100));
+        let all: usize = MarkerKind::ALL
             .iter()
-            .filter(|m| m.time_ms >= TimeMs(1500))
-            .copied()
-            .collect();
-        assert_eq!(b.markers_in(&short, TimeMs(1500), TimeMs::MAX), want);
+            .map(|&k| {
+                a.events(k)
+                    .iter()
+                    .filter(|&&i| (1000..=1100).contains(&sim.trace()[i as usize].time_ms.ms()))
+                    .count()
+            })
+            .sum();
+        assert_eq!(few.len(), all);
     }
 
     #[test]
@@ -472,6 +636,104 @@ mod tests {
         );
         let first = sim.trace().iter().find_map(|e| travel(&e.kind));
         assert_eq!(first.map(|t| t.1), Some(Direction::ToServer));
+    }
+
+    /// gallery 02's moment: the watch breaks at 2 s on a link with a 100 ms delay, so the
+    /// re-watch is on its way until 2.1 s and its 410 on the way back until 2.2 s. Each
+    /// message's flight is read off the trace; at 2.05 s the request is half way.
+    #[test]
+    fn messages_on_a_slow_link_are_in_flight_for_its_delay_in_order() {
+        let c0 = ControllerId(0);
+        let delay = |ms| Input::Delay {
+            controller: c0,
+            delay_ms: DurationMs(ms),
+        };
+        let disconnect = Input::Disconnect {
+            controller: c0,
+            duration_ms: DurationMs(0),
+        };
+        let sim = run(vec![
+            (1000, create("a")),
+            (1500, delay(100)),
+            (2000, disconnect),
+            (2050, create("b")),
+        ]);
+        let a = Analysis::of(&sim);
+        let trace = sim.trace();
+        // Before the delay, messages arrive at once: no flights.
+        assert!(a
+            .flights
+            .iter()
+            .all(|f| f.sent_ms >= TimeMs(1500) && f.arrive_ms > f.sent_ms));
+        let rewatch = (0..trace.len())
+            .find(|&i| {
+                trace[i].time_ms == TimeMs(2000)
+                    && matches!(trace[i].kind, EventKind::WatchRequest { .. })
+            })
+            .expect("the Pod watcher's re-watch");
+        let f = a
+            .flight_of(rewatch as EventId)
+            .expect("the re-watch takes time");
+        assert_eq!(
+            (f.direction, f.sent_ms, f.arrive_ms),
+            (Direction::ToServer, TimeMs(2000), TimeMs(2100))
+        );
+        assert_eq!(f.progress(2050.0), 0.5);
+        assert_eq!((f.progress(1000.0), f.progress(3000.0)), (0.0, 1.0));
+        // Answers arrive at their event and left one delay before.
+        let opened = (rewatch..trace.len())
+            .find(|&i| matches!(trace[i].kind, EventKind::WatchOpened { .. }))
+            .expect("the watch opens");
+        let back = a
+            .flight_of(opened as EventId)
+            .expect("the answer takes time");
+        assert_eq!(back.direction, Direction::ToClient);
+        assert_eq!(back.arrive_ms, trace[opened].time_ms);
+        assert_eq!(back.sent_ms, back.arrive_ms - DurationMs(100));
+        // In flight: the request once sent and until it arrives, not before it is sent.
+        assert!(a
+            .in_flight(&sim, rewatch, TimeMs(2000))
+            .iter()
+            .all(|f| f.event as usize != rewatch));
+        for (cursor, now) in [(rewatch + 1, 2000), (rewatch + 1, 2099)] {
+            let on = a.in_flight(&sim, cursor, TimeMs(now));
+            assert!(on.iter().any(|f| f.event as usize == rewatch), "at {now}");
+        }
+        let at_2050 = Timeline::index_at_time(&sim, TimeMs(2050));
+        let on = a.in_flight(&sim, at_2050, TimeMs(2050));
+        let rewatches: Vec<usize> = (0..at_2050)
+            .filter(|&i| {
+                trace[i].time_ms == TimeMs(2000)
+                    && matches!(trace[i].kind, EventKind::WatchRequest { .. })
+            })
+            .collect();
+        assert_eq!(
+            rewatches.len(),
+            2,
+            "one re-watch per watcher (Pod and Copy)"
+        );
+        assert_eq!(
+            on.iter().map(|f| f.event as usize).collect::<Vec<_>>(),
+            rewatches,
+            "at 2.05 s only the re-watches are on the link"
+        );
+        assert!(on.iter().all(|f| f.progress(2050.0) == 0.5));
+        // The answer is on its way from 2.1 s until its event is applied.
+        let back_on = |cursor, now| {
+            a.in_flight(&sim, cursor, TimeMs(now))
+                .iter()
+                .any(|f| f.event as usize == opened)
+        };
+        assert!(!back_on(at_2050, 2050));
+        assert!(back_on(opened, back.arrive_ms.ms() - 1));
+        assert!(back_on(opened, back.arrive_ms.ms()));
+        assert!(!back_on(opened + 1, back.arrive_ms.ms()));
+        // In order on each direction: nothing overtakes what was sent before it.
+        for pair in a.flights.windows(2) {
+            if pair[0].direction == pair[1].direction && pair[0].direction == Direction::ToServer {
+                assert!(pair[0].arrive_ms <= pair[1].arrive_ms, "{pair:?}");
+            }
+        }
     }
 
     /// A watcher cut off while a small cache overflows gets a 410 and lists again: the tallies

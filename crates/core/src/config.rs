@@ -31,11 +31,82 @@ pub struct KindConfig {
     pub cache: CacheMode,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct ApiserverConfig {
     pub name: String,
     /// How far its watch caches lag behind etcd.
     pub lag_ms: DurationMs,
+    /// Serve like client-go's fake clientset (`testing/fixture.go` `ObjectTracker`) instead of
+    /// a kube-apiserver.
+    pub fake: Option<FakeTracker>,
+    /// A streaming list's initial events end with a bookmark that lacks the
+    /// `k8s.io/initial-events-end` annotation, as antrea's and kcp's aggregated APIs did
+    /// (antrea #8123, kcp #3871): client-go's informer never learns its list is complete.
+    pub omits_initial_events_end: bool,
+}
+
+/// The fake clientset's object tracker, by client-go version (`testing/fixture.go`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum FakeTracker {
+    /// Up to client-go 1.35: no resourceVersion anywhere. A list's RV is "", a watch ignores
+    /// the RV it is asked for and delivers only writes made after it was registered.
+    NoResourceVersion,
+    /// client-go 1.36 (PRs #135959, #136143): a list carries the tracker's counter and a watch
+    /// from it replays, as ADDED, every stored object written after it; deletes are not replayed.
+    ReplaysFromResourceVersion,
+}
+
+impl FakeTracker {
+    /// The tracker of client-go 1.N.
+    pub fn of_version(minor: u32) -> FakeTracker {
+        if minor >= 36 {
+            FakeTracker::ReplaysFromResourceVersion
+        } else {
+            FakeTracker::NoResourceVersion
+        }
+    }
+}
+
+/// Apiserver behaviours that changed between Kubernetes versions (`kubernetes 1.N` picks them;
+/// each is also a `feature` of its own). The default is 1.34's.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct ServerFeatures {
+    /// `ConsistentListFromCache` (beta, on, 1.31; GA 1.34): an RV "" list is answered by the
+    /// watch cache once it has seen etcd's current revision. Off (before 1.31): by etcd.
+    pub consistent_list_from_cache: bool,
+    /// `ResilientWatchCacheInitialization` (beta, on, 1.31): while a cache (re)initialises,
+    /// watches and lists without a limit get 429 and lists with one go to etcd. Off (before
+    /// 1.31): every request waits until the cache is ready.
+    pub resilient_cache_init: bool,
+    /// `WatchFromStorageWithoutResourceVersion`: an RV "" watch is served by etcd (a
+    /// consistent start). Off (the 1.30+ default): by the watch cache, like RV "0".
+    pub watch_from_storage_without_rv: bool,
+    /// `WatchList` (server side): `sendInitialEvents=true` is accepted. Off (1.27-1.31, 1.33):
+    /// such a watch is refused with 422, and client-go falls back to a list.
+    pub watch_list: bool,
+    /// `EfficientWatchResumption` (beta, on, 1.21): etcd progress notifications move every
+    /// cache's RV with the revision. Off (before 1.21): a cache's RV moves only with its own
+    /// kind's events, so a quiet kind's cache (and its bookmarks and list RVs) stays behind.
+    pub progress_notify: bool,
+}
+
+impl Default for ServerFeatures {
+    fn default() -> Self {
+        ServerFeatures::of_version(34)
+    }
+}
+
+impl ServerFeatures {
+    /// The defaults of kube-apiserver 1.N (`pkg/features/kube_features.go` at that tag).
+    pub fn of_version(minor: u32) -> ServerFeatures {
+        ServerFeatures {
+            consistent_list_from_cache: minor >= 31,
+            resilient_cache_init: minor >= 31,
+            watch_from_storage_without_rv: minor < 30,
+            watch_list: minor == 32 || minor >= 34,
+            progress_notify: minor >= 21,
+        }
+    }
 }
 
 /// How an informer event becomes a reconcile key.
@@ -137,6 +208,13 @@ pub struct ControllerConfig {
     pub streaming_list: Option<bool>,
     /// The first this-many reconciles of each key return an error (deterministic failures).
     pub fail_first: u32,
+    /// KEP-5647 (kube-controller-manager 1.36, `StaleControllerConsistency*`): remember the RV
+    /// each write of a reconcile got back, per key, and while the informer of that kind has not
+    /// reached it, end the key's next reconcile at once with an error (a rate-limited retry).
+    pub stale_read_check: bool,
+    /// A hand-written watch loop: after a 410 it watches again from the same RV (after a
+    /// backoff) and never lists (kubernetes #129266). False: client-go's reflector relists.
+    pub rewatch_on_gone: bool,
 }
 
 /// Reflector options that differ between Kubernetes versions.
@@ -156,6 +234,10 @@ pub struct ReflectorConfig {
     /// `backoff_reset_ms`, so a long outage keeps the 30 s cap. Modern: every `backoff_reset_ms`.
     pub backoff_reset_after_quiet: bool,
     pub watch_timeout_ms_min: DurationMs,
+    /// client-go 1.19+ (`isTooLargeResourceVersionError`): a list that gets 504 "Too large
+    /// resource version" lists again at once with RV "". False (1.18.0-1.18.5): it backs off
+    /// and lists the same RV again.
+    pub too_large_relists_consistent: bool,
 }
 
 impl Default for ReflectorConfig {
@@ -169,6 +251,7 @@ impl Default for ReflectorConfig {
             backoff_reset_ms: DurationMs(120_000),
             backoff_reset_after_quiet: false,
             watch_timeout_ms_min: DurationMs(300_000),
+            too_large_relists_consistent: true,
         }
     }
 }
@@ -277,6 +360,10 @@ pub enum ProbeRequest {
     Watch {
         from: crate::model::Rv,
     },
+    /// A watch at resourceVersion "" ("start at most recent"): synthetic ADDED events for the
+    /// current state, from etcd before 1.30 (`WatchFromStorageWithoutResourceVersion`), from
+    /// the watch cache since.
+    WatchMostRecent,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -308,6 +395,7 @@ pub struct Config {
     pub apiservers: Vec<ApiserverConfig>,
     pub controllers: Vec<ControllerConfig>,
     pub reflector: ReflectorConfig,
+    pub server: ServerFeatures,
     /// etcd compaction interval (`--etcd-compaction-interval`); 0 disables.
     pub compaction_ms: DurationMs,
     /// Bookmark period of the watch cache.
@@ -339,10 +427,11 @@ impl Config {
                 .collect(),
             apiservers: vec![ApiserverConfig {
                 name: "apiserver".into(),
-                lag_ms: DurationMs::ZERO,
+                ..ApiserverConfig::default()
             }],
             controllers: vec![],
             reflector: ReflectorConfig::default(),
+            server: ServerFeatures::default(),
             compaction_ms: DurationMs(300_000),
             bookmark_ms: DurationMs(60_000),
             watch_chan_capacity: 100,
@@ -387,6 +476,8 @@ impl Config {
             bookmarks: None,
             streaming_list: None,
             fail_first: 0,
+            stale_read_check: false,
+            rewatch_on_gone: false,
         }
     }
 
@@ -396,6 +487,15 @@ impl Config {
         if let Some(cc) = self.controllers.get(c.index()) {
             r.bookmarks = cc.bookmarks.unwrap_or(r.bookmarks);
             r.streaming_list = cc.streaming_list.unwrap_or(r.streaming_list);
+            // The fake clientset declares `IsWatchListSemanticsUnSupported` (client-go 1.35
+            // `testing/fixture.go`), so informers built on it list and watch.
+            let fake = self
+                .apiservers
+                .get(cc.apiserver.index())
+                .and_then(|a| a.fake);
+            if fake.is_some() {
+                r.streaming_list = false;
+            }
         }
         r
     }

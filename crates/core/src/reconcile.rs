@@ -49,6 +49,11 @@ pub trait Reader {
             .filter(|c| c.deletion_ms.is_none())
             .count()
     }
+    /// The newest RV the informer of `kind` has applied (client-go 1.36
+    /// `LastStoreSyncResourceVersion`); `None` for consistent reads (or no informer).
+    fn synced_rv(&self, _kind: KindId) -> Option<Rv> {
+        None
+    }
     /// How many of those there are (readers with an owner index count without copying).
     fn count_owned(&self, kind: KindId, uid: u64) -> usize {
         self.owned_by(kind, uid).len()

@@ -149,6 +149,14 @@ pub enum ApiError {
     ReconcileError,
     /// 422: a create whose name is longer than Kubernetes allows (253 characters).
     NameTooLong,
+    /// 422: a streaming list to a server whose `WatchList` gate is off.
+    WatchListForbidden,
+    /// KEP-5647 (kube-controller-manager 1.36 `pkg/controller/util/consistency`): the informer
+    /// has not yet seen the RV the controller's last write for this key got back.
+    StaleRead {
+        read: Rv,
+        written: Rv,
+    },
 }
 
 impl ApiError {
@@ -162,8 +170,10 @@ impl ApiError {
             | ApiError::ListCompacted => 410,
             ApiError::TooLargeRv { .. } => 504,
             ApiError::TooManyRequests => 429,
-            ApiError::NameTooLong => 422,
-            ApiError::ConnectionRefused | ApiError::ReconcileError => 0,
+            ApiError::NameTooLong | ApiError::WatchListForbidden => 422,
+            ApiError::ConnectionRefused | ApiError::ReconcileError | ApiError::StaleRead { .. } => {
+                0
+            }
         }
     }
     /// The message text the apiserver sends.
@@ -194,6 +204,12 @@ impl ApiError {
             ApiError::ReconcileError => "reconcile returned an error".into(),
             ApiError::NameTooLong => {
                 "metadata.name: Invalid value: must be no more than 253 characters".into()
+            }
+            // `ValidateListOptions` (apimachinery `metainternalversion/validation`).
+            ApiError::WatchListForbidden => "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled".into(),
+            // `consistency.go` `EnsureReady` (without its "for group resource ..." suffix).
+            ApiError::StaleRead { read, written } => {
+                format!("read version: {read} is not as new as written version: {written}")
             }
         }
     }
@@ -320,6 +336,14 @@ pub enum EventKind {
         watcher: WatcherId,
         rv: Rv,
         items: u32,
+    },
+    /// client-go's `initialEventsEndBookmarkTicker` (every 10 s while a streaming list waits for
+    /// its end): "Warning: event bookmark expired". `received`: some event came, `since_ms`
+    /// ago; else nothing came in the `since_ms` since the request.
+    BookmarkExpired {
+        watcher: WatcherId,
+        received: bool,
+        since_ms: DurationMs,
     },
     WatchOpened {
         watcher: WatcherId,
@@ -501,6 +525,7 @@ impl EventKind {
             | WatchRequest { watcher, .. }
             | WatchListRequest { watcher, .. }
             | InitialEventsEnd { watcher, .. }
+            | BookmarkExpired { watcher, .. }
             | WatchOpened { watcher, .. }
             | WatchFailed { watcher, .. }
             | WatchEvent { watcher, .. }
@@ -800,6 +825,7 @@ impl EventKind {
             | WatchRequest { .. }
             | WatchListRequest { .. }
             | InitialEventsEnd { .. }
+            | BookmarkExpired { .. }
             | WatchOpened { .. }
             | WatchFailed { .. }
             | WatchEvent { .. }
@@ -947,6 +973,19 @@ fn describe_reflector(kind: &EventKind, l: &dyn Labels) -> String {
         ),
         InitialEventsEnd { rv, items, .. } => {
             format!("BOOKMARK rv {rv} k8s.io/initial-events-end: {items} initial events applied")
+        }
+        // `reflector.go` `produceWarningIfExpired`, named by the reflector.
+        BookmarkExpired {
+            watcher,
+            received,
+            since_ms,
+        } => {
+            let name = l.watcher(watcher);
+            if received {
+                format!("Warning: event bookmark expired: {name}: hasn't received required bookmark event marking the end of initial events stream, received last event {since_ms} ago")
+            } else {
+                format!("Warning: event bookmark expired: {name}: awaiting required bookmark event for initial events stream, no events received for {since_ms}")
+            }
         }
         WatchOpened {
             from_rv, replayed, ..
@@ -1122,6 +1161,11 @@ fn describe_probe(kind: &EventKind, l: &dyn Labels) -> String {
             ),
             crate::config::ProbeRequest::Watch { from } => format!(
                 "probe {probe}: watch {} resourceVersion=\"{from}\" on {}",
+                l.kind(kind),
+                l.apiserver(apiserver)
+            ),
+            crate::config::ProbeRequest::WatchMostRecent => format!(
+                "probe {probe}: watch {} resourceVersion=\"\" on {}",
                 l.kind(kind),
                 l.apiserver(apiserver)
             ),

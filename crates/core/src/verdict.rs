@@ -109,6 +109,14 @@ pub enum Expect {
     Esr { controller: Option<ControllerId> },
     /// A probe's answer: some probe got this.
     Probe { fact: ProbeFact },
+    /// How many events (by a moment) have this text in their one-line message: an error's
+    /// text as a log shows it, a warning, a narration.
+    Message {
+        text: String,
+        cmp: Cmp,
+        value: i64,
+        by_ms: Option<TimeMs>,
+    },
     /// Something a controller's reflectors got or sent, optionally by a time and within a
     /// window after another such fact.
     Trace {
@@ -313,8 +321,36 @@ pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
             after,
         } => check_fact(sim, *controller, *kind, fact, *by_ms, after),
         Expect::Probe { fact } => check_probe(sim, fact),
+        Expect::Message {
+            text,
+            cmp,
+            value,
+            by_ms,
+        } => check_message(sim, text, *cmp, *value, *by_ms),
         Expect::Esr { controller } => esr(sim, *controller),
     }
+}
+
+/// What `count` counts over the events up to `by_ms` (all without it), and the last event
+/// that counted.
+fn tally(
+    sim: &Sim,
+    by_ms: Option<TimeMs>,
+    count: impl Fn(&Event) -> u64,
+) -> (i64, Option<EventId>) {
+    let limit = by_ms.unwrap_or(TimeMs::MAX);
+    let (mut n, mut last) = (0i64, None);
+    for (i, e) in sim.trace().iter().enumerate() {
+        if e.time_ms > limit {
+            break;
+        }
+        let c = count(e) as i64;
+        if c > 0 {
+            n += c;
+            last = Some(i as EventId);
+        }
+    }
+    (n, last)
 }
 
 /// `expect count`: how many events of a kind (in scope) by a moment.
@@ -326,19 +362,7 @@ fn check_count(
     value: &i64,
     by_ms: &Option<TimeMs>,
 ) -> Outcome {
-    let limit = by_ms.unwrap_or(TimeMs::MAX);
-    let mut n = 0i64;
-    let mut last = None;
-    for (i, e) in sim.trace().iter().enumerate() {
-        if e.time_ms > limit {
-            break;
-        }
-        let c = counts(sim, e, what, scope) as i64;
-        if c > 0 {
-            n += c;
-            last = Some(i as EventId);
-        }
-    }
+    let (n, last) = tally(sim, *by_ms, |e| counts(sim, e, what, scope));
     let pass = cmp.holds(n, *value);
     let decided_ms = last
         .map(|i| sim.trace()[i as usize].time_ms)
@@ -443,6 +467,23 @@ fn check_exists(sim: &Sim, kind: &KindId, name: &str, negated: &bool) -> Outcome
         decided_ms: by
             .map(|i| sim.trace()[i as usize].time_ms)
             .unwrap_or(TimeMs::ZERO),
+    }
+}
+
+/// Does this event's one-line message contain `text` (`expect message`)?
+pub fn says(sim: &Sim, e: &Event, text: &str) -> bool {
+    describe(&e.kind, sim).contains(text)
+}
+
+/// `expect message "TEXT" CMP N`: the events whose message contains the text, by a moment;
+/// decided by the last of them (or, when none is needed and none came, by nothing).
+fn check_message(sim: &Sim, text: &str, cmp: Cmp, value: i64, by_ms: Option<TimeMs>) -> Outcome {
+    let (n, last) = tally(sim, by_ms, |e| u64::from(says(sim, e, text)));
+    Outcome {
+        pass: cmp.holds(n, value),
+        found: format!("{n} events saying it"),
+        decided_by: last,
+        decided_ms: last.map_or(TimeMs::ZERO, |i| sim.trace()[i as usize].time_ms),
     }
 }
 

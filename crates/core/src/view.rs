@@ -8,6 +8,8 @@ use crate::sim::Sim;
 use crate::trace::*;
 
 pub const CHECKPOINT_EVERY: usize = 2048;
+/// Evicted entries a cache view names for its latest addition, at most.
+pub const EVICTED_SHOWN: usize = 8;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CacheView {
@@ -15,6 +17,9 @@ pub struct CacheView {
     pub ring: VecDeque<(Rv, NameId)>,
     pub capacity: u32,
     pub evicted_total: u64,
+    /// What the latest addition evicted to make room, oldest first (at most `EVICTED_SHOWN`):
+    /// the entries are gone from `ring`, so this is the only place that still names them.
+    pub evicted_last: Vec<Rv>,
     pub paused: bool,
     pub ready: bool,
 }
@@ -182,8 +187,12 @@ impl View {
                 capacity,
             } => {
                 let c = &mut self.caches[apiserver.index()][kind.index()];
+                c.evicted_last.clear();
                 for _ in 0..evicted {
-                    c.ring.pop_front();
+                    let gone = c.ring.pop_front();
+                    if c.evicted_last.len() < EVICTED_SHOWN {
+                        c.evicted_last.extend(gone.map(|(rv, _)| rv));
+                    }
                 }
                 c.evicted_total += evicted as u64;
                 c.ring.push_back((rv, name));
@@ -197,6 +206,7 @@ impl View {
             } => {
                 let c = &mut self.caches[apiserver.index()][kind.index()];
                 c.ring.clear();
+                c.evicted_last.clear();
                 c.ready = ready;
             }
             CachePaused { apiserver, paused } => {
@@ -770,7 +780,59 @@ fn owner_from_cause(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ControllerId;
+    use crate::model::{ApiserverId, ControllerId};
+
+    /// A full ring evicts its oldest entry for each new one: the view names the one evicted
+    /// (which has left the ring), not the oldest survivor; a reset forgets it.
+    #[test]
+    fn a_cache_names_what_its_latest_addition_evicted() {
+        let (apiserver, kind) = (ApiserverId(0), KindId(0));
+        let mut view = View {
+            applied: 0,
+            time_ms: TimeMs::ZERO,
+            rv: 1,
+            caches: vec![vec![CacheView::default()]],
+            watchers: vec![],
+            queues: vec![],
+            disconnected: vec![],
+            controller_apiserver: vec![],
+            last_say: None,
+        };
+        let add = |rv, evicted| Event {
+            time_ms: TimeMs::ZERO,
+            actor: Actor::Apiserver(apiserver),
+            cause: NO_CAUSE,
+            kind: EventKind::CacheAdd {
+                apiserver,
+                kind,
+                rv,
+                name: NameId(0),
+                evicted,
+                capacity: 3,
+            },
+        };
+        for (i, (rv, evicted)) in [(5, 0), (7, 0), (11, 0), (12, 1)].into_iter().enumerate() {
+            view.apply(i as EventId, &add(rv, evicted));
+        }
+        let c = &view.caches[0][0];
+        let ring: Vec<Rv> = c.ring.iter().map(|e| e.0).collect();
+        assert_eq!(ring, [7, 11, 12]);
+        assert_eq!(c.evicted_last, [5], "rv 5 was evicted, rv 7 survives");
+        view.apply(4, &add(13, 2));
+        assert_eq!(view.caches[0][0].evicted_last, [7, 11]);
+        view.apply(5, &add(14, 0));
+        assert!(
+            view.caches[0][0].evicted_last.is_empty(),
+            "only the latest addition's"
+        );
+        // More evicted at once than are named: the oldest are.
+        for i in 0..20 {
+            view.apply(6 + i, &add(100 + i as Rv, 0));
+        }
+        view.apply(26, &add(200, 20));
+        assert_eq!(view.caches[0][0].evicted_last.len(), EVICTED_SHOWN);
+        assert_eq!(view.caches[0][0].evicted_last[..3], [12, 13, 14]);
+    }
 
     #[test]
     fn a_queue_requeues_a_dirty_key_when_its_reconcile_ends_and_forgets_all_on_a_crash() {

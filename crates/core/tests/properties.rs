@@ -81,6 +81,7 @@ fn config(c: &Case) -> Config {
     cfg.apiservers.push(ApiserverConfig {
         name: "b".into(),
         lag_ms: DurationMs(200),
+        ..Default::default()
     });
     let behaviour = if c.children {
         Behaviour::Children {

@@ -68,6 +68,7 @@ fn shared(options: &Options, script: &str) -> Shared {
     Shared {
         script: script.to_string(),
         at_ms: options.at.filter(|d| d.0 > 0).map(|d| TimeMs::ZERO + d),
+        events: None,
     }
 }
 

@@ -413,6 +413,8 @@ fn error_out(e: ApiError) -> ErrorOut {
         ApiError::ReconcileError => ("reconcile_error", None, None),
         ApiError::NameTooLong => ("name_too_long", None, None),
         ApiError::ListCompacted => ("list_compacted", None, None),
+        ApiError::WatchListForbidden => ("watch_list_forbidden", None, None),
+        ApiError::StaleRead { read, written } => ("stale_read", Some(written), Some(read)),
     };
     ErrorOut {
         error,
@@ -499,6 +501,11 @@ enum Kind {
         watcher: u32,
         rv: Rv,
         items: u32,
+    },
+    BookmarkExpired {
+        watcher: u32,
+        received: bool,
+        since_ms: u64,
     },
     WatchOpened {
         watcher: u32,
@@ -861,6 +868,15 @@ impl Events<'_> {
                 rv,
                 items,
             },
+            EventKind::BookmarkExpired {
+                watcher,
+                received,
+                since_ms,
+            } => Kind::BookmarkExpired {
+                watcher: self.watcher(watcher),
+                received,
+                since_ms: since_ms.ms(),
+            },
             _ => self.watch_kind(k),
         }
     }
@@ -1094,6 +1110,7 @@ impl Events<'_> {
                         ("list", self::request_rv(rv), matches!(rv, ListRv::Exact(_)))
                     }
                     ProbeRequest::Watch { from } => ("watch", from.to_string(), false),
+                    ProbeRequest::WatchMostRecent => ("watch", String::new(), false),
                 };
                 Kind::ProbeRequest {
                     probe,

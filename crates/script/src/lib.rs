@@ -2,6 +2,7 @@
 //! expectations, or into diagnostics that name a line and column. The CLI and the editor both
 //! call it, so both show the same errors.
 
+pub mod compare;
 mod cursor;
 mod diag;
 pub mod export;
@@ -17,7 +18,7 @@ pub mod syntax;
 pub use cursor::parse_time_arg;
 pub use diag::{render, Diagnostic};
 pub use lexer::{decode, lines};
-pub use parse::{parse, Expectation, Scenario};
+pub use parse::{parse, parse_with, Expectation, Overrides, Scenario, DEFAULT_KUBERNETES};
 
 /// Scripts larger than this are refused before parsing.
 pub const MAX_SCRIPT_BYTES: usize = 64 * 1024;

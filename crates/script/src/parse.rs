@@ -7,7 +7,10 @@ use crate::cursor::{declared, unknown, Cursor as Parser};
 use crate::diag::{nearest, Diagnostic};
 use crate::lexer::{words, Word};
 use crate::logic::{BlockLine, Compiler};
-use crate::syntax::{ACTIONS, BEHAVIOURS, CONTROLLER_OPTIONS, COUNTED, STATEMENTS};
+use crate::syntax::{ACTIONS, BEHAVIOURS, CONTROLLER_OPTIONS, COUNTED, FEATURES, STATEMENTS};
+
+/// The Kubernetes version whose defaults apply when a script names none.
+pub const DEFAULT_KUBERNETES: u32 = 34;
 use crate::MAX_SCRIPT_BYTES;
 
 /// One `expect` line.
@@ -278,9 +281,20 @@ struct Spans {
 struct Builder {
     /// `kubernetes 1.N`: the minor version whose defaults apply where a setting was not given.
     version: Option<u32>,
+    /// `controller-runtime 0.N`: the minor version whose queue default applies.
+    controller_runtime: Option<u32>,
+    /// Cluster settings the script gave itself (`feature` names, `too-large-rv`), which a
+    /// version's defaults leave alone.
+    explicit: std::collections::BTreeSet<&'static str>,
+    /// (controller, option) the script gave a controller (`queue`, `stale-read-check`).
+    explicit_options: std::collections::BTreeSet<(usize, &'static str)>,
+    /// Per apiserver: `fake`, with the client-go version it names, if any.
+    fakes: Vec<Option<Option<u32>>>,
     explicit_cache: Vec<bool>,
     explicit_streaming: bool,
     explicit_bookmarks: bool,
+    /// `feature StaleControllerConsistency on|off`: the default of built-in-style controllers.
+    stale_read_check: Option<bool>,
     config: Config,
     expectations: Vec<Expectation>,
     kinds_declared: bool,
@@ -312,8 +326,23 @@ struct Block {
     lines: Vec<BlockLine>,
 }
 
+/// Versions that replace the script's own `kubernetes` and `controller-runtime` statements (or
+/// stand in for them): a comparison runs one script under two of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// The minor version N of `kubernetes 1.N`.
+    pub kubernetes: Option<u32>,
+    /// The minor version N of `controller-runtime 0.N`.
+    pub controller_runtime: Option<u32>,
+}
+
 /// Parses and checks a whole script.
 pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
+    parse_with(src, Overrides::default())
+}
+
+/// `parse`, with the versions of `overrides` in place of the script's.
+pub fn parse_with(src: &str, overrides: Overrides) -> Result<Scenario, Vec<Diagnostic>> {
     if src.len() > MAX_SCRIPT_BYTES {
         return Err(vec![Diagnostic::at(
             1,
@@ -328,6 +357,8 @@ pub fn parse(src: &str) -> Result<Scenario, Vec<Diagnostic>> {
     }
     let mut b = Builder::new();
     let mut diags = b.read_lines(src);
+    b.version = overrides.kubernetes.or(b.version);
+    b.controller_runtime = overrides.controller_runtime.or(b.controller_runtime);
     if diags.is_empty() {
         b.check_logic(&mut diags);
     }
@@ -354,9 +385,14 @@ impl Builder {
             expectations: vec![],
             kinds_declared: false,
             version: None,
+            controller_runtime: None,
+            explicit: Default::default(),
+            explicit_options: Default::default(),
+            fakes: vec![None],
             explicit_cache: vec![],
             explicit_streaming: false,
             explicit_bookmarks: false,
+            stale_read_check: None,
             apiservers_declared: false,
             pending_expects: vec![],
             end_set: false,
@@ -377,6 +413,9 @@ impl Builder {
         let mut diags = vec![];
         let mut in_controller = false;
         let mut block: Option<Block> = None;
+        // A line that fails takes the lines indented under it along (a controller's options and
+        // logic, a block's statements): they would only repeat its error in other words.
+        let mut failed_at: Option<usize> = None;
         let src = crate::lexer::strip_bom(src);
         for (i, raw) in crate::lexer::lines(src).enumerate() {
             let line = i + 1;
@@ -396,6 +435,10 @@ impl Builder {
                 continue;
             }
             let indent = raw.chars().take_while(|c| *c == ' ' || *c == '\t').count();
+            if failed_at.is_some_and(|at| indent > at) {
+                continue;
+            }
+            failed_at = None;
             if let Some(bk) = block.as_mut().filter(|bk| indent > bk.indent) {
                 bk.lines.push(BlockLine {
                     line,
@@ -415,7 +458,10 @@ impl Builder {
             };
             match self.read_line(&mut p, raw, indent, &mut in_controller) {
                 Ok(opened) => block = opened,
-                Err(d) => diags.push(d),
+                Err(d) => {
+                    diags.push(d);
+                    failed_at = Some(indent);
+                }
             }
             if diags.len() >= 50 {
                 break;
@@ -525,6 +571,18 @@ impl Builder {
                 p.done()?;
             }
             "kubernetes" => self.version_statement(p)?,
+            "controller-runtime" => self.controller_runtime_statement(p)?,
+            "feature" => self.feature_statement(p)?,
+            "too-large-rv" => {
+                let v = p.next("`relist` or `retry`")?;
+                self.config.reflector.too_large_relists_consistent = match v.text.as_str() {
+                    "relist" => true,
+                    "retry" => false,
+                    _ => return Err(unknown(p, v, "setting", &["relist", "retry"])),
+                };
+                self.explicit.insert("too-large-rv");
+                p.done()?;
+            }
             "page-size" => {
                 let n = p.number("a page size (0: no paging)", 100_000)?;
                 if n < 0 {
@@ -558,19 +616,14 @@ impl Builder {
     /// `kubernetes 1.N`: the version whose defaults apply.
     fn version_statement(&mut self, p: &mut Parser) -> R<()> {
         let v = p.next("a version such as 1.34")?;
-        let minor = v
-            .text
-            .strip_prefix("1.")
-            .and_then(|m| m.parse::<u32>().ok())
-            .filter(|m| (10..=40).contains(m))
-            .ok_or_else(|| {
-                p.err_at(
-                    v,
-                    format!("`{}` is not a Kubernetes version this model knows", v.text),
-                )
-                .help("write 1.N with N from 10 to 40, e.g. `kubernetes 1.34`")
-            })?;
-        self.version = Some(minor);
+        let help = "write 1.N with N from 10 to 40, e.g. `kubernetes 1.34`";
+        self.version = Some(minor_version(
+            p,
+            v,
+            ("1.", 10),
+            "a Kubernetes version",
+            help,
+        )?);
         let span = Span::of(p, v);
         self.spans
             .reflector_settings
@@ -579,17 +632,86 @@ impl Builder {
         Ok(())
     }
 
-    /// `apiserver NAME [lag D]`.
+    /// `controller-runtime 0.N`: the version whose queue default applies.
+    fn controller_runtime_statement(&mut self, p: &mut Parser) -> R<()> {
+        let v = p.next("a version such as 0.23")?;
+        let help = "write 0.N with N from 1 to 40, e.g. `controller-runtime 0.22`";
+        let what = "a controller-runtime version";
+        self.controller_runtime = Some(minor_version(p, v, ("0.", 1), what, help)?);
+        p.done()
+    }
+
+    /// `feature GATE on|off`: one behaviour a Kubernetes version's defaults would choose.
+    fn feature_statement(&mut self, p: &mut Parser) -> R<()> {
+        let g = p.next("a feature gate")?;
+        let Some(&gate) = FEATURES.iter().find(|f| **f == g.text) else {
+            return Err(unknown(p, g, "feature gate", FEATURES));
+        };
+        let on = if gate == "WatchListClient" {
+            self.explicit_streaming = true;
+            self.switch(p, "streaming-list", None)?
+        } else {
+            self.switch(p, "feature", None)?
+        };
+        let f = &mut self.config.server;
+        match gate {
+            "ConsistentListFromCache" => f.consistent_list_from_cache = on,
+            "ResilientWatchCacheInitialization" => f.resilient_cache_init = on,
+            "WatchFromStorageWithoutResourceVersion" => f.watch_from_storage_without_rv = on,
+            "WatchList" => f.watch_list = on,
+            "EfficientWatchResumption" => f.progress_notify = on,
+            "WatchListClient" => self.config.reflector.streaming_list = on,
+            _ => self.stale_read_check = Some(on),
+        }
+        self.explicit.insert(gate);
+        p.done()
+    }
+
+    /// `apiserver NAME [lag D] [fake [1.N]] [initial-events-end off]`.
     fn apiserver_statement(&mut self, p: &mut Parser) -> R<()> {
         let name = p.next("an apiserver name")?;
         check_name(p, name, "apiserver", is_name_char)?;
         let mut lag_ms = DurationMs::ZERO;
-        if p.eat("lag") {
-            lag_ms = p.duration("a lag")?;
+        let mut fake = None;
+        let mut omits_initial_events_end = false;
+        while let Some(w) = p.peek() {
+            match w.text.as_str() {
+                "lag" => {
+                    p.pos += 1;
+                    lag_ms = p.duration("a lag")?;
+                }
+                "fake" => {
+                    p.pos += 1;
+                    fake = Some(match p.peek() {
+                        Some(v) if v.text.starts_with("1.") => {
+                            p.pos += 1;
+                            let help =
+                                "write 1.N, e.g. `fake 1.35` (no resourceVersion) or `fake 1.36`";
+                            let v = &p.words[p.pos - 1];
+                            Some(minor_version(
+                                p,
+                                v,
+                                ("1.", 10),
+                                "a client-go version",
+                                help,
+                            )?)
+                        }
+                        _ => None,
+                    });
+                }
+                "initial-events-end" => {
+                    p.pos += 1;
+                    omits_initial_events_end = !self.switch(p, "initial-events-end", None)?;
+                }
+                _ => {
+                    let opts = &["lag", "fake", "initial-events-end"];
+                    return Err(unknown(p, w, "apiserver option", opts));
+                }
+            }
         }
-        p.done()?;
         if !self.apiservers_declared {
             self.config.apiservers.clear();
+            self.fakes.clear();
             self.apiservers_declared = true;
         }
         if self.config.apiservers.iter().any(|a| a.name == name.text) {
@@ -599,9 +721,12 @@ impl Builder {
             return Err(p.err_at(name, format!("more than {MAX_APISERVERS} apiservers")));
         }
         self.spans.apiservers.push(Span::of(p, name));
+        self.fakes.push(fake);
         self.config.apiservers.push(ApiserverConfig {
             name: name.text.clone(),
             lag_ms,
+            fake: None,
+            omits_initial_events_end,
         });
         Ok(())
     }
@@ -1018,7 +1143,21 @@ impl Builder {
             }
             "reconcile" => self.config.controllers[idx].reconcile_ms = p.duration("a duration")?,
             "link-delay" => self.config.controllers[idx].link_delay_ms = p.duration("a delay")?,
+            "stale-read-check" => {
+                let on = self.switch(p, "stale-read-check", Some(idx))?;
+                self.config.controllers[idx].stale_read_check = on;
+                self.explicit_options.insert((idx, "stale-read-check"));
+            }
+            "on-410" => {
+                let v = p.next("`relist` or `rewatch`")?;
+                self.config.controllers[idx].rewatch_on_gone = match v.text.as_str() {
+                    "relist" => false,
+                    "rewatch" => true,
+                    _ => return Err(unknown(p, v, "setting", &["relist", "rewatch"])),
+                };
+            }
             "queue" => {
+                self.explicit_options.insert((idx, "queue"));
                 let q = p.next("`classic` or `priority`")?;
                 self.config.controllers[idx].queue = match q.text.as_str() {
                     "classic" => QueueKind::Classic,
@@ -1499,11 +1638,18 @@ impl Builder {
                 },
             }
         } else {
-            let from = rv
-                .filter(|r| !r.is_empty())
-                .and_then(|r| r.parse::<Rv>().ok())
-                .ok_or_else(|| p.err_at(aw, "a probe's watch needs resourceVersion=\"N\""))?;
-            ProbeRequest::Watch { from }
+            match rv.as_deref() {
+                Some("") => ProbeRequest::WatchMostRecent,
+                rv => {
+                    let from = rv.and_then(|r| r.parse::<Rv>().ok()).ok_or_else(|| {
+                        p.err_at(
+                            aw,
+                            "a probe's watch needs resourceVersion=\"N\" (or \"\": most recent)",
+                        )
+                    })?;
+                    ProbeRequest::Watch { from }
+                }
+            }
         };
         let apiserver = if p.eat("on") {
             self.next_apiserver(p)?
@@ -1674,6 +1820,10 @@ impl Builder {
             "probe" if !self.config.controllers.iter().any(|c| c.name == "probe") => {
                 Self::probe_expectation(p)?
             }
+            // `expect message "TEXT" [CMP N] [by TIME]`
+            "message" if !self.config.controllers.iter().any(|c| c.name == "message") => {
+                Self::message_expectation(p)?
+            }
             _ => return self.controller_expectation(p, w),
         };
         p.done()?;
@@ -1685,7 +1835,7 @@ impl Builder {
         // `expect CONTROLLER [never] saw KIND NAME spec N`
         let cw = w;
         let controller = self.controller(p, cw).map_err(|_| {
-            let mut all: Vec<&str> = vec!["esr", "final", "exists", "absent"];
+            let mut all: Vec<&str> = vec!["esr", "final", "exists", "absent", "message", "probe"];
             all.extend(COUNTED);
             all.extend(self.config.controllers.iter().map(|c| c.name.as_str()));
             unknown(p, cw, "expectation", &all)
@@ -1750,6 +1900,34 @@ impl Builder {
     }
 
     /// `expect probe got "TEXT" | listed N [at rv R] | opened [replaying N]`.
+    /// `message "TEXT" [CMP N] [by TIME]`: events whose one-line message contains the text;
+    /// without a comparison, at least one.
+    fn message_expectation(p: &mut Parser) -> R<Expect> {
+        let t = p.next("the text in quotes")?;
+        if !t.quoted || t.text.is_empty() {
+            return Err(p.err_at(t, "put the text in quotes: message \"...\""));
+        }
+        let text = t.text.clone();
+        let (cmp, value) = match p.peek() {
+            Some(w) if w.text != "by" => {
+                let cmp = Self::cmp(p)?;
+                (cmp, p.number("a count", i64::MAX)?)
+            }
+            _ => (Cmp::Ge, 1),
+        };
+        let by_ms = if p.eat("by") {
+            Some(p.moment("a time")?)
+        } else {
+            None
+        };
+        Ok(Expect::Message {
+            text,
+            cmp,
+            value,
+            by_ms,
+        })
+    }
+
     fn probe_expectation(p: &mut Parser) -> R<Expect> {
         let what = p.next("`got`, `listed` or `opened`")?;
         let fact = match what.text.as_str() {
@@ -2048,7 +2226,22 @@ impl Builder {
     }
 
     /// The defaults of the named Kubernetes version, where the script did not choose.
+    /// docs/fidelity.md's table of versions is this function, row for row.
     fn apply_version_defaults(&mut self) {
+        self.apply_controller_runtime_defaults();
+        let minor = self.version.unwrap_or(DEFAULT_KUBERNETES);
+        for (a, fake) in self.config.apiservers.iter_mut().zip(&self.fakes) {
+            a.fake = fake.map(|v| FakeTracker::of_version(v.unwrap_or(minor)));
+        }
+        // KEP-5647's gates cover kube-controller-manager's DaemonSet, Job, ReplicaSet and
+        // StatefulSet controllers: here, the `children` behaviour.
+        let stale_check = self.stale_read_check.unwrap_or(minor >= 36);
+        for (i, c) in self.config.controllers.iter_mut().enumerate() {
+            let built_in = matches!(c.behaviour, Behaviour::Children { .. });
+            if built_in && !self.explicit_options.contains(&(i, "stale-read-check")) {
+                c.stale_read_check = stale_check;
+            }
+        }
         let Some(minor) = self.version else {
             return;
         };
@@ -2061,7 +2254,58 @@ impl Builder {
             self.config.reflector.streaming_list = minor >= 35;
         }
         if !self.explicit_bookmarks {
-            self.config.reflector.bookmarks = minor >= 15;
+            self.config.reflector.bookmarks = minor >= 16;
+        }
+        if !self.explicit.contains("too-large-rv") {
+            self.config.reflector.too_large_relists_consistent = minor >= 19;
+        }
+        let version = ServerFeatures::of_version(minor);
+        let f = &mut self.config.server;
+        let gates: [(&str, &mut bool, bool); 5] = [
+            (
+                "ConsistentListFromCache",
+                &mut f.consistent_list_from_cache,
+                version.consistent_list_from_cache,
+            ),
+            (
+                "ResilientWatchCacheInitialization",
+                &mut f.resilient_cache_init,
+                version.resilient_cache_init,
+            ),
+            (
+                "WatchFromStorageWithoutResourceVersion",
+                &mut f.watch_from_storage_without_rv,
+                version.watch_from_storage_without_rv,
+            ),
+            ("WatchList", &mut f.watch_list, version.watch_list),
+            (
+                "EfficientWatchResumption",
+                &mut f.progress_notify,
+                version.progress_notify,
+            ),
+        ];
+        for (gate, value, default) in gates {
+            if !self.explicit.contains(gate) {
+                *value = default;
+            }
+        }
+    }
+
+    /// controller-runtime 0.23 made the priority queue the default (`UsePriorityQueue`);
+    /// before it a controller has client-go's rate-limited queue.
+    fn apply_controller_runtime_defaults(&mut self) {
+        let Some(minor) = self.controller_runtime else {
+            return;
+        };
+        let queue = if minor >= 23 {
+            QueueKind::Priority
+        } else {
+            QueueKind::Classic
+        };
+        for (i, c) in self.config.controllers.iter_mut().enumerate() {
+            if !self.explicit_options.contains(&(i, "queue")) {
+                c.queue = queue;
+            }
         }
     }
 
@@ -2105,6 +2349,24 @@ impl Builder {
             }
         }
     }
+}
+
+/// A version `MAJOR.N` (`prefix` is `MAJOR.`) with N from `lowest` to 40, as its minor number.
+fn minor_version(
+    p: &Parser,
+    v: &Word,
+    (prefix, lowest): (&str, u32),
+    what: &str,
+    help: &str,
+) -> R<u32> {
+    v.text
+        .strip_prefix(prefix)
+        .and_then(|m| m.parse::<u32>().ok())
+        .filter(|m| (lowest..=40).contains(m))
+        .ok_or_else(|| {
+            p.err_at(v, format!("`{}` is not {what} this model knows", v.text))
+                .help(help)
+        })
 }
 
 /// The object a timeline write names.

@@ -171,6 +171,9 @@ fn probe_line(
         listwatch_core::ProbeRequest::Watch { from } => {
             format!("probe watch {kind} resourceVersion=\"{from}\" on {on}")
         }
+        listwatch_core::ProbeRequest::WatchMostRecent => {
+            format!("probe watch {kind} resourceVersion=\"\" on {on}")
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! Share links: the whole scenario in the URL fragment, so no server is needed.
 //!
 //! `#lw2.<base64url(raw deflate(payload) ++ CRC-32(payload))>` where the payload is header lines
-//! `key=value`, a blank line, then the script. Keys today: `t` (the moment on screen, in ms).
+//! `key=value`, a blank line, then the script. Keys today: `t` (the moment on screen, in ms) and
+//! `e` (the events applied then: several events share a millisecond).
 //! Unknown keys are ignored, so later versions can add options; a new payload layout gets a new
 //! version prefix and a migration step in `decode`.
 //!
@@ -39,6 +40,10 @@ pub struct Shared {
     pub script: String,
     /// The moment on screen.
     pub at_ms: Option<TimeMs>,
+    /// The moment as the number of events applied, which tells apart the events of one
+    /// millisecond (a 410 and the relist it starts). Trusted only where the script's run has
+    /// that many events, the last of them at `at_ms`.
+    pub events: Option<u64>,
 }
 
 /// Why a link cannot be opened; each says what is wrong in words a user can act on.
@@ -136,6 +141,9 @@ pub fn encode(shared: &Shared) -> String {
     if let Some(t) = shared.at_ms {
         payload += &format!("t={}\n", t.ms());
     }
+    if let Some(n) = shared.events {
+        payload += &format!("e={n}\n");
+    }
     payload.push('\n');
     payload += &shared.script;
     let mut body = miniz_oxide::deflate::compress_to_vec(payload.as_bytes(), 9);
@@ -207,10 +215,13 @@ pub fn decode(link: &str) -> Result<Shared, LinkError> {
         Some(script) => ("", script),
         None => text.split_once("\n\n").ok_or(LinkError::Truncated)?,
     };
-    let mut at_ms = None;
+    let (mut at_ms, mut events) = (None, None);
     for line in header.lines() {
         if let Some(t) = line.strip_prefix("t=") {
             at_ms = t.parse().ok().map(TimeMs);
+        }
+        if let Some(n) = line.strip_prefix("e=") {
+            events = n.parse().ok();
         }
         // Other keys are options of later versions: ignored.
     }
@@ -220,6 +231,7 @@ pub fn decode(link: &str) -> Result<Shared, LinkError> {
     Ok(Shared {
         script: script.to_string(),
         at_ms,
+        events,
     })
 }
 
@@ -231,6 +243,7 @@ mod tests {
         Shared {
             script: "# hello\nkind Pod cache fixed 3\n".into(),
             at_ms: Some(TimeMs(2200)),
+            events: None,
         }
     }
 
@@ -269,6 +282,7 @@ mod tests {
             let s = Shared {
                 script: src.to_string(),
                 at_ms: Some(TimeMs(1500)),
+                events: None,
             };
             // An lw1 link as the old encoder wrote it: the same payload, no checksum.
             let payload = format!("t=1500\n\n{src}");
@@ -307,6 +321,7 @@ mod tests {
                      at 2050ms status Pod a 1\nexpect gone ctl Pod == 1\nexpect esr\n"
                 .into(),
             at_ms: Some(TimeMs(2200)),
+            events: None,
         };
         let good = link("https://x.example/lw/", &original);
         let chars: Vec<char> = good.chars().collect();
@@ -363,12 +378,14 @@ mod tests {
         let want = Shared {
             script: lf.into(),
             at_ms: Some(TimeMs(1500)),
+            events: None,
         };
         for eol in ["\r\n", "\r", "\n"] {
             let script = lf.replace('\n', eol);
             let link = encode(&Shared {
                 script: script.clone(),
                 at_ms: Some(TimeMs(1500)),
+                events: None,
             });
             assert_eq!(decode(&link).unwrap(), want, "{eol:?}");
             // A payload whose header has the same line ends (not what `encode` writes).
@@ -391,9 +408,27 @@ mod tests {
             let s = Shared {
                 script: src.to_string(),
                 at_ms: None,
+                events: None,
             };
             assert_eq!(decode(&link("http://127.0.0.1:8080/", &s)).unwrap(), s);
         }
+    }
+
+    /// The moment as events applied travels beside its millisecond; a link without it (every
+    /// link made before) opens as it did, and a value that is not a count is ignored.
+    #[test]
+    fn a_link_carries_the_event_of_its_moment() {
+        let at = Shared {
+            events: Some(69),
+            ..sample()
+        };
+        assert_eq!(decode(&encode(&at)).unwrap(), at);
+        assert_eq!(decode(&encode(&sample())).unwrap().events, None);
+        let payload = "t=2200\ne=x\n\nkind Pod\n";
+        let mut body = miniz_oxide::deflate::compress_to_vec(payload.as_bytes(), 9);
+        body.extend_from_slice(&crc32(payload.as_bytes()).to_be_bytes());
+        let opened = decode(&format!("lw2.{}", b64_encode(&body))).unwrap();
+        assert_eq!((opened.at_ms, opened.events), (Some(TimeMs(2200)), None));
     }
 
     #[test]

@@ -12,6 +12,9 @@ pub const STATEMENTS: &[&str] = &[
     "streaming-list",
     "page-size",
     "kubernetes",
+    "controller-runtime",
+    "feature",
+    "too-large-rv",
     "controller",
     "at",
     "every",
@@ -43,8 +46,20 @@ pub const CONTROLLER_OPTIONS: &[&str] = &[
     "bookmarks",
     "streaming-list",
     "fail-first",
+    "stale-read-check",
+    "on-410",
     "logic",
     "desired",
+];
+/// The feature gates `feature GATE on|off` sets (docs/fidelity.md, the table of versions).
+pub const FEATURES: &[&str] = &[
+    "ConsistentListFromCache",
+    "ResilientWatchCacheInitialization",
+    "WatchFromStorageWithoutResourceVersion",
+    "WatchList",
+    "WatchListClient",
+    "EfficientWatchResumption",
+    "StaleControllerConsistency",
 ];
 /// Statements of a controller's `logic` block.
 pub const LOGIC_STATEMENTS: &[&str] = &[
@@ -197,6 +212,13 @@ pub const WORDS: &[&str] = &[
     "error",
     "requeue",
     "require",
+    // Versions and their settings.
+    "fake",
+    "initial-events-end",
+    "relist",
+    "retry",
+    "rewatch",
+    "message",
 ];
 
 /// What a stretch of a line is, for highlighting.

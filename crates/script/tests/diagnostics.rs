@@ -171,6 +171,28 @@ fn each_script_gets_its_located_diagnostic() {
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
 
+/// One typo on a controller line is one diagnostic: its options and its logic, which depend on
+/// it, are not each reported as unknown options; an error after them still is.
+#[test]
+fn a_line_that_fails_is_reported_once_not_for_every_line_under_it() {
+    let logic = "  workers 2\n  logic\n    get db = Db key\n    if db absent\n      done\n    update db spec 1\n";
+    for (src, want) in [
+        // The kind misspelt on the controller line.
+        (format!("kind Db\ncontroller op for Dbb\n{logic}run 1m\n"), vec![(2, 19)]),
+        // A block head that fails: its statements go with it, the options around it do not.
+        (
+            "kind Db\nkind Pvc\ncontroller op for Db children Pvc\n  logic\n    get db = Db key\n    done\n  workers 0\nrun 1m\n".to_string(),
+            vec![(4, 3), (7, 3)],
+        ),
+        // After the failed controller's lines, the next statement is read as usual.
+        (format!("kind Db\ncontroller op for Dbb\n{logic}at 1s crate Db a\nrun 1m\n"), vec![(2, 19), (9, 7)]),
+    ] {
+        let d = listwatch_script::parse(&src).unwrap_err();
+        let at: Vec<(usize, usize)> = d.iter().map(|d| (d.line, d.col)).collect();
+        assert_eq!(at, want, "{src:?}: {d:?}");
+    }
+}
+
 #[test]
 fn long_names_are_refused() {
     let src = format!("kind P{}\n", "o".repeat(63));

@@ -1350,3 +1350,224 @@ fn bookmarks_go_out_on_the_cacher_s_one_second_ticks() {
     }
     assert!(collisions > 0, "no seed made the two bookmarks collide");
 }
+
+/// The names in the first reflector's informer store at the end.
+fn store_names(sim: &Sim) -> Vec<&str> {
+    let store = sim.reflectors()[0].store().iter();
+    store.map(|(n, _)| sim.names().resolve(*n)).collect()
+}
+
+/// The one-line texts of the trace's events of one actor label (`ctl/Pod`), with their moments.
+fn lines_of(sim: &Sim, actor: &str) -> Vec<(u64, String)> {
+    sim.trace()
+        .iter()
+        .filter(|e| listwatch_core::actor_label(e.actor, sim) == actor)
+        .map(|e| (e.time_ms.ms(), listwatch_core::describe(&e.kind, sim)))
+        .collect()
+}
+
+/// client-go `testing/fixture.go` up to 1.35 (kubernetes #87472, client-go PR #95897's example:
+/// "Any writes to the client after the informer's initial LIST and before the informer
+/// establishing the watcher will be missed"): the list's RV is "", the watch ignores the RV and
+/// replays nothing, and it never ends (no timeout, no bookmark), so a Service created while the
+/// watch is on its way is lost for good; one created after it is registered arrives.
+#[test]
+fn the_fake_tracker_of_client_go_1_35_loses_a_write_between_list_and_watch() {
+    let sim = run("
+kind Service
+apiserver test fake 1.35
+controller informer for Service
+  link-delay 50ms
+  logic
+    done
+at 0s create Service a
+at 100ms create Service b
+at 1s create Service c
+run 15m
+expect absent Service x
+");
+    let watcher = lines_of(&sim, "informer/Service");
+    let texts: Vec<&str> = watcher.iter().map(|(_, t)| t.as_str()).collect();
+    assert!(
+        texts.contains(&"list returned 1 items at rv 0 (from etcd)"),
+        "{texts:?}"
+    );
+    assert!(
+        texts.contains(&"watch from rv 0 open, replaying 0 events"),
+        "{texts:?}"
+    );
+    assert!(
+        texts.contains(&"ADDED default/c rv 4 (spec 0)"),
+        "{texts:?}"
+    );
+    assert!(
+        !texts.iter().any(|t| t.contains("default/b")),
+        "b is never delivered: {texts:?}"
+    );
+    assert!(
+        !texts
+            .iter()
+            .any(|t| t.contains("BOOKMARK") || t.contains("timed out")),
+        "the fake's watch never sends a bookmark or times out: {texts:?}"
+    );
+    let store = store_names(&sim);
+    assert_eq!(store, ["default/a", "default/c"]);
+}
+
+/// client-go 1.36 `testing/fixture.go` (PRs #135959, #136143): the list carries the tracker's RV
+/// and the watch from it replays, as ADDED, every object written after it: the create between
+/// list and watch arrives. A delete there is still lost (kubernetes #141528): the deleted
+/// Service stays in the informer's store for ever.
+#[test]
+fn the_fake_tracker_of_client_go_1_36_replays_creates_but_loses_deletes() {
+    let sim = run("
+kind Service
+apiserver test fake 1.36
+controller informer for Service
+  link-delay 50ms
+  logic
+    done
+at 0s create Service a
+at 100ms create Service b
+at 100ms delete Service a
+run 5m
+");
+    let texts: Vec<String> = lines_of(&sim, "informer/Service")
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+    assert!(
+        texts.contains(&"list returned 1 items at rv 2 (from etcd)".to_string()),
+        "{texts:?}"
+    );
+    assert!(
+        texts.contains(&"watch from rv 2 open, replaying 1 events".to_string()),
+        "{texts:?}"
+    );
+    assert!(
+        texts.contains(&"ADDED default/b rv 3 (spec 0)".to_string()),
+        "{texts:?}"
+    );
+    assert!(!texts.iter().any(|t| t.starts_with("DELETED")), "{texts:?}");
+    let store = store_names(&sim);
+    assert_eq!(
+        store,
+        ["default/a", "default/b"],
+        "a is gone from etcd, not from the informer"
+    );
+}
+
+/// client-go `tools/cache/reflector.go` `watchList` (antrea #8123, kubernetes #135895): a
+/// streaming list whose initial events end with a BOOKMARK lacking `k8s.io/initial-events-end`
+/// never syncs the informer; `initialEventsEndBookmarkTicker` warns every 10 s once 10 s have
+/// passed since the last event ("Warning: event bookmark expired"); at the server's timeout the
+/// stream is asked for again, never falling back to a LIST.
+#[test]
+fn a_streaming_list_without_its_end_bookmark_never_syncs_and_warns_every_ten_seconds() {
+    let sim = run("
+kind Pod
+apiserver agg initial-events-end off
+streaming-list on
+controller ctl for Pod
+  logic
+    done
+at 0s create Pod a
+at 25s create Pod b
+run 12m
+expect reconciles ctl == 0
+expect lists ctl Pod >= 2
+");
+    let lines = lines_of(&sim, "ctl/Pod");
+    let warnings: Vec<(u64, &str)> = lines
+        .iter()
+        .filter(|(_, t)| t.starts_with("Warning: event bookmark expired"))
+        .map(|(at, t)| (*at, t.as_str()))
+        .collect();
+    let first = "Warning: event bookmark expired: ctl/Pod: hasn't received required bookmark event marking the end of initial events stream, received last event 10s ago";
+    assert_eq!(warnings[0], (10_000, first));
+    // The event at 25 s restarts the count: no warning at 30 s, the next at 40 s.
+    assert_eq!(warnings[1].0, 20_000);
+    assert_eq!(
+        warnings[2],
+        (40_000, first.replace("10s ago", "15s ago").as_str())
+    );
+    assert!(
+        lines
+            .iter()
+            .all(|(_, t)| !t.starts_with("list resourceVersion")),
+        "never a LIST"
+    );
+    let streams = lines
+        .iter()
+        .filter(|(_, t)| t.contains("sendInitialEvents=true"))
+        .count();
+    assert!(
+        streams >= 2,
+        "asked again after the watch's timeout: {streams}"
+    );
+    assert!(sim.reflectors()[0].store().is_empty(), "never synced");
+}
+
+/// apiserver before `ResilientWatchCacheInitialization` (1.31; `cacher.go` `c.ready.wait(ctx)`):
+/// a request to a cache that re-initialises waits until it is ready, where 1.31+ answers 429.
+#[test]
+fn before_1_31_a_watch_waits_for_a_reinitialising_cache_instead_of_429() {
+    let script = |version: &str| {
+        run(&format!(
+            "kubernetes {version}\nkind Pod\nkind Other\ncontroller ctl for Pod mirror Other\n\
+             at 0s create Pod a\nat 2s reinit-cache apiserver Pod for 3s\nrun 10s\n"
+        ))
+    };
+    let waited = lines_of(&script("1.30"), "ctl/Pod");
+    let refused = lines_of(&script("1.31"), "ctl/Pod");
+    let has = |lines: &[(u64, String)], text: &str| lines.iter().any(|(_, t)| t.contains(text));
+    assert!(has(&refused, "ERROR 429 storage is (re)initializing"));
+    assert!(!has(&waited, "429"), "{waited:?}");
+    // The re-watch sent at 2 s is answered at 5 s, when the cache has listed etcd again (at a
+    // newer RV than the watch's, so with 410: the reflector then relists).
+    let answered = waited
+        .iter()
+        .find(|(at, t)| *at > 2000 && (t.starts_with("ERROR") || t.contains("open")));
+    assert_eq!(
+        answered,
+        Some(&(
+            5000,
+            "ERROR 410 too old resource version: 2 (3)".to_string()
+        ))
+    );
+}
+
+/// A hand-written watch loop (kubernetes #129266; kube-rs #219; minikube #2585's EndpointWatcher)
+/// that watches again from the RV that got 410 gets 410 again, with the same numbers, every
+/// time: a cache's oldest RV only moves forward. client-go's reflector lists instead.
+#[test]
+fn a_watcher_that_rewatches_after_410_gets_the_same_410_for_ever() {
+    let script = |mode: &str| {
+        run(&format!(
+            "kind Pod cache fixed 3\nkind Other\ncompaction off\n\
+             controller ctl for Pod mirror Other\n  on-410 {mode}\n  start 1s\n\
+             at 0s create Pod a\nat 1.5s delay ctl 100ms\nat 2s disconnect ctl for 0s\n\
+             every 10ms 5 times from 2050ms create Pod b{{i}}\nrun 1m\n"
+        ))
+    };
+    let naive = lines_of(&script("rewatch"), "ctl/Pod");
+    let gone: Vec<&str> = naive
+        .iter()
+        .filter(|(_, t)| t.starts_with("ERROR 410"))
+        .map(|(_, t)| t.as_str())
+        .collect();
+    assert!(gone.len() >= 5, "{gone:?}");
+    assert!(
+        gone.iter().all(|t| *t == gone[0]),
+        "the same RV each time: {gone:?}"
+    );
+    assert!(!naive
+        .iter()
+        .any(|(_, t)| t.starts_with("list resourceVersion=\"2\"")));
+    let reflector = lines_of(&script("relist"), "ctl/Pod");
+    let gone = reflector
+        .iter()
+        .filter(|(_, t)| t.starts_with("ERROR 410"))
+        .count();
+    assert_eq!(gone, 1);
+}

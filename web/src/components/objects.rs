@@ -56,15 +56,20 @@ pub fn string_callback(cb: Callback<String>) -> JsValue {
 }
 
 #[derive(Properties, PartialEq)]
-pub struct PickProps {
-    pub on_pick: Callback<String>,
+pub struct TourProps {
+    /// A step picked opens its scenario (`Action::Open`).
+    pub dispatch: UseReducerDispatcher<State>,
 }
 
 #[function_component(Tour)]
-pub fn tour(p: &PickProps) -> Html {
+pub fn tour(p: &TourProps) -> Html {
     let host = use_node_ref();
     {
-        let (host, pick) = (host.clone(), p.on_pick.clone());
+        let d = p.dispatch.clone();
+        let (host, pick) = (
+            host.clone(),
+            Callback::from(move |s| d.dispatch(Action::Open(s))),
+        );
         use_effect_with((), move |_| {
             with_module(move |m| {
                 let gallery: Array = crate::gallery::INDEX

@@ -13,7 +13,8 @@ use crate::state::{Action, Loaded, State};
 
 #[derive(Properties, PartialEq)]
 pub struct GalleryProps {
-    pub on_pick: Callback<String>,
+    /// A scenario picked opens (`Action::Open`).
+    pub dispatch: UseReducerDispatcher<State>,
 }
 
 #[function_component(Gallery)]
@@ -21,7 +22,7 @@ pub fn gallery(p: &GalleryProps) -> Html {
     // The file whose script was last fetched and handed over (tests and readers can wait for it).
     let loaded = use_state(String::new);
     let onchange = {
-        let (pick, loaded) = (p.on_pick.clone(), loaded.clone());
+        let (d, loaded) = (p.dispatch.clone(), loaded.clone());
         Callback::from(move |e: Event| {
             let Some(sel) = e
                 .target()
@@ -35,9 +36,9 @@ pub fn gallery(p: &GalleryProps) -> Html {
                 .ok()
                 .and_then(|i| crate::gallery::INDEX.get(i))
             {
-                let (pick, loaded) = (pick.clone(), loaded.clone());
+                let (d, loaded) = (d.clone(), loaded.clone());
                 crate::gallery::load(file, move |src| {
-                    pick.emit(src);
+                    d.dispatch(Action::Open(src));
                     loaded.set(file.to_string());
                 });
             }
@@ -85,12 +86,19 @@ pub fn narration(p: &NarrationProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct ExpectationsProps {
     pub run: Rc<Loaded>,
-    /// The text's expectations, checked against `run`.
+    /// The text's expectations, checked against `run`: compared by pointer (the state makes a
+    /// new list when it checks them again; comparing their contents cost 1.5 KB of wasm).
     pub outcomes: Rc<Vec<(Expectation, Outcome)>>,
     pub dispatch: UseReducerDispatcher<State>,
+}
+
+impl PartialEq for ExpectationsProps {
+    fn eq(&self, o: &Self) -> bool {
+        self.run == o.run && Rc::ptr_eq(&self.outcomes, &o.outcomes) && self.dispatch == o.dispatch
+    }
 }
 
 #[function_component(Expectations)]

@@ -94,21 +94,21 @@ fn lit(state: WatcherState, box_state: WatcherState) -> bool {
 /// What every part of the picture is drawn from.
 struct Pic<'a> {
     sim: &'a listwatch_core::Sim,
+    analysis: &'a analysis::Analysis,
     v: &'a View,
     /// The event on screen, to flash what it touched.
     current: Option<(usize, &'a listwatch_core::Event)>,
+    /// The messages in flight at the moment on screen, and the moment before it (the event
+    /// before the one on screen): messages move from where they were then.
+    flights: Vec<analysis::Flight>,
+    before_ms: f64,
     on_fault: &'a Option<Callback<FaultTarget>>,
     kinds: usize,
+    /// The picture's width, in its units.
+    width: f64,
 }
 
 const RING_W: f64 = 170.0;
-
-thread_local! {
-    /// Whether the reader asks for less motion (messages then appear at their end rather than
-    /// travel): the media query is made once per page, and read live at each frame.
-    static REDUCED_MOTION: Option<web_sys::MediaQueryList> = web_sys::window()
-        .and_then(|w| w.match_media("(prefers-reduced-motion: reduce)").ok().flatten());
-}
 
 #[function_component(SystemView)]
 pub fn system_view(p: &Props) -> Html {
@@ -116,22 +116,29 @@ pub fn system_view(p: &Props) -> Html {
     let v = &*p.view.0;
     let kinds = sim.config().kinds.len();
     let apis = sim.config().apiservers.len();
-    let pic = Pic {
-        sim,
-        v,
-        current: p
-            .cursor
-            .checked_sub(1)
-            .and_then(|i| sim.trace().get(i).map(|e| (i, e))),
-        on_fault: &p.on_fault,
-        kinds,
-    };
     // As wide as what is drawn (rings, the watchers' state machines, up to three queues a row),
     // so a narrow screen scales the picture down no more than it must.
     let queue_cols = sim.config().controllers.len().clamp(1, 3) as f64;
     let width = (40.0 + RING_W * (kinds * apis) as f64)
         .max(700.0)
         .max(20.0 + 300.0 * queue_cols);
+    let pic = Pic {
+        sim,
+        analysis: &p.run.analysis,
+        v,
+        current: p
+            .cursor
+            .checked_sub(1)
+            .and_then(|i| sim.trace().get(i).map(|e| (i, e))),
+        flights: p.run.analysis.in_flight(sim, p.cursor, v.time_ms),
+        before_ms: p
+            .cursor
+            .checked_sub(2)
+            .map_or(0.0, |i| sim.trace()[i].time_ms.ms() as f64),
+        on_fault: &p.on_fault,
+        kinds,
+        width,
+    };
     let queues_y = 235.0 + 70.0 * sim.reflectors().len() as f64;
     let height =
         queues_y + 112.0 + 95.0 * (sim.config().controllers.len().saturating_sub(1) / 3) as f64;
@@ -147,6 +154,7 @@ pub fn system_view(p: &Props) -> Html {
             { for caches.map(|(a, k)| cache_ring(&pic, a, k)) }
             { for (0..sim.reflectors().len()).map(|i| watcher_row(&pic, i)) }
             { for (0..sim.config().controllers.len()).map(|i| queue_box(&pic, i, queues_y)) }
+            { for (0..sim.reflectors().len()).map(|i| link_messages(&pic, i)) }
         </svg>
         </div>
     }
@@ -192,7 +200,7 @@ fn cache_ring(pic: &Pic, a: usize, k: usize) -> Html {
         // capacity exceeds the slots drawn).
         let filled = s * cap / slots < fill;
         let newest_slot = filled && (s + 1) * cap / slots >= fill;
-        let class = classes!("slot", filled.then_some("filled"), (newest_slot && just_added).then_some("entering"), (s == 0 && evicting).then_some("evicting"));
+        let class = classes!("slot", filled.then_some("filled"), (newest_slot && just_added).then_some("entering"));
         // Small rings show each buffered RV beside its slot.
         let label = (cap <= 16 && filled).then(|| c.ring.get(s).map(|e| e.0)).flatten();
         let (lx, ly) = (cx + (r - 17.0) * cos(ang), cy + (r - 17.0) * sin(ang) + 4.0);
@@ -201,6 +209,21 @@ fn cache_ring(pic: &Pic, a: usize, k: usize) -> Html {
             if let Some(rv) = label { <text class="slot-rv" x={num(lx)} y={num(ly)} text-anchor="middle">{rv}</text> }
         </g> }
     });
+    // What this addition evicted has left the ring: a red slot just outside it, before its
+    // oldest slot, and its RV in the line under the ring.
+    let evicted = (evicting && !c.evicted_last.is_empty()).then(|| {
+        let ang = -PI / 2.0 - PI / 9.0;
+        let (x, y) = (cx + (r + 10.0) * cos(ang), cy + (r + 10.0) * sin(ang));
+        let rvs: Vec<String> = c.evicted_last.iter().map(|rv| rv.to_string()).collect();
+        let more = c.evicted_last.len().saturating_sub(1);
+        html! { <g data-testid="evicted" data-rv={rvs.join(",")}>
+            <circle class="slot evicting" cx={num(x)} cy={num(y)} r="6" />
+            <text x={num(cx)} y={num(cy + 85.0)} text-anchor="middle" class="ring-sub gone-text">
+                {format!("{} evicted: rv {}{}", c.evicted_total, rvs[0], if more > 0 { format!(" +{more}") } else { String::new() })}
+            </text>
+        </g> }
+    });
+    let named_evicted = evicted.is_some();
     let ac = act(
         pic.on_fault,
         FaultTarget::Apiserver(a, k),
@@ -215,12 +238,13 @@ fn cache_ring(pic: &Pic, a: usize, k: usize) -> Html {
             <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={num(cx - ring_w / 2.0 + 4.0)} y="24" width={num(ring_w - 8.0)} height="180" rx="6" />
             <text class="cache-title" x={num(cx)} y="36" text-anchor="middle">{fit(&format!("{} · {}", api.name, kind.name), 22)}<title>{format!("apiserver {} · watch cache of {}", api.name, kind.name)}</title></text>
             { for slot_nodes }
+            { for evicted }
             // Only a short fill count in the ring, so the slots' RVs around it never touch it.
             <text x={num(cx)} y={num(cy + 4.0)} text-anchor="middle" class="ring-label">{format!("{}/{}", c.ring.len(), c.capacity)}</text>
             <text x={num(cx)} y={num(cy + 72.0)} text-anchor="middle" class="ring-sub">
                 { match (oldest, newest) { (Some(o), Some(n)) => format!("{mode} · rv {o}…{n}"), _ => format!("{mode} · empty") } }
             </text>
-            if c.evicted_total > 0 {
+            if c.evicted_total > 0 && !named_evicted {
                 <text x={num(cx)} y={num(cy + 85.0)} text-anchor="middle" class="ring-sub">{format!("{} evicted", c.evicted_total)}</text>
             }
             if c.paused { <text x={num(cx)} y={num(cy + 98.0)} text-anchor="middle" class="fault">{"paused (stale)"}</text> }
@@ -229,40 +253,21 @@ fn cache_ring(pic: &Pic, a: usize, k: usize) -> Html {
     }
 }
 
-/// Links: a watcher to the cache it is served by; the message on screen travels along it.
+/// The ends of watcher `i`'s link: the server's (under its cache) and the watcher's.
+fn link_ends(pic: &Pic, i: usize) -> ((f64, f64), (f64, f64)) {
+    let r = &pic.sim.reflectors()[i];
+    let api = pic.v.controller_apiserver[r.controller().index()].index();
+    let cx = 20.0 + RING_W * (api * pic.kinds + r.kind().index()) as f64 + RING_W / 2.0;
+    ((cx, 206.0), (150.0, 230.0 + 70.0 * i as f64 + 12.0))
+}
+
+/// Links: a watcher to the cache it is served by.
 fn link_line(pic: &Pic, i: usize) -> Html {
-    let (sim, v, current, kinds, ring_w) = (pic.sim, pic.v, pic.current, pic.kinds, RING_W);
+    let (sim, v) = (pic.sim, pic.v);
     let r = &sim.reflectors()[i];
-    let reduced_motion = REDUCED_MOTION.with(|m| m.as_ref().is_some_and(|m| m.matches()));
-    let api = v.controller_apiserver[r.controller().index()].index();
-    let cx = 20.0 + ring_w * (api * kinds + r.kind().index()) as f64 + ring_w / 2.0;
-    let (x1, y1) = (cx, 206.0);
-    let (x2, y2) = (150.0, 230.0 + 70.0 * i as f64 + 12.0);
+    let ((x1, y1), (x2, y2)) = link_ends(pic, i);
     let cut = v.disconnected[r.controller().index()] || v.queues[r.controller().index()].crashed;
     let w = WatcherId(i as u16);
-    // Which way the current event travels on this link, if it is one of this watcher's.
-    let travel = current.and_then(|(_, e)| match analysis::travel(&e.kind) {
-        Some((watcher, way)) if watcher == w => Some((way == Direction::ToClient, e.kind)),
-        _ => None,
-    });
-    let dot = travel.map(|(down, kind)| {
-        let ((ax, ay), (bx, by)) = if down { ((x1, y1), (x2, y2)) } else { ((x2, y2), (x1, y1)) };
-        let class = match kind {
-            EventKind::WatchFailed { .. } => "msg msg-error",
-            EventKind::Bookmark { .. } => "msg msg-bookmark",
-            _ if !down => "msg msg-request",
-            _ => "msg",
-        };
-        if reduced_motion {
-            html! { <circle class={class} cx={num(bx)} cy={num(by)} r="5" /> }
-        } else {
-            html! {
-                <circle class={class} cx="0" cy="0" r="5">
-                    <animateMotion dur="0.35s" fill="freeze" path={format!("M{},{} L{},{}", num(ax), num(ay), num(bx), num(by))} />
-                </circle>
-            }
-        }
-    });
     let c = r.controller().index();
     let ac = act(
         pic.on_fault,
@@ -274,9 +279,75 @@ fn link_line(pic: &Pic, i: usize) -> Html {
             onclick={ac.onclick}>
             <line class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x1={num(x1)} y1={num(y1)} x2={num(x2)} y2={num(y2)} />
             <line x1={num(x1)} y1={num(y1)} x2={num(x2)} y2={num(y2)} />
-            { for dot }
         </g>
     }
+}
+
+/// The messages on watcher `i`'s link, drawn over everything else (a link passes under the
+/// watchers' rows).
+fn link_messages(pic: &Pic, i: usize) -> Html {
+    let ((x1, y1), (x2, y2)) = link_ends(pic, i);
+    let dots = messages(pic, WatcherId(i as u16)).into_iter().map(|m| {
+        let down = m.direction == Direction::ToClient;
+        let class = match pic.sim.trace()[m.event as usize].kind {
+            EventKind::WatchFailed { .. } => "msg msg-error",
+            EventKind::Bookmark { .. } => "msg msg-bookmark",
+            _ if !down => "msg msg-request",
+            _ => "msg",
+        };
+        let ((ax, ay), (bx, by)) = if down { ((x1, y1), (x2, y2)) } else { ((x2, y2), (x1, y1)) };
+        let at = |p: f64| (ax + (bx - ax) * p, ay + (by - ay) * p);
+        let ((fx, fy), (tx, ty)) = (at(m.from), at(m.to));
+        // Drawn where it is now; a moment's change moves it there from where it was (style.css:
+        // `.fly`, none with reduced motion). A new key per moment restarts the motion.
+        let moving = m.from != m.to;
+        html! {
+            <circle key={format!("{}@{}", m.event, pic.v.applied)} class={classes!(class, moving.then_some("fly"))}
+                data-testid="message" cx={num(tx)} cy={num(ty)} r="5"
+                style={moving.then(|| format!("--fx:{}px;--fy:{}px", num(fx - tx), num(fy - ty)))} />
+        }
+    });
+    html! { <g data-testid="messages">{ for dots }</g> }
+}
+
+/// A message on a link, as far along it (0 at its sender, 1 at its receiver) as it is now
+/// (`to`) and as it was at the moment before (`from`).
+struct Message {
+    event: listwatch_core::EventId,
+    direction: Direction,
+    from: f64,
+    to: f64,
+}
+
+/// The messages on watcher `w`'s link: those in flight now, and the one of the event on screen,
+/// which has just arrived (a message on a link without delay arrives as it is sent: it crosses
+/// the whole link as the moment changes).
+fn messages(pic: &Pic, w: WatcherId) -> Vec<Message> {
+    let (before, now) = (pic.before_ms, pic.v.time_ms.ms() as f64);
+    let mut out: Vec<Message> = pic
+        .flights
+        .iter()
+        .filter(|f| f.watcher == w)
+        .map(|f| Message {
+            event: f.event,
+            direction: f.direction,
+            from: f.progress(before),
+            to: f.progress(now),
+        })
+        .collect();
+    if let Some((i, e)) = pic.current {
+        let shown = out.iter().any(|m| m.event as usize == i);
+        if let Some((_, direction)) = analysis::travel(&e.kind).filter(|t| t.0 == w && !shown) {
+            let flight = pic.analysis.flight_of(i as listwatch_core::EventId);
+            out.push(Message {
+                event: i as listwatch_core::EventId,
+                direction,
+                from: flight.map_or(0.0, |f| f.progress(before)),
+                to: 1.0,
+            });
+        }
+    }
+    out
 }
 
 /// A watcher: its reflector's state machine, last RV and last error.
@@ -337,6 +408,15 @@ fn queue_box(pic: &Pic, i: usize, queues_y: f64) -> Html {
     let q = &v.queues[i];
     let x = 20.0 + 300.0 * (i % 3) as f64;
     let y = queues_y + 95.0 * (i / 3) as f64;
+    // The last queue of its row has the rest of the picture's width for its lines: what a key
+    // fact says is cut only where there is no room for it.
+    let last_in_row = i % 3 == 2 || i + 1 == sim.config().controllers.len();
+    let room = if last_in_row {
+        pic.width - x - 8.0
+    } else {
+        292.0
+    };
+    let (title_chars, line_chars) = ((room / 7.6) as usize, (room / 6.3) as usize);
     let keys: Vec<String> = q
         .waiting
         .iter()
@@ -351,18 +431,18 @@ fn queue_box(pic: &Pic, i: usize, queues_y: f64) -> Html {
         <g data-testid="queue" data-controller={c.name.clone()} data-keys={keys.join(",")} class="queue"
             onclick={ac.onclick}>
             <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={num(x - 8.0)} y={num(y)} width="292" height="104" rx="6" />
-            <text x={num(x)} y={num(y + 14.0)} class="watcher-name">{fit(&format!("{} queue ({} reconciles)", c.name, q.reconciles), 38)}</text>
+            <text x={num(x)} y={num(y + 14.0)} class="watcher-name">{fit(&format!("{} queue ({} reconciles)", c.name, q.reconciles), title_chars)}</text>
             { for keys.iter().take(4).enumerate().map(|(j, k)| html! {
                 <g class="chip"><rect x={num(x + 62.0 * j as f64)} y={num(y + 22.0)} width="58" height="20" rx="4" />
                 <text x={num(x + 4.0 + 62.0 * j as f64)} y={num(y + 36.0)}>{truncate(k)}</text></g>
             }) }
             if let Some(w) = q.last_write {
                 <text x={num(x)} y={num(y + 98.0)} class="ring-sub">{
-                    { let t = format!("last write: {}", listwatch_core::describe(&sim.trace()[w as usize].kind, sim)); html! { <>{fit(&t, 46)}<title>{t}</title></> } }
+                    { let t = format!("last write: {}", listwatch_core::describe(&sim.trace()[w as usize].kind, sim)); html! { <>{fit(&t, line_chars)}<title>{t}</title></> } }
                 }</text>
             }
             if !q.dirty.is_empty() {
-                <text x={num(x)} y={num(y + 84.0)} class="ring-sub">{fit(&format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names().resolve(*k))).collect::<Vec<_>>().join(", ")), 46)}</text>
+                <text x={num(x)} y={num(y + 84.0)} class="ring-sub">{fit(&format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names().resolve(*k))).collect::<Vec<_>>().join(", ")), line_chars)}</text>
             }
             // Running reconciles last, so the tooltip a chip shows on focus or hover is drawn
             // over the queue's other lines.

@@ -147,11 +147,32 @@ fn marker_key(e: &KeyboardEvent, jump: &Callback<u32>, i: u32) {
     if let Some(to) = to {
         let _ = here.set_attribute("tabindex", "-1");
         let _ = to.set_attribute("tabindex", "0");
-        // SVG elements have focus() too; web-sys only binds it on HtmlElement.
-        if let Ok(f) = web_sys::js_sys::Reflect::get(&to, &"focus".into()) {
-            if let Ok(f) = wasm_bindgen::JsCast::dyn_into::<web_sys::js_sys::Function>(f) {
-                let _ = f.call0(&to);
-            }
+        focus(&to);
+    }
+}
+
+/// Focus stays in the timeline: on its first marker in the Tab order, else on the timeline.
+fn keep_focus(svg: &NodeRef) {
+    let Some(el) = svg.cast::<web_sys::Element>() else {
+        return;
+    };
+    let active = el.owner_document().and_then(|d| d.active_element());
+    if active.is_some_and(|a| el.contains(Some(&a))) {
+        return;
+    }
+    let to = el
+        .query_selector(".mark[tabindex=\"0\"]")
+        .ok()
+        .flatten()
+        .unwrap_or(el);
+    focus(&to);
+}
+
+/// SVG elements have focus() too; web-sys only binds it on HtmlElement.
+fn focus(el: &web_sys::Element) {
+    if let Ok(f) = web_sys::js_sys::Reflect::get(el, &"focus".into()) {
+        if let Ok(f) = f.dyn_into::<web_sys::js_sys::Function>() {
+            let _ = f.call0(el);
         }
     }
 }
@@ -361,12 +382,17 @@ pub fn timeline_view(p: &Props) -> Html {
             move || drop(listeners)
         });
     }
+    // A zoom key redraws the markers: the one that had the focus may be outside the new window.
+    // Once redrawn (a task later), the focus goes to the window's first marker (or the
+    // timeline), so the next key still reaches the timeline.
     let onkeydown = {
-        let (set, now) = (set.clone(), p.now_ms);
+        let (set, now, svg) = (set.clone(), p.now_ms, svg.clone());
         Callback::from(move |e: KeyboardEvent| {
             if let Some(next) = zoom_key(&e.key(), span, now, end_ms) {
                 e.prevent_default();
                 set.set(next);
+                let svg = svg.clone();
+                gloo_timers::callback::Timeout::new(0, move || keep_focus(&svg)).forget();
             }
         })
     };
@@ -375,7 +401,7 @@ pub fn timeline_view(p: &Props) -> Html {
     html! {
         <div class="timeline-box">
             { zoom_bar(span, p.now_ms, end_ms, &set) }
-            <svg ref={svg} data-testid="timeline" class="timeline" viewBox={format!("0 0 {} {}", num(WIDTH), num(height))} width="100%" role="group" {onkeydown}
+            <svg ref={svg} data-testid="timeline" class="timeline" viewBox={format!("0 0 {} {}", num(WIDTH), num(height))} width="100%" role="group" tabindex="-1" {onkeydown}
                 aria-label="Timeline: Tab to its markers, arrows move between them, Enter jumps to one; + and - zoom">
                 <Marks run={run.clone()} {span} {jump} />
                 <line class="now" x1={num(now)} x2={num(now)} y1="0" y2={num(height)} />

@@ -275,6 +275,13 @@ fn history(sim: &Sim, events: crate::trace::Iter, expects: &[Expect], acc: &mut 
                     }
                 }
             }
+            Expect::Message { text, by_ms, .. } => {
+                for e in events.clone() {
+                    if by_ms.is_none_or(|b| e.time_ms <= b) {
+                        *a += u64::from(crate::verdict::says(sim, e, text));
+                    }
+                }
+            }
             Expect::Saw {
                 controller, spec, ..
             } => {

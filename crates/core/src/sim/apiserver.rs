@@ -16,11 +16,47 @@ pub struct Apiserver {
     /// The newest etcd progress notification that arrived while paused.
     pub(super) held_progress: Rv,
     pub(super) generation: Generation,
+    /// Serving as client-go's fake clientset does (`serve.rs` `fake_*`): no caches at all.
+    pub(super) fake: Option<FakeTracker>,
+    /// Its streaming lists end with a bookmark that lacks `k8s.io/initial-events-end`.
+    pub(super) omits_initial_events_end: bool,
+    /// Requests waiting for a cache to be ready (without `ResilientWatchCacheInitialization`).
+    pub(super) parked: Vec<Parked>,
+}
+
+/// A request that waits until its kind's cache is ready: before
+/// `ResilientWatchCacheInitialization` (1.31) the cacher blocks every request on `c.ready.wait`
+/// instead of answering 429.
+#[derive(Clone, Debug, Hash)]
+pub(super) enum Parked {
+    List {
+        watcher: WatcherId,
+        session: Session,
+        rv: ListRv,
+        limit: u32,
+    },
+    WatchList {
+        watcher: WatcherId,
+        session: Session,
+        rv: ListRv,
+        timeout_ms: DurationMs,
+    },
+    Watch {
+        watcher: WatcherId,
+        session: Session,
+        from: Rv,
+        timeout_ms: DurationMs,
+    },
+    Probe {
+        probe: u32,
+        kind: KindId,
+        request: ProbeRequest,
+    },
 }
 
 impl Apiserver {
     /// Its caches, each listed (empty) at revision 1.
-    pub(super) fn new(config: &Config, lag_ms: DurationMs) -> Apiserver {
+    pub(super) fn new(config: &Config, a: &crate::config::ApiserverConfig) -> Apiserver {
         let cache = |mode| {
             let mut c = WatchCache::new(mode);
             c.replace(std::iter::empty(), 1);
@@ -30,11 +66,14 @@ impl Apiserver {
             caches: config.kinds.iter().map(|k| cache(k.cache)).collect(),
             paused: false,
             held: VecDeque::new(),
-            lag_ms,
+            lag_ms: a.lag_ms,
             watches_by_kind: vec![vec![]; config.kinds.len()],
             waiting_reads: vec![],
             held_progress: 0,
             generation: Generation(0),
+            fake: a.fake,
+            omits_initial_events_end: a.omits_initial_events_end,
+            parked: vec![],
         }
     }
 }
@@ -112,9 +151,13 @@ impl Apiserver {
     /// A change from etcd's watch: held while paused; dropped for a kind served without a cache
     /// or by a cache not ready; otherwise added to its kind's cache. Returns what the cache
     /// evicted and its capacity after, when it took the change.
-    pub(super) fn apply_change(&mut self, change: Change) -> Option<(u32, u32)> {
+    pub(super) fn apply_change(
+        &mut self,
+        change: Change,
+        progress_notify: bool,
+    ) -> Option<(u32, u32)> {
         let kind = change.object.kind.index();
-        if self.caches[kind].mode == CacheMode::Off {
+        if self.caches[kind].mode == CacheMode::Off || self.fake.is_some() {
             return None;
         }
         if self.paused {
@@ -124,10 +167,12 @@ impl Apiserver {
         if !self.caches[kind].ready {
             return None;
         }
-        // etcd progress notifications move every other kind's cache to the same revision, so a
-        // list's RV is usually above its largest item and bookmarks move quiet watchers forward.
+        // etcd progress notifications (`EfficientWatchResumption`, 1.21) move every other
+        // kind's cache to the same revision, so a list's RV is usually above its largest item
+        // and bookmarks move quiet watchers forward. Without them a cache's RV moves only with
+        // its own kind's events.
         for (k, other) in self.caches.iter_mut().enumerate() {
-            if k != kind && other.ready && other.mode != CacheMode::Off {
+            if progress_notify && k != kind && other.ready && other.mode != CacheMode::Off {
                 other.rv = other.rv.max(change.object.rv);
             }
         }
@@ -176,7 +221,8 @@ impl Apiserver {
         cause: Cause,
     ) -> Option<Cause> {
         let kind = change.object.kind;
-        let (evicted, capacity) = self.apply_change(change)?;
+        let progress_notify = st.config.server.progress_notify;
+        let (evicted, capacity) = self.apply_change(change, progress_notify)?;
         let add = EventKind::CacheAdd {
             apiserver: st.api,
             kind,
@@ -324,6 +370,53 @@ impl Apiserver {
                 ready: true,
             };
             st.emit(cause, reset);
+        }
+        self.unpark(st, cause);
+    }
+
+    /// Parks a request until its kind's cache is ready (`c.ready.wait` before 1.31).
+    pub(super) fn park(&mut self, request: Parked) {
+        self.parked.push(request);
+    }
+
+    /// Serves, in arrival order, the parked requests whose caches are ready now.
+    fn unpark(&mut self, st: &mut StepContext, cause: Cause) {
+        let kind_of = |p: &Parked| match *p {
+            Parked::Probe { kind, .. } => kind,
+            Parked::List { watcher, .. }
+            | Parked::WatchList { watcher, .. }
+            | Parked::Watch { watcher, .. } => st.clients.kind(watcher),
+        };
+        let (ready, waiting): (Vec<Parked>, Vec<Parked>) = std::mem::take(&mut self.parked)
+            .into_iter()
+            .partition(|p| self.caches[kind_of(p).index()].ready);
+        self.parked = waiting;
+        for p in ready {
+            match p {
+                Parked::List {
+                    watcher,
+                    session,
+                    rv,
+                    limit,
+                } => self.serve_list(st, watcher, session, (rv, limit), cause),
+                Parked::WatchList {
+                    watcher,
+                    session,
+                    rv,
+                    timeout_ms,
+                } => self.serve_watch_list(st, watcher, session, (rv, timeout_ms), cause),
+                Parked::Watch {
+                    watcher,
+                    session,
+                    from,
+                    timeout_ms,
+                } => self.serve_watch(st, watcher, session, (from, timeout_ms), cause),
+                Parked::Probe {
+                    probe,
+                    kind,
+                    request,
+                } => self.answer_probe(st, (probe, kind), request, cause),
+            }
         }
     }
 
@@ -524,7 +617,7 @@ pub(super) mod tests {
         }
 
         pub fn apiserver(&self) -> Apiserver {
-            Apiserver::new(&self.config, DurationMs::ZERO)
+            Apiserver::new(&self.config, &self.config.apiservers[0])
         }
 
         /// One step of `api` at `now_ms`: what it returned.
@@ -709,9 +802,10 @@ pub(super) mod tests {
 
     #[test]
     fn a_paused_apiserver_holds_changes_and_progress_and_other_caches_follow_the_rv() {
-        let mut api = Apiserver::new(&Config::new(&["Pod", "Node"]), DurationMs::ZERO);
+        let config = Config::new(&["Pod", "Node"]);
+        let mut api = Apiserver::new(&config, &config.apiservers[0]);
         assert_eq!(
-            api.apply_change(change(0, 5)),
+            api.apply_change(change(0, 5), true),
             Some((0, api.caches[0].capacity))
         );
         assert_eq!(
@@ -719,7 +813,7 @@ pub(super) mod tests {
             "the other kind's cache moves to the change's rv"
         );
         assert_eq!(api.set_paused(true), (vec![], 0));
-        assert_eq!(api.apply_change(change(0, 6)), None);
+        assert_eq!(api.apply_change(change(0, 6), true), None);
         assert!(!api.progress(9));
         assert_eq!(api.set_paused(false), (vec![change(0, 6)], 9));
         assert_eq!((api.held.len(), api.held_progress), (0, 0));
@@ -727,7 +821,7 @@ pub(super) mod tests {
         assert!(api.caches.iter().all(|c| c.rv == 10));
         api.caches[1].ready = false;
         assert_eq!(
-            api.apply_change(change(1, 11)),
+            api.apply_change(change(1, 11), true),
             None,
             "a cache not ready drops it"
         );

@@ -20,6 +20,7 @@ impl Controller {
             restart_after_ms: None,
             memory: Memory::new(),
             initial_sync: false,
+            written_rvs: Default::default(),
             exceeded: None,
         }
     }
@@ -46,6 +47,7 @@ impl Controller {
         self.queue = WorkQueue::new(self.queue.kind);
         self.memory.clear();
         self.crash_after_writes = None;
+        self.written_rvs.clear();
     }
 }
 
@@ -94,6 +96,8 @@ pub struct Controller {
     pub(super) memory: Memory,
     /// Keys added by the initial list (priority queue: low priority).
     initial_sync: bool,
+    /// KEP-5647's record of the RVs its writes got back (`consistency.rs`).
+    pub(super) written_rvs: super::consistency::WrittenRvs,
     /// A reconcile ran into a limit (and did not start): the engine stops the run.
     pub(super) exceeded: Option<(NameId, crate::program::Exceeded)>,
 }
@@ -195,7 +199,21 @@ impl Controller {
         };
         let (controller, primary) = (st.controller, st.cfg().primary);
         let spec = st.cache.get(primary, key).map(|o| o.spec);
-        let plan = self.plan(st, key);
+        // KEP-5647: a key whose last writes the informers have not read yet fails at once.
+        let stale = match st.cfg().stale_read_check {
+            true => self
+                .written_rvs
+                .ensure_ready(key, |k| st.cache.synced_rv(k))
+                .err(),
+            false => None,
+        };
+        let plan = match stale {
+            Some(e) => crate::program::Plan {
+                outcome: Some(ReconcileResult::Error(e)),
+                ..Default::default()
+            },
+            None => self.plan(st, key),
+        };
         if let Some(e) = plan.exceeded {
             self.exceeded = Some((key, e));
             return;
@@ -232,7 +250,11 @@ impl Controller {
             start_event: NO_CAUSE,
             started_ms: st.now_ms,
         });
-        let at = st.now_ms + st.cfg().reconcile_ms / steps;
+        let took = match stale {
+            Some(_) => DurationMs::ZERO,
+            None => st.cfg().reconcile_ms / steps,
+        };
+        let at = st.now_ms + took;
         let next = Action::Step {
             controller,
             epoch: self.epoch,
@@ -305,7 +327,9 @@ impl Controller {
     fn outcome(&mut self, st: &mut StepContext, run: &Running) -> ReconcileResult {
         let cfg = &st.config.controllers[st.controller.index()];
         let failed = self.failed_first.get(&run.key).copied().unwrap_or(0);
-        if failed < cfg.fail_first {
+        if let Some(r @ ReconcileResult::Error(ApiError::StaleRead { .. })) = run.outcome {
+            r
+        } else if failed < cfg.fail_first {
             self.failed_first.insert(run.key, failed + 1);
             ReconcileResult::Error(ApiError::ReconcileError)
         } else if let Some(e @ ReconcileResult::Error(_)) = run.outcome {
@@ -570,6 +594,7 @@ impl Sim {
         } else {
             Err(ApiError::ConnectionRefused)
         };
+        self.note_written(c, worker, &result);
         let step_cause = Cause::Event(step_cause);
         self.step_controller(c, |ctl, st| ctl.written(st, worker, result, step_cause));
     }

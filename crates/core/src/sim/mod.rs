@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use crate::cache::{WatchCache, WatchStart};
 use crate::config::{
-    Behaviour, CacheMode, Config, ConfigError, Input, KeyMap, Predicate, ProbeRequest, QueueKind,
-    ReflectorConfig,
+    Behaviour, CacheMode, Config, ConfigError, FakeTracker, Input, KeyMap, Predicate, ProbeRequest,
+    QueueKind, ReflectorConfig,
 };
 use crate::model::*;
 use crate::queue::WorkQueue;
@@ -20,6 +20,7 @@ use crate::trace::*;
 
 mod apiserver;
 mod client;
+mod consistency;
 mod controller;
 mod effect;
 mod etcd;
@@ -32,7 +33,7 @@ mod server;
 mod timers;
 
 pub use apiserver::{Apiserver, ServerWatch};
-use apiserver::{Clients, Offer, ReadKind, WaitingRead, PROBE_WATCHER};
+use apiserver::{Clients, Offer, Parked, ReadKind, WaitingRead, PROBE_WATCHER};
 pub use controller::Controller;
 #[cfg(test)]
 use effect::Effect;
@@ -53,6 +54,12 @@ enum Msg {
     WatchListStart {
         watch: WatchId,
         items: Vec<Object>,
+        rv: Rv,
+    },
+    /// A streaming list's initial events and a bookmark at `rv` without the
+    /// `k8s.io/initial-events-end` annotation: the stream goes on, the list never ends.
+    WatchListUnended {
+        watch: WatchId,
         rv: Rv,
     },
     /// `rest`: what later pages will hold (etcd's snapshot at `list_rv`, kept by the server for
@@ -287,6 +294,9 @@ impl Reader for StoreReader<'_> {
             .map(|r| r.store.owned_by(uid).copied().collect())
             .unwrap_or_default()
     }
+    fn synced_rv(&self, kind: KindId) -> Option<Rv> {
+        self.informer(kind).map(|r| r.last_rv)
+    }
     fn live_owned(&self, kind: KindId, uid: u64) -> usize {
         self.informer(kind)
             .map_or(0, |r| r.store.live_owned_count(uid))
@@ -321,7 +331,7 @@ impl Sim {
             apiservers: config
                 .apiservers
                 .iter()
-                .map(|a| Apiserver::new(&config, a.lag_ms))
+                .map(|a| Apiserver::new(&config, a))
                 .collect(),
             watches: vec![],
             reflectors: vec![],
@@ -897,6 +907,7 @@ mod tests {
         let other = crate::config::ApiserverConfig {
             name: "other".into(),
             lag_ms: DurationMs::ZERO,
+            ..Default::default()
         };
         config.apiservers.push(other);
         let mut sim = Sim::new(config).unwrap();

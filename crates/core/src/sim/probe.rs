@@ -21,7 +21,30 @@ impl Apiserver {
             request,
         };
         let id = st.out.emit_by(Actor::Probe, cause, asked);
+        self.answer_probe(st, (probe, kind), request, id);
+    }
+
+    /// The answer to a probe's request, now or (parked, or waiting for the cache) later.
+    pub(super) fn answer_probe(
+        &mut self,
+        st: &mut StepContext,
+        (probe, kind): (u32, KindId),
+        request: ProbeRequest,
+        id: Cause,
+    ) {
+        if let Some(tracker) = self.fake {
+            return self.fake_probe(st, (probe, kind), request, tracker, id);
+        }
         let cache = &self.caches[kind.index()];
+        if cache.mode != CacheMode::Off && !cache.ready && !st.config.server.resilient_cache_init {
+            // Before 1.31 every request waits for the cache (`c.ready.wait`); Exact lists too.
+            let parked = Parked::Probe {
+                probe,
+                kind,
+                request,
+            };
+            return self.park(parked);
+        }
         let from_cache = cache.mode != CacheMode::Off && cache.ready;
         let wait = |rv, consistent| WaitingRead {
             watcher: PROBE_WATCHER,
@@ -31,6 +54,7 @@ impl Apiserver {
         };
         match request {
             ProbeRequest::Watch { from } => self.probe_watch(st, probe, kind, from, id),
+            ProbeRequest::WatchMostRecent => self.probe_watch_most_recent(st, probe, kind, id),
             // A probe's list has no `limit`: a cache re-initialising refuses it
             // (`delegator.go` `shouldDelegateListOnNotReadyCache`); Exact lists go to etcd first.
             ProbeRequest::List { rv }
@@ -52,7 +76,7 @@ impl Apiserver {
             }
             ProbeRequest::List {
                 rv: ListRv::Consistent,
-            } if from_cache => {
+            } if from_cache && st.config.server.consistent_list_from_cache => {
                 let want = st.etcd.rev();
                 self.request_progress(st, id);
                 if self.caches[kind.index()].rv >= want {
@@ -179,17 +203,110 @@ impl Apiserver {
                 Err(_) => unreachable!("a watch is refused with WatchErr or Refused"),
             }
         };
+        let outcome = outcome.map(|replayed| (from, replayed));
+        self.probe_watch_answered(st, probe, outcome, cause);
+    }
+
+    /// A probe's watch opened at `from_rv` (and would replay this many events), or its error.
+    fn probe_watch_answered(
+        &mut self,
+        st: &mut StepContext,
+        probe: u32,
+        outcome: Result<(Rv, usize), ApiError>,
+        cause: Cause,
+    ) {
         match outcome {
-            Ok(replayed) => {
+            Ok((from_rv, replayed)) => {
                 let opened = EventKind::ProbeWatchOpened {
                     probe,
-                    from_rv: from,
+                    from_rv,
                     replayed: replayed as u32,
                 };
                 st.out.emit_by(Actor::Probe, cause, opened);
             }
             Err(error) => self.probe_failed(st, probe, error, cause),
         }
+    }
+}
+
+impl Apiserver {
+    /// A watch at RV "" ("start at most recent"): the current state as synthetic ADDED events,
+    /// then live events. Served by etcd (a consistent start at etcd's revision) before 1.30
+    /// and with `WatchFromStorageWithoutResourceVersion`; by the watch cache since, like RV "0"
+    /// (`cacher.go` `getWatchCacheResourceVersion`: "legacy case"), so a stale cache's state.
+    fn probe_watch_most_recent(
+        &mut self,
+        st: &mut StepContext,
+        probe: u32,
+        kind: KindId,
+        cause: Cause,
+    ) {
+        let cache = &self.caches[kind.index()];
+        let etcd = st.etcd;
+        let outcome =
+            if cache.mode == CacheMode::Off || st.config.server.watch_from_storage_without_rv {
+                Ok((etcd.rev(), EtcdReader(etcd).kind_objects(kind).len()))
+            } else if !cache.ready {
+                Err(ApiError::TooManyRequests)
+            } else {
+                Ok((cache.rv, cache.store.len()))
+            };
+        self.probe_watch_answered(st, probe, outcome, cause);
+    }
+
+    /// The fake clientset's tracker answers a probe: a list is every object (at list RV "" up to
+    /// client-go 1.35, the counter from 1.36); a watch opens, replaying nothing up to 1.35 and
+    /// from 1.36 every object written after the RV asked for.
+    fn fake_probe(
+        &mut self,
+        st: &mut StepContext,
+        (probe, kind): (u32, KindId),
+        request: ProbeRequest,
+        tracker: FakeTracker,
+        cause: Cause,
+    ) {
+        let objects = EtcdReader(st.etcd).kind_objects(kind);
+        let counter = match tracker {
+            FakeTracker::NoResourceVersion => 0,
+            FakeTracker::ReplaysFromResourceVersion => st.etcd.rev(),
+        };
+        let answer = match (request, tracker) {
+            (ProbeRequest::List { .. }, _) => EventKind::ProbeListed {
+                probe,
+                items: objects.len() as u32,
+                list_rv: counter,
+                from_etcd: true,
+            },
+            (ProbeRequest::Watch { from }, FakeTracker::ReplaysFromResourceVersion) => {
+                EventKind::ProbeWatchOpened {
+                    probe,
+                    from_rv: from,
+                    replayed: objects.iter().filter(|o| o.rv > from).count() as u32,
+                }
+            }
+            (ProbeRequest::WatchMostRecent, FakeTracker::ReplaysFromResourceVersion) => {
+                EventKind::ProbeWatchOpened {
+                    probe,
+                    from_rv: 0,
+                    replayed: objects.len() as u32,
+                }
+            }
+            (ProbeRequest::Watch { from }, FakeTracker::NoResourceVersion) => {
+                EventKind::ProbeWatchOpened {
+                    probe,
+                    from_rv: from,
+                    replayed: 0,
+                }
+            }
+            (ProbeRequest::WatchMostRecent, FakeTracker::NoResourceVersion) => {
+                EventKind::ProbeWatchOpened {
+                    probe,
+                    from_rv: 0,
+                    replayed: 0,
+                }
+            }
+        };
+        st.out.emit_by(Actor::Probe, cause, answer);
     }
 }
 

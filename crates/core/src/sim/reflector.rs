@@ -26,7 +26,15 @@ pub struct Reflector {
     pub(super) listed: bool,
     /// A paged list in progress: its resourceVersion parameter and the items so far.
     pub(super) paging: Option<(ListRv, Vec<Object>)>,
+    /// When the last streaming list was sent.
+    pub(super) watch_list_sent_ms: TimeMs,
+    /// A streaming list whose stream opened without the `initial-events-end` bookmark: when
+    /// its last event came. The informer waits, never synced, until the stream ends.
+    pub(super) unended_since_ms: Option<TimeMs>,
 }
+
+/// client-go's `initialEventsEndBookmarkTicker` period (`reflector.go` `watchList`).
+const BOOKMARK_TICKER_MS: DurationMs = DurationMs(10_000);
 
 impl Reflector {
     pub(super) fn new(
@@ -53,6 +61,8 @@ impl Reflector {
             watch_events: 0,
             listed: false,
             paging: None,
+            watch_list_sent_ms: TimeMs::ZERO,
+            unended_since_ms: None,
         }
     }
 }
@@ -93,6 +103,7 @@ impl Reflector {
     pub(super) fn new_session(&mut self) -> Session {
         self.session = self.session.next();
         self.watch = None;
+        self.unended_since_ms = None;
         self.session
     }
 
@@ -210,6 +221,7 @@ impl Reflector {
                 other => other,
             };
             let timeout_ms = st.watch_timeout();
+            self.watch_list_sent_ms = st.now_ms;
             let request = EventKind::WatchListRequest {
                 watcher,
                 rv,
@@ -283,8 +295,39 @@ impl Reflector {
         match self.state {
             WatcherState::BackoffRelist => self.start_list(st, cause),
             WatcherState::BackoffRewatch => self.start_watch(st, cause),
+            WatcherState::Listing if self.unended_since_ms.is_some() => {
+                self.bookmark_ticker(st, cause)
+            }
             _ => {}
         }
+    }
+
+    /// `initialEventsEndBookmarkTicker`: every 10 s since the streaming list was sent, a warning
+    /// while its end has not come, once 10 s have passed since the last event.
+    fn bookmark_ticker(&mut self, st: &mut StepContext, cause: Cause) {
+        let Some(last) = self.unended_since_ms else {
+            return;
+        };
+        let since_ms = DurationMs::between(last, st.now_ms);
+        if since_ms >= BOOKMARK_TICKER_MS {
+            let watcher = st.watcher;
+            let expired = EventKind::BookmarkExpired {
+                watcher,
+                received: true,
+                since_ms,
+            };
+            st.emit(cause, expired);
+        }
+        self.arm_bookmark_ticker(st, cause);
+    }
+
+    /// The ticker's next tick after now.
+    fn arm_bookmark_ticker(&mut self, st: &mut StepContext, cause: Cause) {
+        let sent = self.watch_list_sent_ms;
+        let ticks = DurationMs::between(sent, st.now_ms).ms() / BOOKMARK_TICKER_MS.ms() + 1;
+        let at = sent + DurationMs(ticks * BOOKMARK_TICKER_MS.ms());
+        let (watcher, session) = (st.watcher, self.session);
+        st.out.timer(at, cause, Action::Wake { watcher, session });
     }
 
     fn backoff(&mut self, st: &mut StepContext, state: WatcherState, cause: Cause) {
@@ -324,6 +367,12 @@ impl Reflector {
             Msg::WatchListStart { watch, items, rv } => {
                 self.on_initial_events_end(st, watch, items, rv, cause)
             }
+            Msg::WatchListUnended { watch, rv } => self.on_unended_stream(st, watch, rv, cause),
+            // Events of a streaming list that never ended go to its temporary store, which is
+            // never applied.
+            Msg::Event { .. } | Msg::Bookmark { .. } if self.unended_since_ms.is_some() => {
+                self.unended_since_ms = Some(st.now_ms);
+            }
             Msg::ListErr(error) => self.on_list_failed(st, session, error, cause),
             Msg::WatchListErr(error) => self.on_watch_list_failed(st, error, cause),
             Msg::WatchOpened {
@@ -335,6 +384,11 @@ impl Reflector {
             Msg::Bookmark { rv, .. } => self.on_bookmark(st, rv, cause),
             Msg::WatchErr(error) => {
                 let id = self.watch_failed(st, error, cause);
+                let cfg = &st.config.controllers[self.controller.index()];
+                if cfg.rewatch_on_gone && error.code() == 410 {
+                    // A hand-written watch loop: the same RV again, after a pause, for ever.
+                    return self.backoff(st, WatcherState::BackoffRewatch, id);
+                }
                 let id = self.set_state(st, WatcherState::Empty, id);
                 self.backoff(st, WatcherState::BackoffRelist, id);
             }
@@ -420,6 +474,18 @@ impl Reflector {
         self.set_state(st, WatcherState::Watching, id);
     }
 
+    /// A streaming list's stream opened, its initial events ended by a plain BOOKMARK at `rv`
+    /// without `k8s.io/initial-events-end` (antrea #8123): the informer keeps waiting for the
+    /// end, and the ticker warns every 10 s.
+    fn on_unended_stream(&mut self, st: &mut StepContext, watch: WatchId, rv: Rv, cause: Cause) {
+        self.watch = Some(watch);
+        self.watch_opened_ms = st.now_ms;
+        self.unended_since_ms = Some(st.now_ms);
+        let watcher = st.watcher;
+        let id = st.emit(cause, EventKind::Bookmark { watcher, rv });
+        self.arm_bookmark_ticker(st, id);
+    }
+
     /// The store now holds the list at `rv`.
     fn listed_at(&mut self, rv: Rv) {
         self.last_rv = rv;
@@ -450,8 +516,11 @@ impl Reflector {
             // pager.FullListIfExpired: the same list again, without paging.
             let relist = self.listed;
             self.request_list(st, session, rv, 0, relist, id);
-        } else if unavailable_rv(error) {
-            // Retried at once with RV="".
+        } else if unavailable_rv(error)
+            && (st.config.reflector.too_large_relists_consistent
+                || !matches!(error, ApiError::TooLargeRv { .. }))
+        {
+            // Retried at once with RV="" (for a 504, client-go 1.19+).
             self.rv_unavailable = true;
             self.start_list(st, id);
         } else {
@@ -509,6 +578,11 @@ impl Reflector {
     fn on_watch_end(&mut self, st: &mut StepContext, reason: WatchEnd, cause: Cause) {
         let watcher = st.watcher;
         let id = st.emit(cause, EventKind::WatchEnded { watcher, reason });
+        if self.unended_since_ms.is_some() {
+            // `watchList`: a stream that ends without the bookmark is simply asked for again,
+            // with a fresh temporary store.
+            return self.start_list_as(st, id, true);
+        }
         let short = DurationMs::between(self.watch_opened_ms, st.now_ms) < SHORT_WATCH_MS
             && self.watch_events == 0;
         if short && reason != WatchEnd::Disconnected {

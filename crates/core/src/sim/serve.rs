@@ -21,8 +21,21 @@ impl Apiserver {
         (rv, limit): (ListRv, u32),
         cause: Cause,
     ) {
+        if let Some(tracker) = self.fake {
+            return self.fake_list(st, watcher, session, tracker, cause);
+        }
         let kind = st.clients.kind(watcher);
         let cache = &self.caches[kind.index()];
+        let features = st.config.server;
+        if cache.mode != CacheMode::Off && !cache.ready && !features.resilient_cache_init {
+            let parked = Parked::List {
+                watcher,
+                session,
+                rv,
+                limit,
+            };
+            return self.park(parked);
+        }
         let from_cache = cache.mode != CacheMode::Off && cache.ready;
         let read = |rv, read| WaitingRead {
             watcher,
@@ -46,8 +59,8 @@ impl Apiserver {
                 }
             }
             // ConsistentListFromCache (1.31+): the cache answers once it has seen etcd's current
-            // revision, which it learns from a progress notification.
-            ListRv::Consistent if from_cache => {
+            // revision, which it learns from a progress notification. Before, etcd answers.
+            ListRv::Consistent if from_cache && features.consistent_list_from_cache => {
                 let want = st.etcd.rev();
                 self.request_progress(st, cause);
                 let cache = &self.caches[kind.index()];
@@ -58,8 +71,9 @@ impl Apiserver {
                     self.wait_for_cache(st, r, cause);
                 }
             }
-            // etcd: the kind has no cache, or the cache is re-initialising and the list has a
-            // limit (etcd's answer is consistent and so never older).
+            // etcd: the kind has no cache, the cache is re-initialising and the list has a
+            // limit (etcd's answer is consistent and so never older), or a consistent list
+            // before ConsistentListFromCache.
             _ => self.list_from_etcd(st, watcher, session, limit, cause),
         }
     }
@@ -128,14 +142,29 @@ impl Apiserver {
         cause: Cause,
     ) {
         let cache = &self.caches[st.clients.kind(watcher).index()];
-        if cache.mode == CacheMode::Off {
+        if cache.mode == CacheMode::Off || self.fake.is_some() {
             let limit = match rv {
                 ListRv::NotOlderThan(_) => 0,
                 _ => st.config.reflector.page_size,
             };
             return self.serve_list(st, watcher, session, (rv, limit), cause);
         }
+        // `ValidateListOptions`: without the server's WatchList gate the request is invalid,
+        // and client-go falls back to a standard list.
+        if !st.config.server.watch_list {
+            let err = Msg::WatchListErr(ApiError::WatchListForbidden);
+            return st.send(cause, watcher, session, err);
+        }
         if !cache.ready {
+            if !st.config.server.resilient_cache_init {
+                let parked = Parked::WatchList {
+                    watcher,
+                    session,
+                    rv,
+                    timeout_ms,
+                };
+                return self.park(parked);
+            }
             let err = Msg::ListErr(ApiError::TooManyRequests);
             return st.send(cause, watcher, session, err);
         }
@@ -176,6 +205,13 @@ impl Apiserver {
         let at = cache.rv;
         let items = filter_namespace(st, watcher, items);
         let watch = self.open_watch(st, watcher, session, false, (at, at));
+        if self.omits_initial_events_end {
+            // antrea #8123: the initial events end with a plain BOOKMARK; no periodic
+            // bookmarks follow on such a server's streams.
+            let unended = Msg::WatchListUnended { watch, rv: at };
+            st.send(cause, watcher, session, unended);
+            return self.arm_watch_timeout(st, watch, timeout_ms, cause);
+        }
         let start = Msg::WatchListStart {
             watch,
             items,
@@ -194,7 +230,20 @@ impl Apiserver {
         (from, timeout_ms): (Rv, DurationMs),
         cause: Cause,
     ) {
+        if let Some(tracker) = self.fake {
+            return self.fake_watch(st, watcher, session, (tracker, from), cause);
+        }
         let (kind, namespace) = (st.clients.kind(watcher), st.clients.namespace(watcher));
+        let cache = &self.caches[kind.index()];
+        if cache.mode != CacheMode::Off && !cache.ready && !st.config.server.resilient_cache_init {
+            let parked = Parked::Watch {
+                watcher,
+                session,
+                from,
+                timeout_ms,
+            };
+            return self.park(parked);
+        }
         let (from_etcd, replay) = match self.watch_replay(st.etcd, kind, from) {
             Ok((from_etcd, replay)) => (from_etcd, replay.copied().collect::<Vec<_>>()),
             Err(msg) => return st.send(cause, watcher, session, msg),
@@ -255,6 +304,77 @@ impl Apiserver {
     }
 }
 
+/// Serving as client-go's fake clientset does (`testing/fixture.go` `ObjectTracker`): the
+/// tracker is etcd's store read directly; no cache, no paging, no timeouts, bookmarks or errors.
+impl Apiserver {
+    /// `tracker.List`: every object; the list's RV is "" up to client-go 1.35, the tracker's
+    /// counter from 1.36 (the model's global revision stands in for the per-kind counter).
+    fn fake_list(
+        &mut self,
+        st: &mut StepContext,
+        watcher: WatcherId,
+        session: Session,
+        tracker: FakeTracker,
+        cause: Cause,
+    ) {
+        let items = EtcdReader(st.etcd).kind_objects(st.clients.kind(watcher));
+        let items = filter_namespace(st, watcher, items);
+        let list_rv = match tracker {
+            FakeTracker::NoResourceVersion => 0,
+            FakeTracker::ReplaysFromResourceVersion => st.etcd.rev(),
+        };
+        let answer = Msg::ListOk {
+            list_rv,
+            items,
+            from_etcd: true,
+            rest: vec![],
+        };
+        st.send(cause, watcher, session, answer);
+    }
+
+    /// `tracker.Watch`: a subscriber to every later write of the kind (relayed as etcd relays
+    /// a kind without a cache); it never ends. Up to 1.35 the RV asked for is ignored and
+    /// nothing is replayed, so a write between the list and the watch is lost. From 1.36 every
+    /// stored object written after `from` is replayed as ADDED; deletes are not (#141528).
+    fn fake_watch(
+        &mut self,
+        st: &mut StepContext,
+        watcher: WatcherId,
+        session: Session,
+        (tracker, from): (FakeTracker, Rv),
+        cause: Cause,
+    ) {
+        let kind = st.clients.kind(watcher);
+        let mut replay: Vec<Object> = match tracker {
+            FakeTracker::NoResourceVersion => vec![],
+            FakeTracker::ReplaysFromResourceVersion => {
+                let objects = EtcdReader(st.etcd).kind_objects(kind);
+                let newer = objects.into_iter().filter(|o| o.rv > from).collect();
+                filter_namespace(st, watcher, newer)
+            }
+        };
+        replay.sort_by_key(|o| o.rv);
+        let now = st.etcd.rev();
+        let watch = self.open_watch(st, watcher, session, true, (from, now));
+        let opened = Msg::WatchOpened {
+            watch,
+            from_rv: from,
+            replayed: replay.len() as u32,
+        };
+        st.send(cause, watcher, session, opened);
+        for object in replay {
+            let change = Change {
+                event: EventType::Added,
+                object,
+                time_ms: st.now_ms,
+            };
+            let kept = st.out.keep_change(change);
+            st.out.watch_event(cause, watch, kept, false);
+        }
+        st.watches[watch.index()].last_sent = now;
+    }
+}
+
 /// The watches it serves (`cache_watcher.go`).
 impl Apiserver {
     /// Registers a server-side watch of the watcher's kind that has sent everything up to
@@ -296,11 +416,21 @@ impl Apiserver {
         timeout: DurationMs,
         cause: Cause,
     ) {
+        self.arm_watch_timeout(st, watch, timeout, cause);
+        self.schedule_bookmark(st, watch, cause);
+    }
+
+    fn arm_watch_timeout(
+        &mut self,
+        st: &mut StepContext,
+        watch: WatchId,
+        timeout: DurationMs,
+        cause: Cause,
+    ) {
         let deadline = st.now_ms + timeout;
         st.watches[watch.index()].deadline_ms = deadline;
         st.out
             .timer(deadline, cause, Action::WatchTimeout { watch });
-        self.schedule_bookmark(st, watch, cause);
     }
 
     /// Offers one change to a watch (`ServerWatch::offer`): sent, skipped, or the watch closes
@@ -555,6 +685,76 @@ mod tests {
             format!("{:?}", due(&mut api, &mut world)),
             format!("{:?}", [Msg::Bookmark { rv: 8 }])
         );
+    }
+
+    /// client-go `testing/fixture.go`: the fake tracker's list is every object, at list RV ""
+    /// (0) up to 1.35 and at its counter from 1.36; its watch arms no timer (no timeout, no
+    /// bookmark), replays nothing up to 1.35, and from 1.36 replays as ADDED, in RV order, what
+    /// was written after the RV asked for.
+    #[test]
+    fn the_fake_tracker_lists_everything_and_replays_only_from_1_36() {
+        for tracker in [
+            FakeTracker::NoResourceVersion,
+            FakeTracker::ReplaysFromResourceVersion,
+        ] {
+            let mut world = World::new(3);
+            world.config.apiservers[0].fake = Some(tracker);
+            for n in 1..=3 {
+                let pod = Object::fixture(KindId(0), NameId(n), n as u64, 0);
+                world.etcd.commit(pod, EventType::Added, TimeMs(0));
+            }
+            let mut api = world.apiserver();
+            let out = world.step(&mut api, TimeMs(0), |a, st| {
+                let list = (ListRv::Any, 500);
+                a.serve_list(st, WatcherId(0), Session(1), list, Cause::Event(0))
+            });
+            let (list_rv, replayed) = match tracker {
+                FakeTracker::NoResourceVersion => (0, vec![]),
+                FakeTracker::ReplaysFromResourceVersion => {
+                    (4, vec![(3, EventType::Added), (4, EventType::Added)])
+                }
+            };
+            assert!(
+                matches!(&sent(&out)[..], [Msg::ListOk { list_rv: r, items, rest, .. }] if *r == list_rv && items.len() == 3 && rest.is_empty()),
+                "{tracker:?}: {:?}",
+                sent(&out)
+            );
+            let out = watch(&mut api, &mut world, 2);
+            let events: Vec<(Rv, EventType)> = sent(&out)
+                .iter()
+                .filter_map(|m| match m {
+                    Msg::Event { change, .. } => Some((change.object.rv, change.event)),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(events, replayed, "{tracker:?}");
+            assert!(
+                timers(&out).is_empty(),
+                "{tracker:?}: the fake's watch never ends"
+            );
+            assert!(world.watches[0].from_etcd, "relayed from etcd's store");
+            assert_eq!(world.watches[0].last_sent, 4, "only later writes follow");
+        }
+    }
+
+    /// antrea #8123: a server that omits `k8s.io/initial-events-end` ends a streaming list's
+    /// initial events with a plain bookmark, arms the stream's timeout and no bookmark timer.
+    #[test]
+    fn a_server_that_omits_the_annotation_sends_a_plain_bookmark() {
+        let mut world = World::new(3);
+        world.config.apiservers[0].omits_initial_events_end = true;
+        let mut api = world.apiserver();
+        let out = world.step(&mut api, TimeMs(0), |a, st| {
+            let request = (ListRv::Consistent, DurationMs(60_000));
+            a.serve_watch_list(st, WatcherId(0), Session(1), request, Cause::Event(0))
+        });
+        assert!(
+            matches!(sent(&out)[..], [Msg::WatchListUnended { rv: 1, .. }]),
+            "{:?}",
+            sent(&out)
+        );
+        let at: Vec<TimeMs> = timers(&out).iter().map(|t| t.0).collect();
+        assert_eq!(at, [TimeMs(60_000)], "the timeout only");
     }
 
     /// `cache_watcher.go`: a watch takes a change newer than what it sent, in its namespace;

@@ -246,9 +246,10 @@ impl Sim {
     }
 
     /// etcd's watch events for kinds without a cache go to the watches the apiservers relay
-    /// from etcd, in the order the watches opened.
+    /// from etcd, in the order the watches opened; so do a fake apiserver's (every kind).
     pub(super) fn etcd_watch_fanout(&mut self, change: Change, cause: EventId) {
-        if self.config.kinds[change.object.kind.index()].cache != CacheMode::Off {
+        let fake = self.config.apiservers.iter().any(|a| a.fake.is_some());
+        if self.config.kinds[change.object.kind.index()].cache != CacheMode::Off && !fake {
             return;
         }
         for i in 0..self.watches.len() {
@@ -333,6 +334,7 @@ mod tests {
         let lagging = ApiserverConfig {
             name: "lagging".into(),
             lag_ms: DurationMs(500),
+            ..Default::default()
         };
         config.apiservers.push(lagging);
         let mut sim = Sim::new(config).unwrap();
