@@ -1,41 +1,48 @@
 //! The engine's side of the reflectors: it routes messages and timers to them (a message that
-//! arrives while its link holds notifications goes to the link first, `link.rs`) and applies the
-//! effects they return.
+//! arrives while its link holds notifications goes to the link first, `link.rs`) and runs what
+//! they post.
 
 use super::*;
 
 impl Sim {
-    /// Runs one step of a reflector and applies what it returns.
+    /// Runs one step of a reflector, then what it posted.
     pub(super) fn step_reflector(
         &mut self,
         w: WatcherId,
         step: impl FnOnce(&mut Reflector, &mut reflector::StepContext),
     ) {
-        let outer = self.begin_step();
+        let from = self.outbox.len();
+        let r = &mut self.reflectors[w.index()];
         let mut st = reflector::StepContext {
             watcher: w,
             now_ms: self.now_ms,
             config: &self.config,
             rng: &mut self.rng,
-            out: &mut self.effects,
+            out: Out::new(
+                self.now_ms,
+                Actor::Watcher(w),
+                &mut self.sink,
+                &mut self.outbox,
+            ),
+            queue: &mut self.controllers[r.controller.index()],
         };
-        step(&mut self.reflectors[w.index()], &mut st);
-        self.end_step(Actor::Watcher(w), outer);
+        step(r, &mut st);
+        self.run_outbox(from);
     }
 
     /// The controller (re)starts this reflector: a fresh store, then the first list.
     pub(super) fn start_reflector(&mut self, w: WatcherId, cause: EventId) {
-        self.step_reflector(w, |r, st| r.start(st, Cause::Event(cause)));
+        self.step_reflector(w, |r, st| r.start(st, cause));
     }
 
     /// The controller crashed: the reflector stops with it.
     pub(super) fn stop_reflector(&mut self, w: WatcherId, cause: EventId) {
-        self.step_reflector(w, |r, st| r.stop(st, Cause::Event(cause)));
+        self.step_reflector(w, |r, st| r.stop(st, cause));
     }
 
     /// A backoff is over.
     pub(super) fn wake(&mut self, w: WatcherId, session: Session, cause: EventId) {
-        self.step_reflector(w, |r, st| r.wake(st, session, Cause::Event(cause)));
+        self.step_reflector(w, |r, st| r.wake(st, session, cause));
     }
 
     /// A message arrives at the client end of the link. A live event leaves the server's count
@@ -59,7 +66,7 @@ impl Sim {
     }
 
     pub(super) fn receive(&mut self, w: WatcherId, session: Session, msg: Msg, cause: EventId) {
-        self.step_reflector(w, |r, st| r.receive(st, session, msg, Cause::Event(cause)));
+        self.step_reflector(w, |r, st| r.receive(st, session, msg, cause));
     }
 
     /// The informer's resync timer, in the controller's current life: resync, then again after

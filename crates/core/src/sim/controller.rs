@@ -19,7 +19,6 @@ impl Controller {
             crash_after_writes: None,
             restart_after_ms: None,
             memory: Memory::new(),
-            initial_sync: false,
             written_rvs: Default::default(),
             exceeded: None,
         }
@@ -56,13 +55,6 @@ impl Controller {
     pub(super) fn delayed_add_due(&mut self, key: NameId, now: TimeMs) -> bool {
         self.queue.due(key, now)
     }
-
-    /// The engine recorded a reconcile's start event: its later writes and its end name it.
-    pub(super) fn record_start(&mut self, worker: u32, event: EventId) {
-        if let Some(run) = &mut self.workers[worker as usize] {
-            run.start_event = event;
-        }
-    }
 }
 
 #[derive(Clone, Debug, Hash)]
@@ -94,15 +86,13 @@ pub struct Controller {
     /// Restart this long after the armed (or next) crash.
     pub(super) restart_after_ms: Option<DurationMs>,
     pub(super) memory: Memory,
-    /// Keys added by the initial list (priority queue: low priority).
-    initial_sync: bool,
     /// KEP-5647's record of the RVs its writes got back (`consistency.rs`).
     pub(super) written_rvs: super::consistency::WrittenRvs,
     /// A reconcile ran into a limit (and did not start): the engine stops the run.
     pub(super) exceeded: Option<(NameId, crate::program::Exceeded)>,
 }
 
-/// What a controller reads of the world during one step, and where its effects go.
+/// What a controller reads of the world during one step, and where it writes.
 pub(super) struct StepContext<'a> {
     pub controller: ControllerId,
     /// The apiserver its link reaches (a restart names it).
@@ -117,7 +107,7 @@ pub(super) struct StepContext<'a> {
     /// The truth, for the trace's note of what etcd held when a reconcile read.
     pub etcd: &'a Etcd,
     pub names: &'a mut Names,
-    pub out: &'a mut Effects,
+    pub out: Out<'a>,
 }
 
 impl StepContext<'_> {
@@ -125,28 +115,28 @@ impl StepContext<'_> {
         &self.config.controllers[self.controller.index()]
     }
 
-    fn emit(&mut self, cause: Cause, kind: EventKind) -> Cause {
+    fn emit(&mut self, cause: EventId, kind: EventKind) -> EventId {
         self.out.emit(cause, kind)
     }
 }
 
 /// The controller's rules (controller-runtime's `Controller` over client-go's work queue):
-/// each entry point takes a message or a timer and returns effects.
+/// each entry point takes a message or a timer, writes its events and posts the rest.
 impl Controller {
     /// A reconcile request from an event handler, a requeue or Anvil's tick.
     /// It needs nothing but the queue (no `StepContext`): it runs for every handler's key.
     pub(super) fn enqueue(
         &mut self,
         controller: ControllerId,
-        out: &mut Effects,
+        out: &mut Out,
         key: NameId,
-        cause: Cause,
+        cause: EventId,
         low_priority: bool,
     ) {
         if !self.up {
             return;
         }
-        let outcome = self.queue.add(key, low_priority || self.initial_sync);
+        let outcome = self.queue.add(key, low_priority);
         let event = EventKind::Enqueue {
             controller,
             key,
@@ -162,7 +152,7 @@ impl Controller {
     /// Hands the queue to an idle worker that no pending wake-up has claimed yet, so keys that
     /// become ready at the same instant go to distinct workers (a busy worker never starts a
     /// second reconcile; `client-go/util/workqueue`, controller-runtime's worker loop).
-    fn kick(&mut self, controller: ControllerId, out: &mut Effects, cause: Cause) {
+    fn kick(&mut self, controller: ControllerId, out: &mut Out, cause: EventId) {
         let idle = (0..self.workers.len())
             .find(|&i| self.workers[i].is_none() && self.worker_claimed & (1u64 << i) == 0);
         if let Some(worker) = idle {
@@ -174,9 +164,9 @@ impl Controller {
     fn wake_worker(
         &mut self,
         controller: ControllerId,
-        out: &mut Effects,
+        out: &mut Out,
         worker: u32,
-        cause: Cause,
+        cause: EventId,
     ) {
         self.worker_claimed |= 1u64 << worker;
         let work = Action::Work {
@@ -189,7 +179,7 @@ impl Controller {
 
     /// An idle worker takes the next key, if any, and starts its reconcile: every read happens
     /// now, the writes follow one a step.
-    pub(super) fn work(&mut self, st: &mut StepContext, worker: u32, cause: Cause) {
+    pub(super) fn work(&mut self, st: &mut StepContext, worker: u32, cause: EventId) {
         self.worker_claimed &= !(1u64 << worker);
         if self.workers[worker as usize].is_some() {
             return;
@@ -226,7 +216,6 @@ impl Controller {
             writes: plan.writes.len() as u32,
         };
         let start = st.emit(cause, started);
-        st.out.started(worker, start);
         for r in &plan.reads {
             let truth_rv = st.etcd.get(r.kind, r.name).map_or(0, |o| o.rv);
             let read = EventKind::ReconcileRead {
@@ -246,8 +235,7 @@ impl Controller {
             continue_on_error: plan.continue_on_error,
             outcome: plan.outcome,
             done: 0,
-            // The engine writes the start event's id here once it has recorded it.
-            start_event: NO_CAUSE,
+            start_event: start,
             started_ms: st.now_ms,
         });
         let took = match stale {
@@ -263,7 +251,7 @@ impl Controller {
         st.out.timer(at, start, next);
         // More keys may be waiting for other idle workers.
         if !self.queue.is_empty() {
-            self.kick(controller, st.out, cause);
+            self.kick(controller, &mut st.out, cause);
         }
     }
 
@@ -276,20 +264,31 @@ impl Controller {
     }
 
     /// A step of a running reconcile: the next write (or an armed crash before it), or the end.
-    pub(super) fn step(&mut self, st: &mut StepContext, worker: u32, cause: Cause) {
+    pub(super) fn step(&mut self, st: &mut StepContext, worker: u32, cause: EventId) {
         let Some(mut run) = self.workers[worker as usize].take() else {
             return;
         };
         if run.done < run.writes.len() {
             if self.crash_after_writes == Some(run.done as u32) && run.done > 0 {
                 self.workers[worker as usize] = Some(run);
-                return st.out.crash(cause);
+                return st.out.call(
+                    cause,
+                    Call::Crash {
+                        controller: st.controller,
+                    },
+                );
             }
             let write = run.writes[run.done];
             run.done += 1;
-            let start = Cause::Event(run.start_event);
+            let start = run.start_event;
             self.workers[worker as usize] = Some(run);
-            return st.out.write(start, worker, write, cause);
+            let write = Call::Write {
+                controller: st.controller,
+                worker,
+                write,
+                then: cause,
+            };
+            return st.out.call(start, write);
         }
         let result = self.outcome(st, &run);
         self.finish(st, worker, run, result);
@@ -302,7 +301,7 @@ impl Controller {
         st: &mut StepContext,
         worker: u32,
         result: Result<EventId, ApiError>,
-        cause: Cause,
+        cause: EventId,
     ) {
         let Some(run) = self.workers[worker as usize].take() else {
             return;
@@ -356,7 +355,7 @@ impl Controller {
             key,
             result,
         };
-        let id = st.emit(Cause::Event(run.start_event), end);
+        let id = st.emit(run.start_event, end);
         self.workers[worker as usize] = None;
         self.queue.done(key);
         if let Some(delay_ms) = self.queue.requeue_delay(key, result, now) {
@@ -379,12 +378,12 @@ impl Controller {
         }
         // This worker is idle again: it takes the next key (claimed, so a kick in between picks
         // another idle worker).
-        self.wake_worker(controller, st.out, worker, id);
+        self.wake_worker(controller, &mut st.out, worker, id);
     }
 
     /// The process starts (again): a new life with an empty queue and memory, its informers
     /// listing from scratch (Anvil's: its periodic tick instead).
-    pub(super) fn start(&mut self, st: &mut StepContext, cause: Cause) {
+    pub(super) fn start(&mut self, st: &mut StepContext, cause: EventId) {
         let controller = st.controller;
         let restarted = EventKind::Restart {
             controller,
@@ -399,20 +398,18 @@ impl Controller {
         self.queue = WorkQueue::new(queue_kind);
         self.memory.clear();
         self.crash_after_writes = None;
-        self.initial_sync = queue_kind == QueueKind::Priority;
         let epoch = self.epoch;
         if anvil {
             let tick = Action::AnvilTick { controller, epoch };
             return st.out.timer(st.now_ms, id, tick);
         }
         for &watcher in &self.reflectors {
-            st.out.start_informer(id, watcher);
+            st.out.call(id, Call::StartInformer { watcher });
             if !resync.is_zero() {
                 let resync_due = Action::Resync { watcher, epoch };
                 st.out.timer(st.now_ms + resync, id, resync_due);
             }
         }
-        self.initial_sync = false;
     }
 
     /// A crash fault: the process dies now or, with `after_writes`, once its next reconcile has
@@ -422,7 +419,7 @@ impl Controller {
         st: &mut StepContext,
         after_writes: Option<u32>,
         restart_after_ms: Option<DurationMs>,
-        cause: Cause,
+        cause: EventId,
     ) {
         self.restart_after_ms = restart_after_ms;
         match after_writes {
@@ -433,7 +430,7 @@ impl Controller {
 
     /// A restart (the timeline's, or one a crash asked for): a process that is up is not
     /// started again.
-    pub(super) fn restart(&mut self, st: &mut StepContext, cause: Cause) {
+    pub(super) fn restart(&mut self, st: &mut StepContext, cause: EventId) {
         if !self.up {
             self.start(st, cause);
         }
@@ -441,7 +438,7 @@ impl Controller {
 
     /// The process dies: running reconciles end unfinished, its informers stop, and a restart
     /// follows if one was asked for.
-    pub(super) fn crash(&mut self, st: &mut StepContext, cause: Cause) {
+    pub(super) fn crash(&mut self, st: &mut StepContext, cause: EventId) {
         if !self.up {
             return;
         }
@@ -466,7 +463,7 @@ impl Controller {
         }
         self.die();
         for &watcher in &self.reflectors {
-            st.out.stop_informer(id, watcher);
+            st.out.call(id, Call::StopInformer { watcher });
         }
     }
 }
@@ -474,13 +471,13 @@ impl Controller {
 impl Sim {
     // ----- the engine's side of controllers -----
 
-    /// Runs one step of a controller and applies what it returns.
+    /// Runs one step of a controller, then what it posted.
     pub(super) fn step_controller(
         &mut self,
         c: ControllerId,
         step: impl FnOnce(&mut Controller, &mut StepContext),
     ) {
-        let outer = self.begin_step();
+        let from = self.outbox.len();
         let anvil = self.config.controllers[c.index()].anvil;
         let etcd = EtcdReader(&self.etcd);
         let stores = StoreReader::of(&self.reflectors, &self.controllers[c.index()]);
@@ -497,7 +494,12 @@ impl Sim {
             live: connected.then_some(&etcd as &dyn Reader),
             etcd: &self.etcd,
             names: &mut self.names,
-            out: &mut self.effects,
+            out: Out::new(
+                self.now_ms,
+                Actor::Controller(c),
+                &mut self.sink,
+                &mut self.outbox,
+            ),
         };
         let ctl = &mut self.controllers[c.index()];
         let up = ctl.up;
@@ -506,23 +508,28 @@ impl Sim {
             // The process died in this step: what its link held for it dies with it.
             self.drop_hold(c);
         }
-        self.end_step(Actor::Controller(c), outer);
+        self.run_outbox(from);
     }
 
     pub(super) fn enqueue(&mut self, c: ControllerId, key: NameId, cause: EventId, low: bool) {
-        let outer = self.begin_step();
-        let out = &mut self.effects;
-        self.controllers[c.index()].enqueue(c, out, key, Cause::Event(cause), low);
-        self.end_step(Actor::Controller(c), outer);
+        let from = self.outbox.len();
+        let mut out = Out::new(
+            self.now_ms,
+            Actor::Controller(c),
+            &mut self.sink,
+            &mut self.outbox,
+        );
+        self.controllers[c.index()].enqueue(c, &mut out, key, cause, low);
+        self.run_outbox(from);
     }
 
     /// An idle worker's wake-up, if it is from this life. A reconcile that ran into a limit
     /// stops the run.
     pub(super) fn work(&mut self, c: ControllerId, epoch: Epoch, worker: u32, cause: EventId) {
         if self.in_life(c, epoch) {
-            self.step_controller(c, |ctl, st| ctl.work(st, worker, Cause::Event(cause)));
+            self.step_controller(c, |ctl, st| ctl.work(st, worker, cause));
             if let Some((key, exceeded)) = self.controllers[c.index()].exceeded.take() {
-                self.stopped = Some(Stop::Limit {
+                self.sink.stopped = Some(Stop::Limit {
                     controller: c,
                     key,
                     exceeded,
@@ -534,19 +541,19 @@ impl Sim {
     /// A running reconcile's next step, if it is from this life.
     pub(super) fn step(&mut self, c: ControllerId, epoch: Epoch, worker: u32, cause: EventId) {
         if self.in_life(c, epoch) {
-            self.step_controller(c, |ctl, st| ctl.step(st, worker, Cause::Event(cause)));
+            self.step_controller(c, |ctl, st| ctl.step(st, worker, cause));
         }
     }
 
     /// The configured start (`start_ms`), unless another life began before it (a restart).
     pub(super) fn start_controller(&mut self, c: ControllerId, epoch: Epoch, cause: EventId) {
         if self.in_life(c, epoch) {
-            self.step_controller(c, |ctl, st| ctl.start(st, Cause::Event(cause)));
+            self.step_controller(c, |ctl, st| ctl.start(st, cause));
         }
     }
 
     pub(super) fn crash(&mut self, c: ControllerId, cause: EventId) {
-        self.step_controller(c, |ctl, st| ctl.crash(st, Cause::Event(cause)));
+        self.step_controller(c, |ctl, st| ctl.crash(st, cause));
     }
 
     /// The timeline's crash: now, or armed for a later write.
@@ -557,7 +564,6 @@ impl Sim {
         restart_after_ms: Option<DurationMs>,
         cause: EventId,
     ) {
-        let cause = Cause::Event(cause);
         let crash = |ctl: &mut Controller, st: &mut StepContext| {
             ctl.crash_fault(st, after_writes, restart_after_ms, cause)
         };
@@ -575,7 +581,6 @@ impl Sim {
         if let Some(a) = apiserver {
             self.links[c.index()].fail_over(a);
         }
-        let cause = Cause::Event(cause);
         self.step_controller(c, |ctl, st| ctl.restart(st, cause));
     }
 
@@ -595,7 +600,6 @@ impl Sim {
             Err(ApiError::ConnectionRefused)
         };
         self.note_written(c, worker, &result);
-        let step_cause = Cause::Event(step_cause);
         self.step_controller(c, |ctl, st| ctl.written(st, worker, result, step_cause));
     }
 
@@ -620,22 +624,25 @@ pub(super) fn resync_period(resync_ms: DurationMs) -> DurationMs {
 
 #[cfg(test)]
 mod tests {
+    use super::super::step::testing::{check, Harness, Stepped};
     use super::*;
 
+    const C: ControllerId = ControllerId(0);
+
     /// One step of a controller with `workers` workers (a Mirror of kind 0 into kind 1), with
-    /// an empty cache and etcd: the effects it returns.
+    /// an empty cache and etcd: what it wrote.
     fn run_step(
         ctl: &mut Controller,
         now_ms: TimeMs,
         f: impl FnOnce(&mut Controller, &mut StepContext),
-    ) -> Effects {
+    ) -> Stepped {
         let mut config = Config::new(&["Parent", "Child"]);
         let behaviour = Behaviour::Mirror { target: KindId(1) };
         config
             .controllers
             .push(Config::controller("c", KindId(0), behaviour));
         let etcd = Etcd::new(&config);
-        let (mut rng, mut names, mut out) = (Rng::new(1), Names::default(), Effects::default());
+        let (mut rng, mut names, mut harness) = (Rng::new(1), Names::default(), Harness::default());
         let reader = EtcdReader(&etcd);
         let mut st = StepContext {
             controller: ControllerId(0),
@@ -647,10 +654,10 @@ mod tests {
             live: Some(&reader),
             etcd: &etcd,
             names: &mut names,
-            out: &mut out,
+            out: harness.out(now_ms, Actor::Controller(C)),
         };
         f(ctl, &mut st);
-        out
+        harness.take()
     }
 
     fn controller(workers: u32) -> Controller {
@@ -686,21 +693,26 @@ mod tests {
         let mut c = controller(2);
         let out = run_step(&mut c, TimeMs(0), |c, st| {
             for key in [NameId(1), NameId(2), NameId(3)] {
-                c.enqueue(st.controller, st.out, key, Cause::Event(0), false);
+                c.enqueue(st.controller, &mut st.out, key, 0, false);
             }
         });
-        let woken: Vec<u32> = out
-            .list()
-            .iter()
-            .filter_map(|e| match e {
-                Effect::Soon { action, .. } => match *out.action(*action) {
-                    Action::Work { worker, .. } => Some(worker),
-                    _ => None,
-                },
-                _ => None,
-            })
-            .collect();
-        assert_eq!(woken, [0, 1], "two workers, three keys: each worker once");
+        let enqueued = |key| EventKind::Enqueue {
+            controller: C,
+            key: NameId(key),
+            outcome: QueueAdd::Added,
+            delay_ms: DurationMs::ZERO,
+        };
+        check(&out, &[enqueued(1), enqueued(2), enqueued(3)]);
+        let work = |worker| Action::Work {
+            controller: C,
+            epoch: Epoch(0),
+            worker,
+        };
+        assert_eq!(
+            out.soon(),
+            [work(0), work(1)],
+            "two workers, three keys: each worker once"
+        );
         assert_eq!(c.queue.len(), 3);
     }
 
@@ -714,22 +726,35 @@ mod tests {
         c.queue.get();
         c.workers[0] = Some(running(key, 2, 1));
         let out = run_step(&mut c, TimeMs(1000), |c, st| {
-            c.written(st, 0, Err(ApiError::Conflict), Cause::Event(9))
+            c.written(st, 0, Err(ApiError::Conflict), 9)
         });
-        let events = out.events();
-        let result = ReconcileResult::Error(ApiError::Conflict);
-        assert!(matches!(events[0], EventKind::ReconcileEnd { result: r, .. } if *r == result));
+        let events = out.kinds();
         let EventKind::Enqueue { delay_ms, .. } = events[1] else {
             panic!("the key is requeued: {events:?}")
         };
         assert!(!delay_ms.is_zero(), "rate-limited, not at once");
-        let requeue = out.list().iter().find_map(|e| match e {
-            Effect::Timer { at_ms, action, .. } => {
-                matches!(*out.action(*action), Action::QueueAfter { .. }).then_some(*at_ms)
-            }
-            _ => None,
-        });
-        assert_eq!(requeue, Some(TimeMs(1000) + *delay_ms));
+        let end = EventKind::ReconcileEnd {
+            controller: C,
+            key,
+            result: ReconcileResult::Error(ApiError::Conflict),
+        };
+        let requeued = EventKind::Enqueue {
+            controller: C,
+            key,
+            outcome: QueueAdd::Added,
+            delay_ms,
+        };
+        check(&out, &[end, requeued]);
+        assert_eq!(
+            out.events[0].cause, 7,
+            "the end names the reconcile's start"
+        );
+        let due = Action::QueueAfter {
+            controller: C,
+            epoch: Epoch(0),
+            key,
+        };
+        assert_eq!(out.timers(), [(TimeMs(1000) + delay_ms, due)]);
         assert!(
             c.workers[0].is_none(),
             "the worker is free for the next key"
@@ -742,29 +767,29 @@ mod tests {
         let mut c = controller(1);
         c.crash_after_writes = Some(1);
         c.workers[0] = Some(running(NameId(1), 2, 0));
-        let out = run_step(&mut c, TimeMs(0), |c, st| c.step(st, 0, Cause::Event(3)));
-        assert!(
-            matches!(out.list()[..], [Effect::Write { .. }]),
-            "{:?}",
-            out.list()
+        let out = run_step(&mut c, TimeMs(0), |c, st| c.step(st, 0, 3));
+        let write = Call::Write {
+            controller: C,
+            worker: 0,
+            write: running(NameId(1), 1, 0).writes[0],
+            then: 3,
+        };
+        assert_eq!(
+            out.calls(),
+            [write],
+            "the first write, never a crash before it"
         );
-        let out = run_step(&mut c, TimeMs(0), |c, st| c.step(st, 0, Cause::Event(4)));
-        assert!(
-            matches!(out.list()[..], [Effect::Crash { .. }]),
-            "{:?}",
-            out.list()
-        );
-        let out = run_step(&mut c, TimeMs(0), |c, st| c.crash(st, Cause::Event(4)));
-        let ended = out.events().iter().any(|k| {
-            matches!(
-                k,
-                EventKind::ReconcileEnd {
-                    result: ReconcileResult::Crashed,
-                    ..
-                }
-            )
-        });
-        assert!(ended && !c.up && c.running_keys().is_empty());
+        check(&out, &[]);
+        let out = run_step(&mut c, TimeMs(0), |c, st| c.step(st, 0, 4));
+        assert_eq!(out.calls(), [Call::Crash { controller: C }]);
+        let out = run_step(&mut c, TimeMs(0), |c, st| c.crash(st, 4));
+        let ended = EventKind::ReconcileEnd {
+            controller: C,
+            key: NameId(1),
+            result: ReconcileResult::Crashed,
+        };
+        check(&out, &[EventKind::Crash { controller: C }, ended]);
+        assert!(!c.up && c.running_keys().is_empty());
     }
 
     #[test]
@@ -801,22 +826,28 @@ mod tests {
         let mut c = controller(1);
         let restart = Some(DurationMs(100));
         let out = run_step(&mut c, TimeMs(0), |c, st| {
-            c.crash_fault(st, Some(2), restart, Cause::Event(0))
+            c.crash_fault(st, Some(2), restart, 0)
         });
-        assert!(out.list().is_empty() && c.up);
+        assert!(out.posts.is_empty() && c.up);
+        check(&out, &[]);
         assert_eq!(
             (c.crash_after_writes, c.restart_after_ms),
             (Some(2), restart)
         );
-        let out = run_step(&mut c, TimeMs(0), |c, st| {
-            c.crash_fault(st, None, None, Cause::Event(0))
-        });
-        assert!(matches!(out.events()[..], [EventKind::Crash { .. }]) && !c.up);
-        let out = run_step(&mut c, TimeMs(10), |c, st| c.restart(st, Cause::Event(1)));
-        assert!(matches!(out.events()[..], [EventKind::Restart { .. }]) && c.up);
-        let out = run_step(&mut c, TimeMs(20), |c, st| c.restart(st, Cause::Event(2)));
+        let out = run_step(&mut c, TimeMs(0), |c, st| c.crash_fault(st, None, None, 0));
+        check(&out, &[EventKind::Crash { controller: C }]);
+        assert!(!c.up);
+        let out = run_step(&mut c, TimeMs(10), |c, st| c.restart(st, 1));
+        let restarted = EventKind::Restart {
+            controller: C,
+            apiserver: ApiserverId(0),
+        };
+        check(&out, &[restarted]);
+        assert!(c.up);
+        let out = run_step(&mut c, TimeMs(20), |c, st| c.restart(st, 2));
+        check(&out, &[]);
         assert!(
-            out.list().is_empty(),
+            out.posts.is_empty(),
             "a process that is up is not started again"
         );
     }

@@ -275,7 +275,7 @@ mod tests {
         };
         sim.handle_input(missing);
         assert!(matches!(
-            sim.trace.last().unwrap().kind,
+            sim.sink.trace.last().unwrap().kind,
             EventKind::WriteFailed {
                 op: WriteOp::Update,
                 error: ApiError::NotFound,

@@ -519,7 +519,7 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(open(&sim), [true, true]);
-        let from = sim.trace.len();
+        let from = sim.sink.trace.len();
         let cut = |ms| Input::Disconnect {
             controller: C,
             duration_ms: DurationMs(ms),
@@ -546,7 +546,7 @@ mod tests {
     #[test]
     fn a_failover_moves_the_connections_and_a_delay_slows_the_link() {
         let mut sim = watching();
-        let from = sim.trace.len();
+        let from = sim.sink.trace.len();
         let failover = Input::Failover {
             controller: C,
             apiserver: ApiserverId(1),
@@ -564,7 +564,7 @@ mod tests {
             controller: C,
             delay_ms: DurationMs(250),
         };
-        assert_eq!(sim.trace.last().unwrap().kind, delayed);
+        assert_eq!(sim.sink.trace.last().unwrap().kind, delayed);
     }
 
     /// A controller that starts late (its reflectors keep their first session meanwhile) and a
@@ -637,7 +637,7 @@ mod tests {
         );
         let later = held_event(&mut sim, "a", 4);
         deliver(&mut sim, later);
-        let released = sim.trace.len() - 5;
+        let released = sim.sink.trace.len() - 5;
         let at = |t: &str| (TimeMs::ZERO, released as EventId, t.to_string());
         let expected = vec![
             (TimeMs::ZERO, 0, "released 4 superseded true".to_string()),

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::cache::{WatchCache, WatchStart};
 use crate::config::{
     Behaviour, CacheMode, Config, ConfigError, FakeTracker, Input, KeyMap, Predicate, ProbeRequest,
-    QueueKind, ReflectorConfig,
+    ReflectorConfig,
 };
 use crate::model::*;
 use crate::queue::WorkQueue;
@@ -22,7 +22,6 @@ mod apiserver;
 mod client;
 mod consistency;
 mod controller;
-mod effect;
 mod etcd;
 mod inputs;
 mod link;
@@ -30,25 +29,24 @@ mod probe;
 mod reflector;
 mod serve;
 mod server;
+mod step;
 mod timers;
 
 pub use apiserver::{Apiserver, ServerWatch};
 use apiserver::{Clients, Offer, Parked, ReadKind, WaitingRead, PROBE_WATCHER};
 pub use controller::Controller;
-#[cfg(test)]
-use effect::Effect;
-use effect::{Cause, Effects};
 pub(crate) use etcd::{Decision, Refusal};
 pub use etcd::{Etcd, EtcdReader};
 pub use link::Link;
 use link::{LinkTimer, Toward};
 pub use reflector::Reflector;
+use step::{Call, Out, Outbox, Sink};
 
 /// An informer to build: its kind, its handlers (a key mapping and a predicate each), its
 /// namespace.
 type Informer = (KindId, Vec<(KeyMap, Predicate)>, Option<NameId>);
 
-#[derive(Clone, Debug, Hash)]
+#[derive(Clone, Debug, Hash, PartialEq)]
 enum Msg {
     /// A streaming list's initial events and the bookmark that ends them.
     WatchListStart {
@@ -94,7 +92,7 @@ enum Msg {
     Refused(ApiError),
 }
 
-#[derive(Clone, Debug, Hash)]
+#[derive(Clone, Debug, Hash, PartialEq)]
 enum Action {
     Input(Input),
     /// The configured timeline's input at this index: read from the shared config, not copied
@@ -248,14 +246,14 @@ pub struct Sim {
     /// Sequence numbers for inputs appended after construction (see `schedule_input`).
     appended_seq: u64,
     appended_seq_end: u64,
-    trace: Trace,
-    stopped: Option<Stop>,
+    /// The run's events and why it stopped.
+    sink: Sink,
     /// Actions dispatched so far (bounded by `ACTIONS_PER_EVENT_MAX` per event of the cap).
     actions: u64,
     /// Probes issued so far (each gets the next number).
     probes: u32,
-    /// Every step's effects (empty between steps).
-    effects: Effects,
+    /// What the running steps posted (empty between steps).
+    outbox: Outbox,
 }
 
 /// A controller's informer stores, read as its reconciles read them: the first informer of
@@ -344,11 +342,10 @@ impl Sim {
             seq: 0,
             appended_seq: 0,
             appended_seq_end: 0,
-            trace: Trace::new(),
-            stopped: None,
+            sink: Sink::new(config.limits.max_events),
             actions: 0,
             probes: 0,
-            effects: Effects::default(),
+            outbox: Outbox::default(),
             config: config.clone(),
         };
         for (i, c) in config.controllers.iter().enumerate() {
@@ -424,7 +421,7 @@ impl Sim {
 
     /// The run's events so far, in order.
     pub fn trace(&self) -> &Trace {
-        &self.trace
+        &self.sink.trace
     }
 
     /// The current moment of virtual time.
@@ -474,7 +471,7 @@ impl Sim {
 
     /// Why the run stopped, once it has.
     pub fn stopped(&self) -> Option<Stop> {
-        self.stopped
+        self.sink.stopped
     }
 
     // ----- the sans-IO surface -----
@@ -510,7 +507,7 @@ impl Sim {
     /// Runs every action due at or before `now_ms`, then moves the clock to `now_ms`.
     pub fn handle_timeout(&mut self, now_ms: TimeMs) {
         self.drain_ready();
-        while self.stopped.is_none() {
+        while self.sink.stopped.is_none() {
             let Some((at, cause, action)) = self.timers.pop_due(now_ms) else {
                 break;
             };
@@ -518,7 +515,7 @@ impl Sim {
             self.dispatch(cause, action);
             self.drain_ready();
         }
-        if self.stopped.is_none() {
+        if self.sink.stopped.is_none() {
             self.now_ms = self.now_ms.max(now_ms);
         }
     }
@@ -528,26 +525,26 @@ impl Sim {
     /// over; slices add up to exactly what `run` does.
     pub fn run_slice(&mut self, max_events: usize) -> bool {
         let end = self.config.end_ms;
-        let target = self.trace.len().saturating_add(max_events);
+        let target = self.sink.trace.len().saturating_add(max_events);
         self.drain_ready();
-        while self.stopped.is_none() && self.trace.len() < target {
+        while self.sink.stopped.is_none() && self.sink.trace.len() < target {
             let Some((at, cause, action)) = self.timers.pop_due(end) else {
                 self.now_ms = self.now_ms.max(end);
-                self.stopped = Some(Stop::End);
+                self.sink.stopped = Some(Stop::End);
                 break;
             };
             self.now_ms = at;
             self.dispatch(cause, action);
             self.drain_ready();
         }
-        self.stopped.is_some()
+        self.sink.stopped.is_some()
     }
 
     /// Runs the configured timeline to its end (or a cap).
     pub fn run(&mut self) -> Stop {
         let end = self.config.end_ms;
         self.handle_timeout(end);
-        *self.stopped.get_or_insert(Stop::End)
+        *self.sink.stopped.get_or_insert(Stop::End)
     }
 
     /// A hash of everything that decides the future (not the trace): the explorer's dedup key.
@@ -576,7 +573,7 @@ impl Sim {
     }
 
     fn schedule(&mut self, at: TimeMs, cause: EventId, action: Action) {
-        if at <= self.now_ms && !self.trace.is_empty() {
+        if at <= self.now_ms && !self.sink.trace.is_empty() {
             self.ready.push_back((cause, action));
             return;
         }
@@ -585,7 +582,7 @@ impl Sim {
     }
 
     fn drain_ready(&mut self) {
-        while self.stopped.is_none() {
+        while self.sink.stopped.is_none() {
             let Some((cause, a)) = self.ready.pop_front() else {
                 break;
             };
@@ -602,23 +599,12 @@ impl Sim {
             .max_events
             .saturating_mul(ACTIONS_PER_EVENT_MAX);
         if self.actions > cap {
-            self.stopped = Some(Stop::EventCap);
+            self.sink.stopped = Some(Stop::EventCap);
         }
     }
 
     fn emit(&mut self, actor: Actor, cause: EventId, kind: EventKind) -> EventId {
-        let id = self.trace.len() as EventId;
-        if self.trace.len() as u64 >= self.config.limits.max_events {
-            self.stopped = Some(Stop::EventCap);
-            return id.saturating_sub(1);
-        }
-        self.trace.push(Event {
-            time_ms: self.now_ms,
-            actor,
-            cause,
-            kind,
-        });
-        id
+        self.sink.emit(self.now_ms, actor, cause, kind)
     }
 
     fn controller_of(&self, w: WatcherId) -> ControllerId {
@@ -634,14 +620,10 @@ impl Sim {
         self.send_on_link(watcher, Toward::Client, cause, action);
     }
 
-    fn send_to_server(&mut self, watcher: WatcherId, cause: EventId, action: Action) {
-        self.send_on_link(watcher, Toward::Server, cause, action);
-    }
-
     /// Runs one scheduled action: routes it to the part of the system it is for.
     fn dispatch(&mut self, cause: EventId, action: Action) {
         self.count_action();
-        if self.stopped.is_some() {
+        if self.sink.stopped.is_some() {
             return;
         }
         match action {
@@ -679,7 +661,7 @@ impl Sim {
     /// Requests are routed to the requester's apiserver; timers go to the apiserver that set
     /// them.
     fn dispatch_server(&mut self, cause: EventId, action: Action) {
-        let by = Cause::Event(cause);
+        let by = cause;
         match action {
             Action::CacheApply { api, change } => self.cache_apply(api, change, cause),
             Action::CacheProgress { api, rev } => {
@@ -876,7 +858,7 @@ impl std::hash::Hasher for StateHasher {
 pub fn trace_hash(sim: &Sim) -> u64 {
     use std::hash::Hasher;
     let mut h = Fnv(0xcbf2_9ce4_8422_2325);
-    for (i, e) in sim.trace.iter().enumerate() {
+    for (i, e) in sim.sink.trace.iter().enumerate() {
         h.write(crate::trace::line(i as EventId, e, sim).as_bytes());
         h.write(b"\n");
     }
@@ -924,7 +906,7 @@ mod tests {
 
     /// The events of a run from `from` on, with their moments and causes.
     pub(super) fn events_from(sim: &Sim, from: usize) -> Vec<(TimeMs, EventId, EventKind)> {
-        let events = sim.trace.iter().skip(from);
+        let events = sim.sink.trace.iter().skip(from);
         events.map(|e| (e.time_ms, e.cause, e.kind)).collect()
     }
 
@@ -964,8 +946,8 @@ mod tests {
             sim.run();
             for run in sim.controllers[0].workers.iter().flatten() {
                 running_seen += 1;
-                let (id, len) = (run.start_event as usize, sim.trace.len());
-                let start = sim.trace.get(id).map(|e| e.kind);
+                let (id, len) = (run.start_event as usize, sim.sink.trace.len());
+                let start = sim.sink.trace.get(id).map(|e| e.kind);
                 let named =
                     matches!(start, Some(EventKind::ReconcileStart { key, .. }) if key == run.key);
                 assert!(
