@@ -3,8 +3,8 @@
 //! of faults that last, which way a message travels on a link, the next or previous marker of a
 //! kind from any event, and the ESR outcome. The page and the CLI only display these.
 
-use crate::model::{ControllerId, DurationMs, NameId, TimeMs, WatcherId};
-use crate::sim::{Sim, Stop};
+use crate::model::{DurationMs, TimeMs, WatcherId};
+use crate::sim::Sim;
 use crate::trace::{Actor, EventId, EventKind};
 
 /// The kinds of moments the timeline marks and the jump buttons look for.
@@ -195,44 +195,7 @@ pub struct FaultWindow {
     pub end_ms: TimeMs,
 }
 
-/// Does every controller's desired state hold at the end of the run?
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EsrOutcome {
-    /// The run stopped at its cap on events at this moment: its end is unknown.
-    NotJudged { at_ms: TimeMs },
-    /// This key's desired state does not hold, wrong since then (the first such key).
-    Violated {
-        controller: ControllerId,
-        key: NameId,
-        since_ms: TimeMs,
-    },
-    /// Every key's desired state holds, all of them since then.
-    Holds { since_ms: TimeMs },
-}
-
-/// The ESR outcome of a run, for one controller or (`None`) for all of them.
-pub fn esr_outcome(sim: &Sim, controller: Option<ControllerId>) -> EsrOutcome {
-    if sim.stopped().is_some_and(Stop::cut_off) {
-        return EsrOutcome::NotJudged {
-            at_ms: sim.now_ms(),
-        };
-    }
-    let mut since_ms = TimeMs::ZERO;
-    for (&(c, key), st) in sim.esr() {
-        if controller.is_some_and(|want| want != c) {
-            continue;
-        }
-        if !st.holds {
-            return EsrOutcome::Violated {
-                controller: c,
-                key,
-                since_ms: st.since_ms,
-            };
-        }
-        since_ms = since_ms.max(st.since_ms);
-    }
-    EsrOutcome::Holds { since_ms }
-}
+pub use crate::esr::{esr_outcome, EsrOutcome};
 
 /// Markers a window of the timeline shows whole, at most: a window with more shows, per kind of
 /// marker, at most `SLICE_MARKERS` per slice of `SLICES` (one per lane, the first of each), so a
@@ -486,7 +449,7 @@ pub fn reconciles_per_key(sim: &Sim) -> Vec<std::collections::BTreeMap<&str, u32
 mod tests {
     use super::*;
     use crate::config::{Config, Input, TimedInput};
-    use crate::model::ApiserverId;
+    use crate::model::{ApiserverId, ControllerId};
     use crate::view::Timeline;
 
     /// One kind, one controller watching it, a few writes and faults (at milliseconds).

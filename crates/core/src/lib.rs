@@ -9,6 +9,7 @@
 pub mod analysis;
 pub mod cache;
 pub mod config;
+pub mod esr;
 pub mod model;
 pub mod program;
 pub mod queue;

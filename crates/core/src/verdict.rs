@@ -2,10 +2,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::analysis::EsrOutcome;
 use crate::config::Config;
 use crate::model::{ApiserverId, ControllerId, DurationMs, KindId, NameId, Rv, TimeMs, WatcherId};
-use crate::sim::{Sim, Stop};
+use crate::sim::Sim;
 use crate::trace::*;
 
 /// What a count expectation counts.
@@ -519,44 +518,12 @@ fn check_probe(sim: &Sim, fact: &ProbeFact) -> Outcome {
     }
 }
 
-/// ESR at the end of the run, as an outcome (`analysis::esr_outcome` decides it).
+/// ESR at the end of the run, as an outcome (`esr.rs` decides it and says it).
 fn esr(sim: &Sim, controller: Option<ControllerId>) -> Outcome {
-    esr_verdict(sim, crate::analysis::esr_outcome(sim, controller))
+    esr_verdict(sim, crate::esr::esr_outcome(sim, controller))
 }
 
-/// An ESR outcome as an expectation's outcome: passed or not, and in words. The displays show
-/// the run's `Analysis::esr` with it.
-pub fn esr_verdict(sim: &Sim, outcome: EsrOutcome) -> Outcome {
-    match outcome {
-        EsrOutcome::NotJudged { at_ms } => Outcome {
-            pass: false,
-            found: format!(
-                "not judged: the run stopped at {} at {at_ms}, so its end is unknown",
-                match sim.stopped() {
-                    Some(Stop::Limit { .. }) => "a limit of the reconcile language",
-                    _ => "its cap on events",
-                }
-            ),
-            decided_by: None,
-            decided_ms: at_ms,
-        },
-        EsrOutcome::Violated { key, since_ms, .. } => Outcome {
-            pass: false,
-            found: format!(
-                "{} has not reached its desired state (wrong since {since_ms})",
-                sim.names().resolve(key),
-            ),
-            decided_by: None,
-            decided_ms: since_ms,
-        },
-        EsrOutcome::Holds { since_ms } => Outcome {
-            pass: true,
-            found: format!("stable since {since_ms}"),
-            decided_by: None,
-            decided_ms: since_ms,
-        },
-    }
-}
+pub use crate::esr::esr_verdict;
 
 /// The events of a controller's reflectors (of one kind, if given) that state `fact`.
 fn fact_times<'a>(

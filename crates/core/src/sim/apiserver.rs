@@ -91,7 +91,7 @@ impl Apiserver {
 #[derive(Clone, Copy)]
 pub(super) struct Clients<'a> {
     pub reflectors: &'a [Reflector],
-    pub controllers: &'a [Controller],
+    pub links: &'a [Link],
 }
 
 impl Clients<'_> {
@@ -111,11 +111,11 @@ impl Clients<'_> {
 
     pub fn slow_link(&self, w: WatcherId) -> bool {
         let c = self.reflectors[w.index()].controller;
-        !self.controllers[c.index()].link_delay_ms.is_zero()
+        self.links[c.index()].slow()
     }
 }
 
-/// What an apiserver reads of the world during one step, and where its effects go. The
+/// What an apiserver reads of the world during one step, and where it writes. The
 /// watches table spans the apiservers (a `WatchId` is global); a step changes only the
 /// watches of its own apiserver.
 pub(super) struct StepContext<'a> {
@@ -125,17 +125,29 @@ pub(super) struct StepContext<'a> {
     pub etcd: &'a Etcd,
     pub clients: Clients<'a>,
     pub watches: &'a mut Vec<ServerWatch>,
-    pub out: &'a mut Effects,
+    pub out: Out<'a>,
 }
 
 impl StepContext<'_> {
-    pub fn emit(&mut self, cause: Cause, kind: EventKind) -> Cause {
+    pub fn emit(&mut self, cause: EventId, kind: EventKind) -> EventId {
         self.out.emit(cause, kind)
     }
 
     /// Sends a message over the watcher's link.
-    pub fn send(&mut self, cause: Cause, watcher: WatcherId, session: Session, msg: Msg) {
+    pub fn send(&mut self, cause: EventId, watcher: WatcherId, session: Session, msg: Msg) {
         self.out.send_to_client(cause, watcher, session, msg)
+    }
+
+    /// Sends one change to a watch's client over its link.
+    pub fn watch_event(&mut self, cause: EventId, watch: WatchId, change: Change, live: bool) {
+        let w = &self.watches[watch.index()];
+        let (watcher, session) = (w.watcher, w.session);
+        let msg = Msg::Event {
+            watch,
+            change,
+            live,
+        };
+        self.send(cause, watcher, session, msg);
     }
 
     /// The kind a waiting read lists.
@@ -209,7 +221,7 @@ impl Apiserver {
 }
 
 /// The watch cache side (`cacher.go`, `watch_cache.go`): each entry point takes a change, a
-/// notification, a fault or a timer and returns effects.
+/// notification, a fault or a timer and writes its events and messages.
 impl Apiserver {
     /// A change from etcd's watch (`cacher.go` `processEvent`): into its kind's cache, then to
     /// the reads it made fresh. Returns its `CacheAdd` when the cache took it: the engine then
@@ -218,8 +230,8 @@ impl Apiserver {
         &mut self,
         st: &mut StepContext,
         change: Change,
-        cause: Cause,
-    ) -> Option<Cause> {
+        cause: EventId,
+    ) -> Option<EventId> {
         let kind = change.object.kind;
         let progress_notify = st.config.server.progress_notify;
         let (evicted, capacity) = self.apply_change(change, progress_notify)?;
@@ -243,7 +255,7 @@ impl Apiserver {
 
     /// Asks etcd for a progress notification on its watch: it travels behind every change
     /// already on its way (the apiserver's lag), then moves every ready cache to that revision.
-    pub(super) fn request_progress(&mut self, st: &mut StepContext, cause: Cause) {
+    pub(super) fn request_progress(&mut self, st: &mut StepContext, cause: EventId) {
         let rev = st.etcd.rev();
         match self.lag_ms {
             DurationMs::ZERO => self.progress_notified(st, rev, cause),
@@ -256,7 +268,7 @@ impl Apiserver {
     }
 
     /// etcd's progress notification arrives: the reads it made fresh are answered.
-    pub(super) fn progress_notified(&mut self, st: &mut StepContext, rev: Rv, cause: Cause) {
+    pub(super) fn progress_notified(&mut self, st: &mut StepContext, rev: Rv, cause: EventId) {
         if self.progress(rev) {
             self.wake_reads(st, cause);
         }
@@ -269,8 +281,8 @@ impl Apiserver {
         &mut self,
         st: &mut StepContext,
         paused: bool,
-        cause: Cause,
-    ) -> (Cause, Vec<Change>, Rv) {
+        cause: EventId,
+    ) -> (EventId, Vec<Change>, Rv) {
         let apiserver = st.api;
         let id = st.emit(cause, EventKind::CachePaused { apiserver, paused });
         let (held, progress) = self.set_paused(paused);
@@ -278,7 +290,7 @@ impl Apiserver {
     }
 
     /// The apiserver restarts: every cache re-initialises.
-    pub(super) fn restart(&mut self, st: &mut StepContext, down_ms: DurationMs, cause: Cause) {
+    pub(super) fn restart(&mut self, st: &mut StepContext, down_ms: DurationMs, cause: EventId) {
         let apiserver = st.api;
         let restart = EventKind::ApiserverRestart { apiserver, down_ms };
         let id = st.emit(cause, restart);
@@ -291,7 +303,7 @@ impl Apiserver {
         st: &mut StepContext,
         only: Option<KindId>,
         down_ms: DurationMs,
-        cause: Cause,
+        cause: EventId,
     ) {
         self.generation = self.generation.next();
         let generation = self.generation;
@@ -351,7 +363,7 @@ impl Apiserver {
         st: &mut StepContext,
         only: Option<KindId>,
         generation: Generation,
-        cause: Cause,
+        cause: EventId,
     ) {
         if self.generation != generation {
             return;
@@ -380,7 +392,7 @@ impl Apiserver {
     }
 
     /// Serves, in arrival order, the parked requests whose caches are ready now.
-    fn unpark(&mut self, st: &mut StepContext, cause: Cause) {
+    fn unpark(&mut self, st: &mut StepContext, cause: EventId) {
         let kind_of = |p: &Parked| match *p {
             Parked::Probe { kind, .. } => kind,
             Parked::List { watcher, .. }
@@ -422,7 +434,7 @@ impl Apiserver {
 
     /// Parks a read until the cache reaches `rv`, for at most 3 s (`cacher.go`
     /// `waitUntilFreshAndBlock`).
-    pub(super) fn wait_for_cache(&mut self, st: &mut StepContext, r: WaitingRead, cause: Cause) {
+    pub(super) fn wait_for_cache(&mut self, st: &mut StepContext, r: WaitingRead, cause: EventId) {
         self.waiting_reads.push(r);
         let deadline = Action::ListDeadline {
             watcher: r.watcher,
@@ -433,7 +445,7 @@ impl Apiserver {
     }
 
     /// Answers every waiting read whose cache has now reached its revision.
-    fn wake_reads(&mut self, st: &mut StepContext, cause: Cause) {
+    fn wake_reads(&mut self, st: &mut StepContext, cause: EventId) {
         if self.waiting_reads.is_empty() {
             return;
         }
@@ -464,7 +476,7 @@ impl Apiserver {
         st: &mut StepContext,
         watcher: WatcherId,
         session: Session,
-        cause: Cause,
+        cause: EventId,
     ) {
         let waiting = &mut self.waiting_reads;
         let Some(i) = waiting
@@ -586,6 +598,7 @@ impl ServerWatch {
 
 #[cfg(test)]
 pub(super) mod tests {
+    use super::super::step::testing::{Harness, Stepped};
     use super::*;
 
     /// What an apiserver reads in a step, for tests of the apiserver alone: one kind ("Pod")
@@ -594,7 +607,7 @@ pub(super) mod tests {
         pub config: Config,
         pub etcd: Etcd,
         pub reflectors: Vec<Reflector>,
-        pub controllers: Vec<Controller>,
+        pub links: Vec<Link>,
         pub watches: Vec<ServerWatch>,
     }
 
@@ -609,7 +622,7 @@ pub(super) mod tests {
             let r = Reflector::new(ControllerId(0), KindId(0), None, vec![], DurationMs(800));
             World {
                 etcd: Etcd::new(&config),
-                controllers: vec![Controller::new(&config.controllers[0], vec![WatcherId(0)])],
+                links: vec![Link::new(&config.controllers[0])],
                 reflectors: vec![r],
                 watches: vec![],
                 config,
@@ -620,14 +633,15 @@ pub(super) mod tests {
             Apiserver::new(&self.config, &self.config.apiservers[0])
         }
 
-        /// One step of `api` at `now_ms`: what it returned.
+        /// One step of `api` at `now_ms`: what it wrote.
         pub fn step(
             &mut self,
             api: &mut Apiserver,
             now_ms: TimeMs,
             f: impl FnOnce(&mut Apiserver, &mut StepContext),
-        ) -> Effects {
-            let mut out = Effects::default();
+        ) -> Stepped {
+            let mut harness = Harness::default();
+            let actor = Actor::Apiserver(ApiserverId(0));
             let mut st = StepContext {
                 api: ApiserverId(0),
                 now_ms,
@@ -635,47 +649,14 @@ pub(super) mod tests {
                 etcd: &self.etcd,
                 clients: Clients {
                     reflectors: &self.reflectors,
-                    controllers: &self.controllers,
+                    links: &self.links,
                 },
                 watches: &mut self.watches,
-                out: &mut out,
+                out: harness.out(now_ms, actor),
             };
             f(api, &mut st);
-            out
+            harness.take()
         }
-    }
-
-    /// The messages a step sent to clients, in order (a watch event as `Msg::Event`).
-    pub(in crate::sim) fn sent(out: &Effects) -> Vec<Msg> {
-        let message = |e: &Effect| match *e {
-            Effect::ToClient { action, .. } | Effect::DeliverNow { action, .. } => {
-                match out.action(action) {
-                    Action::Deliver { msg, .. } => Some(msg.clone()),
-                    _ => None,
-                }
-            }
-            Effect::WatchEvent {
-                watch,
-                change,
-                live,
-                ..
-            } => Some(Msg::Event {
-                watch,
-                change: *out.change(change),
-                live,
-            }),
-            _ => None,
-        };
-        out.list().iter().filter_map(message).collect()
-    }
-
-    /// The timers a step set: when, and what.
-    pub(in crate::sim) fn timers(out: &Effects) -> Vec<(TimeMs, Action)> {
-        let timer = |e: &Effect| match *e {
-            Effect::Timer { at_ms, action, .. } => Some((at_ms, out.action(action).clone())),
-            _ => None,
-        };
-        out.list().iter().filter_map(timer).collect()
     }
 
     pub(in crate::sim) fn pod(rv: Rv) -> Change {
@@ -695,13 +676,13 @@ pub(super) mod tests {
         let mut api = world.apiserver();
         let out = world.step(&mut api, TimeMs(0), |a, st| {
             for rv in 2..=6 {
-                a.change(st, pod(rv), Cause::Event(0));
+                a.change(st, pod(rv), 0);
             }
         });
         let evicted: Vec<(Rv, u32, u32)> = out
-            .events()
+            .kinds()
             .iter()
-            .filter_map(|k| match **k {
+            .filter_map(|k| match *k {
                 EventKind::CacheAdd {
                     rv,
                     evicted,
@@ -729,34 +710,31 @@ pub(super) mod tests {
         let mut api = world.apiserver();
         let out = world.step(&mut api, TimeMs(1000), |a, st| {
             let list = (ListRv::NotOlderThan(3), 0);
-            a.serve_list(st, WatcherId(0), Session(4), list, Cause::Event(0))
+            a.serve_list(st, WatcherId(0), Session(4), list, 0)
         });
-        assert!(sent(&out).is_empty(), "no answer yet: the cache is at 1");
+        assert!(out.sent().is_empty(), "no answer yet: the cache is at 1");
         let deadline = Action::ListDeadline {
             watcher: WatcherId(0),
             session: Session(4),
             api: ApiserverId(0),
         };
-        assert_eq!(
-            format!("{:?}", timers(&out)),
-            format!("{:?}", [(TimeMs(4000), deadline)])
-        );
+        assert_eq!(out.timers(), [(TimeMs(4000), deadline)]);
         assert_eq!(api.waiting_reads.len(), 1);
         let out = world.step(&mut api, TimeMs(1500), |a, st| {
-            a.change(st, pod(2), Cause::Event(1));
-            a.change(st, pod(3), Cause::Event(2));
+            a.change(st, pod(2), 1);
+            a.change(st, pod(3), 2);
         });
-        let answers = sent(&out);
+        let answers = out.sent();
         assert!(
             matches!(&answers[..], [Msg::ListOk { list_rv: 3, items, from_etcd: false, .. }] if items.len() == 2),
             "answered from the cache once it reached 3: {answers:?}"
         );
         assert!(api.waiting_reads.is_empty());
         let out = world.step(&mut api, TimeMs(4000), |a, st| {
-            a.read_deadline(st, WatcherId(0), Session(4), Cause::Event(3))
+            a.read_deadline(st, WatcherId(0), Session(4), 3)
         });
         assert!(
-            sent(&out).is_empty(),
+            out.sent().is_empty(),
             "a deadline after the answer is stale"
         );
     }
@@ -773,21 +751,18 @@ pub(super) mod tests {
                 WatcherId(0),
                 Session(1),
                 (ListRv::NotOlderThan(9), 0),
-                Cause::Event(0),
+                0,
             )
         });
         let out = world.step(&mut api, TimeMs::ZERO + LIST_WAIT_MS, |a, st| {
-            a.change(st, pod(2), Cause::Event(1));
-            a.read_deadline(st, WatcherId(0), Session(1), Cause::Event(2))
+            a.change(st, pod(2), 1);
+            a.read_deadline(st, WatcherId(0), Session(1), 2)
         });
         let too_large = ApiError::TooLargeRv {
             requested: 9,
             current: 2,
         };
-        assert_eq!(
-            format!("{:?}", sent(&out)),
-            format!("{:?}", [Msg::ListErr(too_large)])
-        );
+        assert_eq!(out.sent(), [Msg::ListErr(too_large)]);
         assert!(api.waiting_reads.is_empty());
     }
 

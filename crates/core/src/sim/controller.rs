@@ -1,5 +1,5 @@
-//! Controllers: their state (queue, workers, link, hold, memory) and rules, and the engine's
-//! side of them: workers, reconciles and their writes, crashes and restarts, ESR.
+//! Controllers: their state (queue, workers, memory, life) and rules, and the engine's side of
+//! them: workers, reconciles and their writes, crashes and restarts.
 
 use super::*;
 
@@ -11,22 +11,14 @@ impl Controller {
         Controller {
             up: false,
             epoch: Epoch(0),
-            apiserver: c.apiserver,
             queue: WorkQueue::new(c.queue),
             workers: vec![None; c.workers as usize],
             worker_claimed: 0,
             reflectors,
-            link_delay_ms: c.link_delay_ms,
-            link_down_last_ms: None,
-            link_up_last_ms: None,
-            disconnected_until: None,
             failed_first: BTreeMap::new(),
-            hold: None,
-            hold_generation: Generation(0),
             crash_after_writes: None,
             restart_after_ms: None,
             memory: Memory::new(),
-            initial_sync: false,
             written_rvs: Default::default(),
             exceeded: None,
         }
@@ -44,14 +36,13 @@ impl Controller {
         self.workers.iter().flatten().map(|r| r.key).collect()
     }
 
-    /// A crash: the process stops and what it held in memory dies with it (workers, queue,
-    /// hold, the program's memory, an armed crash); timers of this life go stale.
+    /// A crash: the process stops and what it held in memory dies with it (workers, queue, the
+    /// program's memory, an armed crash); timers of this life go stale.
     fn die(&mut self) {
         self.up = false;
         self.epoch = self.epoch.next();
         self.workers.iter_mut().for_each(|w| *w = None);
         self.worker_claimed = 0;
-        self.hold = None;
         self.queue = WorkQueue::new(self.queue.kind);
         self.memory.clear();
         self.crash_after_writes = None;
@@ -59,137 +50,10 @@ impl Controller {
     }
 }
 
-/// Notifications held at a controller until a later state of one object arrives (Sieve's
-/// unobserved-state injection).
-#[derive(Clone, Debug, Hash)]
-pub(super) struct Hold {
-    kind: KindId,
-    name: NameId,
-    /// Held events of that object so far: the second is the later state.
-    seen: u32,
-    buffer: Vec<HeldMsg>,
-}
-
-/// A notification a hold keeps back: its cause, its watcher, and the watcher's session then.
-pub(super) type HeldMsg = (EventId, WatcherId, Session, Msg);
-
-/// The controller's link and its faults: what the engine asks of it.
 impl Controller {
-    /// Cut off until `until_ms`, or until an earlier disconnect ends if that is later: returns
-    /// when it reconnects.
-    pub(super) fn disconnect(&mut self, until_ms: TimeMs) -> TimeMs {
-        let until_ms = self
-            .disconnected_until
-            .map_or(until_ms, |u| u.max(until_ms));
-        self.disconnected_until = Some(until_ms);
-        until_ms
-    }
-
-    /// The disconnect that ends at `until_ms` is over; false when a longer one replaced it.
-    pub(super) fn reconnect(&mut self, until_ms: TimeMs) -> bool {
-        if self.disconnected_until != Some(until_ms) {
-            return false;
-        }
-        self.disconnected_until = None;
-        true
-    }
-
-    pub(super) fn set_link_delay(&mut self, delay_ms: DurationMs) {
-        self.link_delay_ms = delay_ms;
-    }
-
-    /// When a message sent now on one direction of the link arrives: `None` for at once (no
-    /// delay and nothing in flight), else after the delay and behind whatever is still in
-    /// flight, since a TCP connection delivers in order even when its delay changes.
-    #[inline]
-    pub(super) fn link_arrival(&mut self, to_client: bool, now: TimeMs) -> Option<TimeMs> {
-        let delay = self.link_delay_ms;
-        let last = if to_client {
-            &mut self.link_down_last_ms
-        } else {
-            &mut self.link_up_last_ms
-        };
-        if delay.is_zero() && last.is_none_or(|l| l < now) {
-            return None;
-        }
-        let at = (now + delay).max(last.unwrap_or(TimeMs::ZERO));
-        *last = Some(at);
-        Some(at)
-    }
-
-    /// Its connections go to `apiserver` from now on (a failover, or a restart that names one).
-    pub(super) fn fail_over(&mut self, apiserver: ApiserverId) {
-        self.apiserver = apiserver;
-    }
-
-    /// Arms a hold on one object (the engine released any earlier one first): returns its
-    /// generation, which the hold's timeout names.
-    pub(super) fn arm_hold(&mut self, kind: KindId, name: NameId) -> Generation {
-        debug_assert!(self.hold.is_none(), "an earlier hold is released first");
-        self.hold_generation = self.hold_generation.next();
-        let buffer = vec![];
-        self.hold = Some(Hold {
-            kind,
-            name,
-            seen: 0,
-            buffer,
-        });
-        self.hold_generation
-    }
-
-    pub(super) fn holding(&self) -> bool {
-        self.hold.is_some()
-    }
-
-    /// A message reaches the controller while a hold is armed. Watch events and bookmarks are
-    /// kept in arrival order: `Ok(true)` once a later state of the held object than the next one
-    /// has arrived (the engine then releases the hold as superseded). Anything else (a stream's
-    /// end, an answer) is handed back (`Err`): what was held goes before it.
-    pub(super) fn buffer_held(
-        &mut self,
-        cause: EventId,
-        watcher: WatcherId,
-        session: Session,
-        msg: Msg,
-    ) -> Result<bool, Msg> {
-        let Some(hold) = &mut self.hold else {
-            return Err(msg);
-        };
-        let superseded = match &msg {
-            Msg::Event { change, .. } => {
-                let o = change.object;
-                if (o.kind, o.name) == (hold.kind, hold.name) {
-                    hold.seen += 1;
-                }
-                hold.seen >= 2
-            }
-            Msg::Bookmark { .. } => false,
-            _ => return Err(msg),
-        };
-        hold.buffer.push((cause, watcher, session, msg));
-        Ok(superseded)
-    }
-
-    /// Ends the hold: what it kept, in arrival order (`None`: no hold was armed).
-    pub(super) fn release_hold(&mut self) -> Option<Vec<HeldMsg>> {
-        self.hold.take().map(|h| h.buffer)
-    }
-
-    /// Is a hold timeout of `generation` the armed hold's (not an earlier hold's)?
-    pub(super) fn hold_timed_out(&self, generation: Generation) -> bool {
-        self.hold_generation == generation
-    }
-
     /// Is a delayed add of `key` due now? If so it leaves the queue's waiting set.
     pub(super) fn delayed_add_due(&mut self, key: NameId, now: TimeMs) -> bool {
         self.queue.due(key, now)
-    }
-
-    /// The engine recorded a reconcile's start event: its later writes and its end name it.
-    pub(super) fn record_start(&mut self, worker: u32, event: EventId) {
-        if let Some(run) = &mut self.workers[worker as usize] {
-            run.start_event = event;
-        }
     }
 }
 
@@ -211,38 +75,28 @@ pub struct Controller {
     pub(super) up: bool,
     /// Invalidates timers of an earlier life.
     pub(super) epoch: Epoch,
-    pub(super) apiserver: ApiserverId,
     pub(super) queue: WorkQueue,
     pub(super) workers: Vec<Option<Running>>,
     /// Idle workers with a wake-up pending (bit per worker; at most 64 workers).
     worker_claimed: u64,
     pub(super) reflectors: Vec<WatcherId>,
-    pub(super) link_delay_ms: DurationMs,
-    /// When the last delayed message sent on each direction of the link arrives (FIFO order).
-    pub(super) link_down_last_ms: Option<TimeMs>,
-    pub(super) link_up_last_ms: Option<TimeMs>,
-    pub(super) disconnected_until: Option<TimeMs>,
     /// Reconciles failed on purpose so far, per key (`fail-first N`), across restarts.
     pub(super) failed_first: BTreeMap<NameId, u32>,
-    /// Notifications held back (Sieve's unobserved-state injection), in arrival order.
-    hold: Option<Hold>,
-    /// Invalidates the timeout of an earlier hold.
-    hold_generation: Generation,
     pub(super) crash_after_writes: Option<u32>,
     /// Restart this long after the armed (or next) crash.
     pub(super) restart_after_ms: Option<DurationMs>,
     pub(super) memory: Memory,
-    /// Keys added by the initial list (priority queue: low priority).
-    initial_sync: bool,
     /// KEP-5647's record of the RVs its writes got back (`consistency.rs`).
     pub(super) written_rvs: super::consistency::WrittenRvs,
     /// A reconcile ran into a limit (and did not start): the engine stops the run.
     pub(super) exceeded: Option<(NameId, crate::program::Exceeded)>,
 }
 
-/// What a controller reads of the world during one step, and where its effects go.
+/// What a controller reads of the world during one step, and where it writes.
 pub(super) struct StepContext<'a> {
     pub controller: ControllerId,
+    /// The apiserver its link reaches (a restart names it).
+    pub apiserver: ApiserverId,
     pub now_ms: TimeMs,
     pub config: &'a Config,
     pub rng: &'a mut Rng,
@@ -253,7 +107,7 @@ pub(super) struct StepContext<'a> {
     /// The truth, for the trace's note of what etcd held when a reconcile read.
     pub etcd: &'a Etcd,
     pub names: &'a mut Names,
-    pub out: &'a mut Effects,
+    pub out: Out<'a>,
 }
 
 impl StepContext<'_> {
@@ -261,28 +115,28 @@ impl StepContext<'_> {
         &self.config.controllers[self.controller.index()]
     }
 
-    fn emit(&mut self, cause: Cause, kind: EventKind) -> Cause {
+    fn emit(&mut self, cause: EventId, kind: EventKind) -> EventId {
         self.out.emit(cause, kind)
     }
 }
 
 /// The controller's rules (controller-runtime's `Controller` over client-go's work queue):
-/// each entry point takes a message or a timer and returns effects.
+/// each entry point takes a message or a timer, writes its events and posts the rest.
 impl Controller {
     /// A reconcile request from an event handler, a requeue or Anvil's tick.
     /// It needs nothing but the queue (no `StepContext`): it runs for every handler's key.
     pub(super) fn enqueue(
         &mut self,
         controller: ControllerId,
-        out: &mut Effects,
+        out: &mut Out,
         key: NameId,
-        cause: Cause,
+        cause: EventId,
         low_priority: bool,
     ) {
         if !self.up {
             return;
         }
-        let outcome = self.queue.add(key, low_priority || self.initial_sync);
+        let outcome = self.queue.add(key, low_priority);
         let event = EventKind::Enqueue {
             controller,
             key,
@@ -298,7 +152,7 @@ impl Controller {
     /// Hands the queue to an idle worker that no pending wake-up has claimed yet, so keys that
     /// become ready at the same instant go to distinct workers (a busy worker never starts a
     /// second reconcile; `client-go/util/workqueue`, controller-runtime's worker loop).
-    fn kick(&mut self, controller: ControllerId, out: &mut Effects, cause: Cause) {
+    fn kick(&mut self, controller: ControllerId, out: &mut Out, cause: EventId) {
         let idle = (0..self.workers.len())
             .find(|&i| self.workers[i].is_none() && self.worker_claimed & (1u64 << i) == 0);
         if let Some(worker) = idle {
@@ -310,9 +164,9 @@ impl Controller {
     fn wake_worker(
         &mut self,
         controller: ControllerId,
-        out: &mut Effects,
+        out: &mut Out,
         worker: u32,
-        cause: Cause,
+        cause: EventId,
     ) {
         self.worker_claimed |= 1u64 << worker;
         let work = Action::Work {
@@ -325,7 +179,7 @@ impl Controller {
 
     /// An idle worker takes the next key, if any, and starts its reconcile: every read happens
     /// now, the writes follow one a step.
-    pub(super) fn work(&mut self, st: &mut StepContext, worker: u32, cause: Cause) {
+    pub(super) fn work(&mut self, st: &mut StepContext, worker: u32, cause: EventId) {
         self.worker_claimed &= !(1u64 << worker);
         if self.workers[worker as usize].is_some() {
             return;
@@ -362,7 +216,6 @@ impl Controller {
             writes: plan.writes.len() as u32,
         };
         let start = st.emit(cause, started);
-        st.out.started(worker, start);
         for r in &plan.reads {
             let truth_rv = st.etcd.get(r.kind, r.name).map_or(0, |o| o.rv);
             let read = EventKind::ReconcileRead {
@@ -382,8 +235,7 @@ impl Controller {
             continue_on_error: plan.continue_on_error,
             outcome: plan.outcome,
             done: 0,
-            // The engine writes the start event's id here once it has recorded it.
-            start_event: NO_CAUSE,
+            start_event: start,
             started_ms: st.now_ms,
         });
         let took = match stale {
@@ -399,7 +251,7 @@ impl Controller {
         st.out.timer(at, start, next);
         // More keys may be waiting for other idle workers.
         if !self.queue.is_empty() {
-            self.kick(controller, st.out, cause);
+            self.kick(controller, &mut st.out, cause);
         }
     }
 
@@ -412,20 +264,31 @@ impl Controller {
     }
 
     /// A step of a running reconcile: the next write (or an armed crash before it), or the end.
-    pub(super) fn step(&mut self, st: &mut StepContext, worker: u32, cause: Cause) {
+    pub(super) fn step(&mut self, st: &mut StepContext, worker: u32, cause: EventId) {
         let Some(mut run) = self.workers[worker as usize].take() else {
             return;
         };
         if run.done < run.writes.len() {
             if self.crash_after_writes == Some(run.done as u32) && run.done > 0 {
                 self.workers[worker as usize] = Some(run);
-                return st.out.crash(cause);
+                return st.out.call(
+                    cause,
+                    Call::Crash {
+                        controller: st.controller,
+                    },
+                );
             }
             let write = run.writes[run.done];
             run.done += 1;
-            let start = Cause::Event(run.start_event);
+            let start = run.start_event;
             self.workers[worker as usize] = Some(run);
-            return st.out.write(start, worker, write, cause);
+            let write = Call::Write {
+                controller: st.controller,
+                worker,
+                write,
+                then: cause,
+            };
+            return st.out.call(start, write);
         }
         let result = self.outcome(st, &run);
         self.finish(st, worker, run, result);
@@ -438,7 +301,7 @@ impl Controller {
         st: &mut StepContext,
         worker: u32,
         result: Result<EventId, ApiError>,
-        cause: Cause,
+        cause: EventId,
     ) {
         let Some(run) = self.workers[worker as usize].take() else {
             return;
@@ -492,7 +355,7 @@ impl Controller {
             key,
             result,
         };
-        let id = st.emit(Cause::Event(run.start_event), end);
+        let id = st.emit(run.start_event, end);
         self.workers[worker as usize] = None;
         self.queue.done(key);
         if let Some(delay_ms) = self.queue.requeue_delay(key, result, now) {
@@ -515,16 +378,16 @@ impl Controller {
         }
         // This worker is idle again: it takes the next key (claimed, so a kick in between picks
         // another idle worker).
-        self.wake_worker(controller, st.out, worker, id);
+        self.wake_worker(controller, &mut st.out, worker, id);
     }
 
     /// The process starts (again): a new life with an empty queue and memory, its informers
     /// listing from scratch (Anvil's: its periodic tick instead).
-    pub(super) fn start(&mut self, st: &mut StepContext, cause: Cause) {
+    pub(super) fn start(&mut self, st: &mut StepContext, cause: EventId) {
         let controller = st.controller;
         let restarted = EventKind::Restart {
             controller,
-            apiserver: self.apiserver,
+            apiserver: st.apiserver,
         };
         let id = st.emit(cause, restarted);
         let cfg = st.cfg();
@@ -535,20 +398,18 @@ impl Controller {
         self.queue = WorkQueue::new(queue_kind);
         self.memory.clear();
         self.crash_after_writes = None;
-        self.initial_sync = queue_kind == QueueKind::Priority;
         let epoch = self.epoch;
         if anvil {
             let tick = Action::AnvilTick { controller, epoch };
             return st.out.timer(st.now_ms, id, tick);
         }
         for &watcher in &self.reflectors {
-            st.out.start_informer(id, watcher);
+            st.out.call(id, Call::StartInformer { watcher });
             if !resync.is_zero() {
                 let resync_due = Action::Resync { watcher, epoch };
                 st.out.timer(st.now_ms + resync, id, resync_due);
             }
         }
-        self.initial_sync = false;
     }
 
     /// A crash fault: the process dies now or, with `after_writes`, once its next reconcile has
@@ -558,7 +419,7 @@ impl Controller {
         st: &mut StepContext,
         after_writes: Option<u32>,
         restart_after_ms: Option<DurationMs>,
-        cause: Cause,
+        cause: EventId,
     ) {
         self.restart_after_ms = restart_after_ms;
         match after_writes {
@@ -567,17 +428,9 @@ impl Controller {
         }
     }
 
-    /// A restart (the timeline's, or one a crash asked for): against `apiserver` when it names
-    /// one; a process that is up is not started again.
-    pub(super) fn restart(
-        &mut self,
-        st: &mut StepContext,
-        apiserver: Option<ApiserverId>,
-        cause: Cause,
-    ) {
-        if let Some(a) = apiserver {
-            self.fail_over(a);
-        }
+    /// A restart (the timeline's, or one a crash asked for): a process that is up is not
+    /// started again.
+    pub(super) fn restart(&mut self, st: &mut StepContext, cause: EventId) {
         if !self.up {
             self.start(st, cause);
         }
@@ -585,7 +438,7 @@ impl Controller {
 
     /// The process dies: running reconciles end unfinished, its informers stop, and a restart
     /// follows if one was asked for.
-    pub(super) fn crash(&mut self, st: &mut StepContext, cause: Cause) {
+    pub(super) fn crash(&mut self, st: &mut StepContext, cause: EventId) {
         if !self.up {
             return;
         }
@@ -610,7 +463,7 @@ impl Controller {
         }
         self.die();
         for &watcher in &self.reflectors {
-            st.out.stop_informer(id, watcher);
+            st.out.call(id, Call::StopInformer { watcher });
         }
     }
 }
@@ -618,20 +471,22 @@ impl Controller {
 impl Sim {
     // ----- the engine's side of controllers -----
 
-    /// Runs one step of a controller and applies what it returns.
+    /// Runs one step of a controller, then what it posted.
     pub(super) fn step_controller(
         &mut self,
         c: ControllerId,
         step: impl FnOnce(&mut Controller, &mut StepContext),
     ) {
-        let outer = self.begin_step();
+        let from = self.outbox.len();
         let anvil = self.config.controllers[c.index()].anvil;
         let etcd = EtcdReader(&self.etcd);
         let stores = StoreReader::of(&self.reflectors, &self.controllers[c.index()]);
         let cache: &dyn Reader = if anvil { &etcd } else { &stores };
-        let connected = self.connected(c);
+        let link = &self.links[c.index()];
+        let connected = link.connected();
         let mut st = StepContext {
             controller: c,
+            apiserver: link.apiserver(),
             now_ms: self.now_ms,
             config: &self.config,
             rng: &mut self.rng,
@@ -639,26 +494,42 @@ impl Sim {
             live: connected.then_some(&etcd as &dyn Reader),
             etcd: &self.etcd,
             names: &mut self.names,
-            out: &mut self.effects,
+            out: Out::new(
+                self.now_ms,
+                Actor::Controller(c),
+                &mut self.sink,
+                &mut self.outbox,
+            ),
         };
-        step(&mut self.controllers[c.index()], &mut st);
-        self.end_step(Actor::Controller(c), outer);
+        let ctl = &mut self.controllers[c.index()];
+        let up = ctl.up;
+        step(ctl, &mut st);
+        if up && !ctl.up {
+            // The process died in this step: what its link held for it dies with it.
+            self.drop_hold(c);
+        }
+        self.run_outbox(from);
     }
 
     pub(super) fn enqueue(&mut self, c: ControllerId, key: NameId, cause: EventId, low: bool) {
-        let outer = self.begin_step();
-        let out = &mut self.effects;
-        self.controllers[c.index()].enqueue(c, out, key, Cause::Event(cause), low);
-        self.end_step(Actor::Controller(c), outer);
+        let from = self.outbox.len();
+        let mut out = Out::new(
+            self.now_ms,
+            Actor::Controller(c),
+            &mut self.sink,
+            &mut self.outbox,
+        );
+        self.controllers[c.index()].enqueue(c, &mut out, key, cause, low);
+        self.run_outbox(from);
     }
 
     /// An idle worker's wake-up, if it is from this life. A reconcile that ran into a limit
     /// stops the run.
     pub(super) fn work(&mut self, c: ControllerId, epoch: Epoch, worker: u32, cause: EventId) {
         if self.in_life(c, epoch) {
-            self.step_controller(c, |ctl, st| ctl.work(st, worker, Cause::Event(cause)));
+            self.step_controller(c, |ctl, st| ctl.work(st, worker, cause));
             if let Some((key, exceeded)) = self.controllers[c.index()].exceeded.take() {
-                self.stopped = Some(Stop::Limit {
+                self.sink.stopped = Some(Stop::Limit {
                     controller: c,
                     key,
                     exceeded,
@@ -670,19 +541,19 @@ impl Sim {
     /// A running reconcile's next step, if it is from this life.
     pub(super) fn step(&mut self, c: ControllerId, epoch: Epoch, worker: u32, cause: EventId) {
         if self.in_life(c, epoch) {
-            self.step_controller(c, |ctl, st| ctl.step(st, worker, Cause::Event(cause)));
+            self.step_controller(c, |ctl, st| ctl.step(st, worker, cause));
         }
     }
 
     /// The configured start (`start_ms`), unless another life began before it (a restart).
     pub(super) fn start_controller(&mut self, c: ControllerId, epoch: Epoch, cause: EventId) {
         if self.in_life(c, epoch) {
-            self.step_controller(c, |ctl, st| ctl.start(st, Cause::Event(cause)));
+            self.step_controller(c, |ctl, st| ctl.start(st, cause));
         }
     }
 
     pub(super) fn crash(&mut self, c: ControllerId, cause: EventId) {
-        self.step_controller(c, |ctl, st| ctl.crash(st, Cause::Event(cause)));
+        self.step_controller(c, |ctl, st| ctl.crash(st, cause));
     }
 
     /// The timeline's crash: now, or armed for a later write.
@@ -693,22 +564,24 @@ impl Sim {
         restart_after_ms: Option<DurationMs>,
         cause: EventId,
     ) {
-        let cause = Cause::Event(cause);
         let crash = |ctl: &mut Controller, st: &mut StepContext| {
             ctl.crash_fault(st, after_writes, restart_after_ms, cause)
         };
         self.step_controller(c, crash);
     }
 
-    /// A restart of the timeline, or the one a crash asked for.
+    /// A restart of the timeline, or the one a crash asked for: against `apiserver` when it
+    /// names one (its link moves there first).
     pub(super) fn restart_controller(
         &mut self,
         c: ControllerId,
         apiserver: Option<ApiserverId>,
         cause: EventId,
     ) {
-        let cause = Cause::Event(cause);
-        self.step_controller(c, |ctl, st| ctl.restart(st, apiserver, cause));
+        if let Some(a) = apiserver {
+            self.links[c.index()].fail_over(a);
+        }
+        self.step_controller(c, |ctl, st| ctl.restart(st, cause));
     }
 
     /// A reconcile's write goes to etcd through the controller's apiserver (refused while the
@@ -727,7 +600,6 @@ impl Sim {
             Err(ApiError::ConnectionRefused)
         };
         self.note_written(c, worker, &result);
-        let step_cause = Cause::Event(step_cause);
         self.step_controller(c, |ctl, st| ctl.written(st, worker, result, step_cause));
     }
 
@@ -738,53 +610,6 @@ impl Sim {
             self.step_server(api, |a, st| a.forget_watch(st, watch));
         }
         self.stop_reflector(w, cause);
-    }
-
-    /// ESR bookkeeping after a committed write: which primary key did it touch, and does that
-    /// key's desired state hold now? `present`: the write left `o` in etcd (not a delete).
-    pub(super) fn track_esr(&mut self, o: Object, present: bool) {
-        for (i, cfg) in self.config.controllers.iter().enumerate() {
-            let key = if o.kind == cfg.primary {
-                Some(o.name)
-            } else {
-                match o.owner {
-                    Some(owner) if owner.kind == cfg.primary => Some(owner.name),
-                    _ => None,
-                }
-            };
-            let Some(key) = key else { continue };
-            // Only objects the controller watches are its business (its namespaces).
-            let mut primary_watches = cfg.watches.iter().filter(|w| w.kind == cfg.primary);
-            let watched = primary_watches.clone().any(|w| w.namespace.is_none()) || {
-                let ns = self.names.resolve(o.namespace);
-                primary_watches.any(|w| w.namespace.as_deref() == Some(ns))
-            };
-            if !watched && !cfg.anvil {
-                continue;
-            }
-            let c = ControllerId(i as u16);
-            // The written object is the parent itself when it is of the primary kind.
-            let parent = if o.kind == cfg.primary {
-                present.then_some(o)
-            } else {
-                self.etcd.get(cfg.primary, key).copied()
-            };
-            let now = self.now_ms;
-            let holds = match &parent {
-                Some(p) => {
-                    reconcile::desired_holds(cfg, 1 << c.0, p, &self.names, &EtcdReader(&self.etcd))
-                }
-                None => true,
-            };
-            let entry = self.esr.entry((c, key)).or_insert(EsrState {
-                holds: !holds,
-                since_ms: now,
-            });
-            if entry.holds != holds {
-                entry.holds = holds;
-                entry.since_ms = now;
-            }
-        }
     }
 }
 
@@ -799,25 +624,29 @@ pub(super) fn resync_period(resync_ms: DurationMs) -> DurationMs {
 
 #[cfg(test)]
 mod tests {
+    use super::super::step::testing::{check, Harness, Stepped};
     use super::*;
 
+    const C: ControllerId = ControllerId(0);
+
     /// One step of a controller with `workers` workers (a Mirror of kind 0 into kind 1), with
-    /// an empty cache and etcd: the effects it returns.
+    /// an empty cache and etcd: what it wrote.
     fn run_step(
         ctl: &mut Controller,
         now_ms: TimeMs,
         f: impl FnOnce(&mut Controller, &mut StepContext),
-    ) -> Effects {
+    ) -> Stepped {
         let mut config = Config::new(&["Parent", "Child"]);
         let behaviour = Behaviour::Mirror { target: KindId(1) };
         config
             .controllers
             .push(Config::controller("c", KindId(0), behaviour));
         let etcd = Etcd::new(&config);
-        let (mut rng, mut names, mut out) = (Rng::new(1), Names::default(), Effects::default());
+        let (mut rng, mut names, mut harness) = (Rng::new(1), Names::default(), Harness::default());
         let reader = EtcdReader(&etcd);
         let mut st = StepContext {
             controller: ControllerId(0),
+            apiserver: ApiserverId(0),
             now_ms,
             config: &config,
             rng: &mut rng,
@@ -825,10 +654,10 @@ mod tests {
             live: Some(&reader),
             etcd: &etcd,
             names: &mut names,
-            out: &mut out,
+            out: harness.out(now_ms, Actor::Controller(C)),
         };
         f(ctl, &mut st);
-        out
+        harness.take()
     }
 
     fn controller(workers: u32) -> Controller {
@@ -864,21 +693,26 @@ mod tests {
         let mut c = controller(2);
         let out = run_step(&mut c, TimeMs(0), |c, st| {
             for key in [NameId(1), NameId(2), NameId(3)] {
-                c.enqueue(st.controller, st.out, key, Cause::Event(0), false);
+                c.enqueue(st.controller, &mut st.out, key, 0, false);
             }
         });
-        let woken: Vec<u32> = out
-            .list()
-            .iter()
-            .filter_map(|e| match e {
-                Effect::Soon { action, .. } => match *out.action(*action) {
-                    Action::Work { worker, .. } => Some(worker),
-                    _ => None,
-                },
-                _ => None,
-            })
-            .collect();
-        assert_eq!(woken, [0, 1], "two workers, three keys: each worker once");
+        let enqueued = |key| EventKind::Enqueue {
+            controller: C,
+            key: NameId(key),
+            outcome: QueueAdd::Added,
+            delay_ms: DurationMs::ZERO,
+        };
+        check(&out, &[enqueued(1), enqueued(2), enqueued(3)]);
+        let work = |worker| Action::Work {
+            controller: C,
+            epoch: Epoch(0),
+            worker,
+        };
+        assert_eq!(
+            out.soon(),
+            [work(0), work(1)],
+            "two workers, three keys: each worker once"
+        );
         assert_eq!(c.queue.len(), 3);
     }
 
@@ -892,22 +726,35 @@ mod tests {
         c.queue.get();
         c.workers[0] = Some(running(key, 2, 1));
         let out = run_step(&mut c, TimeMs(1000), |c, st| {
-            c.written(st, 0, Err(ApiError::Conflict), Cause::Event(9))
+            c.written(st, 0, Err(ApiError::Conflict), 9)
         });
-        let events = out.events();
-        let result = ReconcileResult::Error(ApiError::Conflict);
-        assert!(matches!(events[0], EventKind::ReconcileEnd { result: r, .. } if *r == result));
+        let events = out.kinds();
         let EventKind::Enqueue { delay_ms, .. } = events[1] else {
             panic!("the key is requeued: {events:?}")
         };
         assert!(!delay_ms.is_zero(), "rate-limited, not at once");
-        let requeue = out.list().iter().find_map(|e| match e {
-            Effect::Timer { at_ms, action, .. } => {
-                matches!(*out.action(*action), Action::QueueAfter { .. }).then_some(*at_ms)
-            }
-            _ => None,
-        });
-        assert_eq!(requeue, Some(TimeMs(1000) + *delay_ms));
+        let end = EventKind::ReconcileEnd {
+            controller: C,
+            key,
+            result: ReconcileResult::Error(ApiError::Conflict),
+        };
+        let requeued = EventKind::Enqueue {
+            controller: C,
+            key,
+            outcome: QueueAdd::Added,
+            delay_ms,
+        };
+        check(&out, &[end, requeued]);
+        assert_eq!(
+            out.events[0].cause, 7,
+            "the end names the reconcile's start"
+        );
+        let due = Action::QueueAfter {
+            controller: C,
+            epoch: Epoch(0),
+            key,
+        };
+        assert_eq!(out.timers(), [(TimeMs(1000) + delay_ms, due)]);
         assert!(
             c.workers[0].is_none(),
             "the worker is free for the next key"
@@ -920,29 +767,29 @@ mod tests {
         let mut c = controller(1);
         c.crash_after_writes = Some(1);
         c.workers[0] = Some(running(NameId(1), 2, 0));
-        let out = run_step(&mut c, TimeMs(0), |c, st| c.step(st, 0, Cause::Event(3)));
-        assert!(
-            matches!(out.list()[..], [Effect::Write { .. }]),
-            "{:?}",
-            out.list()
+        let out = run_step(&mut c, TimeMs(0), |c, st| c.step(st, 0, 3));
+        let write = Call::Write {
+            controller: C,
+            worker: 0,
+            write: running(NameId(1), 1, 0).writes[0],
+            then: 3,
+        };
+        assert_eq!(
+            out.calls(),
+            [write],
+            "the first write, never a crash before it"
         );
-        let out = run_step(&mut c, TimeMs(0), |c, st| c.step(st, 0, Cause::Event(4)));
-        assert!(
-            matches!(out.list()[..], [Effect::Crash { .. }]),
-            "{:?}",
-            out.list()
-        );
-        let out = run_step(&mut c, TimeMs(0), |c, st| c.crash(st, Cause::Event(4)));
-        let ended = out.events().iter().any(|k| {
-            matches!(
-                k,
-                EventKind::ReconcileEnd {
-                    result: ReconcileResult::Crashed,
-                    ..
-                }
-            )
-        });
-        assert!(ended && !c.up && c.running_keys().is_empty());
+        check(&out, &[]);
+        let out = run_step(&mut c, TimeMs(0), |c, st| c.step(st, 0, 4));
+        assert_eq!(out.calls(), [Call::Crash { controller: C }]);
+        let out = run_step(&mut c, TimeMs(0), |c, st| c.crash(st, 4));
+        let ended = EventKind::ReconcileEnd {
+            controller: C,
+            key: NameId(1),
+            result: ReconcileResult::Crashed,
+        };
+        check(&out, &[EventKind::Crash { controller: C }, ended]);
+        assert!(!c.up && c.running_keys().is_empty());
     }
 
     #[test]
@@ -972,125 +819,35 @@ mod tests {
         assert!(!c.in_life(Epoch(0)) && c.in_life(Epoch(1)));
     }
 
-    /// A disconnect during a longer one does not shorten it; only the reconnect of the one in
-    /// force counts.
-    #[test]
-    fn a_disconnect_lasts_until_the_latest_end_and_only_its_reconnect_counts() {
-        let mut c = controller(1);
-        assert_eq!(c.disconnect(TimeMs(5000)), TimeMs(5000));
-        assert_eq!(
-            c.disconnect(TimeMs(3000)),
-            TimeMs(5000),
-            "the longer one stays"
-        );
-        assert!(!c.reconnect(TimeMs(3000)), "a stale reconnect");
-        assert_eq!(c.disconnected_until, Some(TimeMs(5000)));
-        assert_eq!(c.disconnect(TimeMs(9000)), TimeMs(9000));
-        assert!(!c.reconnect(TimeMs(5000)));
-        assert!(c.reconnect(TimeMs(9000)) && c.disconnected_until.is_none());
-    }
-
-    /// A link is a TCP connection: with no delay and nothing in flight a message goes at once;
-    /// otherwise after the delay, and never before one sent earlier on the same direction, even
-    /// when the delay shrinks meanwhile. The two directions are independent.
-    #[test]
-    fn a_link_delivers_in_order_even_when_its_delay_shrinks() {
-        let mut c = controller(1);
-        assert_eq!(c.link_arrival(true, TimeMs(0)), None);
-        c.set_link_delay(DurationMs(500));
-        assert_eq!(c.link_arrival(true, TimeMs(100)), Some(TimeMs(600)));
-        c.set_link_delay(DurationMs::ZERO);
-        assert_eq!(
-            c.link_arrival(true, TimeMs(200)),
-            Some(TimeMs(600)),
-            "behind the message in flight"
-        );
-        assert_eq!(
-            c.link_arrival(false, TimeMs(200)),
-            None,
-            "the other direction"
-        );
-        assert_eq!(
-            c.link_arrival(true, TimeMs(601)),
-            None,
-            "nothing in flight any more"
-        );
-    }
-
-    fn event(o: Object) -> Msg {
-        let change = Change {
-            event: EventType::Modified,
-            object: o,
-            time_ms: TimeMs::ZERO,
-        };
-        Msg::Event {
-            watch: WatchId(0),
-            change,
-            live: true,
-        }
-    }
-
-    /// Sieve's unobserved-state injection: a hold keeps events (of any object) and bookmarks in
-    /// order until a later state of its object than the next one arrives; it hands back what it
-    /// does not keep, and its timeout is its own generation's.
-    #[test]
-    fn a_hold_keeps_notifications_until_a_later_state_of_its_object() {
-        let mut c = controller(1);
-        let (w, s) = (WatcherId(0), Session(1));
-        let held = Object::fixture(KindId(0), NameId(1), 1, 5);
-        let other = Object::fixture(KindId(0), NameId(2), 2, 6);
-        assert!(
-            c.buffer_held(0, w, s, event(held)).is_err(),
-            "no hold armed"
-        );
-        let generation = c.arm_hold(KindId(0), NameId(1));
-        assert!(c.holding() && c.hold_timed_out(generation));
-        assert!(matches!(c.buffer_held(1, w, s, event(held)), Ok(false)));
-        assert!(matches!(c.buffer_held(2, w, s, event(other)), Ok(false)));
-        let bookmark = Msg::Bookmark { rv: 6 };
-        assert!(matches!(c.buffer_held(3, w, s, bookmark), Ok(false)));
-        let end = Msg::WatchEnd(WatchEnd::Timeout);
-        assert!(
-            matches!(c.buffer_held(4, w, s, end), Err(Msg::WatchEnd(_))),
-            "a stream's end is not kept"
-        );
-        let later = c.buffer_held(5, w, s, event(held));
-        assert!(matches!(later, Ok(true)), "the later state");
-        let causes: Vec<EventId> = c.release_hold().unwrap().iter().map(|h| h.0).collect();
-        assert_eq!(causes, [1, 2, 3, 5]);
-        assert!(!c.holding() && c.release_hold().is_none());
-        let again = c.arm_hold(KindId(0), NameId(1));
-        assert!(!c.hold_timed_out(generation) && c.hold_timed_out(again));
-    }
-
     /// A crash armed for later only arms; one without `after_writes` kills the process now. A
-    /// restart that names an apiserver moves there, and starts a process that is down only.
+    /// restart starts a process that is down only.
     #[test]
     fn a_crash_fault_arms_or_kills_and_a_restart_starts_a_process_that_is_down() {
         let mut c = controller(1);
         let restart = Some(DurationMs(100));
         let out = run_step(&mut c, TimeMs(0), |c, st| {
-            c.crash_fault(st, Some(2), restart, Cause::Event(0))
+            c.crash_fault(st, Some(2), restart, 0)
         });
-        assert!(out.list().is_empty() && c.up);
+        assert!(out.posts.is_empty() && c.up);
+        check(&out, &[]);
         assert_eq!(
             (c.crash_after_writes, c.restart_after_ms),
             (Some(2), restart)
         );
-        let out = run_step(&mut c, TimeMs(0), |c, st| {
-            c.crash_fault(st, None, None, Cause::Event(0))
-        });
-        assert!(matches!(out.events()[..], [EventKind::Crash { .. }]) && !c.up);
-        let out = run_step(&mut c, TimeMs(10), |c, st| {
-            c.restart(st, Some(ApiserverId(1)), Cause::Event(1))
-        });
-        assert!(matches!(out.events()[..], [EventKind::Restart { .. }]) && c.up);
-        assert_eq!(c.apiserver, ApiserverId(1));
-        let out = run_step(&mut c, TimeMs(20), |c, st| {
-            c.restart(st, None, Cause::Event(2))
-        });
+        let out = run_step(&mut c, TimeMs(0), |c, st| c.crash_fault(st, None, None, 0));
+        check(&out, &[EventKind::Crash { controller: C }]);
+        assert!(!c.up);
+        let out = run_step(&mut c, TimeMs(10), |c, st| c.restart(st, 1));
+        let restarted = EventKind::Restart {
+            controller: C,
+            apiserver: ApiserverId(0),
+        };
+        check(&out, &[restarted]);
+        assert!(c.up);
+        let out = run_step(&mut c, TimeMs(20), |c, st| c.restart(st, 2));
+        check(&out, &[]);
         assert!(
-            out.list().is_empty(),
+            out.posts.is_empty(),
             "a process that is up is not started again"
         );
     }

@@ -126,78 +126,6 @@ impl Sim {
         let _ = self.write(Actor::User, cause, delete);
     }
 
-    /// Breaks the controller's watches and refuses its connections for `duration_ms`.
-    fn disconnect(&mut self, controller: ControllerId, duration_ms: DurationMs, cause: EventId) {
-        let until_ms = self.now_ms + duration_ms;
-        let event = EventKind::Disconnect {
-            controller,
-            until_ms,
-        };
-        let id = self.emit(Actor::Controller(controller), cause, event);
-        let until_ms = self.controllers[controller.index()].disconnect(until_ms);
-        let reconnect = Action::Reconnect {
-            controller,
-            until_ms,
-        };
-        self.schedule(until_ms, id, reconnect);
-        self.break_watches(controller, id);
-    }
-
-    /// Every open watch of the controller ends as a broken connection.
-    fn break_watches(&mut self, controller: ControllerId, cause: EventId) {
-        for w in self.controllers[controller.index()].reflectors.clone() {
-            if let Some(watch) = self.reflectors[w.index()].watch {
-                self.close_watch(watch, WatchEnd::Disconnected, cause);
-            }
-        }
-    }
-
-    /// An HA load balancer moves the controller's connections to another apiserver.
-    fn failover(&mut self, controller: ControllerId, apiserver: ApiserverId, cause: EventId) {
-        let event = EventKind::Failover {
-            controller,
-            apiserver,
-        };
-        let id = self.emit(Actor::Controller(controller), cause, event);
-        self.controllers[controller.index()].fail_over(apiserver);
-        self.break_watches(controller, id);
-    }
-
-    fn set_link_delay(&mut self, controller: ControllerId, delay_ms: DurationMs, cause: EventId) {
-        self.controllers[controller.index()].set_link_delay(delay_ms);
-        let event = EventKind::LinkDelay {
-            controller,
-            delay_ms,
-        };
-        self.emit(Actor::Controller(controller), cause, event);
-    }
-
-    /// Sieve's unobserved-state injection: hold the controller's notifications until a later
-    /// state of the object arrives (or `for_ms` passes).
-    fn hold(
-        &mut self,
-        controller: ControllerId,
-        kind: KindId,
-        name: &str,
-        for_ms: DurationMs,
-        cause: EventId,
-    ) {
-        let name = self.names.intern_qualified(name);
-        let event = EventKind::HoldArmed {
-            controller,
-            kind,
-            name,
-        };
-        let id = self.emit(Actor::Controller(controller), cause, event);
-        self.release_hold(controller, false, id);
-        let generation = self.controllers[controller.index()].arm_hold(kind, name);
-        let timeout = Action::HoldTimeout {
-            controller,
-            generation,
-        };
-        self.schedule(self.now_ms + for_ms.max(DurationMs(1)), id, timeout);
-    }
-
     pub(super) fn namespace_of(&mut self, name: NameId) -> NameId {
         let s = self.names.resolve(name);
         let ns = s
@@ -244,94 +172,10 @@ impl Sim {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{create_pod, events_from, mirrors};
+    use super::super::tests::{create_pod, mirrors, watching};
     use super::*;
-    use crate::config::ApiserverConfig;
 
     const C: ControllerId = ControllerId(0);
-
-    /// One controller (with a second apiserver to fail over to), watching at 1 s.
-    fn watching() -> Sim {
-        let mut config = mirrors(1);
-        let other = ApiserverConfig {
-            name: "other".into(),
-            lag_ms: DurationMs::ZERO,
-            ..Default::default()
-        };
-        config.apiservers.push(other);
-        let mut sim = Sim::new(config).unwrap();
-        sim.handle_timeout(TimeMs(1000));
-        sim
-    }
-
-    /// The watches its reflectors hold, and whether the server still serves each.
-    fn open_watches(sim: &Sim) -> Vec<bool> {
-        let watches = sim.reflectors.iter().filter_map(|r| r.watch);
-        watches.map(|w| sim.watches[w.index()].open).collect()
-    }
-
-    fn ended(sim: &Sim, from: usize, why: WatchEnd) -> usize {
-        let events = events_from(sim, from).into_iter();
-        let ends =
-            |k: &EventKind| matches!(k, EventKind::WatchEnded { reason, .. } if *reason == why);
-        events.filter(|(_, _, k)| ends(k)).count()
-    }
-
-    /// A disconnect cuts the controller off until its end (a shorter one meanwhile does not
-    /// shorten it) and breaks its watches at once; its reconnect ends it.
-    #[test]
-    fn a_disconnect_cuts_the_controller_off_and_breaks_its_watches() {
-        let mut sim = watching();
-        assert_eq!(open_watches(&sim), [true, true]);
-        let from = sim.trace.len();
-        let cut = |ms| Input::Disconnect {
-            controller: C,
-            duration_ms: DurationMs(ms),
-        };
-        sim.handle_input(cut(5000));
-        assert_eq!(sim.controllers[0].disconnected_until, Some(TimeMs(6000)));
-        assert_eq!(ended(&sim, from, WatchEnd::Disconnected), 2);
-        assert!(!sim.connected(C));
-        sim.handle_input(cut(1000));
-        assert_eq!(sim.controllers[0].disconnected_until, Some(TimeMs(6000)));
-        sim.handle_timeout(TimeMs(5999));
-        assert!(!sim.connected(C), "the shorter disconnect's end is stale");
-        sim.handle_timeout(TimeMs(6000));
-        assert!(sim.connected(C));
-        let reconnect = EventKind::Reconnect { controller: C };
-        let last_reconnect = events_from(&sim, from)
-            .into_iter()
-            .filter(|e| e.2 == reconnect)
-            .map(|e| e.0)
-            .collect::<Vec<_>>();
-        assert_eq!(last_reconnect, [TimeMs(6000)]);
-    }
-
-    /// A failover moves the controller's connections and breaks its watches; a delay slows its
-    /// link from now on.
-    #[test]
-    fn a_failover_moves_the_connections_and_a_delay_slows_the_link() {
-        let mut sim = watching();
-        let from = sim.trace.len();
-        let failover = Input::Failover {
-            controller: C,
-            apiserver: ApiserverId(1),
-        };
-        sim.handle_input(failover);
-        assert_eq!(sim.controllers[0].apiserver, ApiserverId(1));
-        assert_eq!(ended(&sim, from, WatchEnd::Disconnected), 2);
-        let delay = Input::Delay {
-            controller: C,
-            delay_ms: DurationMs(250),
-        };
-        sim.handle_input(delay);
-        assert_eq!(sim.controllers[0].link_delay_ms, DurationMs(250));
-        let delayed = EventKind::LinkDelay {
-            controller: C,
-            delay_ms: DurationMs(250),
-        };
-        assert_eq!(sim.trace.last().unwrap().kind, delayed);
-    }
 
     /// A crash at once kills the controller and, asked to, restarts it later; one armed for
     /// after N writes only arms; a restart that names an apiserver moves there.
@@ -364,7 +208,7 @@ mod tests {
         };
         sim.handle_input(restart);
         let c = &sim.controllers[0];
-        assert!(c.up && c.apiserver == ApiserverId(1));
+        assert!(c.up && sim.links[0].apiserver() == ApiserverId(1));
     }
 
     /// Cache faults reach the apiserver they name: a pause, a restart (every cache), a
@@ -431,7 +275,7 @@ mod tests {
         };
         sim.handle_input(missing);
         assert!(matches!(
-            sim.trace.last().unwrap().kind,
+            sim.sink.trace.last().unwrap().kind,
             EventKind::WriteFailed {
                 op: WriteOp::Update,
                 error: ApiError::NotFound,

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::cache::{WatchCache, WatchStart};
 use crate::config::{
     Behaviour, CacheMode, Config, ConfigError, FakeTracker, Input, KeyMap, Predicate, ProbeRequest,
-    QueueKind, ReflectorConfig,
+    ReflectorConfig,
 };
 use crate::model::*;
 use crate::queue::WorkQueue;
@@ -22,30 +22,31 @@ mod apiserver;
 mod client;
 mod consistency;
 mod controller;
-mod effect;
 mod etcd;
 mod inputs;
+mod link;
 mod probe;
 mod reflector;
 mod serve;
 mod server;
+mod step;
 mod timers;
 
 pub use apiserver::{Apiserver, ServerWatch};
 use apiserver::{Clients, Offer, Parked, ReadKind, WaitingRead, PROBE_WATCHER};
 pub use controller::Controller;
-#[cfg(test)]
-use effect::Effect;
-use effect::{Cause, Effects};
 pub(crate) use etcd::{Decision, Refusal};
 pub use etcd::{Etcd, EtcdReader};
+pub use link::Link;
+use link::{LinkTimer, Toward};
 pub use reflector::Reflector;
+use step::{Call, Out, Outbox, Sink};
 
 /// An informer to build: its kind, its handlers (a key mapping and a predicate each), its
 /// namespace.
 type Informer = (KindId, Vec<(KeyMap, Predicate)>, Option<NameId>);
 
-#[derive(Clone, Debug, Hash)]
+#[derive(Clone, Debug, Hash, PartialEq)]
 enum Msg {
     /// A streaming list's initial events and the bookmark that ends them.
     WatchListStart {
@@ -91,7 +92,7 @@ enum Msg {
     Refused(ApiError),
 }
 
-#[derive(Clone, Debug, Hash)]
+#[derive(Clone, Debug, Hash, PartialEq)]
 enum Action {
     Input(Input),
     /// The configured timeline's input at this index: read from the shared config, not copied
@@ -179,10 +180,10 @@ enum Action {
         controller: ControllerId,
         epoch: Epoch,
     },
-    /// The end of a disconnect; stale when a longer disconnect replaced it.
-    Reconnect {
+    /// A timer of a controller's link (`link.rs`).
+    Link {
         controller: ControllerId,
-        until_ms: TimeMs,
+        timer: LinkTimer,
     },
     CacheReady {
         api: ApiserverId,
@@ -192,11 +193,6 @@ enum Action {
     AnvilTick {
         controller: ControllerId,
         epoch: Epoch,
-    },
-    /// A hold that no later state superseded ends.
-    HoldTimeout {
-        controller: ControllerId,
-        generation: Generation,
     },
     /// The garbage collector looks at one dependent: are all its owners gone?
     Gc {
@@ -229,13 +225,6 @@ impl Stop {
     }
 }
 
-/// Per (controller, key): does the desired state hold, and since when.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct EsrState {
-    pub holds: bool,
-    pub since_ms: TimeMs,
-}
-
 /// The whole simulated system. `Clone` is the explorer's fork; `state_hash` its dedup key.
 #[derive(Clone, Debug)]
 pub struct Sim {
@@ -247,7 +236,9 @@ pub struct Sim {
     watches: Vec<ServerWatch>,
     reflectors: Vec<Reflector>,
     controllers: Vec<Controller>,
-    esr: BTreeMap<(ControllerId, NameId), EsrState>,
+    /// Each controller's link to its apiserver, by `ControllerId`.
+    links: Vec<Link>,
+    esr: crate::esr::Esr,
     rng: Rng,
     timers: timers::Timers,
     ready: VecDeque<(EventId, Action)>,
@@ -255,14 +246,14 @@ pub struct Sim {
     /// Sequence numbers for inputs appended after construction (see `schedule_input`).
     appended_seq: u64,
     appended_seq_end: u64,
-    trace: Trace,
-    stopped: Option<Stop>,
+    /// The run's events and why it stopped.
+    sink: Sink,
     /// Actions dispatched so far (bounded by `ACTIONS_PER_EVENT_MAX` per event of the cap).
     actions: u64,
     /// Probes issued so far (each gets the next number).
     probes: u32,
-    /// Every step's effects (empty between steps).
-    effects: Effects,
+    /// What the running steps posted (empty between steps).
+    outbox: Outbox,
 }
 
 /// A controller's informer stores, read as its reconciles read them: the first informer of
@@ -343,18 +334,18 @@ impl Sim {
             watches: vec![],
             reflectors: vec![],
             controllers: vec![],
-            esr: BTreeMap::new(),
+            links: vec![],
+            esr: Default::default(),
             rng: Rng::new(config.seed),
             timers: timers::Timers::default(),
             ready: VecDeque::new(),
             seq: 0,
             appended_seq: 0,
             appended_seq_end: 0,
-            trace: Trace::new(),
-            stopped: None,
+            sink: Sink::new(config.limits.max_events),
             actions: 0,
             probes: 0,
-            effects: Effects::default(),
+            outbox: Outbox::default(),
             config: config.clone(),
         };
         for (i, c) in config.controllers.iter().enumerate() {
@@ -367,6 +358,7 @@ impl Sim {
                     .push(Reflector::new(id, kind, namespace, handlers, backoff_ms));
             }
             sim.controllers.push(Controller::new(c, reflectors));
+            sim.links.push(Link::new(c));
             let start = Action::Start {
                 controller: id,
                 epoch: Epoch(0),
@@ -429,7 +421,7 @@ impl Sim {
 
     /// The run's events so far, in order.
     pub fn trace(&self) -> &Trace {
-        &self.trace
+        &self.sink.trace
     }
 
     /// The current moment of virtual time.
@@ -467,14 +459,19 @@ impl Sim {
         &self.controllers
     }
 
-    /// Per (controller, key): does the desired state hold, and since when.
-    pub fn esr(&self) -> &BTreeMap<(ControllerId, NameId), EsrState> {
+    /// Each controller's link to its apiserver, by `ControllerId`.
+    pub fn links(&self) -> &[Link] {
+        &self.links
+    }
+
+    /// Per (controller, key): does the desired state hold, and since when (`esr.rs`).
+    pub fn esr(&self) -> &crate::esr::Esr {
         &self.esr
     }
 
     /// Why the run stopped, once it has.
     pub fn stopped(&self) -> Option<Stop> {
-        self.stopped
+        self.sink.stopped
     }
 
     // ----- the sans-IO surface -----
@@ -510,7 +507,7 @@ impl Sim {
     /// Runs every action due at or before `now_ms`, then moves the clock to `now_ms`.
     pub fn handle_timeout(&mut self, now_ms: TimeMs) {
         self.drain_ready();
-        while self.stopped.is_none() {
+        while self.sink.stopped.is_none() {
             let Some((at, cause, action)) = self.timers.pop_due(now_ms) else {
                 break;
             };
@@ -518,7 +515,7 @@ impl Sim {
             self.dispatch(cause, action);
             self.drain_ready();
         }
-        if self.stopped.is_none() {
+        if self.sink.stopped.is_none() {
             self.now_ms = self.now_ms.max(now_ms);
         }
     }
@@ -528,26 +525,26 @@ impl Sim {
     /// over; slices add up to exactly what `run` does.
     pub fn run_slice(&mut self, max_events: usize) -> bool {
         let end = self.config.end_ms;
-        let target = self.trace.len().saturating_add(max_events);
+        let target = self.sink.trace.len().saturating_add(max_events);
         self.drain_ready();
-        while self.stopped.is_none() && self.trace.len() < target {
+        while self.sink.stopped.is_none() && self.sink.trace.len() < target {
             let Some((at, cause, action)) = self.timers.pop_due(end) else {
                 self.now_ms = self.now_ms.max(end);
-                self.stopped = Some(Stop::End);
+                self.sink.stopped = Some(Stop::End);
                 break;
             };
             self.now_ms = at;
             self.dispatch(cause, action);
             self.drain_ready();
         }
-        self.stopped.is_some()
+        self.sink.stopped.is_some()
     }
 
     /// Runs the configured timeline to its end (or a cap).
     pub fn run(&mut self) -> Stop {
         let end = self.config.end_ms;
         self.handle_timeout(end);
-        *self.stopped.get_or_insert(Stop::End)
+        *self.sink.stopped.get_or_insert(Stop::End)
     }
 
     /// A hash of everything that decides the future (not the trace): the explorer's dedup key.
@@ -556,14 +553,13 @@ impl Sim {
         use std::hash::{Hash, Hasher};
         let mut h = StateHasher(0xcbf2_9ce4_8422_2325);
         self.now_ms.hash(&mut h);
-        for (key, st) in &self.esr {
-            (key, st.holds).hash(&mut h);
-        }
+        self.esr.hash_holds(&mut h);
         self.etcd.hash(&mut h);
         self.apiservers.hash(&mut h);
         self.watches.hash(&mut h);
         self.reflectors.hash(&mut h);
         self.controllers.hash(&mut h);
+        self.links.hash(&mut h);
         self.rng.hash(&mut h);
         self.timers.hash_pending(&mut h);
         h.finish()
@@ -577,7 +573,7 @@ impl Sim {
     }
 
     fn schedule(&mut self, at: TimeMs, cause: EventId, action: Action) {
-        if at <= self.now_ms && !self.trace.is_empty() {
+        if at <= self.now_ms && !self.sink.trace.is_empty() {
             self.ready.push_back((cause, action));
             return;
         }
@@ -586,7 +582,7 @@ impl Sim {
     }
 
     fn drain_ready(&mut self) {
-        while self.stopped.is_none() {
+        while self.sink.stopped.is_none() {
             let Some((cause, a)) = self.ready.pop_front() else {
                 break;
             };
@@ -603,31 +599,16 @@ impl Sim {
             .max_events
             .saturating_mul(ACTIONS_PER_EVENT_MAX);
         if self.actions > cap {
-            self.stopped = Some(Stop::EventCap);
+            self.sink.stopped = Some(Stop::EventCap);
         }
     }
 
     fn emit(&mut self, actor: Actor, cause: EventId, kind: EventKind) -> EventId {
-        let id = self.trace.len() as EventId;
-        if self.trace.len() as u64 >= self.config.limits.max_events {
-            self.stopped = Some(Stop::EventCap);
-            return id.saturating_sub(1);
-        }
-        self.trace.push(Event {
-            time_ms: self.now_ms,
-            actor,
-            cause,
-            kind,
-        });
-        id
+        self.sink.emit(self.now_ms, actor, cause, kind)
     }
 
     fn controller_of(&self, w: WatcherId) -> ControllerId {
         self.reflectors[w.index()].controller
-    }
-
-    fn connected(&self, c: ControllerId) -> bool {
-        self.controllers[c.index()].disconnected_until.is_none()
     }
 
     fn send_to_client(&mut self, watcher: WatcherId, session: Session, cause: EventId, msg: Msg) {
@@ -636,38 +617,13 @@ impl Sim {
             session,
             msg,
         };
-        self.send_on_link(watcher, true, cause, action);
-    }
-
-    fn send_to_server(&mut self, watcher: WatcherId, cause: EventId, action: Action) {
-        self.send_on_link(watcher, false, cause, action);
-    }
-
-    /// A link is a TCP connection: each direction delivers in order, even when its delay changes
-    /// while messages are in flight. A message goes behind anything still in flight on its
-    /// direction; with no delay and nothing in flight it is delivered at once.
-    fn send_on_link(
-        &mut self,
-        watcher: WatcherId,
-        to_client: bool,
-        cause: EventId,
-        action: Action,
-    ) {
-        let c = self.controller_of(watcher);
-        let now = self.now_ms;
-        match self.controllers[c.index()].link_arrival(to_client, now) {
-            None => self.schedule(now, cause, action),
-            Some(at) => {
-                self.seq += 1;
-                self.timers.push(at, self.seq, cause, action);
-            }
-        }
+        self.send_on_link(watcher, Toward::Client, cause, action);
     }
 
     /// Runs one scheduled action: routes it to the part of the system it is for.
     fn dispatch(&mut self, cause: EventId, action: Action) {
         self.count_action();
-        if self.stopped.is_some() {
+        if self.sink.stopped.is_some() {
             return;
         }
         match action {
@@ -680,6 +636,7 @@ impl Sim {
             } => self.deliver(watcher, session, msg, cause),
             Action::Wake { watcher, session } => self.wake(watcher, session, cause),
             Action::Resync { watcher, epoch } => self.resync(watcher, epoch),
+            Action::Link { controller, timer } => self.link_timer(controller, timer, cause),
             Action::CompactTick => self.compact_tick(),
             Action::Gc { kind, name, uid } => self.collect_garbage(kind, name, uid, cause),
             Action::CacheApply { .. }
@@ -696,9 +653,7 @@ impl Sim {
             | Action::Work { .. }
             | Action::Step { .. }
             | Action::Start { .. }
-            | Action::Reconnect { .. }
-            | Action::AnvilTick { .. }
-            | Action::HoldTimeout { .. } => self.dispatch_controller(cause, action),
+            | Action::AnvilTick { .. } => self.dispatch_controller(cause, action),
         }
     }
 
@@ -706,7 +661,7 @@ impl Sim {
     /// Requests are routed to the requester's apiserver; timers go to the apiserver that set
     /// them.
     fn dispatch_server(&mut self, cause: EventId, action: Action) {
-        let by = Cause::Event(cause);
+        let by = cause;
         match action {
             Action::CacheApply { api, change } => self.cache_apply(api, change, cause),
             Action::CacheProgress { api, rev } => {
@@ -761,7 +716,7 @@ impl Sim {
         }
     }
 
-    /// An action of a controller: its queue, its workers, its life, its link, its hold.
+    /// An action of a controller: its queue, its workers, its life.
     fn dispatch_controller(&mut self, cause: EventId, action: Action) {
         match action {
             Action::QueueAfter {
@@ -780,15 +735,7 @@ impl Sim {
                 worker,
             } => self.step(controller, epoch, worker, cause),
             Action::Start { controller, epoch } => self.start_controller(controller, epoch, cause),
-            Action::Reconnect {
-                controller,
-                until_ms,
-            } => self.reconnect(controller, until_ms, cause),
             Action::AnvilTick { controller, epoch } => self.anvil_tick(controller, epoch, cause),
-            Action::HoldTimeout {
-                controller,
-                generation,
-            } => self.hold_timeout(controller, generation, cause),
             _ => unreachable!("not a controller action"),
         }
     }
@@ -798,14 +745,6 @@ impl Sim {
         let now = self.now_ms;
         if self.in_life(c, epoch) && self.controllers[c.index()].delayed_add_due(key, now) {
             self.enqueue(c, key, cause, false);
-        }
-    }
-
-    /// The end of a disconnect; stale when a longer disconnect replaced it.
-    fn reconnect(&mut self, c: ControllerId, until_ms: TimeMs, cause: EventId) {
-        if self.controllers[c.index()].reconnect(until_ms) {
-            let event = EventKind::Reconnect { controller: c };
-            self.emit(Actor::Controller(c), cause, event);
         }
     }
 
@@ -919,7 +858,7 @@ impl std::hash::Hasher for StateHasher {
 pub fn trace_hash(sim: &Sim) -> u64 {
     use std::hash::Hasher;
     let mut h = Fnv(0xcbf2_9ce4_8422_2325);
-    for (i, e) in sim.trace.iter().enumerate() {
+    for (i, e) in sim.sink.trace.iter().enumerate() {
         h.write(crate::trace::line(i as EventId, e, sim).as_bytes());
         h.write(b"\n");
     }
@@ -929,7 +868,7 @@ pub fn trace_hash(sim: &Sim) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Behaviour, TimedInput};
+    use crate::config::Behaviour;
 
     /// Pods and their Copies on one apiserver, without compaction, and `controllers`
     /// controllers that each mirror Pods into Copies: for tests of the engine's rules.
@@ -944,6 +883,20 @@ mod tests {
         config
     }
 
+    /// One controller (with a second apiserver to fail over to), watching at 1 s.
+    pub(super) fn watching() -> Sim {
+        let mut config = mirrors(1);
+        let other = crate::config::ApiserverConfig {
+            name: "other".into(),
+            lag_ms: DurationMs::ZERO,
+            ..Default::default()
+        };
+        config.apiservers.push(other);
+        let mut sim = Sim::new(config).unwrap();
+        sim.handle_timeout(TimeMs(1000));
+        sim
+    }
+
     /// A create of a Pod, as the timeline writes it.
     pub(super) fn create_pod(name: &str, spec: i64) -> Input {
         let name = name.into();
@@ -953,7 +906,7 @@ mod tests {
 
     /// The events of a run from `from` on, with their moments and causes.
     pub(super) fn events_from(sim: &Sim, from: usize) -> Vec<(TimeMs, EventId, EventKind)> {
-        let events = sim.trace.iter().skip(from);
+        let events = sim.sink.trace.iter().skip(from);
         events.map(|e| (e.time_ms, e.cause, e.kind)).collect()
     }
 
@@ -961,34 +914,16 @@ mod tests {
     /// desired state holds, not since when) is part of the state.
     #[test]
     fn the_state_hash_holds_esr() {
-        let mut config = Config::new(&["Parent", "Child"]);
-        let c = Config::controller(
-            "c",
-            KindId(0),
-            Behaviour::Children {
-                child: KindId(1),
-                finalizer: false,
-            },
-        );
-        config.controllers.push(c);
-        config.timeline.push(TimedInput {
-            at_ms: TimeMs(0),
-            input: Input::Create {
-                kind: KindId(0),
-                name: "a".into(),
-                spec: 2,
-            },
-        });
-        config.end_ms = TimeMs(5_000);
+        let config = crate::esr::tests::parents();
         let mut sim = Sim::new(config).unwrap();
         sim.run();
         let twin = sim.clone();
         assert_eq!(sim.state_hash(), twin.state_hash());
-        let key = *sim.esr.keys().next().expect("ESR is tracked");
+        let key = *sim.esr.iter().next().expect("ESR is tracked").0;
         let before = sim.state_hash();
-        sim.esr.get_mut(&key).unwrap().since_ms += DurationMs(1);
+        sim.esr.state_mut(key).unwrap().since_ms += DurationMs(1);
         assert_eq!(sim.state_hash(), before, "since when does not count");
-        let holds = &mut sim.esr.get_mut(&key).unwrap().holds;
+        let holds = &mut sim.esr.state_mut(key).unwrap().holds;
         *holds = !*holds;
         assert_ne!(sim.state_hash(), before);
     }
@@ -998,23 +933,12 @@ mod tests {
     /// itself off (then it is the last event recorded, as `emit` answers at the cap).
     #[test]
     fn a_running_reconcile_names_its_recorded_start_event() {
-        let mut config = Config::new(&["Parent", "Child"]);
-        let behaviour = Behaviour::Children {
-            child: KindId(1),
-            finalizer: false,
-        };
-        let mut c = Config::controller("c", KindId(0), behaviour);
-        c.reconcile_ms = DurationMs(1000);
-        config.controllers.push(c);
-        let create = Input::Create {
-            kind: KindId(0),
-            name: "a".into(),
-            spec: 3,
-        };
-        config.timeline.push(TimedInput {
-            at_ms: TimeMs(0),
-            input: create,
-        });
+        let mut config = crate::esr::tests::parents();
+        config.end_ms = TimeMs(60_000);
+        config.controllers[0].reconcile_ms = DurationMs(1000);
+        if let Input::Create { spec, .. } = &mut config.timeline[0].input {
+            *spec = 3;
+        }
         let mut running_seen = 0;
         for cap in 1..60 {
             config.limits.max_events = cap;
@@ -1022,8 +946,8 @@ mod tests {
             sim.run();
             for run in sim.controllers[0].workers.iter().flatten() {
                 running_seen += 1;
-                let (id, len) = (run.start_event as usize, sim.trace.len());
-                let start = sim.trace.get(id).map(|e| e.kind);
+                let (id, len) = (run.start_event as usize, sim.sink.trace.len());
+                let start = sim.sink.trace.get(id).map(|e| e.kind);
                 let named =
                     matches!(start, Some(EventKind::ReconcileStart { key, .. }) if key == run.key);
                 assert!(

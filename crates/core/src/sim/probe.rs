@@ -12,7 +12,7 @@ impl Apiserver {
         st: &mut StepContext,
         (probe, kind): (u32, KindId),
         request: ProbeRequest,
-        cause: Cause,
+        cause: EventId,
     ) {
         let asked = EventKind::ProbeRequest {
             probe,
@@ -30,7 +30,7 @@ impl Apiserver {
         st: &mut StepContext,
         (probe, kind): (u32, KindId),
         request: ProbeRequest,
-        id: Cause,
+        id: EventId,
     ) {
         if let Some(tracker) = self.fake {
             return self.fake_probe(st, (probe, kind), request, tracker, id);
@@ -97,7 +97,7 @@ impl Apiserver {
         probe: u32,
         kind: KindId,
         rv: ListRv,
-        cause: Cause,
+        cause: EventId,
     ) {
         let at = match rv {
             ListRv::Exact(n) => Some(n),
@@ -118,7 +118,7 @@ impl Apiserver {
         st: &mut StepContext,
         probe: u32,
         error: ApiError,
-        cause: Cause,
+        cause: EventId,
     ) {
         let failed = EventKind::ProbeFailed { probe, error };
         st.out.emit_by(Actor::Probe, cause, failed);
@@ -129,7 +129,7 @@ impl Apiserver {
         st: &mut StepContext,
         probe: u32,
         kind: KindId,
-        cause: Cause,
+        cause: EventId,
     ) {
         let cache = &self.caches[kind.index()];
         let listed = EventKind::ProbeListed {
@@ -148,7 +148,7 @@ impl Apiserver {
         probe: u32,
         kind: KindId,
         at: Option<Rv>,
-        cause: Cause,
+        cause: EventId,
     ) {
         let etcd = st.etcd;
         let (items, list_rv) = match at {
@@ -182,7 +182,7 @@ impl Apiserver {
         probe: u32,
         kind: KindId,
         from: Rv,
-        cause: Cause,
+        cause: EventId,
     ) {
         let cache = &self.caches[kind.index()];
         let etcd = st.etcd;
@@ -213,7 +213,7 @@ impl Apiserver {
         st: &mut StepContext,
         probe: u32,
         outcome: Result<(Rv, usize), ApiError>,
-        cause: Cause,
+        cause: EventId,
     ) {
         match outcome {
             Ok((from_rv, replayed)) => {
@@ -239,7 +239,7 @@ impl Apiserver {
         st: &mut StepContext,
         probe: u32,
         kind: KindId,
-        cause: Cause,
+        cause: EventId,
     ) {
         let cache = &self.caches[kind.index()];
         let etcd = st.etcd;
@@ -263,7 +263,7 @@ impl Apiserver {
         (probe, kind): (u32, KindId),
         request: ProbeRequest,
         tracker: FakeTracker,
-        cause: Cause,
+        cause: EventId,
     ) {
         let objects = EtcdReader(st.etcd).kind_objects(kind);
         let counter = match tracker {
@@ -312,30 +312,27 @@ impl Apiserver {
 
 #[cfg(test)]
 mod tests {
-    use super::super::apiserver::tests::{pod, timers, World};
+    use super::super::apiserver::tests::{pod, World};
+    use super::super::step::testing::Stepped;
     use super::*;
     use crate::config::TimedInput;
 
-    /// What the probe was answered in a step (its `EmitBy` events other than its request).
-    fn answers(out: &Effects) -> Vec<EventKind> {
-        let answer = |e: &Effect| match *e {
-            Effect::EmitBy {
-                actor: Actor::Probe,
-                kind,
-                ..
-            } if !matches!(kind, EventKind::ProbeRequest { .. }) => Some(kind),
-            _ => None,
+    /// What the probe was answered in a step (its events other than its request).
+    fn answers(out: &Stepped) -> Vec<EventKind> {
+        let answer = |e: &Event| match e.kind {
+            EventKind::ProbeRequest { .. } => None,
+            kind => (e.actor == Actor::Probe).then_some(kind),
         };
-        out.list().iter().filter_map(answer).collect()
+        out.events.iter().filter_map(answer).collect()
     }
 
     fn list(rv: ListRv) -> ProbeRequest {
         ProbeRequest::List { rv }
     }
 
-    fn ask(world: &mut World, api: &mut Apiserver, probe: u32, request: ProbeRequest) -> Effects {
+    fn ask(world: &mut World, api: &mut Apiserver, probe: u32, request: ProbeRequest) -> Stepped {
         world.step(api, TimeMs(1000), |a, st| {
-            a.probe(st, (probe, KindId(0)), request, Cause::Event(0))
+            a.probe(st, (probe, KindId(0)), request, 0)
         })
     }
 
@@ -357,25 +354,25 @@ mod tests {
         let mut api = world.apiserver();
         world.step(&mut api, TimeMs(0), |a, st| {
             for rv in 2..=3 {
-                a.change(st, pod(rv), Cause::Event(0));
+                a.change(st, pod(rv), 0);
             }
         });
         let out = ask(&mut world, &mut api, 0, list(ListRv::Any));
         assert_eq!(answers(&out), [listed(0, 2, 3, false)]);
         let out = ask(&mut world, &mut api, 1, list(ListRv::NotOlderThan(4)));
         assert!(answers(&out).is_empty(), "the cache is at 3");
-        let deadline = timers(&out);
+        let deadline = out.timers();
         assert!(matches!(
             deadline[..],
             [(TimeMs(4000), Action::ListDeadline { .. })]
         ));
         let out = world.step(&mut api, TimeMs(1500), |a, st| {
-            a.change(st, pod(4), Cause::Event(1));
+            a.change(st, pod(4), 1);
         });
         assert_eq!(answers(&out), [listed(1, 3, 4, false)]);
         ask(&mut world, &mut api, 2, list(ListRv::NotOlderThan(9)));
         let out = world.step(&mut api, TimeMs(4000), |a, st| {
-            a.read_deadline(st, PROBE_WATCHER, Session(2), Cause::Event(2))
+            a.read_deadline(st, PROBE_WATCHER, Session(2), 2)
         });
         let too_large = ApiError::TooLargeRv {
             requested: 9,
@@ -435,7 +432,7 @@ mod tests {
         let mut api = world.apiserver();
         world.step(&mut api, TimeMs(0), |a, st| {
             for rv in 2..=7 {
-                a.change(st, pod(rv), Cause::Event(0));
+                a.change(st, pod(rv), 0);
             }
         });
         let watch = |from| ProbeRequest::Watch { from };

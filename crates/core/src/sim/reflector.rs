@@ -141,24 +141,38 @@ impl Reflector {
     }
 }
 
-/// What a reflector reads of the world during one step, and where its effects go.
+/// What a reflector reads of the world during one step, and where it writes.
 pub(super) struct StepContext<'a> {
     pub watcher: WatcherId,
     pub now_ms: TimeMs,
     pub config: &'a Config,
     pub rng: &'a mut Rng,
-    pub out: &'a mut Effects,
+    pub out: Out<'a>,
+    /// Its controller: the informer's handlers add keys to its queue.
+    pub queue: &'a mut Controller,
 }
 
 impl StepContext<'_> {
-    fn emit(&mut self, cause: Cause, kind: EventKind) -> Cause {
+    fn emit(&mut self, cause: EventId, kind: EventKind) -> EventId {
         self.out.emit(cause, kind)
     }
 
     /// A request to the apiserver: its event, then the request itself on the link.
-    fn request(&mut self, cause: Cause, event: EventKind, serve: Action) {
+    fn request(&mut self, cause: EventId, event: EventKind, serve: Action) {
         let id = self.emit(cause, event);
-        self.out.send(id, serve);
+        self.send(id, serve);
+    }
+
+    /// A request on the link to the apiserver.
+    fn send(&mut self, cause: EventId, serve: Action) {
+        self.out.send(self.watcher, Toward::Server, cause, serve);
+    }
+
+    /// A handler's key goes to the controller's queue now, as client-go's handler calls
+    /// `queue.Add` (the `Enqueue` event follows the informer's event that caused it).
+    fn enqueue(&mut self, c: ControllerId, key: NameId, cause: EventId, low_priority: bool) {
+        let out = &mut self.out.as_actor(Actor::Controller(c));
+        self.queue.enqueue(c, out, key, cause, low_priority);
     }
 
     /// client-go: `timeoutSeconds := int64(minWatchTimeout.Seconds() * (rand.Float64() + 1.0))`,
@@ -172,9 +186,9 @@ impl StepContext<'_> {
 
 /// The reflector's state machine (client-go `reflector.go` `ListAndWatch`, the pager, the
 /// informer's `DeltaFIFO.Replace` and its handlers): each entry point takes a message or a timer
-/// and returns effects.
+/// and writes its events and requests.
 impl Reflector {
-    fn set_state(&mut self, st: &mut StepContext, state: WatcherState, cause: Cause) -> Cause {
+    fn set_state(&mut self, st: &mut StepContext, state: WatcherState, cause: EventId) -> EventId {
         self.state = state;
         let kind = EventKind::State {
             watcher: st.watcher,
@@ -185,7 +199,7 @@ impl Reflector {
     }
 
     /// The controller (re)starts: a fresh store, then the first list.
-    pub(super) fn start(&mut self, st: &mut StepContext, cause: Cause) {
+    pub(super) fn start(&mut self, st: &mut StepContext, cause: EventId) {
         self.store.clear();
         self.last_rv = 0;
         self.listed = false;
@@ -198,18 +212,18 @@ impl Reflector {
     }
 
     /// The controller crashed: every request of this life is stale.
-    pub(super) fn stop(&mut self, st: &mut StepContext, cause: Cause) {
+    pub(super) fn stop(&mut self, st: &mut StepContext, cause: EventId) {
         self.new_session();
         self.set_state(st, WatcherState::Stopped, cause);
     }
 
-    fn start_list(&mut self, st: &mut StepContext, cause: Cause) {
+    fn start_list(&mut self, st: &mut StepContext, cause: EventId) {
         let streaming = st.config.reflector_of(self.controller).streaming_list;
         self.start_list_as(st, cause, streaming);
     }
 
     /// One list-and-watch round's list: a streaming list, or a list then a watch.
-    fn start_list_as(&mut self, st: &mut StepContext, cause: Cause, streaming: bool) {
+    fn start_list_as(&mut self, st: &mut StepContext, cause: EventId, streaming: bool) {
         let session = self.new_session();
         let (relist, rv) = (self.listed, self.relist_rv());
         let id = self.set_state(st, WatcherState::Listing, cause);
@@ -251,7 +265,7 @@ impl Reflector {
         rv: ListRv,
         limit: u32,
         relist: bool,
-        cause: Cause,
+        cause: EventId,
     ) {
         self.paging = (limit > 0).then(|| (rv, vec![]));
         let watcher = st.watcher;
@@ -269,7 +283,7 @@ impl Reflector {
         st.request(cause, request, serve);
     }
 
-    fn start_watch(&mut self, st: &mut StepContext, cause: Cause) {
+    fn start_watch(&mut self, st: &mut StepContext, cause: EventId) {
         let (session, from) = (self.new_session(), self.last_rv);
         let timeout_ms = st.watch_timeout();
         let watcher = st.watcher;
@@ -288,7 +302,7 @@ impl Reflector {
     }
 
     /// A backoff is over: relist or re-watch, unless a newer request replaced this one.
-    pub(super) fn wake(&mut self, st: &mut StepContext, session: Session, cause: Cause) {
+    pub(super) fn wake(&mut self, st: &mut StepContext, session: Session, cause: EventId) {
         if self.session != session {
             return;
         }
@@ -304,7 +318,7 @@ impl Reflector {
 
     /// `initialEventsEndBookmarkTicker`: every 10 s since the streaming list was sent, a warning
     /// while its end has not come, once 10 s have passed since the last event.
-    fn bookmark_ticker(&mut self, st: &mut StepContext, cause: Cause) {
+    fn bookmark_ticker(&mut self, st: &mut StepContext, cause: EventId) {
         let Some(last) = self.unended_since_ms else {
             return;
         };
@@ -322,7 +336,7 @@ impl Reflector {
     }
 
     /// The ticker's next tick after now.
-    fn arm_bookmark_ticker(&mut self, st: &mut StepContext, cause: Cause) {
+    fn arm_bookmark_ticker(&mut self, st: &mut StepContext, cause: EventId) {
         let sent = self.watch_list_sent_ms;
         let ticks = DurationMs::between(sent, st.now_ms).ms() / BOOKMARK_TICKER_MS.ms() + 1;
         let at = sent + DurationMs(ticks * BOOKMARK_TICKER_MS.ms());
@@ -330,7 +344,7 @@ impl Reflector {
         st.out.timer(at, cause, Action::Wake { watcher, session });
     }
 
-    fn backoff(&mut self, st: &mut StepContext, state: WatcherState, cause: Cause) {
+    fn backoff(&mut self, st: &mut StepContext, state: WatcherState, cause: EventId) {
         let base = self.next_backoff(&st.config.reflector, st.now_ms);
         let session = self.new_session();
         let delay_ms = base + DurationMs(st.rng.below(base.ms()));
@@ -347,7 +361,7 @@ impl Reflector {
         st: &mut StepContext,
         session: Session,
         msg: Msg,
-        cause: Cause,
+        cause: EventId,
     ) {
         match msg {
             Msg::ListOk {
@@ -406,7 +420,7 @@ impl Reflector {
         st: &mut StepContext,
         session: Session,
         page: ListPage,
-        cause: Cause,
+        cause: EventId,
     ) {
         let ListPage {
             list_rv,
@@ -444,7 +458,7 @@ impl Reflector {
                 rest,
                 limit,
             };
-            return st.out.send(id, page);
+            return st.send(id, page);
         }
         self.replace_store(st, items, id);
         self.listed_at(list_rv);
@@ -460,7 +474,7 @@ impl Reflector {
         watch: WatchId,
         items: Vec<Object>,
         rv: Rv,
-        cause: Cause,
+        cause: EventId,
     ) {
         let end = EventKind::InitialEventsEnd {
             watcher: st.watcher,
@@ -477,7 +491,7 @@ impl Reflector {
     /// A streaming list's stream opened, its initial events ended by a plain BOOKMARK at `rv`
     /// without `k8s.io/initial-events-end` (antrea #8123): the informer keeps waiting for the
     /// end, and the ticker warns every 10 s.
-    fn on_unended_stream(&mut self, st: &mut StepContext, watch: WatchId, rv: Rv, cause: Cause) {
+    fn on_unended_stream(&mut self, st: &mut StepContext, watch: WatchId, rv: Rv, cause: EventId) {
         self.watch = Some(watch);
         self.watch_opened_ms = st.now_ms;
         self.unended_since_ms = Some(st.now_ms);
@@ -505,7 +519,7 @@ impl Reflector {
         st: &mut StepContext,
         session: Session,
         error: ApiError,
-        cause: Cause,
+        cause: EventId,
     ) {
         let failed = EventKind::ListFailed {
             watcher: st.watcher,
@@ -532,7 +546,7 @@ impl Reflector {
     /// marks the last RV unavailable and streams again at once, at RV ""; any other error ends
     /// `watchList` and `ListAndWatch` falls back to a standard LIST ("The watchlist request ended
     /// with an error, falling back to the standard LIST/WATCH semantics").
-    fn on_watch_list_failed(&mut self, st: &mut StepContext, error: ApiError, cause: Cause) {
+    fn on_watch_list_failed(&mut self, st: &mut StepContext, error: ApiError, cause: EventId) {
         let failed = EventKind::ListFailed {
             watcher: st.watcher,
             error,
@@ -549,7 +563,7 @@ impl Reflector {
         watch: WatchId,
         from_rv: Rv,
         replayed: u32,
-        cause: Cause,
+        cause: EventId,
     ) {
         self.watching(st.now_ms, watch);
         let opened = EventKind::WatchOpened {
@@ -561,21 +575,21 @@ impl Reflector {
         self.set_state(st, WatcherState::Watching, id);
     }
 
-    fn on_bookmark(&mut self, st: &mut StepContext, rv: Rv, cause: Cause) {
+    fn on_bookmark(&mut self, st: &mut StepContext, rv: Rv, cause: EventId) {
         self.last_rv = self.last_rv.max(rv);
         self.watch_events += 1;
         let watcher = st.watcher;
         st.emit(cause, EventKind::Bookmark { watcher, rv });
     }
 
-    fn watch_failed(&mut self, st: &mut StepContext, error: ApiError, cause: Cause) -> Cause {
+    fn watch_failed(&mut self, st: &mut StepContext, error: ApiError, cause: EventId) -> EventId {
         let watcher = st.watcher;
         st.emit(cause, EventKind::WatchFailed { watcher, error })
     }
 
     /// A stream that ended without an error: re-watch at once, unless it was a very short watch
     /// with no events (treated as an error: back off, relist).
-    fn on_watch_end(&mut self, st: &mut StepContext, reason: WatchEnd, cause: Cause) {
+    fn on_watch_end(&mut self, st: &mut StepContext, reason: WatchEnd, cause: EventId) {
         let watcher = st.watcher;
         let id = st.emit(cause, EventKind::WatchEnded { watcher, reason });
         if self.unended_since_ms.is_some() {
@@ -592,7 +606,7 @@ impl Reflector {
         }
     }
 
-    fn watch_event(&mut self, st: &mut StepContext, change: Change, cause: Cause) {
+    fn watch_event(&mut self, st: &mut StepContext, change: Change, cause: EventId) {
         let o = change.object;
         self.last_rv = o.rv;
         self.watch_events += 1;
@@ -615,7 +629,7 @@ impl Reflector {
     }
 
     /// The relist's diff (`DeltaFIFO.Replace` + `HandleDeltas`).
-    fn replace_store(&mut self, st: &mut StepContext, items: Vec<Object>, cause: Cause) {
+    fn replace_store(&mut self, st: &mut StepContext, items: Vec<Object>, cause: EventId) {
         let new: crate::store::Store = items.into_iter().map(|o| (o.name, o)).collect();
         let old = std::mem::take(&mut self.store);
         let initial = !self.listed;
@@ -642,10 +656,7 @@ impl Reflector {
     /// The informer's periodic resync: every stored object goes through the handlers again.
     pub(super) fn resync(&mut self, st: &mut StepContext) {
         for o in self.store.values() {
-            let id = st.emit(
-                Cause::Event(NO_CAUSE),
-                informer_event(st.watcher, Delta::Sync, o),
-            );
+            let id = st.emit(NO_CAUSE, informer_event(st.watcher, Delta::Sync, o));
             // An unchanged object: `handler.LowPriority` on controller-runtime's priority queue.
             self.handle(st, o, Some(o), id, true);
         }
@@ -658,7 +669,7 @@ impl Reflector {
         st: &mut StepContext,
         o: &Object,
         old: Option<&Object>,
-        cause: Cause,
+        cause: EventId,
         initial: bool,
     ) {
         let primary = st.config.controllers[self.controller.index()].primary;
@@ -680,7 +691,7 @@ impl Reflector {
                     .map(|owner| owner.name),
             };
             if let Some(key) = key {
-                st.out.enqueue(cause, key, initial);
+                st.enqueue(self.controller, key, cause, initial);
             }
         }
     }
@@ -713,34 +724,40 @@ fn informer_event(watcher: WatcherId, delta: Delta, o: &Object) -> EventKind {
 
 #[cfg(test)]
 mod tests {
+    use super::super::step::testing::{check, Harness, Stepped};
     use super::*;
+
+    const W: WatcherId = WatcherId(0);
 
     fn reflector() -> Reflector {
         Reflector::new(ControllerId(0), KindId(0), None, vec![], DurationMs(800))
     }
 
     /// A reflector of a controller whose primary kind it watches (key: the object itself),
-    /// and one step of it: the events it emitted and its other effects.
+    /// and one step of it: what it wrote (its controller's enqueues among its events).
     fn run_step(
         r: &mut Reflector,
         now_ms: TimeMs,
         f: impl FnOnce(&mut Reflector, &mut StepContext),
-    ) -> Effects {
+    ) -> Stepped {
         let mut config = Config::new(&["Pod"]);
         let behaviour = crate::config::Behaviour::Mirror { target: KindId(0) };
         config
             .controllers
             .push(Config::controller("c", KindId(0), behaviour));
-        let (mut rng, mut out) = (Rng::new(1), Effects::default());
+        let mut queue = Controller::new(&config.controllers[0], vec![W]);
+        queue.up = true;
+        let (mut rng, mut harness) = (Rng::new(1), Harness::default());
         let mut st = StepContext {
-            watcher: WatcherId(0),
+            watcher: W,
             now_ms,
             config: &config,
             rng: &mut rng,
-            out: &mut out,
+            out: harness.out(now_ms, Actor::Watcher(W)),
+            queue: &mut queue,
         };
         f(r, &mut st);
-        out
+        harness.take()
     }
 
     fn watching() -> Reflector {
@@ -755,12 +772,20 @@ mod tests {
         Object::fixture(KindId(0), NameId(name), name as u64, rv)
     }
 
-    fn states(out: &Effects) -> Vec<WatcherState> {
-        let state = |k: &&EventKind| match k {
+    fn states(out: &Stepped) -> Vec<WatcherState> {
+        let state = |k: &EventKind| match k {
             EventKind::State { state, .. } => Some(*state),
             _ => None,
         };
-        out.events().iter().filter_map(state).collect()
+        out.kinds().iter().filter_map(state).collect()
+    }
+
+    fn state(state: WatcherState, last_rv: Rv) -> EventKind {
+        EventKind::State {
+            watcher: W,
+            state,
+            last_rv,
+        }
     }
 
     /// `reflector.go` `watchHandler` returns the 410 (`IsExpired`/`IsGone`) and `ListAndWatch`
@@ -774,40 +799,42 @@ mod tests {
             oldest_minus_one: 9,
         };
         let out = run_step(&mut r, TimeMs(1000), |r, st| {
-            r.receive(st, Session(0), Msg::WatchErr(too_old), Cause::Event(3))
+            r.receive(st, Session(0), Msg::WatchErr(too_old), 3)
         });
-        assert_eq!(
-            states(&out),
-            [WatcherState::Empty, WatcherState::BackoffRelist]
-        );
-        assert_eq!((r.session, r.watch), (Session(1), None));
-        let wake = out.list().iter().find_map(|e| match e {
-            Effect::Timer { at_ms, action, .. } => match *out.action(*action) {
-                Action::Wake { session, .. } => Some((*at_ms, session)),
-                _ => None,
-            },
-            _ => None,
-        });
-        let (at_ms, session) = wake.expect("a wake-up is scheduled");
+        let [(at_ms, Action::Wake { watcher, session })] = out.timers()[..] else {
+            panic!("a wake-up is scheduled: {:?}", out.posts)
+        };
+        let delay_ms = DurationMs::between(TimeMs(1000), at_ms);
         assert!(
-            (TimeMs(1800)..TimeMs(2600)).contains(&at_ms),
-            "800 ms and up to 100% jitter: {at_ms}"
+            (DurationMs(800)..DurationMs(1600)).contains(&delay_ms),
+            "800 ms and up to 100% jitter: {delay_ms}"
         );
-        assert_eq!(session, Session(1));
-        let out = run_step(&mut r, at_ms, |r, st| r.wake(st, session, Cause::Event(9)));
+        let failed = EventKind::WatchFailed {
+            watcher: W,
+            error: too_old,
+        };
+        let backoff = EventKind::Backoff {
+            watcher: W,
+            delay_ms,
+        };
+        let expect = [
+            failed,
+            state(WatcherState::Empty, 7),
+            state(WatcherState::BackoffRelist, 7),
+            backoff,
+        ];
+        check(&out, &expect);
+        assert_eq!((watcher, session), (W, Session(1)));
+        assert_eq!((r.session, r.watch), (Session(1), None));
+        let out = run_step(&mut r, at_ms, |r, st| r.wake(st, session, 9));
         assert_eq!(states(&out), [WatcherState::Listing]);
-        let list = out.list().iter().find_map(|e| match e {
-            Effect::ToServer { action, .. } => match *out.action(*action) {
-                Action::ServeList { rv, .. } => Some(rv),
-                _ => None,
-            },
-            _ => None,
-        });
-        assert_eq!(
-            list,
-            Some(ListRv::NotOlderThan(7)),
-            "relistResourceVersion: the last RV"
-        );
+        let list = Action::ServeList {
+            watcher: W,
+            session: Session(2),
+            rv: ListRv::NotOlderThan(7),
+            limit: 0,
+        };
+        assert_eq!(out.requests(), [list], "relistResourceVersion: the last RV");
     }
 
     /// `DeltaFIFO.Replace` (`client-go/tools/cache/delta_fifo.go`): an object missing from the
@@ -827,51 +854,60 @@ mod tests {
             rest: vec![],
         };
         let out = run_step(&mut r, TimeMs(0), |r, st| {
-            r.receive(st, Session(0), page, Cause::Event(1))
+            r.receive(st, Session(0), page, 1)
         });
-        let deltas: Vec<_> = out
-            .events()
-            .iter()
-            .filter_map(|k| match k {
-                EventKind::Informer { delta, name, .. } => Some((*delta, name.0)),
-                _ => None,
-            })
-            .collect();
-        let expected = [
-            (Delta::DeletedFinalStateUnknown, 1),
-            (Delta::Updated, 2),
-            (Delta::Added, 4),
+        let [Action::ServeWatch {
+            from, timeout_ms, ..
+        }] = out.requests()[..]
+        else {
+            panic!("a watch: {:?}", out.posts)
+        };
+        let informer = |delta, o: Object| informer_event(W, delta, &o);
+        // Each delta's handler adds its key at once: the controller's `Enqueue` follows it.
+        let enqueued = |key| EventKind::Enqueue {
+            controller: ControllerId(0),
+            key: NameId(key),
+            outcome: QueueAdd::Added,
+            delay_ms: DurationMs::ZERO,
+        };
+        let listed = EventKind::ListResult {
+            watcher: W,
+            list_rv: 12,
+            items: 3,
+            from_etcd: false,
+            more: false,
+        };
+        let watch = EventKind::WatchRequest {
+            watcher: W,
+            from_rv: 12,
+            timeout_ms,
+        };
+        let expect = [
+            listed,
+            informer(Delta::DeletedFinalStateUnknown, pod(1, 5)),
+            enqueued(1),
+            informer(Delta::Updated, pod(2, 9)),
+            enqueued(2),
+            informer(Delta::Added, pod(4, 11)),
+            enqueued(4),
+            state(WatcherState::InitListed, 12),
+            watch,
         ];
-        assert_eq!(deltas, expected);
-        let keys: Vec<_> = out
-            .list()
-            .iter()
-            .filter_map(|e| match e {
-                Effect::Enqueue { key, .. } => Some(key.0),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(keys, [1, 2, 4], "one reconcile request per delta");
-        assert_eq!(states(&out), [WatcherState::InitListed]);
-        let watch = out.list().iter().find_map(|e| match e {
-            Effect::ToServer { action, .. } => match *out.action(*action) {
-                Action::ServeWatch { from, .. } => Some(from),
-                _ => None,
-            },
-            _ => None,
-        });
-        assert_eq!(watch, Some(12));
+        check(&out, &expect);
+        let actors: Vec<Actor> = out.events.iter().map(|e| e.actor).collect();
+        assert_eq!(
+            actors[1..3],
+            [Actor::Watcher(W), Actor::Controller(ControllerId(0))]
+        );
+        assert_eq!(from, 12);
         assert_eq!(r.store.len(), 3);
     }
 
     /// The request a step sent to the apiserver: a list or a streaming list, at which RV.
-    fn list_sent(out: &Effects) -> Option<(bool, ListRv)> {
-        out.list().iter().find_map(|e| match e {
-            Effect::ToServer { action, .. } => match *out.action(*action) {
-                Action::ServeList { rv, .. } => Some((false, rv)),
-                Action::ServeWatchList { rv, .. } => Some((true, rv)),
-                _ => None,
-            },
+    fn list_sent(out: &Stepped) -> Option<(bool, ListRv)> {
+        out.requests().iter().find_map(|a| match *a {
+            Action::ServeList { rv, .. } => Some((false, rv)),
+            Action::ServeWatchList { rv, .. } => Some((true, rv)),
             _ => None,
         })
     }
@@ -889,7 +925,7 @@ mod tests {
             let mut r = watching();
             r.state = WatcherState::Listing;
             let out = run_step(&mut r, TimeMs(3000), |r, st| {
-                r.receive(st, Session(0), Msg::WatchListErr(error), Cause::Event(1))
+                r.receive(st, Session(0), Msg::WatchListErr(error), 1)
             });
             let expected_rv = if streams {
                 ListRv::Consistent
@@ -917,15 +953,28 @@ mod tests {
             rest: vec![pod(2, 3)],
         };
         let out = run_step(&mut r, TimeMs(0), |r, st| {
-            r.receive(st, Session(0), page, Cause::Event(1))
+            r.receive(st, Session(0), page, 1)
         });
-        let Some(Effect::ToServer { action, .. }) = out.list().last() else {
-            panic!("the next page is asked for: {:?}", out.list())
+        let next = Action::ServeListPage {
+            watcher: W,
+            session: Session(0),
+            list_rv: 4,
+            rest: vec![pod(2, 3)],
+            limit: 500,
         };
-        assert!(matches!(
-            *out.action(*action),
-            Action::ServeListPage { list_rv: 4, .. }
-        ));
+        assert_eq!(out.requests(), [next], "the next page is asked for");
+        let page = EventKind::ListResult {
+            watcher: W,
+            list_rv: 4,
+            items: 1,
+            from_etcd: true,
+            more: true,
+        };
+        let next = EventKind::ListContinue {
+            watcher: W,
+            list_rv: 4,
+        };
+        check(&out, &[page, next]);
         assert_eq!(r.paging.as_ref().map(|p| p.1.len()), Some(1));
         assert!(
             r.store.is_empty(),

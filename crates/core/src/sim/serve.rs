@@ -1,7 +1,7 @@
 //! The apiserver's request-serving side (`cacher.go`, `cache_watcher.go`, etcd's delegate):
 //! lists, pages, streaming lists, watches and probes, and the watches it then serves (events,
 //! bookmarks, timeouts, closing). Each entry point takes a request or a timer that the engine
-//! routed to this apiserver and returns effects.
+//! routed to this apiserver and writes its events and messages.
 
 use super::apiserver::{Offer, StepContext};
 use super::*;
@@ -19,7 +19,7 @@ impl Apiserver {
         watcher: WatcherId,
         session: Session,
         (rv, limit): (ListRv, u32),
-        cause: Cause,
+        cause: EventId,
     ) {
         if let Some(tracker) = self.fake {
             return self.fake_list(st, watcher, session, tracker, cause);
@@ -85,7 +85,7 @@ impl Apiserver {
         watcher: WatcherId,
         session: Session,
         limit: u32,
-        cause: Cause,
+        cause: EventId,
     ) {
         let items = EtcdReader(st.etcd).kind_objects(st.clients.kind(watcher));
         let items = filter_namespace(st, watcher, items);
@@ -97,7 +97,7 @@ impl Apiserver {
         st: &mut StepContext,
         watcher: WatcherId,
         session: Session,
-        cause: Cause,
+        cause: EventId,
     ) {
         let cache = &self.caches[st.clients.kind(watcher).index()];
         let items: Vec<Object> = cache.store.values().copied().collect();
@@ -120,7 +120,7 @@ impl Apiserver {
         watcher: WatcherId,
         session: Session,
         (list_rv, rest, limit): (Rv, Vec<Object>, u32),
-        cause: Cause,
+        cause: EventId,
     ) {
         let msg = if list_rv < st.etcd.compact_rev() {
             Msg::ListErr(ApiError::ContinueExpired)
@@ -139,7 +139,7 @@ impl Apiserver {
         watcher: WatcherId,
         session: Session,
         (rv, timeout_ms): (ListRv, DurationMs),
-        cause: Cause,
+        cause: EventId,
     ) {
         let cache = &self.caches[st.clients.kind(watcher).index()];
         if cache.mode == CacheMode::Off || self.fake.is_some() {
@@ -197,7 +197,7 @@ impl Apiserver {
         watcher: WatcherId,
         session: Session,
         timeout_ms: DurationMs,
-        cause: Cause,
+        cause: EventId,
     ) {
         let kind = st.clients.kind(watcher);
         let cache = &self.caches[kind.index()];
@@ -228,7 +228,7 @@ impl Apiserver {
         watcher: WatcherId,
         session: Session,
         (from, timeout_ms): (Rv, DurationMs),
-        cause: Cause,
+        cause: EventId,
     ) {
         if let Some(tracker) = self.fake {
             return self.fake_watch(st, watcher, session, (tracker, from), cause);
@@ -315,7 +315,7 @@ impl Apiserver {
         watcher: WatcherId,
         session: Session,
         tracker: FakeTracker,
-        cause: Cause,
+        cause: EventId,
     ) {
         let items = EtcdReader(st.etcd).kind_objects(st.clients.kind(watcher));
         let items = filter_namespace(st, watcher, items);
@@ -342,7 +342,7 @@ impl Apiserver {
         watcher: WatcherId,
         session: Session,
         (tracker, from): (FakeTracker, Rv),
-        cause: Cause,
+        cause: EventId,
     ) {
         let kind = st.clients.kind(watcher);
         let mut replay: Vec<Object> = match tracker {
@@ -368,8 +368,7 @@ impl Apiserver {
                 object,
                 time_ms: st.now_ms,
             };
-            let kept = st.out.keep_change(change);
-            st.out.watch_event(cause, watch, kept, false);
+            st.watch_event(cause, watch, change, false);
         }
         st.watches[watch.index()].last_sent = now;
     }
@@ -414,7 +413,7 @@ impl Apiserver {
         st: &mut StepContext,
         watch: WatchId,
         timeout: DurationMs,
-        cause: Cause,
+        cause: EventId,
     ) {
         self.arm_watch_timeout(st, watch, timeout, cause);
         self.schedule_bookmark(st, watch, cause);
@@ -425,7 +424,7 @@ impl Apiserver {
         st: &mut StepContext,
         watch: WatchId,
         timeout: DurationMs,
-        cause: Cause,
+        cause: EventId,
     ) {
         let deadline = st.now_ms + timeout;
         st.watches[watch.index()].deadline_ms = deadline;
@@ -441,15 +440,14 @@ impl Apiserver {
         watch: WatchId,
         change: Change,
         live: bool,
-        cause: Cause,
+        cause: EventId,
     ) {
         let w = &mut st.watches[watch.index()];
         let slow_link = live && st.clients.slow_link(w.watcher);
         match w.offer(&change, live, slow_link, st.config.watch_chan_capacity) {
             Offer::Skip => {}
             Offer::Send => {
-                let kept = st.out.keep_change(change);
-                st.out.watch_event(cause, watch, kept, live);
+                st.watch_event(cause, watch, change, live);
             }
             Offer::TooSlow => self.close_watch(st, watch, WatchEnd::TooSlow, cause),
         }
@@ -461,7 +459,7 @@ impl Apiserver {
         st: &mut StepContext,
         watch: WatchId,
         change: Change,
-        cause: Cause,
+        cause: EventId,
     ) {
         self.send_event(st, watch, change, true, cause);
     }
@@ -470,7 +468,7 @@ impl Apiserver {
     /// whenever that RV is above the RV the watch's initial replay ended at, even if a live event
     /// or an earlier bookmark sent it before (a quiet watch still gets one about every minute).
     /// Watches served by etcd get none.
-    fn send_bookmark(&mut self, st: &mut StepContext, watch: WatchId, cause: Cause) {
+    fn send_bookmark(&mut self, st: &mut StepContext, watch: WatchId, cause: EventId) {
         let w = &mut st.watches[watch.index()];
         if !w.open || w.from_etcd {
             return;
@@ -486,7 +484,7 @@ impl Apiserver {
     }
 
     /// A watch's bookmark is due: send it, and schedule the next.
-    pub(super) fn bookmark_due(&mut self, st: &mut StepContext, watch: WatchId, cause: Cause) {
+    pub(super) fn bookmark_due(&mut self, st: &mut StepContext, watch: WatchId, cause: EventId) {
         if st.watches[watch.index()].open {
             self.send_bookmark(st, watch, cause);
             self.schedule_bookmark(st, watch, cause);
@@ -498,7 +496,7 @@ impl Apiserver {
     /// (`watcherBookmarkTimeBuckets`, `dispatchEvents`): the watch waits in the bucket of that
     /// moment's second, and the bookmark timer, popping once a second, sends it at the start of
     /// that second; a second already popped (the current one) means the next.
-    fn schedule_bookmark(&mut self, st: &mut StepContext, watch: WatchId, cause: Cause) {
+    fn schedule_bookmark(&mut self, st: &mut StepContext, watch: WatchId, cause: EventId) {
         let w = &st.watches[watch.index()];
         if !st.clients.bookmarks(st.config, w.watcher) || w.from_etcd {
             return;
@@ -523,7 +521,7 @@ impl Apiserver {
         st: &mut StepContext,
         watch: WatchId,
         reason: WatchEnd,
-        cause: Cause,
+        cause: EventId,
     ) {
         let w = &mut st.watches[watch.index()];
         if !w.open {
@@ -536,7 +534,12 @@ impl Apiserver {
         let end = Msg::WatchEnd(reason);
         if reason == WatchEnd::Disconnected {
             // The client sees its own broken connection at once.
-            st.out.deliver_now(cause, watcher, session, end);
+            let deliver = Call::Deliver {
+                watcher,
+                session,
+                msg: end,
+            };
+            st.out.call(cause, deliver);
         } else {
             st.send(cause, watcher, session, end);
         }
@@ -579,7 +582,8 @@ fn page(list_rv: Rv, mut items: Vec<Object>, limit: u32) -> Msg {
 
 #[cfg(test)]
 mod tests {
-    use super::super::apiserver::tests::{pod, sent, timers, World};
+    use super::super::apiserver::tests::{pod, World};
+    use super::super::step::testing::Stepped;
     use super::*;
 
     /// A cache of 3 events that has seen RVs 2 to 7: it holds 5, 6 and 7.
@@ -587,21 +591,15 @@ mod tests {
         let mut api = world.apiserver();
         world.step(&mut api, TimeMs(0), |a, st| {
             for rv in 2..=7 {
-                a.change(st, pod(rv), Cause::Event(0));
+                a.change(st, pod(rv), 0);
             }
         });
         api
     }
 
-    fn watch(api: &mut Apiserver, world: &mut World, from: Rv) -> Effects {
+    fn watch(api: &mut Apiserver, world: &mut World, from: Rv) -> Stepped {
         world.step(api, TimeMs::ZERO, |a, st| {
-            a.serve_watch(
-                st,
-                WatcherId(0),
-                Session(1),
-                (from, DurationMs(60_000)),
-                Cause::Event(1),
-            )
+            a.serve_watch(st, WatcherId(0), Session(1), (from, DurationMs(60_000)), 1)
         })
     }
 
@@ -617,12 +615,9 @@ mod tests {
             requested: 3,
             oldest_minus_one: 4,
         };
-        assert_eq!(
-            format!("{:?}", sent(&out)),
-            format!("{:?}", [Msg::WatchErr(too_old)])
-        );
+        assert_eq!(out.sent(), [Msg::WatchErr(too_old)]);
         assert!(world.watches.is_empty() && api.watches_by_kind[0].is_empty());
-        assert!(timers(&out).is_empty());
+        assert!(out.timers().is_empty());
     }
 
     /// The oldest RV a watch may start from is the oldest held event's minus one: it replays
@@ -632,7 +627,7 @@ mod tests {
         let mut world = World::new(3);
         let mut api = cache_at_7(&mut world);
         let out = watch(&mut api, &mut world, 4);
-        let sent = sent(&out);
+        let sent = out.sent();
         assert!(matches!(
             sent[0],
             Msg::WatchOpened {
@@ -655,7 +650,7 @@ mod tests {
             (w.last_sent, w.deadline_ms, w.open),
             (7, TimeMs(60_000), true)
         );
-        let at: Vec<TimeMs> = timers(&out).iter().map(|t| t.0).collect();
+        let at: Vec<TimeMs> = out.timers().iter().map(|t| t.0).collect();
         assert_eq!(
             at,
             [TimeMs(60_000), TimeMs(58_000)],
@@ -673,18 +668,15 @@ mod tests {
         assert_eq!(world.watches[0].replayed_to, 7);
         let due = |api: &mut Apiserver, world: &mut World| {
             let out = world.step(api, TimeMs(30_000), |a, st| {
-                a.bookmark_due(st, WatchId(0), Cause::Event(2))
+                a.bookmark_due(st, WatchId(0), 2)
             });
-            sent(&out)
+            out.sent()
         };
         assert!(due(&mut api, &mut world).is_empty(), "rv 7 was replayed");
         world.step(&mut api, TimeMs(30_000), |a, st| {
-            a.change(st, pod(8), Cause::Event(3));
+            a.change(st, pod(8), 3);
         });
-        assert_eq!(
-            format!("{:?}", due(&mut api, &mut world)),
-            format!("{:?}", [Msg::Bookmark { rv: 8 }])
-        );
+        assert_eq!(due(&mut api, &mut world), [Msg::Bookmark { rv: 8 }]);
     }
 
     /// client-go `testing/fixture.go`: the fake tracker's list is every object, at list RV ""
@@ -706,7 +698,7 @@ mod tests {
             let mut api = world.apiserver();
             let out = world.step(&mut api, TimeMs(0), |a, st| {
                 let list = (ListRv::Any, 500);
-                a.serve_list(st, WatcherId(0), Session(1), list, Cause::Event(0))
+                a.serve_list(st, WatcherId(0), Session(1), list, 0)
             });
             let (list_rv, replayed) = match tracker {
                 FakeTracker::NoResourceVersion => (0, vec![]),
@@ -715,12 +707,13 @@ mod tests {
                 }
             };
             assert!(
-                matches!(&sent(&out)[..], [Msg::ListOk { list_rv: r, items, rest, .. }] if *r == list_rv && items.len() == 3 && rest.is_empty()),
+                matches!(&out.sent()[..], [Msg::ListOk { list_rv: r, items, rest, .. }] if *r == list_rv && items.len() == 3 && rest.is_empty()),
                 "{tracker:?}: {:?}",
-                sent(&out)
+                out.sent()
             );
             let out = watch(&mut api, &mut world, 2);
-            let events: Vec<(Rv, EventType)> = sent(&out)
+            let events: Vec<(Rv, EventType)> = out
+                .sent()
                 .iter()
                 .filter_map(|m| match m {
                     Msg::Event { change, .. } => Some((change.object.rv, change.event)),
@@ -729,7 +722,7 @@ mod tests {
                 .collect();
             assert_eq!(events, replayed, "{tracker:?}");
             assert!(
-                timers(&out).is_empty(),
+                out.timers().is_empty(),
                 "{tracker:?}: the fake's watch never ends"
             );
             assert!(world.watches[0].from_etcd, "relayed from etcd's store");
@@ -746,14 +739,14 @@ mod tests {
         let mut api = world.apiserver();
         let out = world.step(&mut api, TimeMs(0), |a, st| {
             let request = (ListRv::Consistent, DurationMs(60_000));
-            a.serve_watch_list(st, WatcherId(0), Session(1), request, Cause::Event(0))
+            a.serve_watch_list(st, WatcherId(0), Session(1), request, 0)
         });
         assert!(
-            matches!(sent(&out)[..], [Msg::WatchListUnended { rv: 1, .. }]),
+            matches!(out.sent()[..], [Msg::WatchListUnended { rv: 1, .. }]),
             "{:?}",
-            sent(&out)
+            out.sent()
         );
-        let at: Vec<TimeMs> = timers(&out).iter().map(|t| t.0).collect();
+        let at: Vec<TimeMs> = out.timers().iter().map(|t| t.0).collect();
         assert_eq!(at, [TimeMs(60_000)], "the timeout only");
     }
 

@@ -71,7 +71,9 @@ impl Sim {
             }
         }
         self.etcd_watch_fanout(change, id);
-        self.track_esr(obj, event != EventType::Deleted);
+        let world = (&*self.config, &self.etcd, &self.names);
+        self.esr
+            .track(world, self.now_ms, obj, event != EventType::Deleted);
         id
     }
 
@@ -105,40 +107,13 @@ impl Sim {
 
     // ----- the apiservers: routing and steps -----
 
-    /// Runs one step of an apiserver and applies what it returns.
-    pub(super) fn step_server(
-        &mut self,
-        api: ApiserverId,
-        step: impl FnOnce(&mut Apiserver, &mut apiserver::StepContext),
-    ) {
-        let outer = self.begin_step();
-        self.run_server(api, step);
-        self.end_step(Actor::Apiserver(api), outer);
-    }
-
-    /// `step_server` for a step that names one of its events for what the engine does next.
-    fn step_server_naming<R>(
-        &mut self,
-        api: ApiserverId,
-        step: impl FnOnce(&mut Apiserver, &mut apiserver::StepContext) -> (Option<Cause>, R),
-    ) -> (Option<EventId>, R) {
-        let outer = self.begin_step();
-        let (named, result) = self.run_server(api, step);
-        let actor = Actor::Apiserver(api);
-        match named {
-            Some(cause) => (Some(self.end_step_naming(actor, outer, cause)), result),
-            None => {
-                self.end_step(actor, outer);
-                (None, result)
-            }
-        }
-    }
-
-    fn run_server<R>(
+    /// Runs one step of an apiserver, then what it posted; returns what the step returned.
+    pub(super) fn step_server<R>(
         &mut self,
         api: ApiserverId,
         step: impl FnOnce(&mut Apiserver, &mut apiserver::StepContext) -> R,
     ) -> R {
+        let from = self.outbox.len();
         let mut st = apiserver::StepContext {
             api,
             now_ms: self.now_ms,
@@ -146,19 +121,24 @@ impl Sim {
             etcd: &self.etcd,
             clients: Clients {
                 reflectors: &self.reflectors,
-                controllers: &self.controllers,
+                links: &self.links,
             },
             watches: &mut self.watches,
-            out: &mut self.effects,
+            out: Out::new(
+                self.now_ms,
+                Actor::Apiserver(api),
+                &mut self.sink,
+                &mut self.outbox,
+            ),
         };
-        step(&mut self.apiservers[api.index()], &mut st)
+        let result = step(&mut self.apiservers[api.index()], &mut st);
+        self.run_outbox(from);
+        result
     }
 
     /// A change from etcd reaches an apiserver's caches, then every watch its cache feeds.
     pub(super) fn cache_apply(&mut self, api: ApiserverId, change: Change, cause: EventId) {
-        let by = Cause::Event(cause);
-        let (added, ()) = self.step_server_naming(api, |a, st| (a.change(st, change, by), ()));
-        if let Some(id) = added {
+        if let Some(id) = self.step_server(api, |a, st| a.change(st, change, cause)) {
             self.fan_out(api, change, id);
         }
     }
@@ -176,7 +156,7 @@ impl Sim {
         for &watch in &watches {
             let watcher = self.watches[watch.index()].watcher;
             let c = self.controller_of(watcher);
-            let slow_link = !self.controllers[c.index()].link_delay_ms.is_zero();
+            let slow_link = self.links[c.index()].slow();
             let w = &mut self.watches[watch.index()];
             match w.offer(&change, true, slow_link, cap) {
                 Offer::Skip => {}
@@ -205,18 +185,12 @@ impl Sim {
 
     /// Freezes or thaws an apiserver's caches; thawing applies what was held, in order.
     pub(super) fn pause_cache(&mut self, api: ApiserverId, paused: bool, cause: EventId) {
-        let by = Cause::Event(cause);
-        let (id, (held, progress)) = self.step_server_naming(api, |a, st| {
-            let (id, held, progress) = a.pause(st, paused, by);
-            (Some(id), (held, progress))
-        });
-        let id = id.expect("a pause is an event");
+        let (id, held, progress) = self.step_server(api, |a, st| a.pause(st, paused, cause));
         for change in held {
             self.cache_apply(api, change, id);
         }
         if progress > 0 {
-            let by = Cause::Event(id);
-            self.step_server(api, |a, st| a.progress_notified(st, progress, by));
+            self.step_server(api, |a, st| a.progress_notified(st, progress, id));
         }
     }
 
@@ -227,7 +201,6 @@ impl Sim {
         down_ms: DurationMs,
         cause: EventId,
     ) {
-        let cause = Cause::Event(cause);
         self.step_server(api, |a, st| a.restart(st, down_ms, cause));
     }
 
@@ -239,7 +212,6 @@ impl Sim {
         down_ms: DurationMs,
         cause: EventId,
     ) {
-        let cause = Cause::Event(cause);
         self.step_server(api, |a, st| a.reinit(st, Some(kind), down_ms, cause));
     }
 
@@ -253,7 +225,7 @@ impl Sim {
         for i in 0..self.watches.len() {
             let w = &self.watches[i];
             if w.open && w.from_etcd && w.kind == change.object.kind {
-                let (api, watch, cause) = (w.apiserver, WatchId(i as u32), Cause::Event(cause));
+                let (api, watch) = (w.apiserver, WatchId(i as u32));
                 self.step_server(api, |a, st| a.relay(st, watch, change, cause));
             }
         }
@@ -262,14 +234,12 @@ impl Sim {
     /// A watch's bookmark is due, at the apiserver that serves it.
     pub(super) fn bookmark_due(&mut self, watch: WatchId, cause: EventId) {
         let api = self.watches[watch.index()].apiserver;
-        let cause = Cause::Event(cause);
         self.step_server(api, |a, st| a.bookmark_due(st, watch, cause));
     }
 
     /// Ends a watch at its apiserver.
     pub(super) fn close_watch(&mut self, watch: WatchId, reason: WatchEnd, cause: EventId) {
         let api = self.watches[watch.index()].apiserver;
-        let cause = Cause::Event(cause);
         self.step_server(api, |a, st| a.close_watch(st, watch, reason, cause));
     }
 
@@ -281,9 +251,9 @@ impl Sim {
         cause: EventId,
         refuse: fn(ApiError) -> Msg,
     ) -> Option<ApiserverId> {
-        let c = self.controller_of(watcher);
-        if self.connected(c) {
-            return Some(self.controllers[c.index()].apiserver);
+        let link = &self.links[self.controller_of(watcher).index()];
+        if link.connected() {
+            return Some(link.apiserver());
         }
         self.send_to_client(watcher, session, cause, refuse(ApiError::ConnectionRefused));
         None
@@ -296,10 +266,10 @@ impl Sim {
         (watcher, session): (WatcherId, Session),
         refuse: fn(ApiError) -> Msg,
         cause: EventId,
-        serve: impl FnOnce(&mut Apiserver, &mut apiserver::StepContext, Cause),
+        serve: impl FnOnce(&mut Apiserver, &mut apiserver::StepContext, EventId),
     ) {
         if let Some(api) = self.route(watcher, session, cause, refuse) {
-            self.step_server(api, |a, st| serve(a, st, Cause::Event(cause)));
+            self.step_server(api, |a, st| serve(a, st, cause));
         }
     }
 
@@ -313,7 +283,6 @@ impl Sim {
     ) {
         let probe = self.probes;
         self.probes += 1;
-        let cause = Cause::Event(cause);
         self.step_server(api, |a, st| a.probe(st, (probe, kind), request, cause));
     }
 }
@@ -349,7 +318,7 @@ mod tests {
             events.filter_map(add).collect()
         };
         assert!(matches!(
-            sim.trace[0].kind,
+            sim.sink.trace[0].kind,
             EventKind::Write {
                 op: WriteOp::Create,
                 rv: 2,
@@ -396,7 +365,7 @@ mod tests {
             name: "p".into(),
         };
         sim.handle_input(delete);
-        let deleted_at = sim.trace.iter().rposition(|e| {
+        let deleted_at = sim.sink.trace.iter().rposition(|e| {
             let delete = WriteOp::Delete;
             matches!(e.kind, EventKind::Write { op, .. } if op == delete)
         });
@@ -411,6 +380,7 @@ mod tests {
         sim.handle_timeout(TimeMs(2000));
         assert!(sim.etcd.get(KindId(1), owned).is_none());
         let collected: Vec<(TimeMs, EventId, NameId)> = sim
+            .sink
             .trace
             .iter()
             .filter(|e| e.actor == Actor::GarbageCollector)
@@ -469,6 +439,7 @@ mod tests {
         let mut sim = Sim::new(config).unwrap();
         sim.run();
         let compacted: Vec<(TimeMs, Rv)> = sim
+            .sink
             .trace
             .iter()
             .filter_map(|e| match e.kind {
@@ -482,6 +453,7 @@ mod tests {
             "the first tick only remembers"
         );
         let answers: Vec<EventKind> = sim
+            .sink
             .trace
             .iter()
             .filter(|e| e.actor == Actor::Probe)
@@ -509,7 +481,7 @@ mod tests {
                 from_etcd: true,
             },
         ];
-        assert_eq!(format!("{answers:?}"), format!("{expected:?}"));
+        assert_eq!(answers, expected);
     }
 
     /// Two controllers, each watching Pods and Copies, settled at 1 s.
@@ -532,7 +504,7 @@ mod tests {
             .map(|w| sim.watches[w.index()].watcher)
             .collect();
         assert_eq!(opened.len(), 2);
-        let from = sim.trace.len();
+        let from = sim.sink.trace.len();
         sim.handle_input(create_pod("x", 1));
         let got: Vec<WatcherId> = events_from(&sim, from)
             .into_iter()
@@ -563,7 +535,7 @@ mod tests {
         assert!(!sim.watches[slow.index()].open);
         assert_eq!(sim.apiservers[0].watches_by_kind[0], [fast]);
         sim.handle_timeout(TimeMs(1100));
-        let ended = sim.trace.iter().any(|e| {
+        let ended = sim.sink.trace.iter().any(|e| {
             let too_slow = WatchEnd::TooSlow;
             let w = WatcherId(2);
             matches!(e.kind, EventKind::WatchEnded { watcher, reason } if watcher == w && reason == too_slow)
