@@ -1,0 +1,95 @@
+//! Events of probes of an apiserver (`Family::Probe`).
+
+use listwatch_core::*;
+use serde::Serialize;
+
+use super::error::{error_out, ErrorOut};
+use super::reflector::request_rv;
+use super::Events;
+
+// The variants' names are the document's `type`s (`probe_request`, ...).
+#[allow(clippy::enum_variant_names)]
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(super) enum Out {
+    ProbeRequest {
+        probe: u32,
+        apiserver: u32,
+        kind: u32,
+        /// `list` or `watch`.
+        request: &'static str,
+        request_rv: String,
+        /// `resourceVersionMatch=Exact`.
+        exact: bool,
+    },
+    ProbeListed {
+        probe: u32,
+        items: u32,
+        list_rv: Rv,
+        from_etcd: bool,
+    },
+    ProbeWatchOpened {
+        probe: u32,
+        from_rv: Rv,
+        replayed: u32,
+    },
+    ProbeFailed {
+        probe: u32,
+        #[serde(flatten)]
+        error: ErrorOut,
+    },
+}
+
+impl Events<'_> {
+    pub(super) fn probe(&self, k: &EventKind) -> Out {
+        match *k {
+            EventKind::ProbeRequest {
+                probe,
+                apiserver,
+                kind: k,
+                request,
+            } => {
+                let (request, request_rv, exact) = match request {
+                    ProbeRequest::List { rv } => {
+                        ("list", request_rv(rv), matches!(rv, ListRv::Exact(_)))
+                    }
+                    ProbeRequest::Watch { from } => ("watch", from.to_string(), false),
+                    ProbeRequest::WatchMostRecent => ("watch", String::new(), false),
+                };
+                Out::ProbeRequest {
+                    probe,
+                    apiserver: self.apiserver(apiserver),
+                    kind: self.kind_of(k),
+                    request,
+                    request_rv,
+                    exact,
+                }
+            }
+            EventKind::ProbeListed {
+                probe,
+                items,
+                list_rv,
+                from_etcd,
+            } => Out::ProbeListed {
+                probe,
+                items,
+                list_rv,
+                from_etcd,
+            },
+            EventKind::ProbeWatchOpened {
+                probe,
+                from_rv,
+                replayed,
+            } => Out::ProbeWatchOpened {
+                probe,
+                from_rv,
+                replayed,
+            },
+            EventKind::ProbeFailed { probe, error } => Out::ProbeFailed {
+                probe,
+                error: error_out(error),
+            },
+            _ => unreachable!("not one of probes"),
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Events of etcd and the watch caches (`Family::Store`).
+
+use listwatch_core::*;
+use serde::Serialize;
+
+use super::error::{error_out, ErrorOut};
+use super::Events;
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(super) enum Out {
+    Write {
+        op: &'static str,
+        kind: u32,
+        name: u32,
+        rv: Rv,
+        spec: i64,
+        status: i64,
+    },
+    WriteFailed {
+        op: &'static str,
+        kind: u32,
+        name: u32,
+        #[serde(flatten)]
+        error: ErrorOut,
+    },
+    NoOpWrite {
+        kind: u32,
+        name: u32,
+    },
+    CacheAdd {
+        apiserver: u32,
+        kind: u32,
+        rv: Rv,
+        name: u32,
+        evicted: u32,
+        capacity: u32,
+    },
+    CacheReset {
+        apiserver: u32,
+        kind: u32,
+        list_rv: Rv,
+        ready: bool,
+    },
+    Compacted {
+        rv: Rv,
+    },
+}
+
+/// The object an event of this family names.
+pub(super) fn name(k: &EventKind) -> Option<NameId> {
+    match *k {
+        EventKind::Write { name, .. }
+        | EventKind::WriteFailed { name, .. }
+        | EventKind::NoOpWrite { name, .. }
+        | EventKind::CacheAdd { name, .. } => Some(name),
+        _ => None,
+    }
+}
+
+fn op(op: WriteOp) -> &'static str {
+    match op {
+        WriteOp::Create => "create",
+        WriteOp::Update => "update",
+        WriteOp::UpdateStatus => "update_status",
+        WriteOp::MarkDeleting => "mark_deleting",
+        WriteOp::Delete => "delete",
+    }
+}
+
+impl Events<'_> {
+    pub(super) fn store(&self, k: &EventKind) -> Out {
+        match *k {
+            EventKind::Write {
+                op: o,
+                kind: k,
+                name: n,
+                rv,
+                spec,
+                status,
+            } => Out::Write {
+                op: op(o),
+                kind: self.kind_of(k),
+                name: self.object(n),
+                rv,
+                spec,
+                status,
+            },
+            EventKind::WriteFailed {
+                op: o,
+                kind: k,
+                name: n,
+                error,
+            } => Out::WriteFailed {
+                op: op(o),
+                kind: self.kind_of(k),
+                name: self.object(n),
+                error: error_out(error),
+            },
+            EventKind::NoOpWrite { kind: k, name: n } => Out::NoOpWrite {
+                kind: self.kind_of(k),
+                name: self.object(n),
+            },
+            EventKind::CacheAdd {
+                apiserver,
+                kind: k,
+                rv,
+                name: n,
+                evicted,
+                capacity,
+            } => Out::CacheAdd {
+                apiserver: self.apiserver(apiserver),
+                kind: self.kind_of(k),
+                rv,
+                name: self.object(n),
+                evicted,
+                capacity,
+            },
+            EventKind::CacheReset {
+                apiserver,
+                kind: k,
+                list_rv,
+                ready,
+            } => Out::CacheReset {
+                apiserver: self.apiserver(apiserver),
+                kind: self.kind_of(k),
+                list_rv,
+                ready,
+            },
+            EventKind::Compacted { rev } => Out::Compacted { rv: rev },
+            _ => unreachable!("not one of etcd and the watch caches"),
+        }
+    }
+}
