@@ -23,6 +23,7 @@ mod faults;
 mod lines;
 mod names;
 mod narration;
+mod options;
 mod probes;
 mod resolve;
 mod run;

@@ -19,7 +19,7 @@ use listwatch_core::{Behaviour, Input, KindId};
 
 use super::blocks::{self, Block};
 use super::{apiservers, bursts, cluster, controllers, counts, expect, faults, narration};
-use super::{probes, run, timeline, versions, writes, Builder};
+use super::{options, probes, run, timeline, versions, writes, Builder};
 use crate::cursor::{Cursor, R};
 use crate::lexer::Word;
 
@@ -83,7 +83,7 @@ pub(super) const STATEMENTS: &[&[Row<Statement>]] = &[
     expect::STATEMENTS,
 ];
 pub(super) const CONTROLLER_OPTIONS: &[&[Row<ControllerOption>]] =
-    &[controllers::OPTIONS, blocks::OPTIONS];
+    &[options::OPTIONS, blocks::OPTIONS];
 pub(super) const BEHAVIOURS: &[&[Row<BehaviourFn>]] = &[controllers::BEHAVIOURS];
 pub(super) const ACTIONS: &[&[Row<ActionFn>]] = &[
     writes::ACTIONS,
