@@ -18,7 +18,7 @@
 //! reconcile write anything?") stops at the first write it finds.
 
 use crate::model::{DurationMs, KindId, NameId, Names, Object, Owner, Rv};
-use crate::reconcile::{Memory, Reader, Write, MAX_CHILDREN};
+use crate::reconcile::{Memory, Reader, UpdateTo, Write, MAX_CHILDREN};
 use crate::trace::{ApiError, ReconcileResult};
 
 pub const MAX_STATEMENTS: usize = 256;
@@ -149,8 +149,9 @@ pub enum Stmt {
         on_error: OnError,
         line: u32,
     },
-    /// Replace spec and/or status. `rv_check`: send the RV read (`Update`, 409 when stale);
-    /// without it a merge `Patch`.
+    /// Write the spec (to the object) or the status (to `/status`): one of the two is set.
+    /// `rv_check`: send the RV read (`Update`, 409 when stale); without it a merge `Patch`,
+    /// which carries only the field it names.
     Update {
         slot: Slot,
         spec: Option<Value>,
@@ -758,21 +759,22 @@ impl<'a> Run<'a> {
         let Some(o) = self.one(*slot) else {
             return Ok(());
         };
-        let spec = match spec {
-            Some(v) => self.value(v, self.key).unwrap_or(0),
-            None => o.spec,
-        };
-        let status = match status {
-            Some(v) => self.value(v, self.key).unwrap_or(0),
-            None => o.status,
+        let change = match (spec, status) {
+            (_, Some(v)) => UpdateTo::Status(self.value(v, self.key).unwrap_or(0)),
+            (spec, None) => UpdateTo::Object {
+                spec: Some(
+                    spec.as_ref()
+                        .map_or(o.spec, |v| self.value(v, self.key).unwrap_or(0)),
+                ),
+                // A PUT sends the whole object; a merge patch only what it names.
+                finalizers: rv_check.then_some(o.finalizers),
+            },
         };
         let update = Write::Update {
             kind: o.kind,
             name: o.name,
             expect_rv: if *rv_check { o.rv } else { 0 },
-            spec,
-            status,
-            finalizers: o.finalizers,
+            change,
         };
         self.push(Some(update), *on_error)
     }
@@ -791,9 +793,10 @@ impl<'a> Run<'a> {
             kind: o.kind,
             name: o.name,
             expect_rv: o.rv,
-            spec: o.spec,
-            status: o.status,
-            finalizers,
+            change: UpdateTo::Object {
+                spec: Some(o.spec),
+                finalizers: Some(finalizers),
+            },
         };
         self.push(Some(update), *on_error)
     }

@@ -803,19 +803,35 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    /// `update|patch NAME [spec V] [status V] [on-error ...]` (`update` checks the RV).
+    /// `update|patch NAME spec V|status V [on-error ...]` (`update` checks the RV).
     fn update_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         self.writes_allowed(c, w)?;
         let n = c.next("the name of an object read above")?;
         let slot = self.bound(c, n, Some(false))?;
         let (mut spec, mut status) = (None, None);
         loop {
+            let at = c.peek();
             if c.eat("spec") {
                 spec = Some(self.value(c)?);
             } else if c.eat("status") {
                 status = Some(self.value(c)?);
             } else {
                 break;
+            }
+            // `r.Update` writes the object and `r.Status().Update` its `/status`: one call each.
+            if let (Some(_), Some(_), Some(at)) = (&spec, &status, at) {
+                return Err(c
+                    .err_at(
+                        at,
+                        format!(
+                            "`{}` writes the spec (to the object) or the status (to `/status`), not both",
+                            w.text
+                        ),
+                    )
+                    .help(format!(
+                        "two writes, two lines: `{0} {1} spec ...` then `{0} {1} status ...`",
+                        w.text, n.text
+                    )));
             }
         }
         if spec.is_none() && status.is_none() {
