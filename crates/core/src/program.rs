@@ -92,14 +92,36 @@ pub enum Cond {
     Or(Box<Cond>, Box<Cond>),
 }
 
-/// What a failed write does to the reconcile.
+/// What a failed write does to the reconcile: Go's `if err != nil`, with controller-runtime's
+/// `client.IgnoreNotFound` / `client.IgnoreAlreadyExists` and `apierrors.IsConflict` (which
+/// holds for a failed precondition too: apiserver `pkg/storage/errors/storage.go` turns
+/// `storage.IsInvalidObj` into `errors.NewConflict`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum OnError {
     /// `if err != nil { return ctrl.Result{}, err }`: the reconcile ends with the error.
     #[default]
     Return,
-    /// The error is ignored and the next write goes on.
+    /// Every error is ignored (network errors included) and the next write goes on.
     Continue,
+    /// `client.IgnoreNotFound(err)`: a 404 is ignored, any other error returns.
+    IgnoreNotFound,
+    /// `client.IgnoreAlreadyExists(err)`: a create's 409 AlreadyExists is ignored.
+    IgnoreAlreadyExists,
+    /// `apierrors.IsConflict(err)`: a stale RV or a failed UID precondition is ignored.
+    IgnoreConflict,
+}
+
+impl OnError {
+    /// Does a write that failed with `e` go on to the next statement?
+    pub fn ignores(self, e: ApiError) -> bool {
+        match self {
+            OnError::Return => false,
+            OnError::Continue => true,
+            OnError::IgnoreNotFound => e == ApiError::NotFound,
+            OnError::IgnoreAlreadyExists => e == ApiError::AlreadyExists,
+            OnError::IgnoreConflict => matches!(e, ApiError::Conflict | ApiError::UidMismatch),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -400,8 +422,8 @@ impl Namer for Frozen<'_> {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Plan {
     pub writes: Vec<Write>,
-    /// One per write: true when its failure is ignored (`on-error continue`). Empty: none is.
-    pub continue_on_error: Vec<bool>,
+    /// One per write: which of its failures are ignored (`on-error ...`). Empty: none is.
+    pub on_error: Vec<OnError>,
     /// How the reconcile ends when its writes succeed (`None`: the controller's default).
     pub outcome: Option<ReconcileResult>,
     /// What each `get` read, in order: the decision's evidence (the trace and "Why?" show it).
@@ -569,9 +591,7 @@ impl<'a> Run<'a> {
         // `most_writes` bounds every path when the program is compiled.
         debug_assert!(self.plan.writes.len() < MAX_WRITES);
         self.plan.writes.push(w);
-        self.plan
-            .continue_on_error
-            .push(on_error == OnError::Continue);
+        self.plan.on_error.push(on_error);
         Ok(())
     }
     fn exec(&mut self, body: &[Stmt]) -> Result<(), Stop> {

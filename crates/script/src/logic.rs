@@ -57,6 +57,15 @@ pub const CONDITION_WORDS: &[&str] = &[
     ">",
     ">=",
 ];
+/// What `on-error` may say, and what each means (controller-runtime's `client.IgnoreNotFound`,
+/// `client.IgnoreAlreadyExists`, `apierrors.IsConflict`; `continue` ignores every error).
+pub const ON_ERROR: &[(&str, OnError)] = &[
+    ("return", OnError::Return),
+    ("continue", OnError::Continue),
+    ("ignore-not-found", OnError::IgnoreNotFound),
+    ("ignore-already-exists", OnError::IgnoreAlreadyExists),
+    ("ignore-conflict", OnError::IgnoreConflict),
+];
 
 /// Largest number a program may write or compare with (the timeline's spec limit).
 const MAX_NUMBER: i64 = 1_000_000_000;
@@ -647,11 +656,13 @@ impl<'a> Compiler<'a> {
         if !c.eat("on-error") {
             return Ok(OnError::Return);
         }
-        let w = c.next("`continue` or `return`")?;
-        match w.text.as_str() {
-            "continue" => Ok(OnError::Continue),
-            "return" => Ok(OnError::Return),
-            _ => Err(unknown(c, w, "error handling", &["continue", "return"])),
+        let w = c.next("how its error is handled")?;
+        match ON_ERROR.iter().find(|(word, _)| *word == w.text) {
+            Some((_, how)) => Ok(*how),
+            None => {
+                let words: Vec<&str> = ON_ERROR.iter().map(|(word, _)| *word).collect();
+                Err(unknown(c, w, "error handling", &words))
+            }
         }
     }
 

@@ -61,8 +61,8 @@ impl Controller {
 pub(super) struct Running {
     pub(super) key: NameId,
     pub(super) writes: Vec<Write>,
-    /// Per write: its failure is ignored (`on-error continue`); empty: none is.
-    pub(super) continue_on_error: Vec<bool>,
+    /// Per write: which of its failures are ignored (`on-error ...`); empty: none is.
+    pub(super) on_error: Vec<crate::program::OnError>,
     /// How the reconcile ends if its writes succeed (`None`: the controller's settings).
     pub(super) outcome: Option<ReconcileResult>,
     pub(super) done: usize,
@@ -232,7 +232,7 @@ impl Controller {
         self.workers[worker as usize] = Some(Running {
             key,
             writes: plan.writes,
-            continue_on_error: plan.continue_on_error,
+            on_error: plan.on_error,
             outcome: plan.outcome,
             done: 0,
             start_event: start,
@@ -306,9 +306,11 @@ impl Controller {
         let Some(run) = self.workers[worker as usize].take() else {
             return;
         };
-        let go_on = run.continue_on_error.get(run.done - 1) == Some(&true);
-        if let (Err(e), false) = (result, go_on) {
-            return self.finish(st, worker, run, ReconcileResult::Error(e));
+        if let Err(e) = result {
+            let on_error = run.on_error.get(run.done - 1).copied().unwrap_or_default();
+            if !on_error.ignores(e) {
+                return self.finish(st, worker, run, ReconcileResult::Error(e));
+            }
         }
         let steps = run.writes.len() as u64 + 1;
         let at = run.started_ms + st.cfg().reconcile_ms * (run.done as u64 + 1) / steps;
@@ -677,7 +679,7 @@ mod tests {
         Running {
             key,
             writes: vec![write; writes],
-            continue_on_error: vec![],
+            on_error: vec![],
             outcome: None,
             done,
             start_event: 7,
@@ -804,7 +806,7 @@ mod tests {
         c.workers[0] = Some(Running {
             key,
             writes: vec![],
-            continue_on_error: vec![],
+            on_error: vec![],
             outcome: None,
             done: 0,
             start_event: 0,

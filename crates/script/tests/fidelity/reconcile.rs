@@ -2,7 +2,7 @@
 //! where it once did not (issue 24), a scenario in, its verdict and the trace's facts out. Each
 //! test names the Go source (controller-runtime's client, client-go, the apiserver) it pins.
 
-use listwatch_core::{EventKind, Sim, WriteOp};
+use listwatch_core::{ApiError, EventKind, ReconcileResult, Sim, WriteOp};
 
 use super::run;
 
@@ -71,4 +71,73 @@ controller op for Database
     );
     assert!(err.contains("not both"), "{err}");
     assert!(err.contains("test.lw:6:22"), "{err}");
+}
+
+/// How the reconciles of a run ended, as their result's words.
+fn ends(sim: &Sim) -> Vec<ReconcileResult> {
+    (sim.trace().iter())
+        .filter_map(|e| match e.kind {
+            EventKind::ReconcileEnd { result, .. } => Some(result),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An operator that creates its Pvc ignoring one kind of error, then sets its status; `b`'s
+/// first reconcile is cut off before its writes.
+fn ignoring(how: &str) -> listwatch_script::Report {
+    let src = format!(
+        "
+kind Database
+kind Pvc
+controller op for Database
+  reconcile 2s
+  logic
+    get db = Database key
+    if db absent
+      done
+    create Pvc key-data owner db on-error {how}
+    if db.status != 1
+      update db status 1 on-error continue
+at 0s create Pvc a-data
+at 1s create Database a
+at 3s create Database b
+at 3100ms disconnect op for 5s
+run 20s
+expect final Database a status == 1
+expect final Database b status == 1
+"
+    );
+    listwatch_script::run(&src).expect("parses")
+}
+
+/// controller-runtime `pkg/client/interfaces.go`: `IgnoreAlreadyExists` and `IgnoreNotFound`
+/// return nil for their one reason and the error itself otherwise (apimachinery
+/// `pkg/api/errors/errors.go` `IsAlreadyExists`, `IsNotFound`, `IsConflict`). An existing Pvc is
+/// ignored by `ignore-already-exists`; a refused connection is not: the reconcile returns the
+/// error (and is retried), where `continue` swallows it, ends the reconcile done and the
+/// status is never written.
+#[test]
+fn on_error_ignores_only_the_errors_it_names() {
+    let refused = ReconcileResult::Error(ApiError::ConnectionRefused);
+    let named = ignoring("ignore-already-exists");
+    assert!(named.passed(), "the refused create is retried");
+    assert!(
+        ends(&named.sim).contains(&refused),
+        "{:?}",
+        ends(&named.sim)
+    );
+    // `continue` swallows the refusal: the reconcile is done, b never gets its status.
+    let all = ignoring("continue");
+    assert!(!all.passed());
+    assert!(!ends(&all.sim).contains(&refused), "{:?}", ends(&all.sim));
+    let err = refused_with("ignore-conflicts");
+    assert!(err.contains("did you mean `ignore-conflict`?"), "{err}");
+}
+
+/// A script whose create says `on-error HOW`, refused.
+fn refused_with(how: &str) -> String {
+    refused(&format!(
+        "kind Db\nkind Pvc\ncontroller op for Db\n  logic\n    get db = Db key\n    create Pvc key-data owner db on-error {how}\n"
+    ))
 }
