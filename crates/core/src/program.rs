@@ -430,6 +430,29 @@ pub struct Plan {
     pub reads: Vec<ReadNote>,
     /// A limit the reconcile ran into (it then makes no write: the run stops).
     pub exceeded: Option<Exceeded>,
+    /// The `remember`s and `forget`s that follow a write, in order: each takes effect once the
+    /// writes before it went through (those before any write take effect at once).
+    pub memory: Vec<MemoryChange>,
+}
+
+/// A `remember` (`value`) or `forget` (`None`) of the reconcile's key, made once the first
+/// `after_writes` writes of its reconcile succeeded or had their error ignored: Go's
+/// `r.applied[name] = v` runs after `r.Update` returned nil, never when it failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemoryChange {
+    pub after_writes: u32,
+    pub slot: u8,
+    pub value: Option<i64>,
+}
+
+/// Makes the changes of `key`'s memory that wait for exactly `done` writes.
+pub fn apply_memory(memory: &mut Memory, key: NameId, changes: &[MemoryChange], done: u32) {
+    for c in changes.iter().filter(|c| c.after_writes == done) {
+        match c.value {
+            Some(v) => memory.insert((key, c.slot), v),
+            None => memory.remove(&(key, c.slot)),
+        };
+    }
 }
 
 /// One object a reconcile read: where from, and what it found.
@@ -463,7 +486,8 @@ struct Run<'a> {
     /// `None`: the controller cannot reach its apiserver, so live reads fail.
     live: Option<&'a dyn Reader>,
     names: &'a mut dyn Namer,
-    memory: &'a mut Memory,
+    /// The memory as the reconcile started; what it changes waits in `plan.memory`.
+    memory: &'a Memory,
     bound: Vec<Bound>,
     plan: Plan,
     /// ESR's question: the program stops at its first write (`Stop::Wrote`), made or not.
@@ -532,7 +556,7 @@ impl<'a> Run<'a> {
     fn value(&self, v: &Value, memory_key: NameId) -> Option<i64> {
         match v {
             Value::Int(n) => Some(*n),
-            Value::Memory(m) => self.memory.get(&(memory_key, *m)).copied(),
+            Value::Memory(m) => self.remembered(memory_key, *m),
             Value::Field(s, f) => match f {
                 Field::Count => Some(self.list_counts(*s).0 as i64),
                 Field::Alive => Some(self.list_counts(*s).1 as i64),
@@ -551,6 +575,14 @@ impl<'a> Run<'a> {
             },
         }
     }
+    /// A remembered value as this reconcile sees it: its own `remember`s and `forget`s first.
+    fn remembered(&self, key: NameId, m: u8) -> Option<i64> {
+        match self.plan.memory.iter().rev().find(|c| c.slot == m) {
+            Some(c) if key == self.key => c.value,
+            _ => self.memory.get(&(key, m)).copied(),
+        }
+    }
+
     fn cond(&self, c: &Cond) -> bool {
         match c {
             Cond::Exists(s) => match self.bound.get(*s as usize) {
@@ -562,7 +594,7 @@ impl<'a> Run<'a> {
             Cond::HasFinalizer(s) => self
                 .one(*s)
                 .is_some_and(|o| o.finalizers & self.finalizer_bit != 0),
-            Cond::Remembered(m) => self.memory.contains_key(&(self.key, *m)),
+            Cond::Remembered(m) => self.remembered(self.key, *m).is_some(),
             Cond::Cmp(a, op, b) => {
                 let (a, b) = (self.value(a, self.key), self.value(b, self.key));
                 match (a, b, op) {
@@ -641,19 +673,25 @@ impl<'a> Run<'a> {
             | Stmt::Delete { .. }
             | Stmt::Scale { .. } => self.write_stmt(s)?,
             Stmt::Remember { slot, value } => {
-                let key = (self.key, *slot);
-                match self.value(value, self.key) {
-                    Some(v) => self.memory.insert(key, v),
-                    None => self.memory.remove(&key),
-                };
+                let value = self.value(value, self.key);
+                self.change_memory(*slot, value);
             }
-            Stmt::Forget { slot } => {
-                self.memory.remove(&(self.key, *slot));
-            }
+            Stmt::Forget { slot } => self.change_memory(*slot, None),
             Stmt::Return(o) => return Err(Stop::Return(o.result())),
             Stmt::Require(_) => {}
         }
         Ok(())
+    }
+
+    /// A `remember` or `forget`: it waits for the writes planned before it.
+    fn change_memory(&mut self, slot: u8, value: Option<i64>) {
+        // At most one change per statement run, and a program has no loops.
+        debug_assert!(self.plan.memory.len() < MAX_STATEMENTS);
+        self.plan.memory.push(MemoryChange {
+            after_writes: self.plan.writes.len() as u32,
+            slot,
+            value,
+        });
     }
 
     /// A statement that writes: the write goes into the plan.
@@ -974,7 +1012,8 @@ fn scale(
 }
 
 /// Runs the logic for one reconcile of `key`: reads from `cache` (and `live`, etcd, for live
-/// reads; `None` when the controller is cut off), updates `memory`, returns the plan.
+/// reads; `None` when the controller is cut off), makes the memory changes that come before
+/// any write, returns the plan (with the changes that wait for writes).
 #[allow(clippy::too_many_arguments)]
 pub fn plan(
     program: &Program,
@@ -1006,7 +1045,10 @@ pub fn plan(
         }
         Err(Stop::Wrote) | Ok(()) => {}
     }
-    run.plan
+    let mut plan = run.plan;
+    apply_memory(memory, key, &plan.memory, 0);
+    plan.memory.retain(|c| c.after_writes > 0);
+    plan
 }
 
 /// ESR's question for a program controller, asked of etcd: does the `desired` block hold, or
@@ -1018,7 +1060,7 @@ pub fn desired_holds(
     etcd: &dyn Reader,
     names: &Names,
 ) -> bool {
-    let mut memory = Memory::new();
+    let memory = Memory::new();
     let mut frozen = Frozen(names);
     let mut run = Run {
         key,
@@ -1026,7 +1068,7 @@ pub fn desired_holds(
         cache: etcd,
         live: Some(etcd),
         names: &mut frozen,
-        memory: &mut memory,
+        memory: &memory,
         bound: vec![Bound::Unset; program.bindings.len().max(program.desired_bindings.len())],
         plan: Plan::default(),
         dry: true,

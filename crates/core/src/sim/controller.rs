@@ -63,6 +63,8 @@ pub(super) struct Running {
     pub(super) writes: Vec<Write>,
     /// Per write: which of its failures are ignored (`on-error ...`); empty: none is.
     pub(super) on_error: Vec<crate::program::OnError>,
+    /// Memory changes waiting for the writes before them (`program::MemoryChange`).
+    pub(super) memory: Vec<crate::program::MemoryChange>,
     /// How the reconcile ends if its writes succeed (`None`: the controller's settings).
     pub(super) outcome: Option<ReconcileResult>,
     pub(super) done: usize,
@@ -233,6 +235,7 @@ impl Controller {
             key,
             writes: plan.writes,
             on_error: plan.on_error,
+            memory: plan.memory,
             outcome: plan.outcome,
             done: 0,
             start_event: start,
@@ -312,6 +315,8 @@ impl Controller {
                 return self.finish(st, worker, run, ReconcileResult::Error(e));
             }
         }
+        // The write returned no error (or one ignored): what the logic remembered after it holds.
+        crate::program::apply_memory(&mut self.memory, run.key, &run.memory, run.done as u32);
         let steps = run.writes.len() as u64 + 1;
         let at = run.started_ms + st.cfg().reconcile_ms * (run.done as u64 + 1) / steps;
         self.workers[worker as usize] = Some(run);
@@ -680,6 +685,7 @@ mod tests {
             key,
             writes: vec![write; writes],
             on_error: vec![],
+            memory: vec![],
             outcome: None,
             done,
             start_event: 7,
@@ -807,6 +813,7 @@ mod tests {
             key,
             writes: vec![],
             on_error: vec![],
+            memory: vec![],
             outcome: None,
             done: 0,
             start_event: 0,

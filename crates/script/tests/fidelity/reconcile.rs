@@ -141,3 +141,27 @@ fn refused_with(how: &str) -> String {
         "kind Db\nkind Pvc\ncontroller op for Db\n  logic\n    get db = Db key\n    create Pvc key-data owner db on-error {how}\n"
     ))
 }
+
+/// Go runs `r.applied[req.Name] = db.Spec` after `r.Status().Update` returned nil: a memory
+/// change waits for the writes before it, so a refused write leaves the memory as it was and the
+/// retry writes again (controller-runtime `pkg/internal/controller/controller.go` retries the
+/// key after the error; nothing else remembers for the reconciler).
+#[test]
+fn a_remember_after_a_write_holds_only_once_the_write_went_through() {
+    run("
+kind Database
+controller op for Database
+  reconcile 2s
+  logic
+    get db = Database key
+    if db absent
+      done
+    if memory.applied != db.spec
+      update db status db.spec
+      remember applied = db.spec
+at 1s create Database a spec 4
+at 1100ms disconnect op for 3s
+run 30s
+expect final Database a status == 4
+");
+}
