@@ -433,6 +433,9 @@ pub struct Plan {
     /// The `remember`s and `forget`s that follow a write, in order: each takes effect once the
     /// writes before it went through (those before any write take effect at once).
     pub memory: Vec<MemoryChange>,
+    /// Per write: the earlier write of the same bound object whose response RV it sends, as Go's
+    /// client fills the object with the response (empty: none does).
+    pub rv_from: Vec<Option<u32>>,
 }
 
 /// A `remember` (`value`) or `forget` (`None`) of the reconcile's key, made once the first
@@ -489,6 +492,8 @@ struct Run<'a> {
     /// The memory as the reconcile started; what it changes waits in `plan.memory`.
     memory: &'a Memory,
     bound: Vec<Bound>,
+    /// Per slot: the last write planned of the object bound there (its response refreshes it).
+    last_write: Vec<Option<u32>>,
     plan: Plan,
     /// ESR's question: the program stops at its first write (`Stop::Wrote`), made or not.
     dry: bool,
@@ -624,6 +629,33 @@ impl<'a> Run<'a> {
         debug_assert!(self.plan.writes.len() < MAX_WRITES);
         self.plan.writes.push(w);
         self.plan.on_error.push(on_error);
+        self.plan.rv_from.push(None);
+        Ok(())
+    }
+
+    /// An update of the object bound to `slot`: it sends the RV of the last write of that object
+    /// in this reconcile when there was one, and the bound object now holds what it wrote
+    /// (controller-runtime `pkg/client/typed_client.go`: `Update` and `Patch` decode the
+    /// response `Into(obj)`), so later statements and writes see it.
+    fn push_update(
+        &mut self,
+        slot: Slot,
+        o: Object,
+        change: UpdateTo,
+        expect_rv: Rv,
+        on_error: OnError,
+    ) -> Result<(), Stop> {
+        let update = Write::Update {
+            kind: o.kind,
+            name: o.name,
+            expect_rv,
+            change,
+        };
+        self.push(Some(update), on_error)?;
+        let i = self.plan.writes.len() as u32 - 1;
+        let last = &mut self.last_write[slot as usize];
+        self.plan.rv_from[i as usize] = last.replace(i);
+        self.bound[slot as usize] = Bound::One(Some(change.apply(&o)));
         Ok(())
     }
     fn exec(&mut self, body: &[Stmt]) -> Result<(), Stop> {
@@ -828,13 +860,8 @@ impl<'a> Run<'a> {
                 finalizers: rv_check.then_some(o.finalizers),
             },
         };
-        let update = Write::Update {
-            kind: o.kind,
-            name: o.name,
-            expect_rv: if *rv_check { o.rv } else { 0 },
-            change,
-        };
-        self.push(Some(update), *on_error)
+        let expect_rv = if *rv_check { o.rv } else { 0 };
+        self.push_update(*slot, o, change, expect_rv, *on_error)
     }
 
     /// `Finalizer`: adds or removes this controller's finalizer.
@@ -847,16 +874,11 @@ impl<'a> Run<'a> {
         } else {
             o.finalizers & !self.finalizer_bit
         };
-        let update = Write::Update {
-            kind: o.kind,
-            name: o.name,
-            expect_rv: o.rv,
-            change: UpdateTo::Object {
-                spec: Some(o.spec),
-                finalizers: Some(finalizers),
-            },
+        let change = UpdateTo::Object {
+            spec: Some(o.spec),
+            finalizers: Some(finalizers),
         };
-        self.push(Some(update), *on_error)
+        self.push_update(*slot, o, change, o.rv, *on_error)
     }
 
     /// `Delete`: deletes the object (or every live object) in `slot`.
@@ -1032,6 +1054,7 @@ pub fn plan(
         names,
         memory,
         bound: vec![Bound::Unset; program.bindings.len()],
+        last_write: vec![None; program.bindings.len()],
         plan: Plan::default(),
         dry: false,
     };
@@ -1070,6 +1093,7 @@ pub fn desired_holds(
         names: &mut frozen,
         memory: &memory,
         bound: vec![Bound::Unset; program.bindings.len().max(program.desired_bindings.len())],
+        last_write: vec![None; program.bindings.len().max(program.desired_bindings.len())],
         plan: Plan::default(),
         dry: true,
     };

@@ -35,6 +35,17 @@ pub enum Write {
     },
 }
 
+impl Write {
+    /// The object it writes.
+    pub fn object(&self) -> (KindId, NameId) {
+        match *self {
+            Write::Create { kind, name, .. }
+            | Write::Update { kind, name, .. }
+            | Write::Delete { kind, name, .. } => (kind, name),
+        }
+    }
+}
+
 /// What an update sends, and where. Every kind has the status subresource (as a kubebuilder
 /// CRD with `+kubebuilder:subresource:status` and the built-in kinds with a status): a write
 /// to the object keeps the stored status and one to `/status` keeps everything else
@@ -50,6 +61,21 @@ pub enum UpdateTo {
     },
     /// `r.Status().Update` or `r.Status().Patch`: the status.
     Status(i64),
+}
+
+impl UpdateTo {
+    /// `o` as the server stores it after this change (its RV and generation aside).
+    pub fn apply(self, o: &Object) -> Object {
+        let mut now = *o;
+        match self {
+            UpdateTo::Object { spec, finalizers } => {
+                now.spec = spec.unwrap_or(o.spec);
+                now.finalizers = finalizers.unwrap_or(o.finalizers);
+            }
+            UpdateTo::Status(status) => now.status = status,
+        }
+        now
+    }
 }
 
 /// Where a reconcile reads: the informer cache (client-go) or etcd (Anvil's consistent reads).

@@ -65,6 +65,11 @@ pub(super) struct Running {
     pub(super) on_error: Vec<crate::program::OnError>,
     /// Memory changes waiting for the writes before them (`program::MemoryChange`).
     pub(super) memory: Vec<crate::program::MemoryChange>,
+    /// Per write: the earlier write of the same object whose response RV it sends (empty:
+    /// none does).
+    pub(super) rv_from: Vec<Option<u32>>,
+    /// Per write made so far: the RV its response carried (`None`: it failed or deleted).
+    pub(super) response_rvs: Vec<Option<Rv>>,
     /// How the reconcile ends if its writes succeed (`None`: the controller's settings).
     pub(super) outcome: Option<ReconcileResult>,
     pub(super) done: usize,
@@ -236,6 +241,8 @@ impl Controller {
             writes: plan.writes,
             on_error: plan.on_error,
             memory: plan.memory,
+            rv_from: plan.rv_from,
+            response_rvs: vec![],
             outcome: plan.outcome,
             done: 0,
             start_event: start,
@@ -281,7 +288,17 @@ impl Controller {
                     },
                 );
             }
-            let write = run.writes[run.done];
+            let mut write = run.writes[run.done];
+            // controller-runtime's client fills the object with the response, so a second
+            // update of it sends the RV the first one got back.
+            let from = run.rv_from.get(run.done).copied().flatten();
+            let response_rv =
+                from.and_then(|j| run.response_rvs.get(j as usize).copied().flatten());
+            if let (Write::Update { expect_rv, .. }, Some(rv)) = (&mut write, response_rv) {
+                if *expect_rv != 0 {
+                    *expect_rv = rv;
+                }
+            }
             run.done += 1;
             let start = run.start_event;
             self.workers[worker as usize] = Some(run);
@@ -304,11 +321,13 @@ impl Controller {
         st: &mut StepContext,
         worker: u32,
         result: Result<EventId, ApiError>,
+        response_rv: Option<Rv>,
         cause: EventId,
     ) {
-        let Some(run) = self.workers[worker as usize].take() else {
+        let Some(mut run) = self.workers[worker as usize].take() else {
             return;
         };
+        run.response_rvs.push(response_rv);
         if let Err(e) = result {
             let on_error = run.on_error.get(run.done - 1).copied().unwrap_or_default();
             if !on_error.ignores(e) {
@@ -607,7 +626,14 @@ impl Sim {
             Err(ApiError::ConnectionRefused)
         };
         self.note_written(c, worker, &result);
-        self.step_controller(c, |ctl, st| ctl.written(st, worker, result, step_cause));
+        let (kind, name) = write.object();
+        let response_rv = (result.is_ok())
+            .then(|| self.etcd.get(kind, name).map(|o| o.rv))
+            .flatten();
+        let answered = |ctl: &mut Controller, st: &mut StepContext| {
+            ctl.written(st, worker, result, response_rv, step_cause)
+        };
+        self.step_controller(c, answered);
     }
 
     /// The controller's process died: the server forgets its open watch, its reflector stops.
@@ -686,6 +712,8 @@ mod tests {
             writes: vec![write; writes],
             on_error: vec![],
             memory: vec![],
+            rv_from: vec![],
+            response_rvs: vec![],
             outcome: None,
             done,
             start_event: 7,
@@ -734,7 +762,7 @@ mod tests {
         c.queue.get();
         c.workers[0] = Some(running(key, 2, 1));
         let out = run_step(&mut c, TimeMs(1000), |c, st| {
-            c.written(st, 0, Err(ApiError::Conflict), 9)
+            c.written(st, 0, Err(ApiError::Conflict), None, 9)
         });
         let events = out.kinds();
         let EventKind::Enqueue { delay_ms, .. } = events[1] else {
@@ -814,6 +842,8 @@ mod tests {
             writes: vec![],
             on_error: vec![],
             memory: vec![],
+            rv_from: vec![],
+            response_rvs: vec![],
             outcome: None,
             done: 0,
             start_event: 0,

@@ -404,14 +404,7 @@ impl Etcd {
         if expect_rv != 0 && cur.rv != expect_rv {
             return refuse(ApiError::Conflict);
         }
-        let mut obj = cur;
-        match change {
-            UpdateTo::Object { spec, finalizers } => {
-                obj.spec = spec.unwrap_or(cur.spec);
-                obj.finalizers = finalizers.unwrap_or(cur.finalizers);
-            }
-            UpdateTo::Status(status) => obj.status = status,
-        }
+        let mut obj = change.apply(&cur);
         if obj == cur {
             return Ok(Decision::NoOp { kind, name });
         }
