@@ -205,3 +205,38 @@ expect final Database a status == 5
         .count();
     assert_eq!(starts, 1, "one reconcile makes all three writes");
 }
+
+/// ESR (Sieve's and Acto's oracle) asks whether the desired state holds in etcd after the
+/// writes settle; a bucket kept behind a finalizer has no ownerReference (it is external, as
+/// kubebuilder's book's CronJob cleanup), so its create names no primary. The judgement follows
+/// every write of a kind the logic or `desired` reads, not only the primary and what it owns.
+#[test]
+fn esr_is_judged_again_after_a_write_of_an_object_without_an_owner() {
+    run("
+kind Database
+kind Bucket
+controller op for Database
+  logic
+    get db = Database key
+    if db absent
+      done
+    get bucket = Bucket key-bucket
+    if db deleting
+      if bucket exists
+        delete bucket
+      remove-finalizer db
+      done
+    if not db has-finalizer
+      add-finalizer db
+    if bucket absent
+      create Bucket key-bucket
+  desired
+    get db = Database key
+    get bucket = Bucket key-bucket
+    require bucket exists
+at 1s create Database a
+run 30s
+expect final Bucket a-bucket spec == 0
+expect esr
+");
+}
