@@ -36,6 +36,20 @@ pub enum Write {
 }
 
 impl Write {
+    /// What it asks of the server, as the trace says it.
+    pub fn op(&self) -> crate::trace::WriteOp {
+        use crate::trace::WriteOp;
+        match self {
+            Write::Create { .. } => WriteOp::Create,
+            Write::Update {
+                change: UpdateTo::Status(_),
+                ..
+            } => WriteOp::UpdateStatus,
+            Write::Update { .. } => WriteOp::Update,
+            Write::Delete { .. } => WriteOp::Delete,
+        }
+    }
+
     /// The object it writes.
     pub fn object(&self) -> (KindId, NameId) {
         match *self {

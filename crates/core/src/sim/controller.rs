@@ -17,6 +17,7 @@ impl Controller {
             reflectors,
             failed_first: BTreeMap::new(),
             crash_after_writes: None,
+            disconnect_before_write: None,
             restart_after_ms: None,
             memory: Memory::new(),
             written_rvs: Default::default(),
@@ -90,6 +91,9 @@ pub struct Controller {
     /// Reconciles failed on purpose so far, per key (`fail-first N`), across restarts.
     pub(super) failed_first: BTreeMap<NameId, u32>,
     pub(super) crash_after_writes: Option<u32>,
+    /// An armed disconnect: just before the write that follows this many writes of a
+    /// reconcile, the link goes down for that long (the write is refused).
+    pub(super) disconnect_before_write: Option<(u32, DurationMs)>,
     /// Restart this long after the armed (or next) crash.
     pub(super) restart_after_ms: Option<DurationMs>,
     pub(super) memory: Memory,
@@ -424,6 +428,7 @@ impl Controller {
         self.queue = WorkQueue::new(queue_kind);
         self.memory.clear();
         self.crash_after_writes = None;
+        self.disconnect_before_write = None;
         let epoch = self.epoch;
         if anvil {
             let tick = Action::AnvilTick { controller, epoch };
@@ -620,13 +625,32 @@ impl Sim {
         cause: EventId,
         step_cause: EventId,
     ) {
+        let ctl = &mut self.controllers[c.index()];
+        let made = ctl.workers[worker as usize]
+            .as_ref()
+            .map(|r| r.done as u32 - 1);
+        if let Some((_, duration_ms)) = ctl.disconnect_before_write.filter(|a| Some(a.0) == made) {
+            ctl.disconnect_before_write = None;
+            self.disconnect(c, duration_ms, cause);
+        }
+        let (kind, name) = write.object();
         let result = if self.connected(c) {
             self.write(Actor::Controller(c), cause, write)
         } else {
-            Err(ApiError::ConnectionRefused)
+            // The request never reached a server: the client's own error, in the trace as
+            // any failed write is, so the reader sees the write that did not happen.
+            let error = ApiError::ConnectionRefused;
+            let op = write.op();
+            let failed = EventKind::WriteFailed {
+                op,
+                kind,
+                name,
+                error,
+            };
+            self.emit(Actor::Controller(c), cause, failed);
+            Err(error)
         };
         self.note_written(c, worker, &result);
-        let (kind, name) = write.object();
         let response_rv = (result.is_ok())
             .then(|| self.etcd.get(kind, name).map(|o| o.rv))
             .flatten();

@@ -62,7 +62,16 @@ impl Sim {
             Input::Disconnect {
                 controller,
                 duration_ms,
+                after_writes: None,
             } => self.disconnect(controller, duration_ms, cause),
+            Input::Disconnect {
+                controller,
+                duration_ms,
+                after_writes: Some(n),
+            } => {
+                self.controllers[controller.index()].disconnect_before_write =
+                    Some((n, duration_ms))
+            }
             Input::Delay {
                 controller,
                 delay_ms,
