@@ -53,7 +53,11 @@ expect esr
         "the spec moved once, the status never moves it"
     );
     assert_eq!(writes(&sim, WriteOp::Update), 1, "one spec write, no loop");
-    assert_eq!(writes(&sim, WriteOp::UpdateStatus), 1);
+    assert_eq!(
+        writes(&sim, WriteOp::PatchStatus),
+        1,
+        "the status patch is one, and says so"
+    );
 }
 
 /// controller-runtime's client has no call that writes spec and status at once: `Update` and
