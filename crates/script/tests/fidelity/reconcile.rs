@@ -25,8 +25,9 @@ fn writes(sim: &Sim, op: WriteOp) -> usize {
 /// subresource, `PrepareForUpdate` of the object keeps the stored status and the status
 /// strategy keeps everything but the status, and only a changed spec moves the generation;
 /// controller-runtime `pkg/client/client.go` `Status().Patch` sends the status alone. The
-/// advice "update the spec, then patch the status in the same pass" converges: the status
-/// patch no longer writes back the spec read at the start.
+/// advice "update the spec, then patch the status in the same pass" (here an observed
+/// generation) converges: the status patch no longer writes back the spec read at the start,
+/// which looped for ever with the user's spec reverted (spec 1, status 589 after a minute).
 #[test]
 fn a_status_patch_carries_only_the_status_and_the_spec_update_stays() {
     let sim = run("
@@ -39,12 +40,12 @@ controller op for Database
       done
     if db.spec < 3
       update db spec 3
-    if db.status != 3
-      patch db status 3
+    if db.status != db.generation
+      patch db status db.generation
 at 1s create Database a spec 1
 run 1m
 expect final Database a spec == 3
-expect final Database a status == 3
+expect final Database a status == 2
 expect esr
 ");
     let db = sim.etcd().objects().values().next().expect("the database");
@@ -53,11 +54,7 @@ expect esr
         "the spec moved once, the status never moves it"
     );
     assert_eq!(writes(&sim, WriteOp::Update), 1, "one spec write, no loop");
-    assert_eq!(
-        writes(&sim, WriteOp::PatchStatus),
-        1,
-        "the status patch is one, and says so"
-    );
+    assert_eq!(writes(&sim, WriteOp::PatchStatus), 2, "observed 1, then 2");
 }
 
 /// controller-runtime's client has no call that writes spec and status at once: `Update` and
