@@ -241,3 +241,57 @@ expect final Bucket a-bucket spec == 0
 expect esr
 ");
 }
+
+/// Arithmetic in the language as Go's `int64` has it (`/` and `%` truncate towards zero), with
+/// `min`, `max` and parentheses; a division by zero or an overflow is none (compares false with
+/// any number), where Go would panic or wrap.
+#[test]
+fn arithmetic_computes_values_with_go_s_integer_rules() {
+    run("
+kind Database
+kind Pod
+controller op for Database
+  logic
+    get db = Database key
+    if db absent
+      done
+    scale Pod owned-by db to min(db.spec * 2, 5)
+    if db.status != (db.spec + 1) * 10 - -7 / 2 % 4
+      update db status (db.spec + 1) * 10 - -7 / 2 % 4
+    if db.spec / 0 == 0 or db.spec / 0 < 1 or max(db.spec, 0) - 1000000000 * 1000000000 * 1000000000 < 0
+      error
+at 1s create Database a spec 2
+at 1s create Database b spec 1
+run 30s
+expect final Database a status == 33
+expect final Database b status == 23
+expect creates Pod == 6
+");
+}
+
+/// Arithmetic's limits and mistakes, each located at the word at fault.
+#[test]
+fn arithmetic_errors_name_their_place() {
+    let head = "kind Db\ncontroller op for Db\n  logic\n    get db = Db key\n";
+    let table = [
+        ("    update db status (db.spec + 1\n", "5:", "expected `)`"),
+        ("    update db status min(db.spec 1)\n", "5:34", "expected `,`"),
+        ("    update db status db.spec +\n", "5:", "a value after the operator"),
+        ("    update db status ((((((1)))))) \n", "5:", "nested deeper than 4"),
+        (
+            "    update db status 1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1\n",
+            "5:",
+            "is not a whole number",
+        ),
+        (
+            "    update db status 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1\n",
+            "5:",
+            "more than 16 operators",
+        ),
+        ("    if db.spec + 1 exists\n      done\n", "5:", "unknown comparison"),
+    ];
+    for (line, at, says) in table {
+        let err = refused(&format!("{head}{line}"));
+        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
+    }
+}
