@@ -154,6 +154,7 @@ const tests = [
   }],
   ['the gallery: the Incidents under their own heading, each fix twin just after its incident', async () => {
     await fresh();
+    assert(await $('explore-cancelled').count() === 0, 'a fresh page says no search was cancelled');
     const groups = await page.$$eval('[data-testid="gallery"] optgroup', (gs) => gs.map((g) => [g.label, [...g.querySelectorAll('option')].map((o) => o.dataset.file)]));
     const incidents = groups.find(([label]) => label.startsWith('Incidents'));
     assert(incidents, `an Incidents heading: ${groups.map((g) => g[0]).join(', ')}`);
