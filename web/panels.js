@@ -198,7 +198,7 @@ export function objects(...args) {
 // The search's settings and where it is are the page's (the Rust reducer's, see
 // components/explore.rs): this draws them, runs the worker the state asks for, and turns every
 // control and every report of the worker into the page's action through `on`.
-const ex = { host: null, script: '', job: 0, worker: null, idle: false, on: null, running: null, report: undefined, found: [], foundJob: 0, cancelled: 0 };
+const ex = { host: null, script: '', job: 0, worker: null, idle: false, on: null, running: null, report: undefined, found: [], foundJob: 0, cancelled: -1 };
 const NOTHING_YET = { kind: 'progress', tried: 0, space: 0, states: 0, skipped: 0, faults: 0, failures: 0, per_second: 0 };
 
 /// A worker for search `job` while the state says it runs. A worker that finished its search is

@@ -21,7 +21,6 @@ use crate::components::{
     explore::ExplorePanel,
     export::Export,
     faults::FaultMenu,
-    import::ImportButton,
     legend::Legend,
     objects::{History, ObjectsPanel, Tour},
     panels::*,
@@ -250,7 +249,11 @@ fn use_embed_messages(dispatch: UseReducerDispatcher<State>, embed: &link::Embed
                 let data = e.data();
                 if from_parent && js_get(&data, "listwatch").as_deref() == Some("load") {
                     if let Some(script) = js_get(&data, "script") {
-                        load_from_parent(&dispatch, script, js_get(&data, "at"), autoplay);
+                        let at_ms =
+                            web_sys::js_sys::Reflect::get(&data, &JsValue::from_str("at_ms"))
+                                .ok()
+                                .and_then(|v| v.as_f64());
+                        load_from_parent(&dispatch, script, at_ms, autoplay);
                     }
                 }
             });
@@ -277,20 +280,21 @@ fn use_embed_messages(dispatch: UseReducerDispatcher<State>, embed: &link::Embed
     });
 }
 
-/// The script embed.js sends, opened at the block's `at=` moment when it has one (a time as the
-/// CLI's `--at` reads it, `2.2s`; one that is not a time opens at the start), as a link's moment.
+/// The script embed.js sends, opened at the block's `at=` moment when it has one (embed.js reads
+/// the block's time, `2.2s`, and sends its milliseconds), as a link's moment.
 fn load_from_parent(
     dispatch: &UseReducerDispatcher<State>,
     script: String,
-    at: Option<String>,
+    at_ms: Option<f64>,
     autoplay: bool,
 ) {
-    let at_ms = at
-        .and_then(|t| listwatch_script::parse_time_arg(t.trim()).ok())
-        .map(|d| listwatch_core::TimeMs::ZERO + d);
-    if at_ms.is_none() {
+    let Some(at_ms) = at_ms
+        .filter(|ms| *ms >= 0.0)
+        .map(|ms| listwatch_core::TimeMs(ms as u64))
+    else {
         return dispatch.dispatch(Action::Edit(script));
-    }
+    };
+    let at_ms = Some(at_ms);
     let shared = listwatch_script::share::Shared {
         script,
         at_ms,
@@ -578,7 +582,7 @@ fn header(p: &HeaderProps) -> Html {
             <h1>{"listwatch"}</h1>
             <span class="tagline">{"Kubernetes list-then-watch, visible"}</span>
             <Gallery dispatch={p.dispatch.clone()} />
-            <ImportButton dispatch={p.dispatch.clone()} />
+            { crate::components::import::button(&p.dispatch) }
             <button data-testid="copy-link" title="Copy a link that reproduces this scenario at this moment (Ctrl/Cmd+S)" onclick={copy}>{"Copy link"}</button>
             <button data-testid="copy-embed" title="Copy an iframe snippet for documentation" onclick={copy_embed}>{"Copy embed code"}</button>
             <label class="theme">{"Theme "}
@@ -616,7 +620,7 @@ fn banners(state: &UseReducerHandle<State>) -> Html {
             if let Some(p) = state.progress {
                 <div class="banner computing" role="status" data-testid="computing">
                     <progress data-testid="computing-progress" aria-label="Virtual time simulated"
-                        max={p.end_ms.ms().to_string()} value={p.now_ms.ms().to_string()} />
+                        max="1000" value={p.permille().to_string()} />
                     <span>{format!(
                         "Simulating… {} so far. The page stays usable; the run appears when it is done.",
                         how_far(p)

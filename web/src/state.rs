@@ -28,12 +28,23 @@ pub struct Computing {
     pub source: Rc<str>,
 }
 
-/// How far a computing run is: events so far, virtual time reached, the run's end.
+/// How far a computing run is: events so far, virtual time reached, the run's end and its event
+/// cap (it stops at whichever it reaches first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
     pub events: usize,
     pub now_ms: TimeMs,
     pub end_ms: TimeMs,
+    pub max_events: u64,
+}
+
+impl Progress {
+    /// Thousandths of the run done: of its virtual time or of its event cap, whichever is
+    /// nearer its end (a run of many events a millisecond ends at the cap long before its end).
+    pub fn permille(&self) -> u64 {
+        let part = |n: u64, of: u64| (n.saturating_mul(1000) / of.max(1)).min(1000);
+        part(self.now_ms.ms(), self.end_ms.ms()).max(part(self.events as u64, self.max_events))
+    }
 }
 
 /// A finished run and what the page derives from it once.
@@ -509,6 +520,7 @@ fn progress(sim: &Sim) -> Progress {
         events: sim.trace().len(),
         now_ms: sim.now_ms(),
         end_ms: sim.config().end_ms,
+        max_events: sim.config().limits.max_events,
     }
 }
 

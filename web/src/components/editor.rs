@@ -270,7 +270,8 @@ pub fn editor(p: &Props) -> Html {
                 if !loaded { { preview(p, &activate) } }
             </div>
             if p.stale {
-                <div class="stale">{"The script has errors: showing the last good run."}</div>
+                // Stale without errors: this text's run is being computed, or was cancelled.
+                <div class="stale">{if p.diagnostics.is_empty() { "Showing the last finished run: this script's own is not on screen yet." } else { "The script has errors: showing the last good run." }}</div>
             }
             <ul data-testid="diagnostics" class="diagnostics">
                 { for p.diagnostics.iter().map(|d| html! {
