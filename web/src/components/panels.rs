@@ -15,6 +15,9 @@ use crate::state::{Action, Loaded, State};
 pub struct GalleryProps {
     /// A scenario picked opens (`Action::Open`).
     pub dispatch: UseReducerDispatcher<State>,
+    /// The title of the run on screen: the menu names the gallery scenario it is.
+    #[prop_or_default]
+    pub title: Option<AttrValue>,
 }
 
 #[function_component(Gallery)]
@@ -44,12 +47,14 @@ pub fn gallery(p: &GalleryProps) -> Html {
             }
         })
     };
+    use crate::gallery::INDEX;
+    let named = |t: &str| p.title.as_deref() == Some(t);
     html! {
         <label class="gallery">{"Gallery "}
             <select data-testid="gallery" aria-label="Gallery" data-loaded={(*loaded).clone()} {onchange}>
-                <option value="" selected=true disabled=true>{"choose a scenario…"}</option>
-                { for crate::gallery::INDEX.iter().enumerate().map(|(i, (name, title))| html! {
-                    <option value={i.to_string()} data-file={name.to_string()}>{*title}</option>
+                <option value="" selected={!INDEX.iter().any(|(_, t)| named(t))} disabled=true>{"choose a scenario…"}</option>
+                { for INDEX.iter().enumerate().map(|(i, (name, title))| html! {
+                    <option value={i.to_string()} data-file={name.to_string()} selected={named(title)}>{*title}</option>
                 }) }
             </select>
         </label>
@@ -150,6 +155,9 @@ pub struct ExplanationProps {
     pub run: Rc<Loaded>,
     /// The event explained: the one selected, else the last one applied.
     pub chosen: Option<EventId>,
+    /// While playback runs the explanation changes every event: it is not a live region then
+    /// (the picture's words, `announce`, say the moment once playback stops).
+    pub playing: bool,
     pub dispatch: UseReducerDispatcher<State>,
 }
 
@@ -157,7 +165,7 @@ pub struct ExplanationProps {
 pub fn explanation(p: &ExplanationProps) -> Html {
     let (run, chosen) = (&p.run, p.chosen);
     html! {
-        <div data-testid="explanation" class="explanation" aria-live="polite">
+        <div data-testid="explanation" class="explanation" aria-live={if p.playing { "off" } else { "polite" }}>
             <h2>{"Why?"}</h2>
             if let Some(id) = chosen.filter(|&id| (id as usize) < run.sim.trace().len()) {
                 <ol>
