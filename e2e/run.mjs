@@ -317,4 +317,6 @@ console.log('e2e: objects, layouts, accessibility, faults by hand, history, tour
 const pages = spawnSync(process.execPath, [new URL('./page.mjs', import.meta.url).pathname, base, only], { stdio: 'inherit' });
 console.log('e2e: the picture in motion, layouts, first ten seconds, sequence view (e2e/motion.mjs)');
 const motion = spawnSync(process.execPath, [new URL('./motion.mjs', import.meta.url).pathname, base, only], { stdio: 'inherit' });
-process.exit(ok && share.status === 0 && pages.status === 0 && motion.status === 0 ? 0 : 1);
+console.log('e2e: paste your logs, the Incidents, compare versions, cancelling a long run, embed at= (e2e/incidents.mjs)');
+const incidents = spawnSync(process.execPath, [new URL('./incidents.mjs', import.meta.url).pathname, base, only], { stdio: 'inherit' });
+process.exit(ok && share.status === 0 && pages.status === 0 && motion.status === 0 && incidents.status === 0 ? 0 : 1);

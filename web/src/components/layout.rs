@@ -165,6 +165,9 @@ mod tests {
         assert!(l.queues_y >= l.row_y(5) + ROW_H);
         // A queue's box starts 8 left of its text.
         let (x, _) = l.queue_at(2);
-        assert!(x - 8.0 + l.queue_w <= l.width - 12.0, "the queues fit the width");
+        assert!(
+            x - 8.0 + l.queue_w <= l.width - 12.0,
+            "the queues fit the width"
+        );
     }
 }

@@ -6,6 +6,7 @@ pub mod editor;
 pub mod explore;
 pub mod export;
 pub mod faults;
+pub mod import;
 pub mod layout;
 pub mod legend;
 pub mod objects;

@@ -319,10 +319,8 @@ impl Etcd {
                 kind,
                 name,
                 expect_rv,
-                spec,
-                status,
-                finalizers,
-            } => self.decide_update(kind, name, expect_rv, (spec, status, finalizers)),
+                change,
+            } => self.decide_update(kind, name, expect_rv, change),
             Write::Delete { kind, name, uid } => self.decide_delete(kind, name, uid, now_ms),
         }
     }
@@ -375,17 +373,25 @@ impl Etcd {
         })
     }
 
-    /// `to`: the (spec, status, finalizers) the writer wants.
+    /// `change`: what the writer sends, to the object or to its `/status`. Every kind has the
+    /// status subresource (apiextensions-apiserver `pkg/registry/customresource/strategy.go`,
+    /// as the built-in kinds with a status): `PrepareForUpdate` keeps the stored status on a
+    /// write to the object, and the status strategy keeps everything but the status on a write
+    /// to `/status`; only a new spec moves `metadata.generation`.
     fn decide_update(
         &self,
         kind: KindId,
         name: NameId,
         expect_rv: Rv,
-        to: (i64, i64, u32),
+        change: UpdateTo,
     ) -> Result<Decision, Refusal> {
+        let op = match change {
+            UpdateTo::Object { .. } => WriteOp::Update,
+            UpdateTo::Status(_) => WriteOp::UpdateStatus,
+        };
         let refuse = |error| {
             Err(Refusal {
-                op: WriteOp::Update,
+                op,
                 kind,
                 name,
                 error,
@@ -398,23 +404,14 @@ impl Etcd {
         if expect_rv != 0 && cur.rv != expect_rv {
             return refuse(ApiError::Conflict);
         }
-        let (spec, status, finalizers) = to;
-        if (cur.spec, cur.status, cur.finalizers) == to {
+        let mut obj = change.apply(&cur);
+        if obj == cur {
             return Ok(Decision::NoOp { kind, name });
         }
-        let mut obj = cur;
-        let op = if spec != cur.spec {
+        if obj.spec != cur.spec {
             obj.generation += 1;
-            WriteOp::Update
-        } else if status != cur.status {
-            WriteOp::UpdateStatus
-        } else {
-            WriteOp::Update
-        };
-        obj.spec = spec;
-        obj.status = status;
-        obj.finalizers = finalizers;
-        if obj.deletion_ms.is_some() && finalizers == 0 {
+        }
+        if obj.deletion_ms.is_some() && obj.finalizers == 0 {
             // The last finalizer is gone: the object goes.
             let (op, event) = (WriteOp::Delete, EventType::Deleted);
             return Ok(Decision::Commit { op, event, obj });
@@ -519,13 +516,18 @@ mod tests {
     }
 
     fn update(o: &Object, expect_rv: Rv, spec: i64, status: i64) -> Write {
+        let change = match status == o.status {
+            true => UpdateTo::Object {
+                spec: Some(spec),
+                finalizers: Some(o.finalizers),
+            },
+            false => UpdateTo::Status(status),
+        };
         Write::Update {
             kind: o.kind,
             name: o.name,
             expect_rv,
-            spec,
-            status,
-            finalizers: o.finalizers,
+            change,
         }
     }
 
@@ -591,6 +593,56 @@ mod tests {
         );
     }
 
+    /// apiextensions-apiserver `pkg/registry/customresource/strategy.go`: with the status
+    /// subresource a write to the object keeps the stored status, a write to `/status` keeps
+    /// the spec and the metadata, and only a new spec moves the generation; a merge patch that
+    /// names no finalizers leaves them.
+    #[test]
+    fn the_object_and_its_status_are_written_apart_and_only_the_spec_moves_the_generation() {
+        let mut names = Names::default();
+        let (mut etcd, o) = etcd_with(&mut names, 1);
+        let write = |change| Write::Update {
+            kind: o.kind,
+            name: o.name,
+            expect_rv: 0,
+            change,
+        };
+        let Ok(Decision::Commit { op, obj, .. }) =
+            etcd.decide(write(UpdateTo::Status(7)), &names, TimeMs(0))
+        else {
+            panic!("a status write commits");
+        };
+        assert_eq!(op, WriteOp::UpdateStatus);
+        assert_eq!((obj.spec, obj.finalizers, obj.generation), (1, 1, 1));
+        assert_eq!(obj.status, 7);
+        etcd.objects.insert((o.kind, o.name), obj);
+        let spec = UpdateTo::Object {
+            spec: Some(4),
+            finalizers: None,
+        };
+        let Ok(Decision::Commit { op, obj, .. }) = etcd.decide(write(spec), &names, TimeMs(0))
+        else {
+            panic!("a spec patch commits");
+        };
+        assert_eq!(op, WriteOp::Update);
+        assert_eq!((obj.spec, obj.status, obj.finalizers), (4, 7, 1));
+        assert_eq!(obj.generation, 2);
+        let same = UpdateTo::Object {
+            spec: Some(1),
+            finalizers: Some(1),
+        };
+        let unchanged = etcd.decide(write(UpdateTo::Status(7)), &names, TimeMs(0));
+        assert!(
+            matches!(unchanged, Ok(Decision::NoOp { .. })),
+            "{unchanged:?}"
+        );
+        let unchanged = etcd.decide(write(same), &names, TimeMs(0));
+        assert!(
+            matches!(unchanged, Ok(Decision::NoOp { .. })),
+            "{unchanged:?}"
+        );
+    }
+
     #[test]
     fn a_delete_with_finalizers_marks_the_object_once() {
         let mut names = Names::default();
@@ -620,10 +672,15 @@ mod tests {
             })
         );
         // Removing the last finalizer deletes it.
-        let mut last = update(&obj, 0, obj.spec, obj.status);
-        if let Write::Update { finalizers, .. } = &mut last {
-            *finalizers = 0;
-        }
+        let last = Write::Update {
+            kind: obj.kind,
+            name: obj.name,
+            expect_rv: 0,
+            change: UpdateTo::Object {
+                spec: None,
+                finalizers: Some(0),
+            },
+        };
         let Ok(Decision::Commit { op, event, .. }) = etcd.decide(last, &names, TimeMs(90)) else {
             panic!("the last finalizer's removal commits");
         };

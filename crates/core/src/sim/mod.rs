@@ -15,7 +15,7 @@ use crate::config::{
 };
 use crate::model::*;
 use crate::queue::WorkQueue;
-use crate::reconcile::{self, Memory, Reader, Write};
+use crate::reconcile::{self, Memory, Reader, UpdateTo, Write};
 use crate::trace::*;
 
 mod apiserver;
