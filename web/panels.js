@@ -330,3 +330,18 @@ export function copy_embed(src) {
 const onDemand = (name) => (...args) => import(new URL('export.js', document.baseURI).href).then((m) => m[name](...args));
 /// `export_json(script, notice)` saves the trace as JSON; `download_view('svg'|'png')` the view.
 export const export_json = onDemand('export_json'), download_view = onDemand('download_view');
+
+// ---- Sequence view: lanes and arrows of the run, drawn by sequence.js, loaded on first open ----
+let sequencePanel = null, sequenceArgs = null;
+/// The run on screen (`script`, `events` long) at `cursor`, and `onJump(id)`: closed, only its
+/// disclosure is drawn (nothing is done on a tick); opened, sequence.js draws it from then on.
+export function sequence(...args) {
+  const placed = sequenceArgs?.[0] === args[0];
+  sequenceArgs = args;
+  if (sequencePanel) return sequencePanel.draw(...args, () => {});
+  if (placed) return;
+  redraw(args[0], h('h2', { class: 'panel-head' },
+    h('button', { class: 'disclose', 'aria-expanded': 'false', 'data-testid': 'sequence-toggle', onclick: () => import(new URL('sequence.js', document.baseURI).href)
+      .then((m) => { sequencePanel = m; m.draw(...sequenceArgs, () => {}); }) }, '▸ Sequence view'),
+    h('span', { class: 'hint' }, ' every request, response and event between the parts')));
+}
