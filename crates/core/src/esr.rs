@@ -57,7 +57,7 @@ impl Esr {
         &mut self,
         (config, etcd, names): (&Config, &Etcd, &Names),
         now: TimeMs,
-        o: Object,
+        o: &Object,
         present: bool,
     ) {
         for (i, cfg) in config.controllers.iter().enumerate() {
@@ -82,9 +82,9 @@ impl Esr {
             let c = ControllerId(i as u16);
             // The written object is the parent itself when it is of the primary kind.
             let parent = if o.kind == cfg.primary {
-                present.then_some(o)
+                present.then(|| o.clone())
             } else {
-                etcd.get(cfg.primary, key).copied()
+                etcd.get(cfg.primary, key).cloned()
             };
             let holds = match &parent {
                 Some(p) => {

@@ -419,7 +419,7 @@ pub struct ReadNote {
     pub live: bool,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 enum Bound {
     Unset,
     One(Option<Object>),
@@ -460,7 +460,7 @@ const NO_NAME: NameId = NameId(u32::MAX);
 impl<'a> Run<'a> {
     fn one(&self, s: Slot) -> Option<Object> {
         match self.bound.get(s as usize) {
-            Some(Bound::One(o)) => *o,
+            Some(Bound::One(o)) => o.clone(),
             _ => None,
         }
     }
@@ -702,7 +702,7 @@ impl<'a> Run<'a> {
             self.plan.reads.push(ReadNote {
                 kind: *kind,
                 name,
-                rv: o.map(|o| o.rv),
+                rv: o.as_ref().map(|o| o.rv),
                 live: *live,
             });
         }
@@ -807,7 +807,7 @@ impl<'a> Run<'a> {
         line: u32,
     ) -> Result<(), Stop> {
         let targets: Vec<Object> = match self.bound[*slot as usize] {
-            Bound::One(Some(o)) => vec![o],
+            Bound::One(Some(ref o)) => vec![o.clone()],
             Bound::Owned { .. } => {
                 let Some((r, kind, uid)) = self.list(*slot) else {
                     return Ok(());

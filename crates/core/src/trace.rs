@@ -151,6 +151,11 @@ pub enum ApiError {
     NameTooLong,
     /// 422: a streaming list to a server whose `WatchList` gate is off.
     WatchListForbidden,
+    /// 422: a finalizer added to an object being deleted
+    /// (`apimachinery/pkg/api/validation/objectmeta.go` `ValidateObjectMetaUpdate`).
+    FinalizerWhileDeleting,
+    /// 422: more labels, annotations, fields, finalizers and owners than `object::MAX_ENTRIES`.
+    TooManyEntries,
     /// KEP-5647 (kube-controller-manager 1.36 `pkg/controller/util/consistency`): the informer
     /// has not yet seen the RV the controller's last write for this key got back.
     StaleRead {
@@ -170,7 +175,10 @@ impl ApiError {
             | ApiError::ListCompacted => 410,
             ApiError::TooLargeRv { .. } => 504,
             ApiError::TooManyRequests => 429,
-            ApiError::NameTooLong | ApiError::WatchListForbidden => 422,
+            ApiError::NameTooLong
+            | ApiError::WatchListForbidden
+            | ApiError::FinalizerWhileDeleting
+            | ApiError::TooManyEntries => 422,
             ApiError::ConnectionRefused | ApiError::ReconcileError | ApiError::StaleRead { .. } => {
                 0
             }
@@ -205,6 +213,8 @@ impl ApiError {
             ApiError::NameTooLong => {
                 "metadata.name: Invalid value: must be no more than 253 characters".into()
             }
+            ApiError::FinalizerWhileDeleting => "metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted".into(),
+            ApiError::TooManyEntries => format!("metadata: Too many: more than {} labels, annotations, fields, finalizers and owner references", crate::object::MAX_ENTRIES),
             // `ValidateListOptions` (apimachinery `metainternalversion/validation`).
             ApiError::WatchListForbidden => "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled".into(),
             // `consistency.go` `EnsureReady` (without its "for group resource ..." suffix).

@@ -232,14 +232,14 @@ impl Apiserver {
         change: Change,
         cause: EventId,
     ) -> Option<EventId> {
-        let kind = change.object.kind;
+        let (kind, rv, name) = (change.object.kind, change.object.rv, change.object.name);
         let progress_notify = st.config.server.progress_notify;
         let (evicted, capacity) = self.apply_change(change, progress_notify)?;
         let add = EventKind::CacheAdd {
             apiserver: st.api,
             kind,
-            rv: change.object.rv,
-            name: change.object.name,
+            rv,
+            name,
             evicted,
             capacity,
         };

@@ -12,6 +12,8 @@ impl Sim {
             | Input::Update { .. }
             | Input::UpdateStatus { .. }
             | Input::Delete { .. }
+            | Input::Write { .. }
+            | Input::DeleteWith { .. }
             | Input::Probe { .. }
             | Input::Say { .. } => self.apply_request(cause, input),
             _ => self.apply_fault(cause, input),
@@ -43,6 +45,17 @@ impl Sim {
                 status,
             } => self.user_update(kind, name, cause, |o| o.status = status),
             Input::Delete { kind, ref name } => self.user_delete(kind, name, cause),
+            Input::Write {
+                verb,
+                kind,
+                ref name,
+                ref edits,
+            } => self.user_write(verb, kind, name, edits, cause),
+            Input::DeleteWith {
+                kind,
+                ref name,
+                propagation,
+            } => self.user_delete_with(kind, name, propagation, cause),
             Input::Probe {
                 apiserver,
                 kind,
@@ -126,6 +139,122 @@ impl Sim {
         let _ = self.write(Actor::User, cause, delete);
     }
 
+    /// `Input::Write`: the edits applied to a new object or to etcd's, then written as the verb
+    /// says. A write to an object that is not there is a 404, as `user_update`'s.
+    fn user_write(&mut self, verb: Verb, kind: KindId, name: &str, edits: &[Edit], cause: EventId) {
+        let name = self.names.intern_qualified(name);
+        let mut obj = match (verb, self.etcd.get(kind, name)) {
+            (Verb::Create, _) => {
+                let namespace = self.namespace_of(name);
+                Object::new(kind, name, namespace)
+            }
+            (_, Some(o)) => o.clone(),
+            (_, None) => {
+                let failed = EventKind::WriteFailed {
+                    op: WriteOp::Update,
+                    kind,
+                    name,
+                    error: ApiError::NotFound,
+                };
+                self.emit(Actor::User, cause, failed);
+                return;
+            }
+        };
+        for edit in edits {
+            self.apply_edit(&mut obj, edit);
+        }
+        let decision = self.etcd.decide_put(verb, obj, &self.names);
+        let _ = self.settle(Actor::User, cause, decision);
+    }
+
+    /// One edit of a timeline write, on the writer's copy (shared bodies are copied here, once).
+    fn apply_edit(&mut self, obj: &mut Object, edit: &Edit) {
+        use crate::object::{set, OwnerRef, Value};
+        let names = &mut self.names;
+        let mut value = |v: &FieldValue| match v {
+            FieldValue::Int(n) => Value::Int(*n),
+            FieldValue::Str(s) => Value::Str(names.intern(s)),
+        };
+        match edit {
+            Edit::Spec(n) => obj.spec = *n,
+            Edit::Status(n) => obj.status = *n,
+            Edit::Field {
+                status,
+                path,
+                value: v,
+            } => {
+                let v = v.as_ref().map(&mut value);
+                let key = self.names.intern(path);
+                obj.body
+                    .edit(|d| set(if *status { &mut d.status } else { &mut d.spec }, key, v));
+            }
+            Edit::Label { key, value: v } | Edit::Annotation { key, value: v } => {
+                let k = self.names.intern(key);
+                let v = v.as_deref().map(|v| self.names.intern(v));
+                let label = matches!(edit, Edit::Label { .. });
+                obj.body.edit(|d| {
+                    set(
+                        if label {
+                            &mut d.labels
+                        } else {
+                            &mut d.annotations
+                        },
+                        k,
+                        v,
+                    )
+                });
+            }
+            Edit::Finalizer { name, add } => {
+                let f = self.names.intern(name);
+                obj.body
+                    .edit(|d| match (d.finalizers.iter().position(|&x| x == f), add) {
+                        (None, true) => d.finalizers.push(f),
+                        (Some(i), false) => {
+                            d.finalizers.remove(i);
+                        }
+                        _ => {}
+                    });
+            }
+            Edit::Owner {
+                kind,
+                name,
+                controller,
+                block_owner_deletion,
+            } => {
+                let name = self.names.intern_qualified(name);
+                // No such owner: a UID no object has (UIDs start at 1), which the collector
+                // reads as an owner that is gone.
+                let uid = self.etcd.get(*kind, name).map_or(0, |o| o.uid);
+                let owner = Owner {
+                    kind: *kind,
+                    name,
+                    uid,
+                };
+                let r = OwnerRef {
+                    owner,
+                    controller: *controller,
+                    block_owner_deletion: *block_owner_deletion,
+                };
+                obj.body.edit(|d| {
+                    d.owners
+                        .retain(|o| (o.owner.kind, o.owner.name) != (*kind, name));
+                    d.owners.push(r);
+                });
+            }
+        }
+    }
+
+    fn user_delete_with(
+        &mut self,
+        kind: KindId,
+        name: &str,
+        propagation: Propagation,
+        cause: EventId,
+    ) {
+        let name = self.names.intern_qualified(name);
+        self.delete_with(Actor::User, cause, kind, name, propagation);
+    }
+
     pub(super) fn namespace_of(&mut self, name: NameId) -> NameId {
         let s = self.names.resolve(name);
         let ns = s
@@ -138,7 +267,7 @@ impl Sim {
     /// A user's update of what `f` changes, at the RV it reads now (404 when there is none).
     fn user_update(&mut self, kind: KindId, name: &str, cause: EventId, f: impl Fn(&mut Object)) {
         let name = self.names.intern_qualified(name);
-        match self.etcd.get(kind, name).copied() {
+        match self.etcd.get(kind, name).cloned() {
             Some(mut o) => {
                 f(&mut o);
                 let _ = self.write(
@@ -266,7 +395,7 @@ mod tests {
         };
         sim.handle_input(status);
         let a = sim.names.intern_qualified("a");
-        let o = *sim.etcd.get(KindId(0), a).unwrap();
+        let o = sim.etcd.get(KindId(0), a).unwrap().clone();
         assert_eq!((o.spec, o.status, o.generation, o.rv), (3, 9, 2, 4));
         let missing = Input::Update {
             kind: KindId(0),

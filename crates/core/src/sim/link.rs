@@ -173,7 +173,7 @@ impl Link {
         };
         let superseded = match &msg {
             Msg::Event { change, .. } => {
-                let o = change.object;
+                let o = &change.object;
                 if (o.kind, o.name) == (hold.kind, hold.name) {
                     hold.seen += 1;
                 }
@@ -475,12 +475,15 @@ mod tests {
         let held = Object::fixture(KindId(0), NameId(1), 1, 5);
         let other = Object::fixture(KindId(0), NameId(2), 2, 6);
         assert!(
-            l.buffer_held(0, w, s, event(held)).is_err(),
+            l.buffer_held(0, w, s, event(held.clone())).is_err(),
             "no hold armed"
         );
         let generation = l.arm_hold(KindId(0), NameId(1));
         assert!(l.holding() && l.hold_timed_out(generation));
-        assert!(matches!(l.buffer_held(1, w, s, event(held)), Ok(false)));
+        assert!(matches!(
+            l.buffer_held(1, w, s, event(held.clone())),
+            Ok(false)
+        ));
         assert!(matches!(l.buffer_held(2, w, s, event(other)), Ok(false)));
         let bookmark = Msg::Bookmark { rv: 6 };
         assert!(matches!(l.buffer_held(3, w, s, bookmark), Ok(false)));
@@ -489,7 +492,7 @@ mod tests {
             matches!(l.buffer_held(4, w, s, end), Err(Msg::WatchEnd(_))),
             "a stream's end is not kept"
         );
-        let later = l.buffer_held(5, w, s, event(held));
+        let later = l.buffer_held(5, w, s, event(held.clone()));
         assert!(matches!(later, Ok(true)), "the later state");
         let causes: Vec<EventId> = l.release_hold().unwrap().iter().map(|h| h.0).collect();
         assert_eq!(causes, [1, 2, 3, 5]);

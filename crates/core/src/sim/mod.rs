@@ -10,10 +10,15 @@ use std::sync::Arc;
 
 use crate::cache::{WatchCache, WatchStart};
 use crate::config::{
-    Behaviour, CacheMode, Config, ConfigError, FakeTracker, Input, KeyMap, Predicate, ProbeRequest,
-    ReflectorConfig,
+    Behaviour, CacheMode, Config, ConfigError, Edit, FakeTracker, FieldValue, Input, KeyMap,
+    Predicate, ProbeRequest, Propagation, ReflectorConfig, Verb,
 };
 use crate::model::*;
+
+/// The finalizers of `DeleteOptions.propagationPolicy` (`metav1.FinalizerOrphanDependents`,
+/// `metav1.FinalizerDeleteDependents`).
+pub const ORPHAN_FINALIZER: &str = "orphan";
+pub const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
 use crate::queue::WorkQueue;
 use crate::reconcile::{self, Memory, Reader, Write};
 use crate::trace::*;
@@ -285,11 +290,11 @@ impl<'a> StoreReader<'a> {
 impl Reader for StoreReader<'_> {
     fn get(&self, kind: KindId, name: NameId) -> Option<Object> {
         self.informer(kind)
-            .and_then(|r| r.store.get(&name).copied())
+            .and_then(|r| r.store.get(&name).cloned())
     }
     fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object> {
         self.informer(kind)
-            .map(|r| r.store.owned_by(uid).copied().collect())
+            .map(|r| r.store.owned_by(uid).cloned().collect())
             .unwrap_or_default()
     }
     fn synced_rv(&self, kind: KindId) -> Option<Rv> {

@@ -612,7 +612,7 @@ impl Reflector {
         self.watch_events += 1;
         let old = match change.event {
             EventType::Deleted => self.store.remove(&o.name),
-            _ => self.store.insert(o.name, o),
+            _ => self.store.insert(o.name, o.clone()),
         };
         let event = EventKind::WatchEvent {
             watcher: st.watcher,
@@ -636,13 +636,15 @@ impl Reflector {
         let mut deltas = vec![];
         for (name, o) in old.iter() {
             if !new.contains_key(name) {
-                deltas.push((Delta::DeletedFinalStateUnknown, *o, None));
+                deltas.push((Delta::DeletedFinalStateUnknown, o.clone(), None));
             }
         }
         for (name, o) in new.iter() {
             match old.get(name) {
-                None => deltas.push((Delta::Added, *o, None)),
-                Some(prev) if prev.rv != o.rv => deltas.push((Delta::Updated, *o, Some(*prev))),
+                None => deltas.push((Delta::Added, o.clone(), None)),
+                Some(prev) if prev.rv != o.rv => {
+                    deltas.push((Delta::Updated, o.clone(), Some(prev.clone())))
+                }
                 Some(_) => {}
             }
         }

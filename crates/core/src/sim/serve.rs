@@ -100,7 +100,7 @@ impl Apiserver {
         cause: EventId,
     ) {
         let cache = &self.caches[st.clients.kind(watcher).index()];
-        let items: Vec<Object> = cache.store.values().copied().collect();
+        let items: Vec<Object> = cache.store.values().cloned().collect();
         let list_rv = cache.rv;
         let items = filter_namespace(st, watcher, items);
         let answer = Msg::ListOk {
@@ -201,7 +201,7 @@ impl Apiserver {
     ) {
         let kind = st.clients.kind(watcher);
         let cache = &self.caches[kind.index()];
-        let items: Vec<Object> = cache.store.values().copied().collect();
+        let items: Vec<Object> = cache.store.values().cloned().collect();
         let at = cache.rv;
         let items = filter_namespace(st, watcher, items);
         let watch = self.open_watch(st, watcher, session, false, (at, at));
@@ -245,7 +245,7 @@ impl Apiserver {
             return self.park(parked);
         }
         let (from_etcd, replay) = match self.watch_replay(st.etcd, kind, from) {
-            Ok((from_etcd, replay)) => (from_etcd, replay.copied().collect::<Vec<_>>()),
+            Ok((from_etcd, replay)) => (from_etcd, replay.cloned().collect::<Vec<_>>()),
             Err(msg) => return st.send(cause, watcher, session, msg),
         };
         // `processInterval`: the RV of the last event replayed (of any namespace) bounds the

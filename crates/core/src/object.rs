@@ -1,0 +1,245 @@
+//! An object's body beyond the shorthand `spec N` / `status N`: labels, annotations, named spec
+//! and status fields, named finalizers and further owner references. One `Arc` shared by every
+//! copy of the object (etcd, the watch caches, informer stores, messages in flight, the explorer's
+//! forks) and copied only by a write that changes it (`Body::edit`, `Arc::make_mut`), so an event
+//! costs a reference count, never a copy. An object without any of these has no body at all
+//! (`None`): every scenario written with `spec N` alone runs exactly as before.
+
+use std::sync::Arc;
+
+use crate::model::{NameId, Names, Owner};
+
+/// At most this many labels, annotations, fields, finalizers and owner references together on
+/// one object (a bound on every copy's memory).
+pub const MAX_ENTRIES: usize = 64;
+/// A label's, annotation's or field's key: a qualified name's prefix (253) and `/` and name (63).
+pub const MAX_KEY_LEN: usize = 317;
+/// A label value (`apimachinery/pkg/util/validation` `LabelValueMaxLength`).
+pub const MAX_LABEL_VALUE_LEN: usize = 63;
+/// An annotation's or a string field's value (Kubernetes allows 256 KiB of annotations in all;
+/// a scenario needs far less).
+pub const MAX_VALUE_LEN: usize = 1024;
+
+/// A named field's value.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Value {
+    Int(i64),
+    Str(NameId),
+}
+
+impl Value {
+    /// As JSON writes it: a number, or a quoted string.
+    pub fn text(self, names: &Names) -> String {
+        match self {
+            Value::Int(n) => n.to_string(),
+            Value::Str(s) => format!("{:?}", names.resolve(s)),
+        }
+    }
+}
+
+/// The parts of an object a body holds. Every map is kept sorted by key id, so two bodies with
+/// the same entries are equal and hash alike (the explorer's state hash).
+#[derive(Clone, Default, PartialEq, Eq, Hash, Debug)]
+pub struct BodyData {
+    pub labels: Vec<(NameId, NameId)>,
+    pub annotations: Vec<(NameId, NameId)>,
+    pub spec: Vec<(NameId, Value)>,
+    pub status: Vec<(NameId, Value)>,
+    /// Named finalizers (a user's or another team's); controllers' own are `Object::finalizers`.
+    pub finalizers: Vec<NameId>,
+    /// Owner references after `Object::owner` (the controller's own, with `controller` and
+    /// `blockOwnerDeletion` set, as controller-runtime's `SetControllerReference` writes it).
+    pub owners: Vec<OwnerRef>,
+}
+
+impl BodyData {
+    /// How many entries the object carries (bounded by `MAX_ENTRIES`).
+    pub fn entries(&self) -> usize {
+        self.labels.len()
+            + self.annotations.len()
+            + self.spec.len()
+            + self.status.len()
+            + self.finalizers.len()
+            + self.owners.len()
+    }
+}
+
+/// One entry of `metadata.ownerReferences`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct OwnerRef {
+    pub owner: Owner,
+    pub controller: bool,
+    pub block_owner_deletion: bool,
+}
+
+/// An object's body: shared, copied on write; `None` when empty.
+#[derive(Clone, Default, PartialEq, Eq, Hash, Debug)]
+pub struct Body(Option<Arc<BodyData>>);
+
+static EMPTY: BodyData = BodyData {
+    labels: vec![],
+    annotations: vec![],
+    spec: vec![],
+    status: vec![],
+    finalizers: vec![],
+    owners: vec![],
+};
+
+impl Body {
+    pub const EMPTY: Body = Body(None);
+
+    pub fn data(&self) -> &BodyData {
+        self.0.as_deref().unwrap_or(&EMPTY)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// Changes the body through `f`, copying it first only if another object shares it; an edit
+    /// that leaves it empty drops it.
+    pub fn edit<T>(&mut self, f: impl FnOnce(&mut BodyData) -> T) -> T {
+        let arc = self.0.get_or_insert_with(Default::default);
+        let out = f(Arc::make_mut(arc));
+        if arc.entries() == 0 {
+            self.0 = None;
+        }
+        out
+    }
+
+    /// Do two bodies share one allocation (or are both empty)? What the tests of sharing ask.
+    pub fn shares(&self, other: &Body) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+
+    pub fn label(&self, key: NameId) -> Option<NameId> {
+        get(&self.data().labels, key).copied()
+    }
+}
+
+/// The value of `key` in a map sorted by key.
+pub fn get<V>(map: &[(NameId, V)], key: NameId) -> Option<&V> {
+    map.binary_search_by_key(&key, |e| e.0)
+        .ok()
+        .map(|i| &map[i].1)
+}
+
+/// Sets (`Some`) or removes (`None`, a merge patch's `null`) `key` in a map sorted by key; true
+/// when it changed.
+pub fn set<V: PartialEq>(map: &mut Vec<(NameId, V)>, key: NameId, value: Option<V>) -> bool {
+    match (map.binary_search_by_key(&key, |e| e.0), value) {
+        (Ok(i), Some(v)) => {
+            let changed = map[i].1 != v;
+            map[i].1 = v;
+            changed
+        }
+        (Ok(i), None) => {
+            map.remove(i);
+            true
+        }
+        (Err(i), Some(v)) => {
+            map.insert(i, (key, v));
+            true
+        }
+        (Err(_), None) => false,
+    }
+}
+
+/// A map's entries by their keys' text (ids follow interning order): what displays show.
+pub fn sorted<'a, V: Copy>(names: &'a Names, map: &[(NameId, V)]) -> Vec<(&'a str, V)> {
+    let mut out: Vec<(&str, V)> = map.iter().map(|&(k, v)| (names.resolve(k), v)).collect();
+    out.sort_by(|a, b| a.0.cmp(b.0));
+    out
+}
+
+/// A label selector (`apimachinery/pkg/labels/selector.go`): requirements that must all hold.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Selector {
+    pub requirements: Vec<Requirement>,
+}
+
+/// One requirement of a selector: `k=v`, `k!=v`, `k` (exists), `!k` (does not exist).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Requirement {
+    Equals(NameId, NameId),
+    NotEquals(NameId, NameId),
+    Exists(NameId),
+    NotExists(NameId),
+}
+
+impl Selector {
+    /// `labels.Selector.Matches`: every requirement holds. `!=` holds for an object without the
+    /// key, as `selector.go`'s `NotEquals` does.
+    pub fn matches(&self, body: &Body) -> bool {
+        self.requirements.iter().all(|r| match *r {
+            Requirement::Equals(k, v) => body.label(k) == Some(v),
+            Requirement::NotEquals(k, v) => body.label(k) != Some(v),
+            Requirement::Exists(k) => body.label(k).is_some(),
+            Requirement::NotExists(k) => body.label(k).is_none(),
+        })
+    }
+
+    /// As `selector.go`'s `String` writes it.
+    pub fn text(&self, names: &Names) -> String {
+        let parts: Vec<String> = (self.requirements.iter())
+            .map(|r| match *r {
+                Requirement::Equals(k, v) => {
+                    format!("{}={}", names.resolve(k), names.resolve(v))
+                }
+                Requirement::NotEquals(k, v) => {
+                    format!("{}!={}", names.resolve(k), names.resolve(v))
+                }
+                Requirement::Exists(k) => names.resolve(k).to_string(),
+                Requirement::NotExists(k) => format!("!{}", names.resolve(k)),
+            })
+            .collect();
+        parts.join(",")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Copy on write: a clone shares the body until one copy is edited; an edit that empties it
+    /// drops the allocation.
+    #[test]
+    fn a_body_is_shared_until_an_edit_and_an_empty_one_is_none() {
+        let mut names = Names::default();
+        let app = names.intern("app");
+        let web = names.intern("web");
+        let mut a = Body::EMPTY;
+        a.edit(|d| set(&mut d.labels, app, Some(web)));
+        let mut b = a.clone();
+        assert!(a.shares(&b));
+        b.edit(|d| set(&mut d.labels, app, None));
+        assert!(!a.shares(&b) && b.is_empty() && a.label(app) == Some(web));
+    }
+
+    /// `selector.go`: `=` needs the value, `!=` holds when the key is missing, `k` and `!k`.
+    #[test]
+    fn selectors_match_as_apimachinery_does() {
+        let mut names = Names::default();
+        let (app, tier, web, db) = (
+            names.intern("app"),
+            names.intern("tier"),
+            names.intern("web"),
+            names.intern("db"),
+        );
+        let mut body = Body::EMPTY;
+        body.edit(|d| set(&mut d.labels, app, Some(web)));
+        let sel = |r: Vec<Requirement>| Selector { requirements: r };
+        assert!(sel(vec![Requirement::Equals(app, web)]).matches(&body));
+        assert!(!sel(vec![Requirement::Equals(app, db)]).matches(&body));
+        assert!(sel(vec![Requirement::NotEquals(tier, db)]).matches(&body));
+        assert!(sel(vec![Requirement::Exists(app), Requirement::NotExists(tier)]).matches(&body));
+        assert!(
+            sel(vec![]).matches(&Body::EMPTY),
+            "the empty selector matches all"
+        );
+    }
+}
