@@ -200,6 +200,7 @@ mod tests {
             event: EventType::Modified,
             object: obj(1, rv),
             time_ms,
+            prev: Default::default(),
         }
     }
 

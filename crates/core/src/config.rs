@@ -139,7 +139,41 @@ pub struct WatchConfig {
     pub map: KeyMap,
     /// Only objects of this namespace (a field selector); `None` watches all namespaces.
     pub namespace: Option<String>,
+    /// Only objects whose labels match (`labelSelector`), filtered by the apiserver.
+    pub selector: Option<LabelSelector>,
     pub predicate: Predicate,
+}
+
+/// A label selector as written (`app=web,tier!=db,env,!legacy`), resolved to interned names
+/// when the run starts (`object::Selector`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct LabelSelector(pub Vec<(SelectorOp, String, String)>);
+
+/// One requirement's operator (`apimachinery/pkg/labels/selector.go`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SelectorOp {
+    Equals,
+    NotEquals,
+    Exists,
+    NotExists,
+}
+
+/// At most this many requirements in one selector.
+pub const MAX_REQUIREMENTS: usize = 16;
+
+impl LabelSelector {
+    /// As `selector.go`'s `String` writes it.
+    pub fn text(&self) -> String {
+        let parts: Vec<String> = (self.0.iter())
+            .map(|(op, k, v)| match op {
+                SelectorOp::Equals => format!("{k}={v}"),
+                SelectorOp::NotEquals => format!("{k}!={v}"),
+                SelectorOp::Exists => k.clone(),
+                SelectorOp::NotExists => format!("!{k}"),
+            })
+            .collect();
+        parts.join(",")
+    }
 }
 
 /// The reconcile library. Level-triggered behaviours decide from the latest state only; the
@@ -561,6 +595,7 @@ impl Config {
                 kind: primary,
                 map: KeyMap::Itself,
                 namespace: None,
+                selector: None,
                 predicate: Predicate::All,
             }],
             behaviour,

@@ -276,6 +276,22 @@ pub struct Change {
     pub event: EventType,
     pub object: Object,
     pub time_ms: TimeMs,
+    /// The body the object had before this change (empty for a create): what a watch with a
+    /// label selector compares (`cacher/cache_watcher.go` `convertToWatchEvent`, `PrevObject`).
+    pub prev: crate::object::Body,
+}
+
+impl Change {
+    /// The change as a watch with a selector sends it (`convertToWatchEvent`): as `event`, and
+    /// for a DELETED the object's previous content (here its previous body) at the change's RV.
+    pub fn converted(&self, event: EventType) -> Change {
+        let mut c = self.clone();
+        c.event = event;
+        if event == EventType::Deleted {
+            c.object.body = self.prev.clone();
+        }
+        c
+    }
 }
 
 /// Interns strings so objects and trace events stay `Copy` and small. The table is shared by

@@ -172,6 +172,39 @@ pub enum Requirement {
 }
 
 impl Selector {
+    /// The selector as written, with its names interned.
+    pub fn resolve(written: &crate::config::LabelSelector, names: &mut Names) -> Selector {
+        use crate::config::SelectorOp;
+        let requirements = (written.0.iter())
+            .map(|(op, k, v)| {
+                let k = names.intern(k);
+                match op {
+                    SelectorOp::Equals => Requirement::Equals(k, names.intern(v)),
+                    SelectorOp::NotEquals => Requirement::NotEquals(k, names.intern(v)),
+                    SelectorOp::Exists => Requirement::Exists(k),
+                    SelectorOp::NotExists => Requirement::NotExists(k),
+                }
+            })
+            .collect();
+        Selector { requirements }
+    }
+
+    /// `cache_watcher.go` `convertToWatchEvent`: what a watch with this selector makes of a
+    /// change. The new object passes unless the change is a delete; the old one (none for a
+    /// create) is compared too: both pass, MODIFIED; only the new, ADDED; only the old, DELETED
+    /// (with the old object's content at the change's RV); neither, nothing.
+    pub fn convert(&self, change: &crate::model::Change) -> Option<crate::model::EventType> {
+        use crate::model::EventType;
+        let cur = change.event != EventType::Deleted && self.matches(&change.object.body);
+        let old = change.event != EventType::Added && self.matches(&change.prev);
+        match (cur, old) {
+            (true, true) => Some(EventType::Modified),
+            (true, false) => Some(EventType::Added),
+            (false, true) => Some(EventType::Deleted),
+            (false, false) => None,
+        }
+    }
+
     /// `labels.Selector.Matches`: every requirement holds. `!=` holds for an object without the
     /// key, as `selector.go`'s `NotEquals` does.
     pub fn matches(&self, body: &Body) -> bool {

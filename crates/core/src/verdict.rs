@@ -24,6 +24,8 @@ pub enum Counted {
     /// Enqueues collapsed into a waiting key.
     Collapsed,
     Bookmarks,
+    /// Watch events of this type an informer received (a selector's DELETED included).
+    WatchEvents(crate::model::EventType),
 }
 
 /// Restricts what is counted.
@@ -278,6 +280,17 @@ pub fn counts(sim: &Sim, e: &Event, what: &Counted, scope: &Scope) -> u64 {
         }
         (Counted::Bookmarks, Bookmark { watcher, .. }) => {
             watcher_matches(sim, *watcher, scope) as u64
+        }
+        (
+            Counted::WatchEvents(want),
+            WatchEvent {
+                watcher,
+                event,
+                name,
+                ..
+            },
+        ) if event == want => {
+            (watcher_matches(sim, *watcher, scope) && name_matches(sim, *name, scope)) as u64
         }
         (
             Counted::Reconciles,

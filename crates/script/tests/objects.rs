@@ -161,6 +161,48 @@ run 5s
 expect absent Pod web-0
 ",
     ),
+    (
+        "a watch with a label selector: an object that stops matching arrives as DELETED, one that starts as ADDED, both as MODIFIED",
+        "apiserver/pkg/storage/cacher/cache_watcher.go (convertToWatchEvent)",
+        "kind ReplicaSet
+kind Pod
+controller rs for ReplicaSet
+  watches Pod selector app=web none
+  logic
+    done
+at 1s create Pod web-0 labels app=web
+at 1s create Pod db-0 labels app=db
+at 2s label Pod web-0 app=debug
+at 3s label Pod db-0 app=web
+at 4s annotate Pod db-0 note=x
+at 5s label Pod web-0 tier=x
+run 10s
+expect watch-deleted rs Pod web-0 == 1
+expect watch-added rs Pod db-0 == 1
+expect watch-modified rs Pod db-0 == 1
+expect watch-modified rs Pod web-0 == 0
+expect watch-added rs Pod web-0 == 1
+",
+    ),
+    (
+        "a list with a label selector returns only the matching objects; `!=` and `!k` as selector.go reads them",
+        "apiserver/pkg/storage/cacher/cacher.go (GetList with the request's predicate); apimachinery/pkg/labels/selector.go",
+        "kind ReplicaSet
+kind Pod
+at 0s create Pod a labels app=web
+at 0s create Pod b labels app=db
+at 0s create Pod c labels tier=x
+controller rs for ReplicaSet
+  watches Pod selector app!=db,!tier none
+  start 1s
+  logic
+    done
+at 2s label Pod b app=web
+run 5s
+expect watch-added rs Pod == 1
+expect watch-added rs Pod b == 1
+",
+    ),
 ];
 
 #[test]
@@ -264,6 +306,18 @@ const MISUSES: &[(&str, usize, usize, &str)] = &[
         2,
         20,
         "unknown field",
+    ),
+    (
+        "kind Pod\ncontroller c for Pod\n  watches Pod selector a=b=c\n  logic\n    done\n",
+        3,
+        24,
+        "not a valid label value",
+    ),
+    (
+        "kind Pod\nat 0s create Pod a labels app=we/b\n",
+        2,
+        27,
+        "not a valid label value",
     ),
 ];
 

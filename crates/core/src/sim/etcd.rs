@@ -176,10 +176,12 @@ impl Etcd {
         let len = &mut self.kind_len[k];
         *len = (*len as i64 + added) as u32;
         let len = *len;
+        let prev = old.map(|o| o.body).unwrap_or_default();
         let change = Change {
             event,
             object: obj,
             time_ms: now_ms,
+            prev,
         };
         if let Some(counts) = &mut self.counts {
             counts[k].push((rv, len));

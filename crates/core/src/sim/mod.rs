@@ -49,7 +49,12 @@ use step::{Call, Out, Outbox, Sink};
 
 /// An informer to build: its kind, its handlers (a key mapping and a predicate each), its
 /// namespace.
-type Informer = (KindId, Vec<(KeyMap, Predicate)>, Option<NameId>);
+type Informer = (
+    KindId,
+    Vec<(KeyMap, Predicate)>,
+    Option<NameId>,
+    Option<Arc<crate::object::Selector>>,
+);
 
 #[derive(Clone, Debug, Hash, PartialEq)]
 enum Msg {
@@ -356,11 +361,12 @@ impl Sim {
         for (i, c) in config.controllers.iter().enumerate() {
             let id = ControllerId(i as u16);
             let mut reflectors = vec![];
-            for (kind, handlers, namespace) in sim.informers_of(c) {
+            for (kind, handlers, namespace, selector) in sim.informers_of(c) {
                 reflectors.push(WatcherId(sim.reflectors.len() as u16));
                 let backoff_ms = config.reflector.backoff_ms_initial;
-                sim.reflectors
-                    .push(Reflector::new(id, kind, namespace, handlers, backoff_ms));
+                let mut r = Reflector::new(id, kind, namespace, handlers, backoff_ms);
+                r.selector = selector;
+                sim.reflectors.push(r);
             }
             sim.controllers.push(Controller::new(c, reflectors));
             sim.links.push(Link::new(c));
@@ -400,10 +406,12 @@ impl Sim {
         }
         for w in &c.watches {
             let ns = w.namespace.as_deref().map(|n| self.names.intern(n));
+            let sel = (w.selector.as_ref())
+                .map(|s| Arc::new(crate::object::Selector::resolve(s, &mut self.names)));
             let handler = (w.map != KeyMap::ReadOnly).then_some((w.map, w.predicate));
-            match informers.iter_mut().find(|x| x.0 == w.kind && x.2 == ns) {
+            match (informers.iter_mut()).find(|x| x.0 == w.kind && x.2 == ns && x.3 == sel) {
                 Some(x) => x.1.extend(handler.filter(|h| !x.1.contains(h))),
-                None => informers.push((w.kind, handler.into_iter().collect(), ns)),
+                None => informers.push((w.kind, handler.into_iter().collect(), ns, sel)),
             }
         }
         // The kind a behaviour creates children of is watched the way operators do it
@@ -411,7 +419,7 @@ impl Sim {
         // declares its own watch of that kind (`watches KIND none`) keeps it.
         for k in behaviour_reads(c) {
             if !informers.iter().any(|w| w.0 == k) {
-                informers.push((k, vec![(KeyMap::Owner, Predicate::All)], None));
+                informers.push((k, vec![(KeyMap::Owner, Predicate::All)], None, None));
             }
         }
         informers

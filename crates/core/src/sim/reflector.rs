@@ -8,6 +8,8 @@ pub struct Reflector {
     pub(super) controller: ControllerId,
     pub(super) kind: KindId,
     pub(super) namespace: Option<NameId>,
+    /// The label selector of its lists and watches (`None`: every object).
+    pub(super) selector: Option<Arc<crate::object::Selector>>,
     /// The event handlers: a key mapping and its predicate each (empty: a cache only read).
     pub(super) handlers: Vec<(KeyMap, Predicate)>,
     pub(super) state: WatcherState,
@@ -63,6 +65,7 @@ impl Reflector {
             paging: None,
             watch_list_sent_ms: TimeMs::ZERO,
             unended_since_ms: None,
+            selector: None,
         }
     }
 }
@@ -81,6 +84,11 @@ impl Reflector {
     /// The namespace it lists and watches (`None`: every namespace).
     pub fn namespace(&self) -> Option<NameId> {
         self.namespace
+    }
+
+    /// The label selector of its lists and watches (`None`: every object).
+    pub fn selector(&self) -> Option<&crate::object::Selector> {
+        self.selector.as_deref()
     }
 
     pub fn state(&self) -> WatcherState {

@@ -279,14 +279,19 @@ impl Sim {
             let c = self.controller_of(watcher);
             let slow_link = self.links[c.index()].slow();
             let w = &mut self.watches[watch.index()];
-            match w.offer(&change, true, slow_link, cap) {
+            let offer = w.offer(&change, true, slow_link, cap);
+            match offer {
                 Offer::Skip => {}
-                Offer::Send => {
+                Offer::Send | Offer::SendAs(_) => {
                     let session = w.session;
                     let live = true;
+                    let change = match offer {
+                        Offer::SendAs(event) => change.converted(event),
+                        _ => change.clone(),
+                    };
                     let msg = Msg::Event {
                         watch,
-                        change: change.clone(),
+                        change,
                         live,
                     };
                     self.send_to_client(watcher, session, cause, msg);

@@ -292,7 +292,7 @@ const WRITE_CLAUSES: &[&str] = &[
 
 /// A key (a label's, an annotation's, a field's, a finalizer's name): a qualified name's
 /// characters, at most `MAX_KEY_LEN`.
-fn check_key(p: &Cursor, w: &Word, key: &str, what: &str) -> R<()> {
+pub(super) fn check_key(p: &Cursor, w: &Word, key: &str, what: &str) -> R<()> {
     let ok = |c: char| c.is_ascii_alphanumeric() || "-_./".contains(c);
     if key.is_empty() || !key.chars().all(ok) {
         return Err(p
@@ -312,7 +312,7 @@ fn check_key(p: &Cursor, w: &Word, key: &str, what: &str) -> R<()> {
 }
 
 /// A value's text: at most `max` characters, no commas or quotes (they separate and delimit).
-fn check_value(p: &Cursor, w: &Word, value: &str, what: &str, max: usize) -> R<()> {
+pub(super) fn check_value(p: &Cursor, w: &Word, value: &str, what: &str, max: usize) -> R<()> {
     if value.chars().count() > max {
         return Err(p.err_at(
             w,
@@ -321,6 +321,13 @@ fn check_value(p: &Cursor, w: &Word, value: &str, what: &str, max: usize) -> R<(
                 value.chars().count()
             ),
         ));
+    }
+    // `validation.IsValidLabelValue`: alphanumerics, `-`, `_` and `.`.
+    let label_char = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
+    if what == "label" && !value.chars().all(label_char) {
+        return Err(p
+            .err_at(w, format!("`{value}` is not a valid label value"))
+            .help("a label value is ASCII letters, digits, `-`, `_` and `.`"));
     }
     if value.contains(['"', ',']) || value.chars().any(char::is_control) {
         return Err(p.err_at(
