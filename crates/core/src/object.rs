@@ -121,6 +121,62 @@ impl Body {
     }
 }
 
+impl Body {
+    /// What the body holds, in words, its maps sorted by key: `labels app=web; spec.image="v1";
+    /// finalizers example.com/a; owners ReplicaSet/default/web (controller, blocks)`.
+    /// `kind` names a kind by its id.
+    pub fn describe(&self, names: &Names, kind: impl Fn(crate::model::KindId) -> String) -> String {
+        let d = self.data();
+        let mut parts = vec![];
+        let pairs = |m: &[(NameId, NameId)]| -> String {
+            let v: Vec<String> = (sorted(names, m).iter())
+                .map(|(k, v)| format!("{k}={}", names.resolve(*v)))
+                .collect();
+            v.join(",")
+        };
+        if !d.labels.is_empty() {
+            parts.push(format!("labels {}", pairs(&d.labels)));
+        }
+        if !d.annotations.is_empty() {
+            parts.push(format!("annotations {}", pairs(&d.annotations)));
+        }
+        for (prefix, map) in [("spec", &d.spec), ("status", &d.status)] {
+            if !map.is_empty() {
+                let v: Vec<String> = (sorted(names, map).iter())
+                    .map(|(k, v)| format!("{prefix}.{k}={}", v.text(names)))
+                    .collect();
+                parts.push(v.join(" "));
+            }
+        }
+        if !d.finalizers.is_empty() {
+            let mut v: Vec<&str> = d.finalizers.iter().map(|&f| names.resolve(f)).collect();
+            v.sort();
+            parts.push(format!("finalizers {}", v.join(",")));
+        }
+        if !d.owners.is_empty() {
+            let v: Vec<String> = (d.owners.iter())
+                .map(|r| {
+                    let flags: Vec<&str> = [
+                        (r.controller, "controller"),
+                        (r.block_owner_deletion, "blocks"),
+                    ]
+                    .iter()
+                    .filter_map(|&(on, w)| on.then_some(w))
+                    .collect();
+                    let owner = format!("{}/{}", kind(r.owner.kind), names.resolve(r.owner.name));
+                    if flags.is_empty() {
+                        owner
+                    } else {
+                        format!("{owner} ({})", flags.join(", "))
+                    }
+                })
+                .collect();
+            parts.push(format!("owners {}", v.join(",")));
+        }
+        parts.join("; ")
+    }
+}
+
 /// The value of `key` in a map sorted by key.
 pub fn get<V>(map: &[(NameId, V)], key: NameId) -> Option<&V> {
     map.binary_search_by_key(&key, |e| e.0)

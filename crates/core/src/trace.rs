@@ -285,6 +285,15 @@ pub enum EventKind {
         name: NameId,
         error: ApiError,
     },
+    /// What a committed object holds beyond `spec N`/`status N` (labels, annotations, named
+    /// fields, finalizers, owner references), said right after its write; only objects that
+    /// hold any, so the first scripts' traces are as they were. `text` is in the names table.
+    ObjectFields {
+        kind: KindId,
+        name: NameId,
+        rv: Rv,
+        text: NameId,
+    },
     /// An update that changed nothing: no RV, no event.
     NoOpWrite {
         kind: KindId,
@@ -825,6 +834,7 @@ impl EventKind {
             Write { .. }
             | WriteFailed { .. }
             | NoOpWrite { .. }
+            | ObjectFields { .. }
             | CacheAdd { .. }
             | CacheReset { .. }
             | Compacted { .. } => Family::Store,
@@ -914,6 +924,12 @@ fn describe_store(kind: &EventKind, l: &dyn Labels) -> String {
             error.message()
         ),
         NoOpWrite { kind, name } => format!("no-op update of {}: nothing written", obj(kind, name)),
+        ObjectFields {
+            kind,
+            name,
+            rv,
+            text,
+        } => format!("{} at rv {rv}: {}", obj(kind, name), l.name(text)),
         CacheAdd {
             kind,
             rv,

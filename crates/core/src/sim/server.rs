@@ -71,6 +71,21 @@ impl Sim {
             status: obj.status,
         };
         let id = self.emit(actor, cause, write);
+        if !obj.body.is_empty() && event != EventType::Deleted {
+            let config = &self.config;
+            let text = obj
+                .body
+                .describe(&self.names, |k| config.kinds[k.index()].name.clone());
+            let text = self.names.intern(&text);
+            let (kind, name, rv) = (obj.kind, obj.name, obj.rv);
+            let fields = EventKind::ObjectFields {
+                kind,
+                name,
+                rv,
+                text,
+            };
+            self.emit(actor, id, fields);
+        }
         self.gc_notice(&obj, event, id);
         for a in 0..self.apiservers.len() {
             let api = ApiserverId(a as u8);
