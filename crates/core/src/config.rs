@@ -451,6 +451,9 @@ pub enum Edit {
         name: String,
         add: bool,
     },
+    /// `metadata.generateName`: the write's name is a prefix, to which the apiserver appends
+    /// five random characters (drawn from the run's seed). A create's only.
+    GenerateName,
     /// An owner reference to the object of this kind and name (its UID is read when the write
     /// is made: a missing owner gets a reference no object matches, which the collector reads as
     /// gone).

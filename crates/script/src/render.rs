@@ -108,6 +108,7 @@ fn edit_text(names: Names, e: &Edit) -> String {
         None => format!("{k}-"),
     };
     match e {
+        Edit::GenerateName => "generate-name".to_string(),
         Edit::Spec(n) => format!("spec {n}"),
         Edit::Status(n) => format!("status {n}"),
         Edit::Field {

@@ -203,6 +203,32 @@ expect watch-added rs Pod == 1
 expect watch-added rs Pod b == 1
 ",
     ),
+    (
+        "an owner in another namespace is treated as absent: the dependent is collected",
+        "pkg/controller/garbagecollector/garbagecollector.go (attemptToDeleteItem, OwnerRefInvalidNamespace)",
+        "kind ReplicaSet
+kind Pod
+at 0s create ReplicaSet a/web
+at 0s create ReplicaSet b/web
+at 1s create Pod a/web-0 owner ReplicaSet/b/web
+at 1s create Pod b/web-0 owner ReplicaSet/b/web
+run 5s
+expect absent Pod a/web-0
+expect exists Pod b/web-0
+",
+    ),
+    (
+        "generateName: the apiserver appends five random characters, from the run's seed",
+        "apiserver/pkg/storage/names/generate.go (SimpleNameGenerator)",
+        "kind Pod
+at 0s create Pod web- generate-name labels app=web
+at 1s create Pod web- generate-name
+run 2s
+expect creates Pod == 2
+expect message \"create Pod/default/web-jrbjn\" == 1
+expect message \"create Pod/default/web-zpjrv\" == 1
+",
+    ),
 ];
 
 #[test]
@@ -312,6 +338,12 @@ const MISUSES: &[(&str, usize, usize, &str)] = &[
         3,
         24,
         "not a valid label value",
+    ),
+    (
+        "kind Pod\nat 0s patch Pod a generate-name\n",
+        2,
+        19,
+        "part of a write",
     ),
     (
         "kind Pod\nat 0s create Pod a labels app=we/b\n",

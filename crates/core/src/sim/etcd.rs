@@ -229,7 +229,7 @@ impl Etcd {
             }
         } else if event == EventType::Added
             && obj.owner_refs().next().is_some()
-            && obj.owner_refs().all(|r| !self.owner_exists(r.owner))
+            && obj.owner_refs().all(|r| !self.owner_resolves(obj, r.owner))
         {
             look.push((obj.kind, obj.name, obj.uid));
         }
@@ -242,7 +242,7 @@ impl Etcd {
         self.objects.get(&(kind, name)).is_some_and(|d| {
             d.uid == uid
                 && d.owner_refs().next().is_some()
-                && d.owner_refs().all(|r| !self.owner_exists(r.owner))
+                && d.owner_refs().all(|r| !self.owner_resolves(d, r.owner))
                 && d.deletion_ms.is_none()
         })
     }
@@ -290,6 +290,14 @@ impl Etcd {
             .flat_map(move |set| set.range((kind, NameId(0))..=(kind, NameId(u32::MAX))))
             .filter_map(|k| self.objects.get(k))
             .filter(move |o| o.owner.is_some_and(|ow| ow.uid == uid))
+    }
+
+    /// Does `dependent`'s reference resolve: its owner exists with this UID, in the
+    /// dependent's namespace? A namespaced owner elsewhere is treated as absent
+    /// (`garbagecollector.go`: cross-namespace owner references are disallowed by design).
+    fn owner_resolves(&self, dependent: &Object, owner: Owner) -> bool {
+        (self.objects.get(&(owner.kind, owner.name)))
+            .is_some_and(|o| o.uid == owner.uid && o.namespace == dependent.namespace)
     }
 
     /// Does the owner this reference names exist, with this UID?

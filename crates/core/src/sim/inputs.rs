@@ -142,6 +142,13 @@ impl Sim {
     /// `Input::Write`: the edits applied to a new object or to etcd's, then written as the verb
     /// says. A write to an object that is not there is a 404, as `user_update`'s.
     fn user_write(&mut self, verb: Verb, kind: KindId, name: &str, edits: &[Edit], cause: EventId) {
+        let generated;
+        let name = if verb == Verb::Create && edits.contains(&Edit::GenerateName) {
+            generated = self.generate_name(name);
+            &generated
+        } else {
+            name
+        };
         let name = self.names.intern_qualified(name);
         let mut obj = match (verb, self.etcd.get(kind, name)) {
             (Verb::Create, _) => {
@@ -167,6 +174,18 @@ impl Sim {
         let _ = self.settle(Actor::User, cause, decision);
     }
 
+    /// `generateName` (`apiserver/pkg/storage/names/generate.go`): the prefix and five
+    /// characters of `utilrand.String` (`apimachinery/pkg/util/rand`: consonants and digits
+    /// that spell no words), from the run's seeded generator.
+    fn generate_name(&mut self, prefix: &str) -> String {
+        const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+        let mut name = prefix.to_string();
+        for _ in 0..5 {
+            name.push(ALPHANUMS[self.rng.below(ALPHANUMS.len() as u64) as usize] as char);
+        }
+        name
+    }
+
     /// One edit of a timeline write, on the writer's copy (shared bodies are copied here, once).
     fn apply_edit(&mut self, obj: &mut Object, edit: &Edit) {
         use crate::object::{set, OwnerRef, Value};
@@ -176,6 +195,7 @@ impl Sim {
             FieldValue::Str(s) => Value::Str(names.intern(s)),
         };
         match edit {
+            Edit::GenerateName => {}
             Edit::Spec(n) => obj.spec = *n,
             Edit::Status(n) => obj.status = *n,
             Edit::Field {

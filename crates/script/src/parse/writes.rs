@@ -18,7 +18,7 @@ pub(super) const MAX_SPEC: i64 = 1_000_000_000;
 pub(super) const ACTIONS: &[Row<ActionFn>] = &[
     row(
         "create",
-        "create KIND NAME [spec N] [spec.FIELD=V] [labels K=V,...] [annotations K=V,...] [finalizer F] [owner KIND/NAME [controller] [block-owner-deletion]]",
+        "create KIND NAME [spec N] [spec.FIELD=V] [labels K=V,...] [annotations K=V,...] [finalizer F] [owner KIND/NAME [controller] [block-owner-deletion]] [generate-name]",
         "at 0s create Db web spec 3",
         Builder::create_or_update_input,
     ),
@@ -143,6 +143,7 @@ impl Builder {
                     edits.push(Edit::Finalizer { name, add });
                 }
                 "owner" => edits.push(self.owner_edit(p)?),
+                "generate-name" if verb == Verb::Create => edits.push(Edit::GenerateName),
                 t if t.starts_with("spec.") || t.starts_with("status.") => {
                     edits.push(field_edit(p, w)?)
                 }
@@ -288,6 +289,7 @@ const WRITE_CLAUSES: &[&str] = &[
     "annotations",
     "finalizer",
     "owner",
+    "generate-name",
 ];
 
 /// A key (a label's, an annotation's, a field's, a finalizer's name): a qualified name's
