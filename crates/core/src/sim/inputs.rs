@@ -397,6 +397,49 @@ mod tests {
         );
     }
 
+    /// Issue 23's speed rule: a written body is one allocation shared by etcd, every
+    /// apiserver's watch cache and the informer's store (and a fork), not a copy per event;
+    /// a patch copies it once, for the new version.
+    #[test]
+    fn a_written_body_is_shared_by_etcd_the_caches_the_store_and_a_fork() {
+        let mut sim = watching();
+        let label = |v: &str| Edit::Label {
+            key: "app".into(),
+            value: Some(v.into()),
+        };
+        let write = |verb, v| Input::Write {
+            verb,
+            kind: KindId(0),
+            name: "a".into(),
+            edits: vec![label(v)],
+        };
+        sim.handle_input(write(Verb::Create, "web"));
+        sim.handle_timeout(TimeMs(2000));
+        let a = sim.names.get_qualified("a").unwrap();
+        let body = sim.etcd.get(KindId(0), a).unwrap().body.clone();
+        assert!(!body.is_empty());
+        for api in &sim.apiservers {
+            assert!(api.caches[0].store[&a].body.shares(&body), "a watch cache");
+        }
+        let store = sim.reflectors.iter().find(|r| r.kind == KindId(0)).unwrap();
+        assert!(
+            store.store.get(&a).unwrap().body.shares(&body),
+            "the informer"
+        );
+        let fork = sim.clone();
+        assert!(
+            fork.etcd.get(KindId(0), a).unwrap().body.shares(&body),
+            "a fork"
+        );
+        sim.handle_input(write(Verb::Patch, "api"));
+        let patched = &sim.etcd.get(KindId(0), a).unwrap().body;
+        assert!(!patched.shares(&body), "a change is a new body");
+        assert!(
+            fork.etcd.get(KindId(0), a).unwrap().body.shares(&body),
+            "the fork keeps it"
+        );
+    }
+
     /// A user's update sets what it names at the RV it reads; an update of nothing is a 404.
     #[test]
     fn user_updates_set_the_spec_or_the_status_and_a_missing_object_is_a_404() {
