@@ -347,6 +347,8 @@ const tests = [
       const w = await span();
       assert(Math.abs(w - whole / 2 ** k) <= 2, `+ number ${k} zooms in: ${w} of ${whole}`);
       assert(await page.evaluate(() => !!document.activeElement?.closest('svg.timeline')), `the focus is in the timeline after + number ${k}`);
+      // Once the markers are redrawn it is on one of them again (arrows and Enter work on).
+      await page.waitForFunction(() => !!document.activeElement?.classList.contains('mark'), null, { timeout: 2000 });
     }
     await page.keyboard.press('0');
     assert(await span() === whole, '0 shows the whole run');

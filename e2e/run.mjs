@@ -315,4 +315,6 @@ console.log('e2e: share links, embeds, CSP (e2e/share.mjs)');
 const share = spawnSync(process.execPath, [new URL('./share.mjs', import.meta.url).pathname, base, only], { stdio: 'inherit' });
 console.log('e2e: objects, layouts, accessibility, faults by hand, history, tour (e2e/page.mjs)');
 const pages = spawnSync(process.execPath, [new URL('./page.mjs', import.meta.url).pathname, base, only], { stdio: 'inherit' });
-process.exit(ok && share.status === 0 && pages.status === 0 ? 0 : 1);
+console.log('e2e: paste your logs, the Incidents, compare versions, cancelling a long run, embed at= (e2e/incidents.mjs)');
+const incidents = spawnSync(process.execPath, [new URL('./incidents.mjs', import.meta.url).pathname, base, only], { stdio: 'inherit' });
+process.exit(ok && share.status === 0 && pages.status === 0 && incidents.status === 0 ? 0 : 1);

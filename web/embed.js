@@ -5,7 +5,8 @@
 //   <script src="https://YOUR-SITE/listwatch/embed.js" defer></script>
 //
 // Options on the block (data-listwatch-*): panels="timeline,explanation,editor", theme="dark",
-// autoplay. The script text travels to the iframe by postMessage; the iframe reports its height.
+// autoplay, at="2.2s" (the moment it opens at). The script text and the moment travel to the
+// iframe by postMessage; the iframe reports its height.
 // It also fits the height of the iframes the playground's "Copy embed code" gives.
 (function () {
   const here = document.currentScript && document.currentScript.src;
@@ -17,6 +18,7 @@
     if (host.dataset.listwatchDone) return;
     host.dataset.listwatchDone = '1';
     const script = block.textContent;
+    const at = block.dataset.listwatchAt;
     const params = new URLSearchParams({ embed: '1', source: 'parent' });
     for (const k of allowed) {
       const v = block.dataset['listwatch' + k[0].toUpperCase() + k.slice(1)];
@@ -28,16 +30,17 @@
     frame.className = 'listwatch-embed';
     frame.style.cssText = 'width:100%;height:560px;border:1px solid #d9dde3;border-radius:6px';
     frame.setAttribute('loading', 'lazy');
-    fit(frame, script);
+    fit(frame, script, at);
     host.replaceWith(frame);
   }
 
-  /// The frame takes the height its embed reports; a frame made here hands the embed its script.
-  function fit(frame, script) {
+  /// The frame takes the height its embed reports; a frame made here hands the embed its script
+  /// (and the moment to open at, when the block names one).
+  function fit(frame, script, at) {
     frame.dataset.listwatchDone = '1';
     window.addEventListener('message', (e) => {
       if (e.source !== frame.contentWindow || !e.data) return;
-      if (e.data.listwatch === 'ready' && script !== undefined) frame.contentWindow.postMessage({ listwatch: 'load', script }, '*');
+      if (e.data.listwatch === 'ready' && script !== undefined) frame.contentWindow.postMessage(at === undefined ? { listwatch: 'load', script } : { listwatch: 'load', script, at }, '*');
       if (e.data.listwatch === 'height') {
         const h = parseInt(e.data.height, 10);
         if (h > 100 && h < 5000) frame.style.height = h + 'px';

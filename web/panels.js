@@ -304,6 +304,9 @@ export function compare(host, index) {
   draw();
 }
 
+// ---- Paste your logs: the import dialog (import.js) loads on the first click -------------------
+export const import_logs = (on) => import(new URL('import.js', document.baseURI).href).then((m) => m.open(on));
+
 // ---- Embeds -----------------------------------------------------------------------------------
 /// An embed tells its parent page the height of its content `app` whenever it changes (embed.js
 /// fits the iframe to it).

@@ -21,6 +21,7 @@ use crate::components::{
     explore::ExplorePanel,
     export::Export,
     faults::FaultMenu,
+    import::ImportButton,
     legend::Legend,
     objects::{History, ObjectsPanel, Tour},
     panels::*,
@@ -235,6 +236,7 @@ fn use_hashchange(dispatch: UseReducerDispatcher<State>, embed: &link::Embed) {
 #[hook]
 fn use_embed_messages(dispatch: UseReducerDispatcher<State>, embed: &link::Embed) {
     let on = embed.on && embed.from_parent;
+    let autoplay = embed.autoplay;
     use_effect_with((), move |_| {
         let listener = web_sys::window().filter(|_| on).map(|w| {
             let window = w.clone();
@@ -248,7 +250,7 @@ fn use_embed_messages(dispatch: UseReducerDispatcher<State>, embed: &link::Embed
                 let data = e.data();
                 if from_parent && js_get(&data, "listwatch").as_deref() == Some("load") {
                     if let Some(script) = js_get(&data, "script") {
-                        dispatch.dispatch(Action::Edit(script));
+                        load_from_parent(&dispatch, script, js_get(&data, "at"), autoplay);
                     }
                 }
             });
@@ -273,6 +275,35 @@ fn use_embed_messages(dispatch: UseReducerDispatcher<State>, embed: &link::Embed
             });
         }
     });
+}
+
+/// The script embed.js sends, opened at the block's `at=` moment when it has one (a time as the
+/// CLI's `--at` reads it, `2.2s`; one that is not a time opens at the start), as a link's moment.
+fn load_from_parent(
+    dispatch: &UseReducerDispatcher<State>,
+    script: String,
+    at: Option<String>,
+    autoplay: bool,
+) {
+    let at_ms = at
+        .and_then(|t| listwatch_script::parse_time_arg(t.trim()).ok())
+        .map(|d| listwatch_core::TimeMs::ZERO + d);
+    if at_ms.is_none() {
+        return dispatch.dispatch(Action::Edit(script));
+    }
+    let shared = listwatch_script::share::Shared {
+        script,
+        at_ms,
+        events: None,
+    };
+    dispatch.dispatch(Action::OpenLink {
+        shared,
+        keep_previous: false,
+    });
+    // Opening at a moment pauses, as a link does; an autoplaying block plays on from there.
+    if autoplay {
+        dispatch.dispatch(Action::Play);
+    }
 }
 
 /// Keyboard shortcuts on the document, registered once: they read the latest state when a key
@@ -404,6 +435,9 @@ pub fn app() -> Html {
         (Some(run), Some(view)) => stage(&state, &embed, run, view, &latest),
         _ if state.progress.is_some() => {
             html! { <p class="empty">{"Simulating: the run appears here when it is done."}</p> }
+        }
+        _ if state.cancelled.is_some() => {
+            html! { <p class="empty">{"The run was cancelled: run it again to see it."}</p> }
         }
         _ => html! { <p class="empty">{"Fix the script's errors to see it run."}</p> },
     };
@@ -544,6 +578,7 @@ fn header(p: &HeaderProps) -> Html {
             <h1>{"listwatch"}</h1>
             <span class="tagline">{"Kubernetes list-then-watch, visible"}</span>
             <Gallery dispatch={p.dispatch.clone()} />
+            <ImportButton dispatch={p.dispatch.clone()} />
             <button data-testid="copy-link" title="Copy a link that reproduces this scenario at this moment (Ctrl/Cmd+S)" onclick={copy}>{"Copy link"}</button>
             <button data-testid="copy-embed" title="Copy an iframe snippet for documentation" onclick={copy_embed}>{"Copy embed code"}</button>
             <label class="theme">{"Theme "}
@@ -572,20 +607,27 @@ fn banners(state: &UseReducerHandle<State>) -> Html {
             }
             if state.kept.is_some() {
                 <div class="banner kept" role="status" data-testid="restore-notice">
-                    <span>{"This is the script from the link. Your previous script is kept: "}</span>
+                    <span>{if state.imported { "This is the scenario made from your logs. Your previous script is kept: " } else { "This is the script from the link. Your previous script is kept: " }}</span>
                     <button data-testid="restore" title="Put your previous script back in the editor" onclick={on(|| Action::Restore)}>{"Restore"}</button>
-                    <button data-testid="accept-link" title="Keep the link's script: it replaces your previous one" onclick={on(|| Action::AcceptLink)}>{"Keep the link's script"}</button>
+                    <button data-testid="accept-link" title="Keep this script: it replaces your previous one" onclick={on(|| Action::AcceptLink)}>{if state.imported { "Keep the imported scenario" } else { "Keep the link's script" }}</button>
                 </div>
             }
             if let Some(n) = &state.notice { <div class="notice" role="status">{n}</div> }
             if let Some(p) = state.progress {
                 <div class="banner computing" role="status" data-testid="computing">
-                    {format!(
-                        "Simulating… {} events so far, {} of {} virtual time. The page stays usable; the run appears when it is done.",
-                        crate::components::panels::thousands(p.events),
-                        p.now_ms,
-                        p.end_ms
-                    )}
+                    <progress data-testid="computing-progress" aria-label="Virtual time simulated"
+                        max={p.end_ms.ms().to_string()} value={p.now_ms.ms().to_string()} />
+                    <span>{format!(
+                        "Simulating… {} so far. The page stays usable; the run appears when it is done.",
+                        how_far(p)
+                    )}</span>
+                    <button data-testid="computing-cancel" title="Stop this run; the last finished run stays on screen" onclick={on(|| Action::CancelRun)}>{"Cancel"}</button>
+                </div>
+            }
+            if let Some(p) = state.cancelled {
+                <div class="banner computing" role="status" data-testid="run-cancelled">
+                    <span>{format!("Run cancelled after {}.", how_far(p))}</span>
+                    <button data-testid="run-again" title="Run the script from the start (Ctrl/Cmd+Enter)" onclick={on(|| Action::Rerun)}>{"Run it again"}</button>
                 </div>
             }
             if state.help {
@@ -596,6 +638,16 @@ fn banners(state: &UseReducerHandle<State>) -> Html {
             }
         </>
     }
+}
+
+/// How far a run being computed went: `120,000 events, 12.000s of 86400.000s virtual time`.
+fn how_far(p: crate::state::Progress) -> String {
+    format!(
+        "{} events, {} of {} virtual time",
+        crate::components::panels::thousands(p.events),
+        p.now_ms,
+        p.end_ms
+    )
 }
 
 /// `obj[key]` as a string.

@@ -166,6 +166,63 @@ mod tests {
         assert!(s.outcomes.iter().all(|(_, o)| o.pass));
     }
 
+    /// A long run's Cancel stops computing it: the last finished run stays on screen, how far
+    /// the cancelled run went is said, a late slice changes nothing, and Rerun starts it again.
+    #[wasm_bindgen_test]
+    fn a_long_run_can_be_cancelled_and_run_again() {
+        use crate::state::{Action, State};
+        use yew::Reducible;
+        let long = "kind Pod\nkind Other\ncontroller c for Pod children Other\n\
+                    every 1ms 1000 times create Pod p{i} spec 1\nrun 2m\nexpect esr\n";
+        let mine = gallery("02-");
+        let s = std::rc::Rc::new(State::new(mine.to_string())).reduce(Action::Edit(long.into()));
+        let progress = s.progress.expect("computing in slices");
+        let c = s.reduce(Action::CancelRun);
+        assert!(c.progress.is_none() && c.computing.is_none());
+        assert_eq!(c.cancelled, Some(progress));
+        assert_eq!(
+            c.run.as_ref().map(|r| &*r.source),
+            Some(mine),
+            "the last run stays"
+        );
+        assert_eq!(&*c.source, long, "the text stays the user's");
+        let late = c.clone().reduce(Action::Continue);
+        assert!(
+            std::rc::Rc::ptr_eq(&late, &c),
+            "no slice runs after a cancel"
+        );
+        let again = c.reduce(Action::Rerun);
+        assert!(again.progress.is_some() && again.cancelled.is_none());
+    }
+
+    /// A scenario made by "Paste your logs" opens as a link's does: the script it replaces is
+    /// kept (the autosave is not written) until Restore or Keep; a link later is a link again.
+    #[wasm_bindgen_test]
+    fn an_imported_scenario_keeps_the_script_it_replaces() {
+        use crate::state::{Action, State};
+        use yew::Reducible;
+        let (mine, made) = (gallery("01-"), gallery("40-"));
+        let s = std::rc::Rc::new(State::new(mine.to_string()))
+            .reduce(Action::OpenImported(made.to_string()));
+        assert_eq!(
+            (&*s.source, s.kept.as_deref(), s.imported),
+            (made, Some(mine), true)
+        );
+        let restored = s.clone().reduce(Action::Restore);
+        assert_eq!((&*restored.source, restored.kept.as_deref()), (mine, None));
+        let kept = s.clone().reduce(Action::AcceptLink);
+        assert_eq!((&*kept.source, kept.kept.as_deref()), (made, None));
+        let link = s.reduce(Action::OpenLink {
+            shared: listwatch_script::share::Shared {
+                script: gallery("02-").to_string(),
+                at_ms: None,
+                events: None,
+            },
+            keep_previous: true,
+        });
+        assert_eq!((link.kept.as_deref(), link.imported), (Some(mine), false));
+    }
+
     /// The explorer's settings and search are the page's state: a start takes the next job, only
     /// the running search's reports count, and a cancel or the end stops it; a cancelled search's
     /// last report stays on screen until the next search.

@@ -23,6 +23,16 @@ pub enum ToWorker {
     Export { script: String },
     /// Two runs for the comparison.
     Compare { script: String, other: String },
+    /// One script under two versions ("what changes if I upgrade"), as the CLI's `run
+    /// --compare`: `versions` is its argument, `kubernetes=1.34,1.35`.
+    CompareVersions { script: String, versions: String },
+    /// Pasted log lines for `listwatch import`. A paste too large to send whole is sent as its
+    /// size alone (`text` empty): the worker then says the importer's own message.
+    Import {
+        text: String,
+        #[serde(default)]
+        bytes: f64,
+    },
     /// The objects panel's table at `cursor`, with the history of the object picked.
     Objects {
         script: String,
@@ -118,6 +128,21 @@ pub enum FromWorker {
     },
     Compare {
         runs: Vec<CompareRun>,
+        /// A comparison of versions: the facts that differ (fact, A's value, B's value).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        differences: Vec<(String, String, String)>,
+        /// A comparison of versions: where the traces first differ (the event's index, each
+        /// side's event as its moment and text, empty where that run had ended); none when
+        /// they are the same event for event.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        divergence: Option<(f64, String, String)>,
+    },
+    /// What an import made: `listwatch import --json`'s document (empty when nothing could be
+    /// imported) and the importer's message when it refused the paste or recognised no line
+    /// (its report is in `json` then, with an empty script).
+    Import {
+        json: String,
+        error: String,
     },
     Objects {
         cursor: f64,
@@ -294,7 +319,9 @@ mod tests {
         };
         assert_eq!(
             json(&FromWorker::Compare {
-                runs: vec![run, error]
+                runs: vec![run.clone(), error],
+                differences: vec![],
+                divergence: None,
             }),
             concat!(
                 r#"{"kind":"compare","runs":[{"title":"T","end":1500,"#,
@@ -302,6 +329,48 @@ mod tests {
                 r#""events":[[0,"ctl: list"]],"states":[[5,"ctl/Pod","watching"]]},"#,
                 r#"{"error":"line 2: bad"}]}"#
             )
+        );
+        // A comparison of versions adds what compare.js lists under the runs.
+        let versions = json(&FromWorker::Compare {
+            runs: vec![],
+            differences: vec![("ctl/Pod: lists".into(), "2".into(), "1".into())],
+            divergence: Some((7.0, "1.000s ctl: list".into(), String::new())),
+        });
+        assert_eq!(
+            versions,
+            r#"{"kind":"compare","runs":[],"differences":[["ctl/Pod: lists","2","1"]],"divergence":[7,"1.000s ctl: list",""]}"#
+        );
+    }
+
+    #[wasm_bindgen_test]
+    fn an_import_is_as_import_js_writes_and_reads_it() {
+        assert_eq!(
+            job(r#"{"kind":"import","text":"a line"}"#),
+            ToWorker::Import {
+                text: "a line".into(),
+                bytes: 0.0
+            }
+        );
+        assert_eq!(
+            job(r#"{"kind":"import","text":"","bytes":5000000}"#),
+            ToWorker::Import {
+                text: String::new(),
+                bytes: 5e6
+            }
+        );
+        assert_eq!(
+            job(r#"{"kind":"compare_versions","script":"s","versions":"kubernetes=1.34,1.35"}"#),
+            ToWorker::CompareVersions {
+                script: "s".into(),
+                versions: "kubernetes=1.34,1.35".into()
+            }
+        );
+        assert_eq!(
+            json(&FromWorker::Import {
+                json: "{}".into(),
+                error: "too big".into()
+            }),
+            r#"{"kind":"import","json":"{}","error":"too big"}"#
         );
     }
 

@@ -137,6 +137,11 @@ pub struct State {
     /// overwritten until the user edits the link's script or accepts it, and "Restore" brings
     /// this back.
     pub kept: Option<Rc<str>>,
+    /// The script on screen while one is kept came from "Paste your logs", not from a link.
+    pub imported: bool,
+    /// A long run the user cancelled: how far it had gone (the last finished run stays on
+    /// screen, and the text is not run again until asked).
+    pub cancelled: Option<Progress>,
     /// What the fault menu is open on, if it is.
     pub fault_menu: Option<FaultTarget>,
     /// The scripts before each fault added by hand, newest last: Undo brings them back.
@@ -225,6 +230,11 @@ pub enum Action {
     Restore,
     /// Keep the link's script: it becomes the autosaved text.
     AcceptLink,
+    /// A scenario "Paste your logs" made: shown like a link's script, the script it replaces
+    /// kept for Restore.
+    OpenImported(String),
+    /// Stop computing a long run (its progress banner's Cancel).
+    CancelRun,
     /// Run the same text again from scratch.
     Rerun,
     /// Open (or close) the fault menu.
@@ -274,6 +284,8 @@ impl State {
             link_error: None,
             notice: None,
             kept: None,
+            imported: false,
+            cancelled: None,
             fault_menu: None,
             undo: Rc::default(),
             computing: None,
@@ -345,6 +357,7 @@ impl State {
         // A newer text replaces a run still being computed.
         self.computing = None;
         self.progress = None;
+        self.cancelled = None;
         match parsed {
             Ok(scenario) if same_run => {
                 self.check(&scenario);
@@ -478,6 +491,8 @@ impl State {
             link_error: self.link_error.clone(),
             notice: self.notice.clone(),
             kept: self.kept.clone(),
+            imported: self.imported,
+            cancelled: self.cancelled,
             fault_menu: self.fault_menu,
             undo: self.undo.clone(),
             computing: self.computing.clone(),
@@ -538,7 +553,10 @@ impl State {
             Action::OpenLink {
                 shared,
                 keep_previous,
-            } => self.open_link(shared, keep_previous),
+            } => {
+                self.open_link(shared, keep_previous);
+                self.imported = false;
+            }
             Action::Restore => {
                 if let Some(k) = self.kept.take() {
                     self.load(k);
@@ -548,7 +566,23 @@ impl State {
                     self.leave_explore();
                 }
             }
+            Action::OpenImported(script) => {
+                self.open_link(
+                    Shared {
+                        script,
+                        at_ms: None,
+                        events: None,
+                    },
+                    true,
+                );
+                self.imported = self.kept.is_some();
+            }
             Action::Continue => self.continue_run(),
+            Action::CancelRun => {
+                if self.computing.take().is_some() {
+                    self.cancelled = self.progress.take();
+                }
+            }
             Action::Rerun => {
                 let src = self.source.clone();
                 self.run = None;
@@ -724,6 +758,8 @@ impl PartialEq for State {
             && self.link_error == o.link_error
             && self.notice == o.notice
             && self.kept == o.kept
+            && self.imported == o.imported
+            && self.cancelled == o.cancelled
             && self.fault_menu == o.fault_menu
             && self.undo.len() == o.undo.len()
             && self.theme == o.theme

@@ -131,6 +131,9 @@ pub enum Command {
         /// Threads to run schedules on (default: every core); the result does not depend on it
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
         threads: Option<u16>,
+        /// Put faults only on this controller (the others are the cluster's helpers)
+        #[arg(long, value_name = "NAME", conflicts_with = "merge")]
+        controller: Option<String>,
         /// Explore only shard I of N (0-based) of the schedules; merge the shards' --json with --merge
         #[arg(long, value_name = "I/N", value_parser = parse_shard, conflicts_with = "merge")]
         shard: Option<(u64, u64)>,

@@ -19,6 +19,8 @@ pub struct Options {
     pub json: bool,
     pub time_limit: Option<Duration>,
     pub threads: Option<usize>,
+    /// Faults only against this controller.
+    pub controller: Option<String>,
     pub shard: Option<(u64, u64)>,
     pub merge: Vec<String>,
 }
@@ -59,7 +61,9 @@ pub fn run(o: Options) -> ExitCode {
         schedules: o.budget.unwrap_or(default.schedules),
         first_failure: !o.all,
     };
-    let (src, (mut ex, scenario)) = match with_script(file, |src| lx::explorer(src, budget)) {
+    let (src, (mut ex, scenario)) = match with_script(file, |src| {
+        lx::explorer_against(src, budget, o.controller.as_deref())
+    }) {
         Ok(x) => x,
         Err(code) => return code,
     };

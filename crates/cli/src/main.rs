@@ -186,6 +186,7 @@ fn main() -> ExitCode {
             json,
             time,
             threads,
+            controller,
             shard,
             merge,
         } => explore::run(explore::Options {
@@ -195,6 +196,7 @@ fn main() -> ExitCode {
             json,
             time_limit: time,
             threads: threads.map(usize::from),
+            controller,
             shard,
             merge,
         }),

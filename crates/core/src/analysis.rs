@@ -651,6 +651,7 @@ mod tests {
         let disconnect = Input::Disconnect {
             controller: c0,
             duration_ms: DurationMs(0),
+            after_writes: None,
         };
         let sim = run(vec![
             (1000, create("a")),
@@ -746,6 +747,7 @@ mod tests {
             Input::Disconnect {
                 controller: ControllerId(0),
                 duration_ms: DurationMs(5000),
+                after_writes: None,
             },
         )];
         timeline.extend((0..10).map(|i| (1500 + 100 * i, create(&format!("p{i}")))));

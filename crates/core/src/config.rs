@@ -328,10 +328,13 @@ pub enum Input {
         name: String,
         propagation: Propagation,
     },
-    /// Close the controller's watches and refuse its connections for a while.
+    /// Close the controller's watches and refuse its connections for a while: now, or (with
+    /// `after_writes`) just before the next write its reconciles make once one of them has
+    /// made that many, so that write is refused (the explorer's refusal at a write).
     Disconnect {
         controller: ControllerId,
         duration_ms: DurationMs,
+        after_writes: Option<u32>,
     },
     /// Set the message delay on a controller's link.
     Delay {

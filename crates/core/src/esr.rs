@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use crate::config::Config;
-use crate::model::{ControllerId, NameId, Names, Object, TimeMs};
+use crate::model::{ControllerId, KindId, NameId, Names, Object, TimeMs};
 use crate::sim::{Etcd, EtcdReader, Sim, Stop};
 
 /// Per (controller, key): does the desired state hold, and since when.
@@ -24,6 +24,9 @@ pub struct EsrState {
 #[derive(Clone, Debug, Default)]
 pub struct Esr {
     states: BTreeMap<(ControllerId, NameId), EsrState>,
+    /// Per controller: the kinds its own logic and `desired` block read besides its primary
+    /// (empty for a built-in behaviour, whose children name their parent), computed once.
+    reads: Option<Vec<Vec<KindId>>>,
 }
 
 /// Does every controller's desired state hold at the end of the run?
@@ -53,6 +56,8 @@ impl Esr {
 
     /// After a committed write: which primary key of which controller did it touch, and does
     /// that key's desired state hold now? `present`: the write left `o` in etcd (not a delete).
+    /// A write of a kind a controller's own logic reads re-judges every key of it: the object
+    /// need not name its primary (an external bucket kept behind a finalizer has no owner).
     pub(crate) fn track(
         &mut self,
         (config, etcd, names): (&Config, &Etcd, &Names),
@@ -60,7 +65,14 @@ impl Esr {
         o: &Object,
         present: bool,
     ) {
+        let reads = self.reads.take().unwrap_or_else(|| kinds_read(config));
+        let mut others: Vec<(ControllerId, NameId)> = vec![];
         for (i, cfg) in config.controllers.iter().enumerate() {
+            if reads[i].contains(&o.kind) {
+                let c = ControllerId(i as u16);
+                let keys = self.states.range((c, NameId(0))..=(c, NameId(u32::MAX)));
+                others.extend(keys.map(|(k, _)| *k));
+            }
             let key = if o.kind == cfg.primary {
                 Some(o.name)
             } else {
@@ -86,20 +98,28 @@ impl Esr {
             } else {
                 etcd.get(cfg.primary, key).cloned()
             };
-            let holds = match &parent {
-                Some(p) => {
-                    crate::reconcile::desired_holds(cfg, 1 << c.0, p, names, &EtcdReader(etcd))
-                }
-                None => true,
-            };
-            let entry = self.states.entry((c, key)).or_insert(EsrState {
-                holds: !holds,
-                since_ms: now,
-            });
-            if entry.holds != holds {
-                entry.holds = holds;
-                entry.since_ms = now;
-            }
+            others.retain(|&k| k != (c, key));
+            let holds = judge(cfg, c, parent.as_ref(), (etcd, names));
+            self.set((c, key), holds, now);
+        }
+        for (c, key) in others {
+            let cfg = &config.controllers[c.index()];
+            let parent = etcd.get(cfg.primary, key);
+            let holds = judge(cfg, c, parent, (etcd, names));
+            self.set((c, key), holds, now);
+        }
+        self.reads = Some(reads);
+    }
+
+    /// A key's state is now `holds` (since now, if that is news).
+    fn set(&mut self, key: (ControllerId, NameId), holds: bool, now: TimeMs) {
+        let entry = self.states.entry(key).or_insert(EsrState {
+            holds: !holds,
+            since_ms: now,
+        });
+        if entry.holds != holds {
+            entry.holds = holds;
+            entry.since_ms = now;
         }
     }
 
@@ -144,6 +164,33 @@ impl Esr {
     pub(crate) fn state_mut(&mut self, key: (ControllerId, NameId)) -> Option<&mut EsrState> {
         self.states.get_mut(&key)
     }
+}
+
+/// Does the desired state of `parent` (`None`: gone, so nothing is asked) hold in etcd?
+fn judge(
+    cfg: &crate::config::ControllerConfig,
+    c: ControllerId,
+    parent: Option<&Object>,
+    (etcd, names): (&Etcd, &Names),
+) -> bool {
+    parent
+        .is_none_or(|p| crate::reconcile::desired_holds(cfg, 1 << c.0, p, names, &EtcdReader(etcd)))
+}
+
+/// Per controller, the kinds besides its primary that its own logic or `desired` block reads.
+fn kinds_read(config: &Config) -> Vec<Vec<KindId>> {
+    (config.controllers.iter())
+        .map(|cfg| match &cfg.program {
+            Some(p) if cfg.behaviour == crate::config::Behaviour::Program => {
+                let mut kinds = p.kinds();
+                kinds.retain(|&k| k != cfg.primary);
+                kinds.sort();
+                kinds.dedup();
+                kinds
+            }
+            _ => vec![],
+        })
+        .collect()
 }
 
 /// The ESR outcome of a run, for one controller or (`None`) for all of them.

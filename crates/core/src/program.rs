@@ -18,7 +18,7 @@
 //! reconcile write anything?") stops at the first write it finds.
 
 use crate::model::{DurationMs, KindId, NameId, Names, Object, Owner, Rv};
-use crate::reconcile::{Memory, Reader, Write, MAX_CHILDREN};
+use crate::reconcile::{Memory, Reader, UpdateTo, Write, MAX_CHILDREN};
 use crate::trace::{ApiError, ReconcileResult};
 
 pub const MAX_STATEMENTS: usize = 256;
@@ -92,14 +92,36 @@ pub enum Cond {
     Or(Box<Cond>, Box<Cond>),
 }
 
-/// What a failed write does to the reconcile.
+/// What a failed write does to the reconcile: Go's `if err != nil`, with controller-runtime's
+/// `client.IgnoreNotFound` / `client.IgnoreAlreadyExists` and `apierrors.IsConflict` (which
+/// holds for a failed precondition too: apiserver `pkg/storage/errors/storage.go` turns
+/// `storage.IsInvalidObj` into `errors.NewConflict`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum OnError {
     /// `if err != nil { return ctrl.Result{}, err }`: the reconcile ends with the error.
     #[default]
     Return,
-    /// The error is ignored and the next write goes on.
+    /// Every error is ignored (network errors included) and the next write goes on.
     Continue,
+    /// `client.IgnoreNotFound(err)`: a 404 is ignored, any other error returns.
+    IgnoreNotFound,
+    /// `client.IgnoreAlreadyExists(err)`: a create's 409 AlreadyExists is ignored.
+    IgnoreAlreadyExists,
+    /// `apierrors.IsConflict(err)`: a stale RV or a failed UID precondition is ignored.
+    IgnoreConflict,
+}
+
+impl OnError {
+    /// Does a write that failed with `e` go on to the next statement?
+    pub fn ignores(self, e: ApiError) -> bool {
+        match self {
+            OnError::Return => false,
+            OnError::Continue => true,
+            OnError::IgnoreNotFound => e == ApiError::NotFound,
+            OnError::IgnoreAlreadyExists => e == ApiError::AlreadyExists,
+            OnError::IgnoreConflict => matches!(e, ApiError::Conflict | ApiError::UidMismatch),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -149,8 +171,9 @@ pub enum Stmt {
         on_error: OnError,
         line: u32,
     },
-    /// Replace spec and/or status. `rv_check`: send the RV read (`Update`, 409 when stale);
-    /// without it a merge `Patch`.
+    /// Write the spec (to the object) or the status (to `/status`): one of the two is set.
+    /// `rv_check`: send the RV read (`Update`, 409 when stale); without it a merge `Patch`,
+    /// which carries only the field it names.
     Update {
         slot: Slot,
         spec: Option<Value>,
@@ -399,14 +422,40 @@ impl Namer for Frozen<'_> {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Plan {
     pub writes: Vec<Write>,
-    /// One per write: true when its failure is ignored (`on-error continue`). Empty: none is.
-    pub continue_on_error: Vec<bool>,
+    /// One per write: which of its failures are ignored (`on-error ...`). Empty: none is.
+    pub on_error: Vec<OnError>,
     /// How the reconcile ends when its writes succeed (`None`: the controller's default).
     pub outcome: Option<ReconcileResult>,
     /// What each `get` read, in order: the decision's evidence (the trace and "Why?" show it).
     pub reads: Vec<ReadNote>,
     /// A limit the reconcile ran into (it then makes no write: the run stops).
     pub exceeded: Option<Exceeded>,
+    /// The `remember`s and `forget`s that follow a write, in order: each takes effect once the
+    /// writes before it went through (those before any write take effect at once).
+    pub memory: Vec<MemoryChange>,
+    /// Per write: the earlier write of the same bound object whose response RV it sends, as Go's
+    /// client fills the object with the response (empty: none does).
+    pub rv_from: Vec<Option<u32>>,
+}
+
+/// A `remember` (`value`) or `forget` (`None`) of the reconcile's key, made once the first
+/// `after_writes` writes of its reconcile succeeded or had their error ignored: Go's
+/// `r.applied[name] = v` runs after `r.Update` returned nil, never when it failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemoryChange {
+    pub after_writes: u32,
+    pub slot: u8,
+    pub value: Option<i64>,
+}
+
+/// Makes the changes of `key`'s memory that wait for exactly `done` writes.
+pub fn apply_memory(memory: &mut Memory, key: NameId, changes: &[MemoryChange], done: u32) {
+    for c in changes.iter().filter(|c| c.after_writes == done) {
+        match c.value {
+            Some(v) => memory.insert((key, c.slot), v),
+            None => memory.remove(&(key, c.slot)),
+        };
+    }
 }
 
 /// One object a reconcile read: where from, and what it found.
@@ -440,8 +489,11 @@ struct Run<'a> {
     /// `None`: the controller cannot reach its apiserver, so live reads fail.
     live: Option<&'a dyn Reader>,
     names: &'a mut dyn Namer,
-    memory: &'a mut Memory,
+    /// The memory as the reconcile started; what it changes waits in `plan.memory`.
+    memory: &'a Memory,
     bound: Vec<Bound>,
+    /// Per slot: the last write planned of the object bound there (its response refreshes it).
+    last_write: Vec<Option<u32>>,
     plan: Plan,
     /// ESR's question: the program stops at its first write (`Stop::Wrote`), made or not.
     dry: bool,
@@ -509,7 +561,7 @@ impl<'a> Run<'a> {
     fn value(&self, v: &Value, memory_key: NameId) -> Option<i64> {
         match v {
             Value::Int(n) => Some(*n),
-            Value::Memory(m) => self.memory.get(&(memory_key, *m)).copied(),
+            Value::Memory(m) => self.remembered(memory_key, *m),
             Value::Field(s, f) => match f {
                 Field::Count => Some(self.list_counts(*s).0 as i64),
                 Field::Alive => Some(self.list_counts(*s).1 as i64),
@@ -528,6 +580,14 @@ impl<'a> Run<'a> {
             },
         }
     }
+    /// A remembered value as this reconcile sees it: its own `remember`s and `forget`s first.
+    fn remembered(&self, key: NameId, m: u8) -> Option<i64> {
+        match self.plan.memory.iter().rev().find(|c| c.slot == m) {
+            Some(c) if key == self.key => c.value,
+            _ => self.memory.get(&(key, m)).copied(),
+        }
+    }
+
     fn cond(&self, c: &Cond) -> bool {
         match c {
             Cond::Exists(s) => match self.bound.get(*s as usize) {
@@ -539,7 +599,7 @@ impl<'a> Run<'a> {
             Cond::HasFinalizer(s) => self
                 .one(*s)
                 .is_some_and(|o| o.finalizers & self.finalizer_bit != 0),
-            Cond::Remembered(m) => self.memory.contains_key(&(self.key, *m)),
+            Cond::Remembered(m) => self.remembered(self.key, *m).is_some(),
             Cond::Cmp(a, op, b) => {
                 let (a, b) = (self.value(a, self.key), self.value(b, self.key));
                 match (a, b, op) {
@@ -568,9 +628,34 @@ impl<'a> Run<'a> {
         // `most_writes` bounds every path when the program is compiled.
         debug_assert!(self.plan.writes.len() < MAX_WRITES);
         self.plan.writes.push(w);
-        self.plan
-            .continue_on_error
-            .push(on_error == OnError::Continue);
+        self.plan.on_error.push(on_error);
+        self.plan.rv_from.push(None);
+        Ok(())
+    }
+
+    /// An update of the object bound to `slot`: it sends the RV of the last write of that object
+    /// in this reconcile when there was one, and the bound object now holds what it wrote
+    /// (controller-runtime `pkg/client/typed_client.go`: `Update` and `Patch` decode the
+    /// response `Into(obj)`), so later statements and writes see it.
+    fn push_update(
+        &mut self,
+        slot: Slot,
+        o: Object,
+        change: UpdateTo,
+        expect_rv: Rv,
+        on_error: OnError,
+    ) -> Result<(), Stop> {
+        let update = Write::Update {
+            kind: o.kind,
+            name: o.name,
+            expect_rv,
+            change,
+        };
+        self.push(Some(update), on_error)?;
+        let i = self.plan.writes.len() as u32 - 1;
+        let last = &mut self.last_write[slot as usize];
+        self.plan.rv_from[i as usize] = last.replace(i);
+        self.bound[slot as usize] = Bound::One(Some(change.apply(&o)));
         Ok(())
     }
     fn exec(&mut self, body: &[Stmt]) -> Result<(), Stop> {
@@ -620,19 +705,25 @@ impl<'a> Run<'a> {
             | Stmt::Delete { .. }
             | Stmt::Scale { .. } => self.write_stmt(s)?,
             Stmt::Remember { slot, value } => {
-                let key = (self.key, *slot);
-                match self.value(value, self.key) {
-                    Some(v) => self.memory.insert(key, v),
-                    None => self.memory.remove(&key),
-                };
+                let value = self.value(value, self.key);
+                self.change_memory(*slot, value);
             }
-            Stmt::Forget { slot } => {
-                self.memory.remove(&(self.key, *slot));
-            }
+            Stmt::Forget { slot } => self.change_memory(*slot, None),
             Stmt::Return(o) => return Err(Stop::Return(o.result())),
             Stmt::Require(_) => {}
         }
         Ok(())
+    }
+
+    /// A `remember` or `forget`: it waits for the writes planned before it.
+    fn change_memory(&mut self, slot: u8, value: Option<i64>) {
+        // At most one change per statement run, and a program has no loops.
+        debug_assert!(self.plan.memory.len() < MAX_STATEMENTS);
+        self.plan.memory.push(MemoryChange {
+            after_writes: self.plan.writes.len() as u32,
+            slot,
+            value,
+        });
     }
 
     /// A statement that writes: the write goes into the plan.
@@ -758,23 +849,19 @@ impl<'a> Run<'a> {
         let Some(o) = self.one(*slot) else {
             return Ok(());
         };
-        let spec = match spec {
-            Some(v) => self.value(v, self.key).unwrap_or(0),
-            None => o.spec,
+        let change = match (spec, status) {
+            (_, Some(v)) => UpdateTo::Status(self.value(v, self.key).unwrap_or(0)),
+            (spec, None) => UpdateTo::Object {
+                spec: Some(
+                    spec.as_ref()
+                        .map_or(o.spec, |v| self.value(v, self.key).unwrap_or(0)),
+                ),
+                // A PUT sends the whole object; a merge patch only what it names.
+                finalizers: rv_check.then_some(o.finalizers),
+            },
         };
-        let status = match status {
-            Some(v) => self.value(v, self.key).unwrap_or(0),
-            None => o.status,
-        };
-        let update = Write::Update {
-            kind: o.kind,
-            name: o.name,
-            expect_rv: if *rv_check { o.rv } else { 0 },
-            spec,
-            status,
-            finalizers: o.finalizers,
-        };
-        self.push(Some(update), *on_error)
+        let expect_rv = if *rv_check { o.rv } else { 0 };
+        self.push_update(*slot, o, change, expect_rv, *on_error)
     }
 
     /// `Finalizer`: adds or removes this controller's finalizer.
@@ -787,15 +874,12 @@ impl<'a> Run<'a> {
         } else {
             o.finalizers & !self.finalizer_bit
         };
-        let update = Write::Update {
-            kind: o.kind,
-            name: o.name,
-            expect_rv: o.rv,
-            spec: o.spec,
-            status: o.status,
-            finalizers,
+        let change = UpdateTo::Object {
+            spec: Some(o.spec),
+            finalizers: Some(finalizers),
         };
-        self.push(Some(update), *on_error)
+        let rv = o.rv;
+        self.push_update(*slot, o, change, rv, *on_error)
     }
 
     /// `Delete`: deletes the object (or every live object) in `slot`.
@@ -951,7 +1035,8 @@ fn scale(
 }
 
 /// Runs the logic for one reconcile of `key`: reads from `cache` (and `live`, etcd, for live
-/// reads; `None` when the controller is cut off), updates `memory`, returns the plan.
+/// reads; `None` when the controller is cut off), makes the memory changes that come before
+/// any write, returns the plan (with the changes that wait for writes).
 #[allow(clippy::too_many_arguments)]
 pub fn plan(
     program: &Program,
@@ -970,6 +1055,7 @@ pub fn plan(
         names,
         memory,
         bound: vec![Bound::Unset; program.bindings.len()],
+        last_write: vec![None; program.bindings.len()],
         plan: Plan::default(),
         dry: false,
     };
@@ -983,7 +1069,10 @@ pub fn plan(
         }
         Err(Stop::Wrote) | Ok(()) => {}
     }
-    run.plan
+    let mut plan = run.plan;
+    apply_memory(memory, key, &plan.memory, 0);
+    plan.memory.retain(|c| c.after_writes > 0);
+    plan
 }
 
 /// ESR's question for a program controller, asked of etcd: does the `desired` block hold, or
@@ -995,7 +1084,7 @@ pub fn desired_holds(
     etcd: &dyn Reader,
     names: &Names,
 ) -> bool {
-    let mut memory = Memory::new();
+    let memory = Memory::new();
     let mut frozen = Frozen(names);
     let mut run = Run {
         key,
@@ -1003,8 +1092,9 @@ pub fn desired_holds(
         cache: etcd,
         live: Some(etcd),
         names: &mut frozen,
-        memory: &mut memory,
+        memory: &memory,
         bound: vec![Bound::Unset; program.bindings.len().max(program.desired_bindings.len())],
+        last_write: vec![None; program.bindings.len().max(program.desired_bindings.len())],
         plan: Plan::default(),
         dry: true,
     };

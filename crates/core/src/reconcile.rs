@@ -20,21 +20,76 @@ pub enum Write {
         spec: i64,
         owner: Option<Owner>,
     },
-    /// Replace spec, status and finalizers, guarded by the RV the controller read (0: no
+    /// A write to the object or to its `/status`, guarded by the RV the controller read (0: no
     /// precondition, a merge patch).
     Update {
         kind: KindId,
         name: NameId,
         expect_rv: Rv,
-        spec: i64,
-        status: i64,
-        finalizers: u32,
+        change: UpdateTo,
     },
     Delete {
         kind: KindId,
         name: NameId,
         uid: Option<u64>,
     },
+}
+
+impl Write {
+    /// What it asks of the server, as the trace says it.
+    pub fn op(&self) -> crate::trace::WriteOp {
+        use crate::trace::WriteOp;
+        match self {
+            Write::Create { .. } => WriteOp::Create,
+            Write::Update {
+                change: UpdateTo::Status(_),
+                ..
+            } => WriteOp::UpdateStatus,
+            Write::Update { .. } => WriteOp::Update,
+            Write::Delete { .. } => WriteOp::Delete,
+        }
+    }
+
+    /// The object it writes.
+    pub fn object(&self) -> (KindId, NameId) {
+        match *self {
+            Write::Create { kind, name, .. }
+            | Write::Update { kind, name, .. }
+            | Write::Delete { kind, name, .. } => (kind, name),
+        }
+    }
+}
+
+/// What an update sends, and where. Every kind has the status subresource (as a kubebuilder
+/// CRD with `+kubebuilder:subresource:status` and the built-in kinds with a status): a write
+/// to the object keeps the stored status and one to `/status` keeps everything else
+/// (apiextensions-apiserver `pkg/registry/customresource/strategy.go`, `PrepareForUpdate` of
+/// the object's and of the status strategy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UpdateTo {
+    /// `r.Update` or `r.Patch` of the object: the spec and finalizers it carries (`None`: a
+    /// patch that leaves the server's).
+    Object {
+        spec: Option<i64>,
+        finalizers: Option<u32>,
+    },
+    /// `r.Status().Update` or `r.Status().Patch`: the status.
+    Status(i64),
+}
+
+impl UpdateTo {
+    /// `o` as the server stores it after this change (its RV and generation aside).
+    pub fn apply(self, o: &Object) -> Object {
+        let mut now = o.clone();
+        match self {
+            UpdateTo::Object { spec, finalizers } => {
+                now.spec = spec.unwrap_or(o.spec);
+                now.finalizers = finalizers.unwrap_or(o.finalizers);
+            }
+            UpdateTo::Status(status) => now.status = status,
+        }
+        now
+    }
 }
 
 /// Where a reconcile reads: the informer cache (client-go) or etcd (Anvil's consistent reads).
@@ -98,9 +153,10 @@ fn with_finalizer(parent: &Object, bit: u32, on: bool) -> Write {
         kind: parent.kind,
         name: parent.name,
         expect_rv: parent.rv,
-        spec: parent.spec,
-        status: parent.status,
-        finalizers,
+        change: UpdateTo::Object {
+            spec: Some(parent.spec),
+            finalizers: Some(finalizers),
+        },
     }
 }
 
@@ -246,9 +302,10 @@ fn mirror(parent: &Object, target: KindId, read: &dyn Reader) -> Vec<Write> {
             kind: target,
             name: key,
             expect_rv: m.rv,
-            spec: parent.spec,
-            status: m.status,
-            finalizers: m.finalizers,
+            change: UpdateTo::Object {
+                spec: Some(parent.spec),
+                finalizers: Some(m.finalizers),
+            },
         }),
         Some(_) => {}
     }
@@ -355,9 +412,7 @@ fn two_writes(
             kind: parent.kind,
             name: parent.name,
             expect_rv: parent.rv,
-            spec: parent.spec,
-            status: parent.spec,
-            finalizers: parent.finalizers,
+            change: UpdateTo::Status(parent.spec),
         });
     }
     writes
@@ -495,7 +550,13 @@ mod tests {
         };
         let made = run(fixed, &cache, &mut names);
         assert!(
-            matches!(made[..], [Write::Update { status: 3, .. }]),
+            matches!(
+                made[..],
+                [Write::Update {
+                    change: UpdateTo::Status(3),
+                    ..
+                }]
+            ),
             "{made:?}"
         );
     }
@@ -514,7 +575,7 @@ mod tests {
             matches!(
                 made[..],
                 [Write::Update {
-                    spec: 4,
+                    change: UpdateTo::Object { spec: Some(4), .. },
                     expect_rv: 12,
                     ..
                 }]

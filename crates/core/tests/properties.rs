@@ -127,6 +127,7 @@ fn config(c: &Case) -> Config {
             Op::Disconnect(d) => Input::Disconnect {
                 controller: c0,
                 duration_ms: DurationMs(*d),
+                after_writes: None,
             },
             Op::Delay(d) => Input::Delay {
                 controller: c0,

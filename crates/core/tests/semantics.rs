@@ -67,6 +67,7 @@ fn overflow_config() -> Config {
             Input::Disconnect {
                 controller: ControllerId(0),
                 duration_ms: DurationMs(0),
+                after_writes: None,
             },
         ),
         at(

@@ -44,13 +44,44 @@ pub const MAX_SUMMARY_VALUES: usize = 8_000_000;
 
 /// Starts an exploration of a script.
 pub fn explorer(src: &str, budget: Budget) -> Result<(Explorer, crate::Scenario), Vec<Diagnostic>> {
+    explorer_against(src, budget, None)
+}
+
+/// An explorer whose faults are only against the controller named `only` (`explore
+/// --controller NAME`); the script's other controllers are the cluster's helpers.
+pub fn explorer_against(
+    src: &str,
+    budget: Budget,
+    only: Option<&str>,
+) -> Result<(Explorer, crate::Scenario), Vec<Diagnostic>> {
     let scenario = parse(src)?;
     let expects = scenario
         .expectations
         .iter()
         .map(|x| x.expect.clone())
         .collect();
-    let ex = Explorer::new(scenario.config.clone(), expects, budget)
+    let controllers = &scenario.config.controllers;
+    let only = match only {
+        None => None,
+        Some(name) => match controllers.iter().position(|c| c.name == name) {
+            Some(i) => Some(listwatch_core::ControllerId(i as u16)),
+            None => {
+                let names: Vec<&str> = controllers.iter().map(|c| c.name.as_str()).collect();
+                let mut d = Diagnostic::at(
+                    1,
+                    1,
+                    1,
+                    format!("`--controller {name}`: the script declares no controller `{name}`"),
+                );
+                d = match crate::diag::nearest(name, names.iter().copied()) {
+                    Some(n) => d.help(format!("did you mean `{n}`?")),
+                    None => d.help(format!("its controllers: {}", names.join(", "))),
+                };
+                return Err(vec![d]);
+            }
+        },
+    };
+    let ex = Explorer::against(scenario.config.clone(), expects, budget, only)
         .map_err(|e| vec![Diagnostic::at(1, 1, 1, e.to_string())])?;
     Ok((ex, scenario))
 }

@@ -57,6 +57,15 @@ pub const CONDITION_WORDS: &[&str] = &[
     ">",
     ">=",
 ];
+/// What `on-error` may say, and what each means (controller-runtime's `client.IgnoreNotFound`,
+/// `client.IgnoreAlreadyExists`, `apierrors.IsConflict`; `continue` ignores every error).
+pub const ON_ERROR: &[(&str, OnError)] = &[
+    ("return", OnError::Return),
+    ("continue", OnError::Continue),
+    ("ignore-not-found", OnError::IgnoreNotFound),
+    ("ignore-already-exists", OnError::IgnoreAlreadyExists),
+    ("ignore-conflict", OnError::IgnoreConflict),
+];
 
 /// Largest number a program may write or compare with (the timeline's spec limit).
 const MAX_NUMBER: i64 = 1_000_000_000;
@@ -647,11 +656,13 @@ impl<'a> Compiler<'a> {
         if !c.eat("on-error") {
             return Ok(OnError::Return);
         }
-        let w = c.next("`continue` or `return`")?;
-        match w.text.as_str() {
-            "continue" => Ok(OnError::Continue),
-            "return" => Ok(OnError::Return),
-            _ => Err(unknown(c, w, "error handling", &["continue", "return"])),
+        let w = c.next("how its error is handled")?;
+        match ON_ERROR.iter().find(|(word, _)| *word == w.text) {
+            Some((_, how)) => Ok(*how),
+            None => {
+                let words: Vec<&str> = ON_ERROR.iter().map(|(word, _)| *word).collect();
+                Err(unknown(c, w, "error handling", &words))
+            }
         }
     }
 
@@ -803,19 +814,35 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    /// `update|patch NAME [spec V] [status V] [on-error ...]` (`update` checks the RV).
+    /// `update|patch NAME spec V|status V [on-error ...]` (`update` checks the RV).
     fn update_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         self.writes_allowed(c, w)?;
         let n = c.next("the name of an object read above")?;
         let slot = self.bound(c, n, Some(false))?;
         let (mut spec, mut status) = (None, None);
         loop {
+            let at = c.peek();
             if c.eat("spec") {
                 spec = Some(self.value(c)?);
             } else if c.eat("status") {
                 status = Some(self.value(c)?);
             } else {
                 break;
+            }
+            // `r.Update` writes the object and `r.Status().Update` its `/status`: one call each.
+            if let (Some(_), Some(_), Some(at)) = (&spec, &status, at) {
+                return Err(c
+                    .err_at(
+                        at,
+                        format!(
+                            "`{}` writes the spec (to the object) or the status (to `/status`), not both",
+                            w.text
+                        ),
+                    )
+                    .help(format!(
+                        "two writes, two lines: `{0} {1} spec ...` then `{0} {1} status ...`",
+                        w.text, n.text
+                    )));
             }
         }
         if spec.is_none() && status.is_none() {

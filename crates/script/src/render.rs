@@ -177,9 +177,14 @@ fn controller_fault_line(names: Names, input: &Input) -> String {
         Input::Disconnect {
             controller,
             duration_ms,
+            after_writes,
         } => format!(
-            "disconnect {} for {}",
+            "disconnect {}{} for {}",
             names.controller(*controller),
+            match after_writes {
+                Some(n) => format!(" after {n} write{}", if *n == 1 { "" } else { "s" }),
+                None => String::new(),
+            },
             duration_ms
         ),
         Input::Delay {

@@ -36,7 +36,10 @@ fn fails_check(cx: &str) -> listwatch_script::Report {
 }
 
 fn find(name: &str) -> (Vec<Fault>, String) {
-    let src = script(name);
+    find_script(name, script(name))
+}
+
+fn find_script(name: &str, src: &str) -> (Vec<Fault>, String) {
     let (mut ex, scenario) = explorer(src, BUDGET).unwrap();
     assert!(ex.base_broken.is_empty(), "{name} passes without faults");
     ex.run();
@@ -685,4 +688,79 @@ fn a_forged_shard_summary_is_refused_before_it_sizes_anything() {
     let mut other = real.clone();
     other["shard"][0] = json!(1);
     assert!(merge_texts(&[text(&real), text(&other)]).is_ok());
+}
+
+/// An operator that creates its Pvc with the given `on-error`; nothing in the timeline but the
+/// Database.
+fn swallowing(how: &str) -> String {
+    format!(
+        "
+kind Database
+kind Pvc
+controller op for Database
+  reconcile 200ms
+  logic
+    get db = Database key
+    if db absent
+      done
+    get data = Pvc key-data
+    if data absent
+      create Pvc key-data owner db on-error {how}
+at 1s create Database a
+run 1m
+expect esr
+"
+    )
+}
+
+/// docs/explorer.md's promise (issue 24): a refusal at each of the controller's own writes of
+/// the fault-free run, armed as its reconcile starts (as the crash points are). A write error
+/// swallowed by `on-error continue` ends the reconcile done and nothing asks for another, so
+/// the Pvc is never made: found, with the refused write in its label; `ignore-already-exists` returns the refusal, the key is retried,
+/// and the whole search finds nothing.
+#[test]
+fn a_refusal_at_the_controllers_own_write_finds_a_swallowed_error() {
+    let (faults, cx) = find_script("continue", &swallowing("continue"));
+    assert!(
+        matches!(
+            faults[..],
+            [Fault::Disconnect(listwatch_core::explore::Disconnect {
+                after_writes: Some(_),
+                ..
+            })]
+        ),
+        "{faults:?}"
+    );
+    assert!(cx.contains("disconnect op after "), "{cx}");
+    assert!(cx.contains("refused (connection refused)"), "{cx}");
+    survives_script(
+        "ignore-already-exists",
+        &swallowing("ignore-already-exists"),
+        50_000,
+    );
+}
+
+/// `explore --controller NAME` (issue 24): faults only against the controller under test, the
+/// others are the cluster's helpers and stay fault-free; a name the script does not declare is
+/// refused with the nearest one.
+#[test]
+fn explore_against_one_controller_faults_only_that_one() {
+    use listwatch_script::explore::explorer_against;
+    let src = swallowing("continue").replace(
+        "kind Pvc\n",
+        "kind Pvc\nkind Copy\ncontroller helper for Pvc mirror Copy\n",
+    );
+    let (mut helper, _) = explorer_against(&src, BUDGET, Some("helper")).unwrap();
+    helper.run();
+    assert!(helper.failures.is_empty(), "{:?}", helper.failures);
+    let (mut op, _) = explorer_against(&src, BUDGET, Some("op")).unwrap();
+    op.run();
+    let f = op.failures.first().expect("the swallowed refusal");
+    let op_id = listwatch_core::ControllerId(1);
+    assert!(f.faults.iter().all(|x| x.controller() == op_id), "{f:?}");
+    let Err(d) = explorer_against(&src, BUDGET, Some("opp")) else {
+        panic!("an unknown controller is refused");
+    };
+    let text = listwatch_script::render(&d[0], "t.lw", &src);
+    assert!(text.contains("did you mean `op`?"), "{text}");
 }

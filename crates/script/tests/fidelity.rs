@@ -6,6 +6,10 @@ use listwatch_core::{
     ApiError, Delta, DurationMs, Event, EventKind, QueueAdd, ReconcileResult, Sim, TimeMs, WatchEnd,
 };
 
+/// The reconcile language's rules (issue 24).
+#[path = "fidelity/reconcile.rs"]
+mod reconcile;
+
 fn run(src: &str) -> Sim {
     match listwatch_script::run(src) {
         Ok(r) => {

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
+#[cfg(test)]
+mod map;
 mod serve;
 
 const TOOLCHAIN: &str = "1.95.0";

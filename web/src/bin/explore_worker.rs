@@ -46,14 +46,21 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromWorker) {
 
 /// One run for the comparison.
 fn compare_run(script: &str) -> CompareRun {
-    let r = match listwatch_script::run(script) {
-        Err(d) => {
-            return CompareRun::Error {
-                error: first_error(&d),
-            }
+    match listwatch_script::run(script) {
+        Err(d) => CompareRun::Error {
+            error: first_error(&d),
+        },
+        Ok(r) => {
+            let title = listwatch_script::parse(script)
+                .map(|s| s.title)
+                .unwrap_or_default();
+            run_shown(&r, title)
         }
-        Ok(r) => r,
-    };
+    }
+}
+
+/// What the comparison shows of a run: its outcomes, ESR, counts, events and watcher states.
+fn run_shown(r: &listwatch_script::Report, title: String) -> CompareRun {
     let sim = &r.sim;
     let analysis = Analysis::of(sim);
     let esr = esr_verdict(sim, analysis.esr);
@@ -74,9 +81,7 @@ fn compare_run(script: &str) -> CompareRun {
     ];
     let shown = || sim.trace().iter().take(MAX_COMPARE_EVENTS);
     CompareRun::Run {
-        title: listwatch_script::parse(script)
-            .map(|s| s.title)
-            .unwrap_or_default(),
+        title,
         end: sim.now_ms().ms() as f64,
         outcomes: r
             .outcomes
@@ -108,6 +113,83 @@ fn compare_run(script: &str) -> CompareRun {
                 _ => None,
             })
             .collect(),
+    }
+}
+
+/// One script under two versions, as `listwatch run --compare`: both runs on one clock, the
+/// facts that differ and the first divergence.
+fn compare_versions(script: &str, versions: &str) -> FromWorker {
+    let versions: listwatch_script::compare::Versions = match versions.parse() {
+        Ok(v) => v,
+        Err(message) => return FromWorker::Error { message },
+    };
+    let c = match listwatch_script::compare::compare(script, versions) {
+        Ok(c) => c,
+        Err(d) => {
+            return FromWorker::Error {
+                message: first_error(&d),
+            }
+        }
+    };
+    let side = |s: &listwatch_script::compare::Side| {
+        let title = listwatch_script::parse(script)
+            .map(|p| p.title)
+            .unwrap_or_default();
+        run_shown(&s.report, format!("{}: {title}", s.label))
+    };
+    let event = |e: &Option<(listwatch_core::TimeMs, String)>| {
+        e.as_ref()
+            .map_or(String::new(), |(t, text)| format!("{t} {text}"))
+    };
+    FromWorker::Compare {
+        runs: vec![side(&c.a), side(&c.b)],
+        differences: c
+            .differences
+            .iter()
+            .map(|d| (d.fact.clone(), d.a.clone(), d.b.clone()))
+            .collect(),
+        divergence: c
+            .divergence
+            .as_ref()
+            .map(|d| (d.index as f64, event(&d.a), event(&d.b))),
+    }
+}
+
+/// Pasted log lines through `listwatch import`, as the CLI's `--json` has them. `bytes` is the
+/// paste's size as the page measured it: one too large to send whole comes as its size alone.
+fn import_logs(text: &str, bytes: f64) -> FromWorker {
+    use listwatch_script::import::{import, ImportError, Imported, MAX_INPUT_BYTES};
+    let whole = (bytes.max(0.0) as usize).max(text.len());
+    let result = if whole > MAX_INPUT_BYTES {
+        Err(ImportError::TooLarge { bytes: whole })
+    } else {
+        import(text)
+    };
+    match result {
+        Ok(imported) => FromWorker::Import {
+            json: imported.to_json(),
+            error: String::new(),
+        },
+        // No line recognised: the report still says why for each.
+        Err(ImportError::NothingRecognised { report }) => {
+            let message = ImportError::NothingRecognised {
+                report: report.clone(),
+            }
+            .to_string();
+            let shown = Imported {
+                script: String::new(),
+                report,
+                notes: vec![],
+            };
+            FromWorker::Import {
+                json: shown.to_json(),
+                error: message,
+            }
+        }
+        Err(e) => FromWorker::Import {
+            json: String::new(),
+            error: e.to_string(),
+        },
     }
 }
 
@@ -310,8 +392,20 @@ fn handle(scope: &DedicatedWorkerGlobalScope, job: ToWorker) {
         ),
         ToWorker::Compare { script, other } => {
             let runs = vec![compare_run(&script), compare_run(&other)];
-            post(scope, &FromWorker::Compare { runs });
+            let (differences, divergence) = (vec![], None);
+            post(
+                scope,
+                &FromWorker::Compare {
+                    runs,
+                    differences,
+                    divergence,
+                },
+            );
         }
+        ToWorker::CompareVersions { script, versions } => {
+            post(scope, &compare_versions(&script, &versions))
+        }
+        ToWorker::Import { text, bytes } => post(scope, &import_logs(&text, bytes)),
         ToWorker::Objects {
             script,
             cursor,
@@ -437,6 +531,62 @@ mod tests {
         ("failed writes", 0.0),
     ];
     const PINNED_02_ESR: &str = "stable since 2.050s";
+
+    /// A paste too large to send whole (its size alone) and one no line of which is recognised
+    /// get the importer's own messages; the second keeps its report of each line.
+    #[wasm_bindgen_test]
+    fn an_import_says_the_importers_messages() {
+        match import_logs("", 5e6) {
+            FromWorker::Import { json, error } => {
+                assert!(json.is_empty());
+                assert!(error.starts_with("the paste is 5000000 bytes"), "{error}");
+            }
+            other => panic!("{other:?}"),
+        }
+        match import_logs(
+            "hello
+world
+",
+            0.0,
+        ) {
+            FromWorker::Import { json, error } => {
+                assert!(error.starts_with("none of the 2 lines"), "{error}");
+                assert!(json.contains("\"not-recognised\""), "{json}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A comparison of versions names each side's version and lists what differs.
+    #[wasm_bindgen_test]
+    fn versions_compare_as_the_cli_does() {
+        let src = listwatch_script::gallery::GALLERY
+            .iter()
+            .find(|(name, _)| name.starts_with("48-"))
+            .expect("the streaming-list incident")
+            .1;
+        match compare_versions(src, "kubernetes=1.34,1.35") {
+            FromWorker::Compare {
+                runs, differences, ..
+            } => {
+                let titles: Vec<String> = runs
+                    .iter()
+                    .map(|r| match r {
+                        CompareRun::Run { title, .. } => title.clone(),
+                        CompareRun::Error { error } => error.clone(),
+                    })
+                    .collect();
+                assert!(titles[0].starts_with("kubernetes 1.34: "), "{titles:?}");
+                assert!(titles[1].starts_with("kubernetes 1.35: "), "{titles:?}");
+                assert!(!differences.is_empty());
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            compare_versions(src, "kubernetes=1.35,1.35"),
+            FromWorker::Error { .. }
+        ));
+    }
 
     /// A script that does not parse is the comparison's error, in its first diagnostic's words.
     #[wasm_bindgen_test]

@@ -5,6 +5,7 @@ pub mod editor;
 pub mod explore;
 pub mod export;
 pub mod faults;
+pub mod import;
 pub mod legend;
 pub mod objects;
 pub mod panels;

@@ -44,13 +44,24 @@ pub fn gallery(p: &GalleryProps) -> Html {
             }
         })
     };
+    // The incidents (titles "Incident: …") under their own heading, each fix twin just after its
+    // incident (the files are in that order), marked as its twin.
+    let (incidents, rest): (Vec<_>, Vec<_>) = (crate::gallery::INDEX.iter().enumerate())
+        .partition(|(_, (_, title))| title.starts_with("Incident:"));
+    let option = |(i, (name, title)): (usize, &(&str, &str))| {
+        let text = match title.strip_prefix("Incident: ") {
+            Some(t) if name.ends_with("-fixed.lw") => format!("↳ {t}"),
+            Some(t) => t.to_string(),
+            None => title.to_string(),
+        };
+        html! { <option value={i.to_string()} data-file={name.to_string()}>{text}</option> }
+    };
     html! {
         <label class="gallery">{"Gallery "}
             <select data-testid="gallery" aria-label="Gallery" data-loaded={(*loaded).clone()} {onchange}>
                 <option value="" selected=true disabled=true>{"choose a scenario…"}</option>
-                { for crate::gallery::INDEX.iter().enumerate().map(|(i, (name, title))| html! {
-                    <option value={i.to_string()} data-file={name.to_string()}>{*title}</option>
-                }) }
+                <optgroup label="Scenarios">{ for rest.into_iter().map(option) }</optgroup>
+                <optgroup label="Incidents: public reports reproduced">{ for incidents.into_iter().map(option) }</optgroup>
             </select>
         </label>
     }

@@ -152,18 +152,19 @@ fn marker_key(e: &KeyboardEvent, jump: &Callback<u32>, i: u32) {
 }
 
 /// Focus stays in the timeline: on its first marker in the Tab order, else on the timeline.
-fn keep_focus(svg: &NodeRef) {
+fn keep_focus(svg: &NodeRef, had: Option<web_sys::Element>) {
     let Some(el) = svg.cast::<web_sys::Element>() else {
         return;
     };
     let active = el.owner_document().and_then(|d| d.active_element());
-    if active.is_some_and(|a| el.contains(Some(&a))) {
+    // Somewhere else on the page by now (a click, a Tab): leave it there.
+    if !active.is_some_and(|a| el.contains(Some(&a))) {
         return;
     }
-    let to = el
-        .query_selector(".mark[tabindex=\"0\"]")
-        .ok()
-        .flatten()
+    // The marker that had the focus, if the new window still shows it; else the window's first.
+    let to = had
+        .filter(|m| m.is_connected() && el.contains(Some(m)))
+        .or_else(|| el.query_selector(".mark[tabindex=\"0\"]").ok().flatten())
         .unwrap_or(el);
     focus(&to);
 }
@@ -383,16 +384,26 @@ pub fn timeline_view(p: &Props) -> Html {
         });
     }
     // A zoom key redraws the markers: the one that had the focus may be outside the new window.
-    // Once redrawn (a task later), the focus goes to the window's first marker (or the
-    // timeline), so the next key still reaches the timeline.
+    // Once redrawn (a task later), the focus goes back to that marker if it is still shown,
+    // else to the window's first marker (or the timeline), so the next key still reaches it.
     let onkeydown = {
         let (set, now, svg) = (set.clone(), p.now_ms, svg.clone());
         Callback::from(move |e: KeyboardEvent| {
             if let Some(next) = zoom_key(&e.key(), span, now, end_ms) {
                 e.prevent_default();
+                // The focused marker may leave the window with this redraw, and a removed
+                // element drops the focus to the body: hold it on the timeline itself until
+                // the markers are redrawn, so a key pressed meanwhile still reaches it.
+                let had = svg
+                    .cast::<web_sys::Element>()
+                    .and_then(|el| el.owner_document())
+                    .and_then(|d| d.active_element());
+                if let Some(el) = svg.cast::<web_sys::Element>() {
+                    focus(&el);
+                }
                 set.set(next);
                 let svg = svg.clone();
-                gloo_timers::callback::Timeout::new(0, move || keep_focus(&svg)).forget();
+                gloo_timers::callback::Timeout::new(0, move || keep_focus(&svg, had)).forget();
             }
         })
     };

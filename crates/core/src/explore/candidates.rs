@@ -53,8 +53,10 @@ pub struct Candidates {
 
 impl Candidates {
     /// Candidates read off a fault-free run.
-    pub fn new(sim: &Sim) -> Candidates {
-        let sources = sources(sim);
+    /// The candidates read off the fault-free run `sim`, against every controller or only
+    /// `only` (the others are the cluster's helpers).
+    pub fn new(sim: &Sim, only: Option<crate::model::ControllerId>) -> Candidates {
+        let sources = sources(sim, only);
         let mut by_type = [0; FAULT_TYPES.len()];
         for (i, s) in sources.iter().enumerate() {
             by_type[i] = s.count();
@@ -112,7 +114,7 @@ pub(super) fn pair(q: u64) -> (u64, u64) {
 
 /// Candidate faults read off a fault-free run, in the order the explorer tries them (capped).
 pub fn candidates(sim: &Sim) -> Vec<Fault> {
-    Candidates::new(sim).collect()
+    Candidates::new(sim, None).collect()
 }
 
 #[cfg(test)]
@@ -126,6 +128,7 @@ mod tests {
             controller: ControllerId(0),
             at_ms,
             duration_ms: DurationMs(5_000),
+            after_writes: None,
         })
     }
 

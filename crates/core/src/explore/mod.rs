@@ -350,9 +350,20 @@ impl Explorer {
         expects: Vec<Expect>,
         budget: Budget,
     ) -> Result<Explorer, crate::config::ConfigError> {
+        Explorer::against(config, expects, budget, None)
+    }
+
+    /// An explorer whose faults are only against `only` (`explore --controller`): the other
+    /// controllers are the cluster's helpers, kept fault-free.
+    pub fn against(
+        config: Config,
+        expects: Vec<Expect>,
+        budget: Budget,
+        only: Option<crate::model::ControllerId>,
+    ) -> Result<Explorer, crate::config::ConfigError> {
         let mut original = Sim::new(config.clone())?;
         original.run();
-        let singles = Candidates::new(&original);
+        let singles = Candidates::new(&original, only);
         // Every schedule, and the fault-free reference, runs long enough to settle. Candidates
         // start by the original end and last at most a minute (a 60 s disconnect or hold), so
         // that end plus a minute plus the settling time covers them all.

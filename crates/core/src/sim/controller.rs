@@ -17,6 +17,7 @@ impl Controller {
             reflectors,
             failed_first: BTreeMap::new(),
             crash_after_writes: None,
+            disconnect_before_write: None,
             restart_after_ms: None,
             memory: Memory::new(),
             written_rvs: Default::default(),
@@ -61,8 +62,15 @@ impl Controller {
 pub(super) struct Running {
     pub(super) key: NameId,
     pub(super) writes: Vec<Write>,
-    /// Per write: its failure is ignored (`on-error continue`); empty: none is.
-    pub(super) continue_on_error: Vec<bool>,
+    /// Per write: which of its failures are ignored (`on-error ...`); empty: none is.
+    pub(super) on_error: Vec<crate::program::OnError>,
+    /// Memory changes waiting for the writes before them (`program::MemoryChange`).
+    pub(super) memory: Vec<crate::program::MemoryChange>,
+    /// Per write: the earlier write of the same object whose response RV it sends (empty:
+    /// none does).
+    pub(super) rv_from: Vec<Option<u32>>,
+    /// Per write made so far: the RV its response carried (`None`: it failed or deleted).
+    pub(super) response_rvs: Vec<Option<Rv>>,
     /// How the reconcile ends if its writes succeed (`None`: the controller's settings).
     pub(super) outcome: Option<ReconcileResult>,
     pub(super) done: usize,
@@ -83,6 +91,9 @@ pub struct Controller {
     /// Reconciles failed on purpose so far, per key (`fail-first N`), across restarts.
     pub(super) failed_first: BTreeMap<NameId, u32>,
     pub(super) crash_after_writes: Option<u32>,
+    /// An armed disconnect: just before the write that follows this many writes of a
+    /// reconcile, the link goes down for that long (the write is refused).
+    pub(super) disconnect_before_write: Option<(u32, DurationMs)>,
     /// Restart this long after the armed (or next) crash.
     pub(super) restart_after_ms: Option<DurationMs>,
     pub(super) memory: Memory,
@@ -232,7 +243,10 @@ impl Controller {
         self.workers[worker as usize] = Some(Running {
             key,
             writes: plan.writes,
-            continue_on_error: plan.continue_on_error,
+            on_error: plan.on_error,
+            memory: plan.memory,
+            rv_from: plan.rv_from,
+            response_rvs: vec![],
             outcome: plan.outcome,
             done: 0,
             start_event: start,
@@ -278,7 +292,17 @@ impl Controller {
                     },
                 );
             }
-            let write = run.writes[run.done];
+            let mut write = run.writes[run.done];
+            // controller-runtime's client fills the object with the response, so a second
+            // update of it sends the RV the first one got back.
+            let from = run.rv_from.get(run.done).copied().flatten();
+            let response_rv =
+                from.and_then(|j| run.response_rvs.get(j as usize).copied().flatten());
+            if let (Write::Update { expect_rv, .. }, Some(rv)) = (&mut write, response_rv) {
+                if *expect_rv != 0 {
+                    *expect_rv = rv;
+                }
+            }
             run.done += 1;
             let start = run.start_event;
             self.workers[worker as usize] = Some(run);
@@ -301,15 +325,21 @@ impl Controller {
         st: &mut StepContext,
         worker: u32,
         result: Result<EventId, ApiError>,
+        response_rv: Option<Rv>,
         cause: EventId,
     ) {
-        let Some(run) = self.workers[worker as usize].take() else {
+        let Some(mut run) = self.workers[worker as usize].take() else {
             return;
         };
-        let go_on = run.continue_on_error.get(run.done - 1) == Some(&true);
-        if let (Err(e), false) = (result, go_on) {
-            return self.finish(st, worker, run, ReconcileResult::Error(e));
+        run.response_rvs.push(response_rv);
+        if let Err(e) = result {
+            let on_error = run.on_error.get(run.done - 1).copied().unwrap_or_default();
+            if !on_error.ignores(e) {
+                return self.finish(st, worker, run, ReconcileResult::Error(e));
+            }
         }
+        // The write returned no error (or one ignored): what the logic remembered after it holds.
+        crate::program::apply_memory(&mut self.memory, run.key, &run.memory, run.done as u32);
         let steps = run.writes.len() as u64 + 1;
         let at = run.started_ms + st.cfg().reconcile_ms * (run.done as u64 + 1) / steps;
         self.workers[worker as usize] = Some(run);
@@ -398,6 +428,7 @@ impl Controller {
         self.queue = WorkQueue::new(queue_kind);
         self.memory.clear();
         self.crash_after_writes = None;
+        self.disconnect_before_write = None;
         let epoch = self.epoch;
         if anvil {
             let tick = Action::AnvilTick { controller, epoch };
@@ -594,13 +625,39 @@ impl Sim {
         cause: EventId,
         step_cause: EventId,
     ) {
+        let ctl = &mut self.controllers[c.index()];
+        let made = ctl.workers[worker as usize]
+            .as_ref()
+            .map(|r| r.done as u32 - 1);
+        if let Some((_, duration_ms)) = ctl.disconnect_before_write.filter(|a| Some(a.0) == made) {
+            ctl.disconnect_before_write = None;
+            self.disconnect(c, duration_ms, cause);
+        }
+        let (kind, name) = write.object();
         let result = if self.connected(c) {
             self.write(Actor::Controller(c), cause, write)
         } else {
-            Err(ApiError::ConnectionRefused)
+            // The request never reached a server: the client's own error, in the trace as
+            // any failed write is, so the reader sees the write that did not happen.
+            let error = ApiError::ConnectionRefused;
+            let op = write.op();
+            let failed = EventKind::WriteFailed {
+                op,
+                kind,
+                name,
+                error,
+            };
+            self.emit(Actor::Controller(c), cause, failed);
+            Err(error)
         };
         self.note_written(c, worker, &result);
-        self.step_controller(c, |ctl, st| ctl.written(st, worker, result, step_cause));
+        let response_rv = (result.is_ok())
+            .then(|| self.etcd.get(kind, name).map(|o| o.rv))
+            .flatten();
+        let answered = |ctl: &mut Controller, st: &mut StepContext| {
+            ctl.written(st, worker, result, response_rv, step_cause)
+        };
+        self.step_controller(c, answered);
     }
 
     /// The controller's process died: the server forgets its open watch, its reflector stops.
@@ -677,7 +734,10 @@ mod tests {
         Running {
             key,
             writes: vec![write; writes],
-            continue_on_error: vec![],
+            on_error: vec![],
+            memory: vec![],
+            rv_from: vec![],
+            response_rvs: vec![],
             outcome: None,
             done,
             start_event: 7,
@@ -726,7 +786,7 @@ mod tests {
         c.queue.get();
         c.workers[0] = Some(running(key, 2, 1));
         let out = run_step(&mut c, TimeMs(1000), |c, st| {
-            c.written(st, 0, Err(ApiError::Conflict), 9)
+            c.written(st, 0, Err(ApiError::Conflict), None, 9)
         });
         let events = out.kinds();
         let EventKind::Enqueue { delay_ms, .. } = events[1] else {
@@ -804,7 +864,10 @@ mod tests {
         c.workers[0] = Some(Running {
             key,
             writes: vec![],
-            continue_on_error: vec![],
+            on_error: vec![],
+            memory: vec![],
+            rv_from: vec![],
+            response_rvs: vec![],
             outcome: None,
             done: 0,
             start_event: 0,

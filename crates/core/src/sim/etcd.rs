@@ -363,10 +363,8 @@ impl Etcd {
                 kind,
                 name,
                 expect_rv,
-                spec,
-                status,
-                finalizers,
-            } => self.decide_update(kind, name, expect_rv, (spec, status, finalizers)),
+                change,
+            } => self.decide_update(kind, name, expect_rv, change),
             Write::Delete { kind, name, uid } => self.decide_delete(kind, name, uid, now_ms),
         }
     }
@@ -412,20 +410,27 @@ impl Etcd {
         })
     }
 
-    /// `to`: the (spec, status, finalizers) the writer wants; the rest of the object (its
-    /// labels, fields, named finalizers) stays as etcd has it.
+    /// `change`: what the writer sends, to the object or to its `/status`. Every kind has the
+    /// status subresource (apiextensions-apiserver `pkg/registry/customresource/strategy.go`,
+    /// as the built-in kinds with a status): `PrepareForUpdate` keeps the stored status on a
+    /// write to the object, and the status strategy keeps everything but the status on a write
+    /// to `/status`; only a new spec moves `metadata.generation`. The rest of the object (its
+    /// labels, named fields and finalizers) stays as etcd has it.
     fn decide_update(
         &self,
         kind: KindId,
         name: NameId,
         expect_rv: Rv,
-        to: (i64, i64, u32),
+        change: UpdateTo,
     ) -> Result<Decision, Refusal> {
-        let Some(mut obj) = self.objects.get(&(kind, name)).cloned() else {
-            return Err(refusal(WriteOp::Update, kind, name, ApiError::NotFound));
+        let op = match change {
+            UpdateTo::Object { .. } => WriteOp::Update,
+            UpdateTo::Status(_) => WriteOp::UpdateStatus,
         };
-        (obj.spec, obj.status, obj.finalizers) = to;
-        self.decide_replace(obj, expect_rv)
+        let Some(cur) = self.objects.get(&(kind, name)) else {
+            return Err(refusal(op, kind, name, ApiError::NotFound));
+        };
+        self.decide_replace(change.apply(cur), expect_rv, Some(op))
     }
 
     /// A user's write (`Input::Write`): a new object, or the object etcd holds replaced by
@@ -456,19 +461,26 @@ impl Etcd {
             }
             Verb::Update => {
                 let rv = obj.rv;
-                self.decide_replace(obj, rv)
+                self.decide_replace(obj, rv, None)
             }
-            Verb::Patch => self.decide_replace(obj, 0),
+            Verb::Patch => self.decide_replace(obj, 0, None),
         }
     }
 
     /// The object etcd holds becomes `obj` (`expect_rv` 0: no precondition, a merge patch;
     /// otherwise the RV the writer read): 404, 409, a finalizer added while deleting (422), a
     /// no-op, or the commit; `metadata.generation` moves when the spec changed (a default or a
-    /// named field), and an object being deleted goes with its last finalizer.
-    fn decide_replace(&self, mut obj: Object, expect_rv: Rv) -> Result<Decision, Refusal> {
+    /// named field), and an object being deleted goes with its last finalizer. `op`: the
+    /// request's (an update of the object or of `/status`); `None`, a user's write, is an
+    /// update of the status when only the status changed.
+    fn decide_replace(
+        &self,
+        mut obj: Object,
+        expect_rv: Rv,
+        op: Option<WriteOp>,
+    ) -> Result<Decision, Refusal> {
         let (kind, name) = (obj.kind, obj.name);
-        let refuse = |error| Err(refusal(WriteOp::Update, kind, name, error));
+        let refuse = |error| Err(refusal(op.unwrap_or(WriteOp::Update), kind, name, error));
         let Some(cur) = self.objects.get(&(kind, name)) else {
             return refuse(ApiError::NotFound);
         };
@@ -487,21 +499,17 @@ impl Etcd {
         }
         let spec_changed = obj.spec != cur.spec || new.spec != old.spec;
         let status_changed = obj.status != cur.status || new.status != old.status;
-        if !spec_changed
-            && !status_changed
-            && obj.finalizers == cur.finalizers
-            && obj.body == cur.body
-        {
+        if obj == *cur {
             return Ok(Decision::NoOp { kind, name });
         }
-        let op = if spec_changed {
+        if spec_changed {
             obj.generation += 1;
-            WriteOp::Update
-        } else if status_changed {
+        }
+        let op = op.unwrap_or(if status_changed && !spec_changed {
             WriteOp::UpdateStatus
         } else {
             WriteOp::Update
-        };
+        });
         if obj.deletion_ms.is_some() && obj.finalizer_count() == 0 {
             // The last finalizer is gone: the object goes.
             let (op, event) = (WriteOp::Delete, EventType::Deleted);
@@ -536,7 +544,7 @@ impl Etcd {
 
     /// The collector's write of `obj` over what etcd holds (no precondition).
     pub(crate) fn decide_collector(&self, obj: Object) -> Result<Decision, Refusal> {
-        self.decide_replace(obj, 0)
+        self.decide_replace(obj, 0, None)
     }
 
     fn decide_delete(
@@ -644,13 +652,18 @@ mod tests {
     }
 
     fn update(o: &Object, expect_rv: Rv, spec: i64, status: i64) -> Write {
+        let change = match status == o.status {
+            true => UpdateTo::Object {
+                spec: Some(spec),
+                finalizers: Some(o.finalizers),
+            },
+            false => UpdateTo::Status(status),
+        };
         Write::Update {
             kind: o.kind,
             name: o.name,
             expect_rv,
-            spec,
-            status,
-            finalizers: o.finalizers,
+            change,
         }
     }
 
@@ -716,6 +729,56 @@ mod tests {
         );
     }
 
+    /// apiextensions-apiserver `pkg/registry/customresource/strategy.go`: with the status
+    /// subresource a write to the object keeps the stored status, a write to `/status` keeps
+    /// the spec and the metadata, and only a new spec moves the generation; a merge patch that
+    /// names no finalizers leaves them.
+    #[test]
+    fn the_object_and_its_status_are_written_apart_and_only_the_spec_moves_the_generation() {
+        let mut names = Names::default();
+        let (mut etcd, o) = etcd_with(&mut names, 1);
+        let write = |change| Write::Update {
+            kind: o.kind,
+            name: o.name,
+            expect_rv: 0,
+            change,
+        };
+        let Ok(Decision::Commit { op, obj, .. }) =
+            etcd.decide(write(UpdateTo::Status(7)), &names, TimeMs(0))
+        else {
+            panic!("a status write commits");
+        };
+        assert_eq!(op, WriteOp::UpdateStatus);
+        assert_eq!((obj.spec, obj.finalizers, obj.generation), (1, 1, 1));
+        assert_eq!(obj.status, 7);
+        etcd.objects.insert((o.kind, o.name), obj);
+        let spec = UpdateTo::Object {
+            spec: Some(4),
+            finalizers: None,
+        };
+        let Ok(Decision::Commit { op, obj, .. }) = etcd.decide(write(spec), &names, TimeMs(0))
+        else {
+            panic!("a spec patch commits");
+        };
+        assert_eq!(op, WriteOp::Update);
+        assert_eq!((obj.spec, obj.status, obj.finalizers), (4, 7, 1));
+        assert_eq!(obj.generation, 2);
+        let same = UpdateTo::Object {
+            spec: Some(1),
+            finalizers: Some(1),
+        };
+        let unchanged = etcd.decide(write(UpdateTo::Status(7)), &names, TimeMs(0));
+        assert!(
+            matches!(unchanged, Ok(Decision::NoOp { .. })),
+            "{unchanged:?}"
+        );
+        let unchanged = etcd.decide(write(same), &names, TimeMs(0));
+        assert!(
+            matches!(unchanged, Ok(Decision::NoOp { .. })),
+            "{unchanged:?}"
+        );
+    }
+
     #[test]
     fn a_delete_with_finalizers_marks_the_object_once() {
         let mut names = Names::default();
@@ -745,10 +808,15 @@ mod tests {
             })
         );
         // Removing the last finalizer deletes it.
-        let mut last = update(&obj, 0, obj.spec, obj.status);
-        if let Write::Update { finalizers, .. } = &mut last {
-            *finalizers = 0;
-        }
+        let last = Write::Update {
+            kind: obj.kind,
+            name: obj.name,
+            expect_rv: 0,
+            change: UpdateTo::Object {
+                spec: None,
+                finalizers: Some(0),
+            },
+        };
         let Ok(Decision::Commit { op, event, .. }) = etcd.decide(last, &names, TimeMs(90)) else {
             panic!("the last finalizer's removal commits");
         };

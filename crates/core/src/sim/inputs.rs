@@ -38,12 +38,15 @@ impl Sim {
                 kind,
                 ref name,
                 spec,
-            } => self.user_update(kind, name, cause, |o| o.spec = spec),
+            } => self.user_update(kind, name, cause, |o| UpdateTo::Object {
+                spec: Some(spec),
+                finalizers: Some(o.finalizers),
+            }),
             Input::UpdateStatus {
                 kind,
                 ref name,
                 status,
-            } => self.user_update(kind, name, cause, |o| o.status = status),
+            } => self.user_update(kind, name, cause, |_| UpdateTo::Status(status)),
             Input::Delete { kind, ref name } => self.user_delete(kind, name, cause),
             Input::Write {
                 verb,
@@ -72,7 +75,16 @@ impl Sim {
             Input::Disconnect {
                 controller,
                 duration_ms,
+                after_writes: None,
             } => self.disconnect(controller, duration_ms, cause),
+            Input::Disconnect {
+                controller,
+                duration_ms,
+                after_writes: Some(n),
+            } => {
+                self.controllers[controller.index()].disconnect_before_write =
+                    Some((n, duration_ms))
+            }
             Input::Delay {
                 controller,
                 delay_ms,
@@ -284,12 +296,17 @@ impl Sim {
         self.names.intern(&ns)
     }
 
-    /// A user's update of what `f` changes, at the RV it reads now (404 when there is none).
-    fn user_update(&mut self, kind: KindId, name: &str, cause: EventId, f: impl Fn(&mut Object)) {
+    /// A user's update of what `change` says, at the RV it reads now (404 when there is none).
+    fn user_update(
+        &mut self,
+        kind: KindId,
+        name: &str,
+        cause: EventId,
+        change: impl Fn(&Object) -> UpdateTo,
+    ) {
         let name = self.names.intern_qualified(name);
         match self.etcd.get(kind, name).cloned() {
-            Some(mut o) => {
-                f(&mut o);
+            Some(o) => {
                 let _ = self.write(
                     Actor::User,
                     cause,
@@ -297,9 +314,7 @@ impl Sim {
                         kind,
                         name,
                         expect_rv: o.rv,
-                        spec: o.spec,
-                        status: o.status,
-                        finalizers: o.finalizers,
+                        change: change(&o),
                     },
                 );
             }

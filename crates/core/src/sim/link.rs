@@ -530,6 +530,7 @@ mod tests {
         let cut = |ms| Input::Disconnect {
             controller: C,
             duration_ms: DurationMs(ms),
+            after_writes: None,
         };
         sim.handle_input(cut(5000));
         assert_eq!(ended(&sim, from, WatchEnd::Disconnected), 2);

@@ -20,7 +20,7 @@ use crate::model::*;
 pub const ORPHAN_FINALIZER: &str = "orphan";
 pub const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
 use crate::queue::WorkQueue;
-use crate::reconcile::{self, Memory, Reader, Write};
+use crate::reconcile::{self, Memory, Reader, UpdateTo, Write};
 use crate::trace::*;
 
 mod apiserver;

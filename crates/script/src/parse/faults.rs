@@ -12,7 +12,7 @@ use crate::lexer::Word;
 pub(super) const LINK: &[Row<ActionFn>] = &[
     row(
         "disconnect",
-        "disconnect CONTROLLER for D",
+        "disconnect CONTROLLER [after N writes] for D",
         "at 10s disconnect ctl for 10s",
         Builder::disconnect_input,
     ),
@@ -79,13 +79,16 @@ pub(super) const PROCESS: &[Row<ActionFn>] = &[
 ];
 
 impl Builder {
-    /// `disconnect CONTROLLER for D`.
+    /// `disconnect CONTROLLER [after N writes] for D`: now, or just before the write that
+    /// follows N writes of its next reconcile (`after 0 writes`: its first write).
     fn disconnect_input(&self, p: &mut Cursor, _: &Word) -> R<Input> {
         let controller = self.next_controller(p)?;
+        let after_writes = after_writes(p, 0)?;
         p.expect_kw("for")?;
         Ok(Input::Disconnect {
             controller,
             duration_ms: p.duration("a duration")?,
+            after_writes,
         })
     }
 
@@ -151,19 +154,7 @@ impl Builder {
     /// `crash CONTROLLER [after N writes] [restart-after D]`.
     fn crash_input(&self, p: &mut Cursor, _: &Word) -> R<Input> {
         let controller = self.next_controller(p)?;
-        let after_writes = if p.eat("after") {
-            let n = p.number("a write count", 1000)?;
-            let unit = p.next("`write` or `writes`")?;
-            if unit.text != "write" && unit.text != "writes" {
-                return Err(p.err_at(unit, "expected `write` or `writes`"));
-            }
-            if n < 1 {
-                return Err(p.err_at(unit, "crash after at least 1 write"));
-            }
-            Some(n as u32)
-        } else {
-            None
-        };
+        let after_writes = after_writes(p, 1)?;
         let restart_after_ms = if p.eat("restart-after") {
             Some(p.duration("a delay")?)
         } else {
@@ -197,4 +188,20 @@ fn for_duration(p: &mut Cursor, what: &str, default_ms: DurationMs) -> R<Duratio
     } else {
         Ok(default_ms)
     }
+}
+
+/// `after N write|writes` (at least `least`), or nothing.
+fn after_writes(p: &mut Cursor, least: i64) -> R<Option<u32>> {
+    if !p.eat("after") {
+        return Ok(None);
+    }
+    let n = p.number("a write count", 1000)?;
+    let unit = p.next("`write` or `writes`")?;
+    if unit.text != "write" && unit.text != "writes" {
+        return Err(p.err_at(unit, "expected `write` or `writes`"));
+    }
+    if n < least {
+        return Err(p.err_at(unit, format!("after at least {least} write")));
+    }
+    Ok(Some(n as u32))
 }

@@ -24,29 +24,19 @@ pub struct CrashBetweenWrites {
 impl FaultType for CrashBetweenWrites {
     const NAME: &'static str = "crash";
 
-    /// A crash between every pair of writes of every reconcile. The crash is armed just before
-    /// the reconcile starts, or as the controller starts if it started in that very millisecond
-    /// (a crash input for a controller that is down does nothing).
+    /// A crash between every pair of writes of every reconcile, armed as the reconcile starts
+    /// (`Scan::reconciles`).
     fn source(scan: &Scan) -> Source {
         let mut out = vec![];
         for r in &scan.controllers {
             let controller = r.controller;
-            let mut up_since = TimeMs::ZERO;
-            for (i, e) in scan.sim.trace().iter().enumerate() {
-                match e.kind {
-                    EventKind::Restart { controller: rc, .. } if rc == controller => {
-                        up_since = e.time_ms;
-                    }
-                    EventKind::ReconcileStart { controller: rc, .. } if rc == controller => {
-                        for after_writes in 1..scan.writes_of[i] {
-                            out.push(Fault::CrashBetweenWrites(CrashBetweenWrites {
-                                controller,
-                                at_ms: e.time_ms.saturating_sub(DurationMs(1)).max(up_since),
-                                after_writes,
-                            }));
-                        }
-                    }
-                    _ => {}
+            for (at_ms, writes) in scan.reconciles(controller) {
+                for after_writes in 1..writes {
+                    out.push(Fault::CrashBetweenWrites(CrashBetweenWrites {
+                        controller,
+                        at_ms,
+                        after_writes,
+                    }));
                 }
             }
         }

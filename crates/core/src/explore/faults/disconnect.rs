@@ -1,19 +1,50 @@
 //! A disconnect: the controller's watches cut at a write of a kind it reads, for 5 s or 60 s,
-//! long enough for the cache to move on (a 410 and a relist, or a plain re-watch).
+//! long enough for the cache to move on (a 410 and a relist, or a plain re-watch); and a
+//! refusal at each of the controller's own writes (armed as the reconcile starts, as a crash
+//! between writes is), so a swallowed write error or a forgotten requeue shows.
 
 use crate::config::{Config, Input, TimedInput};
 use crate::model::{ControllerId, DurationMs, TimeMs};
 use crate::sim::Sim;
+use crate::trace::{EventKind, WriteOp};
 
 use super::super::candidates::Source;
+use super::super::reading::{cname, kname};
 use super::{shorter, Fault, FaultType, Scan};
 
-/// Disconnect the controller at `at_ms` for `duration_ms`.
+/// How long a refusal at a write keeps the controller cut off (minimisation tries shorter).
+pub const REFUSAL_MS: DurationMs = DurationMs(5_000);
+
+/// Disconnect the controller at `at_ms` for `duration_ms`; with `after_writes`, only just
+/// before the write that follows that many writes of its next reconcile (which is refused).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Disconnect {
     pub controller: ControllerId,
     pub at_ms: TimeMs,
     pub duration_ms: DurationMs,
+    pub after_writes: Option<u32>,
+}
+
+impl Disconnect {
+    /// The controller's first write refused while the fault lasted: when, what and which.
+    fn refused(
+        &self,
+        sim: &Sim,
+    ) -> Option<(TimeMs, WriteOp, crate::model::KindId, crate::model::NameId)> {
+        let me = crate::trace::Actor::Controller(self.controller);
+        (sim.trace().iter())
+            .filter(|e| e.time_ms >= self.at_ms && e.actor == me)
+            .take_while(|e| self.after_writes.is_some() || e.time_ms < self.end_ms())
+            .find_map(|e| match e.kind {
+                EventKind::WriteFailed {
+                    op,
+                    kind,
+                    name,
+                    error: crate::trace::ApiError::ConnectionRefused,
+                } => Some((e.time_ms, op, kind, name)),
+                _ => None,
+            })
+    }
 }
 
 impl FaultType for Disconnect {
@@ -30,6 +61,17 @@ impl FaultType for Disconnect {
                         controller: r.controller,
                         at_ms: t.saturating_sub(DurationMs(1)),
                         duration_ms,
+                        after_writes: None,
+                    }));
+                }
+            }
+            for (at_ms, writes) in scan.reconciles(r.controller) {
+                for after_writes in 0..writes {
+                    out.push(Fault::Disconnect(Disconnect {
+                        controller: r.controller,
+                        at_ms,
+                        duration_ms: REFUSAL_MS,
+                        after_writes: Some(after_writes),
                     }));
                 }
             }
@@ -55,17 +97,25 @@ impl FaultType for Disconnect {
             input: Input::Disconnect {
                 controller: self.controller,
                 duration_ms: self.duration_ms,
+                after_writes: self.after_writes,
             },
         }]
     }
 
     fn describe(&self, config: &Config) -> String {
-        format!(
-            "disconnect {} at {} for {}",
-            config.controllers[self.controller.index()].name,
-            self.at_ms,
-            self.duration_ms
-        )
+        let name = &config.controllers[self.controller.index()].name;
+        match self.after_writes {
+            None => format!(
+                "disconnect {name} at {} for {}",
+                self.at_ms, self.duration_ms
+            ),
+            Some(n) => format!(
+                "refuse write {} of {name}'s next reconcile after {} (a disconnect of {})",
+                n + 1,
+                self.at_ms,
+                self.duration_ms
+            ),
+        }
     }
 
     /// Shorter disconnects.
@@ -78,7 +128,32 @@ impl FaultType for Disconnect {
             .collect()
     }
 
+    /// A refusal at a write that met no write (the reconcile made fewer) did nothing.
+    fn had_effect(&self, sim: &Sim) -> bool {
+        self.after_writes.is_none() || self.refused(sim).is_some()
+    }
+
     fn effect(&self, sim: &Sim) -> String {
-        super::unobserved::cut_effect(sim, self.controller, self.at_ms, self.end_ms())
+        let cut = |from: TimeMs| {
+            super::unobserved::cut_effect(sim, self.controller, from, from + self.duration_ms)
+        };
+        match (self.after_writes, self.refused(sim)) {
+            (Some(_), Some((at, op, kind, name))) => format!(
+                "{} at {at}: {} {}/{} refused (connection refused); {}",
+                cname(sim, self.controller),
+                op.as_str(),
+                kname(sim, kind),
+                sim.names().resolve(name),
+                cut(at),
+            ),
+            (None, Some((at, op, kind, name))) => format!(
+                "{}; at {at} its {} {}/{} was refused (connection refused)",
+                cut(self.at_ms),
+                op.as_str(),
+                kname(sim, kind),
+                sim.names().resolve(name),
+            ),
+            (_, None) => cut(self.at_ms),
+        }
     }
 }

@@ -102,8 +102,8 @@ pub const FAULT_TYPES: [&str; 5] = [
 ];
 
 /// The candidate sources, one per fault type in [`FAULT_TYPES`]'s order.
-pub(super) fn sources(sim: &Sim) -> Vec<Source> {
-    let scan = Scan::new(sim);
+pub(super) fn sources(sim: &Sim, only: Option<ControllerId>) -> Vec<Source> {
+    let scan = Scan::new(sim, only);
     vec![
         CrashBetweenWrites::source(&scan),
         Hold::source(&scan),
@@ -171,7 +171,8 @@ pub struct Scan<'a> {
     pub sim: &'a Sim,
     /// Writes of the reconcile that event `i` starts, by `i`.
     pub writes_of: Vec<u32>,
-    /// The controllers whose faults are searched (not Anvil's), with what they read.
+    /// The controllers whose faults are searched (not Anvil's; with `--controller`, that one),
+    /// with what they read.
     pub controllers: Vec<Reads>,
 }
 
@@ -185,9 +186,11 @@ pub struct Reads {
 }
 
 impl<'a> Scan<'a> {
-    fn new(sim: &'a Sim) -> Scan<'a> {
+    /// `only`: faults against that controller alone.
+    fn new(sim: &'a Sim, only: Option<ControllerId>) -> Scan<'a> {
         let controllers = (0..sim.config().controllers.len())
             .filter(|&ci| !sim.config().controllers[ci].anvil)
+            .filter(|&ci| only.is_none_or(|c| c.index() == ci))
             .map(|ci| {
                 let controller = ControllerId(ci as u16);
                 let kinds = reads(sim, controller);
@@ -204,6 +207,27 @@ impl<'a> Scan<'a> {
             writes_of: writes_per_reconcile(sim),
             controllers,
         }
+    }
+
+    /// The controller's reconciles in the fault-free run, each as the moment a fault armed for
+    /// it is put in (just before it starts, or as the controller starts if it started in that
+    /// very millisecond: a fault for a controller that is down does nothing) and its writes.
+    pub fn reconciles(&self, controller: ControllerId) -> Vec<(TimeMs, u32)> {
+        let mut up_since = TimeMs::ZERO;
+        let mut out = vec![];
+        for (i, e) in self.sim.trace().iter().enumerate() {
+            match e.kind {
+                EventKind::Restart { controller: rc, .. } if rc == controller => {
+                    up_since = e.time_ms;
+                }
+                EventKind::ReconcileStart { controller: rc, .. } if rc == controller => {
+                    let at_ms = e.time_ms.saturating_sub(DurationMs(1)).max(up_since);
+                    out.push((at_ms, self.writes_of[i]));
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     /// A source of candidates listed ahead: those that start by the scenario's end, in time

@@ -53,6 +53,7 @@ impl FaultType for Unobserved {
             input: Input::Disconnect {
                 controller: self.controller,
                 duration_ms: DurationMs::between(self.from_ms, self.until_ms),
+                after_writes: None,
             },
         }]
     }

@@ -1,0 +1,242 @@
+//! (A part of `fidelity.rs`.) The reconcile language does what the same controller written in Go does: one test per rule
+//! where it once did not (issue 24), a scenario in, its verdict and the trace's facts out. Each
+//! test names the Go source (controller-runtime's client, client-go, the apiserver) it pins.
+
+use listwatch_core::{ApiError, EventKind, ReconcileResult, Sim, WriteOp};
+
+use super::run;
+
+/// The first error a script is refused with, rendered.
+fn refused(src: &str) -> String {
+    match listwatch_script::parse(src) {
+        Ok(_) => panic!("accepted:\n{src}"),
+        Err(d) => listwatch_script::render(&d[0], "test.lw", src),
+    }
+}
+
+/// How many writes of `op` the controllers made.
+fn writes(sim: &Sim, op: WriteOp) -> usize {
+    (sim.trace().iter())
+        .filter(|e| matches!(e.kind, EventKind::Write { op: o, .. } if o == op))
+        .count()
+}
+
+/// apiextensions-apiserver `pkg/registry/customresource/strategy.go`: with the status
+/// subresource, `PrepareForUpdate` of the object keeps the stored status and the status
+/// strategy keeps everything but the status, and only a changed spec moves the generation;
+/// controller-runtime `pkg/client/client.go` `Status().Patch` sends the status alone. The
+/// advice "update the spec, then patch the status in the same pass" converges: the status
+/// patch no longer writes back the spec read at the start.
+#[test]
+fn a_status_patch_carries_only_the_status_and_the_spec_update_stays() {
+    let sim = run("
+kind Database
+controller op for Database
+  reconcile 200ms
+  logic
+    get db = Database key
+    if db absent
+      done
+    if db.spec < 3
+      update db spec 3
+    if db.status != 3
+      patch db status 3
+at 1s create Database a spec 1
+run 1m
+expect final Database a spec == 3
+expect final Database a status == 3
+expect esr
+");
+    let db = sim.etcd().objects().values().next().expect("the database");
+    assert_eq!(
+        db.generation, 2,
+        "the spec moved once, the status never moves it"
+    );
+    assert_eq!(writes(&sim, WriteOp::Update), 1, "one spec write, no loop");
+    assert_eq!(writes(&sim, WriteOp::UpdateStatus), 1);
+}
+
+/// controller-runtime's client has no call that writes spec and status at once: `Update` and
+/// `Status().Update` are two requests, so the language asks for two lines.
+#[test]
+fn an_update_of_spec_and_status_together_is_refused_where_it_says_both() {
+    let err = refused(
+        "
+kind Database
+controller op for Database
+  logic
+    get db = Database key
+    update db spec 3 status 3
+",
+    );
+    assert!(err.contains("not both"), "{err}");
+    assert!(err.contains("test.lw:6:22"), "{err}");
+}
+
+/// How the reconciles of a run ended, as their result's words.
+fn ends(sim: &Sim) -> Vec<ReconcileResult> {
+    (sim.trace().iter())
+        .filter_map(|e| match e.kind {
+            EventKind::ReconcileEnd { result, .. } => Some(result),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An operator that creates its Pvc ignoring one kind of error, then sets its status; `b`'s
+/// first reconcile is cut off before its writes.
+fn ignoring(how: &str) -> listwatch_script::Report {
+    let src = format!(
+        "
+kind Database
+kind Pvc
+controller op for Database
+  reconcile 2s
+  logic
+    get db = Database key
+    if db absent
+      done
+    create Pvc key-data owner db on-error {how}
+    if db.status != 1
+      update db status 1 on-error continue
+at 0s create Pvc a-data
+at 1s create Database a
+at 3s create Database b
+at 3100ms disconnect op for 5s
+run 20s
+expect final Database a status == 1
+expect final Database b status == 1
+"
+    );
+    listwatch_script::run(&src).expect("parses")
+}
+
+/// controller-runtime `pkg/client/interfaces.go`: `IgnoreAlreadyExists` and `IgnoreNotFound`
+/// return nil for their one reason and the error itself otherwise (apimachinery
+/// `pkg/api/errors/errors.go` `IsAlreadyExists`, `IsNotFound`, `IsConflict`). An existing Pvc is
+/// ignored by `ignore-already-exists`; a refused connection is not: the reconcile returns the
+/// error (and is retried), where `continue` swallows it, ends the reconcile done and the
+/// status is never written.
+#[test]
+fn on_error_ignores_only_the_errors_it_names() {
+    let refused = ReconcileResult::Error(ApiError::ConnectionRefused);
+    let named = ignoring("ignore-already-exists");
+    assert!(named.passed(), "the refused create is retried");
+    assert!(
+        ends(&named.sim).contains(&refused),
+        "{:?}",
+        ends(&named.sim)
+    );
+    // `continue` swallows the refusal: the reconcile is done, b never gets its status.
+    let all = ignoring("continue");
+    assert!(!all.passed());
+    assert!(!ends(&all.sim).contains(&refused), "{:?}", ends(&all.sim));
+    let err = refused_with("ignore-conflicts");
+    assert!(err.contains("did you mean `ignore-conflict`?"), "{err}");
+}
+
+/// A script whose create says `on-error HOW`, refused.
+fn refused_with(how: &str) -> String {
+    refused(&format!(
+        "kind Db\nkind Pvc\ncontroller op for Db\n  logic\n    get db = Db key\n    create Pvc key-data owner db on-error {how}\n"
+    ))
+}
+
+/// Go runs `r.applied[req.Name] = db.Spec` after `r.Status().Update` returned nil: a memory
+/// change waits for the writes before it, so a refused write leaves the memory as it was and the
+/// retry writes again (controller-runtime `pkg/internal/controller/controller.go` retries the
+/// key after the error; nothing else remembers for the reconciler).
+#[test]
+fn a_remember_after_a_write_holds_only_once_the_write_went_through() {
+    run("
+kind Database
+controller op for Database
+  reconcile 2s
+  logic
+    get db = Database key
+    if db absent
+      done
+    if memory.applied != db.spec
+      update db status db.spec
+      remember applied = db.spec
+at 1s create Database a spec 4
+at 1100ms disconnect op for 3s
+run 30s
+expect final Database a status == 4
+");
+}
+
+/// controller-runtime `pkg/client/typed_client.go`: `Update` decodes the response `Into(obj)`,
+/// so the object holds the new resourceVersion and what the server stored; a second update of
+/// it in the same reconcile succeeds and carries what the first one wrote (here the finalizer
+/// the PUT of the spec must not take off again).
+#[test]
+fn a_second_update_of_the_same_object_sends_the_rv_the_first_got_back() {
+    let sim = run("
+kind Database
+controller op for Database
+  logic
+    get db = Database key
+    if db absent or db deleting
+      done
+    if not db has-finalizer
+      add-finalizer db
+    if db.spec < 5
+      update db spec 5
+    if db.status != 5
+      update db status 5
+at 1s create Database a spec 1
+run 30s
+expect final Database a spec == 5
+expect final Database a status == 5
+");
+    let failed = (sim.trace().iter())
+        .filter(|e| matches!(e.kind, EventKind::WriteFailed { .. }))
+        .count();
+    assert_eq!(failed, 0, "no 409 between the writes of one reconcile");
+    let db = sim.etcd().objects().values().next().expect("the database");
+    assert_eq!(
+        db.finalizers, 1,
+        "the spec's PUT keeps the finalizer added before it"
+    );
+    assert_eq!(db.generation, 2);
+    let starts = (sim.trace().iter())
+        .filter(|e| matches!(e.kind, EventKind::ReconcileStart { writes: 3, .. }))
+        .count();
+    assert_eq!(starts, 1, "one reconcile makes all three writes");
+}
+
+/// ESR (Sieve's and Acto's oracle) asks whether the desired state holds in etcd after the
+/// writes settle; a bucket kept behind a finalizer has no ownerReference (it is external, as
+/// kubebuilder's book's CronJob cleanup), so its create names no primary. The judgement follows
+/// every write of a kind the logic or `desired` reads, not only the primary and what it owns.
+#[test]
+fn esr_is_judged_again_after_a_write_of_an_object_without_an_owner() {
+    run("
+kind Database
+kind Bucket
+controller op for Database
+  logic
+    get db = Database key
+    if db absent
+      done
+    get bucket = Bucket key-bucket
+    if db deleting
+      if bucket exists
+        delete bucket
+      remove-finalizer db
+      done
+    if not db has-finalizer
+      add-finalizer db
+    if bucket absent
+      create Bucket key-bucket
+  desired
+    get db = Database key
+    get bucket = Bucket key-bucket
+    require bucket exists
+at 1s create Database a
+run 30s
+expect final Bucket a-bucket spec == 0
+expect esr
+");
+}
