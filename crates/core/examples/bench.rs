@@ -25,6 +25,7 @@ fn config() -> Config {
             kind: KindId(0),
             map: KeyMap::ReadOnly,
             namespace: None,
+            selector: None,
             predicate: Predicate::All,
         }];
         c.controllers.push(ctl);

@@ -46,7 +46,7 @@ impl Clone for WatchCache {
         // adds events next, and a buffer cloned full to the brim is copied again on the first.
         let len = self.buffer.len();
         let mut buffer = VecDeque::with_capacity((self.capacity as usize).clamp(len, 2 * len));
-        buffer.extend(self.buffer.iter().copied());
+        buffer.extend(self.buffer.iter().cloned());
         WatchCache {
             mode: self.mode,
             capacity: self.capacity,
@@ -143,7 +143,7 @@ impl WatchCache {
                 self.store.remove(&change.object.name);
             }
             _ => {
-                self.store.insert(change.object.name, change.object);
+                self.store.insert(change.object.name, change.object.clone());
             }
         }
         self.buffer.push_back(change);
@@ -200,6 +200,7 @@ mod tests {
             event: EventType::Modified,
             object: obj(1, rv),
             time_ms,
+            prev: Default::default(),
         }
     }
 

@@ -139,7 +139,41 @@ pub struct WatchConfig {
     pub map: KeyMap,
     /// Only objects of this namespace (a field selector); `None` watches all namespaces.
     pub namespace: Option<String>,
+    /// Only objects whose labels match (`labelSelector`), filtered by the apiserver.
+    pub selector: Option<LabelSelector>,
     pub predicate: Predicate,
+}
+
+/// A label selector as written (`app=web,tier!=db,env,!legacy`), resolved to interned names
+/// when the run starts (`object::Selector`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct LabelSelector(pub Vec<(SelectorOp, String, String)>);
+
+/// One requirement's operator (`apimachinery/pkg/labels/selector.go`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SelectorOp {
+    Equals,
+    NotEquals,
+    Exists,
+    NotExists,
+}
+
+/// At most this many requirements in one selector.
+pub const MAX_REQUIREMENTS: usize = 16;
+
+impl LabelSelector {
+    /// As `selector.go`'s `String` writes it.
+    pub fn text(&self) -> String {
+        let parts: Vec<String> = (self.0.iter())
+            .map(|(op, k, v)| match op {
+                SelectorOp::Equals => format!("{k}={v}"),
+                SelectorOp::NotEquals => format!("{k}!={v}"),
+                SelectorOp::Exists => k.clone(),
+                SelectorOp::NotExists => format!("!{k}"),
+            })
+            .collect();
+        parts.join(",")
+    }
 }
 
 /// The reconcile library. Level-triggered behaviours decide from the latest state only; the
@@ -280,6 +314,20 @@ pub enum Input {
         kind: KindId,
         name: String,
     },
+    /// A user's write that names fields, labels, annotations, finalizers or owners: `edits`
+    /// applied to a new object (`Verb::Create`) or to the object as etcd holds it now.
+    Write {
+        verb: Verb,
+        kind: KindId,
+        name: String,
+        edits: Vec<Edit>,
+    },
+    /// A delete with a propagation policy other than background (`DeleteOptions`).
+    DeleteWith {
+        kind: KindId,
+        name: String,
+        propagation: Propagation,
+    },
     /// Close the controller's watches and refuse its connections for a while: now, or (with
     /// `after_writes`) just before the next write its reconciles make once one of them has
     /// made that many, so that write is refused (the explorer's refusal at a write).
@@ -350,6 +398,98 @@ pub enum Input {
         kind: KindId,
         request: ProbeRequest,
     },
+}
+
+/// How a timeline write reaches the apiserver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verb {
+    Create,
+    /// Read the object and write it whole back with the resourceVersion read (a PUT).
+    Update,
+    /// A JSON merge patch (RFC 7386): only the named fields change, `null` removes one, no
+    /// resourceVersion precondition. `label` and `annotate` are patches too, as kubectl's are.
+    Patch,
+}
+
+impl Verb {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::Create => "create",
+            Verb::Update => "update",
+            Verb::Patch => "patch",
+        }
+    }
+}
+
+/// A named field's value as the script wrote it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FieldValue {
+    Int(i64),
+    Str(String),
+}
+
+/// One change a timeline write makes to an object; `None` removes (a merge patch's `null`,
+/// kubectl's `key-`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Edit {
+    /// The shorthand `spec N`: the default spec field.
+    Spec(i64),
+    /// The shorthand `status N`.
+    Status(i64),
+    /// `spec.PATH=V` (`status`: `status.PATH=V`).
+    Field {
+        status: bool,
+        path: String,
+        value: Option<FieldValue>,
+    },
+    Label {
+        key: String,
+        value: Option<String>,
+    },
+    Annotation {
+        key: String,
+        value: Option<String>,
+    },
+    Finalizer {
+        name: String,
+        add: bool,
+    },
+    /// `metadata.generateName`: the write's name is a prefix, to which the apiserver appends
+    /// five random characters (drawn from the run's seed). A create's only.
+    GenerateName,
+    /// An owner reference to the object of this kind and name (its UID is read when the write
+    /// is made: a missing owner gets a reference no object matches, which the collector reads as
+    /// gone).
+    Owner {
+        kind: KindId,
+        name: String,
+        controller: bool,
+        block_owner_deletion: bool,
+    },
+}
+
+/// `DeleteOptions.propagationPolicy` (`pkg/controller/garbagecollector`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Propagation {
+    /// The owner goes at once; the collector deletes its dependents afterwards.
+    #[default]
+    Background,
+    /// The owner stays, marked deleting with the `foregroundDeletion` finalizer, until the
+    /// collector has deleted every dependent that blocks it (`blockOwnerDeletion`).
+    Foreground,
+    /// The owner gets the `orphan` finalizer; the collector removes the owner references from
+    /// its dependents, then the finalizer, and the owner goes; the dependents stay.
+    Orphan,
+}
+
+impl Propagation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Propagation::Background => "background",
+            Propagation::Foreground => "foreground",
+            Propagation::Orphan => "orphan",
+        }
+    }
 }
 
 /// What a probe asks.
@@ -461,6 +601,7 @@ impl Config {
                 kind: primary,
                 map: KeyMap::Itself,
                 namespace: None,
+                selector: None,
                 predicate: Predicate::All,
             }],
             behaviour,
@@ -727,6 +868,16 @@ impl Config {
             | Input::Update { kind, .. }
             | Input::UpdateStatus { kind, .. }
             | Input::Delete { kind, .. } => self.kind_ok(*kind),
+            Input::Write { kind, edits, .. } => {
+                self.kind_ok(*kind)?;
+                for e in edits {
+                    if let Edit::Owner { kind, .. } = e {
+                        self.kind_ok(*kind)?;
+                    }
+                }
+                Ok(())
+            }
+            Input::DeleteWith { kind, .. } => self.kind_ok(*kind),
             Input::Hold {
                 controller, kind, ..
             } => self.ctl_ok(*controller).and(self.kind_ok(*kind)),

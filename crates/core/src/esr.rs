@@ -175,7 +175,7 @@ impl Esr {
         &mut self,
         (config, etcd, names): (&Config, &Etcd, &Names),
         now: TimeMs,
-        o: Object,
+        o: &Object,
         present: bool,
     ) {
         let reads = self.reads.take().unwrap_or_else(|| kinds_read(config));
@@ -205,9 +205,9 @@ impl Esr {
             let c = ControllerId(i as u16);
             // The written object is the parent itself when it is of the primary kind.
             let parent = if o.kind == cfg.primary {
-                present.then_some(o)
+                present.then(|| o.clone())
             } else {
-                etcd.get(cfg.primary, key).copied()
+                etcd.get(cfg.primary, key).cloned()
             };
             others.remove(&(c, key));
             let holds = self.judge(cfg, (c, key), parent.as_ref(), (etcd, names));

@@ -11,6 +11,7 @@ pub mod cache;
 pub mod config;
 pub mod esr;
 pub mod model;
+pub mod object;
 pub mod program;
 pub mod queue;
 pub mod reconcile;

@@ -181,7 +181,7 @@ pub struct Owner {
 
 /// One API object. `spec` and `status` are single integers: enough for generation-changed
 /// versus status-only updates, replica counts and mirrors.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Object {
     pub kind: KindId,
     pub name: NameId,
@@ -196,6 +196,46 @@ pub struct Object {
     pub finalizers: u32,
     /// Set when deletion was requested while finalizers remained.
     pub deletion_ms: Option<TimeMs>,
+    /// Labels, annotations, named fields and finalizers, further owners: shared between copies.
+    pub body: crate::object::Body,
+}
+
+impl Object {
+    /// Every owner reference: the controller's own first, then the body's.
+    pub fn owner_refs(&self) -> impl Iterator<Item = crate::object::OwnerRef> + '_ {
+        let first = self.owner.map(|owner| crate::object::OwnerRef {
+            owner,
+            controller: true,
+            block_owner_deletion: true,
+        });
+        first
+            .into_iter()
+            .chain(self.body.data().owners.iter().copied())
+    }
+
+    /// A new object as a create asks for it: generation 1, nothing else set (etcd gives the UID
+    /// and the RV).
+    pub fn new(kind: KindId, name: NameId, namespace: NameId) -> Object {
+        Object {
+            kind,
+            name,
+            namespace,
+            uid: 0,
+            rv: 0,
+            generation: 1,
+            spec: 0,
+            status: 0,
+            owner: None,
+            finalizers: 0,
+            deletion_ms: None,
+            body: crate::object::Body::EMPTY,
+        }
+    }
+
+    /// Finalizers of every kind: controllers' and named ones.
+    pub fn finalizer_count(&self) -> usize {
+        self.finalizers.count_ones() as usize + self.body.data().finalizers.len()
+    }
 }
 
 #[cfg(test)]
@@ -204,17 +244,9 @@ impl Object {
     /// no finalizers.
     pub(crate) fn fixture(kind: KindId, name: NameId, uid: u64, rv: Rv) -> Object {
         Object {
-            kind,
-            name,
-            namespace: NameId(0),
             uid,
             rv,
-            generation: 1,
-            spec: 0,
-            status: 0,
-            owner: None,
-            finalizers: 0,
-            deletion_ms: None,
+            ..Object::new(kind, name, NameId(0))
         }
     }
 }
@@ -239,11 +271,27 @@ impl EventType {
 
 /// A committed change, as etcd's watch reports it: the object's new state (for a delete, its last
 /// state stamped with the deletion's RV).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Change {
     pub event: EventType,
     pub object: Object,
     pub time_ms: TimeMs,
+    /// The body the object had before this change (empty for a create): what a watch with a
+    /// label selector compares (`cacher/cache_watcher.go` `convertToWatchEvent`, `PrevObject`).
+    pub prev: crate::object::Body,
+}
+
+impl Change {
+    /// The change as a watch with a selector sends it (`convertToWatchEvent`): as `event`, and
+    /// for a DELETED the object's previous content (here its previous body) at the change's RV.
+    pub fn converted(&self, event: EventType) -> Change {
+        let mut c = self.clone();
+        c.event = event;
+        if event == EventType::Deleted {
+            c.object.body = self.prev.clone();
+        }
+        c
+    }
 }
 
 /// Interns strings so objects and trace events stay `Copy` and small. The table is shared by

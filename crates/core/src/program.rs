@@ -499,7 +499,7 @@ pub struct ReadNote {
     pub live: bool,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 enum Bound {
     Unset,
     One(Option<Object>),
@@ -543,7 +543,7 @@ const NO_NAME: NameId = NameId(u32::MAX);
 impl<'a> Run<'a> {
     fn one(&self, s: Slot) -> Option<Object> {
         match self.bound.get(s as usize) {
-            Some(Bound::One(o)) => *o,
+            Some(Bound::One(o)) => o.clone(),
             _ => None,
         }
     }
@@ -827,7 +827,7 @@ impl<'a> Run<'a> {
             self.plan.reads.push(ReadNote {
                 kind: *kind,
                 name,
-                rv: o.map(|o| o.rv),
+                rv: o.as_ref().map(|o| o.rv),
                 live: *live,
             });
         }
@@ -912,7 +912,8 @@ impl<'a> Run<'a> {
             spec: Some(o.spec),
             finalizers: Some(finalizers),
         };
-        self.push_update(*slot, o, change, o.rv, *on_error)
+        let rv = o.rv;
+        self.push_update(*slot, o, change, rv, *on_error)
     }
 
     /// `Delete`: deletes the object (or every live object) in `slot`.
@@ -924,7 +925,7 @@ impl<'a> Run<'a> {
         line: u32,
     ) -> Result<(), Stop> {
         let targets: Vec<Object> = match self.bound[*slot as usize] {
-            Bound::One(Some(o)) => vec![o],
+            Bound::One(Some(ref o)) => vec![o.clone()],
             Bound::Owned { .. } => {
                 let Some((r, kind, uid)) = self.list(*slot) else {
                     return Ok(());

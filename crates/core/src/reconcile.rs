@@ -86,7 +86,7 @@ pub enum UpdateTo {
 impl UpdateTo {
     /// `o` as the server stores it after this change (its RV and generation aside).
     pub fn apply(self, o: &Object) -> Object {
-        let mut now = *o;
+        let mut now = o.clone();
         match self {
             UpdateTo::Object { spec, finalizers } => {
                 now.spec = spec.unwrap_or(o.spec);
@@ -470,11 +470,11 @@ mod tests {
 
     impl Reader for Cache {
         fn get(&self, kind: KindId, name: NameId) -> Option<Object> {
-            self.0.get(&(kind, name)).copied()
+            self.0.get(&(kind, name)).cloned()
         }
         fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object> {
             let owned = |o: &&Object| o.kind == kind && o.owner.is_some_and(|w| w.uid == uid);
-            self.0.values().filter(owned).copied().collect()
+            self.0.values().filter(owned).cloned().collect()
         }
     }
 
@@ -496,7 +496,7 @@ mod tests {
     fn children_are_created_up_to_the_spec_and_deleted_above_it() {
         let mut names = Names::default();
         let p = object(PARENT, names.intern("default/p"), 1, 2);
-        let mut cache = Cache(BTreeMap::from([((PARENT, p.name), p)]));
+        let mut cache = Cache(BTreeMap::from([((PARENT, p.name), p.clone())]));
         let made = run(
             Behaviour::Children {
                 child: CHILD,
@@ -516,7 +516,7 @@ mod tests {
         // Spec 0 with one child: it goes, with a UID precondition.
         let mut c = object(CHILD, names.intern("default/p-0"), 2, 0);
         c.owner = owner_of(&p);
-        cache.0.insert((CHILD, c.name), c);
+        cache.0.insert((CHILD, c.name), c.clone());
         cache.0.get_mut(&(PARENT, p.name)).unwrap().spec = 0;
         let made = run(
             Behaviour::Children {
@@ -542,7 +542,7 @@ mod tests {
         let p = object(PARENT, names.intern("default/p"), 1, 3);
         let data = object(CHILD, names.intern("default/p-data"), 2, 0);
         let cache = Cache(BTreeMap::from([
-            ((PARENT, p.name), p),
+            ((PARENT, p.name), p.clone()),
             ((CHILD, data.name), data),
         ]));
         let buggy = Behaviour::TwoWrites {
@@ -573,7 +573,7 @@ mod tests {
         let p = object(PARENT, names.intern("default/p"), 1, 4);
         let m = object(CHILD, p.name, 2, 1);
         let cache = Cache(BTreeMap::from([
-            ((PARENT, p.name), p),
+            ((PARENT, p.name), p.clone()),
             ((CHILD, m.name), m),
         ]));
         let made = run(Behaviour::Mirror { target: CHILD }, &cache, &mut names);

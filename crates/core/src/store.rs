@@ -26,13 +26,14 @@ impl Store {
     }
 
     pub fn insert(&mut self, name: NameId, o: Object) -> Option<Object> {
+        let (owner, live) = (o.owner, o.deletion_ms.is_none());
         let old = self.objects.insert(name, o);
         if let Some(old) = &old {
             self.unindex(old);
         }
-        if let Some(owner) = o.owner {
+        if let Some(owner) = owner {
             self.by_owner.entry(owner.uid).or_default().insert(name);
-            if o.deletion_ms.is_none() {
+            if live {
                 *self.live_by_owner.entry(owner.uid).or_default() += 1;
             }
         }

@@ -182,6 +182,11 @@ pub enum ApiError {
     NameTooLong,
     /// 422: a streaming list to a server whose `WatchList` gate is off.
     WatchListForbidden,
+    /// 422: a finalizer added to an object being deleted
+    /// (`apimachinery/pkg/api/validation/objectmeta.go` `ValidateObjectMetaUpdate`).
+    FinalizerWhileDeleting,
+    /// 422: more labels, annotations, fields, finalizers and owners than `object::MAX_ENTRIES`.
+    TooManyEntries,
     /// KEP-5647 (kube-controller-manager 1.36 `pkg/controller/util/consistency`): the informer
     /// has not yet seen the RV the controller's last write for this key got back.
     StaleRead {
@@ -201,7 +206,10 @@ impl ApiError {
             | ApiError::ListCompacted => 410,
             ApiError::TooLargeRv { .. } => 504,
             ApiError::TooManyRequests => 429,
-            ApiError::NameTooLong | ApiError::WatchListForbidden => 422,
+            ApiError::NameTooLong
+            | ApiError::WatchListForbidden
+            | ApiError::FinalizerWhileDeleting
+            | ApiError::TooManyEntries => 422,
             ApiError::ConnectionRefused | ApiError::ReconcileError | ApiError::StaleRead { .. } => {
                 0
             }
@@ -236,6 +244,8 @@ impl ApiError {
             ApiError::NameTooLong => {
                 "metadata.name: Invalid value: must be no more than 253 characters".into()
             }
+            ApiError::FinalizerWhileDeleting => "metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted".into(),
+            ApiError::TooManyEntries => format!("metadata: Too many: more than {} labels, annotations, fields, finalizers and owner references", crate::object::MAX_ENTRIES),
             // `ValidateListOptions` (apimachinery `metainternalversion/validation`).
             ApiError::WatchListForbidden => "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled".into(),
             // `consistency.go` `EnsureReady` (without its "for group resource ..." suffix).
@@ -305,6 +315,15 @@ pub enum EventKind {
         kind: KindId,
         name: NameId,
         error: ApiError,
+    },
+    /// What a committed object holds beyond `spec N`/`status N` (labels, annotations, named
+    /// fields, finalizers, owner references), said right after its write; only objects that
+    /// hold any, so the first scripts' traces are as they were. `text` is in the names table.
+    ObjectFields {
+        kind: KindId,
+        name: NameId,
+        rv: Rv,
+        text: NameId,
     },
     /// An update that changed nothing: no RV, no event.
     NoOpWrite {
@@ -846,6 +865,7 @@ impl EventKind {
             Write { .. }
             | WriteFailed { .. }
             | NoOpWrite { .. }
+            | ObjectFields { .. }
             | CacheAdd { .. }
             | CacheReset { .. }
             | Compacted { .. } => Family::Store,
@@ -935,6 +955,12 @@ fn describe_store(kind: &EventKind, l: &dyn Labels) -> String {
             error.message()
         ),
         NoOpWrite { kind, name } => format!("no-op update of {}: nothing written", obj(kind, name)),
+        ObjectFields {
+            kind,
+            name,
+            rv,
+            text,
+        } => format!("{} at rv {rv}: {}", obj(kind, name), l.name(text)),
         CacheAdd {
             kind,
             rv,

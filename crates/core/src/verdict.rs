@@ -24,6 +24,8 @@ pub enum Counted {
     /// Enqueues collapsed into a waiting key.
     Collapsed,
     Bookmarks,
+    /// Watch events of this type an informer received (a selector's DELETED included).
+    WatchEvents(crate::model::EventType),
 }
 
 /// Restricts what is counted.
@@ -73,6 +75,38 @@ pub enum Field {
     Status,
 }
 
+/// What `Expect::Object` asks of an object.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ObjectFact {
+    /// `spec.PATH CMP V` (`status`: `status.PATH`); text and `null` (no such field) compare
+    /// only with `==` and `!=`.
+    Field {
+        status: bool,
+        path: String,
+        cmp: Cmp,
+        value: Option<crate::config::FieldValue>,
+    },
+    /// `has-label K[=V]` (`negated`: `lacks-label`).
+    HasLabel {
+        key: String,
+        value: Option<String>,
+        negated: bool,
+    },
+    /// `finalizers | owners | generation CMP N`.
+    Count {
+        what: ObjectCount,
+        cmp: Cmp,
+        value: i64,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectCount {
+    Finalizers,
+    Owners,
+    Generation,
+}
+
 /// One expectation, checked after the run.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expect {
@@ -104,6 +138,13 @@ pub enum Expect {
         kind: KindId,
         name: String,
         negated: bool,
+    },
+    /// What the object holds at the end of the run beyond `spec N`: a named field, a label,
+    /// how many finalizers or owner references, its generation.
+    Object {
+        kind: KindId,
+        name: String,
+        fact: ObjectFact,
     },
     /// Eventually stable reconciliation for one controller (or all).
     Esr { controller: Option<ControllerId> },
@@ -241,6 +282,17 @@ pub fn counts(sim: &Sim, e: &Event, what: &Counted, scope: &Scope) -> u64 {
             watcher_matches(sim, *watcher, scope) as u64
         }
         (
+            Counted::WatchEvents(want),
+            WatchEvent {
+                watcher,
+                event,
+                name,
+                ..
+            },
+        ) if event == want => {
+            (watcher_matches(sim, *watcher, scope) && name_matches(sim, *name, scope)) as u64
+        }
+        (
             Counted::Reconciles,
             ReconcileStart {
                 controller, key, ..
@@ -313,6 +365,7 @@ pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
             name,
             negated,
         } => check_exists(sim, kind, name, negated),
+        Expect::Object { kind, name, fact } => check_object(sim, *kind, name, fact),
         Expect::Trace {
             controller,
             kind,
@@ -449,6 +502,83 @@ fn check_final(
     }
 }
 
+/// `expect final KIND NAME spec.PATH | has-label | finalizers ...`: the object at the end.
+fn check_object(sim: &Sim, kind: KindId, name: &str, fact: &ObjectFact) -> Outcome {
+    use crate::config::FieldValue;
+    use crate::object::Value;
+    let end = sim.now_ms();
+    let Some(o) = find(sim, kind, name) else {
+        return Outcome {
+            pass: false,
+            found: "absent".into(),
+            decided_by: None,
+            decided_ms: end,
+        };
+    };
+    let names = sim.names();
+    let body = o.body.data();
+    let (pass, found) = match fact {
+        ObjectFact::Field {
+            status,
+            path,
+            cmp,
+            value,
+        } => {
+            let map = if *status { &body.status } else { &body.spec };
+            let got = names
+                .get(path)
+                .and_then(|k| crate::object::get(map, k).copied());
+            let equal = |eq: bool| if *cmp == Cmp::Ne { !eq } else { eq };
+            match (got, value) {
+                (None, value) => (equal(value.is_none()), "null".to_string()),
+                (Some(v), None) => (equal(false), v.text(names)),
+                (Some(Value::Int(a)), Some(FieldValue::Int(b))) => {
+                    (cmp.holds(a, *b), a.to_string())
+                }
+                (Some(Value::Str(a)), Some(FieldValue::Str(b))) => {
+                    let a = names.resolve(a);
+                    (equal(a == b), format!("{a:?}"))
+                }
+                (Some(v), _) => (false, v.text(names)),
+            }
+        }
+        ObjectFact::HasLabel {
+            key,
+            value,
+            negated,
+        } => {
+            let got = names.get(key).and_then(|k| o.body.label(k));
+            let has = match (got, value) {
+                (Some(g), Some(v)) => names.resolve(g) == v,
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            let found = match got {
+                Some(g) => format!("{key}={}", names.resolve(g)),
+                None => format!("no label {key}"),
+            };
+            (has != *negated, found)
+        }
+        ObjectFact::Count { what, cmp, value } => {
+            let n = match what {
+                ObjectCount::Finalizers => o.finalizer_count() as i64,
+                ObjectCount::Owners => o.owner_refs().count() as i64,
+                ObjectCount::Generation => o.generation as i64,
+            };
+            (cmp.holds(n, *value), n.to_string())
+        }
+    };
+    let by = last_write(sim, kind, o.name);
+    Outcome {
+        pass,
+        found,
+        decided_by: by,
+        decided_ms: by
+            .map(|i| sim.trace()[i as usize].time_ms)
+            .unwrap_or(TimeMs::ZERO),
+    }
+}
+
 /// `expect exists`: is the object there at the end of the run?
 fn check_exists(sim: &Sim, kind: &KindId, name: &str, negated: &bool) -> Outcome {
     let obj = find(sim, *kind, name);
@@ -578,7 +708,7 @@ fn check_fact(
 
 fn find(sim: &Sim, kind: KindId, name: &str) -> Option<crate::model::Object> {
     let id = sim.names().get_qualified(name)?;
-    sim.etcd().get(kind, id).copied()
+    sim.etcd().get(kind, id).cloned()
 }
 
 fn last_write(sim: &Sim, kind: KindId, name: NameId) -> Option<EventId> {

@@ -96,6 +96,7 @@ fn config(c: &Case) -> Config {
         kind: KindId(1),
         map: KeyMap::Owner,
         namespace: None,
+        selector: None,
         predicate: Predicate::All,
     });
     cfg.controllers.push(ctl);

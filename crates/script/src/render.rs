@@ -1,6 +1,8 @@
 //! Inputs back into script lines: how the explorer's counterexamples become scenarios.
 
-use listwatch_core::{ApiserverId, Config, ControllerId, Input, KindId, TimedInput};
+use listwatch_core::{
+    ApiserverId, Config, ControllerId, Edit, FieldValue, Input, KindId, TimedInput,
+};
 
 /// `at 12.5s disconnect op for 10s`: one timeline line.
 pub fn input_line(config: &Config, t: &TimedInput) -> String {
@@ -9,7 +11,9 @@ pub fn input_line(config: &Config, t: &TimedInput) -> String {
         Input::Create { .. }
         | Input::Update { .. }
         | Input::UpdateStatus { .. }
-        | Input::Delete { .. } => write_line(names, &t.input),
+        | Input::Delete { .. }
+        | Input::Write { .. }
+        | Input::DeleteWith { .. } => write_line(names, &t.input),
         Input::Probe {
             apiserver,
             kind,
@@ -71,7 +75,75 @@ fn write_line(names: Names, input: &Input) -> String {
             format!("status {} {name} {status}", names.kind(*kind))
         }
         Input::Delete { kind, name } => format!("delete {} {name}", names.kind(*kind)),
+        Input::DeleteWith {
+            kind,
+            name,
+            propagation,
+        } => format!(
+            "delete {} {name} propagation {}",
+            names.kind(*kind),
+            propagation.as_str()
+        ),
+        Input::Write {
+            verb,
+            kind,
+            name,
+            edits,
+        } => {
+            let mut line = format!("{} {} {name}", verb.as_str(), names.kind(*kind));
+            for e in edits {
+                line.push(' ');
+                line.push_str(&edit_text(names, e));
+            }
+            line
+        }
         _ => unreachable!("not a write"),
+    }
+}
+
+/// One clause of a write, as the parser reads it back.
+fn edit_text(names: Names, e: &Edit) -> String {
+    let or_remove = |k: &str, v: &Option<String>| match v {
+        Some(v) => format!("{k}={v}"),
+        None => format!("{k}-"),
+    };
+    match e {
+        Edit::GenerateName => "generate-name".to_string(),
+        Edit::Spec(n) => format!("spec {n}"),
+        Edit::Status(n) => format!("status {n}"),
+        Edit::Field {
+            status,
+            path,
+            value,
+        } => {
+            let value = match value {
+                None => "null".to_string(),
+                Some(FieldValue::Int(n)) => n.to_string(),
+                Some(FieldValue::Str(s)) => s.clone(),
+            };
+            let part = if *status { "status" } else { "spec" };
+            format!("{part}.{path}={value}")
+        }
+        Edit::Label { key, value } => format!("labels {}", or_remove(key, value)),
+        Edit::Annotation { key, value } => format!("annotations {}", or_remove(key, value)),
+        Edit::Finalizer { name, add } => {
+            format!("finalizer {name}{}", if *add { "" } else { "-" })
+        }
+        Edit::Owner {
+            kind,
+            name,
+            controller,
+            block_owner_deletion,
+        } => format!(
+            "owner {}/{name}{}{}",
+            names.kind(*kind),
+            if *controller { " controller" } else { "" },
+            if *block_owner_deletion {
+                " block-owner-deletion"
+            } else {
+                ""
+            }
+        ),
     }
 }
 

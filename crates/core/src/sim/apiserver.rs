@@ -103,6 +103,11 @@ impl Clients<'_> {
         self.reflectors[w.index()].namespace
     }
 
+    /// The label selector its requests carry (a probe's: none).
+    pub fn selector(&self, w: WatcherId) -> Option<Arc<crate::object::Selector>> {
+        (self.reflectors.get(w.index())).and_then(|r| r.selector.clone())
+    }
+
     pub fn bookmarks(&self, config: &Config, w: WatcherId) -> bool {
         config
             .reflector_of(self.reflectors[w.index()].controller)
@@ -232,14 +237,14 @@ impl Apiserver {
         change: Change,
         cause: EventId,
     ) -> Option<EventId> {
-        let kind = change.object.kind;
+        let (kind, rv, name) = (change.object.kind, change.object.rv, change.object.name);
         let progress_notify = st.config.server.progress_notify;
         let (evicted, capacity) = self.apply_change(change, progress_notify)?;
         let add = EventKind::CacheAdd {
             apiserver: st.api,
             kind,
-            rv: change.object.rv,
-            name: change.object.name,
+            rv,
+            name,
             evicted,
             capacity,
         };
@@ -539,6 +544,8 @@ pub struct ServerWatch {
     pub(super) apiserver: ApiserverId,
     pub(super) kind: KindId,
     pub(super) namespace: Option<NameId>,
+    /// Its label selector: a change is converted (`Selector::convert`) or skipped.
+    pub(super) selector: Option<Arc<crate::object::Selector>>,
     pub(super) from_etcd: bool,
     pub(super) last_sent: Rv,
     /// The RV its initial replay ended at (the RV it started from when it replayed nothing):
@@ -556,6 +563,8 @@ pub(super) enum Offer {
     Send,
     /// Its channel is full: the watch closes (`WatchEnd::TooSlow`).
     TooSlow,
+    /// Send it as this event instead (a watch with a selector: the object entered or left it).
+    SendAs(EventType),
 }
 
 impl ServerWatch {
@@ -579,6 +588,13 @@ impl ServerWatch {
         {
             return Offer::Skip;
         }
+        let converted = match &self.selector {
+            None => None,
+            Some(sel) => match sel.convert(change) {
+                None => return Offer::Skip,
+                Some(e) => Some(e).filter(|&e| e != change.event),
+            },
+        };
         self.last_sent = change.object.rv;
         if live && slow_link {
             self.in_flight += 1;
@@ -586,7 +602,7 @@ impl ServerWatch {
                 return Offer::TooSlow;
             }
         }
-        Offer::Send
+        converted.map_or(Offer::Send, Offer::SendAs)
     }
 
     /// The client took a live event off the watch's channel.
@@ -664,6 +680,7 @@ pub(super) mod tests {
             event: EventType::Added,
             object: Object::fixture(KindId(0), NameId(rv as u32), rv, rv),
             time_ms: TimeMs(0),
+            prev: Default::default(),
         }
     }
 
@@ -772,6 +789,7 @@ pub(super) mod tests {
             event: EventType::Added,
             object,
             time_ms: TimeMs(0),
+            prev: Default::default(),
         }
     }
 

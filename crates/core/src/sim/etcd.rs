@@ -105,25 +105,55 @@ impl Etcd {
     }
 
     /// Keeps the owner indexes in step with one committed object (`old`: its previous state).
+    /// The counts follow the controller's own reference (`Object::owner`: a reconcile's
+    /// children); the collector's graph follows every reference, so a reference dropped by an
+    /// update (an orphaning) leaves it.
     fn index(&mut self, old: Option<&Object>, o: &Object, present: bool) {
-        let Some(owner) = o.owner else { return };
-        let live = |x: Option<&Object>| x.is_some_and(|x| x.deletion_ms.is_none()) as i64;
-        let key = (owner.uid, o.kind);
-        count(
-            &mut self.live_owned,
-            key,
-            live(present.then_some(o)) - live(old),
-        );
-        count(&mut self.owned, key, present as i64 - old.is_some() as i64);
-        let set = self.dependents.entry(owner.uid).or_default();
-        if present {
-            set.insert((o.kind, o.name));
-        } else {
-            set.remove(&(o.kind, o.name));
-            if set.is_empty() {
-                self.dependents.remove(&owner.uid);
+        let live = |x: &Object| x.deletion_ms.is_none() as i64;
+        if let Some(x) = old {
+            if let Some(owner) = x.owner {
+                let key = (owner.uid, x.kind);
+                count(&mut self.live_owned, key, -live(x));
+                count(&mut self.owned, key, -1);
             }
         }
+        if let Some(owner) = o.owner.filter(|_| present) {
+            let key = (owner.uid, o.kind);
+            count(&mut self.live_owned, key, live(o));
+            count(&mut self.owned, key, 1);
+        }
+        if o.body.is_empty() && old.is_none_or(|x| x.body.is_empty() && x.owner == o.owner) {
+            // The common case: one reference at most, the same before and after.
+            if let Some(owner) = o.owner {
+                self.link_dependent(owner.uid, (o.kind, o.name), present);
+            }
+            return;
+        }
+        for r in old.into_iter().flat_map(|x| x.owner_refs()) {
+            self.link_dependent(r.owner.uid, (o.kind, o.name), false);
+        }
+        if present {
+            for r in o.owner_refs() {
+                self.link_dependent(r.owner.uid, (o.kind, o.name), true);
+            }
+        }
+    }
+
+    fn link_dependent(&mut self, owner_uid: u64, key: (KindId, NameId), present: bool) {
+        let set = self.dependents.entry(owner_uid).or_default();
+        if present {
+            set.insert(key);
+        } else {
+            set.remove(&key);
+            if set.is_empty() {
+                self.dependents.remove(&owner_uid);
+            }
+        }
+    }
+
+    /// The dependents' keys of the object with this UID (by any of their references).
+    pub fn dependents_of(&self, uid: u64) -> impl Iterator<Item = &Object> {
+        (self.dependents.get(&uid).into_iter().flatten()).filter_map(|k| self.objects.get(k))
     }
 
     /// Commits an object etcd accepted (`decide`): the next revision is its RV, the store and
@@ -136,26 +166,28 @@ impl Etcd {
         let key = (obj.kind, obj.name);
         let present = event != EventType::Deleted;
         let old = if present {
-            self.objects.insert(key, obj)
+            self.objects.insert(key, obj.clone())
         } else {
             self.objects.remove(&key)
         };
         self.index(old.as_ref(), &obj, present);
         let added = present as i64 - old.is_some() as i64;
-        let len = &mut self.kind_len[obj.kind.index()];
+        let (k, rv) = (obj.kind.index(), obj.rv);
+        let len = &mut self.kind_len[k];
         *len = (*len as i64 + added) as u32;
         let len = *len;
+        let prev = old.map(|o| o.body).unwrap_or_default();
         let change = Change {
             event,
             object: obj,
             time_ms: now_ms,
+            prev,
         };
         if let Some(counts) = &mut self.counts {
-            let counts = &mut counts[obj.kind.index()];
-            counts.push((obj.rv, len));
+            counts[k].push((rv, len));
         }
-        if let Some(log) = &mut self.logs[obj.kind.index()] {
-            log.push_back(change);
+        if let Some(log) = &mut self.logs[k] {
+            log.push_back(change.clone());
         }
         change
     }
@@ -195,12 +227,11 @@ impl Etcd {
                         .filter_map(|k| self.objects.get(k).map(|d| (d.kind, d.name, d.uid))),
                 );
             }
-        } else if event == EventType::Added {
-            if let Some(owner) = obj.owner {
-                if !self.owner_exists(owner) {
-                    look.push((obj.kind, obj.name, obj.uid));
-                }
-            }
+        } else if event == EventType::Added
+            && obj.owner_refs().next().is_some()
+            && obj.owner_refs().all(|r| !self.owner_resolves(obj, r.owner))
+        {
+            look.push((obj.kind, obj.name, obj.uid));
         }
         look
     }
@@ -210,7 +241,8 @@ impl Etcd {
     pub(super) fn is_orphan(&self, kind: KindId, name: NameId, uid: u64) -> bool {
         self.objects.get(&(kind, name)).is_some_and(|d| {
             d.uid == uid
-                && d.owner.is_some_and(|o| !self.owner_exists(o))
+                && d.owner_refs().next().is_some()
+                && d.owner_refs().all(|r| !self.owner_resolves(d, r.owner))
                 && d.deletion_ms.is_none()
         })
     }
@@ -221,8 +253,12 @@ impl Etcd {
         let mut owned: BTreeMap<(u64, KindId), u32> = BTreeMap::new();
         let mut deps: BTreeMap<u64, BTreeSet<(KindId, NameId)>> = BTreeMap::new();
         for o in self.objects.values() {
+            for r in o.owner_refs() {
+                deps.entry(r.owner.uid)
+                    .or_default()
+                    .insert((o.kind, o.name));
+            }
             if let Some(owner) = o.owner {
-                deps.entry(owner.uid).or_default().insert((o.kind, o.name));
                 *owned.entry((owner.uid, o.kind)).or_default() += 1;
                 if o.deletion_ms.is_none() {
                     *live.entry((owner.uid, o.kind)).or_default() += 1;
@@ -256,6 +292,14 @@ impl Etcd {
             .filter(move |o| o.owner.is_some_and(|ow| ow.uid == uid))
     }
 
+    /// Does `dependent`'s reference resolve: its owner exists with this UID, in the
+    /// dependent's namespace? A namespaced owner elsewhere is treated as absent
+    /// (`garbagecollector.go`: cross-namespace owner references are disallowed by design).
+    fn owner_resolves(&self, dependent: &Object, owner: Owner) -> bool {
+        (self.objects.get(&(owner.kind, owner.name)))
+            .is_some_and(|o| o.uid == owner.uid && o.namespace == dependent.namespace)
+    }
+
     /// Does the owner this reference names exist, with this UID?
     pub fn owner_exists(&self, owner: Owner) -> bool {
         self.objects
@@ -277,7 +321,7 @@ fn count(index: &mut BTreeMap<(u64, KindId), u32>, key: (u64, KindId), delta: i6
 }
 
 /// What etcd makes of a write it accepts.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Decision {
     /// Commit this object (its next revision is etcd's to give).
     Commit {
@@ -375,17 +419,10 @@ impl Etcd {
         let uid = self.next_uid;
         self.next_uid += 1;
         let obj = Object {
-            kind,
-            name,
-            namespace,
             uid,
-            rv: 0,
-            generation: 1,
             spec,
-            status: 0,
             owner,
-            finalizers: 0,
-            deletion_ms: None,
+            ..Object::new(kind, name, namespace)
         };
         Ok(Decision::Commit {
             op: WriteOp::Create,
@@ -398,7 +435,8 @@ impl Etcd {
     /// status subresource (apiextensions-apiserver `pkg/registry/customresource/strategy.go`,
     /// as the built-in kinds with a status): `PrepareForUpdate` keeps the stored status on a
     /// write to the object, and the status strategy keeps everything but the status on a write
-    /// to `/status`; only a new spec moves `metadata.generation`.
+    /// to `/status`; only a new spec moves `metadata.generation`. The rest of the object (its
+    /// labels, named fields and finalizers) stays as etcd has it.
     fn decide_update(
         &self,
         kind: KindId,
@@ -406,37 +444,127 @@ impl Etcd {
         expect_rv: Rv,
         change: UpdateTo,
     ) -> Result<Decision, Refusal> {
-        let cur = self.objects.get(&(kind, name)).copied();
-        let op = update_op(change, expect_rv, cur.as_ref());
-        let refuse = |error| {
-            Err(Refusal {
-                op,
-                kind,
-                name,
-                error,
-            })
-        };
+        let cur = self.objects.get(&(kind, name));
+        let op = update_op(change, expect_rv, cur);
         let Some(cur) = cur else {
+            return Err(refusal(op, kind, name, ApiError::NotFound));
+        };
+        self.decide_replace(change.apply(cur), expect_rv, Some(op))
+    }
+
+    /// A user's write (`Input::Write`): a new object, or the object etcd holds replaced by
+    /// `obj` (an update at the RV it read, a merge patch at none).
+    pub(crate) fn decide_put(
+        &mut self,
+        verb: Verb,
+        obj: Object,
+        names: &Names,
+    ) -> Result<Decision, Refusal> {
+        let (kind, name) = (obj.kind, obj.name);
+        if obj.body.data().entries() > crate::object::MAX_ENTRIES {
+            let op = if verb == Verb::Create {
+                WriteOp::Create
+            } else {
+                WriteOp::Update
+            };
+            return Err(refusal(op, kind, name, ApiError::TooManyEntries));
+        }
+        match verb {
+            Verb::Create => {
+                let mut decision =
+                    self.decide_create(kind, name, obj.namespace, obj.spec, obj.owner, names)?;
+                if let Decision::Commit { obj: made, .. } = &mut decision {
+                    made.body = obj.body;
+                }
+                Ok(decision)
+            }
+            Verb::Update => {
+                let rv = obj.rv;
+                self.decide_replace(obj, rv, None)
+            }
+            Verb::Patch => self.decide_replace(obj, 0, None),
+        }
+    }
+
+    /// The object etcd holds becomes `obj` (`expect_rv` 0: no precondition, a merge patch;
+    /// otherwise the RV the writer read): 404, 409, a finalizer added while deleting (422), a
+    /// no-op, or the commit; `metadata.generation` moves when the spec changed (a default or a
+    /// named field), and an object being deleted goes with its last finalizer. `op`: the
+    /// request's (an update of the object or of `/status`); `None`, a user's write, is an
+    /// update of the status when only the status changed.
+    fn decide_replace(
+        &self,
+        mut obj: Object,
+        expect_rv: Rv,
+        op: Option<WriteOp>,
+    ) -> Result<Decision, Refusal> {
+        let (kind, name) = (obj.kind, obj.name);
+        let refuse = |error| Err(refusal(op.unwrap_or(WriteOp::Update), kind, name, error));
+        let Some(cur) = self.objects.get(&(kind, name)) else {
             return refuse(ApiError::NotFound);
         };
-        // 0: no precondition (a merge patch); otherwise the RV the writer read.
         if expect_rv != 0 && cur.rv != expect_rv {
             return refuse(ApiError::Conflict);
         }
-        let mut obj = change.apply(&cur);
-        if obj == cur {
+        // What the writer does not own stays as etcd has it.
+        (obj.uid, obj.rv, obj.generation) = (cur.uid, cur.rv, cur.generation);
+        (obj.deletion_ms, obj.namespace) = (cur.deletion_ms, cur.namespace);
+        let (new, old) = (obj.body.data(), cur.body.data());
+        if cur.deletion_ms.is_some()
+            && (obj.finalizers & !cur.finalizers != 0
+                || new.finalizers.iter().any(|f| !old.finalizers.contains(f)))
+        {
+            return refuse(ApiError::FinalizerWhileDeleting);
+        }
+        let spec_changed = obj.spec != cur.spec || new.spec != old.spec;
+        let status_changed = obj.status != cur.status || new.status != old.status;
+        if obj == *cur {
             return Ok(Decision::NoOp { kind, name });
         }
-        if obj.spec != cur.spec {
+        if spec_changed {
             obj.generation += 1;
         }
-        if obj.deletion_ms.is_some() && obj.finalizers == 0 {
+        let op = op.unwrap_or(match (status_changed && !spec_changed, expect_rv == 0) {
+            (true, true) => WriteOp::PatchStatus,
+            (true, false) => WriteOp::UpdateStatus,
+            (false, true) => WriteOp::Patch,
+            (false, false) => WriteOp::Update,
+        });
+        if obj.deletion_ms.is_some() && obj.finalizer_count() == 0 {
             // The last finalizer is gone: the object goes.
             let (op, event) = (WriteOp::RemoveLastFinalizer, EventType::Deleted);
             return Ok(Decision::Commit { op, event, obj });
         }
         let event = EventType::Modified;
         Ok(Decision::Commit { op, event, obj })
+    }
+
+    /// A delete with `propagation` foreground or orphan (`registry/generic/registry/store.go`
+    /// `deletionFinalizersForGarbageCollection`): the object is marked deleting with the
+    /// policy's finalizer (`finalizer`), which the collector removes once it has done its part.
+    pub(crate) fn decide_delete_with(
+        &self,
+        kind: KindId,
+        name: NameId,
+        finalizer: NameId,
+        now_ms: TimeMs,
+    ) -> Result<Decision, Refusal> {
+        let Some(cur) = self.objects.get(&(kind, name)) else {
+            return Err(refusal(WriteOp::Delete, kind, name, ApiError::NotFound));
+        };
+        if cur.deletion_ms.is_some() {
+            return Ok(Decision::NoOp { kind, name });
+        }
+        let mut obj = cur.clone();
+        obj.deletion_ms = Some(now_ms);
+        obj.body.edit(|d| d.finalizers.push(finalizer));
+        let (op, event) = (WriteOp::MarkDeleting, EventType::Modified);
+        Ok(Decision::Commit { op, event, obj })
+    }
+
+    /// The collector's write of `obj` over what etcd holds (no precondition).
+    pub(crate) fn decide_collector(&self, obj: Object) -> Result<Decision, Refusal> {
+        self.decide_replace(obj, 0, None)
     }
 
     fn decide_delete(
@@ -454,13 +582,13 @@ impl Etcd {
                 error,
             })
         };
-        let Some(cur) = self.objects.get(&(kind, name)).copied() else {
+        let Some(cur) = self.objects.get(&(kind, name)).cloned() else {
             return refuse(ApiError::NotFound);
         };
         if uid.is_some_and(|u| u != cur.uid) {
             return refuse(ApiError::UidMismatch);
         }
-        if cur.finalizers == 0 {
+        if cur.finalizer_count() == 0 {
             let (op, event) = (WriteOp::Delete, EventType::Deleted);
             return Ok(Decision::Commit {
                 op,
@@ -478,15 +606,24 @@ impl Etcd {
     }
 }
 
+fn refusal(op: WriteOp, kind: KindId, name: NameId, error: ApiError) -> Refusal {
+    Refusal {
+        op,
+        kind,
+        name,
+        error,
+    }
+}
+
 /// Reads the truth, for Anvil mode and for ESR.
 pub struct EtcdReader<'a>(pub &'a Etcd);
 
 impl Reader for EtcdReader<'_> {
     fn get(&self, kind: KindId, name: NameId) -> Option<Object> {
-        self.0.objects.get(&(kind, name)).copied()
+        self.0.objects.get(&(kind, name)).cloned()
     }
     fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object> {
-        self.0.owned_by(kind, uid).copied().collect()
+        self.0.owned_by(kind, uid).cloned().collect()
     }
     /// O(log n): ESR asks this after every write of a child.
     fn live_owned(&self, kind: KindId, uid: u64) -> usize {
@@ -503,7 +640,7 @@ impl EtcdReader<'_> {
         self.0
             .objects
             .range((kind, NameId(0))..=(kind, NameId(u32::MAX)))
-            .map(|(_, o)| *o)
+            .map(|(_, o)| o.clone())
     }
 
     pub fn kind_objects(&self, kind: KindId) -> Vec<Object> {
@@ -530,7 +667,7 @@ mod tests {
         };
         obj.rv = 5;
         obj.finalizers = finalizers;
-        etcd.objects.insert((obj.kind, obj.name), obj);
+        etcd.objects.insert((obj.kind, obj.name), obj.clone());
         (etcd, obj)
     }
 
@@ -681,7 +818,7 @@ mod tests {
             (op, event, obj.deletion_ms),
             (WriteOp::MarkDeleting, EventType::Modified, Some(TimeMs(70)))
         );
-        etcd.objects.insert((o.kind, o.name), obj);
+        etcd.objects.insert((o.kind, o.name), obj.clone());
         let again = etcd.decide(delete(None), &names, TimeMs(80));
         assert_eq!(
             again,
@@ -737,7 +874,7 @@ mod tests {
         let mut names = Names::default();
         let (mut etcd, o) = etcd_with(&mut names, 0);
         etcd.rev = 5;
-        let mut changed = o;
+        let mut changed = o.clone();
         changed.spec = 2;
         let c = etcd.commit(changed, EventType::Modified, TimeMs(40));
         assert_eq!((etcd.rev, c.object.rv, c.time_ms), (6, 6, TimeMs(40)));
@@ -777,7 +914,7 @@ mod tests {
         let child = etcd.commit(child, EventType::Added, TimeMs(0)).object;
         let mut marked = child;
         marked.deletion_ms = Some(TimeMs(1));
-        etcd.commit(marked, EventType::Modified, TimeMs(1));
+        etcd.commit(marked.clone(), EventType::Modified, TimeMs(1));
         let rvs = |v: vec_deque::Iter<'_, Change>| v.map(|c| c.object.rv).collect::<Vec<_>>();
         assert_eq!(rvs(etcd.log_after(KindId(1), 0)), [3, 4]);
         assert_eq!(rvs(etcd.log_after(KindId(1), 3)), [4]);
@@ -844,7 +981,7 @@ mod tests {
         let child = etcd.commit(child, EventType::Added, TimeMs(0)).object;
         assert!(etcd.gc_candidates(&child, EventType::Added).is_empty());
         assert!(!etcd.is_orphan(KindId(1), NameId(2), 2));
-        etcd.commit(parent, EventType::Deleted, TimeMs(0));
+        etcd.commit(parent.clone(), EventType::Deleted, TimeMs(0));
         assert_eq!(
             etcd.gc_candidates(&parent, EventType::Deleted),
             [(KindId(1), NameId(2), 2)]

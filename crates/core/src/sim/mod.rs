@@ -10,10 +10,15 @@ use std::sync::Arc;
 
 use crate::cache::{WatchCache, WatchStart};
 use crate::config::{
-    Behaviour, CacheMode, Config, ConfigError, FakeTracker, Input, KeyMap, Predicate, ProbeRequest,
-    ReflectorConfig,
+    Behaviour, CacheMode, Config, ConfigError, Edit, FakeTracker, FieldValue, Input, KeyMap,
+    Predicate, ProbeRequest, Propagation, ReflectorConfig, Verb,
 };
 use crate::model::*;
+
+/// The finalizers of `DeleteOptions.propagationPolicy` (`metav1.FinalizerOrphanDependents`,
+/// `metav1.FinalizerDeleteDependents`).
+pub const ORPHAN_FINALIZER: &str = "orphan";
+pub const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
 use crate::queue::WorkQueue;
 use crate::reconcile::{self, Memory, Reader, UpdateTo, Write};
 use crate::trace::*;
@@ -44,7 +49,12 @@ use step::{Call, Out, Outbox, Sink};
 
 /// An informer to build: its kind, its handlers (a key mapping and a predicate each), its
 /// namespace.
-type Informer = (KindId, Vec<(KeyMap, Predicate)>, Option<NameId>);
+type Informer = (
+    KindId,
+    Vec<(KeyMap, Predicate)>,
+    Option<NameId>,
+    Option<Arc<crate::object::Selector>>,
+);
 
 #[derive(Clone, Debug, Hash, PartialEq)]
 enum Msg {
@@ -285,11 +295,11 @@ impl<'a> StoreReader<'a> {
 impl Reader for StoreReader<'_> {
     fn get(&self, kind: KindId, name: NameId) -> Option<Object> {
         self.informer(kind)
-            .and_then(|r| r.store.get(&name).copied())
+            .and_then(|r| r.store.get(&name).cloned())
     }
     fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object> {
         self.informer(kind)
-            .map(|r| r.store.owned_by(uid).copied().collect())
+            .map(|r| r.store.owned_by(uid).cloned().collect())
             .unwrap_or_default()
     }
     fn synced_rv(&self, kind: KindId) -> Option<Rv> {
@@ -351,11 +361,12 @@ impl Sim {
         for (i, c) in config.controllers.iter().enumerate() {
             let id = ControllerId(i as u16);
             let mut reflectors = vec![];
-            for (kind, handlers, namespace) in sim.informers_of(c) {
+            for (kind, handlers, namespace, selector) in sim.informers_of(c) {
                 reflectors.push(WatcherId(sim.reflectors.len() as u16));
                 let backoff_ms = config.reflector.backoff_ms_initial;
-                sim.reflectors
-                    .push(Reflector::new(id, kind, namespace, handlers, backoff_ms));
+                let mut r = Reflector::new(id, kind, namespace, handlers, backoff_ms);
+                r.selector = selector;
+                sim.reflectors.push(r);
             }
             sim.controllers.push(Controller::new(c, reflectors));
             sim.links.push(Link::new(c));
@@ -395,10 +406,12 @@ impl Sim {
         }
         for w in &c.watches {
             let ns = w.namespace.as_deref().map(|n| self.names.intern(n));
+            let sel = (w.selector.as_ref())
+                .map(|s| Arc::new(crate::object::Selector::resolve(s, &mut self.names)));
             let handler = (w.map != KeyMap::ReadOnly).then_some((w.map, w.predicate));
-            match informers.iter_mut().find(|x| x.0 == w.kind && x.2 == ns) {
+            match (informers.iter_mut()).find(|x| x.0 == w.kind && x.2 == ns && x.3 == sel) {
                 Some(x) => x.1.extend(handler.filter(|h| !x.1.contains(h))),
-                None => informers.push((w.kind, handler.into_iter().collect(), ns)),
+                None => informers.push((w.kind, handler.into_iter().collect(), ns, sel)),
             }
         }
         // The kind a behaviour creates children of is watched the way operators do it
@@ -406,7 +419,7 @@ impl Sim {
         // declares its own watch of that kind (`watches KIND none`) keeps it.
         for k in behaviour_reads(c) {
             if !informers.iter().any(|w| w.0 == k) {
-                informers.push((k, vec![(KeyMap::Owner, Predicate::All)], None));
+                informers.push((k, vec![(KeyMap::Owner, Predicate::All)], None, None));
             }
         }
         informers

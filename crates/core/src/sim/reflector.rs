@@ -8,6 +8,8 @@ pub struct Reflector {
     pub(super) controller: ControllerId,
     pub(super) kind: KindId,
     pub(super) namespace: Option<NameId>,
+    /// The label selector of its lists and watches (`None`: every object).
+    pub(super) selector: Option<Arc<crate::object::Selector>>,
     /// The event handlers: a key mapping and its predicate each (empty: a cache only read).
     pub(super) handlers: Vec<(KeyMap, Predicate)>,
     pub(super) state: WatcherState,
@@ -63,6 +65,7 @@ impl Reflector {
             paging: None,
             watch_list_sent_ms: TimeMs::ZERO,
             unended_since_ms: None,
+            selector: None,
         }
     }
 }
@@ -81,6 +84,11 @@ impl Reflector {
     /// The namespace it lists and watches (`None`: every namespace).
     pub fn namespace(&self) -> Option<NameId> {
         self.namespace
+    }
+
+    /// The label selector of its lists and watches (`None`: every object).
+    pub fn selector(&self) -> Option<&crate::object::Selector> {
+        self.selector.as_deref()
     }
 
     pub fn state(&self) -> WatcherState {
@@ -612,7 +620,7 @@ impl Reflector {
         self.watch_events += 1;
         let old = match change.event {
             EventType::Deleted => self.store.remove(&o.name),
-            _ => self.store.insert(o.name, o),
+            _ => self.store.insert(o.name, o.clone()),
         };
         let event = EventKind::WatchEvent {
             watcher: st.watcher,
@@ -636,13 +644,15 @@ impl Reflector {
         let mut deltas = vec![];
         for (name, o) in old.iter() {
             if !new.contains_key(name) {
-                deltas.push((Delta::DeletedFinalStateUnknown, *o, None));
+                deltas.push((Delta::DeletedFinalStateUnknown, o.clone(), None));
             }
         }
         for (name, o) in new.iter() {
             match old.get(name) {
-                None => deltas.push((Delta::Added, *o, None)),
-                Some(prev) if prev.rv != o.rv => deltas.push((Delta::Updated, *o, Some(*prev))),
+                None => deltas.push((Delta::Added, o.clone(), None)),
+                Some(prev) if prev.rv != o.rv => {
+                    deltas.push((Delta::Updated, o.clone(), Some(prev.clone())))
+                }
                 Some(_) => {}
             }
         }

@@ -14,7 +14,18 @@ impl Sim {
         cause: EventId,
         w: Write,
     ) -> Result<EventId, ApiError> {
-        match self.etcd.decide(w, &self.names, self.now_ms) {
+        let decision = self.etcd.decide(w, &self.names, self.now_ms);
+        self.settle(actor, cause, decision)
+    }
+
+    /// What etcd decided of a write, made so: committed, a no-op, or the refusal emitted.
+    pub(super) fn settle(
+        &mut self,
+        actor: Actor,
+        cause: EventId,
+        decision: Result<Decision, Refusal>,
+    ) -> Result<EventId, ApiError> {
+        match decision {
             Ok(Decision::Commit { op, event, obj }) => {
                 Ok(self.commit(actor, cause, op, event, obj))
             }
@@ -50,7 +61,7 @@ impl Sim {
         obj: Object,
     ) -> EventId {
         let change = self.etcd.commit(obj, event, self.now_ms);
-        let obj = change.object;
+        let obj = change.object.clone();
         let write = EventKind::Write {
             op,
             kind: obj.kind,
@@ -60,20 +71,36 @@ impl Sim {
             status: obj.status,
         };
         let id = self.emit(actor, cause, write);
+        if !obj.body.is_empty() && event != EventType::Deleted {
+            let config = &self.config;
+            let text = obj
+                .body
+                .describe(&self.names, |k| config.kinds[k.index()].name.clone());
+            let text = self.names.intern(&text);
+            let (kind, name, rv) = (obj.kind, obj.name, obj.rv);
+            let fields = EventKind::ObjectFields {
+                kind,
+                name,
+                rv,
+                text,
+            };
+            self.emit(actor, id, fields);
+        }
         self.gc_notice(&obj, event, id);
         for a in 0..self.apiservers.len() {
             let api = ApiserverId(a as u8);
             let lag = self.apiservers[a].lag_ms;
+            let change = change.clone();
             if lag.is_zero() {
                 self.cache_apply(api, change, id);
             } else {
                 self.schedule(self.now_ms + lag, id, Action::CacheApply { api, change });
             }
         }
-        self.etcd_watch_fanout(change, id);
+        self.etcd_watch_fanout(&change, id);
         let world = (&*self.config, &self.etcd, &self.names);
         self.esr
-            .track(world, self.now_ms, obj, event != EventType::Deleted);
+            .track(world, self.now_ms, &obj, event != EventType::Deleted);
         id
     }
 
@@ -86,14 +113,123 @@ impl Sim {
         for (kind, name, uid) in self.etcd.gc_candidates(obj, event) {
             self.schedule(at, cause, Action::Gc { kind, name, uid });
         }
+        if obj.body.is_empty() && (event != EventType::Deleted || obj.owner.is_none()) {
+            return; // no policy finalizer, no reference that blocks a foreground deletion
+        }
+        // An owner marked for foreground or orphan deletion waits for the collector; so does
+        // a foreground owner whose blocking dependent just went.
+        let mut look = vec![];
+        if event == EventType::Modified && self.policy_finalizer(obj).is_some() {
+            look.push((obj.kind, obj.name, obj.uid));
+        }
+        if event == EventType::Deleted {
+            for r in obj.owner_refs().filter(|r| r.block_owner_deletion) {
+                let o = r.owner;
+                if let Some(owner) = self.etcd.get(o.kind, o.name).filter(|x| x.uid == o.uid) {
+                    if self.policy_finalizer(owner) == Some(Propagation::Foreground) {
+                        look.push((o.kind, o.name, o.uid));
+                    }
+                }
+            }
+        }
+        for (kind, name, uid) in look {
+            self.schedule(at, cause, Action::Gc { kind, name, uid });
+        }
     }
 
+    /// The propagation policy whose finalizer a deleting object carries, if any.
+    fn policy_finalizer(&self, obj: &Object) -> Option<Propagation> {
+        obj.deletion_ms?;
+        let has =
+            |f: &str| (self.names.get(f)).is_some_and(|f| obj.body.data().finalizers.contains(&f));
+        if has(ORPHAN_FINALIZER) {
+            Some(Propagation::Orphan)
+        } else if has(FOREGROUND_FINALIZER) {
+            Some(Propagation::Foreground)
+        } else {
+            None
+        }
+    }
+
+    /// `garbagecollector.go`: `attemptToDeleteItem` for a dependent whose owners are all gone
+    /// (deleted, background), `orphanDependents` then the `orphan` finalizer's removal for an
+    /// owner deleted with `orphan`, and for one deleted with `foreground` the deletion of its
+    /// dependents and, once none that blocks it (`blockOwnerDeletion`) is left, the removal of
+    /// `foregroundDeletion`.
     pub(super) fn collect_garbage(&mut self, kind: KindId, name: NameId, uid: u64, cause: EventId) {
         if self.etcd.is_orphan(kind, name, uid) {
             let uid = Some(uid);
             let delete = Write::Delete { kind, name, uid };
             let _ = self.write(Actor::GarbageCollector, cause, delete);
+            return;
         }
+        let Some(owner) = self.etcd.get(kind, name).filter(|o| o.uid == uid) else {
+            return;
+        };
+        let Some(policy) = self.policy_finalizer(owner) else {
+            return;
+        };
+        let owner = owner.clone();
+        let dependents: Vec<Object> = self.etcd.dependents_of(uid).cloned().collect();
+        let gc = Actor::GarbageCollector;
+        for mut d in dependents {
+            if policy == Propagation::Orphan {
+                d.owner = d.owner.filter(|o| o.uid != uid);
+                d.body.edit(|b| b.owners.retain(|r| r.owner.uid != uid));
+                let decision = self.etcd.decide_collector(d);
+                let _ = self.settle(gc, cause, decision);
+            } else if d.deletion_ms.is_none() {
+                let (kind, name, uid) = (d.kind, d.name, Some(d.uid));
+                let _ = self.write(gc, cause, Write::Delete { kind, name, uid });
+            }
+        }
+        let blocked = self.etcd.dependents_of(uid).any(|d| {
+            d.owner_refs()
+                .any(|r| r.owner.uid == uid && r.block_owner_deletion)
+        });
+        if policy == Propagation::Foreground && blocked {
+            return; // the last blocking dependent's deletion brings the collector back
+        }
+        let finalizer = match policy {
+            Propagation::Orphan => ORPHAN_FINALIZER,
+            _ => FOREGROUND_FINALIZER,
+        };
+        let f = self.names.intern(finalizer);
+        let mut done = self.etcd.get(kind, name).cloned().unwrap_or(owner);
+        done.body.edit(|b| b.finalizers.retain(|&x| x != f));
+        let decision = self.etcd.decide_collector(done);
+        let _ = self.settle(gc, cause, decision);
+    }
+
+    /// A delete with a propagation policy: background is the plain delete; foreground and
+    /// orphan mark the object with the policy's finalizer for the collector.
+    pub(super) fn delete_with(
+        &mut self,
+        actor: Actor,
+        cause: EventId,
+        kind: KindId,
+        name: NameId,
+        propagation: Propagation,
+    ) {
+        let finalizer = match propagation {
+            Propagation::Background => {
+                let _ = self.write(
+                    actor,
+                    cause,
+                    Write::Delete {
+                        kind,
+                        name,
+                        uid: None,
+                    },
+                );
+                return;
+            }
+            Propagation::Foreground => FOREGROUND_FINALIZER,
+            Propagation::Orphan => ORPHAN_FINALIZER,
+        };
+        let f = self.names.intern(finalizer);
+        let decision = self.etcd.decide_delete_with(kind, name, f, self.now_ms);
+        let _ = self.settle(actor, cause, decision);
     }
 
     /// etcd's compaction tick: the compaction's event when it moved, and the next tick.
@@ -138,7 +274,7 @@ impl Sim {
 
     /// A change from etcd reaches an apiserver's caches, then every watch its cache feeds.
     pub(super) fn cache_apply(&mut self, api: ApiserverId, change: Change, cause: EventId) {
-        if let Some(id) = self.step_server(api, |a, st| a.change(st, change, cause)) {
+        if let Some(id) = self.step_server(api, |a, st| a.change(st, change.clone(), cause)) {
             self.fan_out(api, change, id);
         }
     }
@@ -158,11 +294,16 @@ impl Sim {
             let c = self.controller_of(watcher);
             let slow_link = self.links[c.index()].slow();
             let w = &mut self.watches[watch.index()];
-            match w.offer(&change, true, slow_link, cap) {
+            let offer = w.offer(&change, true, slow_link, cap);
+            match offer {
                 Offer::Skip => {}
-                Offer::Send => {
+                Offer::Send | Offer::SendAs(_) => {
                     let session = w.session;
                     let live = true;
+                    let change = match offer {
+                        Offer::SendAs(event) => change.converted(event),
+                        _ => change.clone(),
+                    };
                     let msg = Msg::Event {
                         watch,
                         change,
@@ -217,7 +358,7 @@ impl Sim {
 
     /// etcd's watch events for kinds without a cache go to the watches the apiservers relay
     /// from etcd, in the order the watches opened; so do a fake apiserver's (every kind).
-    pub(super) fn etcd_watch_fanout(&mut self, change: Change, cause: EventId) {
+    pub(super) fn etcd_watch_fanout(&mut self, change: &Change, cause: EventId) {
         let fake = self.config.apiservers.iter().any(|a| a.fake.is_some());
         if self.config.kinds[change.object.kind.index()].cache != CacheMode::Off && !fake {
             return;
@@ -226,7 +367,7 @@ impl Sim {
             let w = &self.watches[i];
             if w.open && w.from_etcd && w.kind == change.object.kind {
                 let (api, watch) = (w.apiserver, WatchId(i as u32));
-                self.step_server(api, |a, st| a.relay(st, watch, change, cause));
+                self.step_server(api, |a, st| a.relay(st, watch, change.clone(), cause));
             }
         }
     }
@@ -341,7 +482,7 @@ mod tests {
         config.gc_delay_ms = DurationMs(2000);
         let mut sim = Sim::new(config).unwrap();
         sim.handle_input(create_pod("p", 1));
-        let p = *sim.etcd.objects().values().next().unwrap();
+        let p = sim.etcd.objects().values().next().unwrap().clone();
         let child = |sim: &mut Sim, name: &str, uid: u64| {
             let name = sim.names.intern_qualified(name);
             let owner = Some(Owner {

@@ -38,6 +38,8 @@ pub(super) fn error_out(e: ApiError) -> ErrorOut {
         ApiError::NameTooLong => ("name_too_long", None, None),
         ApiError::ListCompacted => ("list_compacted", None, None),
         ApiError::WatchListForbidden => ("watch_list_forbidden", None, None),
+        ApiError::FinalizerWhileDeleting => ("finalizer_while_deleting", None, None),
+        ApiError::TooManyEntries => ("too_many_entries", None, None),
         ApiError::StaleRead { read, written } => ("stale_read", Some(written), Some(read)),
     };
     ErrorOut {

@@ -49,6 +49,10 @@ pub fn json(sim: &Sim, outcomes: &[(Expectation, Outcome)]) -> String {
         if let Some(id) = name_id(&e.kind) {
             names.object(sim, id);
         }
+        // An object's fields are words of their own, after its name.
+        if let EventKind::ObjectFields { text, .. } = e.kind {
+            names.object(sim, text);
+        }
     }
     let placeholders = Placeholders::new(&names, &actors);
     let doc = Document {

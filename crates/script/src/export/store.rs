@@ -28,6 +28,14 @@ pub(super) enum Out {
         kind: u32,
         name: u32,
     },
+    /// An object's labels, annotations, named fields, finalizers and owners after a write:
+    /// `fields` is the index of their words in `names`.
+    ObjectFields {
+        kind: u32,
+        name: u32,
+        rv: Rv,
+        fields: u32,
+    },
     CacheAdd {
         apiserver: u32,
         kind: u32,
@@ -53,6 +61,7 @@ pub(super) fn name(k: &EventKind) -> Option<NameId> {
         EventKind::Write { name, .. }
         | EventKind::WriteFailed { name, .. }
         | EventKind::NoOpWrite { name, .. }
+        | EventKind::ObjectFields { name, .. }
         | EventKind::CacheAdd { name, .. } => Some(name),
         _ => None,
     }
@@ -105,6 +114,17 @@ impl Events<'_> {
             EventKind::NoOpWrite { kind: k, name: n } => Out::NoOpWrite {
                 kind: self.kind_of(k),
                 name: self.object(n),
+            },
+            EventKind::ObjectFields {
+                kind: k,
+                name: n,
+                rv,
+                text,
+            } => Out::ObjectFields {
+                kind: self.kind_of(k),
+                name: self.object(n),
+                rv,
+                fields: self.object(text),
             },
             EventKind::CacheAdd {
                 apiserver,

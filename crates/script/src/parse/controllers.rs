@@ -102,6 +102,7 @@ impl Builder {
                 kind: child,
                 map: KeyMap::Owner,
                 namespace: None,
+                selector: None,
                 predicate: Predicate::All,
             });
         }

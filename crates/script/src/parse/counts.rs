@@ -68,6 +68,21 @@ pub(super) const EXPECTATIONS: &[Row<ExpectationFn>] = &[
         "expect bookmarks [CONTROLLER | KIND | NAME]... CMP N [by TIME]",
         "expect bookmarks ctl >= 1",
     ),
+    counted(
+        "watch-added",
+        "expect watch-added [CONTROLLER | KIND | NAME]... CMP N [by TIME]",
+        "expect watch-added ctl Pod >= 0",
+    ),
+    counted(
+        "watch-modified",
+        "expect watch-modified [CONTROLLER | KIND | NAME]... CMP N [by TIME]",
+        "expect watch-modified ctl Pod >= 0",
+    ),
+    counted(
+        "watch-deleted",
+        "expect watch-deleted [CONTROLLER | KIND | NAME]... CMP N [by TIME]",
+        "expect watch-deleted ctl Pod >= 0",
+    ),
 ];
 
 const fn counted(
@@ -92,6 +107,9 @@ impl Builder {
             "deletes" => Counted::Writes(WriteOp::Delete),
             "evictions" => Counted::Evictions,
             "collapsed" => Counted::Collapsed,
+            "watch-added" => Counted::WatchEvents(EventType::Added),
+            "watch-modified" => Counted::WatchEvents(EventType::Modified),
+            "watch-deleted" => Counted::WatchEvents(EventType::Deleted),
             _ => Counted::Bookmarks,
         };
         let mut scope = Scope::default();

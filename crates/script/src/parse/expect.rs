@@ -3,7 +3,8 @@
 //! (`message`) and of what a controller saw, got or sent. Probes' are in `probes.rs`, counts'
 //! in `counts.rs`.
 
-use listwatch_core::verdict::{Cmp, Expect, Fact, Field};
+use listwatch_core::verdict::{Cmp, Expect, Fact, Field, ObjectCount as Counted, ObjectFact};
+use listwatch_core::FieldValue;
 
 use super::names::object_name;
 use super::table::{row, statement, ExpectationFn, Head, Row, Statement, EXPECTATION_WORDS};
@@ -28,7 +29,7 @@ pub(super) const EXPECTATIONS: &[Row<ExpectationFn>] = &[
     ),
     row(
         "final",
-        "expect final KIND NAME spec | status CMP N",
+        "expect final KIND NAME spec | status | spec.FIELD | status.FIELD | finalizers | owners | generation CMP V | has-label K[=V] | lacks-label K[=V]",
         "expect final Db web spec == 3",
         Builder::final_expectation,
     ),
@@ -75,15 +76,82 @@ impl Builder {
         Ok(Expect::Esr { controller })
     }
 
-    /// `expect final KIND NAME spec|status CMP N`.
+    /// `expect final KIND NAME spec|status CMP N`, and what an object holds beyond them.
     fn final_expectation(&self, p: &mut Cursor, _: &Word) -> R<Expect> {
         let kind = self.next_kind(p)?;
         let name = object_name(p)?;
         let f = p.next("`spec` or `status`")?;
-        let field = match f.text.as_str() {
-            "spec" => Field::Spec,
-            "status" => Field::Status,
-            _ => return Err(unknown(p, f, "field", &["spec", "status"])),
+        let count = Some;
+        let object = match f.text.as_str() {
+            "spec" | "status" => None,
+            "finalizers" => count(Counted::Finalizers),
+            "owners" => count(Counted::Owners),
+            "generation" => count(Counted::Generation),
+            "has-label" | "lacks-label" => {
+                let w = p.next("a label, `KEY` or `KEY=VALUE`")?;
+                let (key, value) = match w.text.split_once('=') {
+                    Some((k, v)) => (k.to_string(), Some(v.to_string())),
+                    None => (w.text.clone(), None),
+                };
+                p.done()?;
+                let negated = f.text == "lacks-label";
+                let fact = ObjectFact::HasLabel {
+                    key,
+                    value,
+                    negated,
+                };
+                return Ok(Expect::Object { kind, name, fact });
+            }
+            t if t.starts_with("spec.") || t.starts_with("status.") => {
+                let status = t.starts_with("status.");
+                let path = t.split_once('.').map_or("", |x| x.1).to_string();
+                let cmp = cmp(p)?;
+                let v = p.next("a value: a whole number, \"text\" or null")?;
+                let text = v.quoted || v.text == "null";
+                if text && !matches!(cmp, Cmp::Eq | Cmp::Ne) {
+                    return Err(p.err_at(v, "text and null compare only with `==` and `!=`"));
+                }
+                let value = if v.quoted {
+                    Some(FieldValue::Str(v.text.clone()))
+                } else if v.text == "null" {
+                    None
+                } else {
+                    p.pos -= 1;
+                    Some(FieldValue::Int(p.number("a value", MAX_SPEC)?))
+                };
+                p.done()?;
+                let fact = ObjectFact::Field {
+                    status,
+                    path,
+                    cmp,
+                    value,
+                };
+                return Ok(Expect::Object { kind, name, fact });
+            }
+            _ => {
+                let all = [
+                    "spec",
+                    "status",
+                    "finalizers",
+                    "owners",
+                    "generation",
+                    "has-label",
+                    "lacks-label",
+                ];
+                return Err(unknown(p, f, "field", &all)
+                    .help("a named field is `spec.NAME` or `status.NAME`"));
+            }
+        };
+        if let Some(what) = object {
+            let cmp = cmp(p)?;
+            let value = p.number("a count", MAX_SPEC)?;
+            let fact = ObjectFact::Count { what, cmp, value };
+            return Ok(Expect::Object { kind, name, fact });
+        }
+        let field = if f.text == "spec" {
+            Field::Spec
+        } else {
+            Field::Status
         };
         let cmp = cmp(p)?;
         Ok(Expect::Final {

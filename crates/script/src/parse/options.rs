@@ -8,6 +8,7 @@ use super::table::{self, row, ControllerOption, Row, CONTROLLER_OPTIONS, CONTROL
 use super::Builder;
 use crate::cursor::{unknown, Cursor, R};
 use crate::lexer::Word;
+use listwatch_core::object::MAX_LABEL_VALUE_LEN;
 
 /// Options, each on a line indented under its controller.
 pub(super) const OPTIONS: &[Row<ControllerOption>] = &[
@@ -19,7 +20,7 @@ pub(super) const OPTIONS: &[Row<ControllerOption>] = &[
     ),
     setting(
         "watches",
-        "watches KIND [self | owner | none] [in NAMESPACE] [predicate generation-changed | rv-changed]",
+        "watches KIND [self | owner | none] [in NAMESPACE] [selector K=V,...] [predicate generation-changed | rv-changed]",
         "watches Pod owner",
         Builder::watches_option,
     ),
@@ -238,11 +239,13 @@ impl Builder {
         Ok(())
     }
 
-    /// `watches KIND [owner|self|none] [in NAMESPACE] [predicate P]` of controller `idx`.
+    /// `watches KIND [owner|self|none] [in NAMESPACE] [selector SELECTOR] [predicate P]` of
+    /// controller `idx`.
     fn watches_option(&mut self, p: &mut Cursor, _: &Word, idx: usize) -> R<()> {
         let kind = self.next_kind(p)?;
         let mut map = KeyMap::Itself;
         let mut namespace = None;
+        let mut selector = None;
         let mut predicate = Predicate::All;
         while let Some(x) = p.peek() {
             p.pos += 1;
@@ -251,6 +254,10 @@ impl Builder {
                 "self" => map = KeyMap::Itself,
                 "none" => map = KeyMap::ReadOnly,
                 "in" => namespace = Some(p.next("a namespace")?.text.clone()),
+                "selector" => {
+                    let w = p.next("a label selector: `app=web`, `tier!=db`, `env`, `!legacy`")?;
+                    selector = Some(label_selector(p, w)?);
+                }
                 "predicate" => {
                     let v = p.next("`generation-changed` or `rv-changed`")?;
                     predicate = match v.text.as_str() {
@@ -271,7 +278,7 @@ impl Builder {
                         p,
                         x,
                         "watch option",
-                        &["owner", "self", "none", "in", "predicate"],
+                        &["owner", "self", "none", "in", "selector", "predicate"],
                     ))
                 }
             }
@@ -282,8 +289,36 @@ impl Builder {
             kind,
             map,
             namespace,
+            selector,
             predicate,
         });
         Ok(())
     }
+}
+
+/// A label selector (`apimachinery/pkg/labels/selector.go` `Parse`, its equality-based
+/// requirements): `k=v`, `k==v`, `k!=v`, `k` (exists), `!k` (does not), comma-separated.
+pub(super) fn label_selector(p: &Cursor, w: &Word) -> R<LabelSelector> {
+    let mut out = vec![];
+    for part in w.text.split(',') {
+        let (op, k, v) = if let Some((k, v)) = part.split_once("!=") {
+            (SelectorOp::NotEquals, k, v)
+        } else if let Some((k, v)) = part.split_once("==").or_else(|| part.split_once('=')) {
+            (SelectorOp::Equals, k, v)
+        } else if let Some(k) = part.strip_prefix('!') {
+            (SelectorOp::NotExists, k, "")
+        } else {
+            (SelectorOp::Exists, part, "")
+        };
+        super::writes::check_key(p, w, k, "label")?;
+        super::writes::check_value(p, w, v, "label", MAX_LABEL_VALUE_LEN)?;
+        out.push((op, k.to_string(), v.to_string()));
+    }
+    if out.len() > MAX_REQUIREMENTS {
+        return Err(p.err_at(
+            w,
+            format!("a selector has at most {MAX_REQUIREMENTS} requirements"),
+        ));
+    }
+    Ok(LabelSelector(out))
 }
