@@ -71,9 +71,15 @@ impl Deps {
             return;
         }
         if let Some(old) = self.of.remove(&key) {
-            old.gets.into_iter().for_each(|g| unlink(&mut self.by_get, g, key));
-            old.owned.into_iter().for_each(|o| unlink(&mut self.by_owner, o, key));
-            old.unnamed.into_iter().for_each(|n| unlink(&mut self.by_name, n, key));
+            old.gets
+                .into_iter()
+                .for_each(|g| unlink(&mut self.by_get, g, key));
+            old.owned
+                .into_iter()
+                .for_each(|o| unlink(&mut self.by_owner, o, key));
+            old.unnamed
+                .into_iter()
+                .for_each(|n| unlink(&mut self.by_name, n, key));
         }
         for &g in &fp.gets {
             self.by_get.entry(g).or_default().insert(key);
@@ -180,7 +186,7 @@ impl Esr {
     ) {
         let reads = self.reads.take().unwrap_or_else(|| kinds_read(config));
         let mut others = BTreeSet::new();
-        self.deps.readers_of(&o, names, &mut others);
+        self.deps.readers_of(o, names, &mut others);
         // Only controllers whose own logic reads this kind (a name looked for fits any kind).
         others.retain(|(c, _)| reads[c.index()].contains(&o.kind));
         for (i, cfg) in config.controllers.iter().enumerate() {
@@ -240,9 +246,21 @@ impl Esr {
             Some(program) if cfg.behaviour == Behaviour::Program => {
                 let fp = RefCell::new(Footprint::default());
                 let holds = parent.deletion_ms.is_some() || {
-                    let read = Recording { etcd: EtcdReader(etcd), fp: &fp };
-                    let mut names = RecordingNames { names: Frozen(names), fp: &fp };
-                    crate::program::desired_holds_named(program, parent.name, bit, &read, &mut names)
+                    let read = Recording {
+                        etcd: EtcdReader(etcd),
+                        fp: &fp,
+                    };
+                    let mut names = RecordingNames {
+                        names: Frozen(names),
+                        fp: &fp,
+                    };
+                    crate::program::desired_holds_named(
+                        program,
+                        parent.name,
+                        bit,
+                        &read,
+                        &mut names,
+                    )
                 };
                 self.deps.replace(key, fp.into_inner());
                 holds
