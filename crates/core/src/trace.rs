@@ -215,6 +215,14 @@ impl ApiError {
             }
         }
     }
+    /// The status and message as a client logs them; a request that got no answer (a refused
+    /// connection) has no HTTP status, so none is printed (it read "0 connection refused").
+    pub fn status_and_message(self) -> String {
+        match self.code() {
+            0 => self.message(),
+            code => format!("{code} {}", self.message()),
+        }
+    }
     /// The message text the apiserver sends.
     pub fn message(self) -> String {
         match self {
@@ -948,11 +956,10 @@ fn describe_store(kind: &EventKind, l: &dyn Labels) -> String {
             name,
             error,
         } => format!(
-            "{} {} failed: {} {}",
+            "{} {} failed: {}",
             op.as_str(),
             obj(kind, name),
-            error.code(),
-            error.message()
+            error.status_and_message()
         ),
         NoOpWrite { kind, name } => format!("no-op update of {}: nothing written", obj(kind, name)),
         ObjectFields {
@@ -1016,7 +1023,7 @@ fn describe_reflector(kind: &EventKind, l: &dyn Labels) -> String {
             if more { ", continue token" } else { "" }
         ),
         ListContinue { list_rv, .. } => format!("list next page (continue at rv {list_rv})"),
-        ListFailed { error, .. } => format!("list failed: {} {}", error.code(), error.message()),
+        ListFailed { error, .. } => format!("list failed: {}", error.status_and_message()),
         WatchRequest {
             from_rv,
             timeout_ms,

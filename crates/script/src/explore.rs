@@ -64,8 +64,26 @@ pub fn explorer_against(
     let only = match only {
         None => None,
         Some(name) => match controllers.iter().position(|c| c.name == name) {
+            // The fault types skip Anvil's controllers (their reads are consistent, there is no
+            // cache to hold or make stale): a search against one would try nothing and pass.
+            Some(i) if controllers[i].anvil => {
+                return Err(vec![Diagnostic::at(
+                    1,
+                    1,
+                    1,
+                    format!(
+                        "`--controller {name}`: the explorer puts no faults on an Anvil controller"
+                    ),
+                )
+                .help("name one of the script's client-go controllers")]);
+            }
             Some(i) => Some(listwatch_core::ControllerId(i as u16)),
             None => {
+                // The name is the user's argument: echo a bounded part of it.
+                let name: String = match name.char_indices().nth(64) {
+                    Some((cut, _)) => format!("{}…", &name[..cut]),
+                    None => name.to_string(),
+                };
                 let names: Vec<&str> = controllers.iter().map(|c| c.name.as_str()).collect();
                 let mut d = Diagnostic::at(
                     1,
@@ -73,7 +91,7 @@ pub fn explorer_against(
                     1,
                     format!("`--controller {name}`: the script declares no controller `{name}`"),
                 );
-                d = match crate::diag::nearest(name, names.iter().copied()) {
+                d = match crate::diag::nearest(&name, names.iter().copied()) {
                     Some(n) => d.help(format!("did you mean `{n}`?")),
                     None => d.help(format!("its controllers: {}", names.join(", "))),
                 };

@@ -384,6 +384,10 @@ impl<'a> Compiler<'a> {
                 .help("write the condition with `or`: `require db absent or data exists`"));
         }
         let cond = self.cond(c)?;
+        // `if 3 > 2 > 1` would otherwise run as `if 3 > 2`: the condition is the whole line.
+        c.done().map_err(|d| {
+            d.help("a condition ends its line: join comparisons with `and` or `or`")
+        })?;
         let then = self.body(c, at, lines, i, indent, depth)?;
         let mut otherwise = vec![];
         if let Some(n) = lines.get(*i) {

@@ -740,6 +740,26 @@ fn a_refusal_at_the_controllers_own_write_finds_a_swallowed_error() {
     );
 }
 
+/// `explore --controller` naming an Anvil controller is refused: the fault types skip Anvil's
+/// controllers, so the search would try nothing and say nothing breaks it. An unknown name is
+/// echoed bounded.
+#[test]
+fn explore_against_an_anvil_controller_is_refused() {
+    use listwatch_script::explore::explorer_against;
+    let src = script("18-anvil");
+    let err = |name: &str| match explorer_against(src, BUDGET, Some(name)) {
+        Ok(_) => panic!("accepted --controller {name}"),
+        Err(d) => d[0].message.clone(),
+    };
+    assert!(
+        err("anvil").contains("no faults on an Anvil controller"),
+        "{}",
+        err("anvil")
+    );
+    let long = "x".repeat(100_000);
+    assert!(err(&long).len() < 300, "{}", err(&long).len());
+}
+
 /// `explore --controller NAME` (issue 24): faults only against the controller under test, the
 /// others are the cluster's helpers and stay fault-free; a name the script does not declare is
 /// refused with the nearest one.

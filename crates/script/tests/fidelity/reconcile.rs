@@ -290,6 +290,56 @@ expect esr
     }
 }
 
+/// A write refused on a cut link got no answer, so its line names no HTTP status (client-go
+/// logs `dial tcp ...: connect: connection refused`, no code); it printed "failed: 0 connection
+/// refused".
+#[test]
+fn a_refused_write_prints_no_status_code() {
+    let sim = run("
+kind Db
+controller op for Db
+  logic
+    get db = Db key
+    if db absent
+      done
+    update db status 1 on-error continue
+at 1s disconnect op after 0 writes for 100ms
+at 1s create Db a
+run 10s
+");
+    let lines: Vec<String> = (sim.trace().iter())
+        .filter(|e| matches!(e.kind, EventKind::WriteFailed { .. }))
+        .map(|e| listwatch_core::describe(&e.kind, &sim))
+        .collect();
+    assert!(!lines.is_empty(), "the write was refused");
+    for l in &lines {
+        assert!(l.ends_with("failed: connection refused"), "{l}");
+    }
+}
+
+/// A condition is its whole line: words after it are an error at the first of them, not
+/// silently dropped (`if 3 > 2 > 1` ran as `if 3 > 2`).
+#[test]
+fn a_condition_is_its_whole_line() {
+    let head = "kind Db\ncontroller op for Db\n  logic\n    get db = Db key\n";
+    let table = [
+        ("    if 3 > 2 > 1\n      done\n", "5:14"),
+        ("    if db.spec > 5 < 3\n      done\n", "5:20"),
+        ("    if 1 < 2 garbage\n      done\n", "5:14"),
+        (
+            "    if db absent\n      done\n    else if db exists extra\n      done\n",
+            "7:23",
+        ),
+    ];
+    for (lines, at) in table {
+        let err = refused(&format!("{head}{lines}"));
+        assert!(
+            err.contains(at) && err.contains("at the end of the statement"),
+            "{lines}: {err}"
+        );
+    }
+}
+
 /// Arithmetic in the language as Go's `int64` has it (`/` and `%` truncate towards zero), with
 /// `min`, `max` and parentheses; a division by zero or an overflow is none (compares false with
 /// any number), where Go would panic or wrap.
