@@ -152,6 +152,14 @@ const LOGIC_TEMPLATES: &[&str] = &[
     "requeue after D",
     "require N.alive == V",
     "require N exists or N absent",
+    // Arithmetic, error kinds and the status write (issue 24).
+    "update N status V + V * ( V - V ) / V % V",
+    "update N status min(V, max(V, V))",
+    "if N.spec / 0 == V or V * V > V",
+    "create K key spec ( ( ( ( V ) ) ) ) on-error ignore-already-exists",
+    "update N spec V on-error ignore-conflict",
+    "delete N on-error ignore-not-found",
+    "patch N status V",
 ];
 
 /// A statement of the language from a template, with words of the script (`src`) in it.
