@@ -17,7 +17,7 @@ impl Controller {
             reflectors,
             failed_first: BTreeMap::new(),
             crash_after_writes: None,
-            disconnect_before_write: None,
+            disconnect_before_write: Vec::new(),
             restart_after_ms: None,
             memory: Memory::new(),
             written_rvs: Default::default(),
@@ -91,9 +91,10 @@ pub struct Controller {
     /// Reconciles failed on purpose so far, per key (`fail-first N`), across restarts.
     pub(super) failed_first: BTreeMap<NameId, u32>,
     pub(super) crash_after_writes: Option<u32>,
-    /// An armed disconnect: just before the write that follows this many writes of a
-    /// reconcile, the link goes down for that long (the write is refused).
-    pub(super) disconnect_before_write: Option<(u32, DurationMs)>,
+    /// Armed disconnects, in the order armed: just before the write that follows this many
+    /// writes of a reconcile, the link goes down for that long (the write is refused). Several
+    /// stay armed (two refusals in one reconcile are one of the explorer's pairs).
+    pub(super) disconnect_before_write: Vec<(u32, DurationMs)>,
     /// Restart this long after the armed (or next) crash.
     pub(super) restart_after_ms: Option<DurationMs>,
     pub(super) memory: Memory,
@@ -428,7 +429,7 @@ impl Controller {
         self.queue = WorkQueue::new(queue_kind);
         self.memory.clear();
         self.crash_after_writes = None;
-        self.disconnect_before_write = None;
+        self.disconnect_before_write.clear();
         let epoch = self.epoch;
         if anvil {
             let tick = Action::AnvilTick { controller, epoch };
@@ -629,8 +630,12 @@ impl Sim {
         let made = ctl.workers[worker as usize]
             .as_ref()
             .map(|r| r.done as u32 - 1);
-        if let Some((_, duration_ms)) = ctl.disconnect_before_write.filter(|a| Some(a.0) == made) {
-            ctl.disconnect_before_write = None;
+        let armed = ctl
+            .disconnect_before_write
+            .iter()
+            .position(|a| Some(a.0) == made);
+        if let Some(i) = armed {
+            let (_, duration_ms) = ctl.disconnect_before_write.remove(i);
             self.disconnect(c, duration_ms, cause);
         }
         let (kind, name) = write.object();

@@ -81,10 +81,8 @@ impl Sim {
                 controller,
                 duration_ms,
                 after_writes: Some(n),
-            } => {
-                self.controllers[controller.index()].disconnect_before_write =
-                    Some((n, duration_ms))
-            }
+            } => (self.controllers[controller.index()].disconnect_before_write)
+                .push((n, duration_ms)),
             Input::Delay {
                 controller,
                 delay_ms,

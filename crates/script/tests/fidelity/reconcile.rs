@@ -317,6 +317,40 @@ run 10s
     }
 }
 
+/// Two refusals armed for one controller both stay armed: each refuses the write it names
+/// (the second used to replace the first, so the explorer's pair of refusals in one reconcile
+/// was one).
+#[test]
+fn two_armed_refusals_each_refuse_their_write() {
+    let sim = run("
+kind Db
+controller op for Db
+  logic
+    get db = Db key
+    if db absent
+      done
+    add-finalizer db on-error continue
+    update db status 1 on-error continue
+at 1s disconnect op after 0 writes for 0s
+at 1s disconnect op after 1 writes for 0s
+at 1s create Db a
+run 2s
+");
+    let first: Vec<WriteOp> = (sim.trace().iter())
+        .filter_map(|e| match e.kind {
+            EventKind::WriteFailed { op, error, .. } if error == ApiError::ConnectionRefused => {
+                Some(op)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        first.len(),
+        2,
+        "both writes of the first reconcile refused: {first:?}"
+    );
+}
+
 /// A condition is its whole line: words after it are an error at the first of them, not
 /// silently dropped (`if 3 > 2 > 1` ran as `if 3 > 2`).
 #[test]
