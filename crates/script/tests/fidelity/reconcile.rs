@@ -338,9 +338,11 @@ run 2s
 ");
     let first: Vec<WriteOp> = (sim.trace().iter())
         .filter_map(|e| match e.kind {
-            EventKind::WriteFailed { op, error, .. } if error == ApiError::ConnectionRefused => {
-                Some(op)
-            }
+            EventKind::WriteFailed {
+                op,
+                error: ApiError::ConnectionRefused,
+                ..
+            } => Some(op),
             _ => None,
         })
         .collect();
