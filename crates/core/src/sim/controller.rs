@@ -295,10 +295,23 @@ impl Controller {
             }
             let mut write = run.writes[run.done];
             // controller-runtime's client fills the object with the response, so a second
-            // update of it sends the RV the first one got back.
-            let from = run.rv_from.get(run.done).copied().flatten();
-            let response_rv =
-                from.and_then(|j| run.response_rvs.get(j as usize).copied().flatten());
+            // update of it sends the RV the first one got back; a write that failed left the
+            // object as it was (`Into` is skipped on an error), so look further back, to the
+            // last one that went through (none: the RV read at the start).
+            let mut from = run.rv_from.get(run.done).copied().flatten();
+            let response_rv = loop {
+                let Some(j) = from else { break None };
+                if let Some(rv) = run.response_rvs.get(j as usize).copied().flatten() {
+                    break Some(rv);
+                }
+                // Strictly earlier, so this ends.
+                from = run
+                    .rv_from
+                    .get(j as usize)
+                    .copied()
+                    .flatten()
+                    .filter(|&k| k < j);
+            };
             if let (Write::Update { expect_rv, .. }, Some(rv)) = (&mut write, response_rv) {
                 if *expect_rv != 0 {
                     *expect_rv = rv;

@@ -353,6 +353,43 @@ run 2s
     );
 }
 
+/// controller-runtime `pkg/client/typed_client.go` `Update`: the response is decoded `Into` the
+/// object only on success, so after a failed (ignored) update the next one sends the RV of the
+/// last update that went through, not the one read at the start (which got a 409).
+#[test]
+fn after_a_failed_update_the_next_sends_the_last_good_response_rv() {
+    let sim = run("
+kind Db
+controller op for Db
+  logic
+    get db = Db key
+    if db absent or db.spec == 5
+      done
+    update db spec 4
+    update db spec 5 on-error continue
+    update db status 9
+at 1s disconnect op after 1 writes for 0s
+at 1s create Db a
+run 2s
+expect final Db a status == 9
+");
+    let conflicts = (sim.trace().iter())
+        .filter(|e| {
+            matches!(
+                e.kind,
+                EventKind::WriteFailed {
+                    error: ApiError::Conflict,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(
+        conflicts, 0,
+        "the third write carries write 1's response RV"
+    );
+}
+
 /// A condition is its whole line: words after it are an error at the first of them, not
 /// silently dropped (`if 3 > 2 > 1` ran as `if 3 > 2`).
 #[test]
