@@ -102,3 +102,17 @@ export async function pickGallery(page, fragment) {
   await page.locator('[data-testid="gallery"]').selectOption(value);
   await page.waitForSelector(`[data-testid="gallery"][data-loaded="${file}"]`);
 }
+
+/// Opens the page at `base` if it is elsewhere, then picks a gallery scenario (see `pickGallery`).
+export async function pickGalleryAt(page, base, fragment) {
+  if (!page.url().startsWith(base)) await gotoReady(page, base);
+  await pickGallery(page, fragment);
+  await page.waitForTimeout(50);
+}
+
+/// Moves the scrubber to `n` events applied, as dragging it there would.
+export async function seekTo(page, n) {
+  await page.locator('[data-testid="scrubber"]').evaluate((el, n) => {
+    el.value = String(n); el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, n);
+}

@@ -60,6 +60,8 @@ const STYLE = `
 .compare-facts { border-collapse: collapse; width: 100%; font-size: 12px; }
 .compare-facts th { position: sticky; top: 0; background: var(--panel); text-align: left; border-bottom: 1px solid var(--line); }
 .compare-facts th, .compare-facts td { padding: 3px 6px; vertical-align: top; overflow-wrap: anywhere; }
+.compare-facts th { overflow-wrap: normal; white-space: nowrap; }
+.compare-facts td + td { min-width: 6em; }
 .compare-facts tr + tr td { border-top: 1px solid var(--line); }
 [data-testid=compare-divergence] { font-size: 13px; overflow-wrap: anywhere; }
 `;

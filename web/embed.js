@@ -18,7 +18,7 @@
     if (host.dataset.listwatchDone) return;
     host.dataset.listwatchDone = '1';
     const script = block.textContent;
-    const at = block.dataset.listwatchAt;
+    const at = moment(block.dataset.listwatchAt);
     const params = new URLSearchParams({ embed: '1', source: 'parent' });
     for (const k of allowed) {
       const v = block.dataset['listwatch' + k[0].toUpperCase() + k.slice(1)];
@@ -34,13 +34,21 @@
     host.replaceWith(frame);
   }
 
+  /// A block's `at` in milliseconds, read as the scenario language reads a duration (`2.2s`,
+  /// `2200ms`, `1m`, `1h`); undefined when there is none or it is not a time (the embed then
+  /// opens at the start).
+  function moment(at) {
+    const m = /^\s*(\d+(?:\.\d+)?)(ms|s|m|h)\s*$/.exec(at || '');
+    return m ? Math.round(Number(m[1]) * { ms: 1, s: 1000, m: 60000, h: 3600000 }[m[2]]) : undefined;
+  }
+
   /// The frame takes the height its embed reports; a frame made here hands the embed its script
   /// (and the moment to open at, when the block names one).
   function fit(frame, script, at) {
     frame.dataset.listwatchDone = '1';
     window.addEventListener('message', (e) => {
       if (e.source !== frame.contentWindow || !e.data) return;
-      if (e.data.listwatch === 'ready' && script !== undefined) frame.contentWindow.postMessage(at === undefined ? { listwatch: 'load', script } : { listwatch: 'load', script, at }, '*');
+      if (e.data.listwatch === 'ready' && script !== undefined) frame.contentWindow.postMessage(at === undefined ? { listwatch: 'load', script } : { listwatch: 'load', script, at_ms: at }, '*');
       if (e.data.listwatch === 'height') {
         const h = parseInt(e.data.height, 10);
         if (h > 100 && h < 5000) frame.style.height = h + 'px';

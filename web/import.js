@@ -38,6 +38,7 @@ const STYLE = `
 .import-report th, .import-report td { padding: 3px 6px; vertical-align: top; }
 .import-report td.detail { overflow-wrap: anywhere; min-width: 16em; }
 .import-report td.num { text-align: right; white-space: nowrap; }
+.import-report td.lines { min-width: 5em; max-width: 12em; }
 .import-report tr.not-recognised td:nth-child(2) { color: var(--gone); font-weight: 600; }
 .import-report tr + tr td { border-top: 1px solid var(--line); }
 .import-notes { margin: 4px 0; padding-left: 20px; font-size: 13px; }
@@ -63,6 +64,14 @@ function make(on) {
     'data-testid': 'import-text', 'aria-label': 'Log lines', spellcheck: 'false', autocomplete: 'off',
     placeholder: 'Paste client-go log lines, audit events or watch-cache metrics here, or drop a file',
   });
+  // A paste too large to read is not put in the box (a box of tens of megabytes can hold the
+  // tab for seconds): it is refused by its size at once, with the importer's message.
+  text.onpaste = (e) => {
+    const pasted = e.clipboardData?.getData('text/plain') || '';
+    if (pasted.length <= SEND_BYTES_MAX) return;
+    e.preventDefault();
+    run('', utf8Bytes(pasted));
+  };
   text.onkeydown = (e) => { if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') { e.preventDefault(); run(text.value, null); } };
   const stop = () => {
     clearTimeout(st.timer);
@@ -70,10 +79,10 @@ function make(on) {
     st.worker = null;
     st.busy = false;
   };
-  const run = (value, size) => {
+  const run = (value, size, what = 'the paste') => {
     stop();
     const bytes = size ?? utf8Bytes(value);
-    Object.assign(st, { busy: true, error: '', doc: null, source: size === null ? 'the paste' : 'the file' });
+    Object.assign(st, { busy: true, error: '', doc: null, source: what });
     draw();
     let w;
     try { w = new Worker('./explore_worker_loader.js'); } catch { return done({ error: 'the importer\'s worker could not start' }); }
@@ -96,15 +105,15 @@ function make(on) {
   // A file, dropped or chosen: one too large is not read at all (its size is enough to refuse it).
   const readFile = (file) => {
     if (!file) return;
-    if (file.size > SEND_BYTES_MAX) { text.value = ''; return run('', file.size); }
-    file.text().then((t) => { text.value = t; run(t, file.size); }, () => done({ error: `${file.name} could not be read` }));
+    if (file.size > SEND_BYTES_MAX) { text.value = ''; return run('', file.size, file.name); }
+    file.text().then((t) => { text.value = t; run(t, file.size, file.name); }, () => done({ error: `${file.name} could not be read` }));
   };
   const pickFile = h('input', { type: 'file', 'data-testid': 'import-file', class: 'import-file', 'aria-label': 'Choose a log file',
     onchange: (e) => readFile(e.target.files[0]) });
   el.ondragover = (e) => { e.preventDefault(); el.classList.add('dropping'); };
   el.ondragleave = () => el.classList.remove('dropping');
   el.ondrop = (e) => { e.preventDefault(); el.classList.remove('dropping'); readFile(e.dataTransfer?.files?.[0]); };
-  el.onclose = stop;
+  el.onclose = () => { stop(); draw(); };
 
   const draw = () => {
     const doc = st.doc, report = doc?.report || [];
@@ -112,7 +121,8 @@ function make(on) {
     for (const r of report) count[r.outcome] = (count[r.outcome] || 0) + 1;
     const rows = report.filter((r) => r.outcome !== 'blank');
     const script = doc?.script || '';
-    redraw(el,
+    // One wrapper: `redraw` takes nodes only, and `h` drops the parts not shown.
+    redraw(el, h('div', { class: 'import-body' },
       h('div', { class: 'import-head' },
         h('h2', { id: 'import-title' }, 'Paste your logs'),
         h('button', { class: 'import-close', 'data-testid': 'import-close', 'aria-label': 'Close', onclick: () => el.close() }, '✕')),
@@ -139,10 +149,10 @@ function make(on) {
               h('td', {}, words(r.outcome)),
               h('td', { class: 'detail' }, r.detail),
               h('td', { class: 'hint' }, r.recogniser ? `${r.recogniser.format} · ${r.recogniser.version}` : '—'),
-              h('td', { class: 'num' }, (r.script_lines || []).join(', ') || '—')))))),
+              h('td', { class: 'lines' }, (r.script_lines || []).join(', ') || '—')))))),
         rows.length > ROWS_MAX && h('p', { class: 'hint' }, `… and ${(rows.length - ROWS_MAX).toLocaleString('en')} more lines, counted above.`),
         script && h('details', { class: 'import-script' }, h('summary', {}, 'The scenario it wrote'),
-          h('pre', { 'data-testid': 'import-script' }, script))));
+          h('pre', { 'data-testid': 'import-script' }, script)))));
   };
   draw();
   document.head.append(h('style', {}, STYLE));

@@ -198,7 +198,7 @@ export function objects(...args) {
 // The search's settings and where it is are the page's (the Rust reducer's, see
 // components/explore.rs): this draws them, runs the worker the state asks for, and turns every
 // control and every report of the worker into the page's action through `on`.
-const ex = { host: null, script: '', job: 0, worker: null, idle: false, on: null, running: null, report: undefined, found: [], foundJob: 0, cancelled: 0 };
+const ex = { host: null, script: '', job: 0, worker: null, idle: false, on: null, running: null, report: undefined, found: [], foundJob: 0, cancelled: -1 };
 const NOTHING_YET = { kind: 'progress', tried: 0, space: 0, states: 0, skipped: 0, faults: 0, failures: 0, per_second: 0 };
 
 /// A worker for search `job` while the state says it runs. A worker that finished its search is
@@ -330,3 +330,18 @@ export function copy_embed(src) {
 const onDemand = (name) => (...args) => import(new URL('export.js', document.baseURI).href).then((m) => m[name](...args));
 /// `export_json(script, notice)` saves the trace as JSON; `download_view('svg'|'png')` the view.
 export const export_json = onDemand('export_json'), download_view = onDemand('download_view');
+
+// ---- Sequence view: lanes and arrows of the run, drawn by sequence.js, loaded on first open ----
+let sequencePanel = null, sequenceArgs = null;
+/// The run on screen (`script`, `events` long) at `cursor`, and `onJump(id)`: closed, only its
+/// disclosure is drawn (nothing is done on a tick); opened, sequence.js draws it from then on.
+export function sequence(...args) {
+  const placed = sequenceArgs?.[0] === args[0];
+  sequenceArgs = args;
+  if (sequencePanel) return sequencePanel.draw(...args, () => {});
+  if (placed) return;
+  redraw(args[0], h('h2', { class: 'panel-head' },
+    h('button', { class: 'disclose', 'aria-expanded': 'false', 'data-testid': 'sequence-toggle', onclick: () => import(new URL('sequence.js', document.baseURI).href)
+      .then((m) => { sequencePanel = m; m.draw(...sequenceArgs, () => {}); }) }, '▸ Sequence view'),
+    h('span', { class: 'hint' }, ' every request, response and event between the parts')));
+}

@@ -16,16 +16,17 @@ use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
 use crate::components::{
+    announce::Announce,
     controls::Controls,
     editor::Editor,
     explore::ExplorePanel,
     export::Export,
     faults::FaultMenu,
-    import::ImportButton,
     legend::Legend,
     objects::{History, ObjectsPanel, Tour},
     panels::*,
-    system::{SystemView, ViewRef},
+    sequence::SequencePanel,
+    system::{Motion, SystemView, ViewRef},
     timeline::TimelineView,
 };
 use crate::link;
@@ -196,10 +197,17 @@ fn use_timers(state: &UseReducerHandle<State>, autoplay: bool) {
         move || drop(next)
     });
     let d = state.dispatcher();
-    use_effect_with((state.playing, state.speed), move |(playing, speed)| {
-        let ms = crate::state::tick_ms(*speed);
-        let interval =
-            playing.then(|| Interval::new(ms, move || d.dispatch(Action::Tick(ms as f64))));
+    use_effect_with(state.playing, move |playing| {
+        // Each tick says how much real time passed since the last (a background tab's timers
+        // slow down; a long gap counts as a quarter second, not as a jump).
+        let interval = playing.then(|| {
+            let last = std::cell::Cell::new(web_sys::js_sys::Date::now());
+            Interval::new(crate::state::TICK_MS, move || {
+                let now = web_sys::js_sys::Date::now();
+                let elapsed = (now - last.replace(now)).clamp(0.0, 250.0);
+                d.dispatch(Action::Tick(elapsed));
+            })
+        });
         move || drop(interval)
     });
     let d = state.dispatcher();
@@ -250,7 +258,11 @@ fn use_embed_messages(dispatch: UseReducerDispatcher<State>, embed: &link::Embed
                 let data = e.data();
                 if from_parent && js_get(&data, "listwatch").as_deref() == Some("load") {
                     if let Some(script) = js_get(&data, "script") {
-                        load_from_parent(&dispatch, script, js_get(&data, "at"), autoplay);
+                        let at_ms =
+                            web_sys::js_sys::Reflect::get(&data, &JsValue::from_str("at_ms"))
+                                .ok()
+                                .and_then(|v| v.as_f64());
+                        load_from_parent(&dispatch, script, at_ms, autoplay);
                     }
                 }
             });
@@ -277,20 +289,21 @@ fn use_embed_messages(dispatch: UseReducerDispatcher<State>, embed: &link::Embed
     });
 }
 
-/// The script embed.js sends, opened at the block's `at=` moment when it has one (a time as the
-/// CLI's `--at` reads it, `2.2s`; one that is not a time opens at the start), as a link's moment.
+/// The script embed.js sends, opened at the block's `at=` moment when it has one (embed.js reads
+/// the block's time, `2.2s`, and sends its milliseconds), as a link's moment.
 fn load_from_parent(
     dispatch: &UseReducerDispatcher<State>,
     script: String,
-    at: Option<String>,
+    at_ms: Option<f64>,
     autoplay: bool,
 ) {
-    let at_ms = at
-        .and_then(|t| listwatch_script::parse_time_arg(t.trim()).ok())
-        .map(|d| listwatch_core::TimeMs::ZERO + d);
-    if at_ms.is_none() {
+    let Some(at_ms) = at_ms
+        .filter(|ms| *ms >= 0.0)
+        .map(|ms| listwatch_core::TimeMs(ms as u64))
+    else {
         return dispatch.dispatch(Action::Edit(script));
-    }
+    };
+    let at_ms = Some(at_ms);
     let shared = listwatch_script::share::Shared {
         script,
         at_ms,
@@ -453,7 +466,8 @@ pub fn app() -> Html {
 
     html! {
         <div class="app">
-            <Header theme={state.theme} dispatch={state.dispatcher()} latest={latest} />
+            <Header theme={state.theme} dispatch={state.dispatcher()} latest={latest}
+                title={state.run.as_ref().map(|r| AttrValue::from(r.title.clone()))} />
             { banners(&state) }
             <main>
                 <section class="left">
@@ -509,9 +523,10 @@ fn stage(
     html! {
         <>
             <div class="title">{ &run.title }</div>
-            <Controls run={run.clone()} cursor={state.cursor} playing={state.playing} speed={state.speed} dispatch={d.clone()} />
+            <Controls run={run.clone()} cursor={state.cursor} at_ms={state.at_ms} playing={state.playing} speed={state.speed} dispatch={d.clone()} />
             <CutOff run={run.clone()} />
-            <SystemView run={run.clone()} view={view.clone()} cursor={state.cursor} {on_fault} />
+            <Announce run={run.clone()} view={view.clone()} cursor={state.cursor} playing={state.playing} />
+            <SystemView run={run.clone()} view={view.clone()} cursor={state.cursor} motion={Motion { at_ms: state.at_ms, beat: state.beat, playing: state.playing }} {on_fault} />
             if !embed.on {
                 <FaultMenu run={run.clone()} menu={state.fault_menu} cursor={state.fault_menu.map(|_| state.cursor)}
                     undo={state.undo.len()} dispatch={d.clone()} />
@@ -519,13 +534,14 @@ fn stage(
             <Narration run={run.clone()} say={view.0.last_say} dispatch={d.clone()}
                 waiting={!state.playing && crate::state::waiting_at(&run, state.cursor)} />
             if !embed.on || embed.show_timeline {
-                <TimelineView run={run.clone()} now_ms={view.0.time_ms} dispatch={d.clone()} />
+                <TimelineView run={run.clone()} now_ms={listwatch_core::TimeMs(state.at_ms as u64)} dispatch={d.clone()} />
             }
             <Legend />
             if !embed.on || embed.show_explanation {
-                <Explanation run={run.clone()} {chosen} dispatch={d.clone()} />
+                <Explanation run={run.clone()} {chosen} playing={state.playing} dispatch={d.clone()} />
             }
             if !embed.on {
+                <SequencePanel source={run.source.clone()} cursor={state.cursor} events={run.sim.trace().len()} dispatch={d.clone()} />
                 <ObjectsPanel source={run.source.clone()} cursor={state.cursor} dispatch={d.clone()} />
                 <Export latest={latest.clone()} />
             }
@@ -536,6 +552,8 @@ fn stage(
 #[derive(Properties, PartialEq)]
 struct HeaderProps {
     theme: Theme,
+    /// The run's title, which the gallery names.
+    title: Option<AttrValue>,
     dispatch: UseReducerDispatcher<State>,
     latest: Latest,
 }
@@ -577,8 +595,8 @@ fn header(p: &HeaderProps) -> Html {
         <header>
             <h1>{"listwatch"}</h1>
             <span class="tagline">{"Kubernetes list-then-watch, visible"}</span>
-            <Gallery dispatch={p.dispatch.clone()} />
-            <ImportButton dispatch={p.dispatch.clone()} />
+            <Gallery dispatch={p.dispatch.clone()} title={p.title.clone()} />
+            { crate::components::import::button(&p.dispatch) }
             <button data-testid="copy-link" title="Copy a link that reproduces this scenario at this moment (Ctrl/Cmd+S)" onclick={copy}>{"Copy link"}</button>
             <button data-testid="copy-embed" title="Copy an iframe snippet for documentation" onclick={copy_embed}>{"Copy embed code"}</button>
             <label class="theme">{"Theme "}
@@ -616,7 +634,7 @@ fn banners(state: &UseReducerHandle<State>) -> Html {
             if let Some(p) = state.progress {
                 <div class="banner computing" role="status" data-testid="computing">
                     <progress data-testid="computing-progress" aria-label="Virtual time simulated"
-                        max={p.end_ms.ms().to_string()} value={p.now_ms.ms().to_string()} />
+                        max="1000" value={p.permille().to_string()} />
                     <span>{format!(
                         "Simulating… {} so far. The page stays usable; the run appears when it is done.",
                         how_far(p)

@@ -11,6 +11,7 @@ mod components;
 mod gallery;
 mod js;
 mod link;
+mod playback;
 mod state;
 mod storage;
 
@@ -364,30 +365,57 @@ mod tests {
         ));
     }
 
-    /// Playback plays as many events a second as the speed says, from one a second up: every
-    /// tick of the clock (`tick_ms`) moves by the whole events it owes, and keeps the rest.
+    /// Playback runs in virtual time: at 1× three seconds of real time are at most three of
+    /// virtual time (less only by the beats of the events on the way), ten times as much at 10×;
+    /// events of one moment are played one a tick at most, in order; between events the clock
+    /// moves on while the event on screen stays.
     #[wasm_bindgen_test]
-    fn playback_plays_the_speed_it_is_set_to() {
-        use crate::state::{tick_ms, Action, State};
+    fn playback_runs_in_virtual_time_at_the_speed_it_is_set_to() {
+        use crate::playback::{BEAT_MS, SPEED_MAX};
+        use crate::state::{Action, State, TICK_MS};
         use yew::Reducible;
         let src = "kind Pod\nkind Other\ncontroller c for Pod children Other\n\
-                   every 10ms 100 times create Pod p{i}\nrun 10s\n";
+                   every 2s 5 times create Pod p{i}\nrun 30s\n";
         let s = std::rc::Rc::new(State::new(src.to_string()));
-        assert!(s.len() > 300, "{} events", s.len());
-        for speed in [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0] {
+        let tick = TICK_MS as f64;
+        for (speed, real_ms) in [(1.0, 3000.0), (10.0, 1000.0)] {
             let mut p = s.clone().reduce(Action::Speed(speed)).reduce(Action::Play);
-            let ms = tick_ms(speed);
-            // Two seconds of ticks.
-            for _ in 0..2000 / ms {
-                p = p.reduce(Action::Tick(ms as f64));
+            let (mut between, mut most) = (0, 0);
+            for _ in 0..(real_ms / tick) as usize {
+                let before = (p.cursor, p.at_ms);
+                p = p.reduce(Action::Tick(tick));
+                most = most.max(p.cursor - before.0);
+                assert!(p.at_ms >= before.1, "the clock never goes back");
+                if p.cursor == before.0 && p.at_ms > before.1 {
+                    between += 1;
+                }
             }
-            let want = (2.0 * speed) as usize;
+            let beats = p.cursor as f64 * BEAT_MS / speed;
+            let virtual_ms = speed * real_ms;
             assert!(
-                p.cursor.abs_diff(want) <= 1,
-                "{speed} events/s: {} events in 2 s",
+                p.at_ms <= virtual_ms && p.at_ms >= speed * (real_ms - beats) - speed * tick,
+                "{speed}×: {} ms of virtual time in {real_ms} ms ({} events)",
+                p.at_ms,
                 p.cursor
             );
+            assert!(between > 0, "{speed}×: the clock ran between events");
+            if speed == 1.0 {
+                assert_eq!(most, 1, "at 1× one event a tick at most");
+            }
         }
+        // Fast-forward still stops at the end, having played everything.
+        let mut p = s
+            .clone()
+            .reduce(Action::Speed(SPEED_MAX))
+            .reduce(Action::Play);
+        for _ in 0..200 {
+            p = p.reduce(Action::Tick(tick));
+        }
+        assert_eq!((p.cursor, p.playing), (s.len(), false));
+        // A step puts the clock at the event on screen.
+        let stepped = p.reduce(Action::Seek(3)).reduce(Action::StepForward);
+        let t = stepped.run.as_ref().unwrap().sim.trace()[3].time_ms.ms() as f64;
+        assert_eq!((stepped.cursor, stepped.at_ms), (4, t));
     }
 
     /// Opening another scenario stops the search of the one left behind and clears its results;

@@ -28,12 +28,23 @@ pub struct Computing {
     pub source: Rc<str>,
 }
 
-/// How far a computing run is: events so far, virtual time reached, the run's end.
+/// How far a computing run is: events so far, virtual time reached, the run's end and its event
+/// cap (it stops at whichever it reaches first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
     pub events: usize,
     pub now_ms: TimeMs,
     pub end_ms: TimeMs,
+    pub max_events: u64,
+}
+
+impl Progress {
+    /// Thousandths of the run done: of its virtual time or of its event cap, whichever is
+    /// nearer its end (a run of many events a millisecond ends at the cap long before its end).
+    pub fn permille(&self) -> u64 {
+        let part = |n: u64, of: u64| (n.saturating_mul(1000) / of.max(1)).min(1000);
+        part(self.now_ms.ms(), self.end_ms.ms()).max(part(self.events as u64, self.max_events))
+    }
 }
 
 /// A finished run and what the page derives from it once.
@@ -123,10 +134,15 @@ pub struct State {
     /// Events applied: the moment on screen.
     pub cursor: usize,
     pub playing: bool,
-    /// Events per second while playing (log-scale control).
+    /// Virtual seconds per real second while playing (log-scale control, `playback::SPEED_MIN`
+    /// to `SPEED_MAX`).
     pub speed: f64,
-    /// The part of an event playback owes: at a speed below one event a tick, ticks add up.
-    pub owed: f64,
+    /// The virtual clock on screen: from the last applied event's time up to the next event's
+    /// (playback in virtual time stands between events; every other move puts it at the event).
+    pub at_ms: f64,
+    /// How far the beat of the event on screen is, 0 to 1 (`playback::Clock`): a message of a
+    /// link without delay crosses it during its event's beat.
+    pub beat: f64,
     pub selected: Option<EventId>,
     pub help: bool,
     /// Why the link in the address bar could not be opened (the autosaved text was kept).
@@ -277,8 +293,9 @@ impl State {
             diagnostics: Rc::default(),
             cursor: 0,
             playing: false,
-            speed: 20.0,
-            owed: 0.0,
+            speed: 1.0,
+            at_ms: 0.0,
+            beat: 1.0,
             selected: None,
             help: false,
             link_error: None,
@@ -325,6 +342,9 @@ impl State {
         self.playing = false;
         self.selected = None;
         self.link_error = None;
+        // The clock at the link's event (on load this runs outside the reducer).
+        self.at_ms = self.now_ms().ms() as f64;
+        self.beat = 1.0;
     }
 
     /// The search on screen was of a script left behind: it stops, and its results go. The
@@ -485,7 +505,8 @@ impl State {
             cursor: self.cursor,
             playing: self.playing,
             speed: self.speed,
-            owed: self.owed,
+            at_ms: self.at_ms,
+            beat: self.beat,
             selected: self.selected,
             help: self.help,
             link_error: self.link_error.clone(),
@@ -509,6 +530,7 @@ fn progress(sim: &Sim) -> Progress {
         events: sim.trace().len(),
         now_ms: sim.now_ms(),
         end_ms: sim.config().end_ms,
+        max_events: sim.config().limits.max_events,
     }
 }
 
@@ -618,7 +640,6 @@ impl State {
                     self.cursor = 0;
                 }
                 self.playing = true;
-                self.owed = 0.0;
             }
             Action::Pause => self.playing = false,
             Action::StepBack => {
@@ -632,32 +653,25 @@ impl State {
                 self.selected = self.cursor.checked_sub(1).map(|c| c as EventId);
             }
             Action::Seek(n) => self.cursor = n.min(len),
-            Action::Speed(v) => self.speed = v.clamp(1.0, 100_000.0),
+            Action::Speed(v) => {
+                self.speed = v.clamp(crate::playback::SPEED_MIN, crate::playback::SPEED_MAX)
+            }
             Action::Tick(elapsed_ms) => {
-                if self.playing {
-                    // Whole events now, the rest owed to the next tick: one event a second plays
-                    // one event a second.
-                    let owed = self.speed * elapsed_ms / 1000.0 + self.owed;
-                    let step = owed.floor();
-                    self.owed = owed - step;
-                    let to = (self.cursor + step as usize).min(len);
-                    // A `say "..." and wait` stops playback just after it, for the reader.
-                    match self
-                        .run
-                        .as_ref()
-                        .and_then(|r| first_wait(r, self.cursor, to))
+                if let (true, Some(run)) = (self.playing, self.run.clone()) {
+                    let mut clock = crate::playback::Clock {
+                        cursor: self.cursor,
+                        at_ms: self.at_ms,
+                        beat: self.beat,
+                    };
+                    // A `say "..." and wait` stops playback just after it, for the reader; the
+                    // end stops it once the last event's beat is over.
+                    if clock
+                        .advance(run.sim.trace(), self.speed, elapsed_ms)
+                        .is_some()
                     {
-                        Some(say) => {
-                            self.cursor = say + 1;
-                            self.playing = false;
-                        }
-                        None => {
-                            self.cursor = to;
-                            if self.cursor >= len {
-                                self.playing = false;
-                            }
-                        }
+                        self.playing = false;
                     }
+                    (self.cursor, self.at_ms, self.beat) = (clock.cursor, clock.at_ms, clock.beat);
                 }
             }
             Action::JumpTo(id) => {
@@ -724,7 +738,18 @@ impl Reducible for State {
             return self;
         }
         let mut s = self.copy();
+        let tick = matches!(action, Action::Tick(_));
         s.reduce_script(action);
+        // Every move but playback's own puts the clock at the event on screen.
+        let same_run = match (&s.run, &self.run) {
+            (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if !tick && (s.cursor != self.cursor || !same_run) {
+            s.at_ms = s.now_ms().ms() as f64;
+            s.beat = 1.0;
+        }
         // An action that changed nothing (the editor echoing the text it was given, a seek to
         // the moment on screen) keeps the same state: Yew then renders nothing.
         if s == *self {
@@ -748,7 +773,8 @@ impl PartialEq for State {
             && self.cursor == o.cursor
             && self.playing == o.playing
             && self.speed == o.speed
-            && self.owed == o.owed
+            && self.at_ms == o.at_ms
+            && self.beat == o.beat
             && self.selected == o.selected
             && self.help == o.help
             && self.stale == o.stale
@@ -769,11 +795,8 @@ impl PartialEq for State {
     }
 }
 
-/// The playback clock's period: 20 ticks a second, fewer when playback is slower than one
-/// event a tick (every tick then moves the moment, and a tick that moves nothing renders nothing).
-pub fn tick_ms(speed: f64) -> u32 {
-    (1000.0 / speed).clamp(50.0, 1000.0) as u32
-}
+/// The playback clock's period: about 30 frames a second, so messages glide along their links.
+pub const TICK_MS: u32 = 33;
 
 /// The first `say "..." and wait` among the events `[from, to)`, if any.
 pub fn first_wait(run: &Loaded, from: usize, to: usize) -> Option<usize> {

@@ -165,3 +165,16 @@ fn a_merge_of_forged_summaries_is_an_error_not_a_crash() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--controller NAME` (issue 24): faults against that controller only; an undeclared name is
+/// a usage error (exit 2) with the nearest name. The counterexample printed ends with a newline.
+#[test]
+fn explore_against_one_controller_and_a_counterexample_ends_its_line() {
+    let file = "scenarios/26-own-logic-intermediate-already-exists.lw";
+    let (code, out, err) = listwatch(&["explore", file, "--controller", "op"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.ends_with('\n'), "{out:?}");
+    let (code, _, err) = listwatch(&["explore", file, "--controller", "opp"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("did you mean `op`?"), "{err}");
+}

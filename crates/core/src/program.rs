@@ -62,6 +62,37 @@ pub enum Value {
     Int(i64),
     Field(Slot, Field),
     Memory(u8),
+    /// `A + B`, `min(A, B)`, ...: none when either side is none, on a division by zero and
+    /// on an overflow of 64 bits.
+    Arith(ArithOp, Box<Value>, Box<Value>),
+}
+
+/// An operator of the language's integer arithmetic (Go's `int64`, with `/` and `%` truncating
+/// towards zero as Go's do).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Min,
+    Max,
+}
+
+impl ArithOp {
+    /// `a OP b`; `None` on a division by zero or an overflow.
+    pub fn apply(self, a: i64, b: i64) -> Option<i64> {
+        match self {
+            ArithOp::Add => a.checked_add(b),
+            ArithOp::Sub => a.checked_sub(b),
+            ArithOp::Mul => a.checked_mul(b),
+            ArithOp::Div => a.checked_div(b),
+            ArithOp::Rem => a.checked_rem(b),
+            ArithOp::Min => Some(a.min(b)),
+            ArithOp::Max => Some(a.max(b)),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -562,6 +593,9 @@ impl<'a> Run<'a> {
         match v {
             Value::Int(n) => Some(*n),
             Value::Memory(m) => self.remembered(memory_key, *m),
+            Value::Arith(op, a, b) => {
+                op.apply(self.value(a, memory_key)?, self.value(b, memory_key)?)
+            }
             Value::Field(s, f) => match f {
                 Field::Count => Some(self.list_counts(*s).0 as i64),
                 Field::Alive => Some(self.list_counts(*s).1 as i64),

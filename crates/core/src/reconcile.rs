@@ -43,8 +43,14 @@ impl Write {
             Write::Create { .. } => WriteOp::Create,
             Write::Update {
                 change: UpdateTo::Status(_),
+                expect_rv: 0,
+                ..
+            } => WriteOp::PatchStatus,
+            Write::Update {
+                change: UpdateTo::Status(_),
                 ..
             } => WriteOp::UpdateStatus,
+            Write::Update { expect_rv: 0, .. } => WriteOp::Patch,
             Write::Update { .. } => WriteOp::Update,
             Write::Delete { .. } => WriteOp::Delete,
         }

@@ -98,9 +98,19 @@ pub enum WriteOp {
     Create,
     Update,
     UpdateStatus,
+    /// A merge patch of the object (no resourceVersion).
+    Patch,
+    /// A merge patch of `/status`.
+    PatchStatus,
+    /// An update that puts a finalizer on and changes nothing else.
+    AddFinalizer,
+    /// An update that takes a finalizer off (others remain, or the object is not deleting).
+    RemoveFinalizer,
     /// Deletion requested with finalizers left: the deletion timestamp is set.
     MarkDeleting,
     Delete,
+    /// The last finalizer of an object marked for deletion came off: the object is gone.
+    RemoveLastFinalizer,
 }
 
 impl WriteOp {
@@ -109,9 +119,30 @@ impl WriteOp {
             WriteOp::Create => "create",
             WriteOp::Update => "update",
             WriteOp::UpdateStatus => "update status",
+            WriteOp::Patch => "patch",
+            WriteOp::PatchStatus => "patch status",
+            WriteOp::AddFinalizer => "add finalizer",
+            WriteOp::RemoveFinalizer => "remove finalizer",
             WriteOp::MarkDeleting => "mark deleting",
             WriteOp::Delete => "delete",
+            WriteOp::RemoveLastFinalizer => "remove last finalizer and delete",
         }
+    }
+
+    /// What `expect ... creates|updates|deletes` counts it as: a patch or a finalizer step is
+    /// an update, the last finalizer's removal a delete.
+    pub fn counted_as(self) -> WriteOp {
+        match self {
+            WriteOp::Patch | WriteOp::AddFinalizer | WriteOp::RemoveFinalizer => WriteOp::Update,
+            WriteOp::PatchStatus => WriteOp::UpdateStatus,
+            WriteOp::RemoveLastFinalizer => WriteOp::Delete,
+            op => op,
+        }
+    }
+
+    /// The object is gone from etcd after it.
+    pub fn deletes(self) -> bool {
+        matches!(self, WriteOp::Delete | WriteOp::RemoveLastFinalizer)
     }
 }
 

@@ -318,7 +318,7 @@ pub fn counts(sim: &Sim, e: &Event, what: &Counted, scope: &Scope) -> u64 {
             Write {
                 op: o, kind, name, ..
             },
-        ) if op == o => {
+        ) if *op == o.counted_as() => {
             let by = match e.actor {
                 Actor::Controller(c) => Some(c),
                 _ => None,

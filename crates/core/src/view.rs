@@ -364,7 +364,7 @@ pub struct Version {
 impl Version {
     /// The delete itself: the object is gone from etcd at this version.
     pub fn is_delete(&self) -> bool {
-        self.op == WriteOp::Delete
+        self.op.deletes()
     }
 }
 

@@ -67,6 +67,57 @@ pub const ON_ERROR: &[(&str, OnError)] = &[
     ("ignore-conflict", OnError::IgnoreConflict),
 ];
 
+/// Most arithmetic operators (`+ - * / %`) on one line, and deepest nesting of parentheses
+/// and `min(..)`/`max(..)`: a line stays readable and its value cheap.
+pub const MAX_OPERATORS: usize = 16;
+pub const MAX_PARENS: usize = 4;
+
+/// A comparison operator's meaning.
+fn cmp_op(text: &str) -> Option<CmpOp> {
+    Some(match text {
+        "==" => CmpOp::Eq,
+        "!=" => CmpOp::Ne,
+        "<" => CmpOp::Lt,
+        "<=" => CmpOp::Le,
+        ">" => CmpOp::Gt,
+        ">=" => CmpOp::Ge,
+        _ => return None,
+    })
+}
+
+/// The words of a logic line with `(`, `)` and `,` split off as words of their own, so
+/// `min(db.spec, 3)` reads as `min ( db.spec , 3 )` (each with its column).
+fn split_punctuation(words: &[Word]) -> Vec<Word> {
+    let mut out = vec![];
+    for w in words {
+        if w.quoted || !w.text.contains(['(', ')', ',']) {
+            out.push(w.clone());
+            continue;
+        }
+        let mut start = 0;
+        let chars: Vec<char> = w.text.chars().collect();
+        let piece = |from: usize, to: usize, out: &mut Vec<Word>| {
+            if to > from {
+                out.push(Word {
+                    text: chars[from..to].iter().collect(),
+                    col: w.col + from,
+                    len: to - from,
+                    quoted: false,
+                });
+            }
+        };
+        for (i, ch) in chars.iter().enumerate() {
+            if matches!(ch, '(' | ')' | ',') {
+                piece(start, i, &mut out);
+                piece(i, i + 1, &mut out);
+                start = i + 1;
+            }
+        }
+        piece(start, chars.len(), &mut out);
+    }
+    out
+}
+
 /// Largest number a program may write or compare with (the timeline's spec limit).
 const MAX_NUMBER: i64 = 1_000_000_000;
 
@@ -117,6 +168,9 @@ pub struct Compiler<'a> {
     memory_set: Vec<bool>,
     memory_read: Vec<Option<(usize, Word)>>,
     statements: usize,
+    /// Arithmetic operators read on the current line, and the parentheses open now.
+    operators: usize,
+    depth: usize,
 }
 
 impl<'a> Compiler<'a> {
@@ -129,6 +183,8 @@ impl<'a> Compiler<'a> {
             memory_set: vec![],
             memory_read: vec![],
             statements: 0,
+            operators: 0,
+            depth: 0,
         }
     }
 
@@ -138,6 +194,13 @@ impl<'a> Compiler<'a> {
         head: (usize, &Word),
         lines: &[BlockLine],
     ) -> R<(Vec<Stmt>, Vec<String>, Vec<String>)> {
+        let lines: Vec<BlockLine> = (lines.iter())
+            .map(|l| BlockLine {
+                words: split_punctuation(&l.words),
+                ..l.clone()
+            })
+            .collect();
+        let lines = &lines[..];
         let Some(first) = lines.first() else {
             let what = if self.desired { "desired" } else { "logic" };
             return Err(Diagnostic::at(
@@ -229,6 +292,7 @@ impl<'a> Compiler<'a> {
                 words: &l.words,
                 pos: 0,
             };
+            self.operators = 0;
             if l.indent > indent {
                 return Err(c
                     .err_at(&l.words[0], "this line is indented more than the one above")
@@ -331,6 +395,7 @@ impl<'a> Compiler<'a> {
                     words: &n.words,
                     pos: 1,
                 };
+                self.operators = 0;
                 let ew = &n.words[0];
                 if let Some(w) = ec.peek() {
                     if w.text != "if" {
@@ -508,9 +573,85 @@ impl<'a> Compiler<'a> {
         })
     }
 
+    /// A value: `term (+|- term)*`, a term `factor (*|/|% factor)*`, a factor a number,
+    /// `NAME.FIELD`, `memory.NAME`, `( VALUE )`, `min(A, B)` or `max(A, B)`.
     fn value(&mut self, c: &mut Cursor) -> R<Value> {
         let w = c.next("a value (a number, NAME.FIELD or memory.NAME)")?;
-        self.value_of(c, w)
+        self.expr_from(c, w)
+    }
+
+    /// A value whose first word `first` is already read.
+    fn expr_from(&mut self, c: &mut Cursor, first: &Word) -> R<Value> {
+        let mut v = self.term_from(c, first)?;
+        while let Some(op) = self.arith_next(c, &[("+", ArithOp::Add), ("-", ArithOp::Sub)])? {
+            let w = c.next("a value after the operator")?;
+            v = Value::Arith(op, Box::new(v), Box::new(self.term_from(c, w)?));
+        }
+        Ok(v)
+    }
+
+    fn term_from(&mut self, c: &mut Cursor, first: &Word) -> R<Value> {
+        let mut v = self.factor_from(c, first)?;
+        let ops = [
+            ("*", ArithOp::Mul),
+            ("/", ArithOp::Div),
+            ("%", ArithOp::Rem),
+        ];
+        while let Some(op) = self.arith_next(c, &ops)? {
+            let w = c.next("a value after the operator")?;
+            v = Value::Arith(op, Box::new(v), Box::new(self.factor_from(c, w)?));
+        }
+        Ok(v)
+    }
+
+    /// Eats the next word when it is one of `ops`, counting it against `MAX_OPERATORS`.
+    fn arith_next(&mut self, c: &mut Cursor, ops: &[(&str, ArithOp)]) -> R<Option<ArithOp>> {
+        let Some(w) = c.peek().filter(|w| !w.quoted) else {
+            return Ok(None);
+        };
+        let Some(&(_, op)) = ops.iter().find(|(t, _)| *t == w.text) else {
+            return Ok(None);
+        };
+        c.pos += 1;
+        self.operators += 1;
+        if self.operators > MAX_OPERATORS {
+            return Err(c
+                .err_at(
+                    w,
+                    format!("more than {MAX_OPERATORS} operators in one line"),
+                )
+                .help("split the work: `remember` a part, or decide with `if`"));
+        }
+        Ok(Some(op))
+    }
+
+    fn factor_from(&mut self, c: &mut Cursor, w: &Word) -> R<Value> {
+        let call = match w.text.as_str() {
+            "min" => Some(ArithOp::Min),
+            "max" => Some(ArithOp::Max),
+            _ => None,
+        };
+        let open = |c: &Cursor| c.peek().is_some_and(|p| p.text == "(" && !p.quoted);
+        if w.quoted || (w.text != "(" && !(call.is_some() && open(c))) {
+            return self.value_of(c, w);
+        }
+        self.depth += 1;
+        if self.depth > MAX_PARENS {
+            return Err(c.err_at(w, format!("parentheses nested deeper than {MAX_PARENS}")));
+        }
+        let v = match call {
+            Some(op) => {
+                c.expect_kw("(")?;
+                let a = self.value(c)?;
+                c.expect_kw(",")?;
+                let b = self.value(c)?;
+                Value::Arith(op, Box::new(a), Box::new(b))
+            }
+            None => self.value(c)?,
+        };
+        c.expect_kw(")")?;
+        self.depth -= 1;
+        Ok(v)
     }
 
     fn value_of(&mut self, c: &Cursor, w: &Word) -> R<Value> {
@@ -603,17 +744,21 @@ impl<'a> Compiler<'a> {
             return Ok(Cond::Not(Box::new(self.atom(c)?)));
         }
         let w = c.next("a condition (NAME exists, NAME.spec == 3, ...)")?;
+        let next = c.peek().filter(|p| !p.quoted).map(|p| p.text.as_str());
+        let call = ["min", "max"].contains(&w.text.as_str()) && next == Some("(");
+        let operator = next.is_some_and(|p| ["+", "-", "*", "/", "%"].contains(&p));
+        if !w.quoted && (w.text == "(" || call || operator) {
+            // A computed value on the left: a comparison follows.
+            let a = self.expr_from(c, w)?;
+            let p = c.next("a comparison (==, !=, <, <=, >, >=)")?;
+            let Some(op) = cmp_op(&p.text) else {
+                return Err(unknown(c, p, "comparison", &CONDITION_WORDS[4..]));
+            };
+            let b = self.value(c)?;
+            return Ok(Cond::Cmp(a, op, b));
+        }
         let p = c.next("`exists`, `absent`, `deleting`, `has-finalizer` or a comparison")?;
-        let cmp = match p.text.as_str() {
-            "==" => Some(CmpOp::Eq),
-            "!=" => Some(CmpOp::Ne),
-            "<" => Some(CmpOp::Lt),
-            "<=" => Some(CmpOp::Le),
-            ">" => Some(CmpOp::Gt),
-            ">=" => Some(CmpOp::Ge),
-            _ => None,
-        };
-        if let Some(op) = cmp {
+        if let Some(op) = cmp_op(&p.text) {
             let a = self.value_of(c, w)?;
             let b = self.value(c)?;
             return Ok(Cond::Cmp(a, op, b));

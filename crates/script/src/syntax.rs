@@ -79,6 +79,8 @@ pub const WORDS: &[&str] = &[
     "deleting",
     "has-finalizer",
     "memory",
+    "min",
+    "max",
     // The `logic` and `desired` blocks (the editor highlights STATEMENTS and WORDS as keywords;
     // `create`, `update`, `delete` and `list` are already here or in ACTIONS).
     "logic",

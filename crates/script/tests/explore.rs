@@ -108,11 +108,11 @@ fn wrong_deletes(sim: &Sim, parent_kind: &str, child_kind: &str) -> usize {
                 alive.insert(
                     name,
                     matches!(
-                        op,
+                        op.counted_as(),
                         WriteOp::Create | WriteOp::Update | WriteOp::UpdateStatus
                     ),
                 );
-            } else if kind == ck && op == WriteOp::Delete {
+            } else if kind == ck && op.deletes() {
                 let parent = name.trim_end_matches("-data");
                 if alive.get(parent).copied().unwrap_or(false) {
                     wrong += 1;

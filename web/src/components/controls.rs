@@ -13,6 +13,8 @@ use crate::state::{Action, Loaded, State};
 pub struct Props {
     pub run: Rc<Loaded>,
     pub cursor: usize,
+    /// The virtual clock (playback stands between events).
+    pub at_ms: f64,
     pub playing: bool,
     pub speed: f64,
     pub dispatch: UseReducerDispatcher<State>,
@@ -71,11 +73,7 @@ fn jumps(p: &Props) -> Html {
 #[function_component(Controls)]
 pub fn controls(p: &Props) -> Html {
     let len = p.run.sim.trace().len();
-    let now = p
-        .cursor
-        .checked_sub(1)
-        .map(|c| p.run.sim.trace()[c].time_ms)
-        .unwrap_or(TimeMs::ZERO);
+    let now = TimeMs(p.at_ms as u64);
     let click = |make: fn() -> Action| {
         let st = p.dispatch.clone();
         Callback::from(move |_: MouseEvent| st.dispatch(make()))
@@ -115,8 +113,10 @@ pub fn controls(p: &Props) -> Html {
             </span>
             { jumps(p) }
             <label class="speed">{"speed"}
-                <input data-testid="speed" type="range" aria-label="Speed (events per second, log scale)" min="0" max="4" step="0.1"
+                <input data-testid="speed" type="range" aria-label="Speed (virtual seconds per second, log scale)" min="-1" max="4" step="0.1"
+                    aria-valuetext={crate::playback::speed_label(p.speed)}
                     value={super::num(web_sys::js_sys::Math::log10(p.speed))} oninput={speed} />
+                <output data-testid="speed-value" class="speed-value">{crate::playback::speed_label(p.speed)}</output>
             </label>
         </div>
     }

@@ -238,6 +238,31 @@ fn preview(p: &Props, activate: &Callback<()>) -> Html {
     }
 }
 
+/// A script shown in the preview opens at its first statement, not at the comments above it:
+/// the box scrolls so that line is at its top (the comments stay a scroll up).
+#[hook]
+fn use_first_statement(host: &NodeRef, source: &Rc<str>, loaded: bool) {
+    let host = host.clone();
+    use_effect_with((source.clone(), loaded), move |(source, loaded)| {
+        let first = source
+            .split('\n')
+            .position(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+        let wrap = host.cast::<web_sys::HtmlElement>();
+        if let (false, Some(n), Some(wrap)) = (*loaded, first, wrap) {
+            let line = wrap
+                .query_selector(&format!(".pv-line:nth-child({})", n + 1))
+                .ok()
+                .flatten();
+            if let Some(line) = line {
+                let top = line.get_bounding_client_rect().top()
+                    - wrap.get_bounding_client_rect().top()
+                    + wrap.scroll_top() as f64;
+                wrap.set_scroll_top(top as i32);
+            }
+        }
+    });
+}
+
 #[function_component(Editor)]
 pub fn editor(p: &Props) -> Html {
     let host = use_node_ref();
@@ -264,13 +289,15 @@ pub fn editor(p: &Props) -> Html {
     };
     use_live_sync(&live, &p.source, &p.diagnostics);
     let loaded = p.loaded && !p.readonly;
+    use_first_statement(&host, &p.source, loaded);
     html! {
         <div class="editor-box">
             <div class="editor-wrap" data-testid="editor" data-loaded={loaded.to_string()} ref={host}>
                 if !loaded { { preview(p, &activate) } }
             </div>
             if p.stale {
-                <div class="stale">{"The script has errors: showing the last good run."}</div>
+                // Stale without errors: this text's run is being computed, or was cancelled.
+                <div class="stale">{if p.diagnostics.is_empty() { "Showing the last finished run: this script's own is not on screen yet." } else { "The script has errors: showing the last good run." }}</div>
             }
             <ul data-testid="diagnostics" class="diagnostics">
                 { for p.diagnostics.iter().map(|d| html! {

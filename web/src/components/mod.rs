@@ -1,14 +1,17 @@
 //! One component per part of the page.
 
+pub mod announce;
 pub mod controls;
 pub mod editor;
 pub mod explore;
 pub mod export;
 pub mod faults;
 pub mod import;
+pub mod layout;
 pub mod legend;
 pub mod objects;
 pub mod panels;
+pub mod sequence;
 pub mod system;
 pub mod timeline;
 

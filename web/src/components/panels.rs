@@ -15,6 +15,9 @@ use crate::state::{Action, Loaded, State};
 pub struct GalleryProps {
     /// A scenario picked opens (`Action::Open`).
     pub dispatch: UseReducerDispatcher<State>,
+    /// The title of the run on screen: the menu names the gallery scenario it is.
+    #[prop_or_default]
+    pub title: Option<AttrValue>,
 }
 
 #[function_component(Gallery)]
@@ -45,21 +48,18 @@ pub fn gallery(p: &GalleryProps) -> Html {
         })
     };
     // The incidents (titles "Incident: …") under their own heading, each fix twin just after its
-    // incident (the files are in that order), marked as its twin.
+    // incident (the files are in that order; its title says it is the fix).
     let (incidents, rest): (Vec<_>, Vec<_>) = (crate::gallery::INDEX.iter().enumerate())
         .partition(|(_, (_, title))| title.starts_with("Incident:"));
+    // The scenario on screen is the one the menu names (by its title).
+    let named = |t: &str| p.title.as_deref() == Some(t);
     let option = |(i, (name, title)): (usize, &(&str, &str))| {
-        let text = match title.strip_prefix("Incident: ") {
-            Some(t) if name.ends_with("-fixed.lw") => format!("↳ {t}"),
-            Some(t) => t.to_string(),
-            None => title.to_string(),
-        };
-        html! { <option value={i.to_string()} data-file={name.to_string()}>{text}</option> }
+        html! { <option value={i.to_string()} data-file={name.to_string()} selected={named(title)}>{*title}</option> }
     };
     html! {
         <label class="gallery">{"Gallery "}
             <select data-testid="gallery" aria-label="Gallery" data-loaded={(*loaded).clone()} {onchange}>
-                <option value="" selected=true disabled=true>{"choose a scenario…"}</option>
+                <option value="" selected={!crate::gallery::INDEX.iter().any(|(_, t)| named(t))} disabled=true>{"choose a scenario…"}</option>
                 <optgroup label="Scenarios">{ for rest.into_iter().map(option) }</optgroup>
                 <optgroup label="Incidents: public reports reproduced">{ for incidents.into_iter().map(option) }</optgroup>
             </select>
@@ -161,6 +161,9 @@ pub struct ExplanationProps {
     pub run: Rc<Loaded>,
     /// The event explained: the one selected, else the last one applied.
     pub chosen: Option<EventId>,
+    /// While playback runs the explanation changes every event: it is not a live region then
+    /// (the picture's words, `announce`, say the moment once playback stops).
+    pub playing: bool,
     pub dispatch: UseReducerDispatcher<State>,
 }
 
@@ -168,7 +171,7 @@ pub struct ExplanationProps {
 pub fn explanation(p: &ExplanationProps) -> Html {
     let (run, chosen) = (&p.run, p.chosen);
     html! {
-        <div data-testid="explanation" class="explanation" aria-live="polite">
+        <div data-testid="explanation" class="explanation" aria-live={if p.playing { "off" } else { "polite" }}>
             <h2>{"Why?"}</h2>
             if let Some(id) = chosen.filter(|&id| (id as usize) < run.sim.trace().len()) {
                 <ol>

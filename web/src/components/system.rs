@@ -10,6 +10,7 @@ use listwatch_core::view::View;
 use listwatch_core::{DurationMs, EventKind, Labels, WatcherId, WatcherState};
 use yew::prelude::*;
 
+use super::layout::{self, Layout};
 use super::{cos, num, sin};
 use crate::state::{FaultTarget, Loaded};
 
@@ -28,6 +29,8 @@ pub struct Props {
     pub run: Rc<Loaded>,
     pub view: ViewRef,
     pub cursor: usize,
+    /// Where playback stands between events: the messages' places.
+    pub motion: Motion,
     /// Opens the fault menu on a part of the picture (none in embeds).
     #[prop_or_default]
     pub on_fault: Option<Callback<FaultTarget>>,
@@ -69,8 +72,21 @@ fn act(on: &Option<Callback<FaultTarget>>, t: FaultTarget, label: String) -> Act
 }
 impl PartialEq for Props {
     fn eq(&self, o: &Self) -> bool {
-        self.run == o.run && self.view == o.view && self.cursor == o.cursor
+        self.run == o.run
+            && self.view == o.view
+            && self.cursor == o.cursor
+            && self.motion == o.motion
     }
+}
+
+/// The virtual clock on screen and the beat of the event on screen (`playback::Clock`), and
+/// whether playback runs: while it does, every frame draws each message where it is; a step or
+/// a seek moves them there by a CSS animation instead.
+#[derive(Clone, Copy, PartialEq)]
+pub struct Motion {
+    pub at_ms: f64,
+    pub beat: f64,
+    pub playing: bool,
 }
 
 const STATES: [(WatcherState, &str); 4] = [
@@ -102,13 +118,12 @@ struct Pic<'a> {
     /// before the one on screen): messages move from where they were then.
     flights: Vec<analysis::Flight>,
     before_ms: f64,
+    motion: Motion,
     on_fault: &'a Option<Callback<FaultTarget>>,
     kinds: usize,
-    /// The picture's width, in its units.
-    width: f64,
+    /// Where each part goes.
+    at: Layout,
 }
-
-const RING_W: f64 = 170.0;
 
 #[function_component(SystemView)]
 pub fn system_view(p: &Props) -> Html {
@@ -116,12 +131,14 @@ pub fn system_view(p: &Props) -> Html {
     let v = &*p.view.0;
     let kinds = sim.config().kinds.len();
     let apis = sim.config().apiservers.len();
-    // As wide as what is drawn (rings, the watchers' state machines, up to three queues a row),
-    // so a narrow screen scales the picture down no more than it must.
-    let queue_cols = sim.config().controllers.len().clamp(1, 3) as f64;
-    let width = (40.0 + RING_W * (kinds * apis) as f64)
-        .max(700.0)
-        .max(20.0 + 300.0 * queue_cols);
+    // As wide as what is drawn (rings, the watchers' rows and their links' lanes, up to three
+    // queues a row), so a narrow screen scales the picture down no more than it must.
+    let at = Layout::new(
+        kinds * apis,
+        sim.reflectors().len(),
+        sim.config().controllers.len(),
+    );
+    let (width, height) = (at.width, at.height);
     let pic = Pic {
         sim,
         analysis: &p.run.analysis,
@@ -130,34 +147,69 @@ pub fn system_view(p: &Props) -> Html {
             .cursor
             .checked_sub(1)
             .and_then(|i| sim.trace().get(i).map(|e| (i, e))),
-        flights: p.run.analysis.in_flight(sim, p.cursor, v.time_ms),
+        flights: p.run.analysis.in_flight(
+            sim,
+            p.cursor,
+            listwatch_core::TimeMs(p.motion.at_ms as u64).max(v.time_ms),
+        ),
         before_ms: p
             .cursor
             .checked_sub(2)
             .map_or(0.0, |i| sim.trace()[i].time_ms.ms() as f64),
+        motion: p.motion,
         on_fault: &p.on_fault,
         kinds,
-        width,
+        at,
     };
-    let queues_y = 235.0 + 70.0 * sim.reflectors().len() as f64;
-    let height =
-        queues_y + 112.0 + 95.0 * (sim.config().controllers.len().saturating_sub(1) / 3) as f64;
     let caches = (0..apis).flat_map(|a| (0..kinds).map(move |k| (a, k)));
+    let picture = use_node_ref();
+    let scrolls = use_scrolls(&picture, width);
     html! {
-        // On a phone the picture keeps one pixel a unit (its smallest text stays 10 px) and its
-        // box scrolls sideways (style.css reads the width from `--vbw`).
-        <div class="picture">
+        <>
+        // The picture keeps at least one pixel a unit (its smallest text stays 12 px): where
+        // the screen is narrower, its box scrolls sideways and says so (style.css reads the
+        // width from `--vbw`).
+        if scrolls {
+            <p class="scroll-hint" data-testid="picture-scrolls">{format!(
+                "The picture is wider than the screen ({} caches, {} watchers): scroll it sideways ↔",
+                kinds * apis, sim.reflectors().len())}</p>
+        }
+        <div class="picture" ref={picture} tabindex={scrolls.then_some("0")}
+            role={scrolls.then_some("region")} aria-label={scrolls.then_some("The picture (scrolls sideways)")}>
         <svg class="system" style={format!("--vbw:{}px", num(width))} role="group"
             aria-label={if p.on_fault.is_some() { "The system at the current moment: choose a part to inject a fault" } else { "The system at the current moment" }} viewBox={format!("0 0 {} {}", num(width), num(height))} width="100%">
             <text x="20" y="18" class="rv">{format!("etcd revision {}", v.rv)}</text>
             { for (0..sim.reflectors().len()).map(|i| link_line(&pic, i)) }
             { for caches.map(|(a, k)| cache_ring(&pic, a, k)) }
             { for (0..sim.reflectors().len()).map(|i| watcher_row(&pic, i)) }
-            { for (0..sim.config().controllers.len()).map(|i| queue_box(&pic, i, queues_y)) }
+            { for (0..sim.config().controllers.len()).map(|i| queue_box(&pic, i)) }
             { for (0..sim.reflectors().len()).map(|i| link_messages(&pic, i)) }
         </svg>
         </div>
+        </>
     }
+}
+
+/// Whether the picture's box scrolls sideways: checked when the picture's width changes and
+/// whenever the window is resized.
+#[hook]
+fn use_scrolls(picture: &NodeRef, width: f64) -> bool {
+    let scrolls = use_state_eq(|| false);
+    {
+        let (picture, scrolls) = (picture.clone(), scrolls.clone());
+        use_effect_with(width as u64, move |_| {
+            let check = move || {
+                if let Some(el) = picture.cast::<web_sys::Element>() {
+                    scrolls.set(el.scroll_width() > el.client_width() + 1);
+                }
+            };
+            check();
+            let listener = web_sys::window()
+                .map(|w| gloo_events::EventListener::new(&w, "resize", move |_| check()));
+            move || drop(listener)
+        });
+    }
+    *scrolls
 }
 
 /// A 410 flashes until the watcher watches again (or for 1.5 s of virtual time).
@@ -174,10 +226,10 @@ fn recent_gone(pic: &Pic, w: WatcherId) -> bool {
 
 /// One apiserver's watch cache of one kind: a ring of slots.
 fn cache_ring(pic: &Pic, a: usize, k: usize) -> Html {
-    let (sim, v, current, kinds, ring_w) = (pic.sim, pic.v, pic.current, pic.kinds, RING_W);
+    let (sim, v, current, kinds, ring_w) = (pic.sim, pic.v, pic.current, pic.kinds, pic.at.ring_w);
     let (api, kind) = (&sim.config().apiservers[a], &sim.config().kinds[k]);
     let i = a * kinds + k;
-    let cx = 20.0 + ring_w * i as f64 + ring_w / 2.0;
+    let cx = pic.at.ring_cx(i);
     let cy = 105.0;
     let c = &v.caches[a][k];
     let cap = c.capacity.max(1) as usize;
@@ -202,7 +254,7 @@ fn cache_ring(pic: &Pic, a: usize, k: usize) -> Html {
         let newest_slot = filled && (s + 1) * cap / slots >= fill;
         let class = classes!("slot", filled.then_some("filled"), (newest_slot && just_added).then_some("entering"));
         // Small rings show each buffered RV beside its slot.
-        let label = (cap <= 16 && filled).then(|| c.ring.get(s).map(|e| e.0)).flatten();
+        let label = (cap <= 8 && filled).then(|| c.ring.get(s).map(|e| e.0)).flatten();
         let (lx, ly) = (cx + (r - 17.0) * cos(ang), cy + (r - 17.0) * sin(ang) + 4.0);
         html! { <g>
             <circle class={class} cx={num(x)} cy={num(y)} r={num((160.0 / slots as f64).clamp(2.5, 9.0))} />
@@ -218,7 +270,7 @@ fn cache_ring(pic: &Pic, a: usize, k: usize) -> Html {
         let more = c.evicted_last.len().saturating_sub(1);
         html! { <g data-testid="evicted" data-rv={rvs.join(",")}>
             <circle class="slot evicting" cx={num(x)} cy={num(y)} r="6" />
-            <text x={num(cx)} y={num(cy + 85.0)} text-anchor="middle" class="ring-sub gone-text">
+            <text x={num(cx)} y={num(cy + 88.0)} text-anchor="middle" class="ring-sub gone-text">
                 {format!("{} evicted: rv {}{}", c.evicted_total, rvs[0], if more > 0 { format!(" +{more}") } else { String::new() })}
             </text>
         </g> }
@@ -235,8 +287,8 @@ fn cache_ring(pic: &Pic, a: usize, k: usize) -> Html {
             data-capacity={c.capacity.to_string()} data-size={c.ring.len().to_string()}
             data-oldest-rv={oldest.map(|x| x.to_string()).unwrap_or_default()}
             class={classes!("cache", c.paused.then_some("paused"), (!c.ready).then_some("not-ready"))}>
-            <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={num(cx - ring_w / 2.0 + 4.0)} y="24" width={num(ring_w - 8.0)} height="180" rx="6" />
-            <text class="cache-title" x={num(cx)} y="36" text-anchor="middle">{fit(&format!("{} · {}", api.name, kind.name), 22)}<title>{format!("apiserver {} · watch cache of {}", api.name, kind.name)}</title></text>
+            <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={num(cx - ring_w / 2.0 + 4.0)} y="24" width={num(ring_w - 8.0)} height="190" rx="6" />
+            <text class="cache-title" x={num(cx)} y="36" text-anchor="middle">{fit(&format!("{} · {}", api.name, kind.name), ((ring_w - 12.0) / 7.4) as usize)}<title>{format!("apiserver {} · watch cache of {}", api.name, kind.name)}</title></text>
             { for slot_nodes }
             { for evicted }
             // Only a short fill count in the ring, so the slots' RVs around it never touch it.
@@ -245,27 +297,26 @@ fn cache_ring(pic: &Pic, a: usize, k: usize) -> Html {
                 { match (oldest, newest) { (Some(o), Some(n)) => format!("{mode} · rv {o}…{n}"), _ => format!("{mode} · empty") } }
             </text>
             if c.evicted_total > 0 && !named_evicted {
-                <text x={num(cx)} y={num(cy + 85.0)} text-anchor="middle" class="ring-sub">{format!("{} evicted", c.evicted_total)}</text>
+                <text x={num(cx)} y={num(cy + 88.0)} text-anchor="middle" class="ring-sub">{format!("{} evicted", c.evicted_total)}</text>
             }
-            if c.paused { <text x={num(cx)} y={num(cy + 98.0)} text-anchor="middle" class="fault">{"paused (stale)"}</text> }
-            if !c.ready { <text x={num(cx)} y={num(cy + 98.0)} text-anchor="middle" class="fault">{"re-initialising: 429"}</text> }
+            if c.paused { <text x={num(cx)} y={num(cy + 104.0)} text-anchor="middle" class="fault">{"paused (stale)"}</text> }
+            if !c.ready { <text x={num(cx)} y={num(cy + 104.0)} text-anchor="middle" class="fault">{"re-initialising: 429"}</text> }
         </g>
     }
 }
 
-/// The ends of watcher `i`'s link: the server's (under its cache) and the watcher's.
-fn link_ends(pic: &Pic, i: usize) -> ((f64, f64), (f64, f64)) {
+/// Watcher `i`'s link, from its cache's ring to its row.
+fn link_path(pic: &Pic, i: usize) -> [(f64, f64); 5] {
     let r = &pic.sim.reflectors()[i];
     let api = pic.v.controller_apiserver[r.controller().index()].index();
-    let cx = 20.0 + RING_W * (api * pic.kinds + r.kind().index()) as f64 + RING_W / 2.0;
-    ((cx, 206.0), (150.0, 230.0 + 70.0 * i as f64 + 12.0))
+    pic.at.link_path(api * pic.kinds + r.kind().index(), i)
 }
 
 /// Links: a watcher to the cache it is served by.
 fn link_line(pic: &Pic, i: usize) -> Html {
     let (sim, v) = (pic.sim, pic.v);
     let r = &sim.reflectors()[i];
-    let ((x1, y1), (x2, y2)) = link_ends(pic, i);
+    let points = layout::points(&link_path(pic, i));
     let cut = v.disconnected[r.controller().index()] || v.queues[r.controller().index()].crashed;
     let w = WatcherId(i as u16);
     let c = r.controller().index();
@@ -277,8 +328,8 @@ fn link_line(pic: &Pic, i: usize) -> Html {
     html! {
         <g class={classes!("link", cut.then_some("cut"))} data-testid="link" data-controller={sim.config().controllers[c].name.clone()}
             onclick={ac.onclick}>
-            <line class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x1={num(x1)} y1={num(y1)} x2={num(x2)} y2={num(y2)} />
-            <line x1={num(x1)} y1={num(y1)} x2={num(x2)} y2={num(y2)} />
+            <polyline class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} points={points.clone()} />
+            <polyline {points} />
         </g>
     }
 }
@@ -286,7 +337,7 @@ fn link_line(pic: &Pic, i: usize) -> Html {
 /// The messages on watcher `i`'s link, drawn over everything else (a link passes under the
 /// watchers' rows).
 fn link_messages(pic: &Pic, i: usize) -> Html {
-    let ((x1, y1), (x2, y2)) = link_ends(pic, i);
+    let path = link_path(pic, i);
     let dots = messages(pic, WatcherId(i as u16)).into_iter().map(|m| {
         let down = m.direction == Direction::ToClient;
         let class = match pic.sim.trace()[m.event as usize].kind {
@@ -295,12 +346,13 @@ fn link_messages(pic: &Pic, i: usize) -> Html {
             _ if !down => "msg msg-request",
             _ => "msg",
         };
-        let ((ax, ay), (bx, by)) = if down { ((x1, y1), (x2, y2)) } else { ((x2, y2), (x1, y1)) };
-        let at = |p: f64| (ax + (bx - ax) * p, ay + (by - ay) * p);
+        // Along the link from its sender: the server's end first.
+        let at = |p: f64| layout::along(&path, if down { p } else { 1.0 - p });
         let ((fx, fy), (tx, ty)) = (at(m.from), at(m.to));
-        // Drawn where it is now; a moment's change moves it there from where it was (style.css:
-        // `.fly`, none with reduced motion). A new key per moment restarts the motion.
-        let moving = m.from != m.to;
+        // Drawn where it is now; a step's or a seek's change moves it there from where it was
+        // (style.css: `.fly`, none with reduced motion; a new key per moment restarts the
+        // motion). Playback draws it at its place every frame.
+        let moving = m.from != m.to && !pic.motion.playing;
         html! {
             <circle key={format!("{}@{}", m.event, pic.v.applied)} class={classes!(class, moving.then_some("fly"))}
                 data-testid="message" cx={num(tx)} cy={num(ty)} r="5"
@@ -323,7 +375,13 @@ struct Message {
 /// which has just arrived (a message on a link without delay arrives as it is sent: it crosses
 /// the whole link as the moment changes).
 fn messages(pic: &Pic, w: WatcherId) -> Vec<Message> {
-    let (before, now) = (pic.before_ms, pic.v.time_ms.ms() as f64);
+    // The clock, which playback (or a pause) may have left between two events.
+    let now = pic.motion.at_ms.max(pic.v.time_ms.ms() as f64);
+    let before = if pic.motion.playing {
+        now
+    } else {
+        pic.before_ms
+    };
     let mut out: Vec<Message> = pic
         .flights
         .iter()
@@ -339,11 +397,21 @@ fn messages(pic: &Pic, w: WatcherId) -> Vec<Message> {
         let shown = out.iter().any(|m| m.event as usize == i);
         if let Some((_, direction)) = analysis::travel(&e.kind).filter(|t| t.0 == w && !shown) {
             let flight = pic.analysis.flight_of(i as listwatch_core::EventId);
+            // Playing, a message of a link without delay crosses it during its event's beat.
+            let beat = if pic.motion.playing && flight.is_none() {
+                pic.motion.beat
+            } else {
+                1.0
+            };
             out.push(Message {
                 event: i as listwatch_core::EventId,
                 direction,
-                from: flight.map_or(0.0, |f| f.progress(before)),
-                to: 1.0,
+                from: if pic.motion.playing {
+                    beat
+                } else {
+                    flight.map_or(0.0, |f| f.progress(before))
+                },
+                to: beat,
             });
         }
     }
@@ -356,7 +424,7 @@ fn watcher_row(pic: &Pic, i: usize) -> Html {
     let r = &sim.reflectors()[i];
     let w = WatcherId(i as u16);
     let wv = &v.watchers[i];
-    let y = 230.0 + 70.0 * i as f64;
+    let y = pic.at.row_y(i);
     let ctl = &sim.config().controllers[r.controller().index()];
     let q = &v.queues[r.controller().index()];
     let gone = recent_gone(pic, w);
@@ -378,7 +446,7 @@ fn watcher_row(pic: &Pic, i: usize) -> Html {
         <g data-testid="watcher" data-controller={ctl.name.clone()} data-kind={sim.config().kinds[r.kind().index()].name.clone()}
            data-state={wv.state.as_str()} data-last-rv={wv.last_rv.to_string()} class={classes!("watcher", gone.then_some("gone"))}
            onclick={ac.onclick}>
-            <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x="12" y={num(y - 2.0)} width="676" height="62" rx="6" />
+            <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x="12" y={num(y - 2.0)} width={num(layout::ROW_RIGHT - 12.0)} height="62" rx="6" />
             <text x="20" y={num(y + 18.0)} class="watcher-name">{fit(&Labels::watcher(sim, w), 22)}<title>{Labels::watcher(sim, w)}</title></text>
             <text x="20" y={num(y + 36.0)} class="ring-sub">{format!("last rv {}", wv.last_rv)}</text>
             if disconnected { <text x="20" y={num(y + 52.0)} class="fault">{"link cut"}</text> }
@@ -402,21 +470,22 @@ fn watcher_row(pic: &Pic, i: usize) -> Html {
 
 /// A controller's work queue: keys waiting, reconciles running (with what they read), the last
 /// write and dirty keys.
-fn queue_box(pic: &Pic, i: usize, queues_y: f64) -> Html {
+fn queue_box(pic: &Pic, i: usize) -> Html {
     let (sim, v) = (pic.sim, pic.v);
     let c = &sim.config().controllers[i];
     let q = &v.queues[i];
-    let x = 20.0 + 300.0 * (i % 3) as f64;
-    let y = queues_y + 95.0 * (i / 3) as f64;
+    let (x, y) = pic.at.queue_at(i);
+    let box_w = pic.at.queue_w;
     // The last queue of its row has the rest of the picture's width for its lines: what a key
     // fact says is cut only where there is no room for it.
-    let last_in_row = i % 3 == 2 || i + 1 == sim.config().controllers.len();
-    let room = if last_in_row {
-        pic.width - x - 8.0
+    let room = if pic.at.last_in_row(i, sim.config().controllers.len()) {
+        pic.at.width - x - 8.0
     } else {
-        292.0
+        box_w
     };
-    let (title_chars, line_chars) = ((room / 7.6) as usize, (room / 6.3) as usize);
+    let (title_chars, line_chars) = ((room / 7.6) as usize, (room / 6.9) as usize);
+    // As many waiting keys' chips as the box has room for.
+    let chips = (((box_w - 8.0) / 62.0) as usize).max(4);
     let keys: Vec<String> = q
         .waiting
         .iter()
@@ -430,9 +499,9 @@ fn queue_box(pic: &Pic, i: usize, queues_y: f64) -> Html {
     html! {
         <g data-testid="queue" data-controller={c.name.clone()} data-keys={keys.join(",")} class="queue"
             onclick={ac.onclick}>
-            <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={num(x - 8.0)} y={num(y)} width="292" height="104" rx="6" />
+            <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={num(x - 8.0)} y={num(y)} width={num(box_w)} height="104" rx="6" />
             <text x={num(x)} y={num(y + 14.0)} class="watcher-name">{fit(&format!("{} queue ({} reconciles)", c.name, q.reconciles), title_chars)}</text>
-            { for keys.iter().take(4).enumerate().map(|(j, k)| html! {
+            { for keys.iter().take(chips).enumerate().map(|(j, k)| html! {
                 <g class="chip"><rect x={num(x + 62.0 * j as f64)} y={num(y + 22.0)} width="58" height="20" rx="4" />
                 <text x={num(x + 4.0 + 62.0 * j as f64)} y={num(y + 36.0)}>{truncate(k)}</text></g>
             }) }

@@ -342,6 +342,27 @@ pub(crate) struct Refusal {
     pub error: ApiError,
 }
 
+/// What an update is, as the trace says it: a patch (no RV) or an update, of the object or its
+/// `/status`; an update of the object that changes only its finalizers is a finalizer step.
+fn update_op(change: UpdateTo, expect_rv: Rv, cur: Option<&Object>) -> WriteOp {
+    let patch = expect_rv == 0;
+    match (change, cur) {
+        (UpdateTo::Status(_), _) if patch => WriteOp::PatchStatus,
+        (UpdateTo::Status(_), _) => WriteOp::UpdateStatus,
+        (UpdateTo::Object { .. }, Some(cur)) => {
+            let to = change.apply(cur);
+            match (to.spec == cur.spec, to.finalizers & !cur.finalizers != 0) {
+                (true, true) => WriteOp::AddFinalizer,
+                (true, false) if to.finalizers != cur.finalizers => WriteOp::RemoveFinalizer,
+                _ if patch => WriteOp::Patch,
+                _ => WriteOp::Update,
+            }
+        }
+        (UpdateTo::Object { .. }, None) if patch => WriteOp::Patch,
+        (UpdateTo::Object { .. }, None) => WriteOp::Update,
+    }
+}
+
 impl Etcd {
     /// The rules of a write: preconditions, validation, generations, finalizers. Allocates a
     /// UID for a create it accepts; commits nothing.
@@ -423,11 +444,9 @@ impl Etcd {
         expect_rv: Rv,
         change: UpdateTo,
     ) -> Result<Decision, Refusal> {
-        let op = match change {
-            UpdateTo::Object { .. } => WriteOp::Update,
-            UpdateTo::Status(_) => WriteOp::UpdateStatus,
-        };
-        let Some(cur) = self.objects.get(&(kind, name)) else {
+        let cur = self.objects.get(&(kind, name));
+        let op = update_op(change, expect_rv, cur);
+        let Some(cur) = cur else {
             return Err(refusal(op, kind, name, ApiError::NotFound));
         };
         self.decide_replace(change.apply(cur), expect_rv, Some(op))
@@ -512,7 +531,7 @@ impl Etcd {
         });
         if obj.deletion_ms.is_some() && obj.finalizer_count() == 0 {
             // The last finalizer is gone: the object goes.
-            let (op, event) = (WriteOp::Delete, EventType::Deleted);
+            let (op, event) = (WriteOp::RemoveLastFinalizer, EventType::Deleted);
             return Ok(Decision::Commit { op, event, obj });
         }
         let event = EventType::Modified;
@@ -717,7 +736,7 @@ mod tests {
         else {
             panic!("a merge patch of a new spec commits");
         };
-        assert_eq!((op, obj.generation, obj.spec), (WriteOp::Update, 2, 2));
+        assert_eq!((op, obj.generation, obj.spec), (WriteOp::Patch, 2, 2));
         let Ok(Decision::Commit { op, obj, .. }) =
             etcd.decide(update(&o, 5, 1, 7), &names, TimeMs(0))
         else {
@@ -748,7 +767,7 @@ mod tests {
         else {
             panic!("a status write commits");
         };
-        assert_eq!(op, WriteOp::UpdateStatus);
+        assert_eq!(op, WriteOp::PatchStatus);
         assert_eq!((obj.spec, obj.finalizers, obj.generation), (1, 1, 1));
         assert_eq!(obj.status, 7);
         etcd.objects.insert((o.kind, o.name), obj);
@@ -760,7 +779,7 @@ mod tests {
         else {
             panic!("a spec patch commits");
         };
-        assert_eq!(op, WriteOp::Update);
+        assert_eq!(op, WriteOp::Patch);
         assert_eq!((obj.spec, obj.status, obj.finalizers), (4, 7, 1));
         assert_eq!(obj.generation, 2);
         let same = UpdateTo::Object {
@@ -820,7 +839,31 @@ mod tests {
         let Ok(Decision::Commit { op, event, .. }) = etcd.decide(last, &names, TimeMs(90)) else {
             panic!("the last finalizer's removal commits");
         };
-        assert_eq!((op, event), (WriteOp::Delete, EventType::Deleted));
+        assert_eq!(
+            (op, event),
+            (WriteOp::RemoveLastFinalizer, EventType::Deleted)
+        );
+    }
+
+    /// What the trace calls an update (issue 24): a finalizer step is one, and so is the last
+    /// finalizer's removal that deletes the object; a write without an RV is a patch.
+    #[test]
+    fn an_update_that_changes_only_finalizers_is_a_finalizer_step() {
+        let mut names = Names::default();
+        let (etcd, o) = etcd_with(&mut names, 1);
+        let to = |finalizers, spec| UpdateTo::Object {
+            spec: Some(spec),
+            finalizers: Some(finalizers),
+        };
+        assert_eq!(update_op(to(3, 1), 5, Some(&o)), WriteOp::AddFinalizer);
+        assert_eq!(update_op(to(0, 1), 5, Some(&o)), WriteOp::RemoveFinalizer);
+        assert_eq!(update_op(to(3, 2), 5, Some(&o)), WriteOp::Update);
+        assert_eq!(update_op(to(1, 2), 0, Some(&o)), WriteOp::Patch);
+        assert_eq!(
+            update_op(UpdateTo::Status(1), 5, None),
+            WriteOp::UpdateStatus
+        );
+        drop(etcd);
     }
 
     /// `etcd3/store.go`: every write raises the one revision by one and stamps the object with

@@ -72,6 +72,11 @@ fn op(op: WriteOp) -> &'static str {
         WriteOp::Create => "create",
         WriteOp::Update => "update",
         WriteOp::UpdateStatus => "update_status",
+        WriteOp::Patch => "patch",
+        WriteOp::PatchStatus => "patch_status",
+        WriteOp::AddFinalizer => "add_finalizer",
+        WriteOp::RemoveFinalizer => "remove_finalizer",
+        WriteOp::RemoveLastFinalizer => "remove_last_finalizer",
         WriteOp::MarkDeleting => "mark_deleting",
         WriteOp::Delete => "delete",
     }
