@@ -18,7 +18,8 @@
 //! reconcile write anything?") stops at the first write it finds.
 
 use crate::model::{DurationMs, KindId, NameId, Names, Object, Owner, Rv};
-use crate::reconcile::{Memory, Reader, UpdateTo, Write, MAX_CHILDREN};
+use crate::object::Value as Scalar;
+use crate::reconcile::{Memory, Reader, Section, UpdateTo, Write, MAX_CHILDREN};
 use crate::trace::{ApiError, ReconcileResult};
 
 pub const MAX_STATEMENTS: usize = 256;
@@ -65,6 +66,11 @@ pub enum Value {
     /// `A + B`, `min(A, B)`, ...: none when either side is none, on a division by zero and
     /// on an overflow of 64 bits.
     Arith(ArithOp, Box<Value>, Box<Value>),
+    /// A string: `"web"`.
+    Str(String),
+    /// A named field of an object read: `db.spec.replicas`, `pod.metadata.labels.app` (none when
+    /// the object or the field is absent).
+    Path(Slot, Section, String),
 }
 
 /// An operator of the language's integer arithmetic (Go's `int64`, with `/` and `%` truncating
@@ -213,6 +219,18 @@ pub enum Stmt {
         on_error: OnError,
         line: u32,
     },
+    /// Set one named field of the object in `slot`: `update NAME spec.replicas = V` (with the RV
+    /// read) or `patch NAME status.ready = V` (a merge patch of that field alone); a status
+    /// field goes to `/status`.
+    SetField {
+        slot: Slot,
+        section: Section,
+        key: String,
+        value: Value,
+        rv_check: bool,
+        on_error: OnError,
+        line: u32,
+    },
     /// Add or remove this controller's finalizer (an update with the RV read).
     Finalizer {
         slot: Slot,
@@ -255,6 +273,7 @@ pub fn write_line(s: &Stmt) -> Option<u32> {
     match s {
         Stmt::Create { line, .. }
         | Stmt::Update { line, .. }
+        | Stmt::SetField { line, .. }
         | Stmt::Finalizer { line, .. }
         | Stmt::Delete { line, .. }
         | Stmt::Scale { line, .. } => Some(*line),
@@ -425,12 +444,17 @@ impl Program {
 /// Names for the interpreter: interned during a reconcile, only looked up when ESR checks.
 pub trait Namer {
     fn name(&mut self, s: &str) -> Option<NameId>;
+    /// The id of `s` if it was ever interned (a look-up that adds nothing).
+    fn find(&self, s: &str) -> Option<NameId>;
     fn resolve(&self, id: NameId) -> &str;
 }
 
 impl Namer for Names {
     fn name(&mut self, s: &str) -> Option<NameId> {
         Some(self.intern(s))
+    }
+    fn find(&self, s: &str) -> Option<NameId> {
+        self.get(s)
     }
     fn resolve(&self, id: NameId) -> &str {
         Names::resolve(self, id)
@@ -442,6 +466,9 @@ pub struct Frozen<'a>(pub &'a Names);
 
 impl Namer for Frozen<'_> {
     fn name(&mut self, s: &str) -> Option<NameId> {
+        self.0.get(s)
+    }
+    fn find(&self, s: &str) -> Option<NameId> {
         self.0.get(s)
     }
     fn resolve(&self, id: NameId) -> &str {
@@ -589,8 +616,29 @@ impl<'a> Run<'a> {
             Target::OwnerOf(slot) => self.one(*slot).and_then(|o| o.owner).map(|o| Some(o.name)),
         }
     }
+    /// A value as an integer (none for a string).
     fn value(&self, v: &Value, memory_key: NameId) -> Option<i64> {
+        match self.scalar(v, memory_key)? {
+            Scalar::Int(n) => Some(n),
+            Scalar::Str(_) => None,
+        }
+    }
+    /// A value, a string or an integer. A string no object ever held was never interned: it is
+    /// `NO_NAME`, equal to no field's value.
+    fn scalar(&self, v: &Value, memory_key: NameId) -> Option<Scalar> {
         match v {
+            Value::Str(text) => Some(Scalar::Str(self.names.find(text).unwrap_or(NO_NAME))),
+            Value::Path(s, section, key) => {
+                let o = self.one(*s)?;
+                section.get(&o, self.names.find(key)?)
+            }
+            v => self.int(v, memory_key).map(Scalar::Int),
+        }
+    }
+    fn int(&self, v: &Value, memory_key: NameId) -> Option<i64> {
+        match v {
+            // Read by `scalar`.
+            Value::Str(_) | Value::Path(..) => None,
             Value::Int(n) => Some(*n),
             Value::Memory(m) => self.remembered(memory_key, *m),
             Value::Arith(op, a, b) => {
@@ -635,11 +683,12 @@ impl<'a> Run<'a> {
                 .is_some_and(|o| o.finalizers & self.finalizer_bit != 0),
             Cond::Remembered(m) => self.remembered(self.key, *m).is_some(),
             Cond::Cmp(a, op, b) => {
-                let (a, b) = (self.value(a, self.key), self.value(b, self.key));
+                let (a, b) = (self.scalar(a, self.key), self.scalar(b, self.key));
                 match (a, b, op) {
                     (a, b, CmpOp::Eq) => a == b,
                     (a, b, CmpOp::Ne) => a != b,
-                    (Some(a), Some(b), op) => match op {
+                    // Strings are only equal or not (the compiler says so).
+                    (Some(Scalar::Int(a)), Some(Scalar::Int(b)), op) => match op {
                         CmpOp::Lt => a < b,
                         CmpOp::Le => a <= b,
                         CmpOp::Gt => a > b,
@@ -735,6 +784,7 @@ impl<'a> Run<'a> {
             }
             Stmt::Create { .. }
             | Stmt::Update { .. }
+            | Stmt::SetField { .. }
             | Stmt::Finalizer { .. }
             | Stmt::Delete { .. }
             | Stmt::Scale { .. } => self.write_stmt(s)?,
@@ -779,6 +829,15 @@ impl<'a> Run<'a> {
                 on_error,
                 ..
             } => self.stmt_update(slot, spec, status, rv_check, on_error)?,
+            Stmt::SetField {
+                slot,
+                section,
+                key,
+                value,
+                rv_check,
+                on_error,
+                ..
+            } => self.stmt_set_field(*slot, (*section, key, value), *rv_check, *on_error)?,
             Stmt::Finalizer {
                 slot,
                 add,
@@ -896,6 +955,45 @@ impl<'a> Run<'a> {
         };
         let expect_rv = if *rv_check { o.rv } else { 0 };
         self.push_update(*slot, o, change, expect_rv, *on_error)
+    }
+
+    /// `SetField`: a write of one named field of the object in `slot` (nothing when the value is
+    /// none: there is nothing to set it to).
+    fn stmt_set_field(
+        &mut self,
+        slot: Slot,
+        (section, key, value): (Section, &str, &Value),
+        rv_check: bool,
+        on_error: OnError,
+    ) -> Result<(), Stop> {
+        let Some(o) = self.one(slot) else {
+            return Ok(());
+        };
+        let Some(v) = self.scalar(value, self.key) else {
+            return Ok(());
+        };
+        // Labels and annotations are strings: a number is written as its digits. A string read
+        // or written here is interned (`None` only in ESR's look-up mode: a write all the same).
+        let v = match (section, v) {
+            (Section::Label | Section::Annotation, Scalar::Int(n)) => {
+                self.names.name(&n.to_string()).map(Scalar::Str)
+            }
+            (_, Scalar::Str(NO_NAME)) => match value {
+                Value::Str(text) => self.names.name(text).map(Scalar::Str),
+                _ => None,
+            },
+            (_, v) => Some(v),
+        };
+        let (Some(v), Some(key)) = (v, self.names.name(key)) else {
+            return Err(Stop::Wrote);
+        };
+        let change = UpdateTo::Field {
+            section,
+            key,
+            value: v,
+        };
+        let expect_rv = if rv_check { o.rv } else { 0 };
+        self.push_update(slot, o, change, expect_rv, on_error)
     }
 
     /// `Finalizer`: adds or removes this controller's finalizer.

@@ -1,8 +1,9 @@
 //! A controller's `logic` and `desired` blocks: indented statements compiled into a core
 //! `Program`. See docs/scenario-language.md, "Your operator in ten lines".
 
+use listwatch_core::object::{MAX_KEY_LEN, MAX_VALUE_LEN};
 use listwatch_core::program::*;
-use listwatch_core::reconcile::MAX_CHILDREN;
+use listwatch_core::reconcile::{Section, MAX_CHILDREN};
 use listwatch_core::KindConfig;
 
 use crate::cursor::{declared, unknown, Cursor};
@@ -44,6 +45,22 @@ pub const FIELDS: &[&str] = &[
     "count",
     "alive",
 ];
+/// Where a field path leads: `NAME.spec.KEY`, `NAME.status.KEY`, `NAME.metadata.labels.KEY`,
+/// `NAME.metadata.annotations.KEY` (a named field of the object model); `Section::prefix` spells
+/// each (checked against this list in `field_paths_spell_the_sections`).
+pub const FIELD_PATHS: &[&str] = &[
+    "spec.",
+    "status.",
+    "metadata.labels.",
+    "metadata.annotations.",
+];
+const SECTIONS: [Section; 4] = [
+    Section::Spec,
+    Section::Status,
+    Section::Label,
+    Section::Annotation,
+];
+
 /// What a condition says of a name.
 pub const CONDITION_WORDS: &[&str] = &[
     "exists",
@@ -71,6 +88,14 @@ pub const ON_ERROR: &[(&str, OnError)] = &[
 /// and `min(..)`/`max(..)`: a line stays readable and its value cheap.
 pub const MAX_OPERATORS: usize = 16;
 pub const MAX_PARENS: usize = 4;
+
+/// `A op B`; arithmetic is on integers only (a string literal is an error at `at`).
+fn arith(c: &Cursor, at: &Word, op: ArithOp, a: Value, b: Value) -> R<Value> {
+    if matches!(a, Value::Str(_)) || matches!(b, Value::Str(_)) {
+        return Err(c.err_at(at, "arithmetic is on numbers, not strings"));
+    }
+    Ok(Value::Arith(op, Box::new(a), Box::new(b)))
+}
 
 /// A comparison operator's meaning.
 fn cmp_op(text: &str) -> Option<CmpOp> {
@@ -585,7 +610,8 @@ impl<'a> Compiler<'a> {
         let mut v = self.term_from(c, first)?;
         while let Some(op) = self.arith_next(c, &[("+", ArithOp::Add), ("-", ArithOp::Sub)])? {
             let w = c.next("a value after the operator")?;
-            v = Value::Arith(op, Box::new(v), Box::new(self.term_from(c, w)?));
+            let b = self.term_from(c, w)?;
+            v = arith(c, w, op, v, b)?;
         }
         Ok(v)
     }
@@ -599,7 +625,8 @@ impl<'a> Compiler<'a> {
         ];
         while let Some(op) = self.arith_next(c, &ops)? {
             let w = c.next("a value after the operator")?;
-            v = Value::Arith(op, Box::new(v), Box::new(self.factor_from(c, w)?));
+            let b = self.factor_from(c, w)?;
+            v = arith(c, w, op, v, b)?;
         }
         Ok(v)
     }
@@ -645,7 +672,7 @@ impl<'a> Compiler<'a> {
                 let a = self.value(c)?;
                 c.expect_kw(",")?;
                 let b = self.value(c)?;
-                Value::Arith(op, Box::new(a), Box::new(b))
+                arith(c, w, op, a, b)?
             }
             None => self.value(c)?,
         };
@@ -655,6 +682,12 @@ impl<'a> Compiler<'a> {
     }
 
     fn value_of(&mut self, c: &Cursor, w: &Word) -> R<Value> {
+        if w.quoted {
+            if w.text.len() > MAX_VALUE_LEN {
+                return Err(c.err_at(w, format!("a string of at most {MAX_VALUE_LEN} bytes")));
+            }
+            return Ok(Value::Str(w.text.clone()));
+        }
         if w.text
             .starts_with(|ch: char| ch.is_ascii_digit() || ch == '-')
         {
@@ -690,12 +723,21 @@ impl<'a> Compiler<'a> {
         }
         let slot = self.bound(c, &sub(0, name.len()), None)?;
         let list = self.bindings[slot as usize].list;
+        if let Some((section, key)) = self.path(c, &fw)? {
+            if list {
+                return Err(c.err_at(
+                    &fw,
+                    format!("`{name}` is a list: it has `.count` and `.alive`"),
+                ));
+            }
+            return Ok(Value::Path(slot, section, key));
+        }
         let f = match field {
             "spec" => Field::Spec,
             "status" => Field::Status,
-            "generation" => Field::Generation,
-            "rv" | "resourceVersion" => Field::Rv,
-            "uid" => Field::Uid,
+            "generation" | "metadata.generation" => Field::Generation,
+            "rv" | "resourceVersion" | "metadata.resourceVersion" => Field::Rv,
+            "uid" | "metadata.uid" => Field::Uid,
             "owner" => Field::Owner,
             "count" => Field::Count,
             "alive" => Field::Alive,
@@ -717,6 +759,26 @@ impl<'a> Compiler<'a> {
             });
         }
         Ok(Value::Field(slot, f))
+    }
+
+    /// A field path after the object's name (`spec.replicas`, `metadata.labels.app`): its
+    /// section and key; `None` when `fw` is a plain field (`spec`, `generation`, ...).
+    fn path(&self, c: &Cursor, fw: &Word) -> R<Option<(Section, String)>> {
+        let Some((section, key)) = SECTIONS
+            .iter()
+            .find_map(|s| fw.text.strip_prefix(s.prefix()).map(|k| (*s, k)))
+        else {
+            return Ok(None);
+        };
+        if key.is_empty() || key.len() > MAX_KEY_LEN {
+            return Err(c
+                .err_at(
+                    fw,
+                    format!("a field's key is 1 to {MAX_KEY_LEN} characters"),
+                )
+                .help("e.g. `spec.replicas`, `metadata.labels.app`"));
+        }
+        Ok(Some((section, key.to_string())))
     }
 
     /// `A or B`, `A and B`, `not A`, `NAME exists|absent|deleting|has-finalizer`,
@@ -755,13 +817,13 @@ impl<'a> Compiler<'a> {
                 return Err(unknown(c, p, "comparison", &CONDITION_WORDS[4..]));
             };
             let b = self.value(c)?;
-            return Ok(Cond::Cmp(a, op, b));
+            return self.cmp(c, p, a, op, b);
         }
         let p = c.next("`exists`, `absent`, `deleting`, `has-finalizer` or a comparison")?;
         if let Some(op) = cmp_op(&p.text) {
             let a = self.value_of(c, w)?;
             let b = self.value(c)?;
-            return Ok(Cond::Cmp(a, op, b));
+            return self.cmp(c, p, a, op, b);
         }
         let mem = w.text.strip_prefix("memory.");
         let one = |s: &mut Self, c: &Cursor, list: Option<bool>| -> R<Slot> { s.bound(c, w, list) };
@@ -795,6 +857,17 @@ impl<'a> Compiler<'a> {
                 Err(unknown(c, p, "condition", CONDITION_WORDS))
             }
         }
+    }
+
+    /// A comparison; a string compares only with `==` and `!=`.
+    fn cmp(&self, c: &Cursor, at: &Word, a: Value, op: CmpOp, b: Value) -> R<Cond> {
+        let string = |v: &Value| matches!(v, Value::Str(_));
+        if !matches!(op, CmpOp::Eq | CmpOp::Ne) && (string(&a) || string(&b)) {
+            return Err(c
+                .err_at(at, "a string compares only with `==` and `!=`")
+                .help("order numbers: `db.spec.replicas < 3`"));
+        }
+        Ok(Cond::Cmp(a, op, b))
     }
 
     fn on_error(&self, c: &mut Cursor) -> R<OnError> {
@@ -964,6 +1037,12 @@ impl<'a> Compiler<'a> {
         self.writes_allowed(c, w)?;
         let n = c.next("the name of an object read above")?;
         let slot = self.bound(c, n, Some(false))?;
+        if let Some(fw) = c.peek().filter(|p| !p.quoted) {
+            if let Some((section, key)) = self.path(c, fw)? {
+                c.pos += 1;
+                return self.set_field_stmt(c, w, slot, (section, key));
+            }
+        }
         let (mut spec, mut status) = (None, None);
         loop {
             let at = c.peek();
@@ -1008,6 +1087,29 @@ impl<'a> Compiler<'a> {
             slot,
             spec,
             status,
+            rv_check: w.text == "update",
+            on_error,
+            line: c.line as u32,
+        })
+    }
+
+    /// The rest of `update|patch NAME PATH = VALUE [on-error ...]`: one named field.
+    fn set_field_stmt(
+        &mut self,
+        c: &mut Cursor,
+        w: &Word,
+        slot: Slot,
+        (section, key): (Section, String),
+    ) -> R<Stmt> {
+        c.expect_kw("=")?;
+        let value = self.value(c)?;
+        let on_error = self.on_error(c)?;
+        c.done()?;
+        Ok(Stmt::SetField {
+            slot,
+            section,
+            key,
+            value,
             rv_check: w.text == "update",
             on_error,
             line: c.line as u32,
@@ -1125,4 +1227,16 @@ pub fn stopped_at_limit(sim: &listwatch_core::Sim, src: &str) -> Option<Diagnost
             names.resolve(key),
         )),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The editor's list of field paths is the sections the compiler reads, in order.
+    #[test]
+    fn field_paths_spell_the_sections() {
+        let spelled: Vec<&str> = SECTIONS.iter().map(|s| s.prefix()).collect();
+        assert_eq!(spelled, FIELD_PATHS);
+    }
 }

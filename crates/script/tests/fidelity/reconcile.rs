@@ -295,3 +295,69 @@ fn arithmetic_errors_name_their_place() {
         assert!(err.contains(at) && err.contains(says), "{line}: {err}");
     }
 }
+
+/// Field paths (issue 24): a reconcile reads named fields, strings and integers, of the object
+/// model (`db.spec.replicas`, `db.metadata.labels.app`) and writes one named field as a merge
+/// patch (`patch NAME status.ready = V`, to `/status`) or an update at the RV read: only that
+/// field changes (the user's `spec.image` and label survive the controller's writes), a status
+/// field leaves `metadata.generation` alone, a spec field moves it
+/// (apiextensions-apiserver `pkg/registry/customresource/strategy.go`, `PrepareForUpdate`).
+#[test]
+fn field_paths_read_and_write_named_fields() {
+    run("
+kind Database
+controller op for Database
+  logic
+    get db = Database key
+    if db absent
+      done
+    if db.metadata.labels.tier == \"gold\" and db.spec.replicas < 3
+      update db spec.replicas = db.spec.replicas + 2
+      done
+    if db.status.readyReplicas != db.spec.replicas
+      patch db status.readyReplicas = db.spec.replicas
+    if db.status.phase != \"Ready\"
+      patch db status.phase = \"Ready\"
+    if db.metadata.labels.app != \"db\"
+      update db metadata.labels.app = \"db\"
+at 1s create Database a spec.replicas=1 spec.image=v1 labels tier=gold
+at 1s create Database b spec.replicas=4
+run 30s
+expect final Database a spec.replicas == 3
+expect final Database a spec.image == \"v1\"
+expect final Database a status.readyReplicas == 3
+expect final Database a status.phase == \"Ready\"
+expect final Database a generation == 2
+expect final Database a has-label tier=gold
+expect final Database a has-label app=db
+expect final Database b spec.replicas == 4
+expect final Database b status.readyReplicas == 4
+expect final Database b generation == 1
+expect final Database b has-label app=db
+");
+}
+
+/// Field paths' mistakes, each located at the word at fault.
+#[test]
+fn field_path_errors_name_their_place() {
+    let head = "kind Db\ncontroller op for Db\n  logic\n    get db = Db key\n";
+    let table = [
+        (
+            "    if db.spec.image < \"v2\"\n      done\n",
+            "5:",
+            "compares only with",
+        ),
+        (
+            "    update db status.x = \"a\" + 1\n",
+            "5:",
+            "arithmetic is on numbers",
+        ),
+        ("    patch db spec. = 1\n", "5:", "a field's key is"),
+        ("    patch db status.ready 1\n", "5:", "expected `=`"),
+        ("    patch db status.ready = \n", "5:", "a value"),
+    ];
+    for (line, at, says) in table {
+        let err = refused(&format!("{head}{line}"));
+        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
+    }
+}
