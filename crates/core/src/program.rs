@@ -29,6 +29,8 @@ pub const MAX_MEMORY: usize = 16;
 pub const MAX_WRITES: usize = 4096;
 /// A `key-SUFFIX` suffix is at most this long (the whole name is checked by the apiserver).
 pub const MAX_SUFFIX: usize = 63;
+/// A label selector's list holds at most this many objects (more stops the run there).
+pub const MAX_LIST_ITEMS: usize = MAX_CHILDREN as usize;
 
 /// A name bound by `get` or `list`: an index into `Program::bindings`.
 pub type Slot = u8;
@@ -195,6 +197,16 @@ pub enum Stmt {
         owner: Slot,
         live: bool,
     },
+    /// Objects of `kind` whose labels match `selector`, in `namespace` if given (controller-
+    /// runtime `client.MatchingLabels`, `client.InNamespace`).
+    Select {
+        slot: Slot,
+        kind: KindId,
+        selector: crate::config::LabelSelector,
+        namespace: Option<String>,
+        live: bool,
+        line: u32,
+    },
     If {
         cond: Cond,
         then: Vec<Stmt>,
@@ -344,6 +356,13 @@ pub enum Exceeded {
         children: usize,
         line: u32,
     },
+    /// The `list ... selector` at `line` found `items` objects of `kind`, more than
+    /// `MAX_LIST_ITEMS`.
+    ListItems {
+        kind: KindId,
+        items: usize,
+        line: u32,
+    },
 }
 
 /// A controller's reconcile logic and, optionally, its desired state.
@@ -393,6 +412,9 @@ impl Program {
             | Stmt::List {
                 kind, live: false, ..
             }
+            | Stmt::Select {
+                kind, live: false, ..
+            }
             | Stmt::Scale { kind, .. }
             | Stmt::Create { kind, .. } = s
             {
@@ -412,6 +434,7 @@ impl Program {
             .filter_map(|s| match s {
                 Stmt::Get { kind, .. }
                 | Stmt::List { kind, .. }
+                | Stmt::Select { kind, .. }
                 | Stmt::Scale { kind, .. }
                 | Stmt::Create { kind, .. } => Some(*kind),
                 _ => None,
@@ -538,6 +561,8 @@ enum Bound {
         uid: Option<u64>,
         live: bool,
     },
+    /// A label selector's list: the objects it found (at most `MAX_LIST_ITEMS`).
+    Items(Vec<Object>),
 }
 
 struct Run<'a> {
@@ -588,6 +613,10 @@ impl<'a> Run<'a> {
     }
     /// How many objects a list holds, and how many of them are not marked for deletion.
     fn list_counts(&self, s: Slot) -> (usize, usize) {
+        if let Some(Bound::Items(items)) = self.bound.get(s as usize) {
+            let alive = items.iter().filter(|o| o.deletion_ms.is_none()).count();
+            return (items.len(), alive);
+        }
         self.list(s).map_or((0, 0), |(r, kind, uid)| {
             (r.count_owned(kind, uid), r.live_owned(kind, uid))
         })
@@ -662,6 +691,34 @@ impl<'a> Run<'a> {
             },
         }
     }
+    /// The objects of `kind` that `reader` holds whose labels match `selector`, in `namespace`
+    /// if given (`apimachinery/pkg/labels/selector.go` `Matches`: `!=` and `!k` hold for an
+    /// object without the key). A name never interned is on no object.
+    fn select(
+        &self,
+        reader: &dyn Reader,
+        kind: KindId,
+        selector: &crate::config::LabelSelector,
+        namespace: Option<&str>,
+    ) -> Vec<Object> {
+        use crate::config::SelectorOp;
+        let names = &*self.names;
+        let ns = namespace.map(|n| names.find(n));
+        let label = |o: &Object, k: &str| names.find(k).and_then(|k| o.body.label(k));
+        let keep = |o: &Object| {
+            ns.is_none_or(|n| n == Some(o.namespace))
+                && selector.0.iter().all(|(op, k, v)| {
+                    let equal = || label(o, k).is_some_and(|l| names.find(v) == Some(l));
+                    match op {
+                        SelectorOp::Equals => equal(),
+                        SelectorOp::NotEquals => !equal(),
+                        SelectorOp::Exists => label(o, k).is_some(),
+                        SelectorOp::NotExists => label(o, k).is_none(),
+                    }
+                })
+        };
+        reader.select(kind, &keep)
+    }
     /// A remembered value as this reconcile sees it: its own `remember`s and `forget`s first.
     fn remembered(&self, key: NameId, m: u8) -> Option<i64> {
         match self.plan.memory.iter().rev().find(|c| c.slot == m) {
@@ -674,7 +731,7 @@ impl<'a> Run<'a> {
         match c {
             Cond::Exists(s) => match self.bound.get(*s as usize) {
                 Some(Bound::One(o)) => o.is_some(),
-                Some(Bound::Owned { .. }) => self.list_counts(*s).0 > 0,
+                Some(Bound::Owned { .. } | Bound::Items(_)) => self.list_counts(*s).0 > 0,
                 _ => false,
             },
             Cond::Deleting(s) => self.one(*s).is_some_and(|o| o.deletion_ms.is_some()),
@@ -770,6 +827,25 @@ impl<'a> Run<'a> {
                     uid,
                     live: *live,
                 };
+            }
+            Stmt::Select {
+                slot,
+                kind,
+                selector,
+                namespace,
+                live,
+                line,
+            } => {
+                let r = self.reader(*live)?;
+                let items = self.select(r, *kind, selector, namespace.as_deref());
+                if items.len() > MAX_LIST_ITEMS {
+                    return Err(Stop::Exceeded(Exceeded::ListItems {
+                        kind: *kind,
+                        items: items.len(),
+                        line: *line,
+                    }));
+                }
+                self.bound[*slot as usize] = Bound::Items(items);
             }
             Stmt::If {
                 cond,
@@ -1024,6 +1100,16 @@ impl<'a> Run<'a> {
     ) -> Result<(), Stop> {
         let targets: Vec<Object> = match self.bound[*slot as usize] {
             Bound::One(Some(ref o)) => vec![o.clone()],
+            Bound::Items(ref items) => {
+                let alive: Vec<Object> = (items.iter())
+                    .filter(|o| o.deletion_ms.is_none())
+                    .cloned()
+                    .collect();
+                if !alive.is_empty() && self.dry {
+                    return Err(Stop::Wrote);
+                }
+                alive
+            }
             Bound::Owned { .. } => {
                 let Some((r, kind, uid)) = self.list(*slot) else {
                     return Ok(());

@@ -184,6 +184,8 @@ pub trait Reader {
     fn synced_rv(&self, _kind: KindId) -> Option<Rv> {
         None
     }
+    /// Objects of `kind` that `keep` keeps, in name order (a label selector's list).
+    fn select(&self, kind: KindId, keep: &dyn Fn(&Object) -> bool) -> Vec<Object>;
     /// How many of those there are (readers with an owner index count without copying).
     fn count_owned(&self, kind: KindId, uid: u64) -> usize {
         self.owned_by(kind, uid).len()
@@ -544,6 +546,10 @@ mod tests {
         fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object> {
             let owned = |o: &&Object| o.kind == kind && o.owner.is_some_and(|w| w.uid == uid);
             self.0.values().filter(owned).cloned().collect()
+        }
+        fn select(&self, kind: KindId, keep: &dyn Fn(&Object) -> bool) -> Vec<Object> {
+            let kept = |o: &&Object| o.kind == kind && keep(o);
+            self.0.values().filter(kept).cloned().collect()
         }
     }
 

@@ -97,6 +97,18 @@ fn arith(c: &Cursor, at: &Word, op: ArithOp, a: Value, b: Value) -> R<Value> {
     Ok(Value::Arith(op, Box::new(a), Box::new(b)))
 }
 
+/// `first` and the words right after it with no space between (the `,` that
+/// `split_punctuation` split off a selector's `app=web,tier` go back into one word).
+fn rejoin(c: &mut Cursor, first: &Word) -> Word {
+    let mut w = first.clone();
+    while let Some(p) = c.peek().filter(|p| !p.quoted && p.col == w.col + w.len) {
+        w.text.push_str(&p.text);
+        w.len += p.len;
+        c.pos += 1;
+    }
+    w
+}
+
 /// A comparison operator's meaning.
 fn cmp_op(text: &str) -> Option<CmpOp> {
     Some(match text {
@@ -1150,6 +1162,36 @@ impl<'a> Compiler<'a> {
         let n = c.next("a name for the list")?;
         c.expect_kw("=")?;
         let kind = self.next_kind(c)?;
+        if c.eat("selector") {
+            let sw = c.next("a label selector (app=web,tier!=db,env,!legacy)")?;
+            let sw = rejoin(c, sw);
+            let selector = crate::parse::label_selector(c, &sw)?;
+            let namespace = match c.eat("in") {
+                true => {
+                    let ns = c.next("a namespace")?;
+                    crate::parse::check_name(c, ns, "namespace", crate::parse::is_name_char)?;
+                    Some(ns.text.clone())
+                }
+                false => None,
+            };
+            let live = c.eat("live") || self.desired;
+            c.done()?;
+            let slot = self.bind(c, n, true)?;
+            return Ok(Stmt::Select {
+                slot,
+                kind,
+                selector,
+                namespace,
+                live,
+                line: c.line as u32,
+            });
+        }
+        if c.peek().is_none_or(|p| p.text != "owned-by") {
+            let at = c.peek().unwrap_or(n);
+            return Err(c
+                .err_at(at, "expected `owned-by OWNER` or `selector SELECTOR`")
+                .help("e.g. `list pods = Pod selector app=web` or `list pods = Pod owned-by db`"));
+        }
         c.expect_kw("owned-by")?;
         let ow = c.next("the owner's name (read above)")?;
         let owner = self.bound(c, ow, Some(false))?;
@@ -1195,12 +1237,9 @@ pub fn stopped_at_limit(sim: &listwatch_core::Sim, src: &str) -> Option<Diagnost
     };
     let config = sim.config();
     let names = sim.names();
-    let Exceeded::ChildrenPerObject {
-        kind,
-        owner,
-        children,
-        line,
-    } = exceeded;
+    let line = match exceeded {
+        Exceeded::ChildrenPerObject { line, .. } | Exceeded::ListItems { line, .. } => line,
+    };
     let text = crate::lexer::lines(src).nth((line as usize).saturating_sub(1));
     let col = text.map_or(1, |t| t.chars().take_while(|c| *c == ' ').count() + 1);
     let len = text.map_or(1, |t| {
@@ -1209,6 +1248,28 @@ pub fn stopped_at_limit(sim: &listwatch_core::Sim, src: &str) -> Option<Diagnost
             .next()
             .map_or(1, |w| w.chars().count())
     });
+    let (kind, owner, children) = match exceeded {
+        Exceeded::ChildrenPerObject {
+            kind,
+            owner,
+            children,
+            ..
+        } => (kind, owner, children),
+        Exceeded::ListItems { kind, items, .. } => {
+            return Some(
+                Diagnostic::at(
+                    line as usize,
+                    col,
+                    len,
+                    format!(
+                        "the run stopped here: this selector matched {items} {} objects, more than the limit of {MAX_LIST_ITEMS} a list holds",
+                        config.kinds[kind.index()].name,
+                    ),
+                )
+                .help("narrow the selector, or `in NAMESPACE`"),
+            )
+        }
+    };
     Some(
         Diagnostic::at(
             line as usize,

@@ -71,6 +71,7 @@ pub const WORDS: &[&str] = &[
     "key",
     "live",
     "owned-by",
+    "selector",
     "on-error",
     "continue",
     "return",

@@ -640,6 +640,9 @@ impl Reader for EtcdReader<'_> {
     fn count_owned(&self, kind: KindId, uid: u64) -> usize {
         self.0.owned.get(&(uid, kind)).copied().unwrap_or(0) as usize
     }
+    fn select(&self, kind: KindId, keep: &dyn Fn(&Object) -> bool) -> Vec<Object> {
+        self.of_kind(kind).filter(|o| keep(o)).collect()
+    }
 }
 
 impl EtcdReader<'_> {

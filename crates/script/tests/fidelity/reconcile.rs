@@ -361,3 +361,76 @@ fn field_path_errors_name_their_place() {
         assert!(err.contains(at) && err.contains(says), "{line}: {err}");
     }
 }
+
+/// `list NAME = KIND selector SEL [in NS] [live]` (issue 24): controller-runtime's
+/// `r.List(ctx, &pods, client.MatchingLabels{...}, client.InNamespace(ns))`, from the informer
+/// cache (or etcd with `live`), matched as `apimachinery/pkg/labels/selector.go` `Matches` does:
+/// `app!=web` holds for a pod without `app`, `tier` needs the key.
+#[test]
+fn a_selector_list_reads_by_labels_and_namespace() {
+    run("
+kind Database
+kind Pod
+controller op for Database
+  logic
+    get db = Database key
+    if db absent
+      done
+    list web = Pod selector app=web
+    list other = Pod selector app!=web,tier in prod
+    list fresh = Pod selector app=web,!tier live
+    if db.status.web != web.count
+      patch db status.web = web.count
+    if db.status.other != other.count
+      patch db status.other = other.count
+    if db.status.fresh != fresh.alive
+      patch db status.fresh = fresh.alive
+    requeue after 1s
+at 0s create Database db
+at 1s create Pod prod/a labels app=web
+at 1s create Pod prod/b labels app=web,tier=x
+at 1s create Pod prod/c labels app=db,tier=y
+at 1s create Pod prod/d
+at 1s create Pod prod/g labels tier=w
+at 1s create Pod dev/e labels app=web
+at 1s create Pod dev/f labels tier=z
+run 10s
+expect final Database db status.web == 3
+expect final Database db status.other == 2
+expect final Database db status.fresh == 2
+");
+}
+
+/// A selector list's mistakes, each located at the word at fault.
+#[test]
+fn selector_list_errors_name_their_place() {
+    let head = "kind Db\nkind Pod\ncontroller op for Db\n  logic\n    get db = Db key\n";
+    let table = [
+        (
+            "    list p = Pod\n",
+            "6:",
+            "expected `owned-by OWNER` or `selector SELECTOR`",
+        ),
+        ("    list p = Pod selector\n", "6:", "a label selector"),
+        (
+            "    list p = Pod selector app=web in\n",
+            "6:",
+            "a namespace",
+        ),
+        (
+            "    list p = Pod selector app=web in 9x\n",
+            "6:38",
+            "not a valid namespace name",
+        ),
+        ("    list p = Pod selector app=we/b\n", "6:", "label"),
+        (
+            "    list p = Pod selector app=web\n    if p.spec == 1\n      done\n",
+            "7:",
+            "is a list",
+        ),
+    ];
+    for (line, at, says) in table {
+        let err = refused(&format!("{head}{line}"));
+        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
+    }
+}
