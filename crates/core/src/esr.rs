@@ -7,11 +7,16 @@
 //! What "desired" means is the controller's (`reconcile::desired_holds`: a built-in behaviour's
 //! rule, or the user's `desired` block).
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 
-use crate::config::Config;
+use crate::config::{Behaviour, Config, ControllerConfig};
 use crate::model::{ControllerId, KindId, NameId, Names, Object, TimeMs};
+use crate::program::{Frozen, Namer};
+use crate::reconcile::Reader;
 use crate::sim::{Etcd, EtcdReader, Sim, Stop};
+
+type Key = (ControllerId, NameId);
 
 /// Per (controller, key): does the desired state hold, and since when.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -27,6 +32,114 @@ pub struct Esr {
     /// Per controller: the kinds its own logic and `desired` block read besides its primary
     /// (empty for a built-in behaviour, whose children name their parent), computed once.
     reads: Option<Vec<Vec<KindId>>>,
+    /// What each key's last judgment of a controller's own logic read, so that a write of an
+    /// object re-judges only the keys that read it (every key of the controller was quadratic).
+    deps: Deps,
+}
+
+/// What one judgment read: the objects it got (present or not), the owners whose children it
+/// listed or counted, and the names it looked for that no object ever had (not interned yet,
+/// so an object created under one later is found by its name).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Footprint {
+    gets: Vec<(KindId, NameId)>,
+    owned: Vec<(KindId, u64)>,
+    unnamed: Vec<Box<str>>,
+}
+
+/// The footprints of every judged key, and their inverse indexes.
+#[derive(Clone, Debug, Default)]
+struct Deps {
+    of: BTreeMap<Key, Footprint>,
+    by_get: BTreeMap<(KindId, NameId), BTreeSet<Key>>,
+    by_owner: BTreeMap<(KindId, u64), BTreeSet<Key>>,
+    by_name: BTreeMap<Box<str>, BTreeSet<Key>>,
+}
+
+impl Deps {
+    /// `key`'s judgment now read `fp`: its old entries go, the new ones come.
+    fn replace(&mut self, key: Key, fp: Footprint) {
+        fn unlink<K: Ord>(index: &mut BTreeMap<K, BTreeSet<Key>>, at: K, key: Key) {
+            if let Some(keys) = index.get_mut(&at) {
+                keys.remove(&key);
+                if keys.is_empty() {
+                    index.remove(&at);
+                }
+            }
+        }
+        if self.of.get(&key) == Some(&fp) {
+            return;
+        }
+        if let Some(old) = self.of.remove(&key) {
+            old.gets.into_iter().for_each(|g| unlink(&mut self.by_get, g, key));
+            old.owned.into_iter().for_each(|o| unlink(&mut self.by_owner, o, key));
+            old.unnamed.into_iter().for_each(|n| unlink(&mut self.by_name, n, key));
+        }
+        for &g in &fp.gets {
+            self.by_get.entry(g).or_default().insert(key);
+        }
+        for &o in &fp.owned {
+            self.by_owner.entry(o).or_default().insert(key);
+        }
+        for n in &fp.unnamed {
+            self.by_name.entry(n.clone()).or_default().insert(key);
+        }
+        self.of.insert(key, fp);
+    }
+
+    /// The keys whose last judgment read `o` (by its name, or by listing its owner's children).
+    fn readers_of(&self, o: &Object, names: &Names, out: &mut BTreeSet<Key>) {
+        let mut add = |keys: Option<&BTreeSet<Key>>| out.extend(keys.into_iter().flatten());
+        add(self.by_get.get(&(o.kind, o.name)));
+        if let Some(owner) = o.owner {
+            add(self.by_owner.get(&(o.kind, owner.uid)));
+        }
+        add(self.by_name.get(names.resolve(o.name)));
+    }
+}
+
+/// Etcd as a judgment reads it, noting each read in the footprint.
+struct Recording<'a> {
+    etcd: EtcdReader<'a>,
+    fp: &'a RefCell<Footprint>,
+}
+
+impl Reader for Recording<'_> {
+    fn get(&self, kind: KindId, name: NameId) -> Option<Object> {
+        self.fp.borrow_mut().gets.push((kind, name));
+        self.etcd.get(kind, name)
+    }
+    fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object> {
+        self.fp.borrow_mut().owned.push((kind, uid));
+        self.etcd.owned_by(kind, uid)
+    }
+    fn live_owned(&self, kind: KindId, uid: u64) -> usize {
+        self.fp.borrow_mut().owned.push((kind, uid));
+        self.etcd.live_owned(kind, uid)
+    }
+    fn count_owned(&self, kind: KindId, uid: u64) -> usize {
+        self.fp.borrow_mut().owned.push((kind, uid));
+        self.etcd.count_owned(kind, uid)
+    }
+}
+
+/// The names as a judgment looks them up, noting the ones no object ever had.
+struct RecordingNames<'a> {
+    names: Frozen<'a>,
+    fp: &'a RefCell<Footprint>,
+}
+
+impl Namer for RecordingNames<'_> {
+    fn name(&mut self, s: &str) -> Option<NameId> {
+        let id = self.names.name(s);
+        if id.is_none() {
+            self.fp.borrow_mut().unnamed.push(s.into());
+        }
+        id
+    }
+    fn resolve(&self, id: NameId) -> &str {
+        self.names.resolve(id)
+    }
 }
 
 /// Does every controller's desired state hold at the end of the run?
@@ -66,13 +179,11 @@ impl Esr {
         present: bool,
     ) {
         let reads = self.reads.take().unwrap_or_else(|| kinds_read(config));
-        let mut others: Vec<(ControllerId, NameId)> = vec![];
+        let mut others = BTreeSet::new();
+        self.deps.readers_of(&o, names, &mut others);
+        // Only controllers whose own logic reads this kind (a name looked for fits any kind).
+        others.retain(|(c, _)| reads[c.index()].contains(&o.kind));
         for (i, cfg) in config.controllers.iter().enumerate() {
-            if reads[i].contains(&o.kind) {
-                let c = ControllerId(i as u16);
-                let keys = self.states.range((c, NameId(0))..=(c, NameId(u32::MAX)));
-                others.extend(keys.map(|(k, _)| *k));
-            }
             let key = if o.kind == cfg.primary {
                 Some(o.name)
             } else {
@@ -98,17 +209,46 @@ impl Esr {
             } else {
                 etcd.get(cfg.primary, key).cloned()
             };
-            others.retain(|&k| k != (c, key));
-            let holds = judge(cfg, c, parent.as_ref(), (etcd, names));
+            others.remove(&(c, key));
+            let holds = self.judge(cfg, (c, key), parent.as_ref(), (etcd, names));
             self.set((c, key), holds, now);
         }
         for (c, key) in others {
             let cfg = &config.controllers[c.index()];
             let parent = etcd.get(cfg.primary, key);
-            let holds = judge(cfg, c, parent, (etcd, names));
+            let holds = self.judge(cfg, (c, key), parent, (etcd, names));
             self.set((c, key), holds, now);
         }
         self.reads = Some(reads);
+    }
+
+    /// Does the desired state of `parent` (`None`: gone, so nothing is asked) hold in etcd? A
+    /// controller's own logic notes what it read, for `track` to know when to ask again.
+    fn judge(
+        &mut self,
+        cfg: &ControllerConfig,
+        key: Key,
+        parent: Option<&Object>,
+        (etcd, names): (&Etcd, &Names),
+    ) -> bool {
+        let bit = 1 << key.0 .0;
+        let Some(parent) = parent else {
+            self.deps.replace(key, Footprint::default());
+            return true;
+        };
+        match &cfg.program {
+            Some(program) if cfg.behaviour == Behaviour::Program => {
+                let fp = RefCell::new(Footprint::default());
+                let holds = parent.deletion_ms.is_some() || {
+                    let read = Recording { etcd: EtcdReader(etcd), fp: &fp };
+                    let mut names = RecordingNames { names: Frozen(names), fp: &fp };
+                    crate::program::desired_holds_named(program, parent.name, bit, &read, &mut names)
+                };
+                self.deps.replace(key, fp.into_inner());
+                holds
+            }
+            _ => crate::reconcile::desired_holds(cfg, bit, parent, names, &EtcdReader(etcd)),
+        }
     }
 
     /// A key's state is now `holds` (since now, if that is news).
@@ -164,17 +304,6 @@ impl Esr {
     pub(crate) fn state_mut(&mut self, key: (ControllerId, NameId)) -> Option<&mut EsrState> {
         self.states.get_mut(&key)
     }
-}
-
-/// Does the desired state of `parent` (`None`: gone, so nothing is asked) hold in etcd?
-fn judge(
-    cfg: &crate::config::ControllerConfig,
-    c: ControllerId,
-    parent: Option<&Object>,
-    (etcd, names): (&Etcd, &Names),
-) -> bool {
-    parent
-        .is_none_or(|p| crate::reconcile::desired_holds(cfg, 1 << c.0, p, names, &EtcdReader(etcd)))
 }
 
 /// Per controller, the kinds besides its primary that its own logic or `desired` block reads.

@@ -1302,14 +1302,24 @@ pub fn desired_holds(
     etcd: &dyn Reader,
     names: &Names,
 ) -> bool {
+    desired_holds_named(program, key, finalizer_bit, etcd, &mut Frozen(names))
+}
+
+/// `desired_holds`, looking names up through `names` (ESR notes the ones it looked for).
+pub fn desired_holds_named(
+    program: &Program,
+    key: NameId,
+    finalizer_bit: u32,
+    etcd: &dyn Reader,
+    names: &mut dyn Namer,
+) -> bool {
     let memory = Memory::new();
-    let mut frozen = Frozen(names);
     let mut run = Run {
         key,
         finalizer_bit,
         cache: etcd,
         live: Some(etcd),
-        names: &mut frozen,
+        names,
         memory: &memory,
         bound: vec![Bound::Unset; program.bindings.len().max(program.desired_bindings.len())],
         last_write: vec![None; program.bindings.len().max(program.desired_bindings.len())],
