@@ -45,6 +45,9 @@ struct Footprint {
     gets: Vec<(KindId, NameId)>,
     owned: Vec<(KindId, u64)>,
     unnamed: Vec<Box<str>>,
+    /// Kinds it listed by label selector: every object of the kind (its labels may start or
+    /// stop matching with any write).
+    selected: Vec<KindId>,
 }
 
 /// The footprints of every judged key, and their inverse indexes.
@@ -54,6 +57,7 @@ struct Deps {
     by_get: BTreeMap<(KindId, NameId), BTreeSet<Key>>,
     by_owner: BTreeMap<(KindId, u64), BTreeSet<Key>>,
     by_name: BTreeMap<Box<str>, BTreeSet<Key>>,
+    by_kind: BTreeMap<KindId, BTreeSet<Key>>,
 }
 
 impl Deps {
@@ -71,9 +75,18 @@ impl Deps {
             return;
         }
         if let Some(old) = self.of.remove(&key) {
-            old.gets.into_iter().for_each(|g| unlink(&mut self.by_get, g, key));
-            old.owned.into_iter().for_each(|o| unlink(&mut self.by_owner, o, key));
-            old.unnamed.into_iter().for_each(|n| unlink(&mut self.by_name, n, key));
+            old.gets
+                .into_iter()
+                .for_each(|g| unlink(&mut self.by_get, g, key));
+            old.owned
+                .into_iter()
+                .for_each(|o| unlink(&mut self.by_owner, o, key));
+            old.unnamed
+                .into_iter()
+                .for_each(|n| unlink(&mut self.by_name, n, key));
+            old.selected
+                .into_iter()
+                .for_each(|k| unlink(&mut self.by_kind, k, key));
         }
         for &g in &fp.gets {
             self.by_get.entry(g).or_default().insert(key);
@@ -83,6 +96,9 @@ impl Deps {
         }
         for n in &fp.unnamed {
             self.by_name.entry(n.clone()).or_default().insert(key);
+        }
+        for &k in &fp.selected {
+            self.by_kind.entry(k).or_default().insert(key);
         }
         self.of.insert(key, fp);
     }
@@ -95,6 +111,7 @@ impl Deps {
             add(self.by_owner.get(&(o.kind, owner.uid)));
         }
         add(self.by_name.get(names.resolve(o.name)));
+        add(self.by_kind.get(&o.kind));
     }
 }
 
@@ -121,6 +138,10 @@ impl Reader for Recording<'_> {
         self.fp.borrow_mut().owned.push((kind, uid));
         self.etcd.count_owned(kind, uid)
     }
+    fn select(&self, kind: KindId, keep: &dyn Fn(&Object) -> bool) -> Vec<Object> {
+        self.fp.borrow_mut().selected.push(kind);
+        self.etcd.select(kind, keep)
+    }
 }
 
 /// The names as a judgment looks them up, noting the ones no object ever had.
@@ -136,6 +157,11 @@ impl Namer for RecordingNames<'_> {
             self.fp.borrow_mut().unnamed.push(s.into());
         }
         id
+    }
+    /// A string a value compares with or a field's key: found on an object only through a read
+    /// the footprint already holds (its get, or its kind for a selector).
+    fn find(&self, s: &str) -> Option<NameId> {
+        self.names.find(s)
     }
     fn resolve(&self, id: NameId) -> &str {
         self.names.resolve(id)
@@ -180,7 +206,7 @@ impl Esr {
     ) {
         let reads = self.reads.take().unwrap_or_else(|| kinds_read(config));
         let mut others = BTreeSet::new();
-        self.deps.readers_of(&o, names, &mut others);
+        self.deps.readers_of(o, names, &mut others);
         // Only controllers whose own logic reads this kind (a name looked for fits any kind).
         others.retain(|(c, _)| reads[c.index()].contains(&o.kind));
         for (i, cfg) in config.controllers.iter().enumerate() {
@@ -240,9 +266,21 @@ impl Esr {
             Some(program) if cfg.behaviour == Behaviour::Program => {
                 let fp = RefCell::new(Footprint::default());
                 let holds = parent.deletion_ms.is_some() || {
-                    let read = Recording { etcd: EtcdReader(etcd), fp: &fp };
-                    let mut names = RecordingNames { names: Frozen(names), fp: &fp };
-                    crate::program::desired_holds_named(program, parent.name, bit, &read, &mut names)
+                    let read = Recording {
+                        etcd: EtcdReader(etcd),
+                        fp: &fp,
+                    };
+                    let mut names = RecordingNames {
+                        names: Frozen(names),
+                        fp: &fp,
+                    };
+                    crate::program::desired_holds_named(
+                        program,
+                        parent.name,
+                        bit,
+                        &read,
+                        &mut names,
+                    )
                 };
                 self.deps.replace(key, fp.into_inner());
                 holds

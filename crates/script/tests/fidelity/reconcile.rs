@@ -434,3 +434,24 @@ fn selector_list_errors_name_their_place() {
         assert!(err.contains(at) && err.contains(says), "{line}: {err}");
     }
 }
+
+/// ESR is judged again after a write of any object of a kind a judgment listed by selector:
+/// the pod that goes (and no name the judgment read) makes the desired state hold.
+#[test]
+fn esr_is_judged_again_after_a_write_of_a_kind_listed_by_selector() {
+    run("
+kind Database
+kind Pod
+controller op for Database
+  logic
+    get db = Database key
+  desired
+    list web = Pod selector app=web
+    require web.count == 0
+at 0s create Pod stray labels app=web
+at 0s create Database a
+at 5s delete Pod stray
+run 30s
+expect esr
+");
+}
