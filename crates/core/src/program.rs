@@ -1,12 +1,13 @@
 //! A controller's own reconcile logic: the `logic` block of a scenario, checked and compiled by
-//! the script crate into this small, loop-free program, and the interpreter that runs it.
+//! the script crate into this small program, and the interpreter that runs it.
 //!
 //! A reconcile reads first and writes after, the way `reconcile::plan` works for the built-in
 //! behaviours: every read (from the informer cache, or a live read from etcd) is taken when the
 //! reconcile starts; the writes it decides are then made one a step, spread over the reconcile's
 //! duration, so a crash can fall between any two of them (Sieve's intermediate state).
 //!
-//! Bounded by construction: no loops, at most `MAX_STATEMENTS` statements, `MAX_DEPTH` nested
+//! Bounded by construction: loops only over a list read (at most `MAX_LIST_ITEMS` items, not
+//! nested, no `remember` inside), at most `MAX_STATEMENTS` statements, `MAX_DEPTH` nested
 //! `if`s, `MAX_BINDINGS` names, `MAX_MEMORY` remembered values; `scale` makes at most
 //! `MAX_CHILDREN` writes, and so does a list's delete, since a reconcile that would delete or
 //! scale down more than `MAX_CHILDREN` live children of one object stops the run instead
@@ -212,6 +213,16 @@ pub enum Stmt {
         then: Vec<Stmt>,
         otherwise: Vec<Stmt>,
     },
+    /// `for VAR in LIST [where COND]`: the body once per item of the list (in name order for a
+    /// selector's, the reader's order for an owner's), with `VAR` bound to it; at most
+    /// `MAX_LIST_ITEMS` items, and no loop inside a loop.
+    For {
+        var: Slot,
+        list: Slot,
+        filter: Option<Cond>,
+        body: Vec<Stmt>,
+        line: u32,
+    },
     Create {
         kind: KindId,
         target: Target,
@@ -333,6 +344,16 @@ pub fn most_writes(
                 }
             }
             Stmt::Return(_) => return Ok(None),
+            Stmt::For { body, line, .. } => {
+                // Every item may run every write of the body.
+                n += writes_upper(body, is_list).saturating_mul(MAX_LIST_ITEMS);
+                if n > MAX_WRITES {
+                    return Err(TooManyWrites {
+                        line: *line,
+                        writes: n,
+                    });
+                }
+            }
             s => {
                 n += writes_of(s, is_list);
                 if n > MAX_WRITES {
@@ -343,6 +364,19 @@ pub fn most_writes(
         }
     }
     Ok(Some(n))
+}
+
+/// The writes of every statement of `body`, both branches of each `if` included: a bound on
+/// what one pass of a loop's body makes.
+fn writes_upper(body: &[Stmt], is_list: &dyn Fn(Slot) -> bool) -> usize {
+    (body.iter())
+        .map(|s| match s {
+            Stmt::If {
+                then, otherwise, ..
+            } => writes_upper(then, is_list) + writes_upper(otherwise, is_list),
+            s => writes_of(s, is_list),
+        })
+        .sum()
 }
 
 /// A limit a reconcile ran into: the run stops there, and says which limit and where.
@@ -391,6 +425,9 @@ impl Program {
                 {
                     walk(then, out);
                     walk(otherwise, out);
+                }
+                if let Stmt::For { body, .. } = s {
+                    walk(body, out);
                 }
             }
         }
@@ -691,6 +728,29 @@ impl<'a> Run<'a> {
             },
         }
     }
+    /// The items of the list in `slot` (copies), at most `MAX_LIST_ITEMS` (more stops the run at
+    /// `line`).
+    fn items(&self, slot: Slot, line: u32) -> Result<Vec<Object>, Stop> {
+        let items = match self.bound.get(slot as usize) {
+            Some(Bound::Items(items)) => return Ok(items.clone()),
+            _ => match self.list(slot) {
+                Some((r, kind, uid)) => {
+                    let n = r.count_owned(kind, uid);
+                    if n > MAX_LIST_ITEMS {
+                        return Err(Stop::Exceeded(Exceeded::ListItems {
+                            kind,
+                            items: n,
+                            line,
+                        }));
+                    }
+                    r.owned_by(kind, uid)
+                }
+                None => vec![],
+            },
+        };
+        Ok(items)
+    }
+
     /// The objects of `kind` that `reader` holds whose labels match `selector`, in `namespace`
     /// if given (`apimachinery/pkg/labels/selector.go` `Matches`: `!=` and `!k` hold for an
     /// object without the key). A name never interned is on no object.
@@ -858,6 +918,21 @@ impl<'a> Run<'a> {
                     self.exec(otherwise)?;
                 }
             }
+            Stmt::For {
+                var,
+                list,
+                filter,
+                body,
+                line,
+            } => {
+                for o in self.items(*list, *line)? {
+                    self.bound[*var as usize] = Bound::One(Some(o));
+                    self.last_write[*var as usize] = None;
+                    if filter.as_ref().is_none_or(|c| self.cond(c)) {
+                        self.exec(body)?;
+                    }
+                }
+            }
             Stmt::Create { .. }
             | Stmt::Update { .. }
             | Stmt::SetField { .. }
@@ -877,7 +952,7 @@ impl<'a> Run<'a> {
 
     /// A `remember` or `forget`: it waits for the writes planned before it.
     fn change_memory(&mut self, slot: u8, value: Option<i64>) {
-        // At most one change per statement run, and a program has no loops.
+        // At most one change per statement run, and no `remember` runs in a loop.
         debug_assert!(self.plan.memory.len() < MAX_STATEMENTS);
         self.plan.memory.push(MemoryChange {
             after_writes: self.plan.writes.len() as u32,

@@ -31,6 +31,7 @@ pub const LOGIC_STATEMENTS: &[&str] = &[
     "done",
     "error",
     "requeue",
+    "for",
 ];
 /// Statements of a controller's `desired` block.
 pub const DESIRED_STATEMENTS: &[&str] = &["get", "list", "require"];
@@ -208,6 +209,8 @@ pub struct Compiler<'a> {
     /// Arithmetic operators read on the current line, and the parentheses open now.
     operators: usize,
     depth: usize,
+    /// Inside a `for` body (loops do not nest).
+    in_loop: bool,
 }
 
 impl<'a> Compiler<'a> {
@@ -222,6 +225,7 @@ impl<'a> Compiler<'a> {
             statements: 0,
             operators: 0,
             depth: 0,
+            in_loop: false,
         }
     }
 
@@ -351,6 +355,7 @@ impl<'a> Compiler<'a> {
             let w = c.next("a statement")?;
             let stmt = match w.text.as_str() {
                 "if" => self.if_stmt(&mut c, w, lines, i, indent, depth)?,
+                "for" => self.for_stmt(&mut c, w, lines, i, indent, depth)?,
                 "else" => {
                     return Err(c
                         .err_at(w, "`else` without an `if` just above it")
@@ -404,6 +409,53 @@ impl<'a> Compiler<'a> {
                 )
                 .help("indent the statements it guards by two more spaces")),
         }
+    }
+
+    /// `for VAR in LIST [where COND]` and its indented body.
+    fn for_stmt(
+        &mut self,
+        c: &mut Cursor,
+        at: &Word,
+        lines: &[BlockLine],
+        i: &mut usize,
+        indent: usize,
+        depth: usize,
+    ) -> R<Stmt> {
+        if self.desired {
+            return Err(c
+                .err_at(at, "a `desired` block has no `for`")
+                .help("count what must hold: `require pods.alive == db.spec`"));
+        }
+        if self.in_loop {
+            return Err(c
+                .err_at(at, "a `for` inside a `for`: loops do not nest")
+                .help("list the inner objects once, outside the loop"));
+        }
+        let v = c.next("a name for each item")?;
+        c.expect_kw("in")?;
+        let lw = c.next("a list read above")?;
+        let list = self.bound(c, lw, Some(true))?;
+        let filtered = c.eat("where");
+        if !filtered {
+            c.done()?;
+        }
+        // Bound before the filter, which reads the item.
+        let var = self.bind(c, v, false)?;
+        let filter = match filtered {
+            true => Some(self.cond(c)?),
+            false => None,
+        };
+        c.done()?;
+        self.in_loop = true;
+        let body = self.body(c, at, lines, i, indent, depth);
+        self.in_loop = false;
+        Ok(Stmt::For {
+            var,
+            list,
+            filter,
+            body: body?,
+            line: c.line as u32,
+        })
     }
 
     fn if_stmt(
@@ -991,6 +1043,12 @@ impl<'a> Compiler<'a> {
     /// `remember NAME = VALUE` or `forget NAME`: the controller's memory across reconciles.
     fn memory_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         self.writes_allowed(c, w)?;
+        // One change per statement run keeps a plan's memory changes bounded.
+        if self.in_loop {
+            return Err(c
+                .err_at(w, format!("`{}` inside a `for`", w.text))
+                .help("decide in the loop, remember after it"));
+        }
         if w.text == "forget" {
             let n = c.next("a remembered name")?;
             let slot = self.memory_slot(c, n, false)?;
@@ -1262,7 +1320,7 @@ pub fn stopped_at_limit(sim: &listwatch_core::Sim, src: &str) -> Option<Diagnost
                     col,
                     len,
                     format!(
-                        "the run stopped here: this selector matched {items} {} objects, more than the limit of {MAX_LIST_ITEMS} a list holds",
+                        "the run stopped here: this list has {items} {} objects, more than the limit of {MAX_LIST_ITEMS} a list holds",
                         config.kinds[kind.index()].name,
                     ),
                 )

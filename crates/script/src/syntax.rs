@@ -72,6 +72,7 @@ pub const WORDS: &[&str] = &[
     "live",
     "owned-by",
     "selector",
+    "where",
     "on-error",
     "continue",
     "return",

@@ -482,6 +482,6 @@ fn a_selector_list_of_more_than_1000_objects_stops_the_run_at_its_line() {
     assert_eq!((d.line, d.col), (6, 5));
     assert_eq!(
         d.message,
-        "the run stopped here: this selector matched 1001 Pod objects, more than the limit of 1000 a list holds"
+        "the run stopped here: this list has 1001 Pod objects, more than the limit of 1000 a list holds"
     );
 }

@@ -455,3 +455,60 @@ run 30s
 expect esr
 ");
 }
+
+/// `for p in LIST [where COND]` (issue 24): Go's `for _, p := range pods.Items { if ... }`,
+/// one write a step per item the filter keeps; the loop variable reads each item's fields.
+#[test]
+fn a_for_loop_writes_each_item_its_filter_keeps() {
+    run("
+kind Database
+kind Pod
+controller op for Database
+  logic
+    get db = Database key
+    if db absent
+      done
+    list web = Pod selector app=web
+    for p in web where p.metadata.labels.tier != \"gold\"
+      patch p metadata.labels.tier = \"gold\"
+    get x = Pod key-x
+    if x absent
+      create Pod key-x owner db
+    list owned = Pod owned-by db
+    for c in owned
+      if c.status.seen != db.spec
+        patch c status.seen = db.spec
+    requeue after 1s
+at 0s create Database db spec 7
+at 1s create Pod a labels app=web
+at 1s create Pod b labels app=web,tier=gold
+at 1s create Pod c labels app=db
+run 10s
+expect final Pod a has-label tier=gold
+expect final Pod b has-label tier=gold
+expect final Pod c lacks-label tier
+expect final Pod db-x status.seen == 7
+");
+}
+
+/// A loop's limits and mistakes, each located.
+#[test]
+fn for_loop_errors_name_their_place() {
+    let head = "kind Db\nkind Pod\ncontroller op for Db\n  logic\n    get db = Db key\n    list ps = Pod owned-by db\n";
+    let table = [
+        ("    for p in db\n      done\n", "7:14", "one object"),
+        ("    for p ps\n      done\n", "7:", "expected `in`"),
+        ("    for p in ps\n      for q in ps\n        done\n", "8:7", "loops do not nest"),
+        ("    for p in ps\n    done\n", "7:5", "needs an indented body"),
+        ("    for p in ps\n      remember n = p.spec\n", "8:7", "inside a `for`"),
+        (
+            "    for p in ps\n      delete p\n      delete p\n      delete p\n      delete p\n      delete p\n",
+            "7:",
+            "more than the limit of 4096 writes",
+        ),
+    ];
+    for (line, at, says) in table {
+        let err = refused(&format!("{head}{line}"));
+        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
+    }
+}
