@@ -344,6 +344,21 @@ impl Esr {
     }
 }
 
+/// The tracked keys whose state a judgment of etcd as it is now would not give: ESR re-judges a
+/// key only after a write its last judgment read, so a read it did not note leaves the key's
+/// state stale. Tests ask this at the end of runs; it judges every key, so it is not for a run.
+pub fn stale_keys(sim: &Sim) -> Vec<(ControllerId, NameId)> {
+    let (config, etcd, names) = (sim.config(), sim.etcd(), sim.names());
+    let mut fresh = Esr::default();
+    (sim.esr().states.iter())
+        .filter(|&(&(c, key), st)| {
+            let cfg = &config.controllers[c.index()];
+            fresh.judge(cfg, (c, key), etcd.get(cfg.primary, key), (etcd, names)) != st.holds
+        })
+        .map(|(&k, _)| k)
+        .collect()
+}
+
 /// Per controller, the kinds besides its primary that its own logic or `desired` block reads.
 fn kinds_read(config: &Config) -> Vec<Vec<KindId>> {
     (config.controllers.iter())

@@ -533,10 +533,11 @@ impl Etcd {
         if spec_changed {
             obj.generation += 1;
         }
-        let op = op.unwrap_or(if status_changed && !spec_changed {
-            WriteOp::UpdateStatus
-        } else {
-            WriteOp::Update
+        let op = op.unwrap_or(match (status_changed && !spec_changed, expect_rv == 0) {
+            (true, true) => WriteOp::PatchStatus,
+            (true, false) => WriteOp::UpdateStatus,
+            (false, true) => WriteOp::Patch,
+            (false, false) => WriteOp::Update,
         });
         if obj.deletion_ms.is_some() && obj.finalizer_count() == 0 {
             // The last finalizer is gone: the object goes.

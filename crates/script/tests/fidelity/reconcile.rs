@@ -242,6 +242,54 @@ expect esr
 ");
 }
 
+/// ESR asks again only for the keys whose last judgment read the written object, so every
+/// key's state at the end is what a judgment of etcd now gives: over the whole gallery, and
+/// where the only write that makes a key's desired state hold is a second controller's create,
+/// with no owner, of a name no object had when the key was first judged.
+#[test]
+fn esr_re_judges_exactly_the_keys_that_read_a_write() {
+    let two = "
+kind Parent
+kind Child
+kind Other
+controller kids for Parent
+  logic
+    get p = Parent key
+    if p absent
+      done
+    scale Child owned-by p to p.spec
+  desired
+    get p = Parent key
+    get first = Other key-0-x
+    require first exists
+controller grand for Child
+  logic
+    get c = Child key
+    get x = Other key-x
+    if c absent or x exists
+      done
+    create Other key-x
+at 0s create Parent a spec 3
+at 0s create Parent b spec 1
+at 5s update Parent b spec 4
+run 1m
+expect esr
+";
+    let sim = run(two);
+    assert!(
+        listwatch_core::esr::stale_keys(&sim).is_empty(),
+        "{:?}",
+        listwatch_core::esr::stale_keys(&sim)
+    );
+    for (name, src) in listwatch_script::gallery::GALLERY {
+        let Ok(report) = listwatch_script::run(src) else {
+            continue;
+        };
+        let stale = listwatch_core::esr::stale_keys(&report.sim);
+        assert!(stale.is_empty(), "{name}: {stale:?}");
+    }
+}
+
 /// Arithmetic in the language as Go's `int64` has it (`/` and `%` truncate towards zero), with
 /// `min`, `max` and parentheses; a division by zero or an overflow is none (compares false with
 /// any number), where Go would panic or wrap.
