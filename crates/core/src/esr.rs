@@ -45,6 +45,9 @@ struct Footprint {
     gets: Vec<(KindId, NameId)>,
     owned: Vec<(KindId, u64)>,
     unnamed: Vec<Box<str>>,
+    /// Kinds it listed by label selector: every object of the kind (its labels may start or
+    /// stop matching with any write).
+    selected: Vec<KindId>,
 }
 
 /// The footprints of every judged key, and their inverse indexes.
@@ -54,6 +57,7 @@ struct Deps {
     by_get: BTreeMap<(KindId, NameId), BTreeSet<Key>>,
     by_owner: BTreeMap<(KindId, u64), BTreeSet<Key>>,
     by_name: BTreeMap<Box<str>, BTreeSet<Key>>,
+    by_kind: BTreeMap<KindId, BTreeSet<Key>>,
 }
 
 impl Deps {
@@ -80,6 +84,9 @@ impl Deps {
             old.unnamed
                 .into_iter()
                 .for_each(|n| unlink(&mut self.by_name, n, key));
+            old.selected
+                .into_iter()
+                .for_each(|k| unlink(&mut self.by_kind, k, key));
         }
         for &g in &fp.gets {
             self.by_get.entry(g).or_default().insert(key);
@@ -89,6 +96,9 @@ impl Deps {
         }
         for n in &fp.unnamed {
             self.by_name.entry(n.clone()).or_default().insert(key);
+        }
+        for &k in &fp.selected {
+            self.by_kind.entry(k).or_default().insert(key);
         }
         self.of.insert(key, fp);
     }
@@ -101,6 +111,7 @@ impl Deps {
             add(self.by_owner.get(&(o.kind, owner.uid)));
         }
         add(self.by_name.get(names.resolve(o.name)));
+        add(self.by_kind.get(&o.kind));
     }
 }
 
@@ -127,6 +138,10 @@ impl Reader for Recording<'_> {
         self.fp.borrow_mut().owned.push((kind, uid));
         self.etcd.count_owned(kind, uid)
     }
+    fn select(&self, kind: KindId, keep: &dyn Fn(&Object) -> bool) -> Vec<Object> {
+        self.fp.borrow_mut().selected.push(kind);
+        self.etcd.select(kind, keep)
+    }
 }
 
 /// The names as a judgment looks them up, noting the ones no object ever had.
@@ -142,6 +157,11 @@ impl Namer for RecordingNames<'_> {
             self.fp.borrow_mut().unnamed.push(s.into());
         }
         id
+    }
+    /// A string a value compares with or a field's key: found on an object only through a read
+    /// the footprint already holds (its get, or its kind for a selector).
+    fn find(&self, s: &str) -> Option<NameId> {
+        self.names.find(s)
     }
     fn resolve(&self, id: NameId) -> &str {
         self.names.resolve(id)

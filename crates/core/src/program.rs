@@ -1,12 +1,13 @@
 //! A controller's own reconcile logic: the `logic` block of a scenario, checked and compiled by
-//! the script crate into this small, loop-free program, and the interpreter that runs it.
+//! the script crate into this small program, and the interpreter that runs it.
 //!
 //! A reconcile reads first and writes after, the way `reconcile::plan` works for the built-in
 //! behaviours: every read (from the informer cache, or a live read from etcd) is taken when the
 //! reconcile starts; the writes it decides are then made one a step, spread over the reconcile's
 //! duration, so a crash can fall between any two of them (Sieve's intermediate state).
 //!
-//! Bounded by construction: no loops, at most `MAX_STATEMENTS` statements, `MAX_DEPTH` nested
+//! Bounded by construction: loops only over a list read (at most `MAX_LIST_ITEMS` items, not
+//! nested, no `remember` inside), at most `MAX_STATEMENTS` statements, `MAX_DEPTH` nested
 //! `if`s, `MAX_BINDINGS` names, `MAX_MEMORY` remembered values; `scale` makes at most
 //! `MAX_CHILDREN` writes, and so does a list's delete, since a reconcile that would delete or
 //! scale down more than `MAX_CHILDREN` live children of one object stops the run instead
@@ -18,7 +19,8 @@
 //! reconcile write anything?") stops at the first write it finds.
 
 use crate::model::{DurationMs, KindId, NameId, Names, Object, Owner, Rv};
-use crate::reconcile::{Memory, Reader, UpdateTo, Write, MAX_CHILDREN};
+use crate::object::Value as Scalar;
+use crate::reconcile::{Memory, Reader, Section, UpdateTo, Write, MAX_CHILDREN};
 use crate::trace::{ApiError, ReconcileResult};
 
 pub const MAX_STATEMENTS: usize = 256;
@@ -28,6 +30,8 @@ pub const MAX_MEMORY: usize = 16;
 pub const MAX_WRITES: usize = 4096;
 /// A `key-SUFFIX` suffix is at most this long (the whole name is checked by the apiserver).
 pub const MAX_SUFFIX: usize = 63;
+/// A label selector's list holds at most this many objects (more stops the run there).
+pub const MAX_LIST_ITEMS: usize = MAX_CHILDREN as usize;
 
 /// A name bound by `get` or `list`: an index into `Program::bindings`.
 pub type Slot = u8;
@@ -65,6 +69,11 @@ pub enum Value {
     /// `A + B`, `min(A, B)`, ...: none when either side is none, on a division by zero and
     /// on an overflow of 64 bits.
     Arith(ArithOp, Box<Value>, Box<Value>),
+    /// A string: `"web"`.
+    Str(String),
+    /// A named field of an object read: `db.spec.replicas`, `pod.metadata.labels.app` (none when
+    /// the object or the field is absent).
+    Path(Slot, Section, String),
 }
 
 /// An operator of the language's integer arithmetic (Go's `int64`, with `/` and `%` truncating
@@ -189,10 +198,30 @@ pub enum Stmt {
         owner: Slot,
         live: bool,
     },
+    /// Objects of `kind` whose labels match `selector`, in `namespace` if given (controller-
+    /// runtime `client.MatchingLabels`, `client.InNamespace`).
+    Select {
+        slot: Slot,
+        kind: KindId,
+        selector: crate::config::LabelSelector,
+        namespace: Option<String>,
+        live: bool,
+        line: u32,
+    },
     If {
         cond: Cond,
         then: Vec<Stmt>,
         otherwise: Vec<Stmt>,
+    },
+    /// `for VAR in LIST [where COND]`: the body once per item of the list (in name order for a
+    /// selector's, the reader's order for an owner's), with `VAR` bound to it; at most
+    /// `MAX_LIST_ITEMS` items, and no loop inside a loop.
+    For {
+        var: Slot,
+        list: Slot,
+        filter: Option<Cond>,
+        body: Vec<Stmt>,
+        line: u32,
     },
     Create {
         kind: KindId,
@@ -209,6 +238,18 @@ pub enum Stmt {
         slot: Slot,
         spec: Option<Value>,
         status: Option<Value>,
+        rv_check: bool,
+        on_error: OnError,
+        line: u32,
+    },
+    /// Set one named field of the object in `slot`: `update NAME spec.replicas = V` (with the RV
+    /// read) or `patch NAME status.ready = V` (a merge patch of that field alone); a status
+    /// field goes to `/status`.
+    SetField {
+        slot: Slot,
+        section: Section,
+        key: String,
+        value: Value,
         rv_check: bool,
         on_error: OnError,
         line: u32,
@@ -255,6 +296,7 @@ pub fn write_line(s: &Stmt) -> Option<u32> {
     match s {
         Stmt::Create { line, .. }
         | Stmt::Update { line, .. }
+        | Stmt::SetField { line, .. }
         | Stmt::Finalizer { line, .. }
         | Stmt::Delete { line, .. }
         | Stmt::Scale { line, .. } => Some(*line),
@@ -302,6 +344,16 @@ pub fn most_writes(
                 }
             }
             Stmt::Return(_) => return Ok(None),
+            Stmt::For { body, line, .. } => {
+                // Every item may run every write of the body.
+                n += writes_upper(body, is_list).saturating_mul(MAX_LIST_ITEMS);
+                if n > MAX_WRITES {
+                    return Err(TooManyWrites {
+                        line: *line,
+                        writes: n,
+                    });
+                }
+            }
             s => {
                 n += writes_of(s, is_list);
                 if n > MAX_WRITES {
@@ -314,6 +366,19 @@ pub fn most_writes(
     Ok(Some(n))
 }
 
+/// The writes of every statement of `body`, both branches of each `if` included: a bound on
+/// what one pass of a loop's body makes.
+fn writes_upper(body: &[Stmt], is_list: &dyn Fn(Slot) -> bool) -> usize {
+    (body.iter())
+        .map(|s| match s {
+            Stmt::If {
+                then, otherwise, ..
+            } => writes_upper(then, is_list) + writes_upper(otherwise, is_list),
+            s => writes_of(s, is_list),
+        })
+        .sum()
+}
+
 /// A limit a reconcile ran into: the run stops there, and says which limit and where.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Exceeded {
@@ -323,6 +388,13 @@ pub enum Exceeded {
         kind: KindId,
         owner: NameId,
         children: usize,
+        line: u32,
+    },
+    /// The `list ... selector` at `line` found `items` objects of `kind`, more than
+    /// `MAX_LIST_ITEMS`.
+    ListItems {
+        kind: KindId,
+        items: usize,
         line: u32,
     },
 }
@@ -354,6 +426,9 @@ impl Program {
                     walk(then, out);
                     walk(otherwise, out);
                 }
+                if let Stmt::For { body, .. } = s {
+                    walk(body, out);
+                }
             }
         }
         let mut out = vec![];
@@ -372,6 +447,9 @@ impl Program {
                 kind, live: false, ..
             }
             | Stmt::List {
+                kind, live: false, ..
+            }
+            | Stmt::Select {
                 kind, live: false, ..
             }
             | Stmt::Scale { kind, .. }
@@ -393,6 +471,7 @@ impl Program {
             .filter_map(|s| match s {
                 Stmt::Get { kind, .. }
                 | Stmt::List { kind, .. }
+                | Stmt::Select { kind, .. }
                 | Stmt::Scale { kind, .. }
                 | Stmt::Create { kind, .. } => Some(*kind),
                 _ => None,
@@ -425,12 +504,17 @@ impl Program {
 /// Names for the interpreter: interned during a reconcile, only looked up when ESR checks.
 pub trait Namer {
     fn name(&mut self, s: &str) -> Option<NameId>;
+    /// The id of `s` if it was ever interned (a look-up that adds nothing).
+    fn find(&self, s: &str) -> Option<NameId>;
     fn resolve(&self, id: NameId) -> &str;
 }
 
 impl Namer for Names {
     fn name(&mut self, s: &str) -> Option<NameId> {
         Some(self.intern(s))
+    }
+    fn find(&self, s: &str) -> Option<NameId> {
+        self.get(s)
     }
     fn resolve(&self, id: NameId) -> &str {
         Names::resolve(self, id)
@@ -442,6 +526,9 @@ pub struct Frozen<'a>(pub &'a Names);
 
 impl Namer for Frozen<'_> {
     fn name(&mut self, s: &str) -> Option<NameId> {
+        self.0.get(s)
+    }
+    fn find(&self, s: &str) -> Option<NameId> {
         self.0.get(s)
     }
     fn resolve(&self, id: NameId) -> &str {
@@ -511,6 +598,8 @@ enum Bound {
         uid: Option<u64>,
         live: bool,
     },
+    /// A label selector's list: the objects it found (at most `MAX_LIST_ITEMS`).
+    Items(Vec<Object>),
 }
 
 struct Run<'a> {
@@ -561,6 +650,10 @@ impl<'a> Run<'a> {
     }
     /// How many objects a list holds, and how many of them are not marked for deletion.
     fn list_counts(&self, s: Slot) -> (usize, usize) {
+        if let Some(Bound::Items(items)) = self.bound.get(s as usize) {
+            let alive = items.iter().filter(|o| o.deletion_ms.is_none()).count();
+            return (items.len(), alive);
+        }
         self.list(s).map_or((0, 0), |(r, kind, uid)| {
             (r.count_owned(kind, uid), r.live_owned(kind, uid))
         })
@@ -589,8 +682,29 @@ impl<'a> Run<'a> {
             Target::OwnerOf(slot) => self.one(*slot).and_then(|o| o.owner).map(|o| Some(o.name)),
         }
     }
+    /// A value as an integer (none for a string).
     fn value(&self, v: &Value, memory_key: NameId) -> Option<i64> {
+        match self.scalar(v, memory_key)? {
+            Scalar::Int(n) => Some(n),
+            Scalar::Str(_) => None,
+        }
+    }
+    /// A value, a string or an integer. A string no object ever held was never interned: it is
+    /// `NO_NAME`, equal to no field's value.
+    fn scalar(&self, v: &Value, memory_key: NameId) -> Option<Scalar> {
         match v {
+            Value::Str(text) => Some(Scalar::Str(self.names.find(text).unwrap_or(NO_NAME))),
+            Value::Path(s, section, key) => {
+                let o = self.one(*s)?;
+                section.get(&o, self.names.find(key)?)
+            }
+            v => self.int(v, memory_key).map(Scalar::Int),
+        }
+    }
+    fn int(&self, v: &Value, memory_key: NameId) -> Option<i64> {
+        match v {
+            // Read by `scalar`.
+            Value::Str(_) | Value::Path(..) => None,
             Value::Int(n) => Some(*n),
             Value::Memory(m) => self.remembered(memory_key, *m),
             Value::Arith(op, a, b) => {
@@ -614,6 +728,57 @@ impl<'a> Run<'a> {
             },
         }
     }
+    /// The items of the list in `slot` (copies), at most `MAX_LIST_ITEMS` (more stops the run at
+    /// `line`).
+    fn items(&self, slot: Slot, line: u32) -> Result<Vec<Object>, Stop> {
+        let items = match self.bound.get(slot as usize) {
+            Some(Bound::Items(items)) => return Ok(items.clone()),
+            _ => match self.list(slot) {
+                Some((r, kind, uid)) => {
+                    let n = r.count_owned(kind, uid);
+                    if n > MAX_LIST_ITEMS {
+                        return Err(Stop::Exceeded(Exceeded::ListItems {
+                            kind,
+                            items: n,
+                            line,
+                        }));
+                    }
+                    r.owned_by(kind, uid)
+                }
+                None => vec![],
+            },
+        };
+        Ok(items)
+    }
+
+    /// The objects of `kind` that `reader` holds whose labels match `selector`, in `namespace`
+    /// if given (`apimachinery/pkg/labels/selector.go` `Matches`: `!=` and `!k` hold for an
+    /// object without the key). A name never interned is on no object.
+    fn select(
+        &self,
+        reader: &dyn Reader,
+        kind: KindId,
+        selector: &crate::config::LabelSelector,
+        namespace: Option<&str>,
+    ) -> Vec<Object> {
+        use crate::config::SelectorOp;
+        let names = &*self.names;
+        let ns = namespace.map(|n| names.find(n));
+        let label = |o: &Object, k: &str| names.find(k).and_then(|k| o.body.label(k));
+        let keep = |o: &Object| {
+            ns.is_none_or(|n| n == Some(o.namespace))
+                && selector.0.iter().all(|(op, k, v)| {
+                    let equal = || label(o, k).is_some_and(|l| names.find(v) == Some(l));
+                    match op {
+                        SelectorOp::Equals => equal(),
+                        SelectorOp::NotEquals => !equal(),
+                        SelectorOp::Exists => label(o, k).is_some(),
+                        SelectorOp::NotExists => label(o, k).is_none(),
+                    }
+                })
+        };
+        reader.select(kind, &keep)
+    }
     /// A remembered value as this reconcile sees it: its own `remember`s and `forget`s first.
     fn remembered(&self, key: NameId, m: u8) -> Option<i64> {
         match self.plan.memory.iter().rev().find(|c| c.slot == m) {
@@ -626,7 +791,7 @@ impl<'a> Run<'a> {
         match c {
             Cond::Exists(s) => match self.bound.get(*s as usize) {
                 Some(Bound::One(o)) => o.is_some(),
-                Some(Bound::Owned { .. }) => self.list_counts(*s).0 > 0,
+                Some(Bound::Owned { .. } | Bound::Items(_)) => self.list_counts(*s).0 > 0,
                 _ => false,
             },
             Cond::Deleting(s) => self.one(*s).is_some_and(|o| o.deletion_ms.is_some()),
@@ -635,11 +800,12 @@ impl<'a> Run<'a> {
                 .is_some_and(|o| o.finalizers & self.finalizer_bit != 0),
             Cond::Remembered(m) => self.remembered(self.key, *m).is_some(),
             Cond::Cmp(a, op, b) => {
-                let (a, b) = (self.value(a, self.key), self.value(b, self.key));
+                let (a, b) = (self.scalar(a, self.key), self.scalar(b, self.key));
                 match (a, b, op) {
                     (a, b, CmpOp::Eq) => a == b,
                     (a, b, CmpOp::Ne) => a != b,
-                    (Some(a), Some(b), op) => match op {
+                    // Strings are only equal or not (the compiler says so).
+                    (Some(Scalar::Int(a)), Some(Scalar::Int(b)), op) => match op {
                         CmpOp::Lt => a < b,
                         CmpOp::Le => a <= b,
                         CmpOp::Gt => a > b,
@@ -722,6 +888,25 @@ impl<'a> Run<'a> {
                     live: *live,
                 };
             }
+            Stmt::Select {
+                slot,
+                kind,
+                selector,
+                namespace,
+                live,
+                line,
+            } => {
+                let r = self.reader(*live)?;
+                let items = self.select(r, *kind, selector, namespace.as_deref());
+                if items.len() > MAX_LIST_ITEMS {
+                    return Err(Stop::Exceeded(Exceeded::ListItems {
+                        kind: *kind,
+                        items: items.len(),
+                        line: *line,
+                    }));
+                }
+                self.bound[*slot as usize] = Bound::Items(items);
+            }
             Stmt::If {
                 cond,
                 then,
@@ -733,8 +918,24 @@ impl<'a> Run<'a> {
                     self.exec(otherwise)?;
                 }
             }
+            Stmt::For {
+                var,
+                list,
+                filter,
+                body,
+                line,
+            } => {
+                for o in self.items(*list, *line)? {
+                    self.bound[*var as usize] = Bound::One(Some(o));
+                    self.last_write[*var as usize] = None;
+                    if filter.as_ref().is_none_or(|c| self.cond(c)) {
+                        self.exec(body)?;
+                    }
+                }
+            }
             Stmt::Create { .. }
             | Stmt::Update { .. }
+            | Stmt::SetField { .. }
             | Stmt::Finalizer { .. }
             | Stmt::Delete { .. }
             | Stmt::Scale { .. } => self.write_stmt(s)?,
@@ -751,7 +952,7 @@ impl<'a> Run<'a> {
 
     /// A `remember` or `forget`: it waits for the writes planned before it.
     fn change_memory(&mut self, slot: u8, value: Option<i64>) {
-        // At most one change per statement run, and a program has no loops.
+        // At most one change per statement run, and no `remember` runs in a loop.
         debug_assert!(self.plan.memory.len() < MAX_STATEMENTS);
         self.plan.memory.push(MemoryChange {
             after_writes: self.plan.writes.len() as u32,
@@ -779,6 +980,15 @@ impl<'a> Run<'a> {
                 on_error,
                 ..
             } => self.stmt_update(slot, spec, status, rv_check, on_error)?,
+            Stmt::SetField {
+                slot,
+                section,
+                key,
+                value,
+                rv_check,
+                on_error,
+                ..
+            } => self.stmt_set_field(*slot, (*section, key, value), *rv_check, *on_error)?,
             Stmt::Finalizer {
                 slot,
                 add,
@@ -898,6 +1108,45 @@ impl<'a> Run<'a> {
         self.push_update(*slot, o, change, expect_rv, *on_error)
     }
 
+    /// `SetField`: a write of one named field of the object in `slot` (nothing when the value is
+    /// none: there is nothing to set it to).
+    fn stmt_set_field(
+        &mut self,
+        slot: Slot,
+        (section, key, value): (Section, &str, &Value),
+        rv_check: bool,
+        on_error: OnError,
+    ) -> Result<(), Stop> {
+        let Some(o) = self.one(slot) else {
+            return Ok(());
+        };
+        let Some(v) = self.scalar(value, self.key) else {
+            return Ok(());
+        };
+        // Labels and annotations are strings: a number is written as its digits. A string read
+        // or written here is interned (`None` only in ESR's look-up mode: a write all the same).
+        let v = match (section, v) {
+            (Section::Label | Section::Annotation, Scalar::Int(n)) => {
+                self.names.name(&n.to_string()).map(Scalar::Str)
+            }
+            (_, Scalar::Str(NO_NAME)) => match value {
+                Value::Str(text) => self.names.name(text).map(Scalar::Str),
+                _ => None,
+            },
+            (_, v) => Some(v),
+        };
+        let (Some(v), Some(key)) = (v, self.names.name(key)) else {
+            return Err(Stop::Wrote);
+        };
+        let change = UpdateTo::Field {
+            section,
+            key,
+            value: v,
+        };
+        let expect_rv = if rv_check { o.rv } else { 0 };
+        self.push_update(slot, o, change, expect_rv, on_error)
+    }
+
     /// `Finalizer`: adds or removes this controller's finalizer.
     fn stmt_finalizer(&mut self, slot: &Slot, add: &bool, on_error: &OnError) -> Result<(), Stop> {
         let Some(o) = self.one(*slot) else {
@@ -926,6 +1175,16 @@ impl<'a> Run<'a> {
     ) -> Result<(), Stop> {
         let targets: Vec<Object> = match self.bound[*slot as usize] {
             Bound::One(Some(ref o)) => vec![o.clone()],
+            Bound::Items(ref items) => {
+                let alive: Vec<Object> = (items.iter())
+                    .filter(|o| o.deletion_ms.is_none())
+                    .cloned()
+                    .collect();
+                if !alive.is_empty() && self.dry {
+                    return Err(Stop::Wrote);
+                }
+                alive
+            }
             Bound::Owned { .. } => {
                 let Some((r, kind, uid)) = self.list(*slot) else {
                     return Ok(());

@@ -42,14 +42,11 @@ impl Write {
         match self {
             Write::Create { .. } => WriteOp::Create,
             Write::Update {
-                change: UpdateTo::Status(_),
-                expect_rv: 0,
-                ..
-            } => WriteOp::PatchStatus,
-            Write::Update {
-                change: UpdateTo::Status(_),
-                ..
-            } => WriteOp::UpdateStatus,
+                change, expect_rv, ..
+            } if change.to_status() => match expect_rv {
+                0 => WriteOp::PatchStatus,
+                _ => WriteOp::UpdateStatus,
+            },
             Write::Update { expect_rv: 0, .. } => WriteOp::Patch,
             Write::Update { .. } => WriteOp::Update,
             Write::Delete { .. } => WriteOp::Delete,
@@ -81,9 +78,62 @@ pub enum UpdateTo {
     },
     /// `r.Status().Update` or `r.Status().Patch`: the status.
     Status(i64),
+    /// One named field set (`spec.replicas`, `status.ready`, a label or an annotation): a merge
+    /// patch (or, with the RV, an update) carrying that field alone; a status field goes to
+    /// `/status`, the rest to the object.
+    Field {
+        section: Section,
+        key: NameId,
+        value: crate::object::Value,
+    },
+}
+
+/// Where a named field lives in an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Section {
+    Spec,
+    Status,
+    Label,
+    Annotation,
+}
+
+impl Section {
+    /// As a field path starts: `spec.`, `status.`, `metadata.labels.`, `metadata.annotations.`.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Section::Spec => "spec.",
+            Section::Status => "status.",
+            Section::Label => "metadata.labels.",
+            Section::Annotation => "metadata.annotations.",
+        }
+    }
+
+    /// The value of `key` in this section of `o` (a label or annotation is a string).
+    pub fn get(self, o: &Object, key: NameId) -> Option<crate::object::Value> {
+        use crate::object::{get, Value};
+        let d = o.body.data();
+        match self {
+            Section::Spec => get(&d.spec, key).copied(),
+            Section::Status => get(&d.status, key).copied(),
+            Section::Label => get(&d.labels, key).map(|&v| Value::Str(v)),
+            Section::Annotation => get(&d.annotations, key).map(|&v| Value::Str(v)),
+        }
+    }
 }
 
 impl UpdateTo {
+    /// Does it go to `/status`?
+    pub fn to_status(self) -> bool {
+        matches!(
+            self,
+            UpdateTo::Status(_)
+                | UpdateTo::Field {
+                    section: Section::Status,
+                    ..
+                }
+        )
+    }
+
     /// `o` as the server stores it after this change (its RV and generation aside).
     pub fn apply(self, o: &Object) -> Object {
         let mut now = o.clone();
@@ -93,6 +143,25 @@ impl UpdateTo {
                 now.finalizers = finalizers.unwrap_or(o.finalizers);
             }
             UpdateTo::Status(status) => now.status = status,
+            UpdateTo::Field {
+                section,
+                key,
+                value,
+            } => {
+                use crate::object::{set, Value};
+                now.body.edit(|d| {
+                    match (section, value) {
+                        (Section::Spec, v) => set(&mut d.spec, key, Some(v)),
+                        (Section::Status, v) => set(&mut d.status, key, Some(v)),
+                        (Section::Label, Value::Str(v)) => set(&mut d.labels, key, Some(v)),
+                        (Section::Annotation, Value::Str(v)) => {
+                            set(&mut d.annotations, key, Some(v))
+                        }
+                        // The planner writes labels and annotations as strings.
+                        (Section::Label | Section::Annotation, Value::Int(_)) => false,
+                    };
+                });
+            }
         }
         now
     }
@@ -115,6 +184,8 @@ pub trait Reader {
     fn synced_rv(&self, _kind: KindId) -> Option<Rv> {
         None
     }
+    /// Objects of `kind` that `keep` keeps, in name order (a label selector's list).
+    fn select(&self, kind: KindId, keep: &dyn Fn(&Object) -> bool) -> Vec<Object>;
     /// How many of those there are (readers with an owner index count without copying).
     fn count_owned(&self, kind: KindId, uid: u64) -> usize {
         self.owned_by(kind, uid).len()
@@ -475,6 +546,10 @@ mod tests {
         fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object> {
             let owned = |o: &&Object| o.kind == kind && o.owner.is_some_and(|w| w.uid == uid);
             self.0.values().filter(owned).cloned().collect()
+        }
+        fn select(&self, kind: KindId, keep: &dyn Fn(&Object) -> bool) -> Vec<Object> {
+            let kept = |o: &&Object| o.kind == kind && keep(o);
+            self.0.values().filter(kept).cloned().collect()
         }
     }
 

@@ -1,8 +1,9 @@
 //! A controller's `logic` and `desired` blocks: indented statements compiled into a core
 //! `Program`. See docs/scenario-language.md, "Your operator in ten lines".
 
+use listwatch_core::object::{MAX_KEY_LEN, MAX_VALUE_LEN};
 use listwatch_core::program::*;
-use listwatch_core::reconcile::MAX_CHILDREN;
+use listwatch_core::reconcile::{Section, MAX_CHILDREN};
 use listwatch_core::KindConfig;
 
 use crate::cursor::{declared, unknown, Cursor};
@@ -30,6 +31,7 @@ pub const LOGIC_STATEMENTS: &[&str] = &[
     "done",
     "error",
     "requeue",
+    "for",
 ];
 /// Statements of a controller's `desired` block.
 pub const DESIRED_STATEMENTS: &[&str] = &["get", "list", "require"];
@@ -44,6 +46,22 @@ pub const FIELDS: &[&str] = &[
     "count",
     "alive",
 ];
+/// Where a field path leads: `NAME.spec.KEY`, `NAME.status.KEY`, `NAME.metadata.labels.KEY`,
+/// `NAME.metadata.annotations.KEY` (a named field of the object model); `Section::prefix` spells
+/// each (checked against this list in `field_paths_spell_the_sections`).
+pub const FIELD_PATHS: &[&str] = &[
+    "spec.",
+    "status.",
+    "metadata.labels.",
+    "metadata.annotations.",
+];
+const SECTIONS: [Section; 4] = [
+    Section::Spec,
+    Section::Status,
+    Section::Label,
+    Section::Annotation,
+];
+
 /// What a condition says of a name.
 pub const CONDITION_WORDS: &[&str] = &[
     "exists",
@@ -71,6 +89,26 @@ pub const ON_ERROR: &[(&str, OnError)] = &[
 /// and `min(..)`/`max(..)`: a line stays readable and its value cheap.
 pub const MAX_OPERATORS: usize = 16;
 pub const MAX_PARENS: usize = 4;
+
+/// `A op B`; arithmetic is on integers only (a string literal is an error at `at`).
+fn arith(c: &Cursor, at: &Word, op: ArithOp, a: Value, b: Value) -> R<Value> {
+    if matches!(a, Value::Str(_)) || matches!(b, Value::Str(_)) {
+        return Err(c.err_at(at, "arithmetic is on numbers, not strings"));
+    }
+    Ok(Value::Arith(op, Box::new(a), Box::new(b)))
+}
+
+/// `first` and the words right after it with no space between (the `,` that
+/// `split_punctuation` split off a selector's `app=web,tier` go back into one word).
+fn rejoin(c: &mut Cursor, first: &Word) -> Word {
+    let mut w = first.clone();
+    while let Some(p) = c.peek().filter(|p| !p.quoted && p.col == w.col + w.len) {
+        w.text.push_str(&p.text);
+        w.len += p.len;
+        c.pos += 1;
+    }
+    w
+}
 
 /// A comparison operator's meaning.
 fn cmp_op(text: &str) -> Option<CmpOp> {
@@ -171,6 +209,8 @@ pub struct Compiler<'a> {
     /// Arithmetic operators read on the current line, and the parentheses open now.
     operators: usize,
     depth: usize,
+    /// Inside a `for` body (loops do not nest).
+    in_loop: bool,
 }
 
 impl<'a> Compiler<'a> {
@@ -185,6 +225,7 @@ impl<'a> Compiler<'a> {
             statements: 0,
             operators: 0,
             depth: 0,
+            in_loop: false,
         }
     }
 
@@ -314,6 +355,7 @@ impl<'a> Compiler<'a> {
             let w = c.next("a statement")?;
             let stmt = match w.text.as_str() {
                 "if" => self.if_stmt(&mut c, w, lines, i, indent, depth)?,
+                "for" => self.for_stmt(&mut c, w, lines, i, indent, depth)?,
                 "else" => {
                     return Err(c
                         .err_at(w, "`else` without an `if` just above it")
@@ -367,6 +409,53 @@ impl<'a> Compiler<'a> {
                 )
                 .help("indent the statements it guards by two more spaces")),
         }
+    }
+
+    /// `for VAR in LIST [where COND]` and its indented body.
+    fn for_stmt(
+        &mut self,
+        c: &mut Cursor,
+        at: &Word,
+        lines: &[BlockLine],
+        i: &mut usize,
+        indent: usize,
+        depth: usize,
+    ) -> R<Stmt> {
+        if self.desired {
+            return Err(c
+                .err_at(at, "a `desired` block has no `for`")
+                .help("count what must hold: `require pods.alive == db.spec`"));
+        }
+        if self.in_loop {
+            return Err(c
+                .err_at(at, "a `for` inside a `for`: loops do not nest")
+                .help("list the inner objects once, outside the loop"));
+        }
+        let v = c.next("a name for each item")?;
+        c.expect_kw("in")?;
+        let lw = c.next("a list read above")?;
+        let list = self.bound(c, lw, Some(true))?;
+        let filtered = c.eat("where");
+        if !filtered {
+            c.done()?;
+        }
+        // Bound before the filter, which reads the item.
+        let var = self.bind(c, v, false)?;
+        let filter = match filtered {
+            true => Some(self.cond(c)?),
+            false => None,
+        };
+        c.done()?;
+        self.in_loop = true;
+        let body = self.body(c, at, lines, i, indent, depth);
+        self.in_loop = false;
+        Ok(Stmt::For {
+            var,
+            list,
+            filter,
+            body: body?,
+            line: c.line as u32,
+        })
     }
 
     fn if_stmt(
@@ -589,7 +678,8 @@ impl<'a> Compiler<'a> {
         let mut v = self.term_from(c, first)?;
         while let Some(op) = self.arith_next(c, &[("+", ArithOp::Add), ("-", ArithOp::Sub)])? {
             let w = c.next("a value after the operator")?;
-            v = Value::Arith(op, Box::new(v), Box::new(self.term_from(c, w)?));
+            let b = self.term_from(c, w)?;
+            v = arith(c, w, op, v, b)?;
         }
         Ok(v)
     }
@@ -603,7 +693,8 @@ impl<'a> Compiler<'a> {
         ];
         while let Some(op) = self.arith_next(c, &ops)? {
             let w = c.next("a value after the operator")?;
-            v = Value::Arith(op, Box::new(v), Box::new(self.factor_from(c, w)?));
+            let b = self.factor_from(c, w)?;
+            v = arith(c, w, op, v, b)?;
         }
         Ok(v)
     }
@@ -649,7 +740,7 @@ impl<'a> Compiler<'a> {
                 let a = self.value(c)?;
                 c.expect_kw(",")?;
                 let b = self.value(c)?;
-                Value::Arith(op, Box::new(a), Box::new(b))
+                arith(c, w, op, a, b)?
             }
             None => self.value(c)?,
         };
@@ -659,6 +750,12 @@ impl<'a> Compiler<'a> {
     }
 
     fn value_of(&mut self, c: &Cursor, w: &Word) -> R<Value> {
+        if w.quoted {
+            if w.text.len() > MAX_VALUE_LEN {
+                return Err(c.err_at(w, format!("a string of at most {MAX_VALUE_LEN} bytes")));
+            }
+            return Ok(Value::Str(w.text.clone()));
+        }
         if w.text
             .starts_with(|ch: char| ch.is_ascii_digit() || ch == '-')
         {
@@ -694,12 +791,21 @@ impl<'a> Compiler<'a> {
         }
         let slot = self.bound(c, &sub(0, name.len()), None)?;
         let list = self.bindings[slot as usize].list;
+        if let Some((section, key)) = self.path(c, &fw)? {
+            if list {
+                return Err(c.err_at(
+                    &fw,
+                    format!("`{name}` is a list: it has `.count` and `.alive`"),
+                ));
+            }
+            return Ok(Value::Path(slot, section, key));
+        }
         let f = match field {
             "spec" => Field::Spec,
             "status" => Field::Status,
-            "generation" => Field::Generation,
-            "rv" | "resourceVersion" => Field::Rv,
-            "uid" => Field::Uid,
+            "generation" | "metadata.generation" => Field::Generation,
+            "rv" | "resourceVersion" | "metadata.resourceVersion" => Field::Rv,
+            "uid" | "metadata.uid" => Field::Uid,
             "owner" => Field::Owner,
             "count" => Field::Count,
             "alive" => Field::Alive,
@@ -721,6 +827,26 @@ impl<'a> Compiler<'a> {
             });
         }
         Ok(Value::Field(slot, f))
+    }
+
+    /// A field path after the object's name (`spec.replicas`, `metadata.labels.app`): its
+    /// section and key; `None` when `fw` is a plain field (`spec`, `generation`, ...).
+    fn path(&self, c: &Cursor, fw: &Word) -> R<Option<(Section, String)>> {
+        let Some((section, key)) = SECTIONS
+            .iter()
+            .find_map(|s| fw.text.strip_prefix(s.prefix()).map(|k| (*s, k)))
+        else {
+            return Ok(None);
+        };
+        if key.is_empty() || key.len() > MAX_KEY_LEN {
+            return Err(c
+                .err_at(
+                    fw,
+                    format!("a field's key is 1 to {MAX_KEY_LEN} characters"),
+                )
+                .help("e.g. `spec.replicas`, `metadata.labels.app`"));
+        }
+        Ok(Some((section, key.to_string())))
     }
 
     /// `A or B`, `A and B`, `not A`, `NAME exists|absent|deleting|has-finalizer`,
@@ -759,13 +885,13 @@ impl<'a> Compiler<'a> {
                 return Err(unknown(c, p, "comparison", &CONDITION_WORDS[4..]));
             };
             let b = self.value(c)?;
-            return Ok(Cond::Cmp(a, op, b));
+            return self.cmp(c, p, a, op, b);
         }
         let p = c.next("`exists`, `absent`, `deleting`, `has-finalizer` or a comparison")?;
         if let Some(op) = cmp_op(&p.text) {
             let a = self.value_of(c, w)?;
             let b = self.value(c)?;
-            return Ok(Cond::Cmp(a, op, b));
+            return self.cmp(c, p, a, op, b);
         }
         let mem = w.text.strip_prefix("memory.");
         let one = |s: &mut Self, c: &Cursor, list: Option<bool>| -> R<Slot> { s.bound(c, w, list) };
@@ -799,6 +925,17 @@ impl<'a> Compiler<'a> {
                 Err(unknown(c, p, "condition", CONDITION_WORDS))
             }
         }
+    }
+
+    /// A comparison; a string compares only with `==` and `!=`.
+    fn cmp(&self, c: &Cursor, at: &Word, a: Value, op: CmpOp, b: Value) -> R<Cond> {
+        let string = |v: &Value| matches!(v, Value::Str(_));
+        if !matches!(op, CmpOp::Eq | CmpOp::Ne) && (string(&a) || string(&b)) {
+            return Err(c
+                .err_at(at, "a string compares only with `==` and `!=`")
+                .help("order numbers: `db.spec.replicas < 3`"));
+        }
+        Ok(Cond::Cmp(a, op, b))
     }
 
     fn on_error(&self, c: &mut Cursor) -> R<OnError> {
@@ -910,6 +1047,12 @@ impl<'a> Compiler<'a> {
     /// `remember NAME = VALUE` or `forget NAME`: the controller's memory across reconciles.
     fn memory_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         self.writes_allowed(c, w)?;
+        // One change per statement run keeps a plan's memory changes bounded.
+        if self.in_loop {
+            return Err(c
+                .err_at(w, format!("`{}` inside a `for`", w.text))
+                .help("decide in the loop, remember after it"));
+        }
         if w.text == "forget" {
             let n = c.next("a remembered name")?;
             let slot = self.memory_slot(c, n, false)?;
@@ -968,6 +1111,12 @@ impl<'a> Compiler<'a> {
         self.writes_allowed(c, w)?;
         let n = c.next("the name of an object read above")?;
         let slot = self.bound(c, n, Some(false))?;
+        if let Some(fw) = c.peek().filter(|p| !p.quoted) {
+            if let Some((section, key)) = self.path(c, fw)? {
+                c.pos += 1;
+                return self.set_field_stmt(c, w, slot, (section, key));
+            }
+        }
         let (mut spec, mut status) = (None, None);
         loop {
             let at = c.peek();
@@ -1018,6 +1167,29 @@ impl<'a> Compiler<'a> {
         })
     }
 
+    /// The rest of `update|patch NAME PATH = VALUE [on-error ...]`: one named field.
+    fn set_field_stmt(
+        &mut self,
+        c: &mut Cursor,
+        w: &Word,
+        slot: Slot,
+        (section, key): (Section, String),
+    ) -> R<Stmt> {
+        c.expect_kw("=")?;
+        let value = self.value(c)?;
+        let on_error = self.on_error(c)?;
+        c.done()?;
+        Ok(Stmt::SetField {
+            slot,
+            section,
+            key,
+            value,
+            rv_check: w.text == "update",
+            on_error,
+            line: c.line as u32,
+        })
+    }
+
     /// `create KIND TARGET [spec V] [owner O] [on-error ...]`.
     fn create_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         self.writes_allowed(c, w)?;
@@ -1052,6 +1224,36 @@ impl<'a> Compiler<'a> {
         let n = c.next("a name for the list")?;
         c.expect_kw("=")?;
         let kind = self.next_kind(c)?;
+        if c.eat("selector") {
+            let sw = c.next("a label selector (app=web,tier!=db,env,!legacy)")?;
+            let sw = rejoin(c, sw);
+            let selector = crate::parse::label_selector(c, &sw)?;
+            let namespace = match c.eat("in") {
+                true => {
+                    let ns = c.next("a namespace")?;
+                    crate::parse::check_name(c, ns, "namespace", crate::parse::is_name_char)?;
+                    Some(ns.text.clone())
+                }
+                false => None,
+            };
+            let live = c.eat("live") || self.desired;
+            c.done()?;
+            let slot = self.bind(c, n, true)?;
+            return Ok(Stmt::Select {
+                slot,
+                kind,
+                selector,
+                namespace,
+                live,
+                line: c.line as u32,
+            });
+        }
+        if c.peek().is_none_or(|p| p.text != "owned-by") {
+            let at = c.peek().unwrap_or(n);
+            return Err(c
+                .err_at(at, "expected `owned-by OWNER` or `selector SELECTOR`")
+                .help("e.g. `list pods = Pod selector app=web` or `list pods = Pod owned-by db`"));
+        }
         c.expect_kw("owned-by")?;
         let ow = c.next("the owner's name (read above)")?;
         let owner = self.bound(c, ow, Some(false))?;
@@ -1097,12 +1299,9 @@ pub fn stopped_at_limit(sim: &listwatch_core::Sim, src: &str) -> Option<Diagnost
     };
     let config = sim.config();
     let names = sim.names();
-    let Exceeded::ChildrenPerObject {
-        kind,
-        owner,
-        children,
-        line,
-    } = exceeded;
+    let line = match exceeded {
+        Exceeded::ChildrenPerObject { line, .. } | Exceeded::ListItems { line, .. } => line,
+    };
     let text = crate::lexer::lines(src).nth((line as usize).saturating_sub(1));
     let col = text.map_or(1, |t| t.chars().take_while(|c| *c == ' ').count() + 1);
     let len = text.map_or(1, |t| {
@@ -1111,6 +1310,28 @@ pub fn stopped_at_limit(sim: &listwatch_core::Sim, src: &str) -> Option<Diagnost
             .next()
             .map_or(1, |w| w.chars().count())
     });
+    let (kind, owner, children) = match exceeded {
+        Exceeded::ChildrenPerObject {
+            kind,
+            owner,
+            children,
+            ..
+        } => (kind, owner, children),
+        Exceeded::ListItems { kind, items, .. } => {
+            return Some(
+                Diagnostic::at(
+                    line as usize,
+                    col,
+                    len,
+                    format!(
+                        "the run stopped here: this list has {items} {} objects, more than the limit of {MAX_LIST_ITEMS} a list holds",
+                        config.kinds[kind.index()].name,
+                    ),
+                )
+                .help("narrow the selector, or `in NAMESPACE`"),
+            )
+        }
+    };
     Some(
         Diagnostic::at(
             line as usize,
@@ -1129,4 +1350,16 @@ pub fn stopped_at_limit(sim: &listwatch_core::Sim, src: &str) -> Option<Diagnost
             names.resolve(key),
         )),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The editor's list of field paths is the sections the compiler reads, in order.
+    #[test]
+    fn field_paths_spell_the_sections() {
+        let spelled: Vec<&str> = SECTIONS.iter().map(|s| s.prefix()).collect();
+        assert_eq!(spelled, FIELD_PATHS);
+    }
 }

@@ -5,7 +5,9 @@
 //! parser's tables (`parse/table.rs`), in their order: a word is in these lists exactly when
 //! the parser reads it there. The reconcile language's words are `logic.rs`'s.
 
-pub use crate::logic::{CONDITION_WORDS, DESIRED_STATEMENTS, FIELDS, LOGIC_STATEMENTS};
+pub use crate::logic::{
+    CONDITION_WORDS, DESIRED_STATEMENTS, FIELDS, FIELD_PATHS, LOGIC_STATEMENTS,
+};
 pub use crate::parse::table::{entries, Entry, Place};
 
 /// Statements that start a line.
@@ -69,6 +71,8 @@ pub const WORDS: &[&str] = &[
     "key",
     "live",
     "owned-by",
+    "selector",
+    "where",
     "on-error",
     "continue",
     "return",

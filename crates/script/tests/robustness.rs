@@ -275,6 +275,15 @@ impl listwatch_core::reconcile::Reader for Counting<'_> {
     fn count_owned(&self, kind: listwatch_core::KindId, uid: u64) -> usize {
         self.inner.count_owned(kind, uid)
     }
+    fn select(
+        &self,
+        kind: listwatch_core::KindId,
+        keep: &dyn Fn(&listwatch_core::Object) -> bool,
+    ) -> Vec<listwatch_core::Object> {
+        let items = self.inner.select(kind, keep);
+        self.copied.set(self.copied.get() + items.len());
+        items
+    }
 }
 
 /// The language path uses the built-ins' indexes: ESR's check after a child's write (the
@@ -421,7 +430,10 @@ fn a_delete_of_more_than_1000_live_children_stops_the_run_at_its_line() {
     let Some(listwatch_core::Stop::Limit { exceeded, .. }) = r.sim.stopped() else {
         panic!("{:?}", r.sim.stopped());
     };
-    let listwatch_core::program::Exceeded::ChildrenPerObject { children, line, .. } = exceeded;
+    let listwatch_core::program::Exceeded::ChildrenPerObject { children, line, .. } = exceeded
+    else {
+        panic!("{exceeded:?}");
+    };
     assert_eq!((children, line), (1500, 10));
     let d = listwatch_script::logic::stopped_at_limit(&r.sim, src).unwrap();
     assert_eq!((d.line, d.col, d.len), (10, 7, 6));
@@ -451,4 +463,25 @@ fn fifty_thousand_probes_are_answered_from_etcd_s_indexes() {
     let r = run_capped(watch, 5_000_000);
     assert_eq!(r.sim.stopped(), Some(listwatch_core::Stop::End));
     assert!(r.passed(), "{:?}", r.outcomes);
+}
+
+/// A selector list that matches more than 1000 objects stops the run at its line (a list's
+/// items are copies: a bound on a reconcile's memory and on the writes of its `delete`).
+#[test]
+fn a_selector_list_of_more_than_1000_objects_stops_the_run_at_its_line() {
+    let src = "kind Db\nkind Pod\ncontroller op for Db\n  logic\n    get db = Db key\n    list web = Pod selector app=web live\n    requeue after 500ms\nat 0s create Db a\nevery 1ms 1001 times from 1s create Pod p-{i} labels app=web\nrun 3s\n";
+    let r = run_capped(src, 5_000_000);
+    let Some(listwatch_core::Stop::Limit { exceeded, .. }) = r.sim.stopped() else {
+        panic!("{:?}", r.sim.stopped());
+    };
+    let listwatch_core::program::Exceeded::ListItems { items, line, .. } = exceeded else {
+        panic!("{exceeded:?}");
+    };
+    assert_eq!((items, line), (1001, 6));
+    let d = listwatch_script::logic::stopped_at_limit(&r.sim, src).unwrap();
+    assert_eq!((d.line, d.col), (6, 5));
+    assert_eq!(
+        d.message,
+        "the run stopped here: this list has 1001 Pod objects, more than the limit of 1000 a list holds"
+    );
 }

@@ -347,8 +347,12 @@ pub(crate) struct Refusal {
 fn update_op(change: UpdateTo, expect_rv: Rv, cur: Option<&Object>) -> WriteOp {
     let patch = expect_rv == 0;
     match (change, cur) {
-        (UpdateTo::Status(_), _) if patch => WriteOp::PatchStatus,
-        (UpdateTo::Status(_), _) => WriteOp::UpdateStatus,
+        (c, _) if c.to_status() => match patch {
+            true => WriteOp::PatchStatus,
+            false => WriteOp::UpdateStatus,
+        },
+        (UpdateTo::Status(_) | UpdateTo::Field { .. }, _) if patch => WriteOp::Patch,
+        (UpdateTo::Status(_) | UpdateTo::Field { .. }, _) => WriteOp::Update,
         (UpdateTo::Object { .. }, Some(cur)) => {
             let to = change.apply(cur);
             match (to.spec == cur.spec, to.finalizers & !cur.finalizers != 0) {
@@ -449,7 +453,12 @@ impl Etcd {
         let Some(cur) = cur else {
             return Err(refusal(op, kind, name, ApiError::NotFound));
         };
-        self.decide_replace(change.apply(cur), expect_rv, Some(op))
+        let obj = change.apply(cur);
+        // A field a controller writes counts against the object's bound as a user's does.
+        if obj.body.data().entries() > crate::object::MAX_ENTRIES {
+            return Err(refusal(op, kind, name, ApiError::TooManyEntries));
+        }
+        self.decide_replace(obj, expect_rv, Some(op))
     }
 
     /// A user's write (`Input::Write`): a new object, or the object etcd holds replaced by
@@ -631,6 +640,9 @@ impl Reader for EtcdReader<'_> {
     }
     fn count_owned(&self, kind: KindId, uid: u64) -> usize {
         self.0.owned.get(&(uid, kind)).copied().unwrap_or(0) as usize
+    }
+    fn select(&self, kind: KindId, keep: &dyn Fn(&Object) -> bool) -> Vec<Object> {
+        self.of_kind(kind).filter(|o| keep(o)).collect()
     }
 }
 

@@ -305,6 +305,14 @@ impl Reader for StoreReader<'_> {
     fn synced_rv(&self, kind: KindId) -> Option<Rv> {
         self.informer(kind).map(|r| r.last_rv)
     }
+    fn select(&self, kind: KindId, keep: &dyn Fn(&Object) -> bool) -> Vec<Object> {
+        let Some(r) = self.informer(kind) else {
+            return vec![];
+        };
+        let mut out: Vec<Object> = r.store.values().filter(|o| keep(o)).cloned().collect();
+        out.sort_by_key(|o| o.name);
+        out
+    }
     fn live_owned(&self, kind: KindId, uid: u64) -> usize {
         self.informer(kind)
             .map_or(0, |r| r.store.live_owned_count(uid))

@@ -24,6 +24,8 @@ mod lines;
 mod names;
 mod narration;
 mod options;
+pub(crate) use names::{check_name, is_name_char};
+pub(crate) use options::label_selector;
 mod probes;
 mod resolve;
 mod run;

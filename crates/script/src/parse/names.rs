@@ -11,13 +11,13 @@ use crate::lexer::Word;
 pub const MAX_NAME_CHARS: usize = 63;
 
 /// Controller and apiserver names: ASCII letters, digits, `-`, `_` and `.`.
-pub(super) fn is_name_char(c: char) -> bool {
+pub(crate) fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || "-_.".contains(c)
 }
 
 /// A declared name starts with an ASCII letter, holds only `allowed` characters and is at most
 /// `MAX_NAME_CHARS` long.
-pub(super) fn check_name(p: &Cursor, w: &Word, what: &str, allowed: fn(char) -> bool) -> R<()> {
+pub(crate) fn check_name(p: &Cursor, w: &Word, what: &str, allowed: fn(char) -> bool) -> R<()> {
     let shown = if w.text.chars().count() > 40 {
         format!("{}...", w.text.chars().take(40).collect::<String>())
     } else {

@@ -298,7 +298,7 @@ impl Builder {
 
 /// A label selector (`apimachinery/pkg/labels/selector.go` `Parse`, its equality-based
 /// requirements): `k=v`, `k==v`, `k!=v`, `k` (exists), `!k` (does not), comma-separated.
-pub(super) fn label_selector(p: &Cursor, w: &Word) -> R<LabelSelector> {
+pub(crate) fn label_selector(p: &Cursor, w: &Word) -> R<LabelSelector> {
     let mut out = vec![];
     for part in w.text.split(',') {
         let (op, k, v) = if let Some((k, v)) = part.split_once("!=") {

@@ -466,3 +466,220 @@ fn arithmetic_errors_name_their_place() {
         assert!(err.contains(at) && err.contains(says), "{line}: {err}");
     }
 }
+
+/// Field paths (issue 24): a reconcile reads named fields, strings and integers, of the object
+/// model (`db.spec.replicas`, `db.metadata.labels.app`) and writes one named field as a merge
+/// patch (`patch NAME status.ready = V`, to `/status`) or an update at the RV read: only that
+/// field changes (the user's `spec.image` and label survive the controller's writes), a status
+/// field leaves `metadata.generation` alone, a spec field moves it
+/// (apiextensions-apiserver `pkg/registry/customresource/strategy.go`, `PrepareForUpdate`).
+#[test]
+fn field_paths_read_and_write_named_fields() {
+    run("
+kind Database
+controller op for Database
+  logic
+    get db = Database key
+    if db absent
+      done
+    if db.metadata.labels.tier == \"gold\" and db.spec.replicas < 3
+      update db spec.replicas = db.spec.replicas + 2
+      done
+    if db.status.readyReplicas != db.spec.replicas
+      patch db status.readyReplicas = db.spec.replicas
+    if db.status.phase != \"Ready\"
+      patch db status.phase = \"Ready\"
+    if db.metadata.labels.app != \"db\"
+      update db metadata.labels.app = \"db\"
+at 1s create Database a spec.replicas=1 spec.image=v1 labels tier=gold
+at 1s create Database b spec.replicas=4
+run 30s
+expect final Database a spec.replicas == 3
+expect final Database a spec.image == \"v1\"
+expect final Database a status.readyReplicas == 3
+expect final Database a status.phase == \"Ready\"
+expect final Database a generation == 2
+expect final Database a has-label tier=gold
+expect final Database a has-label app=db
+expect final Database b spec.replicas == 4
+expect final Database b status.readyReplicas == 4
+expect final Database b generation == 1
+expect final Database b has-label app=db
+");
+}
+
+/// Field paths' mistakes, each located at the word at fault.
+#[test]
+fn field_path_errors_name_their_place() {
+    let head = "kind Db\ncontroller op for Db\n  logic\n    get db = Db key\n";
+    let table = [
+        (
+            "    if db.spec.image < \"v2\"\n      done\n",
+            "5:",
+            "compares only with",
+        ),
+        (
+            "    update db status.x = \"a\" + 1\n",
+            "5:",
+            "arithmetic is on numbers",
+        ),
+        ("    patch db spec. = 1\n", "5:", "a field's key is"),
+        ("    patch db status.ready 1\n", "5:", "expected `=`"),
+        ("    patch db status.ready = \n", "5:", "a value"),
+    ];
+    for (line, at, says) in table {
+        let err = refused(&format!("{head}{line}"));
+        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
+    }
+}
+
+/// `list NAME = KIND selector SEL [in NS] [live]` (issue 24): controller-runtime's
+/// `r.List(ctx, &pods, client.MatchingLabels{...}, client.InNamespace(ns))`, from the informer
+/// cache (or etcd with `live`), matched as `apimachinery/pkg/labels/selector.go` `Matches` does:
+/// `app!=web` holds for a pod without `app`, `tier` needs the key.
+#[test]
+fn a_selector_list_reads_by_labels_and_namespace() {
+    run("
+kind Database
+kind Pod
+controller op for Database
+  logic
+    get db = Database key
+    if db absent
+      done
+    list web = Pod selector app=web
+    list other = Pod selector app!=web,tier in prod
+    list fresh = Pod selector app=web,!tier live
+    if db.status.web != web.count
+      patch db status.web = web.count
+    if db.status.other != other.count
+      patch db status.other = other.count
+    if db.status.fresh != fresh.alive
+      patch db status.fresh = fresh.alive
+    requeue after 1s
+at 0s create Database db
+at 1s create Pod prod/a labels app=web
+at 1s create Pod prod/b labels app=web,tier=x
+at 1s create Pod prod/c labels app=db,tier=y
+at 1s create Pod prod/d
+at 1s create Pod prod/g labels tier=w
+at 1s create Pod dev/e labels app=web
+at 1s create Pod dev/f labels tier=z
+run 10s
+expect final Database db status.web == 3
+expect final Database db status.other == 2
+expect final Database db status.fresh == 2
+");
+}
+
+/// A selector list's mistakes, each located at the word at fault.
+#[test]
+fn selector_list_errors_name_their_place() {
+    let head = "kind Db\nkind Pod\ncontroller op for Db\n  logic\n    get db = Db key\n";
+    let table = [
+        (
+            "    list p = Pod\n",
+            "6:",
+            "expected `owned-by OWNER` or `selector SELECTOR`",
+        ),
+        ("    list p = Pod selector\n", "6:", "a label selector"),
+        (
+            "    list p = Pod selector app=web in\n",
+            "6:",
+            "a namespace",
+        ),
+        (
+            "    list p = Pod selector app=web in 9x\n",
+            "6:38",
+            "not a valid namespace name",
+        ),
+        ("    list p = Pod selector app=we/b\n", "6:", "label"),
+        (
+            "    list p = Pod selector app=web\n    if p.spec == 1\n      done\n",
+            "7:",
+            "is a list",
+        ),
+    ];
+    for (line, at, says) in table {
+        let err = refused(&format!("{head}{line}"));
+        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
+    }
+}
+
+/// ESR is judged again after a write of any object of a kind a judgment listed by selector:
+/// the pod that goes (and no name the judgment read) makes the desired state hold.
+#[test]
+fn esr_is_judged_again_after_a_write_of_a_kind_listed_by_selector() {
+    run("
+kind Database
+kind Pod
+controller op for Database
+  logic
+    get db = Database key
+  desired
+    list web = Pod selector app=web
+    require web.count == 0
+at 0s create Pod stray labels app=web
+at 0s create Database a
+at 5s delete Pod stray
+run 30s
+expect esr
+");
+}
+
+/// `for p in LIST [where COND]` (issue 24): Go's `for _, p := range pods.Items { if ... }`,
+/// one write a step per item the filter keeps; the loop variable reads each item's fields.
+#[test]
+fn a_for_loop_writes_each_item_its_filter_keeps() {
+    run("
+kind Database
+kind Pod
+controller op for Database
+  logic
+    get db = Database key
+    if db absent
+      done
+    list web = Pod selector app=web
+    for p in web where p.metadata.labels.tier != \"gold\"
+      patch p metadata.labels.tier = \"gold\"
+    get x = Pod key-x
+    if x absent
+      create Pod key-x owner db
+    list owned = Pod owned-by db
+    for c in owned
+      if c.status.seen != db.spec
+        patch c status.seen = db.spec
+    requeue after 1s
+at 0s create Database db spec 7
+at 1s create Pod a labels app=web
+at 1s create Pod b labels app=web,tier=gold
+at 1s create Pod c labels app=db
+run 10s
+expect final Pod a has-label tier=gold
+expect final Pod b has-label tier=gold
+expect final Pod c lacks-label tier
+expect final Pod db-x status.seen == 7
+");
+}
+
+/// A loop's limits and mistakes, each located.
+#[test]
+fn for_loop_errors_name_their_place() {
+    let head = "kind Db\nkind Pod\ncontroller op for Db\n  logic\n    get db = Db key\n    list ps = Pod owned-by db\n";
+    let table = [
+        ("    for p in db\n      done\n", "7:14", "one object"),
+        ("    for p ps\n      done\n", "7:", "expected `in`"),
+        ("    for p in ps\n      for q in ps\n        done\n", "8:7", "loops do not nest"),
+        ("    for p in ps\n    done\n", "7:5", "needs an indented body"),
+        ("    for p in ps\n      remember n = p.spec\n", "8:7", "inside a `for`"),
+        (
+            "    for p in ps\n      delete p\n      delete p\n      delete p\n      delete p\n      delete p\n",
+            "7:",
+            "more than the limit of 4096 writes",
+        ),
+    ];
+    for (line, at, says) in table {
+        let err = refused(&format!("{head}{line}"));
+        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
+    }
+}
