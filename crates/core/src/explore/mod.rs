@@ -102,11 +102,11 @@ pub struct Stats {
     /// Failing schedules discarded because a fault had no effect.
     pub ineffective: u64,
     /// Candidate singles per fault type ([`FAULT_TYPES`]).
-    pub candidates_by_type: [u64; 5],
+    pub candidates_by_type: [u64; FAULT_TYPES.len()],
     /// Schedules tried that hold a fault of each type.
-    pub tried_by_type: [u64; 5],
+    pub tried_by_type: [u64; FAULT_TYPES.len()],
     /// Failing schedules (before minimisation and dedup) with a fault of each type.
-    pub failed_by_type: [u64; 5],
+    pub failed_by_type: [u64; FAULT_TYPES.len()],
     /// Failures whose replay from scratch passed (the fork and the replay disagree: a bug).
     pub replay_mismatch: u64,
 }
@@ -517,7 +517,7 @@ impl Explorer {
             return true;
         }
         self.stats.tried += 1;
-        let mut types = [false; 5];
+        let mut types = [false; FAULT_TYPES.len()];
         for f in &job.faults {
             types[f.type_index()] = true;
         }
