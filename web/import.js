@@ -135,7 +135,7 @@ function make(on) {
         h('span', { class: 'hint', role: 'status', 'data-testid': 'import-status' }, st.busy ? `Reading ${st.source}…` : '')),
       st.error && h('p', { class: 'fail', role: 'alert', 'data-testid': 'import-error' }, `Not imported: ${st.error}.`),
       doc && h('div', { class: 'import-result', 'data-testid': 'import-result' },
-        h('p', { 'data-testid': 'import-counts' }, `${report.length.toLocaleString('en')} lines: `,
+        h('p', { 'data-testid': 'import-counts' }, `${report.length.toLocaleString('en')} ${report.length === 1 ? 'line' : 'lines'}: `,
           OUTCOMES.filter((o) => count[o]).map((o, i) => h('span', { class: `outcome ${o}` }, `${i ? ', ' : ''}${count[o].toLocaleString('en')} ${words(o)}`))),
         script && h('div', { class: 'import-open-bar' },
           h('button', { 'data-testid': 'import-open', onclick: () => { st.on(`open:${script}`); el.close(); } }, 'Open the scenario in the editor'),
