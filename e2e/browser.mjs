@@ -116,3 +116,22 @@ export async function seekTo(page, n) {
     el.value = String(n); el.dispatchEvent(new Event('input', { bubbles: true }));
   }, n);
 }
+
+/// A suite's set-up: its URL and filter from the command line, the screenshots folder, one
+/// browser, context and page (1400x900), the page's console errors as they come, and `$` for
+/// a test id.
+export async function openSuite() {
+  const { mkdirSync } = await import('node:fs');
+  const base = process.argv[2] || 'http://127.0.0.1:8080/';
+  const only = process.argv[3] || '';
+  const shots = new URL('./screenshots/', import.meta.url).pathname;
+  mkdirSync(shots, { recursive: true });
+  const browser = await launch();
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const $ = (id) => page.locator(`[data-testid="${id}"]`);
+  return { base, only, shots, browser, context, page, errors, $ };
+}

@@ -2,21 +2,10 @@
 // `listwatch import` in the page, the gallery's Incidents section, the compare view's "what
 // changes if I upgrade", a long run's progress bar and Cancel, and embed.js's `at=`.
 // Usage: node e2e/incidents.mjs URL [only-substring]
-import { mkdirSync, readFileSync } from 'node:fs';
-import { launch, runTests, assert, editorText, setEditor, gotoReady, reloadReady, until, pickGallery as pickGalleryIn } from './browser.mjs';
+import { readFileSync } from 'node:fs';
+import { openSuite, runTests, assert, editorText, setEditor, gotoReady, reloadReady, until, pickGallery as pickGalleryIn } from './browser.mjs';
 
-const base = process.argv[2] || 'http://127.0.0.1:8080/';
-const only = process.argv[3] || '';
-const shots = new URL('./screenshots/', import.meta.url).pathname;
-mkdirSync(shots, { recursive: true });
-
-const browser = await launch();
-const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-const page = await context.newPage();
-const errors = [];
-page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-page.on('pageerror', (e) => errors.push(String(e)));
-const $ = (id) => page.locator(`[data-testid="${id}"]`);
+const { base, only, shots, browser, context, page, errors, $ } = await openSuite();
 const SIZES = [[390, 844], [768, 1024], [1400, 900]];
 
 /// Screenshots at the three widths, of the element `testid` scrolled into view.

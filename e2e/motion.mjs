@@ -1,21 +1,9 @@
 // The picture in motion (issue 27's design): playback in virtual time, the picture's layout at
 // every size, the first ten seconds, the sequence view and what screen readers hear.
 // Usage: node e2e/motion.mjs URL [only-substring]
-import { mkdirSync } from 'node:fs';
-import { launch, runTests, assert, gotoReady, until, ensureEditor, setEditor, pickGalleryAt, seekTo } from './browser.mjs';
+import { openSuite, runTests, assert, gotoReady, until, ensureEditor, setEditor, pickGalleryAt, seekTo } from './browser.mjs';
 
-const base = process.argv[2] || 'http://127.0.0.1:8080/';
-const only = process.argv[3] || '';
-const shots = new URL('./screenshots/', import.meta.url).pathname;
-mkdirSync(shots, { recursive: true });
-
-const browser = await launch();
-const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-const page = await context.newPage();
-const errors = [];
-page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-page.on('pageerror', (e) => errors.push(String(e)));
-const $ = (id) => page.locator(`[data-testid="${id}"]`);
+const { base, only, shots, browser, context, page, errors, $ } = await openSuite();
 const SIZES = [[390, 844], [768, 1024], [1400, 900]];
 
 const pickGallery = (fragment) => pickGalleryAt(page, base, fragment);

@@ -411,6 +411,16 @@ impl<'a> Compiler<'a> {
         }
     }
 
+    /// A `desired` block states what must hold: it has no control flow (`if`, `for`).
+    fn not_in_desired(&self, c: &Cursor, at: &Word, word: &str, help: &str) -> R<()> {
+        match self.desired {
+            true => Err(c
+                .err_at(at, format!("a `desired` block has no `{word}`"))
+                .help(help.to_string())),
+            false => Ok(()),
+        }
+    }
+
     /// `for VAR in LIST [where COND]` and its indented body.
     fn for_stmt(
         &mut self,
@@ -421,11 +431,12 @@ impl<'a> Compiler<'a> {
         indent: usize,
         depth: usize,
     ) -> R<Stmt> {
-        if self.desired {
-            return Err(c
-                .err_at(at, "a `desired` block has no `for`")
-                .help("count what must hold: `require pods.alive == db.spec`"));
-        }
+        self.not_in_desired(
+            c,
+            at,
+            "for",
+            "count what must hold: `require pods.alive == db.spec`",
+        )?;
         if self.in_loop {
             return Err(c
                 .err_at(at, "a `for` inside a `for`: loops do not nest")
@@ -467,11 +478,12 @@ impl<'a> Compiler<'a> {
         indent: usize,
         depth: usize,
     ) -> R<Stmt> {
-        if self.desired {
-            return Err(c
-                .err_at(at, "a `desired` block has no `if`")
-                .help("write the condition with `or`: `require db absent or data exists`"));
-        }
+        self.not_in_desired(
+            c,
+            at,
+            "if",
+            "write the condition with `or`: `require db absent or data exists`",
+        )?;
         let cond = self.cond(c)?;
         // `if 3 > 2 > 1` would otherwise run as `if 3 > 2`: the condition is the whole line.
         c.done().map_err(|d| {
