@@ -266,7 +266,7 @@ impl Apiserver {
             DurationMs::ZERO => self.progress_notified(st, rev, cause),
             lag => {
                 let api = st.api;
-                let progress = Action::CacheProgress { api, rev };
+                let progress = Action::Server(ServerAction::CacheProgress { api, rev });
                 st.out.timer(st.now_ms + lag, cause, progress)
             }
         }
@@ -345,11 +345,11 @@ impl Apiserver {
             self.close_watch(st, w, WatchEnd::ServerClosed, cause);
         }
         let kind = only;
-        let ready = Action::CacheReady {
+        let ready = Action::Server(ServerAction::CacheReady {
             api,
             kind,
             generation,
-        };
+        });
         st.out.timer(st.now_ms + down_ms, cause, ready);
     }
 
@@ -441,11 +441,11 @@ impl Apiserver {
     /// `waitUntilFreshAndBlock`).
     pub(super) fn wait_for_cache(&mut self, st: &mut StepContext, r: WaitingRead, cause: EventId) {
         self.waiting_reads.push(r);
-        let deadline = Action::ListDeadline {
+        let deadline = Action::Server(ServerAction::ListDeadline {
             watcher: r.watcher,
             session: r.session,
             api: st.api,
-        };
+        });
         st.out.timer(st.now_ms + LIST_WAIT_MS, cause, deadline);
     }
 
@@ -730,11 +730,11 @@ pub(super) mod tests {
             a.serve_list(st, WatcherId(0), Session(4), list, 0)
         });
         assert!(out.sent().is_empty(), "no answer yet: the cache is at 1");
-        let deadline = Action::ListDeadline {
+        let deadline = Action::Server(ServerAction::ListDeadline {
             watcher: WatcherId(0),
             session: Session(4),
             api: ApiserverId(0),
-        };
+        });
         assert_eq!(out.timers(), [(TimeMs(4000), deadline)]);
         assert_eq!(api.waiting_reads.len(), 1);
         let out = world.step(&mut api, TimeMs(1500), |a, st| {

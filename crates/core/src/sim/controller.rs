@@ -181,11 +181,11 @@ impl Controller {
         cause: EventId,
     ) {
         self.worker_claimed |= 1u64 << worker;
-        let work = Action::Work {
+        let work = Action::Controller(ControllerAction::Work {
             controller,
             epoch: self.epoch,
             worker,
-        };
+        });
         out.soon(cause, work);
     }
 
@@ -258,11 +258,11 @@ impl Controller {
             None => st.cfg().reconcile_ms / steps,
         };
         let at = st.now_ms + took;
-        let next = Action::Step {
+        let next = Action::Controller(ControllerAction::Step {
             controller,
             epoch: self.epoch,
             worker,
-        };
+        });
         st.out.timer(at, start, next);
         // More keys may be waiting for other idle workers.
         if !self.queue.is_empty() {
@@ -357,11 +357,11 @@ impl Controller {
         let steps = run.writes.len() as u64 + 1;
         let at = run.started_ms + st.cfg().reconcile_ms * (run.done as u64 + 1) / steps;
         self.workers[worker as usize] = Some(run);
-        let next = Action::Step {
+        let next = Action::Controller(ControllerAction::Step {
             controller: st.controller,
             epoch: self.epoch,
             worker,
-        };
+        });
         st.out.timer(at, cause, next);
     }
 
@@ -412,11 +412,11 @@ impl Controller {
             };
             let id = st.emit(id, event);
             if outcome == QueueAdd::Added {
-                let due = Action::QueueAfter {
+                let due = Action::Controller(ControllerAction::QueueAfter {
                     controller,
                     epoch: self.epoch,
                     key,
-                };
+                });
                 st.out.timer(now + delay_ms, id, due);
             }
         }
@@ -445,13 +445,13 @@ impl Controller {
         self.disconnect_before_write.clear();
         let epoch = self.epoch;
         if anvil {
-            let tick = Action::AnvilTick { controller, epoch };
+            let tick = Action::Controller(ControllerAction::AnvilTick { controller, epoch });
             return st.out.timer(st.now_ms, id, tick);
         }
         for &watcher in &self.reflectors {
             st.out.call(id, Call::StartInformer { watcher });
             if !resync.is_zero() {
-                let resync_due = Action::Resync { watcher, epoch };
+                let resync_due = Action::Reflector(ReflectorAction::Resync { watcher, epoch });
                 st.out.timer(st.now_ms + resync, id, resync_due);
             }
         }
@@ -781,10 +781,12 @@ mod tests {
             delay_ms: DurationMs::ZERO,
         };
         check(&out, &[enqueued(1), enqueued(2), enqueued(3)]);
-        let work = |worker| Action::Work {
-            controller: C,
-            epoch: Epoch(0),
-            worker,
+        let work = |worker| {
+            Action::Controller(ControllerAction::Work {
+                controller: C,
+                epoch: Epoch(0),
+                worker,
+            })
         };
         assert_eq!(
             out.soon(),
@@ -827,11 +829,11 @@ mod tests {
             out.events[0].cause, 7,
             "the end names the reconcile's start"
         );
-        let due = Action::QueueAfter {
+        let due = Action::Controller(ControllerAction::QueueAfter {
             controller: C,
             epoch: Epoch(0),
             key,
-        };
+        });
         assert_eq!(out.timers(), [(TimeMs(1000) + delay_ms, due)]);
         assert!(
             c.workers[0].is_none(),

@@ -435,8 +435,11 @@ impl Apiserver {
     ) {
         let deadline = st.now_ms + timeout;
         st.watches[watch.index()].deadline_ms = deadline;
-        st.out
-            .timer(deadline, cause, Action::WatchTimeout { watch });
+        st.out.timer(
+            deadline,
+            cause,
+            Action::Server(ServerAction::WatchTimeout { watch }),
+        );
     }
 
     /// Offers one change to a watch (`ServerWatch::offer`): sent, skipped, or the watch closes
@@ -518,7 +521,11 @@ impl Apiserver {
             let bucket =
                 (heartbeat.ms() / BOOKMARK_TICK_MS).max(st.now_ms.ms() / BOOKMARK_TICK_MS + 1);
             let pop = TimeMs(bucket * BOOKMARK_TICK_MS);
-            st.out.timer(pop, cause, Action::BookmarkDue { watch });
+            st.out.timer(
+                pop,
+                cause,
+                Action::Server(ServerAction::BookmarkDue { watch }),
+            );
         }
     }
 
