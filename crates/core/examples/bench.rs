@@ -39,11 +39,11 @@ fn main() {
     let mut sim = Sim::new(config()).expect("valid config");
     sim.handle_timeout(TimeMs(1));
     for i in 0..OBJECTS {
-        sim.handle_input(Input::Create {
+        sim.handle_input(Input::Write(WriteInput::Create {
             kind: KindId(0),
             name: format!("p{i}"),
             spec: 0,
-        });
+        }));
     }
     let names: Vec<String> = (0..OBJECTS).map(|i| format!("p{i}")).collect();
     let start = Instant::now();
@@ -52,11 +52,11 @@ fn main() {
         // One write every millisecond of virtual time, status only.
         sim.handle_timeout(TimeMs(1000 + i));
         let name = names[(i % OBJECTS) as usize].clone();
-        sim.handle_input(Input::UpdateStatus {
+        sim.handle_input(Input::Write(WriteInput::UpdateStatus {
             kind: KindId(0),
             name,
             status: (i / OBJECTS + 1) as i64,
-        });
+        }));
     }
     sim.handle_timeout(TimeMs(1000 + WRITES + 1000));
     let secs = start.elapsed().as_secs_f64();
@@ -122,11 +122,11 @@ fn owners() {
     c.timeline = (0..1000)
         .map(|i| TimedInput {
             at_ms: TimeMs(i),
-            input: Input::Create {
+            input: Input::Write(WriteInput::Create {
                 kind: KindId(0),
                 name: format!("r{i}"),
                 spec: 1000,
-            },
+            }),
         })
         .collect();
     let t = Instant::now();

@@ -448,7 +448,7 @@ pub fn reconciles_per_key(sim: &Sim) -> Vec<std::collections::BTreeMap<&str, u32
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Config, Input, TimedInput};
+    use crate::config::{Config, FaultInput, Input, TimedInput, WriteInput};
     use crate::model::{ApiserverId, ControllerId};
     use crate::view::Timeline;
 
@@ -472,11 +472,11 @@ mod tests {
     }
 
     fn create(name: &str) -> Input {
-        Input::Create {
+        Input::Write(WriteInput::Create {
             kind: crate::model::KindId(0),
             name: name.into(),
             spec: 1,
-        }
+        })
     }
 
     /// A run with more markers than are shown: the whole run is marked from its start to its
@@ -599,9 +599,18 @@ mod tests {
     fn fault_windows_close_when_the_fault_ends_or_at_the_end() {
         let api = ApiserverId(0);
         let sim = run(vec![
-            (1000, Input::PauseCache { apiserver: api }),
-            (3000, Input::ResumeCache { apiserver: api }),
-            (10_000, Input::PauseCache { apiserver: api }),
+            (
+                1000,
+                Input::Fault(FaultInput::PauseCache { apiserver: api }),
+            ),
+            (
+                3000,
+                Input::Fault(FaultInput::ResumeCache { apiserver: api }),
+            ),
+            (
+                10_000,
+                Input::Fault(FaultInput::PauseCache { apiserver: api }),
+            ),
         ]);
         let a = Analysis::of(&sim);
         let spans: Vec<_> = a.windows.iter().map(|w| (w.start_ms, w.end_ms)).collect();
@@ -644,15 +653,17 @@ mod tests {
     #[test]
     fn messages_on_a_slow_link_are_in_flight_for_its_delay_in_order() {
         let c0 = ControllerId(0);
-        let delay = |ms| Input::Delay {
-            controller: c0,
-            delay_ms: DurationMs(ms),
+        let delay = |ms| {
+            Input::Fault(FaultInput::Delay {
+                controller: c0,
+                delay_ms: DurationMs(ms),
+            })
         };
-        let disconnect = Input::Disconnect {
+        let disconnect = Input::Fault(FaultInput::Disconnect {
             controller: c0,
             duration_ms: DurationMs(0),
             after_writes: None,
-        };
+        });
         let sim = run(vec![
             (1000, create("a")),
             (1500, delay(100)),
@@ -744,11 +755,11 @@ mod tests {
         use crate::verdict::{counts, Counted, Scope};
         let mut timeline = vec![(
             1000,
-            Input::Disconnect {
+            Input::Fault(FaultInput::Disconnect {
                 controller: ControllerId(0),
                 duration_ms: DurationMs(5000),
                 after_writes: None,
-            },
+            }),
         )];
         timeline.extend((0..10).map(|i| (1500 + 100 * i, create(&format!("p{i}")))));
         let mut sim = run(timeline);

@@ -290,9 +290,30 @@ impl Default for ReflectorConfig {
     }
 }
 
-/// Something that happens at a moment of the timeline: a write by another client, or a fault.
+/// Something that happens at a moment of the timeline, by family: a write by another client, a
+/// fault, a raw request, narration. Each family is matched whole where it is applied
+/// (`sim/inputs.rs`), checked (`Config::check_input`) and written back (the script's render).
 #[derive(Clone, Debug, PartialEq, Hash)]
 pub enum Input {
+    Write(WriteInput),
+    Fault(FaultInput),
+    /// A raw request to one apiserver, answered in the trace: what Kubernetes documents for
+    /// lists and watches at a resourceVersion.
+    Probe {
+        apiserver: ApiserverId,
+        kind: KindId,
+        request: ProbeRequest,
+    },
+    /// Narration shown at its moment; `wait`: playback pauses there until the reader continues.
+    Say {
+        text: String,
+        wait: bool,
+    },
+}
+
+/// A user's write (another client of the apiserver, as `kubectl`).
+#[derive(Clone, Debug, PartialEq, Hash)]
+pub enum WriteInput {
     Create {
         kind: KindId,
         name: String,
@@ -316,7 +337,7 @@ pub enum Input {
     },
     /// A user's write that names fields, labels, annotations, finalizers or owners: `edits`
     /// applied to a new object (`Verb::Create`) or to the object as etcd holds it now.
-    Write {
+    Edits {
         verb: Verb,
         kind: KindId,
         name: String,
@@ -328,6 +349,11 @@ pub enum Input {
         name: String,
         propagation: Propagation,
     },
+}
+
+/// A fault of the timeline, or the end of one (a resume, a restart).
+#[derive(Clone, Debug, PartialEq, Hash)]
+pub enum FaultInput {
     /// Close the controller's watches and refuse its connections for a while: now, or (with
     /// `after_writes`) just before the next write its reconciles make once one of them has
     /// made that many, so that write is refused (the explorer's refusal at a write).
@@ -385,18 +411,6 @@ pub enum Input {
     Restart {
         controller: ControllerId,
         apiserver: Option<ApiserverId>,
-    },
-    /// Narration shown at its moment; `wait`: playback pauses there until the reader continues.
-    Say {
-        text: String,
-        wait: bool,
-    },
-    /// A raw request to one apiserver, answered in the trace: what Kubernetes documents for
-    /// lists and watches at a resourceVersion.
-    Probe {
-        apiserver: ApiserverId,
-        kind: KindId,
-        request: ProbeRequest,
     },
 }
 
@@ -864,11 +878,11 @@ impl Config {
     /// Every id an input names is in range.
     fn check_input(&self, input: &Input) -> Result<(), ConfigError> {
         match input {
-            Input::Create { kind, .. }
-            | Input::Update { kind, .. }
-            | Input::UpdateStatus { kind, .. }
-            | Input::Delete { kind, .. } => self.kind_ok(*kind),
-            Input::Write { kind, edits, .. } => {
+            Input::Write(WriteInput::Create { kind, .. })
+            | Input::Write(WriteInput::Update { kind, .. })
+            | Input::Write(WriteInput::UpdateStatus { kind, .. })
+            | Input::Write(WriteInput::Delete { kind, .. }) => self.kind_ok(*kind),
+            Input::Write(WriteInput::Edits { kind, edits, .. }) => {
                 self.kind_ok(*kind)?;
                 for e in edits {
                     if let Edit::Owner { kind, .. } = e {
@@ -877,30 +891,32 @@ impl Config {
                 }
                 Ok(())
             }
-            Input::DeleteWith { kind, .. } => self.kind_ok(*kind),
-            Input::Hold {
+            Input::Write(WriteInput::DeleteWith { kind, .. }) => self.kind_ok(*kind),
+            Input::Fault(FaultInput::Hold {
                 controller, kind, ..
-            } => self.ctl_ok(*controller).and(self.kind_ok(*kind)),
-            Input::Disconnect { controller, .. }
-            | Input::Delay { controller, .. }
-            | Input::Crash { controller, .. } => self.ctl_ok(*controller),
-            Input::Restart {
+            }) => self.ctl_ok(*controller).and(self.kind_ok(*kind)),
+            Input::Fault(FaultInput::Disconnect { controller, .. })
+            | Input::Fault(FaultInput::Delay { controller, .. })
+            | Input::Fault(FaultInput::Crash { controller, .. }) => self.ctl_ok(*controller),
+            Input::Fault(FaultInput::Restart {
                 controller,
                 apiserver,
-            } => {
+            }) => {
                 self.ctl_ok(*controller)?;
                 apiserver.map_or(Ok(()), |a| self.api_ok(a))
             }
-            Input::Failover {
+            Input::Fault(FaultInput::Failover {
                 controller,
                 apiserver,
-            } => self.ctl_ok(*controller).and(self.api_ok(*apiserver)),
-            Input::PauseCache { apiserver }
-            | Input::ResumeCache { apiserver }
-            | Input::RestartApiserver { apiserver, .. } => self.api_ok(*apiserver),
-            Input::ReinitCache {
-                apiserver, kind, ..
+            }) => self.ctl_ok(*controller).and(self.api_ok(*apiserver)),
+            Input::Fault(FaultInput::PauseCache { apiserver })
+            | Input::Fault(FaultInput::ResumeCache { apiserver })
+            | Input::Fault(FaultInput::RestartApiserver { apiserver, .. }) => {
+                self.api_ok(*apiserver)
             }
+            Input::Fault(FaultInput::ReinitCache {
+                apiserver, kind, ..
+            })
             | Input::Probe {
                 apiserver, kind, ..
             } => self.api_ok(*apiserver).and(self.kind_ok(*kind)),
@@ -983,26 +999,26 @@ mod tests {
             at_ms: TimeMs(0),
             input,
         };
-        c.timeline = vec![at(Input::PauseCache {
+        c.timeline = vec![at(Input::Fault(FaultInput::PauseCache {
             apiserver: ApiserverId(3),
-        })];
+        }))];
         assert_eq!(
             c.validate(),
             Err(ConfigError::UnknownApiserver { index: 3 })
         );
-        c.timeline = vec![at(Input::Failover {
+        c.timeline = vec![at(Input::Fault(FaultInput::Failover {
             controller: ControllerId(0),
             apiserver: ApiserverId(2),
-        })];
+        }))];
         assert_eq!(
             c.validate(),
             Err(ConfigError::UnknownApiserver { index: 2 })
         );
-        c.timeline = vec![at(Input::Crash {
+        c.timeline = vec![at(Input::Fault(FaultInput::Crash {
             controller: ControllerId(5),
             after_writes: None,
             restart_after_ms: None,
-        })];
+        }))];
         assert_eq!(
             c.validate(),
             Err(ConfigError::UnknownController { index: 5 })

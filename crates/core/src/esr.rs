@@ -418,7 +418,7 @@ pub fn esr_verdict(sim: &Sim, outcome: EsrOutcome) -> crate::verdict::Outcome {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::config::{Behaviour, Input, TimedInput};
+    use crate::config::{Behaviour, Input, TimedInput, WriteInput};
     use crate::model::KindId;
 
     /// Parents of kind 0 whose controller keeps `spec` children of kind 1; `a` created at 0
@@ -432,11 +432,11 @@ pub(crate) mod tests {
         config
             .controllers
             .push(Config::controller("c", KindId(0), behaviour));
-        let input = Input::Create {
+        let input = Input::Write(WriteInput::Create {
             kind: KindId(0),
             name: "a".into(),
             spec: 2,
-        };
+        });
         config.timeline.push(TimedInput {
             at_ms: TimeMs(0),
             input,

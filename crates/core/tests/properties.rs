@@ -105,64 +105,64 @@ fn config(c: &Case) -> Config {
     let name = |n: u8| format!("p{n}");
     for (at_ms, op) in &c.ops {
         let input = match op {
-            Op::Create(n, s) => Input::Create {
+            Op::Create(n, s) => Input::Write(WriteInput::Create {
                 kind: k,
                 name: name(*n),
                 spec: *s,
-            },
-            Op::Update(n, s) => Input::Update {
+            }),
+            Op::Update(n, s) => Input::Write(WriteInput::Update {
                 kind: k,
                 name: name(*n),
                 spec: *s,
-            },
-            Op::Status(n, s) => Input::UpdateStatus {
+            }),
+            Op::Status(n, s) => Input::Write(WriteInput::UpdateStatus {
                 kind: k,
                 name: name(*n),
                 status: *s,
-            },
-            Op::Delete(n) => Input::Delete {
+            }),
+            Op::Delete(n) => Input::Write(WriteInput::Delete {
                 kind: k,
                 name: name(*n),
-            },
-            Op::Disconnect(d) => Input::Disconnect {
+            }),
+            Op::Disconnect(d) => Input::Fault(FaultInput::Disconnect {
                 controller: c0,
                 duration_ms: DurationMs(*d),
                 after_writes: None,
-            },
-            Op::Delay(d) => Input::Delay {
+            }),
+            Op::Delay(d) => Input::Fault(FaultInput::Delay {
                 controller: c0,
                 delay_ms: DurationMs(*d),
-            },
-            Op::Hold(n) => Input::Hold {
+            }),
+            Op::Hold(n) => Input::Fault(FaultInput::Hold {
                 controller: c0,
                 kind: k,
                 name: name(*n),
                 for_ms: DurationMs(5_000),
-            },
-            Op::Pause => Input::PauseCache {
+            }),
+            Op::Pause => Input::Fault(FaultInput::PauseCache {
                 apiserver: ApiserverId(1),
-            },
-            Op::Resume => Input::ResumeCache {
+            }),
+            Op::Resume => Input::Fault(FaultInput::ResumeCache {
                 apiserver: ApiserverId(1),
-            },
-            Op::RestartApiserver(d) => Input::RestartApiserver {
+            }),
+            Op::RestartApiserver(d) => Input::Fault(FaultInput::RestartApiserver {
                 apiserver: ApiserverId(0),
                 down_ms: DurationMs(*d),
-            },
-            Op::Crash => Input::Crash {
+            }),
+            Op::Crash => Input::Fault(FaultInput::Crash {
                 controller: c0,
                 after_writes: None,
                 restart_after_ms: None,
-            },
-            Op::CrashAfterWrite => Input::Crash {
+            }),
+            Op::CrashAfterWrite => Input::Fault(FaultInput::Crash {
                 controller: c0,
                 after_writes: Some(1),
                 restart_after_ms: None,
-            },
-            Op::Restart(on_b) => Input::Restart {
+            }),
+            Op::Restart(on_b) => Input::Fault(FaultInput::Restart {
                 controller: c0,
                 apiserver: Some(ApiserverId(*on_b as u8)),
-            },
+            }),
         };
         cfg.timeline.push(TimedInput {
             at_ms: TimeMs(*at_ms),
@@ -172,22 +172,22 @@ fn config(c: &Case) -> Config {
     // Faults stop: the link heals, b catches up, the controller restarts (which also disarms a
     // pending crash-between-writes).
     for input in [
-        Input::Delay {
+        Input::Fault(FaultInput::Delay {
             controller: c0,
             delay_ms: DurationMs(0),
-        },
-        Input::ResumeCache {
+        }),
+        Input::Fault(FaultInput::ResumeCache {
             apiserver: ApiserverId(1),
-        },
-        Input::Crash {
+        }),
+        Input::Fault(FaultInput::Crash {
             controller: c0,
             after_writes: None,
             restart_after_ms: None,
-        },
-        Input::Restart {
+        }),
+        Input::Fault(FaultInput::Restart {
             controller: c0,
             apiserver: None,
-        },
+        }),
     ] {
         cfg.timeline.push(TimedInput {
             at_ms: SETTLED_MS,

@@ -24,10 +24,12 @@ fn overflow_config() -> Config {
         at_ms: TimeMs(at_ms),
         input,
     };
-    let filler = |n: u32| Input::Create {
-        kind: other,
-        name: format!("o{n}"),
-        spec: 0,
+    let filler = |n: u32| {
+        Input::Write(WriteInput::Create {
+            kind: other,
+            name: format!("o{n}"),
+            spec: 0,
+        })
     };
     // Revision 10 with A@5 and B@7.
     c.timeline = vec![
@@ -36,20 +38,20 @@ fn overflow_config() -> Config {
         at(0, filler(4)),
         at(
             0,
-            Input::Create {
+            Input::Write(WriteInput::Create {
                 kind: pod,
                 name: "a".into(),
                 spec: 0,
-            },
+            }),
         ),
         at(0, filler(6)),
         at(
             0,
-            Input::Create {
+            Input::Write(WriteInput::Create {
                 kind: pod,
                 name: "b".into(),
                 spec: 0,
-            },
+            }),
         ),
         at(0, filler(8)),
         at(0, filler(9)),
@@ -57,57 +59,57 @@ fn overflow_config() -> Config {
         // The watch breaks; the re-watch takes 100 ms to arrive, and the writes land meanwhile.
         at(
             1500,
-            Input::Delay {
+            Input::Fault(FaultInput::Delay {
                 controller: ControllerId(0),
                 delay_ms: DurationMs(100),
-            },
+            }),
         ),
         at(
             2000,
-            Input::Disconnect {
+            Input::Fault(FaultInput::Disconnect {
                 controller: ControllerId(0),
                 duration_ms: DurationMs(0),
                 after_writes: None,
-            },
+            }),
         ),
         at(
             2050,
-            Input::UpdateStatus {
+            Input::Write(WriteInput::UpdateStatus {
                 kind: pod,
                 name: "a".into(),
                 status: 1,
-            },
+            }),
         ),
         at(
             2050,
-            Input::UpdateStatus {
+            Input::Write(WriteInput::UpdateStatus {
                 kind: pod,
                 name: "b".into(),
                 status: 1,
-            },
+            }),
         ),
         at(
             2050,
-            Input::UpdateStatus {
+            Input::Write(WriteInput::UpdateStatus {
                 kind: pod,
                 name: "a".into(),
                 status: 2,
-            },
+            }),
         ),
         at(
             2050,
-            Input::Create {
+            Input::Write(WriteInput::Create {
                 kind: pod,
                 name: "c".into(),
                 spec: 0,
-            },
+            }),
         ),
         at(
             2050,
-            Input::Delete {
+            Input::Write(WriteInput::Delete {
                 kind: pod,
                 name: "b".into(),
-            },
+            }),
         ),
     ];
     c.end_ms = TimeMs(10_000);
@@ -276,20 +278,20 @@ fn a_relist_during_cache_reinitialisation_gets_429_until_the_cache_is_ready() {
     c.timeline = vec![
         TimedInput {
             at_ms: TimeMs(10_000),
-            input: Input::Create {
+            input: Input::Write(WriteInput::Create {
                 kind: KindId(0),
                 name: "a".into(),
                 spec: 0,
-            },
+            }),
         },
         // The fresh watch closes within 1 s with no events: a "very short watch", so a relist.
         TimedInput {
             at_ms: TimeMs(500),
-            input: Input::ReinitCache {
+            input: Input::Fault(FaultInput::ReinitCache {
                 apiserver: ApiserverId(0),
                 kind: KindId(0),
                 down_ms: DurationMs(5000),
-            },
+            }),
         },
     ];
     c.end_ms = TimeMs(20_000);

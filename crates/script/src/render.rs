@@ -1,42 +1,21 @@
 //! Inputs back into script lines: how the explorer's counterexamples become scenarios.
 
 use listwatch_core::{
-    ApiserverId, Config, ControllerId, Edit, FieldValue, Input, KindId, TimedInput,
+    ApiserverId, Config, ControllerId, Edit, FaultInput, FieldValue, Input, KindId, TimedInput,
+    WriteInput,
 };
 
 /// `at 12.5s disconnect op for 10s`: one timeline line.
 pub fn input_line(config: &Config, t: &TimedInput) -> String {
     let names = Names(config);
     let action = match &t.input {
-        Input::Create { .. }
-        | Input::Update { .. }
-        | Input::UpdateStatus { .. }
-        | Input::Delete { .. }
-        | Input::Write { .. }
-        | Input::DeleteWith { .. } => write_line(names, &t.input),
+        Input::Write(write) => write_line(names, write),
+        Input::Fault(fault) => fault_line(names, fault),
         Input::Probe {
             apiserver,
             kind,
             request,
         } => probe_line(names, *apiserver, *kind, request),
-        Input::PauseCache { .. }
-        | Input::ResumeCache { .. }
-        | Input::RestartApiserver { .. }
-        | Input::ReinitCache { .. } => apiserver_fault_line(names, &t.input),
-        Input::Crash {
-            controller,
-            after_writes,
-            restart_after_ms,
-        } => crash_line(
-            names.controller(*controller),
-            *after_writes,
-            *restart_after_ms,
-        ),
-        Input::Disconnect { .. }
-        | Input::Delay { .. }
-        | Input::Failover { .. }
-        | Input::Hold { .. }
-        | Input::Restart { .. } => controller_fault_line(names, &t.input),
         Input::Say { text, wait } => format!(
             "say \"{}\"{}",
             text.replace('\\', "\\\\").replace('"', "\\\""),
@@ -63,19 +42,21 @@ impl<'a> Names<'a> {
 }
 
 /// `create|update|status|delete KIND NAME ...`.
-fn write_line(names: Names, input: &Input) -> String {
-    match input {
-        Input::Create { kind, name, spec } => {
+fn write_line(names: Names, write: &WriteInput) -> String {
+    match write {
+        WriteInput::Create { kind, name, spec } => {
             format!("create {} {name} spec {spec}", names.kind(*kind))
         }
-        Input::Update { kind, name, spec } => {
+        WriteInput::Update { kind, name, spec } => {
             format!("update {} {name} spec {spec}", names.kind(*kind))
         }
-        Input::UpdateStatus { kind, name, status } => {
+        WriteInput::UpdateStatus { kind, name, status } => {
             format!("status {} {name} {status}", names.kind(*kind))
         }
-        Input::Delete { kind, name } => format!("delete {} {name}", names.kind(*kind)),
-        Input::DeleteWith {
+        WriteInput::Delete { kind, name } => {
+            format!("delete {} {name}", names.kind(*kind))
+        }
+        WriteInput::DeleteWith {
             kind,
             name,
             propagation,
@@ -84,7 +65,7 @@ fn write_line(names: Names, input: &Input) -> String {
             names.kind(*kind),
             propagation.as_str()
         ),
-        Input::Write {
+        WriteInput::Edits {
             verb,
             kind,
             name,
@@ -97,7 +78,6 @@ fn write_line(names: Names, input: &Input) -> String {
             }
             line
         }
-        _ => unreachable!("not a write"),
     }
 }
 
@@ -147,34 +127,11 @@ fn edit_text(names: Names, e: &Edit) -> String {
     }
 }
 
+/// `disconnect|delay|failover|hold|restart|crash CONTROLLER ...` and
 /// `pause|resume|restart-apiserver|reinit-cache APISERVER ...`.
-fn apiserver_fault_line(names: Names, input: &Input) -> String {
-    match input {
-        Input::PauseCache { apiserver } => format!("pause {}", names.apiserver(*apiserver)),
-        Input::ResumeCache { apiserver } => format!("resume {}", names.apiserver(*apiserver)),
-        Input::RestartApiserver { apiserver, down_ms } => format!(
-            "restart-apiserver {} for {}",
-            names.apiserver(*apiserver),
-            down_ms
-        ),
-        Input::ReinitCache {
-            apiserver,
-            kind,
-            down_ms,
-        } => format!(
-            "reinit-cache {} {} for {}",
-            names.apiserver(*apiserver),
-            names.kind(*kind),
-            down_ms
-        ),
-        _ => unreachable!("not a fault of an apiserver"),
-    }
-}
-
-/// `disconnect|delay|failover|hold|restart CONTROLLER ...` (crashes in `crash_line`).
-fn controller_fault_line(names: Names, input: &Input) -> String {
-    match input {
-        Input::Disconnect {
+fn fault_line(names: Names, fault: &FaultInput) -> String {
+    match fault {
+        FaultInput::Disconnect {
             controller,
             duration_ms,
             after_writes,
@@ -187,11 +144,11 @@ fn controller_fault_line(names: Names, input: &Input) -> String {
             },
             duration_ms
         ),
-        Input::Delay {
+        FaultInput::Delay {
             controller,
             delay_ms,
         } => format!("delay {} {}", names.controller(*controller), delay_ms),
-        Input::Failover {
+        FaultInput::Failover {
             controller,
             apiserver,
         } => format!(
@@ -199,7 +156,7 @@ fn controller_fault_line(names: Names, input: &Input) -> String {
             names.controller(*controller),
             names.apiserver(*apiserver)
         ),
-        Input::Hold {
+        FaultInput::Hold {
             controller,
             kind,
             name,
@@ -210,7 +167,7 @@ fn controller_fault_line(names: Names, input: &Input) -> String {
             names.kind(*kind),
             for_ms
         ),
-        Input::Restart {
+        FaultInput::Restart {
             controller,
             apiserver: Some(apiserver),
         } => format!(
@@ -218,11 +175,40 @@ fn controller_fault_line(names: Names, input: &Input) -> String {
             names.controller(*controller),
             names.apiserver(*apiserver)
         ),
-        Input::Restart {
+        FaultInput::Restart {
             controller,
             apiserver: None,
         } => format!("restart {}", names.controller(*controller)),
-        _ => unreachable!("not a fault of a controller"),
+        FaultInput::Crash {
+            controller,
+            after_writes,
+            restart_after_ms,
+        } => crash_line(
+            names.controller(*controller),
+            *after_writes,
+            *restart_after_ms,
+        ),
+        FaultInput::PauseCache { apiserver } => {
+            format!("pause {}", names.apiserver(*apiserver))
+        }
+        FaultInput::ResumeCache { apiserver } => {
+            format!("resume {}", names.apiserver(*apiserver))
+        }
+        FaultInput::RestartApiserver { apiserver, down_ms } => format!(
+            "restart-apiserver {} for {}",
+            names.apiserver(*apiserver),
+            down_ms
+        ),
+        FaultInput::ReinitCache {
+            apiserver,
+            kind,
+            down_ms,
+        } => format!(
+            "reinit-cache {} {} for {}",
+            names.apiserver(*apiserver),
+            names.kind(*kind),
+            down_ms
+        ),
     }
 }
 
@@ -272,6 +258,142 @@ fn crash_line(
 
 #[cfg(test)]
 mod tests {
+    use listwatch_core::{
+        ApiserverId, ControllerId, DurationMs, Edit, FaultInput, Input, KindId, ListRv,
+        ProbeRequest, Propagation, TimeMs, TimedInput, Verb, WriteInput,
+    };
+
+    /// The walk over every kind of input: the example after `input` (the first after `None`,
+    /// `None` after the last). Its `match` names every variant with no wildcard, so a new
+    /// variant does not compile until the walk gives it an example, which
+    /// `every_input_renders_to_a_known_word_and_parses_back` then renders and parses.
+    fn next_example(input: Option<&Input>) -> Option<Input> {
+        let (pod, a, b, op) = (KindId(0), ApiserverId(0), ApiserverId(1), ControllerId(0));
+        let name = || "a".to_string();
+        let fault = Input::Fault;
+        let next = match input {
+            None => Input::Write(WriteInput::Create {
+                kind: pod,
+                name: name(),
+                spec: 2,
+            }),
+            Some(Input::Write(write)) => match write {
+                WriteInput::Create { .. } => Input::Write(WriteInput::Update {
+                    kind: pod,
+                    name: name(),
+                    spec: 3,
+                }),
+                WriteInput::Update { .. } => Input::Write(WriteInput::UpdateStatus {
+                    kind: pod,
+                    name: name(),
+                    status: 4,
+                }),
+                WriteInput::UpdateStatus { .. } => Input::Write(WriteInput::Delete {
+                    kind: pod,
+                    name: name(),
+                }),
+                WriteInput::Delete { .. } => Input::Write(WriteInput::Edits {
+                    verb: Verb::Patch,
+                    kind: pod,
+                    name: name(),
+                    edits: vec![Edit::Label {
+                        key: "app".into(),
+                        value: Some("web".into()),
+                    }],
+                }),
+                WriteInput::Edits { .. } => Input::Write(WriteInput::DeleteWith {
+                    kind: pod,
+                    name: name(),
+                    propagation: Propagation::Foreground,
+                }),
+                WriteInput::DeleteWith { .. } => fault(FaultInput::Disconnect {
+                    controller: op,
+                    duration_ms: DurationMs(10_000),
+                    after_writes: Some(2),
+                }),
+            },
+            Some(Input::Fault(f)) => match f {
+                FaultInput::Disconnect { .. } => fault(FaultInput::Delay {
+                    controller: op,
+                    delay_ms: DurationMs(250),
+                }),
+                FaultInput::Delay { .. } => fault(FaultInput::Hold {
+                    controller: op,
+                    kind: pod,
+                    name: name(),
+                    for_ms: DurationMs(5000),
+                }),
+                FaultInput::Hold { .. } => fault(FaultInput::PauseCache { apiserver: a }),
+                FaultInput::PauseCache { .. } => fault(FaultInput::ResumeCache { apiserver: a }),
+                FaultInput::ResumeCache { .. } => fault(FaultInput::RestartApiserver {
+                    apiserver: a,
+                    down_ms: DurationMs(1000),
+                }),
+                FaultInput::RestartApiserver { .. } => fault(FaultInput::ReinitCache {
+                    apiserver: b,
+                    kind: pod,
+                    down_ms: DurationMs(2000),
+                }),
+                FaultInput::ReinitCache { .. } => fault(FaultInput::Crash {
+                    controller: op,
+                    after_writes: Some(1),
+                    restart_after_ms: Some(DurationMs(2000)),
+                }),
+                FaultInput::Crash { .. } => fault(FaultInput::Failover {
+                    controller: op,
+                    apiserver: b,
+                }),
+                FaultInput::Failover { .. } => fault(FaultInput::Restart {
+                    controller: op,
+                    apiserver: Some(b),
+                }),
+                FaultInput::Restart { .. } => Input::Probe {
+                    apiserver: b,
+                    kind: pod,
+                    request: ProbeRequest::List {
+                        rv: ListRv::Exact(7),
+                    },
+                },
+            },
+            Some(Input::Probe { .. }) => Input::Say {
+                text: "a \"quoted\" \\ word".into(),
+                wait: true,
+            },
+            Some(Input::Say { .. }) => return None,
+        };
+        Some(next)
+    }
+
+    /// Every kind of input (`next_example`'s walk) renders to a line whose action word is the
+    /// language's (`syntax::ACTIONS`, the editor's vocabulary), and the parser reads those
+    /// lines back to the same inputs: a counterexample written as a script runs as found.
+    #[test]
+    fn every_input_renders_to_a_known_word_and_parses_back() {
+        let header = "kind Pod\napiserver a\napiserver b\ncontroller op for Pod children Pod\n";
+        let declared = crate::parse(header).unwrap_or_else(|d| panic!("{d:?}"));
+        let mut examples: Vec<Input> = vec![];
+        let mut lines: Vec<String> = vec![];
+        while let Some(input) = next_example(examples.last()) {
+            let timed = TimedInput {
+                at_ms: TimeMs(1000),
+                input: input.clone(),
+            };
+            let line = super::input_line(&declared.config, &timed);
+            let word = line.split(' ').nth(2).unwrap_or_default();
+            assert!(
+                crate::syntax::ACTIONS.contains(&word),
+                "{line}: `{word}` is not in syntax::ACTIONS"
+            );
+            assert!(!lines.contains(&line), "the walk came back to {line}");
+            lines.push(line);
+            examples.push(input);
+        }
+        let script = format!("{header}{}\n", lines.join("\n"));
+        let parsed = crate::parse(&script).unwrap_or_else(|d| panic!("{d:?}\n{script}"));
+        let back: Vec<&Input> = parsed.config.timeline.iter().map(|t| &t.input).collect();
+        assert_eq!(back, examples.iter().collect::<Vec<_>>(), "{script}");
+    }
+
     /// Every action renders back to a line that says what was parsed, in its canonical form.
     #[test]
     fn every_action_renders_back_to_its_line() {

@@ -499,10 +499,10 @@ impl Controller {
             st.emit(id, end);
         }
         if let Some(d) = self.restart_after_ms.take() {
-            let restart = Input::Restart {
+            let restart = Input::Fault(FaultInput::Restart {
                 controller,
                 apiserver: None,
-            };
+            });
             st.out
                 .timer(st.now_ms + d.max(DurationMs(1)), id, Action::Input(restart));
         }

@@ -461,7 +461,7 @@ impl Etcd {
         self.decide_replace(obj, expect_rv, Some(op))
     }
 
-    /// A user's write (`Input::Write`): a new object, or the object etcd holds replaced by
+    /// A user's write (`WriteInput::Edits`): a new object, or the object etcd holds replaced by
     /// `obj` (an update at the RV it read, a merge patch at none).
     pub(crate) fn decide_put(
         &mut self,

@@ -5,18 +5,17 @@ use super::*;
 impl Sim {
     // ----- inputs -----
 
-    /// One timeline input: a user's request or narration, or a fault.
+    /// One timeline input, by its family.
     pub(super) fn apply_input(&mut self, cause: EventId, input: &Input) {
-        match input {
-            Input::Create { .. }
-            | Input::Update { .. }
-            | Input::UpdateStatus { .. }
-            | Input::Delete { .. }
-            | Input::Write { .. }
-            | Input::DeleteWith { .. }
-            | Input::Probe { .. }
-            | Input::Say { .. } => self.apply_request(cause, input),
-            _ => self.apply_fault(cause, input),
+        match *input {
+            Input::Write(ref write) => self.apply_write(cause, write),
+            Input::Fault(ref fault) => self.apply_fault(cause, fault),
+            Input::Probe {
+                apiserver,
+                kind,
+                request,
+            } => self.probe(apiserver, kind, request, cause),
+            Input::Say { ref text, wait } => self.say(text, wait, cause),
         }
     }
 
@@ -26,15 +25,15 @@ impl Sim {
         self.apply_input(cause, &config.timeline[index as usize].input);
     }
 
-    /// A user's write, a probe's request, or the narrator's line.
-    fn apply_request(&mut self, cause: EventId, input: &Input) {
-        match *input {
-            Input::Create {
+    /// A user's write.
+    fn apply_write(&mut self, cause: EventId, write: &WriteInput) {
+        match *write {
+            WriteInput::Create {
                 kind,
                 ref name,
                 spec,
             } => self.user_create(kind, name, spec, cause),
-            Input::Update {
+            WriteInput::Update {
                 kind,
                 ref name,
                 spec,
@@ -42,81 +41,73 @@ impl Sim {
                 spec: Some(spec),
                 finalizers: Some(o.finalizers),
             }),
-            Input::UpdateStatus {
+            WriteInput::UpdateStatus {
                 kind,
                 ref name,
                 status,
             } => self.user_update(kind, name, cause, |_| UpdateTo::Status(status)),
-            Input::Delete { kind, ref name } => self.user_delete(kind, name, cause),
-            Input::Write {
+            WriteInput::Delete { kind, ref name } => self.user_delete(kind, name, cause),
+            WriteInput::Edits {
                 verb,
                 kind,
                 ref name,
                 ref edits,
             } => self.user_write(verb, kind, name, edits, cause),
-            Input::DeleteWith {
+            WriteInput::DeleteWith {
                 kind,
                 ref name,
                 propagation,
             } => self.user_delete_with(kind, name, propagation, cause),
-            Input::Probe {
-                apiserver,
-                kind,
-                request,
-            } => self.probe(apiserver, kind, request, cause),
-            Input::Say { ref text, wait } => self.say(text, wait, cause),
-            _ => unreachable!("a fault is not a request"),
         }
     }
 
     /// A fault of the timeline (or the end of one: a resume, a restart).
-    fn apply_fault(&mut self, cause: EventId, input: &Input) {
-        match *input {
-            Input::Disconnect {
+    fn apply_fault(&mut self, cause: EventId, fault: &FaultInput) {
+        match *fault {
+            FaultInput::Disconnect {
                 controller,
                 duration_ms,
                 after_writes: None,
             } => self.disconnect(controller, duration_ms, cause),
-            Input::Disconnect {
+            FaultInput::Disconnect {
                 controller,
                 duration_ms,
                 after_writes: Some(n),
             } => (self.controllers[controller.index()].disconnect_before_write)
                 .push((n, duration_ms)),
-            Input::Delay {
+            FaultInput::Delay {
                 controller,
                 delay_ms,
             } => self.set_link_delay(controller, delay_ms, cause),
-            Input::Hold {
+            FaultInput::Hold {
                 controller,
                 kind,
                 ref name,
                 for_ms,
             } => self.hold(controller, kind, name, for_ms, cause),
-            Input::PauseCache { apiserver } => self.pause_cache(apiserver, true, cause),
-            Input::ResumeCache { apiserver } => self.pause_cache(apiserver, false, cause),
-            Input::RestartApiserver { apiserver, down_ms } => {
+            FaultInput::PauseCache { apiserver } => self.pause_cache(apiserver, true, cause),
+            FaultInput::ResumeCache { apiserver } => self.pause_cache(apiserver, false, cause),
+            FaultInput::RestartApiserver { apiserver, down_ms } => {
                 self.restart_apiserver(apiserver, down_ms, cause)
             }
-            Input::ReinitCache {
+            FaultInput::ReinitCache {
                 apiserver,
                 kind,
                 down_ms,
             } => self.reinit_cache(apiserver, kind, down_ms, cause),
-            Input::Crash {
+            FaultInput::Crash {
                 controller,
                 after_writes,
                 restart_after_ms,
             } => self.crash_fault(controller, after_writes, restart_after_ms, cause),
-            Input::Failover {
+            FaultInput::Failover {
                 controller,
                 apiserver,
             } => self.failover(controller, apiserver, cause),
-            Input::Restart {
+            FaultInput::Restart {
                 controller,
                 apiserver,
             } => self.restart_controller(controller, apiserver, cause),
-            _ => unreachable!("a request is not a fault"),
         }
     }
 
@@ -149,7 +140,7 @@ impl Sim {
         let _ = self.write(Actor::User, cause, delete);
     }
 
-    /// `Input::Write`: the edits applied to a new object or to etcd's, then written as the verb
+    /// `WriteInput::Edits`: the edits applied to a new object or to etcd's, then written as the verb
     /// says. A write to an object that is not there is a 404, as `user_update`'s.
     fn user_write(&mut self, verb: Verb, kind: KindId, name: &str, edits: &[Edit], cause: EventId) {
         let generated;
@@ -344,10 +335,12 @@ mod tests {
     #[test]
     fn a_crash_kills_or_arms_and_a_restart_comes_back_where_it_says() {
         let mut sim = watching();
-        let crash = |after_writes| Input::Crash {
-            controller: C,
-            after_writes,
-            restart_after_ms: Some(DurationMs(500)),
+        let crash = |after_writes| {
+            Input::Fault(FaultInput::Crash {
+                controller: C,
+                after_writes,
+                restart_after_ms: Some(DurationMs(500)),
+            })
         };
         sim.handle_input(crash(Some(2)));
         let c = &sim.controllers[0];
@@ -364,10 +357,10 @@ mod tests {
         sim.handle_timeout(TimeMs(1500));
         assert!(sim.controllers[0].up, "restarted 500 ms after the crash");
         sim.handle_input(crash(None));
-        let restart = Input::Restart {
+        let restart = Input::Fault(FaultInput::Restart {
             controller: C,
             apiserver: Some(ApiserverId(1)),
-        };
+        });
         sim.handle_input(restart);
         let c = &sim.controllers[0];
         assert!(c.up && sim.links[0].apiserver() == ApiserverId(1));
@@ -379,15 +372,15 @@ mod tests {
     fn cache_faults_change_the_apiserver_they_name() {
         let mut sim = watching();
         let api = ApiserverId(1);
-        sim.handle_input(Input::PauseCache { apiserver: api });
+        sim.handle_input(Input::Fault(FaultInput::PauseCache { apiserver: api }));
         assert!(sim.apiservers[1].paused && !sim.apiservers[0].paused);
-        sim.handle_input(Input::ResumeCache { apiserver: api });
+        sim.handle_input(Input::Fault(FaultInput::ResumeCache { apiserver: api }));
         assert!(!sim.apiservers[1].paused);
-        let reinit = Input::ReinitCache {
+        let reinit = Input::Fault(FaultInput::ReinitCache {
             apiserver: api,
             kind: KindId(1),
             down_ms: DurationMs(100),
-        };
+        });
         sim.handle_input(reinit);
         let ready = |sim: &Sim, a: usize| {
             sim.apiservers[a]
@@ -397,10 +390,10 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(ready(&sim, 1), [true, false]);
-        let restart = Input::RestartApiserver {
+        let restart = Input::Fault(FaultInput::RestartApiserver {
             apiserver: ApiserverId(0),
             down_ms: DurationMs(100),
-        };
+        });
         sim.handle_input(restart);
         assert_eq!(ready(&sim, 0), [false, false]);
         sim.handle_timeout(TimeMs(1100));
@@ -420,11 +413,13 @@ mod tests {
             key: "app".into(),
             value: Some(v.into()),
         };
-        let write = |verb, v| Input::Write {
-            verb,
-            kind: KindId(0),
-            name: "a".into(),
-            edits: vec![label(v)],
+        let write = |verb, v| {
+            Input::Write(WriteInput::Edits {
+                verb,
+                kind: KindId(0),
+                name: "a".into(),
+                edits: vec![label(v)],
+            })
         };
         sim.handle_input(write(Verb::Create, "web"));
         sim.handle_timeout(TimeMs(2000));
@@ -458,26 +453,26 @@ mod tests {
     fn user_updates_set_the_spec_or_the_status_and_a_missing_object_is_a_404() {
         let mut sim = Sim::new(mirrors(0)).unwrap();
         sim.handle_input(create_pod("a", 1));
-        let update = Input::Update {
+        let update = Input::Write(WriteInput::Update {
             kind: KindId(0),
             name: "a".into(),
             spec: 3,
-        };
+        });
         sim.handle_input(update);
-        let status = Input::UpdateStatus {
+        let status = Input::Write(WriteInput::UpdateStatus {
             kind: KindId(0),
             name: "default/a".into(),
             status: 9,
-        };
+        });
         sim.handle_input(status);
         let a = sim.names.intern_qualified("a");
         let o = sim.etcd.get(KindId(0), a).unwrap().clone();
         assert_eq!((o.spec, o.status, o.generation, o.rv), (3, 9, 2, 4));
-        let missing = Input::Update {
+        let missing = Input::Write(WriteInput::Update {
             kind: KindId(0),
             name: "b".into(),
             spec: 1,
-        };
+        });
         sim.handle_input(missing);
         assert!(matches!(
             sim.sink.trace.last().unwrap().kind,

@@ -527,10 +527,12 @@ mod tests {
         };
         assert_eq!(open(&sim), [true, true]);
         let from = sim.sink.trace.len();
-        let cut = |ms| Input::Disconnect {
-            controller: C,
-            duration_ms: DurationMs(ms),
-            after_writes: None,
+        let cut = |ms| {
+            Input::Fault(FaultInput::Disconnect {
+                controller: C,
+                duration_ms: DurationMs(ms),
+                after_writes: None,
+            })
         };
         sim.handle_input(cut(5000));
         assert_eq!(ended(&sim, from, WatchEnd::Disconnected), 2);
@@ -555,17 +557,17 @@ mod tests {
     fn a_failover_moves_the_connections_and_a_delay_slows_the_link() {
         let mut sim = watching();
         let from = sim.sink.trace.len();
-        let failover = Input::Failover {
+        let failover = Input::Fault(FaultInput::Failover {
             controller: C,
             apiserver: ApiserverId(1),
-        };
+        });
         sim.handle_input(failover);
         assert_eq!(sim.links[0].apiserver(), ApiserverId(1));
         assert_eq!(ended(&sim, from, WatchEnd::Disconnected), 2);
-        let delay = Input::Delay {
+        let delay = Input::Fault(FaultInput::Delay {
             controller: C,
             delay_ms: DurationMs(250),
-        };
+        });
         sim.handle_input(delay);
         assert_eq!(sim.links[0].delay_ms(), DurationMs(250));
         let delayed = EventKind::LinkDelay {
@@ -581,12 +583,12 @@ mod tests {
         let mut config = mirrors(1);
         config.controllers[0].start_ms = TimeMs(50_000);
         let mut sim = Sim::new(config).unwrap();
-        let hold = Input::Hold {
+        let hold = Input::Fault(FaultInput::Hold {
             controller: C,
             kind: KindId(0),
             name: "a".into(),
             for_ms: DurationMs(for_ms),
-        };
+        });
         sim.handle_input(hold);
         sim
     }
@@ -694,12 +696,12 @@ mod tests {
     #[test]
     fn a_new_hold_makes_the_earlier_hold_s_timeout_stale() {
         let mut sim = held(1000);
-        let again = Input::Hold {
+        let again = Input::Fault(FaultInput::Hold {
             controller: C,
             kind: KindId(0),
             name: "a".into(),
             for_ms: DurationMs(1000),
-        };
+        });
         assert!(sim.schedule_input(TimeMs(500), again));
         sim.handle_timeout(TimeMs(500));
         let msg = held_event(&mut sim, "a", 2);
@@ -725,19 +727,19 @@ mod tests {
         config.controllers[0].start_ms = TimeMs(0);
         let mut sim = Sim::new(config).unwrap();
         sim.handle_timeout(TimeMs(1000));
-        let hold = Input::Hold {
+        let hold = Input::Fault(FaultInput::Hold {
             controller: C,
             kind: KindId(0),
             name: "a".into(),
             for_ms: DurationMs(10_000),
-        };
+        });
         sim.handle_input(hold);
         assert!(sim.links[0].holding());
-        let crash = Input::Crash {
+        let crash = Input::Fault(FaultInput::Crash {
             controller: C,
             after_writes: None,
             restart_after_ms: None,
-        };
+        });
         sim.handle_input(crash);
         assert!(!sim.links[0].holding());
     }

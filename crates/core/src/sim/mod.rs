@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use crate::cache::{WatchCache, WatchStart};
 use crate::config::{
-    Behaviour, CacheMode, Config, ConfigError, Edit, FakeTracker, FieldValue, Input, KeyMap,
-    Predicate, ProbeRequest, Propagation, ReflectorConfig, Verb,
+    Behaviour, CacheMode, Config, ConfigError, Edit, FakeTracker, FaultInput, FieldValue, Input,
+    KeyMap, Predicate, ProbeRequest, Propagation, ReflectorConfig, Verb, WriteInput,
 };
 use crate::model::*;
 
@@ -421,7 +421,9 @@ impl Sim {
         // The timeline goes last, followed by a gap of sequence numbers: an input appended later
         // with `schedule_input` orders exactly as if it had been the timeline's last entry.
         for (i, t) in config.timeline.iter().enumerate() {
-            if let Input::Create { name, .. } | Input::Update { name, .. } = &t.input {
+            if let Input::Write(WriteInput::Create { name, .. })
+            | Input::Write(WriteInput::Update { name, .. }) = &t.input
+            {
                 sim.names.intern_qualified(name);
             }
             sim.schedule(t.at_ms, NO_CAUSE, Action::Timeline(i as u32));
@@ -954,7 +956,7 @@ mod tests {
     pub(super) fn create_pod(name: &str, spec: i64) -> Input {
         let name = name.into();
         let kind = KindId(0);
-        Input::Create { kind, name, spec }
+        Input::Write(WriteInput::Create { kind, name, spec })
     }
 
     /// The events of a run from `from` on, with their moments and causes.
@@ -989,7 +991,7 @@ mod tests {
         let mut config = crate::esr::tests::parents();
         config.end_ms = TimeMs(60_000);
         config.controllers[0].reconcile_ms = DurationMs(1000);
-        if let Input::Create { spec, .. } = &mut config.timeline[0].input {
+        if let Input::Write(WriteInput::Create { spec, .. }) = &mut config.timeline[0].input {
             *spec = 3;
         }
         let mut running_seen = 0;

@@ -505,10 +505,10 @@ mod tests {
             name
         };
         let owned = child(&mut sim, "p-0", p.uid);
-        let delete = Input::Delete {
+        let delete = Input::Write(WriteInput::Delete {
             kind: KindId(0),
             name: "p".into(),
-        };
+        });
         sim.handle_input(delete);
         let deleted_at = sim.sink.trace.iter().rposition(|e| {
             let delete = WriteOp::Delete;

@@ -85,50 +85,50 @@ impl Builder {
         let controller = self.next_controller(p)?;
         let after_writes = after_writes(p, 0)?;
         p.expect_kw("for")?;
-        Ok(Input::Disconnect {
+        Ok(Input::Fault(FaultInput::Disconnect {
             controller,
             duration_ms: p.duration("a duration")?,
             after_writes,
-        })
+        }))
     }
 
     /// `delay CONTROLLER D`.
     fn delay_input(&self, p: &mut Cursor, _: &Word) -> R<Input> {
         let controller = self.next_controller(p)?;
-        Ok(Input::Delay {
+        Ok(Input::Fault(FaultInput::Delay {
             controller,
             delay_ms: p.duration("a delay")?,
-        })
+        }))
     }
 
     /// `hold CONTROLLER KIND NAME [for D]`: Sieve's unobserved-state injection.
     fn hold_input(&self, p: &mut Cursor, _: &Word) -> R<Input> {
         let controller = self.next_controller(p)?;
-        Ok(Input::Hold {
+        Ok(Input::Fault(FaultInput::Hold {
             controller,
             kind: self.next_kind(p)?,
             name: object_name(p)?,
             for_ms: for_duration(p, "how long at most", listwatch_core::explore::HOLD_FOR_MS)?,
-        })
+        }))
     }
 
     /// `failover CONTROLLER to APISERVER`: the load balancer moves its connections.
     fn failover_input(&self, p: &mut Cursor, _: &Word) -> R<Input> {
         let controller = self.next_controller(p)?;
         p.expect_kw("to")?;
-        Ok(Input::Failover {
+        Ok(Input::Fault(FaultInput::Failover {
             controller,
             apiserver: self.next_apiserver(p)?,
-        })
+        }))
     }
 
     /// `pause APISERVER`, `resume APISERVER`.
     fn pause_input(&self, p: &mut Cursor, aw: &Word) -> R<Input> {
         let apiserver = self.next_apiserver(p)?;
         Ok(if aw.text == "pause" {
-            Input::PauseCache { apiserver }
+            Input::Fault(FaultInput::PauseCache { apiserver })
         } else {
-            Input::ResumeCache { apiserver }
+            Input::Fault(FaultInput::ResumeCache { apiserver })
         })
     }
 
@@ -136,7 +136,10 @@ impl Builder {
     fn restart_apiserver_input(&self, p: &mut Cursor, _: &Word) -> R<Input> {
         let apiserver = self.next_apiserver(p)?;
         let down_ms = for_duration(p, "a duration", DurationMs(1000))?;
-        Ok(Input::RestartApiserver { apiserver, down_ms })
+        Ok(Input::Fault(FaultInput::RestartApiserver {
+            apiserver,
+            down_ms,
+        }))
     }
 
     /// `reinit-cache APISERVER KIND [for D]`.
@@ -144,11 +147,11 @@ impl Builder {
         let apiserver = self.next_apiserver(p)?;
         let kind = self.next_kind(p)?;
         let down_ms = for_duration(p, "a duration", DurationMs(1000))?;
-        Ok(Input::ReinitCache {
+        Ok(Input::Fault(FaultInput::ReinitCache {
             apiserver,
             kind,
             down_ms,
-        })
+        }))
     }
 
     /// `crash CONTROLLER [after N writes] [restart-after D]`.
@@ -160,24 +163,24 @@ impl Builder {
         } else {
             None
         };
-        Ok(Input::Crash {
+        Ok(Input::Fault(FaultInput::Crash {
             controller,
             after_writes,
             restart_after_ms,
-        })
+        }))
     }
 
     /// `restart CONTROLLER [on APISERVER]`.
     fn restart_input(&self, p: &mut Cursor, _: &Word) -> R<Input> {
         let controller = self.next_controller(p)?;
-        Ok(Input::Restart {
+        Ok(Input::Fault(FaultInput::Restart {
             controller,
             apiserver: if p.eat("on") {
                 Some(self.next_apiserver(p)?)
             } else {
                 None
             },
-        })
+        }))
     }
 }
 

@@ -1,7 +1,7 @@
 //! The user's writes on the timeline: `create`, `update`, `patch`, `status`, `label`,
 //! `annotate`, `delete`. A write that names only `spec N` is the shorthand of the first
-//! scripts (`Input::Create`/`Update`), so their traces and share links stay as they were; one
-//! that names fields, labels, annotations, finalizers or owners is an `Input::Write`.
+//! scripts (`WriteInput::Create`/`Update`), so their traces and share links stay as they were; one
+//! that names fields, labels, annotations, finalizers or owners is a `WriteInput::Edits`.
 
 use listwatch_core::*;
 
@@ -78,19 +78,19 @@ impl Builder {
         // The shorthand of the first scripts keeps its own input, and so its trace.
         match (verb, edits.as_slice()) {
             (Verb::Create, []) => {
-                return Ok(Input::Create {
+                return Ok(Input::Write(WriteInput::Create {
                     kind,
                     name,
                     spec: 0,
-                })
+                }))
             }
             (Verb::Create, [Edit::Spec(spec)]) => {
                 let spec = *spec;
-                return Ok(Input::Create { kind, name, spec });
+                return Ok(Input::Write(WriteInput::Create { kind, name, spec }));
             }
             (Verb::Update, [Edit::Spec(spec)]) => {
                 let spec = *spec;
-                return Ok(Input::Update { kind, name, spec });
+                return Ok(Input::Write(WriteInput::Update { kind, name, spec }));
             }
             (Verb::Update | Verb::Patch, []) => {
                 let a = if verb == Verb::Update {
@@ -102,12 +102,12 @@ impl Builder {
             }
             _ => {}
         }
-        Ok(Input::Write {
+        Ok(Input::Write(WriteInput::Edits {
             verb,
             kind,
             name,
             edits,
-        })
+        }))
     }
 
     /// The clauses of a write, each a located error when misused; at most
@@ -243,12 +243,12 @@ impl Builder {
                 ),
             ));
         }
-        Ok(Input::Write {
+        Ok(Input::Write(WriteInput::Edits {
             verb: Verb::Patch,
             kind,
             name,
             edits,
-        })
+        }))
     }
 
     /// `status KIND NAME N`.
@@ -256,7 +256,11 @@ impl Builder {
         let kind = self.next_kind(p)?;
         let name = object_name(p)?;
         let status = p.number("a status value", MAX_SPEC)?;
-        Ok(Input::UpdateStatus { kind, name, status })
+        Ok(Input::Write(WriteInput::UpdateStatus {
+            kind,
+            name,
+            status,
+        }))
     }
 
     /// `delete KIND NAME [propagation POLICY]`.
@@ -264,20 +268,20 @@ impl Builder {
         let kind = self.next_kind(p)?;
         let name = object_name(p)?;
         if !p.eat("propagation") {
-            return Ok(Input::Delete { kind, name });
+            return Ok(Input::Write(WriteInput::Delete { kind, name }));
         }
         let w = p.next("a propagation policy: background, foreground or orphan")?;
         let propagation = match w.text.as_str() {
-            "background" => return Ok(Input::Delete { kind, name }),
+            "background" => return Ok(Input::Write(WriteInput::Delete { kind, name })),
             "foreground" => Propagation::Foreground,
             "orphan" => Propagation::Orphan,
             _ => return Err(unknown(p, w, "propagation policy", PROPAGATIONS)),
         };
-        Ok(Input::DeleteWith {
+        Ok(Input::Write(WriteInput::DeleteWith {
             kind,
             name,
             propagation,
-        })
+        }))
     }
 }
 
@@ -408,13 +412,15 @@ fn field_edit(p: &Cursor, w: &Word) -> R<Edit> {
 
 /// The object a timeline write names.
 pub(super) fn written_name(input: &Input) -> Option<&str> {
-    match input {
-        Input::Create { name, .. }
-        | Input::Update { name, .. }
-        | Input::UpdateStatus { name, .. }
-        | Input::Delete { name, .. }
-        | Input::Write { name, .. }
-        | Input::DeleteWith { name, .. } => Some(name),
-        _ => None,
+    let Input::Write(write) = input else {
+        return None;
+    };
+    match write {
+        WriteInput::Create { name, .. }
+        | WriteInput::Update { name, .. }
+        | WriteInput::UpdateStatus { name, .. }
+        | WriteInput::Delete { name, .. }
+        | WriteInput::Edits { name, .. }
+        | WriteInput::DeleteWith { name, .. } => Some(name),
     }
 }

@@ -1,7 +1,7 @@
 //! Intermediate state (Sieve): the controller crashes between two writes of one reconcile and
 //! restarts 5 s later; it must finish the job from what it then sees.
 
-use crate::config::{Config, Input, TimedInput};
+use crate::config::{Config, FaultInput, Input, TimedInput};
 use crate::model::{ControllerId, DurationMs, TimeMs};
 use crate::sim::Sim;
 use crate::trace::{EventKind, ReconcileResult};
@@ -58,11 +58,11 @@ impl FaultType for CrashBetweenWrites {
     fn inputs(&self) -> Vec<TimedInput> {
         vec![TimedInput {
             at_ms: self.at_ms,
-            input: Input::Crash {
+            input: Input::Fault(FaultInput::Crash {
                 controller: self.controller,
                 after_writes: Some(self.after_writes),
                 restart_after_ms: Some(RESTART_AFTER_MS),
-            },
+            }),
         }]
     }
 

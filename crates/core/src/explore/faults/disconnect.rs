@@ -3,7 +3,7 @@
 //! refusal at each of the controller's own writes (armed as the reconcile starts, as a crash
 //! between writes is), so a swallowed write error or a forgotten requeue shows.
 
-use crate::config::{Config, Input, TimedInput};
+use crate::config::{Config, FaultInput, Input, TimedInput};
 use crate::model::{ControllerId, DurationMs, TimeMs};
 use crate::sim::Sim;
 use crate::trace::{EventKind, WriteOp};
@@ -94,11 +94,11 @@ impl FaultType for Disconnect {
     fn inputs(&self) -> Vec<TimedInput> {
         vec![TimedInput {
             at_ms: self.at_ms,
-            input: Input::Disconnect {
+            input: Input::Fault(FaultInput::Disconnect {
                 controller: self.controller,
                 duration_ms: self.duration_ms,
                 after_writes: self.after_writes,
-            },
+            }),
         }]
     }
 

@@ -2,7 +2,7 @@
 //! write of an object it reads until a later state of that object arrives, then released
 //! together, so it never acts on the state in between.
 
-use crate::config::{Config, Input, TimedInput};
+use crate::config::{Config, FaultInput, Input, TimedInput};
 use crate::model::{ControllerId, DurationMs, KindId, TimeMs};
 use crate::sim::Sim;
 use crate::trace::EventKind;
@@ -62,12 +62,12 @@ impl FaultType for Hold {
     fn inputs(&self) -> Vec<TimedInput> {
         vec![TimedInput {
             at_ms: self.at_ms,
-            input: Input::Hold {
+            input: Input::Fault(FaultInput::Hold {
                 controller: self.controller,
                 kind: self.kind,
                 name: self.name.clone(),
                 for_ms: self.for_ms,
-            },
+            }),
         }]
     }
 

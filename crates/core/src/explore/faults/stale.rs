@@ -4,7 +4,7 @@
 //! user write, once that cache has missed at least one write. Its RV="0" list then shows an
 //! older world than the one it already acted on.
 
-use crate::config::{Config, Input, TimedInput};
+use crate::config::{Config, FaultInput, Input, TimedInput};
 use crate::model::{ApiserverId, ControllerId, DurationMs, KindId, TimeMs};
 use crate::sim::Sim;
 use crate::trace::{Actor, EventKind, ListRv};
@@ -57,25 +57,28 @@ impl FaultType for Stale {
         let at = |at_ms, input| TimedInput { at_ms, input };
         let (controller, stale) = (self.controller, self.stale);
         vec![
-            at(self.pause_ms, Input::PauseCache { apiserver: stale }),
+            at(
+                self.pause_ms,
+                Input::Fault(FaultInput::PauseCache { apiserver: stale }),
+            ),
             at(
                 self.restart_ms,
-                Input::Crash {
+                Input::Fault(FaultInput::Crash {
                     controller,
                     after_writes: None,
                     restart_after_ms: None,
-                },
+                }),
             ),
             at(
                 self.restart_ms,
-                Input::Restart {
+                Input::Fault(FaultInput::Restart {
                     controller,
                     apiserver: Some(stale),
-                },
+                }),
             ),
             at(
                 self.restart_ms + self.for_ms,
-                Input::ResumeCache { apiserver: stale },
+                Input::Fault(FaultInput::ResumeCache { apiserver: stale }),
             ),
         ]
     }

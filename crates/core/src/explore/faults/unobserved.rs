@@ -1,7 +1,7 @@
 //! Unobserved state by a cut: the controller cut off from just before a write of an object it
 //! reads until just after the next write of the same object, so it never sees the state between.
 
-use crate::config::{Config, Input, TimedInput};
+use crate::config::{Config, FaultInput, Input, TimedInput};
 use crate::model::{ControllerId, DurationMs, TimeMs};
 use crate::sim::Sim;
 use crate::trace::{EventKind, WatchEnd};
@@ -50,11 +50,11 @@ impl FaultType for Unobserved {
     fn inputs(&self) -> Vec<TimedInput> {
         vec![TimedInput {
             at_ms: self.from_ms,
-            input: Input::Disconnect {
+            input: Input::Fault(FaultInput::Disconnect {
                 controller: self.controller,
                 duration_ms: DurationMs::between(self.from_ms, self.until_ms),
                 after_writes: None,
-            },
+            }),
         }]
     }
 
