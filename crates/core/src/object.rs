@@ -260,7 +260,13 @@ impl Selector {
     pub fn convert(&self, change: &crate::model::Change) -> Option<crate::model::EventType> {
         use crate::model::EventType;
         let cur = change.event != EventType::Deleted && self.matches(&change.object.body);
-        let old = change.event != EventType::Added && self.matches(&change.prev);
+        let old = change.event != EventType::Added
+            && self.matches(
+                change
+                    .prev
+                    .as_ref()
+                    .map_or(&crate::object::Body::EMPTY, |p| &p.body),
+            );
         match (cur, old) {
             (true, true) => Some(EventType::Modified),
             (true, false) => Some(EventType::Added),

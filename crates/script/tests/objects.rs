@@ -218,6 +218,23 @@ expect exists Pod b/web-0
 ",
     ),
     (
+        "a selector's DELETED (the object left the selector) carries the previous object at the event's resourceVersion",
+        "apiserver/pkg/storage/cacher/cache_watcher.go (convertToWatchEvent: !curObjPasses && oldObjPasses)",
+        "kind ReplicaSet
+kind Pod
+controller rs for ReplicaSet
+  watches Pod selector app=web none
+  logic
+    done
+at 1s create Pod web-0 spec 1 labels app=web
+at 2s update Pod web-0 spec 2 labels app=db
+run 5s
+expect watch-deleted rs Pod web-0 == 1
+expect message \"DELETED default/web-0 rv 3 (spec 1)\" == 1
+expect message \"DELETED default/web-0 rv 3 (spec 2)\" == 0
+",
+    ),
+    (
         "generateName: the apiserver appends five random characters, from the run's seed",
         "apiserver/pkg/storage/names/generate.go (SimpleNameGenerator)",
         "kind Pod
