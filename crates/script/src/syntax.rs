@@ -72,6 +72,8 @@ pub const WORDS: &[&str] = &[
     "live",
     "owned-by",
     "selector",
+    "field-selector",
+    "notin",
     "where",
     "on-error",
     "continue",
