@@ -18,9 +18,9 @@
 //! (`count`, `alive`, `exists` copy nothing), and ESR's question after every write ("would a
 //! reconcile write anything?") stops at the first write it finds.
 
-use crate::model::{DurationMs, KindId, NameId, Names, Object, Owner, Rv};
+use crate::model::{DurationMs, KindId, NameId, Names, Object, Owner, Rv, TimeMs};
 use crate::object::Value as Scalar;
-use crate::reconcile::{Memory, Reader, Section, UpdateTo, Write, MAX_CHILDREN};
+use crate::reconcile::{ConditionSet, Memory, Reader, Section, UpdateTo, Write, MAX_CHILDREN};
 use crate::trace::{ApiError, ReconcileResult};
 
 pub const MAX_STATEMENTS: usize = 256;
@@ -74,6 +74,21 @@ pub enum Value {
     /// A named field of an object read: `db.spec.replicas`, `pod.metadata.labels.app` (none when
     /// the object or the field is absent).
     Path(Slot, Section, String),
+    /// `count(VAR in LIST [where COND])` or `sum(VALUE for VAR in LIST [where COND])`: over the
+    /// items of a list (at most `MAX_LIST_ITEMS`; a longer one, or an overflow, is none), `VAR`
+    /// bound to each. Aggregates do not nest.
+    Aggregate(Box<Aggregate>),
+}
+
+/// What `Value::Aggregate` computes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Aggregate {
+    pub var: Slot,
+    pub list: Slot,
+    pub filter: Option<Cond>,
+    /// `None`: a count; else the value summed (an item where it is none adds nothing, as a
+    /// Go loop would skip it).
+    pub sum: Option<Value>,
 }
 
 /// An operator of the language's integer arithmetic (Go's `int64`, with `/` and `%` truncating
@@ -254,6 +269,15 @@ pub enum Stmt {
         on_error: OnError,
         line: u32,
     },
+    /// `set-condition NAME TYPE STATUS [reason R] [message M]`: apimachinery's
+    /// `meta.SetStatusCondition` on the object read, then `r.Status().Update` at its RV, made
+    /// only when it changed something (Go's `if meta.SetStatusCondition(...) { ... }`).
+    SetCondition {
+        slot: Slot,
+        condition: Box<ConditionStmt>,
+        on_error: OnError,
+        line: u32,
+    },
     /// Add or remove this controller's finalizer (an update with the RV read).
     Finalizer {
         slot: Slot,
@@ -291,6 +315,30 @@ pub enum Stmt {
     Require(Cond),
 }
 
+/// What a `set-condition` sets: the condition's type, its status (`True`, `False` or
+/// `Unknown`), its reason and message (empty when not given).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ConditionStmt {
+    pub type_name: String,
+    pub status: String,
+    pub reason: Option<String>,
+    pub message: Option<String>,
+}
+
+impl ConditionStmt {
+    /// The status fields a condition of this type keeps (see `ConditionSet`).
+    pub fn keys(&self) -> [String; 5] {
+        let t = &self.type_name;
+        [
+            format!("conditions.{t}"),
+            format!("conditions.{t}.reason"),
+            format!("conditions.{t}.message"),
+            format!("conditions.{t}.observedGeneration"),
+            format!("conditions.{t}.lastTransitionTime"),
+        ]
+    }
+}
+
 /// The script line of a statement that writes (the line a limit it reaches is reported at).
 pub fn write_line(s: &Stmt) -> Option<u32> {
     match s {
@@ -298,6 +346,7 @@ pub fn write_line(s: &Stmt) -> Option<u32> {
         | Stmt::Update { line, .. }
         | Stmt::SetField { line, .. }
         | Stmt::Finalizer { line, .. }
+        | Stmt::SetCondition { line, .. }
         | Stmt::Delete { line, .. }
         | Stmt::Scale { line, .. } => Some(*line),
         _ => None,
@@ -617,6 +666,10 @@ struct Run<'a> {
     plan: Plan,
     /// ESR's question: the program stops at its first write (`Stop::Wrote`), made or not.
     dry: bool,
+    /// The item an aggregate is looking at, bound to its variable's slot.
+    item: std::cell::RefCell<Option<(Slot, Object)>>,
+    /// When the reconcile runs (a condition's lastTransitionTime).
+    now_ms: TimeMs,
 }
 
 /// Stops the program: `done`, `error`, `requeue after`, a failed live read, the first write of
@@ -631,6 +684,11 @@ const NO_NAME: NameId = NameId(u32::MAX);
 
 impl<'a> Run<'a> {
     fn one(&self, s: Slot) -> Option<Object> {
+        if let Some((slot, o)) = &*self.item.borrow() {
+            if *slot == s {
+                return Some(o.clone());
+            }
+        }
         match self.bound.get(s as usize) {
             Some(Bound::One(o)) => o.clone(),
             _ => None,
@@ -710,6 +768,7 @@ impl<'a> Run<'a> {
             Value::Arith(op, a, b) => {
                 op.apply(self.value(a, memory_key)?, self.value(b, memory_key)?)
             }
+            Value::Aggregate(a) => self.aggregate(a, memory_key),
             Value::Field(s, f) => match f {
                 Field::Count => Some(self.list_counts(*s).0 as i64),
                 Field::Alive => Some(self.list_counts(*s).1 as i64),
@@ -728,6 +787,29 @@ impl<'a> Run<'a> {
             },
         }
     }
+    /// A count or a sum over a list's items (none for a list of more than `MAX_LIST_ITEMS`).
+    fn aggregate(&self, a: &Aggregate, memory_key: NameId) -> Option<i64> {
+        let items = self.items(a.list, 0).ok()?;
+        let mut total = 0i64;
+        for o in items {
+            *self.item.borrow_mut() = Some((a.var, o));
+            let kept = a.filter.as_ref().is_none_or(|c| self.cond(c));
+            let add = match (&a.sum, kept) {
+                (_, false) => Some(0),
+                (None, true) => Some(1),
+                (Some(v), true) => Some(self.value(v, memory_key).unwrap_or(0)),
+            };
+            let next = add.and_then(|n| total.checked_add(n));
+            let Some(next) = next else {
+                *self.item.borrow_mut() = None;
+                return None;
+            };
+            total = next;
+        }
+        *self.item.borrow_mut() = None;
+        Some(total)
+    }
+
     /// The items of the list in `slot` (copies), at most `MAX_LIST_ITEMS` (more stops the run at
     /// `line`).
     fn items(&self, slot: Slot, line: u32) -> Result<Vec<Object>, Stop> {
@@ -789,6 +871,7 @@ impl<'a> Run<'a> {
 
     fn cond(&self, c: &Cond) -> bool {
         match c {
+            Cond::Exists(s) if self.item.borrow().as_ref().is_some_and(|i| i.0 == *s) => true,
             Cond::Exists(s) => match self.bound.get(*s as usize) {
                 Some(Bound::One(o)) => o.is_some(),
                 Some(Bound::Owned { .. } | Bound::Items(_)) => self.list_counts(*s).0 > 0,
@@ -937,6 +1020,7 @@ impl<'a> Run<'a> {
             | Stmt::Update { .. }
             | Stmt::SetField { .. }
             | Stmt::Finalizer { .. }
+            | Stmt::SetCondition { .. }
             | Stmt::Delete { .. }
             | Stmt::Scale { .. } => self.write_stmt(s)?,
             Stmt::Remember { slot, value } => {
@@ -995,6 +1079,12 @@ impl<'a> Run<'a> {
                 on_error,
                 ..
             } => self.stmt_finalizer(slot, add, on_error)?,
+            Stmt::SetCondition {
+                slot,
+                condition,
+                on_error,
+                ..
+            } => self.stmt_set_condition(*slot, condition, *on_error)?,
             Stmt::Delete {
                 slot,
                 uid_check,
@@ -1145,6 +1235,43 @@ impl<'a> Run<'a> {
         };
         let expect_rv = if rv_check { o.rv } else { 0 };
         self.push_update(slot, o, change, expect_rv, on_error)
+    }
+
+    /// `SetCondition`: the condition set on the object read and, if that changed it, one update
+    /// of `/status` at the RV read. A key or value never interned (ESR's look-up mode) is on no
+    /// object: the condition would change it.
+    fn stmt_set_condition(
+        &mut self,
+        slot: Slot,
+        c: &ConditionStmt,
+        on_error: OnError,
+    ) -> Result<(), Stop> {
+        let Some(o) = self.one(slot) else {
+            return Ok(());
+        };
+        let [k0, k1, k2, k3, k4] = c.keys().map(|k| self.names.name(&k));
+        let (Some(k0), Some(k1), Some(k2), Some(k3), Some(k4)) = (k0, k1, k2, k3, k4) else {
+            return Err(Stop::Wrote);
+        };
+        let mut text = |t: &Option<String>| match t {
+            Some(t) => self.names.name(t).map(Some).ok_or(Stop::Wrote),
+            None => Ok(None),
+        };
+        let (reason, message) = (text(&c.reason)?, text(&c.message)?);
+        let status = self.names.name(&c.status).ok_or(Stop::Wrote)?;
+        let change = UpdateTo::Condition(ConditionSet {
+            keys: [k0, k1, k2, k3, k4],
+            status,
+            reason,
+            message,
+            observed_generation: o.generation as i64,
+            now_ms: self.now_ms.ms() as i64,
+        });
+        if change.apply(&o).body == o.body {
+            return Ok(());
+        }
+        let rv = o.rv;
+        self.push_update(slot, o, change, rv, on_error)
     }
 
     /// `Finalizer`: adds or removes this controller's finalizer.
@@ -1327,7 +1454,7 @@ fn scale(
     writes
 }
 
-/// Runs the logic for one reconcile of `key`: reads from `cache` (and `live`, etcd, for live
+/// Runs the logic for one reconcile of `key` at `now_ms`: reads from `cache` (and `live`, etcd, for live
 /// reads; `None` when the controller is cut off), makes the memory changes that come before
 /// any write, returns the plan (with the changes that wait for writes).
 #[allow(clippy::too_many_arguments)]
@@ -1339,6 +1466,7 @@ pub fn plan(
     live: Option<&dyn Reader>,
     names: &mut dyn Namer,
     memory: &mut Memory,
+    now_ms: TimeMs,
 ) -> Plan {
     let mut run = Run {
         key,
@@ -1351,6 +1479,8 @@ pub fn plan(
         last_write: vec![None; program.bindings.len()],
         plan: Plan::default(),
         dry: false,
+        item: Default::default(),
+        now_ms,
     };
     match run.exec(&program.body) {
         Err(Stop::Return(r)) => run.plan.outcome = Some(r),
@@ -1400,6 +1530,8 @@ pub fn desired_holds_named(
         last_write: vec![None; program.bindings.len().max(program.desired_bindings.len())],
         plan: Plan::default(),
         dry: true,
+        item: Default::default(),
+        now_ms: TimeMs(0),
     };
     match &program.desired {
         Some(desired) => {

@@ -86,6 +86,42 @@ pub enum UpdateTo {
         key: NameId,
         value: crate::object::Value,
     },
+    /// `meta.SetStatusCondition` on the object read, then `r.Status().Update` (to `/status`).
+    Condition(ConditionSet),
+}
+
+/// One status condition as apimachinery `pkg/api/meta/conditions.go` `SetStatusCondition` sets
+/// it, kept in the status's named fields: `conditions.TYPE` holds its status (`"True"`,
+/// `"False"`, `"Unknown"`), `conditions.TYPE.reason`, `.message`, `.observedGeneration` and
+/// `.lastTransitionTime` (ms since the start) the rest. `keys` are those five keys, interned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConditionSet {
+    pub keys: [NameId; 5],
+    pub status: NameId,
+    /// `None`: empty (the field is removed).
+    pub reason: Option<NameId>,
+    pub message: Option<NameId>,
+    pub observed_generation: i64,
+    /// The moment the reconcile decided it: the transition time when the status changes.
+    pub now_ms: i64,
+}
+
+impl ConditionSet {
+    /// The condition set on `d`'s status: reason, message and observedGeneration always; the
+    /// lastTransitionTime only when the condition is new or its status changes.
+    fn apply(&self, d: &mut crate::object::BodyData) {
+        use crate::object::{get, set, Value};
+        let [status_key, reason_key, message_key, generation_key, time_key] = self.keys;
+        let status = Some(Value::Str(self.status));
+        if get(&d.status, status_key).copied() != status {
+            set(&mut d.status, time_key, Some(Value::Int(self.now_ms)));
+        }
+        set(&mut d.status, status_key, status);
+        set(&mut d.status, reason_key, self.reason.map(Value::Str));
+        set(&mut d.status, message_key, self.message.map(Value::Str));
+        let generation = Some(Value::Int(self.observed_generation));
+        set(&mut d.status, generation_key, generation);
+    }
 }
 
 /// Where a named field lives in an object.
@@ -127,6 +163,7 @@ impl UpdateTo {
         matches!(
             self,
             UpdateTo::Status(_)
+                | UpdateTo::Condition(_)
                 | UpdateTo::Field {
                     section: Section::Status,
                     ..
@@ -143,6 +180,7 @@ impl UpdateTo {
                 now.finalizers = finalizers.unwrap_or(o.finalizers);
             }
             UpdateTo::Status(status) => now.status = status,
+            UpdateTo::Condition(c) => now.body.edit(|d| c.apply(d)),
             UpdateTo::Field {
                 section,
                 key,
@@ -248,7 +286,8 @@ fn child_index(names: &Names, name: NameId) -> u64 {
 }
 
 /// Decides the writes of one reconcile of `key`: a built-in behaviour, or the controller's own
-/// logic (`program::plan`). `live` reads etcd (`None`: the controller is cut off).
+/// logic (`program::plan`, at `now_ms`). `live` reads etcd (`None`: the controller is cut off).
+#[allow(clippy::too_many_arguments)]
 pub fn plan(
     cfg: &ControllerConfig,
     key: NameId,
@@ -257,9 +296,10 @@ pub fn plan(
     live: Option<&dyn Reader>,
     names: &mut Names,
     memory: &mut Memory,
+    now_ms: crate::model::TimeMs,
 ) -> Plan {
     if let (Behaviour::Program, Some(p)) = (cfg.behaviour, &cfg.program) {
-        return program::plan(p, key, finalizer_bit, read, live, names, memory);
+        return program::plan(p, key, finalizer_bit, read, live, names, memory, now_ms);
     }
     Plan {
         writes: builtin(

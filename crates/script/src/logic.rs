@@ -13,8 +13,11 @@ use crate::numbers::MAX_DURATION_MS;
 
 type R<T> = Result<T, Diagnostic>;
 
-/// Statements of a controller's `logic` block.
-pub const LOGIC_STATEMENTS: &[&str] = &[
+/// Every word of the reconcile language, listed once (the editor highlights them, the fuzzer
+/// mutates with them): the statements of a `logic` block first (`LOGIC_STATEMENTS`), then the
+/// blocks' names and the words its statements take. Words the rest of the language shares
+/// (`for`, `in`, `owner`, `spec`, `after`, ...) are `syntax::WORDS`'.
+pub const LOGIC_WORDS: &[&str] = &[
     "get",
     "list",
     "if",
@@ -32,7 +35,33 @@ pub const LOGIC_STATEMENTS: &[&str] = &[
     "error",
     "requeue",
     "for",
+    "set-condition",
+    // Not statements of `logic`:
+    "logic",
+    "desired",
+    "require",
+    "key",
+    "live",
+    "owned-by",
+    "where",
+    "on-error",
+    "continue",
+    "return",
+    "ignore-not-found",
+    "ignore-already-exists",
+    "ignore-conflict",
+    "if-uid",
+    "deleting",
+    "has-finalizer",
+    "memory",
+    "min",
+    "max",
+    "reason",
 ];
+/// How many of `LOGIC_WORDS` are statements of a `logic` block.
+const LOGIC_STATEMENT_COUNT: usize = 18;
+/// Statements of a controller's `logic` block.
+pub const LOGIC_STATEMENTS: &[&str] = LOGIC_WORDS.split_at(LOGIC_STATEMENT_COUNT).0;
 /// Statements of a controller's `desired` block.
 pub const DESIRED_STATEMENTS: &[&str] = &["get", "list", "require"];
 /// Fields of what a `logic` block read (`db.spec`; `count` and `alive` of lists).
@@ -84,6 +113,12 @@ pub const ON_ERROR: &[(&str, OnError)] = &[
     ("ignore-already-exists", OnError::IgnoreAlreadyExists),
     ("ignore-conflict", OnError::IgnoreConflict),
 ];
+
+/// A condition's status (apimachinery `pkg/apis/meta/v1/types.go` `ConditionStatus`).
+pub const CONDITION_STATUSES: &[&str] = &["True", "False", "Unknown"];
+/// A condition type's longest: its five status keys (`conditions.TYPE.lastTransitionTime`, ...)
+/// stay within a field key's `MAX_KEY_LEN`.
+pub const MAX_CONDITION_TYPE: usize = MAX_KEY_LEN - "conditions..lastTransitionTime".len();
 
 /// Most arithmetic operators (`+ - * / %`) on one line, and deepest nesting of parentheses
 /// and `min(..)`/`max(..)`: a line stays readable and its value cheap.
@@ -211,6 +246,8 @@ pub struct Compiler<'a> {
     depth: usize,
     /// Inside a `for` body (loops do not nest).
     in_loop: bool,
+    /// Inside a `count(...)` or `sum(...)` (aggregates do not nest).
+    in_aggregate: bool,
 }
 
 impl<'a> Compiler<'a> {
@@ -226,6 +263,7 @@ impl<'a> Compiler<'a> {
             operators: 0,
             depth: 0,
             in_loop: false,
+            in_aggregate: false,
         }
     }
 
@@ -733,12 +771,15 @@ impl<'a> Compiler<'a> {
     }
 
     fn factor_from(&mut self, c: &mut Cursor, w: &Word) -> R<Value> {
+        let open = |c: &Cursor| c.peek().is_some_and(|p| p.text == "(" && !p.quoted);
+        if !w.quoted && ["count", "sum"].contains(&w.text.as_str()) && open(c) {
+            return self.aggregate(c, w);
+        }
         let call = match w.text.as_str() {
             "min" => Some(ArithOp::Min),
             "max" => Some(ArithOp::Max),
             _ => None,
         };
-        let open = |c: &Cursor| c.peek().is_some_and(|p| p.text == "(" && !p.quoted);
         if w.quoted || (w.text != "(" && !(call.is_some() && open(c))) {
             return self.value_of(c, w);
         }
@@ -759,6 +800,84 @@ impl<'a> Compiler<'a> {
         c.expect_kw(")")?;
         self.depth -= 1;
         Ok(v)
+    }
+
+    /// `count(VAR in LIST [where COND])` or `sum(VALUE for VAR in LIST [where COND])`, `at` the
+    /// word `count` or `sum` (the `(` follows). The variable is bound before the value that reads
+    /// it is compiled, so `sum` looks ahead for its `for VAR`.
+    fn aggregate(&mut self, c: &mut Cursor, at: &Word) -> R<Value> {
+        if self.in_aggregate {
+            return Err(c
+                .err_at(
+                    at,
+                    format!("a `{}` inside a count or a sum: they do not nest", at.text),
+                )
+                .help("count the inner list once, with `remember` or in an `if` around it"));
+        }
+        c.expect_kw("(")?;
+        let sum = at.text == "sum";
+        let var_word = if sum {
+            // The `for` of this sum: the first at this depth of parentheses.
+            let mut depth = 0usize;
+            let mut found = None;
+            for (i, p) in c.words.iter().enumerate().skip(c.pos) {
+                match p.text.as_str() {
+                    _ if p.quoted => {}
+                    "(" => depth += 1,
+                    ")" if depth == 0 => break,
+                    ")" => depth -= 1,
+                    "for" if depth == 0 => {
+                        found = c.words.get(i + 1);
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            match found {
+                Some(v) => v,
+                None => {
+                    return Err(c
+                        .err_at(at, "`sum(...)` needs `VALUE for VAR in LIST`")
+                        .help("e.g. `sum(p.status.ready for p in pods where p exists)`"))
+                }
+            }
+        } else {
+            c.next("a name for each item")?
+        };
+        let var = self.bind(c, var_word, false)?;
+        self.in_aggregate = true;
+        let result = self.aggregate_rest(c, var, sum);
+        self.in_aggregate = false;
+        // The variable is the aggregate's own: the name is free again after its `)` (its slot
+        // stays, under a name no word spells).
+        self.bindings[var as usize].name = format!("({})", var_word.text);
+        result
+    }
+
+    fn aggregate_rest(&mut self, c: &mut Cursor, var: Slot, sum: bool) -> R<Value> {
+        let value = match sum {
+            true => {
+                let v = self.value(c)?;
+                c.expect_kw("for")?;
+                c.next("a name for each item")?;
+                Some(v)
+            }
+            false => None,
+        };
+        c.expect_kw("in")?;
+        let lw = c.next("a list read above")?;
+        let list = self.bound(c, lw, Some(true))?;
+        let filter = match c.eat("where") {
+            true => Some(self.cond(c)?),
+            false => None,
+        };
+        c.expect_kw(")")?;
+        Ok(Value::Aggregate(Box::new(Aggregate {
+            var,
+            list,
+            filter,
+            sum: value,
+        })))
     }
 
     fn value_of(&mut self, c: &Cursor, w: &Word) -> R<Value> {
@@ -887,7 +1006,7 @@ impl<'a> Compiler<'a> {
         }
         let w = c.next("a condition (NAME exists, NAME.spec == 3, ...)")?;
         let next = c.peek().filter(|p| !p.quoted).map(|p| p.text.as_str());
-        let call = ["min", "max"].contains(&w.text.as_str()) && next == Some("(");
+        let call = ["min", "max", "count", "sum"].contains(&w.text.as_str()) && next == Some("(");
         let operator = next.is_some_and(|p| ["+", "-", "*", "/", "%"].contains(&p));
         if !w.quoted && (w.text == "(" || call || operator) {
             // A computed value on the left: a comparison follows.
@@ -988,6 +1107,7 @@ impl<'a> Compiler<'a> {
             "create" => self.create_stmt(c, w)?,
             "update" | "patch" => self.update_stmt(c, w)?,
             "add-finalizer" | "remove-finalizer" => self.finalizer_stmt(c, w)?,
+            "set-condition" => self.condition_stmt(c, w)?,
             "delete" => self.delete_stmt(c, w)?,
             "scale" => self.scale_stmt(c, w)?,
             "remember" | "forget" => self.memory_stmt(c, w)?,
@@ -1035,6 +1155,74 @@ impl<'a> Compiler<'a> {
         Ok(Stmt::Finalizer {
             slot,
             add: w.text == "add-finalizer",
+            on_error,
+            line: c.line as u32,
+        })
+    }
+
+    /// `set-condition NAME TYPE STATUS [reason R] [message "M"] [on-error ...]`, checked as
+    /// apimachinery `pkg/apis/meta/v1/types.go` `Condition`'s validation markers check them
+    /// (status `True`, `False` or `Unknown`; a reason `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`).
+    fn condition_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        self.writes_allowed(c, w)?;
+        let n = c.next("the name of an object read above")?;
+        let slot = self.bound(c, n, Some(false))?;
+        let t = c.next("the condition's type (Ready, Available, ...)")?;
+        let alnum = |ch: char| ch.is_ascii_alphanumeric();
+        let type_ok = !t.quoted
+            && t.text.len() <= MAX_CONDITION_TYPE
+            && t.text.starts_with(alnum)
+            && t.text.ends_with(alnum)
+            && t.text.chars().all(|ch| alnum(ch) || "-_.".contains(ch));
+        if !type_ok {
+            return Err(c
+                .err_at(t, format!("`{}` is not a condition type", t.text))
+                .help(format!(
+                    "letters, digits, `-`, `_` and `.`, at most {MAX_CONDITION_TYPE}: `Ready`"
+                )));
+        }
+        let st = c.next("the condition's status (True, False or Unknown)")?;
+        if st.quoted || !CONDITION_STATUSES.contains(&st.text.as_str()) {
+            return Err(unknown(c, st, "condition status", CONDITION_STATUSES));
+        }
+        let (mut reason, mut message) = (None, None);
+        loop {
+            if c.eat("reason") {
+                let r = c.next("a reason (CamelCase: Provisioned)")?;
+                let mut chars = r.text.chars();
+                let ok = !r.quoted
+                    && r.text.len() <= MAX_VALUE_LEN
+                    && chars.next().is_some_and(|ch| ch.is_ascii_alphabetic())
+                    && r.text.chars().all(|ch| alnum(ch) || "_,:".contains(ch))
+                    && !r.text.ends_with([',', ':']);
+                if !ok {
+                    return Err(c
+                        .err_at(r, format!("`{}` is not a condition reason", r.text))
+                        .help("a reason is one CamelCase word: `Provisioned`, `ScaleFailed`"));
+                }
+                reason = Some(r.text.clone());
+            } else if c.eat("message") {
+                let m = c.next("a message in quotes")?;
+                if !m.quoted || m.text.len() > MAX_VALUE_LEN {
+                    return Err(c.err_at(m, "a message is a string in quotes").help(format!(
+                        "at most {MAX_VALUE_LEN} bytes: `message \"waiting for pods\"`"
+                    )));
+                }
+                message = Some(m.text.clone());
+            } else {
+                break;
+            }
+        }
+        let on_error = self.on_error(c)?;
+        c.done()?;
+        Ok(Stmt::SetCondition {
+            slot,
+            condition: Box::new(ConditionStmt {
+                type_name: t.text.clone(),
+                status: st.text.clone(),
+                reason,
+                message,
+            }),
             on_error,
             line: c.line as u32,
         })
@@ -1367,6 +1555,18 @@ pub fn stopped_at_limit(sim: &listwatch_core::Sim, src: &str) -> Option<Diagnost
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The reconcile language's words are listed once: in `LOGIC_WORDS`, not again among the
+    /// rest of the language's (`syntax::WORDS`), and each once.
+    #[test]
+    fn the_logic_words_are_one_table() {
+        for (i, w) in LOGIC_WORDS.iter().enumerate() {
+            assert!(!crate::syntax::WORDS.contains(w), "{w} is listed twice");
+            assert!(!LOGIC_WORDS[..i].contains(w), "{w} is in LOGIC_WORDS twice");
+        }
+        assert_eq!(LOGIC_STATEMENTS.last(), Some(&"set-condition"));
+        assert!(DESIRED_STATEMENTS.iter().all(|w| LOGIC_WORDS.contains(w)));
+    }
 
     /// The editor's list of field paths is the sections the compiler reads, in order.
     #[test]

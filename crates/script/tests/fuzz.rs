@@ -12,7 +12,7 @@ use listwatch_core::{Stop, TimeMs};
 use listwatch_script::gallery::GALLERY;
 use listwatch_script::syntax::{
     ACTIONS, BEHAVIOURS, CONDITION_WORDS, CONTROLLER_OPTIONS, COUNTED, DESIRED_STATEMENTS, FIELDS,
-    LOGIC_STATEMENTS, STATEMENTS, WORDS,
+    LOGIC_STATEMENTS, LOGIC_WORDS, STATEMENTS, WORDS,
 };
 
 const INPUTS: usize = 2_000;
@@ -97,7 +97,7 @@ const EDGES: &[&str] = &[
 ];
 
 fn word(rng: &mut Rng) -> String {
-    let lists: [&[&str]; 11] = [
+    let lists: [&[&str]; 12] = [
         STATEMENTS,
         BEHAVIOURS,
         CONTROLLER_OPTIONS,
@@ -106,6 +106,7 @@ fn word(rng: &mut Rng) -> String {
         WORDS,
         EDGES,
         LOGIC_STATEMENTS,
+        LOGIC_WORDS,
         DESIRED_STATEMENTS,
         CONDITION_WORDS,
         FIELDS,
@@ -166,6 +167,10 @@ const LOGIC_TEMPLATES: &[&str] = &[
     "update N spec V on-error ignore-conflict",
     "delete N on-error ignore-not-found",
     "patch N status V",
+    // Conditions (issue 24).
+    "set-condition N Ready True reason Provisioned message \"up\"",
+    "set-condition N Ready Unknown on-error ignore-conflict",
+    "if N.status.conditions.Ready == \"True\"",
 ];
 
 /// A statement of the language from a template, with words of the script (`src`) in it.
