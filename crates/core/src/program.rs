@@ -44,7 +44,28 @@ pub enum Target {
     Suffix(String),
     /// The owner (by its ownerReference) of an object read before.
     OwnerOf(Slot),
+    /// A name built from text, the key's name and values (`"cfg-{db.spec.shard}"`,
+    /// `key-{memory.n}`), in `namespace` or the key's. A value that is none, or a name that is
+    /// not a DNS subdomain of at most `MAX_NAME_LEN` characters, names nothing: the statement
+    /// reads an absent object, a create or delete is skipped.
+    Built {
+        parts: Vec<NamePart>,
+        namespace: Option<String>,
+    },
 }
+
+/// A piece of a built name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum NamePart {
+    Text(String),
+    /// The reconcile key's name (without its namespace).
+    Key,
+    /// A value, an integer written as its digits or a string as its text.
+    Value(Value),
+}
+
+/// At most this many `{VALUE}`s in one built name.
+pub const MAX_NAME_VALUES: usize = 4;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Field {
@@ -543,6 +564,11 @@ impl Program {
                     target: Target::Suffix(_),
                     ..
                 } => Some((*kind, true)),
+                Stmt::Create {
+                    kind,
+                    target: Target::Built { parts, .. },
+                    ..
+                } => Some((*kind, parts.contains(&NamePart::Key))),
                 Stmt::Scale { kind, .. } => Some((*kind, true)),
                 _ => None,
             })
@@ -730,6 +756,12 @@ impl<'a> Run<'a> {
         let ns = key.split_once('/').map(|x| x.0).unwrap_or("default");
         self.names.name(ns).unwrap_or(NO_NAME)
     }
+    /// The namespace of a qualified name (`ns/name`).
+    fn namespace_of(&mut self, name: NameId) -> NameId {
+        let full = self.names.resolve(name).to_string();
+        let ns = full.split_once('/').map(|x| x.0).unwrap_or("default");
+        self.names.name(ns).unwrap_or(NO_NAME)
+    }
     fn target_name(&mut self, t: &Target) -> Option<Option<NameId>> {
         match t {
             Target::Key => Some(Some(self.key)),
@@ -738,6 +770,40 @@ impl<'a> Run<'a> {
                 Some(self.names.name(&n))
             }
             Target::OwnerOf(slot) => self.one(*slot).and_then(|o| o.owner).map(|o| Some(o.name)),
+            Target::Built { parts, namespace } => {
+                let (key_ns, key_name) = {
+                    let key = self.names.resolve(self.key);
+                    let (ns, name) = key.split_once('/').unwrap_or(("default", key));
+                    (ns.to_string(), name.to_string())
+                };
+                let mut name = String::new();
+                for p in parts {
+                    match p {
+                        NamePart::Text(t) => name.push_str(t),
+                        NamePart::Key => name.push_str(&key_name),
+                        NamePart::Value(v) => match self.scalar(v, self.key)? {
+                            Scalar::Int(n) => name.push_str(&n.to_string()),
+                            Scalar::Str(NO_NAME) => return None,
+                            Scalar::Str(id) => name.push_str(self.names.resolve(id)),
+                        },
+                    }
+                }
+                // `apimachinery/pkg/util/validation` `IsDNS1123Subdomain`.
+                let dns = |s: &str| {
+                    !s.is_empty()
+                        && s.len() <= crate::sim::MAX_NAME_LEN
+                        && s.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+                        && s.ends_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+                        && (s.chars()).all(|c| {
+                            c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.'
+                        })
+                };
+                if !dns(&name) {
+                    return None;
+                }
+                let ns = namespace.as_deref().unwrap_or(&key_ns);
+                Some(self.names.name(&format!("{ns}/{name}")))
+            }
         }
     }
     /// A value as an integer (none for a string).
@@ -1160,7 +1226,10 @@ impl<'a> Run<'a> {
             return Ok(());
         };
         let spec = self.value(spec, self.key).unwrap_or(0);
-        let namespace = self.namespace();
+        let namespace = match (target, name) {
+            (Target::Built { .. }, Some(name)) => self.namespace_of(name),
+            _ => self.namespace(),
+        };
         let create = name.map(|name| Write::Create {
             kind: *kind,
             name,

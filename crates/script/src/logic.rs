@@ -671,20 +671,66 @@ impl<'a> Compiler<'a> {
         Ok(self.memory.len() - 1)
     }
 
-    fn target(&self, c: &mut Cursor, allow_owner: bool) -> R<Target> {
+    fn target(&mut self, c: &mut Cursor, allow_owner: bool) -> R<Target> {
         let w = c.next(if allow_owner {
-            "`key`, `key-SUFFIX` or `owner NAME`"
+            "`key`, `key-SUFFIX`, a \"name\" or `owner NAME`"
         } else {
-            "`key` or `key-SUFFIX`"
+            "`key`, `key-SUFFIX` or a \"name\""
         })?;
-        if w.text == "key" {
-            return Ok(Target::Key);
+        let Some(target) = self.name_target(c, w)? else {
+            return self.owner_target(c, w, allow_owner);
+        };
+        let namespace = match c.eat("in") {
+            true => {
+                let ns = c.next("a namespace")?;
+                crate::parse::check_name(c, ns, "namespace", crate::parse::is_name_char)?;
+                Some(ns.text.clone())
+            }
+            false => None,
+        };
+        match (target, namespace) {
+            (t, None) => Ok(t),
+            (
+                Target::Built {
+                    parts,
+                    namespace: None,
+                },
+                ns,
+            ) => Ok(Target::Built {
+                parts,
+                namespace: ns,
+            }),
+            (Target::Key, ns) => Ok(Target::Built {
+                parts: vec![NamePart::Key],
+                namespace: ns,
+            }),
+            (Target::Suffix(s), ns) => Ok(Target::Built {
+                parts: vec![NamePart::Key, NamePart::Text(format!("-{s}"))],
+                namespace: ns,
+            }),
+            (_, Some(_)) => Err(c
+                .err_at(w, "this name already says its namespace")
+                .help("write `\"ns/name\"` or `\"name\" in ns`, not both")),
         }
-        if let Some(s) = w.text.strip_prefix("key-") {
-            let ok = !s.is_empty()
-                && s.len() <= MAX_SUFFIX
-                && s.chars()
-                    .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '.');
+    }
+
+    /// `key`, `key-SUFFIX` or a quoted name, each with `{VALUE}`s in it; `None` for any other
+    /// word.
+    fn name_target(&mut self, c: &Cursor, w: &Word) -> R<Option<Target>> {
+        if !w.quoted && w.text == "key" {
+            return Ok(Some(Target::Key));
+        }
+        let (text, from_key) = match (w.quoted, w.text.strip_prefix("key-")) {
+            (true, _) => (w.text.as_str(), false),
+            (false, Some(s)) => (s, true),
+            (false, None) => return Ok(None),
+        };
+        let valid = |t: &str| {
+            t.chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '.')
+        };
+        if from_key && !text.contains('{') {
+            let ok = !text.is_empty() && text.len() <= MAX_SUFFIX && valid(text);
             if !ok {
                 return Err(c
                     .err_at(w, format!("`{}` is not a valid child name", w.text))
@@ -692,8 +738,86 @@ impl<'a> Compiler<'a> {
                         "a suffix is at most {MAX_SUFFIX} letters, digits, `-` and `.`: `key-data`"
                     )));
             }
-            return Ok(Target::Suffix(s.to_string()));
+            return Ok(Some(Target::Suffix(text.to_string())));
         }
+        // A quoted name may say its namespace: `"kube-system/settings"`.
+        let (namespace, text) = match (w.quoted, text.split_once('/')) {
+            (true, Some((ns, rest))) => (Some(ns.to_string()), rest),
+            _ => (None, text),
+        };
+        let mut parts = if from_key {
+            vec![NamePart::Key, NamePart::Text("-".into())]
+        } else {
+            vec![]
+        };
+        // Columns: the quote (if any) and `key-` come before `text`.
+        let offset = w.text.len() - text.len() + w.quoted as usize;
+        let mut rest = text;
+        let mut at = 0usize;
+        let bad = |msg: String| {
+            c.err_at(w, msg).help(format!(
+                "letters, digits, `-` and `.`, with at most {MAX_NAME_VALUES} values in braces: `\"cfg-{{db.spec.shard}}\"`"
+            ))
+        };
+        if namespace
+            .as_deref()
+            .is_some_and(|ns| ns.is_empty() || !valid(ns))
+        {
+            return Err(bad(format!("`{}` is not a valid namespace", w.text)));
+        }
+        let mut values = 0;
+        while !rest.is_empty() {
+            match rest.find('{') {
+                Some(open) => {
+                    let (lit, tail) = rest.split_at(open);
+                    let Some(close) = tail.find('}') else {
+                        return Err(bad(format!("`{}` opens a `{{` it never closes", w.text)));
+                    };
+                    if !valid(lit) {
+                        return Err(bad(format!("`{}` is not a valid object name", w.text)));
+                    }
+                    if !lit.is_empty() {
+                        parts.push(NamePart::Text(lit.to_string()));
+                    }
+                    values += 1;
+                    if values > MAX_NAME_VALUES {
+                        return Err(bad(format!(
+                            "more than {MAX_NAME_VALUES} values in one name"
+                        )));
+                    }
+                    let inner = &tail[1..close];
+                    let vw = Word {
+                        text: inner.to_string(),
+                        col: w.col + offset + at + open + 1,
+                        len: inner.chars().count().max(1),
+                        quoted: false,
+                    };
+                    if inner.is_empty() || inner.contains(['{', ' ']) {
+                        return Err(
+                            c.err_at(&vw, "a value in braces is one word: `{db.spec.shard}`")
+                        );
+                    }
+                    parts.push(NamePart::Value(self.value_of(c, &vw)?));
+                    at += open + close + 1;
+                    rest = &tail[close + 1..];
+                }
+                None => {
+                    if !valid(rest) || rest.contains('}') {
+                        return Err(bad(format!("`{}` is not a valid object name", w.text)));
+                    }
+                    parts.push(NamePart::Text(rest.to_string()));
+                    rest = "";
+                }
+            }
+        }
+        if parts.is_empty() {
+            return Err(bad("an empty name".to_string()));
+        }
+        Ok(Some(Target::Built { parts, namespace }))
+    }
+
+    /// `owner NAME` (for `get` only), or the error for a word that names no object.
+    fn owner_target(&mut self, c: &mut Cursor, w: &Word, allow_owner: bool) -> R<Target> {
         if w.text == "owner" {
             if !allow_owner {
                 return Err(c
@@ -711,7 +835,7 @@ impl<'a> Compiler<'a> {
         Err(match nearest(&w.text, cands.iter().copied()) {
             Some(n) => d.help(format!("did you mean `{n}`?")),
             None => d.help(
-                "name it after the reconcile key: `key` (the object itself), `key-SUFFIX` (a child), or `owner NAME`",
+                "name it after the reconcile key: `key` (the object itself), `key-SUFFIX` (a child), a \"name\" (`\"cfg-{db.spec.shard}\"`), or `owner NAME`",
             ),
         })
     }

@@ -171,6 +171,11 @@ const LOGIC_TEMPLATES: &[&str] = &[
     "set-condition N Ready True reason Provisioned message \"up\"",
     "set-condition N Ready Unknown on-error ignore-conflict",
     "if N.status.conditions.Ready == \"True\"",
+    "if count(p in N where p exists) > sum(q.spec for q in N)",
+    // Names built from values, in other namespaces.
+    "get N = K \"cfg-{N.spec}\" in prod",
+    "get N = K key-{memory.m} live",
+    "create K \"prod/shard-{N.spec.shard}\" spec V",
 ];
 
 /// A statement of the language from a template, with words of the script (`src`) in it.

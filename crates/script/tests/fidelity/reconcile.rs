@@ -864,3 +864,78 @@ fn aggregate_errors_name_their_place() {
         assert!(err.contains(at) && err.contains(says), "{line}: {err}");
     }
 }
+
+/// `get` by any name (issue 24): controller-runtime's `r.Get(ctx, types.NamespacedName{Namespace:
+/// ns, Name: fmt.Sprintf("shard-%d", db.Spec.Shard)}, &cm)`: a quoted name, in another namespace
+/// (`"ns/name"` or `in NS`), with values in braces; `key-{VALUE}` the same after the key's name.
+/// A value that is none names nothing (the object reads as absent, a create is skipped); a
+/// create makes the object in the namespace its name says.
+#[test]
+fn get_and_create_by_names_built_from_values_and_in_other_namespaces() {
+    run("
+kind Database
+kind ConfigMap
+controller op for Database
+  logic
+    get db = Database key
+    if db absent
+      done
+    get settings = ConfigMap \"settings\" in kube-system
+    get shared = ConfigMap \"kube-system/shard-{db.spec.shard}\"
+    get mine = ConfigMap key-{db.spec.shard}
+    if mine absent
+      create ConfigMap key-{db.spec.shard} spec settings.spec owner db
+    if shared absent
+      create ConfigMap \"shard-{db.spec.shard}\" in kube-system spec 5
+    if shared exists and db.status.shared != shared.spec
+      patch db status.shared = shared.spec
+    get missing = ConfigMap \"x-{db.spec.nothing}\"
+    if missing absent
+      create ConfigMap \"y-{db.spec.nothing}\"
+    requeue after 1s
+at 0s create ConfigMap kube-system/settings spec 42
+at 0s create ConfigMap default/x-
+at 1s create Database a spec.shard=3
+run 10s
+expect final ConfigMap a-3 spec == 42
+expect final ConfigMap kube-system/shard-3 spec == 5
+expect final Database a status.shared == 5
+expect creates ConfigMap == 4
+");
+}
+
+/// Built names' mistakes, each located.
+#[test]
+fn built_name_errors_name_their_place() {
+    let head = "kind Db\nkind Cm\ncontroller op for Db\n  logic\n    get db = Db key\n";
+    let table = [
+        ("    get c = Cm \"a-{db.spec\"\n", "6:16", "never closes"),
+        ("    get c = Cm \"a-{nope.spec}\"\n", "6:20", "not bound"),
+        ("    get c = Cm \"A_b\"\n", "6:", "not a valid object name"),
+        (
+            "    get c = Cm \"ns/a\" in other\n",
+            "6:",
+            "already says its namespace",
+        ),
+        ("    get c = Cm key-{}\n", "6:", "one word"),
+        (
+            "    get c = Cm \"{db.spec}{db.spec}{db.spec}{db.spec}{db.spec}\"\n",
+            "6:",
+            "more than 4 values",
+        ),
+        (
+            "    get c = Cm settings\n",
+            "6:16",
+            "does not name an object",
+        ),
+        (
+            "    create Cm \"a\" in 9x\n",
+            "6:",
+            "not a valid namespace name",
+        ),
+    ];
+    for (line, at, says) in table {
+        let err = refused(&format!("{head}{line}"));
+        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
+    }
+}
