@@ -158,6 +158,8 @@ pub enum Cond {
     Deleting(Slot),
     /// This controller's finalizer is on it.
     HasFinalizer(Slot),
+    /// This named finalizer (`example.com/cleanup`) is on it.
+    HasNamedFinalizer(Slot, String),
     /// A remembered value is set.
     Remembered(u8),
     /// Compare two values; a value of an absent object or an unset memory is "none": `==` holds
@@ -306,6 +308,25 @@ pub enum Stmt {
         on_error: OnError,
         line: u32,
     },
+    /// Add or remove a named finalizer (`controllerutil.AddFinalizer` then `r.Update` at the RV
+    /// read), made only when it changes the list (AddFinalizer's `bool`).
+    NamedFinalizer {
+        slot: Slot,
+        finalizer: String,
+        add: bool,
+        on_error: OnError,
+        line: u32,
+    },
+    /// `adopt`: `controllerutil.SetControllerReference(owner, obj)` then `r.Update`; `release`:
+    /// `RemoveControllerReference`. Made only when it changes the reference; adopting an object
+    /// another owner controls, or across namespaces, is the client's error (`AlreadyOwnedError`).
+    OwnerRef {
+        slot: Slot,
+        owner: Slot,
+        adopt: bool,
+        on_error: OnError,
+        line: u32,
+    },
     /// Delete the object bound to `slot` (a list: each item not already marked), with its UID as
     /// a precondition when `uid_check`.
     Delete {
@@ -368,6 +389,8 @@ pub fn write_line(s: &Stmt) -> Option<u32> {
         | Stmt::SetField { line, .. }
         | Stmt::Finalizer { line, .. }
         | Stmt::SetCondition { line, .. }
+        | Stmt::NamedFinalizer { line, .. }
+        | Stmt::OwnerRef { line, .. }
         | Stmt::Delete { line, .. }
         | Stmt::Scale { line, .. } => Some(*line),
         _ => None,
@@ -947,6 +970,10 @@ impl<'a> Run<'a> {
             Cond::HasFinalizer(s) => self
                 .one(*s)
                 .is_some_and(|o| o.finalizers & self.finalizer_bit != 0),
+            Cond::HasNamedFinalizer(s, f) => match (self.one(*s), self.names.find(f)) {
+                (Some(o), Some(f)) => o.body.data().finalizers.contains(&f),
+                _ => false,
+            },
             Cond::Remembered(m) => self.remembered(self.key, *m).is_some(),
             Cond::Cmp(a, op, b) => {
                 let (a, b) = (self.scalar(a, self.key), self.scalar(b, self.key));
@@ -1087,6 +1114,8 @@ impl<'a> Run<'a> {
             | Stmt::SetField { .. }
             | Stmt::Finalizer { .. }
             | Stmt::SetCondition { .. }
+            | Stmt::NamedFinalizer { .. }
+            | Stmt::OwnerRef { .. }
             | Stmt::Delete { .. }
             | Stmt::Scale { .. } => self.write_stmt(s)?,
             Stmt::Remember { slot, value } => {
@@ -1151,6 +1180,20 @@ impl<'a> Run<'a> {
                 on_error,
                 ..
             } => self.stmt_set_condition(*slot, condition, *on_error)?,
+            Stmt::NamedFinalizer {
+                slot,
+                finalizer,
+                add,
+                on_error,
+                ..
+            } => self.stmt_named_finalizer(*slot, finalizer, *add, *on_error)?,
+            Stmt::OwnerRef {
+                slot,
+                owner,
+                adopt,
+                on_error,
+                ..
+            } => self.stmt_owner_ref(*slot, *owner, *adopt, *on_error)?,
             Stmt::Delete {
                 slot,
                 uid_check,
@@ -1339,6 +1382,68 @@ impl<'a> Run<'a> {
         if change.apply(&o).body == o.body {
             return Ok(());
         }
+        let rv = o.rv;
+        self.push_update(slot, o, change, rv, on_error)
+    }
+
+    /// `NamedFinalizer`: one update at the RV read when the finalizer list changes.
+    fn stmt_named_finalizer(
+        &mut self,
+        slot: Slot,
+        finalizer: &str,
+        add: bool,
+        on_error: OnError,
+    ) -> Result<(), Stop> {
+        let Some(o) = self.one(slot) else {
+            return Ok(());
+        };
+        let name = match (self.names.name(finalizer), add) {
+            (Some(n), _) => n,
+            // Never interned: on no object, so an add changes it and a remove does not.
+            (None, true) => return Err(Stop::Wrote),
+            (None, false) => return Ok(()),
+        };
+        let change = UpdateTo::NamedFinalizer { name, add };
+        if change.apply(&o) == o {
+            return Ok(());
+        }
+        let rv = o.rv;
+        self.push_update(slot, o, change, rv, on_error)
+    }
+
+    /// `OwnerRef`: sets or removes the controller reference to the object in `owner`.
+    fn stmt_owner_ref(
+        &mut self,
+        slot: Slot,
+        owner: Slot,
+        adopt: bool,
+        on_error: OnError,
+    ) -> Result<(), Stop> {
+        let (Some(o), Some(by)) = (self.one(slot), self.one(owner)) else {
+            return Ok(());
+        };
+        let reference = Owner {
+            kind: by.kind,
+            name: by.name,
+            uid: by.uid,
+        };
+        let controller = crate::reconcile::controller_uid(&o);
+        match (adopt, controller) {
+            (true, Some(uid)) if uid == by.uid => return Ok(()),
+            // controllerutil.go: `AlreadyOwnedError`, and "cross-namespace owner references
+            // are disallowed": the reconcile returns the error before any request.
+            (true, Some(_)) => return Err(Stop::Return(Outcome::Error.result())),
+            (true, None) if by.namespace != o.namespace => {
+                return Err(Stop::Return(Outcome::Error.result()))
+            }
+            (true, None) => {}
+            (false, Some(uid)) if uid == by.uid => {}
+            (false, _) => return Ok(()),
+        }
+        let change = UpdateTo::ControllerRef {
+            owner: reference,
+            adopt,
+        };
         let rv = o.rv;
         self.push_update(slot, o, change, rv, on_error)
     }

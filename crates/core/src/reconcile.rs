@@ -88,6 +88,11 @@ pub enum UpdateTo {
     },
     /// `meta.SetStatusCondition` on the object read, then `r.Status().Update` (to `/status`).
     Condition(ConditionSet),
+    /// `controllerutil.AddFinalizer` / `RemoveFinalizer` of a named finalizer, then `r.Update`.
+    NamedFinalizer { name: NameId, add: bool },
+    /// `controllerutil.SetControllerReference` (`adopt`) or `RemoveControllerReference` of the
+    /// controller reference to `owner`, then `r.Update`.
+    ControllerRef { owner: Owner, adopt: bool },
 }
 
 /// One status condition as apimachinery `pkg/api/meta/conditions.go` `SetStatusCondition` sets
@@ -157,6 +162,12 @@ impl Section {
     }
 }
 
+/// The UID of the owner whose reference controls `o` (its own, or one in its body marked
+/// `controller`, as a user's write may add it).
+pub fn controller_uid(o: &Object) -> Option<u64> {
+    o.owner_refs().find(|r| r.controller).map(|r| r.owner.uid)
+}
+
 impl UpdateTo {
     /// Does it go to `/status`?
     pub fn to_status(self) -> bool {
@@ -181,6 +192,23 @@ impl UpdateTo {
             }
             UpdateTo::Status(status) => now.status = status,
             UpdateTo::Condition(c) => now.body.edit(|d| c.apply(d)),
+            UpdateTo::NamedFinalizer { name, add } => now.body.edit(|d| {
+                let has = d.finalizers.contains(&name);
+                match (add, has) {
+                    (true, false) => d.finalizers.push(name),
+                    (false, true) => d.finalizers.retain(|f| *f != name),
+                    _ => {}
+                }
+            }),
+            UpdateTo::ControllerRef { owner, adopt: true } => now.owner = Some(owner),
+            UpdateTo::ControllerRef {
+                owner,
+                adopt: false,
+            } => {
+                now.owner = now.owner.filter(|w| w.uid != owner.uid);
+                now.body
+                    .edit(|d| (d.owners).retain(|r| !r.controller || r.owner.uid != owner.uid));
+            }
             UpdateTo::Field {
                 section,
                 key,

@@ -36,6 +36,8 @@ pub const LOGIC_WORDS: &[&str] = &[
     "requeue",
     "for",
     "set-condition",
+    "adopt",
+    "release",
     // Not statements of `logic`:
     "logic",
     "desired",
@@ -59,7 +61,7 @@ pub const LOGIC_WORDS: &[&str] = &[
     "reason",
 ];
 /// How many of `LOGIC_WORDS` are statements of a `logic` block.
-const LOGIC_STATEMENT_COUNT: usize = 18;
+const LOGIC_STATEMENT_COUNT: usize = 20;
 /// Statements of a controller's `logic` block.
 pub const LOGIC_STATEMENTS: &[&str] = LOGIC_WORDS.split_at(LOGIC_STATEMENT_COUNT).0;
 /// Statements of a controller's `desired` block.
@@ -1171,7 +1173,13 @@ impl<'a> Compiler<'a> {
                 })
             }
             "deleting" => Ok(Cond::Deleting(one(self, c, Some(false))?)),
-            "has-finalizer" => Ok(Cond::HasFinalizer(one(self, c, Some(false))?)),
+            "has-finalizer" => {
+                let slot = one(self, c, Some(false))?;
+                Ok(match self.finalizer_name(c)? {
+                    Some(f) => Cond::HasNamedFinalizer(slot, f),
+                    None => Cond::HasFinalizer(slot),
+                })
+            }
             _ => {
                 // Say first whether the name itself is known.
                 if mem.is_none() && !w.text.contains('.') {
@@ -1232,6 +1240,7 @@ impl<'a> Compiler<'a> {
             "update" | "patch" => self.update_stmt(c, w)?,
             "add-finalizer" | "remove-finalizer" => self.finalizer_stmt(c, w)?,
             "set-condition" => self.condition_stmt(c, w)?,
+            "adopt" | "release" => self.owner_ref_stmt(c, w)?,
             "delete" => self.delete_stmt(c, w)?,
             "scale" => self.scale_stmt(c, w)?,
             "remember" | "forget" => self.memory_stmt(c, w)?,
@@ -1269,16 +1278,73 @@ impl<'a> Compiler<'a> {
         Ok(Stmt::Require(cond))
     }
 
-    /// `add-finalizer|remove-finalizer NAME [on-error ...]`.
+    /// `add-finalizer|remove-finalizer NAME [FINALIZER] [on-error ...]`: this controller's
+    /// finalizer, or a named one (`example.com/cleanup`).
     fn finalizer_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         self.writes_allowed(c, w)?;
         let n = c.next("the name of an object read above")?;
         let slot = self.bound(c, n, Some(false))?;
+        let named = self.finalizer_name(c)?;
         let on_error = self.on_error(c)?;
         c.done()?;
-        Ok(Stmt::Finalizer {
+        let (add, line) = (w.text == "add-finalizer", c.line as u32);
+        Ok(match named {
+            Some(finalizer) => Stmt::NamedFinalizer {
+                slot,
+                finalizer,
+                add,
+                on_error,
+                line,
+            },
+            None => Stmt::Finalizer {
+                slot,
+                add,
+                on_error,
+                line,
+            },
+        })
+    }
+
+    /// A named finalizer after an object's name, if the next word has a `/`: a qualified name
+    /// (`apimachinery/pkg/util/validation` `IsQualifiedName`: a DNS subdomain prefix, `/`, and a
+    /// name of at most 63 characters), as finalizers outside Kubernetes' own must be
+    /// (`apimachinery/pkg/api/validation/objectmeta.go` `ValidateFinalizerName`).
+    fn finalizer_name(&self, c: &mut Cursor) -> R<Option<String>> {
+        let Some(f) = c.peek().filter(|p| !p.quoted && p.text.contains('/')) else {
+            return Ok(None);
+        };
+        c.pos += 1;
+        let (prefix, name) = f.text.split_once('/').unwrap_or_default();
+        let edge = |s: &str, ok: fn(char) -> bool| s.starts_with(ok) && s.ends_with(ok);
+        let prefix_ok = prefix.len() <= 253
+            && edge(prefix, |ch| ch.is_ascii_lowercase() || ch.is_ascii_digit())
+            && (prefix.chars())
+                .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || "-.".contains(ch));
+        let name_ok = name.len() <= 63
+            && edge(name, |ch| ch.is_ascii_alphanumeric())
+            && (name.chars()).all(|ch| ch.is_ascii_alphanumeric() || "-_.".contains(ch));
+        if !prefix_ok || !name_ok {
+            return Err(c
+                .err_at(f, format!("`{}` is not a finalizer name", f.text))
+                .help("a qualified name: `example.com/cleanup`"));
+        }
+        Ok(Some(f.text.clone()))
+    }
+
+    /// `adopt|release NAME owner OWNER [on-error ...]`: the controller's owner reference.
+    fn owner_ref_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        self.writes_allowed(c, w)?;
+        let n = c.next("the name of an object read above")?;
+        let slot = self.bound(c, n, Some(false))?;
+        c.expect_kw("owner")?;
+        let o = c.next("the owner's name (read above)")?;
+        let owner = self.bound(c, o, Some(false))?;
+        let on_error = self.on_error(c)?;
+        c.done()?;
+        Ok(Stmt::OwnerRef {
             slot,
-            add: w.text == "add-finalizer",
+            owner,
+            adopt: w.text == "adopt",
             on_error,
             line: c.line as u32,
         })
@@ -1688,7 +1754,7 @@ mod tests {
             assert!(!crate::syntax::WORDS.contains(w), "{w} is listed twice");
             assert!(!LOGIC_WORDS[..i].contains(w), "{w} is in LOGIC_WORDS twice");
         }
-        assert_eq!(LOGIC_STATEMENTS.last(), Some(&"set-condition"));
+        assert_eq!(LOGIC_STATEMENTS.last(), Some(&"release"));
         assert!(DESIRED_STATEMENTS.iter().all(|w| LOGIC_WORDS.contains(w)));
     }
 

@@ -176,6 +176,12 @@ const LOGIC_TEMPLATES: &[&str] = &[
     "get N = K \"cfg-{N.spec}\" in prod",
     "get N = K key-{memory.m} live",
     "create K \"prod/shard-{N.spec.shard}\" spec V",
+    // Named finalizers and owner references.
+    "add-finalizer N example.com/cleanup",
+    "remove-finalizer N example.com/cleanup on-error ignore-not-found",
+    "if N has-finalizer example.com/cleanup",
+    "adopt N owner N",
+    "release N owner N on-error continue",
 ];
 
 /// A statement of the language from a template, with words of the script (`src`) in it.

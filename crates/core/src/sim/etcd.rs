@@ -366,6 +366,10 @@ fn update_op(change: UpdateTo, expect_rv: Rv, cur: Option<&Object>) -> WriteOp {
                 _ => WriteOp::Update,
             }
         }
+        (UpdateTo::NamedFinalizer { add: true, .. }, _) => WriteOp::AddFinalizer,
+        (UpdateTo::NamedFinalizer { add: false, .. }, _) => WriteOp::RemoveFinalizer,
+        (UpdateTo::ControllerRef { .. }, _) if patch => WriteOp::Patch,
+        (UpdateTo::ControllerRef { .. }, _) => WriteOp::Update,
         (UpdateTo::Object { .. }, None) if patch => WriteOp::Patch,
         (UpdateTo::Object { .. }, None) => WriteOp::Update,
     }

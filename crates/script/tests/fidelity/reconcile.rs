@@ -939,3 +939,90 @@ fn built_name_errors_name_their_place() {
         assert!(err.contains(at) && err.contains(says), "{line}: {err}");
     }
 }
+
+/// Named finalizers and owner references (issue 24), one request each: controller-runtime
+/// `pkg/controller/controllerutil/controllerutil.go` `AddFinalizer`/`RemoveFinalizer` (then
+/// `r.Update`, only when the list changed), `SetControllerReference` (`adopt`: the adopted pod
+/// then goes with its owner, as the garbage collector deletes a dependent whose owners are all
+/// gone, `pkg/controller/garbagecollector`) and `RemoveControllerReference` (`release`: the pod
+/// stays). The external bucket is cleaned up before the finalizers go, and the object goes with
+/// the last one (apimachinery `pkg/api/validation/objectmeta.go`).
+#[test]
+fn named_finalizers_and_owner_references_are_one_request_each() {
+    let sim = run("
+kind Database
+kind Bucket
+kind Pod
+controller op for Database
+  reconcile 100ms
+  logic
+    get db = Database key
+    if db absent
+      done
+    get bucket = Bucket key-bucket
+    get stray = Pod key-stray
+    get old = Pod key-old
+    if db deleting
+      if bucket exists
+        delete bucket
+        requeue after 1s
+      remove-finalizer db example.com/bucket
+      if db has-finalizer example.com/cleanup
+        remove-finalizer db example.com/cleanup
+      done
+    add-finalizer db example.com/cleanup
+    add-finalizer db example.com/bucket
+    if bucket absent
+      create Bucket key-bucket
+    adopt stray owner db
+    release old owner db
+    requeue after 2s
+at 0s create Pod a-stray
+at 0s create Database a
+at 1s create Pod a-old owner Database/a controller
+at 5s delete Database a
+run 20s
+expect absent Database a
+expect absent Bucket a-bucket
+expect absent Pod a-stray
+expect exists Pod a-old
+expect final Pod a-old owners == 0
+");
+    assert_eq!(
+        writes(&sim, WriteOp::AddFinalizer),
+        2,
+        "each finalizer once"
+    );
+    assert_eq!(writes(&sim, WriteOp::RemoveFinalizer), 1);
+    assert_eq!(writes(&sim, WriteOp::RemoveLastFinalizer), 1);
+    assert_eq!(writes(&sim, WriteOp::Update), 2, "one adopt, one release");
+}
+
+/// Named finalizers' and owner references' mistakes, each located.
+#[test]
+fn finalizer_and_owner_errors_name_their_place() {
+    let head = "kind Db\nkind Pod\ncontroller op for Db\n  logic\n    get db = Db key\n    get p = Pod key-p\n";
+    let table = [
+        (
+            "    add-finalizer db Example.com/x\n",
+            "7:22",
+            "not a finalizer name",
+        ),
+        (
+            "    add-finalizer db example.com/\n",
+            "7:22",
+            "not a finalizer name",
+        ),
+        (
+            "    if db has-finalizer a/-b\n      done\n",
+            "7:25",
+            "not a finalizer name",
+        ),
+        ("    adopt p db\n", "7:13", "expected `owner`"),
+        ("    release p owner q\n", "7:21", "not bound"),
+    ];
+    for (line, at, says) in table {
+        let err = refused(&format!("{head}{line}"));
+        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
+    }
+}
