@@ -275,7 +275,17 @@ impl Controller {
         let owner_bit = 1 << st.controller.0;
         let cfg = &st.config.controllers[st.controller.index()];
         let (cache, live) = (st.cache, st.live);
-        reconcile::plan(cfg, key, owner_bit, cache, live, st.names, &mut self.memory)
+        let now_ms = st.now_ms;
+        reconcile::plan(
+            cfg,
+            key,
+            owner_bit,
+            cache,
+            live,
+            st.names,
+            &mut self.memory,
+            now_ms,
+        )
     }
 
     /// A step of a running reconcile: the next write (or an armed crash before it), or the end.
