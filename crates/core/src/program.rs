@@ -18,9 +18,9 @@
 //! (`count`, `alive`, `exists` copy nothing), and ESR's question after every write ("would a
 //! reconcile write anything?") stops at the first write it finds.
 
-use crate::model::{DurationMs, KindId, NameId, Names, Object, Owner, Rv};
+use crate::model::{DurationMs, KindId, NameId, Names, Object, Owner, Rv, TimeMs};
 use crate::object::Value as Scalar;
-use crate::reconcile::{Memory, Reader, Section, UpdateTo, Write, MAX_CHILDREN};
+use crate::reconcile::{ConditionSet, Memory, Reader, Section, UpdateTo, Write, MAX_CHILDREN};
 use crate::trace::{ApiError, ReconcileResult};
 
 pub const MAX_STATEMENTS: usize = 256;
@@ -44,7 +44,28 @@ pub enum Target {
     Suffix(String),
     /// The owner (by its ownerReference) of an object read before.
     OwnerOf(Slot),
+    /// A name built from text, the key's name and values (`"cfg-{db.spec.shard}"`,
+    /// `key-{memory.n}`), in `namespace` or the key's. A value that is none, or a name that is
+    /// not a DNS subdomain of at most `MAX_NAME_LEN` characters, names nothing: the statement
+    /// reads an absent object, a create or delete is skipped.
+    Built {
+        parts: Vec<NamePart>,
+        namespace: Option<String>,
+    },
 }
+
+/// A piece of a built name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum NamePart {
+    Text(String),
+    /// The reconcile key's name (without its namespace).
+    Key,
+    /// A value, an integer written as its digits or a string as its text.
+    Value(Value),
+}
+
+/// At most this many `{VALUE}`s in one built name.
+pub const MAX_NAME_VALUES: usize = 4;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Field {
@@ -74,6 +95,21 @@ pub enum Value {
     /// A named field of an object read: `db.spec.replicas`, `pod.metadata.labels.app` (none when
     /// the object or the field is absent).
     Path(Slot, Section, String),
+    /// `count(VAR in LIST [where COND])` or `sum(VALUE for VAR in LIST [where COND])`: over the
+    /// items of a list (at most `MAX_LIST_ITEMS`; a longer one, or an overflow, is none), `VAR`
+    /// bound to each. Aggregates do not nest.
+    Aggregate(Box<Aggregate>),
+}
+
+/// What `Value::Aggregate` computes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Aggregate {
+    pub var: Slot,
+    pub list: Slot,
+    pub filter: Option<Cond>,
+    /// `None`: a count; else the value summed (an item where it is none adds nothing, as a
+    /// Go loop would skip it).
+    pub sum: Option<Value>,
 }
 
 /// An operator of the language's integer arithmetic (Go's `int64`, with `/` and `%` truncating
@@ -122,6 +158,8 @@ pub enum Cond {
     Deleting(Slot),
     /// This controller's finalizer is on it.
     HasFinalizer(Slot),
+    /// This named finalizer (`example.com/cleanup`) is on it.
+    HasNamedFinalizer(Slot, String),
     /// A remembered value is set.
     Remembered(u8),
     /// Compare two values; a value of an absent object or an unset memory is "none": `==` holds
@@ -254,10 +292,38 @@ pub enum Stmt {
         on_error: OnError,
         line: u32,
     },
+    /// `set-condition NAME TYPE STATUS [reason R] [message M]`: apimachinery's
+    /// `meta.SetStatusCondition` on the object read, then `r.Status().Update` at its RV, made
+    /// only when it changed something (Go's `if meta.SetStatusCondition(...) { ... }`).
+    SetCondition {
+        slot: Slot,
+        condition: Box<ConditionStmt>,
+        on_error: OnError,
+        line: u32,
+    },
     /// Add or remove this controller's finalizer (an update with the RV read).
     Finalizer {
         slot: Slot,
         add: bool,
+        on_error: OnError,
+        line: u32,
+    },
+    /// Add or remove a named finalizer (`controllerutil.AddFinalizer` then `r.Update` at the RV
+    /// read), made only when it changes the list (AddFinalizer's `bool`).
+    NamedFinalizer {
+        slot: Slot,
+        finalizer: String,
+        add: bool,
+        on_error: OnError,
+        line: u32,
+    },
+    /// `adopt`: `controllerutil.SetControllerReference(owner, obj)` then `r.Update`; `release`:
+    /// `RemoveControllerReference`. Made only when it changes the reference; adopting an object
+    /// another owner controls, or across namespaces, is the client's error (`AlreadyOwnedError`).
+    OwnerRef {
+        slot: Slot,
+        owner: Slot,
+        adopt: bool,
         on_error: OnError,
         line: u32,
     },
@@ -291,6 +357,30 @@ pub enum Stmt {
     Require(Cond),
 }
 
+/// What a `set-condition` sets: the condition's type, its status (`True`, `False` or
+/// `Unknown`), its reason and message (empty when not given).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ConditionStmt {
+    pub type_name: String,
+    pub status: String,
+    pub reason: Option<String>,
+    pub message: Option<String>,
+}
+
+impl ConditionStmt {
+    /// The status fields a condition of this type keeps (see `ConditionSet`).
+    pub fn keys(&self) -> [String; 5] {
+        let t = &self.type_name;
+        [
+            format!("conditions.{t}"),
+            format!("conditions.{t}.reason"),
+            format!("conditions.{t}.message"),
+            format!("conditions.{t}.observedGeneration"),
+            format!("conditions.{t}.lastTransitionTime"),
+        ]
+    }
+}
+
 /// The script line of a statement that writes (the line a limit it reaches is reported at).
 pub fn write_line(s: &Stmt) -> Option<u32> {
     match s {
@@ -298,6 +388,9 @@ pub fn write_line(s: &Stmt) -> Option<u32> {
         | Stmt::Update { line, .. }
         | Stmt::SetField { line, .. }
         | Stmt::Finalizer { line, .. }
+        | Stmt::SetCondition { line, .. }
+        | Stmt::NamedFinalizer { line, .. }
+        | Stmt::OwnerRef { line, .. }
         | Stmt::Delete { line, .. }
         | Stmt::Scale { line, .. } => Some(*line),
         _ => None,
@@ -494,6 +587,11 @@ impl Program {
                     target: Target::Suffix(_),
                     ..
                 } => Some((*kind, true)),
+                Stmt::Create {
+                    kind,
+                    target: Target::Built { parts, .. },
+                    ..
+                } => Some((*kind, parts.contains(&NamePart::Key))),
                 Stmt::Scale { kind, .. } => Some((*kind, true)),
                 _ => None,
             })
@@ -617,6 +715,10 @@ struct Run<'a> {
     plan: Plan,
     /// ESR's question: the program stops at its first write (`Stop::Wrote`), made or not.
     dry: bool,
+    /// The item an aggregate is looking at, bound to its variable's slot.
+    item: std::cell::RefCell<Option<(Slot, Object)>>,
+    /// When the reconcile runs (a condition's lastTransitionTime).
+    now_ms: TimeMs,
 }
 
 /// Stops the program: `done`, `error`, `requeue after`, a failed live read, the first write of
@@ -631,6 +733,11 @@ const NO_NAME: NameId = NameId(u32::MAX);
 
 impl<'a> Run<'a> {
     fn one(&self, s: Slot) -> Option<Object> {
+        if let Some((slot, o)) = &*self.item.borrow() {
+            if *slot == s {
+                return Some(o.clone());
+            }
+        }
         match self.bound.get(s as usize) {
             Some(Bound::One(o)) => o.clone(),
             _ => None,
@@ -672,6 +779,12 @@ impl<'a> Run<'a> {
         let ns = key.split_once('/').map(|x| x.0).unwrap_or("default");
         self.names.name(ns).unwrap_or(NO_NAME)
     }
+    /// The namespace of a qualified name (`ns/name`).
+    fn namespace_of(&mut self, name: NameId) -> NameId {
+        let full = self.names.resolve(name).to_string();
+        let ns = full.split_once('/').map(|x| x.0).unwrap_or("default");
+        self.names.name(ns).unwrap_or(NO_NAME)
+    }
     fn target_name(&mut self, t: &Target) -> Option<Option<NameId>> {
         match t {
             Target::Key => Some(Some(self.key)),
@@ -680,6 +793,40 @@ impl<'a> Run<'a> {
                 Some(self.names.name(&n))
             }
             Target::OwnerOf(slot) => self.one(*slot).and_then(|o| o.owner).map(|o| Some(o.name)),
+            Target::Built { parts, namespace } => {
+                let (key_ns, key_name) = {
+                    let key = self.names.resolve(self.key);
+                    let (ns, name) = key.split_once('/').unwrap_or(("default", key));
+                    (ns.to_string(), name.to_string())
+                };
+                let mut name = String::new();
+                for p in parts {
+                    match p {
+                        NamePart::Text(t) => name.push_str(t),
+                        NamePart::Key => name.push_str(&key_name),
+                        NamePart::Value(v) => match self.scalar(v, self.key)? {
+                            Scalar::Int(n) => name.push_str(&n.to_string()),
+                            Scalar::Str(NO_NAME) => return None,
+                            Scalar::Str(id) => name.push_str(self.names.resolve(id)),
+                        },
+                    }
+                }
+                // `apimachinery/pkg/util/validation` `IsDNS1123Subdomain`.
+                let dns = |s: &str| {
+                    !s.is_empty()
+                        && s.len() <= crate::sim::MAX_NAME_LEN
+                        && s.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+                        && s.ends_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+                        && (s.chars()).all(|c| {
+                            c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.'
+                        })
+                };
+                if !dns(&name) {
+                    return None;
+                }
+                let ns = namespace.as_deref().unwrap_or(&key_ns);
+                Some(self.names.name(&format!("{ns}/{name}")))
+            }
         }
     }
     /// A value as an integer (none for a string).
@@ -710,6 +857,7 @@ impl<'a> Run<'a> {
             Value::Arith(op, a, b) => {
                 op.apply(self.value(a, memory_key)?, self.value(b, memory_key)?)
             }
+            Value::Aggregate(a) => self.aggregate(a, memory_key),
             Value::Field(s, f) => match f {
                 Field::Count => Some(self.list_counts(*s).0 as i64),
                 Field::Alive => Some(self.list_counts(*s).1 as i64),
@@ -728,6 +876,29 @@ impl<'a> Run<'a> {
             },
         }
     }
+    /// A count or a sum over a list's items (none for a list of more than `MAX_LIST_ITEMS`).
+    fn aggregate(&self, a: &Aggregate, memory_key: NameId) -> Option<i64> {
+        let items = self.items(a.list, 0).ok()?;
+        let mut total = 0i64;
+        for o in items {
+            *self.item.borrow_mut() = Some((a.var, o));
+            let kept = a.filter.as_ref().is_none_or(|c| self.cond(c));
+            let add = match (&a.sum, kept) {
+                (_, false) => Some(0),
+                (None, true) => Some(1),
+                (Some(v), true) => Some(self.value(v, memory_key).unwrap_or(0)),
+            };
+            let next = add.and_then(|n| total.checked_add(n));
+            let Some(next) = next else {
+                *self.item.borrow_mut() = None;
+                return None;
+            };
+            total = next;
+        }
+        *self.item.borrow_mut() = None;
+        Some(total)
+    }
+
     /// The items of the list in `slot` (copies), at most `MAX_LIST_ITEMS` (more stops the run at
     /// `line`).
     fn items(&self, slot: Slot, line: u32) -> Result<Vec<Object>, Stop> {
@@ -761,20 +932,13 @@ impl<'a> Run<'a> {
         selector: &crate::config::LabelSelector,
         namespace: Option<&str>,
     ) -> Vec<Object> {
-        use crate::config::SelectorOp;
         let names = &*self.names;
         let ns = namespace.map(|n| names.find(n));
-        let label = |o: &Object, k: &str| names.find(k).and_then(|k| o.body.label(k));
         let keep = |o: &Object| {
             ns.is_none_or(|n| n == Some(o.namespace))
-                && selector.0.iter().all(|(op, k, v)| {
-                    let equal = || label(o, k).is_some_and(|l| names.find(v) == Some(l));
-                    match op {
-                        SelectorOp::Equals => equal(),
-                        SelectorOp::NotEquals => !equal(),
-                        SelectorOp::Exists => label(o, k).is_some(),
-                        SelectorOp::NotExists => label(o, k).is_none(),
-                    }
+                && selector.matches(|k| {
+                    let v = names.find(k).and_then(|k| o.body.label(k));
+                    v.map(|v| names.resolve(v))
                 })
         };
         reader.select(kind, &keep)
@@ -789,6 +953,7 @@ impl<'a> Run<'a> {
 
     fn cond(&self, c: &Cond) -> bool {
         match c {
+            Cond::Exists(s) if self.item.borrow().as_ref().is_some_and(|i| i.0 == *s) => true,
             Cond::Exists(s) => match self.bound.get(*s as usize) {
                 Some(Bound::One(o)) => o.is_some(),
                 Some(Bound::Owned { .. } | Bound::Items(_)) => self.list_counts(*s).0 > 0,
@@ -798,6 +963,10 @@ impl<'a> Run<'a> {
             Cond::HasFinalizer(s) => self
                 .one(*s)
                 .is_some_and(|o| o.finalizers & self.finalizer_bit != 0),
+            Cond::HasNamedFinalizer(s, f) => match (self.one(*s), self.names.find(f)) {
+                (Some(o), Some(f)) => o.body.data().finalizers.contains(&f),
+                _ => false,
+            },
             Cond::Remembered(m) => self.remembered(self.key, *m).is_some(),
             Cond::Cmp(a, op, b) => {
                 let (a, b) = (self.scalar(a, self.key), self.scalar(b, self.key));
@@ -937,6 +1106,9 @@ impl<'a> Run<'a> {
             | Stmt::Update { .. }
             | Stmt::SetField { .. }
             | Stmt::Finalizer { .. }
+            | Stmt::SetCondition { .. }
+            | Stmt::NamedFinalizer { .. }
+            | Stmt::OwnerRef { .. }
             | Stmt::Delete { .. }
             | Stmt::Scale { .. } => self.write_stmt(s)?,
             Stmt::Remember { slot, value } => {
@@ -995,6 +1167,26 @@ impl<'a> Run<'a> {
                 on_error,
                 ..
             } => self.stmt_finalizer(slot, add, on_error)?,
+            Stmt::SetCondition {
+                slot,
+                condition,
+                on_error,
+                ..
+            } => self.stmt_set_condition(*slot, condition, *on_error)?,
+            Stmt::NamedFinalizer {
+                slot,
+                finalizer,
+                add,
+                on_error,
+                ..
+            } => self.stmt_named_finalizer(*slot, finalizer, *add, *on_error)?,
+            Stmt::OwnerRef {
+                slot,
+                owner,
+                adopt,
+                on_error,
+                ..
+            } => self.stmt_owner_ref(*slot, *owner, *adopt, *on_error)?,
             Stmt::Delete {
                 slot,
                 uid_check,
@@ -1070,7 +1262,10 @@ impl<'a> Run<'a> {
             return Ok(());
         };
         let spec = self.value(spec, self.key).unwrap_or(0);
-        let namespace = self.namespace();
+        let namespace = match (target, name) {
+            (Target::Built { .. }, Some(name)) => self.namespace_of(name),
+            _ => self.namespace(),
+        };
         let create = name.map(|name| Write::Create {
             kind: *kind,
             name,
@@ -1145,6 +1340,105 @@ impl<'a> Run<'a> {
         };
         let expect_rv = if rv_check { o.rv } else { 0 };
         self.push_update(slot, o, change, expect_rv, on_error)
+    }
+
+    /// `SetCondition`: the condition set on the object read and, if that changed it, one update
+    /// of `/status` at the RV read. A key or value never interned (ESR's look-up mode) is on no
+    /// object: the condition would change it.
+    fn stmt_set_condition(
+        &mut self,
+        slot: Slot,
+        c: &ConditionStmt,
+        on_error: OnError,
+    ) -> Result<(), Stop> {
+        let Some(o) = self.one(slot) else {
+            return Ok(());
+        };
+        let [k0, k1, k2, k3, k4] = c.keys().map(|k| self.names.name(&k));
+        let (Some(k0), Some(k1), Some(k2), Some(k3), Some(k4)) = (k0, k1, k2, k3, k4) else {
+            return Err(Stop::Wrote);
+        };
+        let mut text = |t: &Option<String>| match t {
+            Some(t) => self.names.name(t).map(Some).ok_or(Stop::Wrote),
+            None => Ok(None),
+        };
+        let (reason, message) = (text(&c.reason)?, text(&c.message)?);
+        let status = self.names.name(&c.status).ok_or(Stop::Wrote)?;
+        let change = UpdateTo::Condition(ConditionSet {
+            keys: [k0, k1, k2, k3, k4],
+            status,
+            reason,
+            message,
+            observed_generation: o.generation as i64,
+            now_ms: self.now_ms.ms() as i64,
+        });
+        if change.apply(&o).body == o.body {
+            return Ok(());
+        }
+        let rv = o.rv;
+        self.push_update(slot, o, change, rv, on_error)
+    }
+
+    /// `NamedFinalizer`: one update at the RV read when the finalizer list changes.
+    fn stmt_named_finalizer(
+        &mut self,
+        slot: Slot,
+        finalizer: &str,
+        add: bool,
+        on_error: OnError,
+    ) -> Result<(), Stop> {
+        let Some(o) = self.one(slot) else {
+            return Ok(());
+        };
+        let name = match (self.names.name(finalizer), add) {
+            (Some(n), _) => n,
+            // Never interned: on no object, so an add changes it and a remove does not.
+            (None, true) => return Err(Stop::Wrote),
+            (None, false) => return Ok(()),
+        };
+        let change = UpdateTo::NamedFinalizer { name, add };
+        if change.apply(&o) == o {
+            return Ok(());
+        }
+        let rv = o.rv;
+        self.push_update(slot, o, change, rv, on_error)
+    }
+
+    /// `OwnerRef`: sets or removes the controller reference to the object in `owner`.
+    fn stmt_owner_ref(
+        &mut self,
+        slot: Slot,
+        owner: Slot,
+        adopt: bool,
+        on_error: OnError,
+    ) -> Result<(), Stop> {
+        let (Some(o), Some(by)) = (self.one(slot), self.one(owner)) else {
+            return Ok(());
+        };
+        let reference = Owner {
+            kind: by.kind,
+            name: by.name,
+            uid: by.uid,
+        };
+        let controller = crate::reconcile::controller_uid(&o);
+        match (adopt, controller) {
+            (true, Some(uid)) if uid == by.uid => return Ok(()),
+            // controllerutil.go: `AlreadyOwnedError`, and "cross-namespace owner references
+            // are disallowed": the reconcile returns the error before any request.
+            (true, Some(_)) => return Err(Stop::Return(Outcome::Error.result())),
+            (true, None) if by.namespace != o.namespace => {
+                return Err(Stop::Return(Outcome::Error.result()))
+            }
+            (true, None) => {}
+            (false, Some(uid)) if uid == by.uid => {}
+            (false, _) => return Ok(()),
+        }
+        let change = UpdateTo::ControllerRef {
+            owner: reference,
+            adopt,
+        };
+        let rv = o.rv;
+        self.push_update(slot, o, change, rv, on_error)
     }
 
     /// `Finalizer`: adds or removes this controller's finalizer.
@@ -1327,7 +1621,7 @@ fn scale(
     writes
 }
 
-/// Runs the logic for one reconcile of `key`: reads from `cache` (and `live`, etcd, for live
+/// Runs the logic for one reconcile of `key` at `now_ms`: reads from `cache` (and `live`, etcd, for live
 /// reads; `None` when the controller is cut off), makes the memory changes that come before
 /// any write, returns the plan (with the changes that wait for writes).
 #[allow(clippy::too_many_arguments)]
@@ -1339,6 +1633,7 @@ pub fn plan(
     live: Option<&dyn Reader>,
     names: &mut dyn Namer,
     memory: &mut Memory,
+    now_ms: TimeMs,
 ) -> Plan {
     let mut run = Run {
         key,
@@ -1351,6 +1646,8 @@ pub fn plan(
         last_write: vec![None; program.bindings.len()],
         plan: Plan::default(),
         dry: false,
+        item: Default::default(),
+        now_ms,
     };
     match run.exec(&program.body) {
         Err(Stop::Return(r)) => run.plan.outcome = Some(r),
@@ -1400,6 +1697,8 @@ pub fn desired_holds_named(
         last_write: vec![None; program.bindings.len().max(program.desired_bindings.len())],
         plan: Plan::default(),
         dry: true,
+        item: Default::default(),
+        now_ms: TimeMs(0),
     };
     match &program.desired {
         Some(desired) => {

@@ -86,6 +86,47 @@ pub enum UpdateTo {
         key: NameId,
         value: crate::object::Value,
     },
+    /// `meta.SetStatusCondition` on the object read, then `r.Status().Update` (to `/status`).
+    Condition(ConditionSet),
+    /// `controllerutil.AddFinalizer` / `RemoveFinalizer` of a named finalizer, then `r.Update`.
+    NamedFinalizer { name: NameId, add: bool },
+    /// `controllerutil.SetControllerReference` (`adopt`) or `RemoveControllerReference` of the
+    /// controller reference to `owner`, then `r.Update`.
+    ControllerRef { owner: Owner, adopt: bool },
+}
+
+/// One status condition as apimachinery `pkg/api/meta/conditions.go` `SetStatusCondition` sets
+/// it, kept in the status's named fields: `conditions.TYPE` holds its status (`"True"`,
+/// `"False"`, `"Unknown"`), `conditions.TYPE.reason`, `.message`, `.observedGeneration` and
+/// `.lastTransitionTime` (ms since the start) the rest. `keys` are those five keys, interned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConditionSet {
+    pub keys: [NameId; 5],
+    pub status: NameId,
+    /// `None`: empty (the field is removed).
+    pub reason: Option<NameId>,
+    pub message: Option<NameId>,
+    pub observed_generation: i64,
+    /// The moment the reconcile decided it: the transition time when the status changes.
+    pub now_ms: i64,
+}
+
+impl ConditionSet {
+    /// The condition set on `d`'s status: reason, message and observedGeneration always; the
+    /// lastTransitionTime only when the condition is new or its status changes.
+    fn apply(&self, d: &mut crate::object::BodyData) {
+        use crate::object::{get, set, Value};
+        let [status_key, reason_key, message_key, generation_key, time_key] = self.keys;
+        let status = Some(Value::Str(self.status));
+        if get(&d.status, status_key).copied() != status {
+            set(&mut d.status, time_key, Some(Value::Int(self.now_ms)));
+        }
+        set(&mut d.status, status_key, status);
+        set(&mut d.status, reason_key, self.reason.map(Value::Str));
+        set(&mut d.status, message_key, self.message.map(Value::Str));
+        let generation = Some(Value::Int(self.observed_generation));
+        set(&mut d.status, generation_key, generation);
+    }
 }
 
 /// Where a named field lives in an object.
@@ -121,12 +162,19 @@ impl Section {
     }
 }
 
+/// The UID of the owner whose reference controls `o` (its own, or one in its body marked
+/// `controller`, as a user's write may add it).
+pub fn controller_uid(o: &Object) -> Option<u64> {
+    o.owner_refs().find(|r| r.controller).map(|r| r.owner.uid)
+}
+
 impl UpdateTo {
     /// Does it go to `/status`?
     pub fn to_status(self) -> bool {
         matches!(
             self,
             UpdateTo::Status(_)
+                | UpdateTo::Condition(_)
                 | UpdateTo::Field {
                     section: Section::Status,
                     ..
@@ -143,6 +191,24 @@ impl UpdateTo {
                 now.finalizers = finalizers.unwrap_or(o.finalizers);
             }
             UpdateTo::Status(status) => now.status = status,
+            UpdateTo::Condition(c) => now.body.edit(|d| c.apply(d)),
+            UpdateTo::NamedFinalizer { name, add } => now.body.edit(|d| {
+                let has = d.finalizers.contains(&name);
+                match (add, has) {
+                    (true, false) => d.finalizers.push(name),
+                    (false, true) => d.finalizers.retain(|f| *f != name),
+                    _ => {}
+                }
+            }),
+            UpdateTo::ControllerRef { owner, adopt: true } => now.owner = Some(owner),
+            UpdateTo::ControllerRef {
+                owner,
+                adopt: false,
+            } => {
+                now.owner = now.owner.filter(|w| w.uid != owner.uid);
+                now.body
+                    .edit(|d| (d.owners).retain(|r| !r.controller || r.owner.uid != owner.uid));
+            }
             UpdateTo::Field {
                 section,
                 key,
@@ -248,7 +314,8 @@ fn child_index(names: &Names, name: NameId) -> u64 {
 }
 
 /// Decides the writes of one reconcile of `key`: a built-in behaviour, or the controller's own
-/// logic (`program::plan`). `live` reads etcd (`None`: the controller is cut off).
+/// logic (`program::plan`, at `now_ms`). `live` reads etcd (`None`: the controller is cut off).
+#[allow(clippy::too_many_arguments)]
 pub fn plan(
     cfg: &ControllerConfig,
     key: NameId,
@@ -257,9 +324,10 @@ pub fn plan(
     live: Option<&dyn Reader>,
     names: &mut Names,
     memory: &mut Memory,
+    now_ms: crate::model::TimeMs,
 ) -> Plan {
     if let (Behaviour::Program, Some(p)) = (cfg.behaviour, &cfg.program) {
-        return program::plan(p, key, finalizer_bit, read, live, names, memory);
+        return program::plan(p, key, finalizer_bit, read, live, names, memory, now_ms);
     }
     Plan {
         writes: builtin(

@@ -13,8 +13,11 @@ use crate::numbers::MAX_DURATION_MS;
 
 type R<T> = Result<T, Diagnostic>;
 
-/// Statements of a controller's `logic` block.
-pub const LOGIC_STATEMENTS: &[&str] = &[
+/// Every word of the reconcile language, listed once (the editor highlights them, the fuzzer
+/// mutates with them): the statements of a `logic` block first (`LOGIC_STATEMENTS`), then the
+/// blocks' names and the words its statements take. Words the rest of the language shares
+/// (`for`, `in`, `owner`, `spec`, `after`, ...) are `syntax::WORDS`'.
+pub const LOGIC_WORDS: &[&str] = &[
     "get",
     "list",
     "if",
@@ -32,7 +35,35 @@ pub const LOGIC_STATEMENTS: &[&str] = &[
     "error",
     "requeue",
     "for",
+    "set-condition",
+    "adopt",
+    "release",
+    // Not statements of `logic`:
+    "logic",
+    "desired",
+    "require",
+    "key",
+    "live",
+    "owned-by",
+    "where",
+    "on-error",
+    "continue",
+    "return",
+    "ignore-not-found",
+    "ignore-already-exists",
+    "ignore-conflict",
+    "if-uid",
+    "deleting",
+    "has-finalizer",
+    "memory",
+    "min",
+    "max",
+    "reason",
 ];
+/// How many of `LOGIC_WORDS` are statements of a `logic` block.
+const LOGIC_STATEMENT_COUNT: usize = 20;
+/// Statements of a controller's `logic` block.
+pub const LOGIC_STATEMENTS: &[&str] = LOGIC_WORDS.split_at(LOGIC_STATEMENT_COUNT).0;
 /// Statements of a controller's `desired` block.
 pub const DESIRED_STATEMENTS: &[&str] = &["get", "list", "require"];
 /// Fields of what a `logic` block read (`db.spec`; `count` and `alive` of lists).
@@ -85,6 +116,12 @@ pub const ON_ERROR: &[(&str, OnError)] = &[
     ("ignore-conflict", OnError::IgnoreConflict),
 ];
 
+/// A condition's status (apimachinery `pkg/apis/meta/v1/types.go` `ConditionStatus`).
+pub const CONDITION_STATUSES: &[&str] = &["True", "False", "Unknown"];
+/// A condition type's longest: its five status keys (`conditions.TYPE.lastTransitionTime`, ...)
+/// stay within a field key's `MAX_KEY_LEN`.
+pub const MAX_CONDITION_TYPE: usize = MAX_KEY_LEN - "conditions..lastTransitionTime".len();
+
 /// Most arithmetic operators (`+ - * / %`) on one line, and deepest nesting of parentheses
 /// and `min(..)`/`max(..)`: a line stays readable and its value cheap.
 pub const MAX_OPERATORS: usize = 16;
@@ -96,18 +133,6 @@ fn arith(c: &Cursor, at: &Word, op: ArithOp, a: Value, b: Value) -> R<Value> {
         return Err(c.err_at(at, "arithmetic is on numbers, not strings"));
     }
     Ok(Value::Arith(op, Box::new(a), Box::new(b)))
-}
-
-/// `first` and the words right after it with no space between (the `,` that
-/// `split_punctuation` split off a selector's `app=web,tier` go back into one word).
-fn rejoin(c: &mut Cursor, first: &Word) -> Word {
-    let mut w = first.clone();
-    while let Some(p) = c.peek().filter(|p| !p.quoted && p.col == w.col + w.len) {
-        w.text.push_str(&p.text);
-        w.len += p.len;
-        c.pos += 1;
-    }
-    w
 }
 
 /// A comparison operator's meaning.
@@ -211,6 +236,8 @@ pub struct Compiler<'a> {
     depth: usize,
     /// Inside a `for` body (loops do not nest).
     in_loop: bool,
+    /// Inside a `count(...)` or `sum(...)` (aggregates do not nest).
+    in_aggregate: bool,
 }
 
 impl<'a> Compiler<'a> {
@@ -226,6 +253,7 @@ impl<'a> Compiler<'a> {
             operators: 0,
             depth: 0,
             in_loop: false,
+            in_aggregate: false,
         }
     }
 
@@ -633,20 +661,66 @@ impl<'a> Compiler<'a> {
         Ok(self.memory.len() - 1)
     }
 
-    fn target(&self, c: &mut Cursor, allow_owner: bool) -> R<Target> {
+    fn target(&mut self, c: &mut Cursor, allow_owner: bool) -> R<Target> {
         let w = c.next(if allow_owner {
-            "`key`, `key-SUFFIX` or `owner NAME`"
+            "`key`, `key-SUFFIX`, a \"name\" or `owner NAME`"
         } else {
-            "`key` or `key-SUFFIX`"
+            "`key`, `key-SUFFIX` or a \"name\""
         })?;
-        if w.text == "key" {
-            return Ok(Target::Key);
+        let Some(target) = self.name_target(c, w)? else {
+            return self.owner_target(c, w, allow_owner);
+        };
+        let namespace = match c.eat("in") {
+            true => {
+                let ns = c.next("a namespace")?;
+                crate::parse::check_name(c, ns, "namespace", crate::parse::is_name_char)?;
+                Some(ns.text.clone())
+            }
+            false => None,
+        };
+        match (target, namespace) {
+            (t, None) => Ok(t),
+            (
+                Target::Built {
+                    parts,
+                    namespace: None,
+                },
+                ns,
+            ) => Ok(Target::Built {
+                parts,
+                namespace: ns,
+            }),
+            (Target::Key, ns) => Ok(Target::Built {
+                parts: vec![NamePart::Key],
+                namespace: ns,
+            }),
+            (Target::Suffix(s), ns) => Ok(Target::Built {
+                parts: vec![NamePart::Key, NamePart::Text(format!("-{s}"))],
+                namespace: ns,
+            }),
+            (_, Some(_)) => Err(c
+                .err_at(w, "this name already says its namespace")
+                .help("write `\"ns/name\"` or `\"name\" in ns`, not both")),
         }
-        if let Some(s) = w.text.strip_prefix("key-") {
-            let ok = !s.is_empty()
-                && s.len() <= MAX_SUFFIX
-                && s.chars()
-                    .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '.');
+    }
+
+    /// `key`, `key-SUFFIX` or a quoted name, each with `{VALUE}`s in it; `None` for any other
+    /// word.
+    fn name_target(&mut self, c: &Cursor, w: &Word) -> R<Option<Target>> {
+        if !w.quoted && w.text == "key" {
+            return Ok(Some(Target::Key));
+        }
+        let (text, from_key) = match (w.quoted, w.text.strip_prefix("key-")) {
+            (true, _) => (w.text.as_str(), false),
+            (false, Some(s)) => (s, true),
+            (false, None) => return Ok(None),
+        };
+        let valid = |t: &str| {
+            t.chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '.')
+        };
+        if from_key && !text.contains('{') {
+            let ok = !text.is_empty() && text.len() <= MAX_SUFFIX && valid(text);
             if !ok {
                 return Err(c
                     .err_at(w, format!("`{}` is not a valid child name", w.text))
@@ -654,8 +728,86 @@ impl<'a> Compiler<'a> {
                         "a suffix is at most {MAX_SUFFIX} letters, digits, `-` and `.`: `key-data`"
                     )));
             }
-            return Ok(Target::Suffix(s.to_string()));
+            return Ok(Some(Target::Suffix(text.to_string())));
         }
+        // A quoted name may say its namespace: `"kube-system/settings"`.
+        let (namespace, text) = match (w.quoted, text.split_once('/')) {
+            (true, Some((ns, rest))) => (Some(ns.to_string()), rest),
+            _ => (None, text),
+        };
+        let mut parts = if from_key {
+            vec![NamePart::Key, NamePart::Text("-".into())]
+        } else {
+            vec![]
+        };
+        // Columns: the quote (if any) and `key-` come before `text`.
+        let offset = w.text.len() - text.len() + w.quoted as usize;
+        let mut rest = text;
+        let mut at = 0usize;
+        let bad = |msg: String| {
+            c.err_at(w, msg).help(format!(
+                "letters, digits, `-` and `.`, with at most {MAX_NAME_VALUES} values in braces: `\"cfg-{{db.spec.shard}}\"`"
+            ))
+        };
+        if namespace
+            .as_deref()
+            .is_some_and(|ns| ns.is_empty() || !valid(ns))
+        {
+            return Err(bad(format!("`{}` is not a valid namespace", w.text)));
+        }
+        let mut values = 0;
+        while !rest.is_empty() {
+            match rest.find('{') {
+                Some(open) => {
+                    let (lit, tail) = rest.split_at(open);
+                    let Some(close) = tail.find('}') else {
+                        return Err(bad(format!("`{}` opens a `{{` it never closes", w.text)));
+                    };
+                    if !valid(lit) {
+                        return Err(bad(format!("`{}` is not a valid object name", w.text)));
+                    }
+                    if !lit.is_empty() {
+                        parts.push(NamePart::Text(lit.to_string()));
+                    }
+                    values += 1;
+                    if values > MAX_NAME_VALUES {
+                        return Err(bad(format!(
+                            "more than {MAX_NAME_VALUES} values in one name"
+                        )));
+                    }
+                    let inner = &tail[1..close];
+                    let vw = Word {
+                        text: inner.to_string(),
+                        col: w.col + offset + at + open + 1,
+                        len: inner.chars().count().max(1),
+                        quoted: false,
+                    };
+                    if inner.is_empty() || inner.contains(['{', ' ']) {
+                        return Err(
+                            c.err_at(&vw, "a value in braces is one word: `{db.spec.shard}`")
+                        );
+                    }
+                    parts.push(NamePart::Value(self.value_of(c, &vw)?));
+                    at += open + close + 1;
+                    rest = &tail[close + 1..];
+                }
+                None => {
+                    if !valid(rest) || rest.contains('}') {
+                        return Err(bad(format!("`{}` is not a valid object name", w.text)));
+                    }
+                    parts.push(NamePart::Text(rest.to_string()));
+                    rest = "";
+                }
+            }
+        }
+        if parts.is_empty() {
+            return Err(bad("an empty name".to_string()));
+        }
+        Ok(Some(Target::Built { parts, namespace }))
+    }
+
+    /// `owner NAME` (for `get` only), or the error for a word that names no object.
+    fn owner_target(&mut self, c: &mut Cursor, w: &Word, allow_owner: bool) -> R<Target> {
         if w.text == "owner" {
             if !allow_owner {
                 return Err(c
@@ -673,7 +825,7 @@ impl<'a> Compiler<'a> {
         Err(match nearest(&w.text, cands.iter().copied()) {
             Some(n) => d.help(format!("did you mean `{n}`?")),
             None => d.help(
-                "name it after the reconcile key: `key` (the object itself), `key-SUFFIX` (a child), or `owner NAME`",
+                "name it after the reconcile key: `key` (the object itself), `key-SUFFIX` (a child), a \"name\" (`\"cfg-{db.spec.shard}\"`), or `owner NAME`",
             ),
         })
     }
@@ -733,12 +885,15 @@ impl<'a> Compiler<'a> {
     }
 
     fn factor_from(&mut self, c: &mut Cursor, w: &Word) -> R<Value> {
+        let open = |c: &Cursor| c.peek().is_some_and(|p| p.text == "(" && !p.quoted);
+        if !w.quoted && ["count", "sum"].contains(&w.text.as_str()) && open(c) {
+            return self.aggregate(c, w);
+        }
         let call = match w.text.as_str() {
             "min" => Some(ArithOp::Min),
             "max" => Some(ArithOp::Max),
             _ => None,
         };
-        let open = |c: &Cursor| c.peek().is_some_and(|p| p.text == "(" && !p.quoted);
         if w.quoted || (w.text != "(" && !(call.is_some() && open(c))) {
             return self.value_of(c, w);
         }
@@ -759,6 +914,84 @@ impl<'a> Compiler<'a> {
         c.expect_kw(")")?;
         self.depth -= 1;
         Ok(v)
+    }
+
+    /// `count(VAR in LIST [where COND])` or `sum(VALUE for VAR in LIST [where COND])`, `at` the
+    /// word `count` or `sum` (the `(` follows). The variable is bound before the value that reads
+    /// it is compiled, so `sum` looks ahead for its `for VAR`.
+    fn aggregate(&mut self, c: &mut Cursor, at: &Word) -> R<Value> {
+        if self.in_aggregate {
+            return Err(c
+                .err_at(
+                    at,
+                    format!("a `{}` inside a count or a sum: they do not nest", at.text),
+                )
+                .help("count the inner list once, with `remember` or in an `if` around it"));
+        }
+        c.expect_kw("(")?;
+        let sum = at.text == "sum";
+        let var_word = if sum {
+            // The `for` of this sum: the first at this depth of parentheses.
+            let mut depth = 0usize;
+            let mut found = None;
+            for (i, p) in c.words.iter().enumerate().skip(c.pos) {
+                match p.text.as_str() {
+                    _ if p.quoted => {}
+                    "(" => depth += 1,
+                    ")" if depth == 0 => break,
+                    ")" => depth -= 1,
+                    "for" if depth == 0 => {
+                        found = c.words.get(i + 1);
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            match found {
+                Some(v) => v,
+                None => {
+                    return Err(c
+                        .err_at(at, "`sum(...)` needs `VALUE for VAR in LIST`")
+                        .help("e.g. `sum(p.status.ready for p in pods where p exists)`"))
+                }
+            }
+        } else {
+            c.next("a name for each item")?
+        };
+        let var = self.bind(c, var_word, false)?;
+        self.in_aggregate = true;
+        let result = self.aggregate_rest(c, var, sum);
+        self.in_aggregate = false;
+        // The variable is the aggregate's own: the name is free again after its `)` (its slot
+        // stays, under a name no word spells).
+        self.bindings[var as usize].name = format!("({})", var_word.text);
+        result
+    }
+
+    fn aggregate_rest(&mut self, c: &mut Cursor, var: Slot, sum: bool) -> R<Value> {
+        let value = match sum {
+            true => {
+                let v = self.value(c)?;
+                c.expect_kw("for")?;
+                c.next("a name for each item")?;
+                Some(v)
+            }
+            false => None,
+        };
+        c.expect_kw("in")?;
+        let lw = c.next("a list read above")?;
+        let list = self.bound(c, lw, Some(true))?;
+        let filter = match c.eat("where") {
+            true => Some(self.cond(c)?),
+            false => None,
+        };
+        c.expect_kw(")")?;
+        Ok(Value::Aggregate(Box::new(Aggregate {
+            var,
+            list,
+            filter,
+            sum: value,
+        })))
     }
 
     fn value_of(&mut self, c: &Cursor, w: &Word) -> R<Value> {
@@ -887,7 +1120,7 @@ impl<'a> Compiler<'a> {
         }
         let w = c.next("a condition (NAME exists, NAME.spec == 3, ...)")?;
         let next = c.peek().filter(|p| !p.quoted).map(|p| p.text.as_str());
-        let call = ["min", "max"].contains(&w.text.as_str()) && next == Some("(");
+        let call = ["min", "max", "count", "sum"].contains(&w.text.as_str()) && next == Some("(");
         let operator = next.is_some_and(|p| ["+", "-", "*", "/", "%"].contains(&p));
         if !w.quoted && (w.text == "(" || call || operator) {
             // A computed value on the left: a comparison follows.
@@ -928,7 +1161,13 @@ impl<'a> Compiler<'a> {
                 })
             }
             "deleting" => Ok(Cond::Deleting(one(self, c, Some(false))?)),
-            "has-finalizer" => Ok(Cond::HasFinalizer(one(self, c, Some(false))?)),
+            "has-finalizer" => {
+                let slot = one(self, c, Some(false))?;
+                Ok(match self.finalizer_name(c)? {
+                    Some(f) => Cond::HasNamedFinalizer(slot, f),
+                    None => Cond::HasFinalizer(slot),
+                })
+            }
             _ => {
                 // Say first whether the name itself is known.
                 if mem.is_none() && !w.text.contains('.') {
@@ -988,6 +1227,8 @@ impl<'a> Compiler<'a> {
             "create" => self.create_stmt(c, w)?,
             "update" | "patch" => self.update_stmt(c, w)?,
             "add-finalizer" | "remove-finalizer" => self.finalizer_stmt(c, w)?,
+            "set-condition" => self.condition_stmt(c, w)?,
+            "adopt" | "release" => self.owner_ref_stmt(c, w)?,
             "delete" => self.delete_stmt(c, w)?,
             "scale" => self.scale_stmt(c, w)?,
             "remember" | "forget" => self.memory_stmt(c, w)?,
@@ -1025,16 +1266,141 @@ impl<'a> Compiler<'a> {
         Ok(Stmt::Require(cond))
     }
 
-    /// `add-finalizer|remove-finalizer NAME [on-error ...]`.
+    /// `add-finalizer|remove-finalizer NAME [FINALIZER] [on-error ...]`: this controller's
+    /// finalizer, or a named one (`example.com/cleanup`).
     fn finalizer_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         self.writes_allowed(c, w)?;
         let n = c.next("the name of an object read above")?;
         let slot = self.bound(c, n, Some(false))?;
+        let named = self.finalizer_name(c)?;
         let on_error = self.on_error(c)?;
         c.done()?;
-        Ok(Stmt::Finalizer {
+        let (add, line) = (w.text == "add-finalizer", c.line as u32);
+        Ok(match named {
+            Some(finalizer) => Stmt::NamedFinalizer {
+                slot,
+                finalizer,
+                add,
+                on_error,
+                line,
+            },
+            None => Stmt::Finalizer {
+                slot,
+                add,
+                on_error,
+                line,
+            },
+        })
+    }
+
+    /// A named finalizer after an object's name, if the next word has a `/`: a qualified name
+    /// (`apimachinery/pkg/util/validation` `IsQualifiedName`: a DNS subdomain prefix, `/`, and a
+    /// name of at most 63 characters), as finalizers outside Kubernetes' own must be
+    /// (`apimachinery/pkg/api/validation/objectmeta.go` `ValidateFinalizerName`).
+    fn finalizer_name(&self, c: &mut Cursor) -> R<Option<String>> {
+        let Some(f) = c.peek().filter(|p| !p.quoted && p.text.contains('/')) else {
+            return Ok(None);
+        };
+        c.pos += 1;
+        let (prefix, name) = f.text.split_once('/').unwrap_or_default();
+        let edge = |s: &str, ok: fn(char) -> bool| s.starts_with(ok) && s.ends_with(ok);
+        let prefix_ok = prefix.len() <= 253
+            && edge(prefix, |ch| ch.is_ascii_lowercase() || ch.is_ascii_digit())
+            && (prefix.chars())
+                .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || "-.".contains(ch));
+        let name_ok = name.len() <= 63
+            && edge(name, |ch| ch.is_ascii_alphanumeric())
+            && (name.chars()).all(|ch| ch.is_ascii_alphanumeric() || "-_.".contains(ch));
+        if !prefix_ok || !name_ok {
+            return Err(c
+                .err_at(f, format!("`{}` is not a finalizer name", f.text))
+                .help("a qualified name: `example.com/cleanup`"));
+        }
+        Ok(Some(f.text.clone()))
+    }
+
+    /// `adopt|release NAME owner OWNER [on-error ...]`: the controller's owner reference.
+    fn owner_ref_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        self.writes_allowed(c, w)?;
+        let n = c.next("the name of an object read above")?;
+        let slot = self.bound(c, n, Some(false))?;
+        c.expect_kw("owner")?;
+        let o = c.next("the owner's name (read above)")?;
+        let owner = self.bound(c, o, Some(false))?;
+        let on_error = self.on_error(c)?;
+        c.done()?;
+        Ok(Stmt::OwnerRef {
             slot,
-            add: w.text == "add-finalizer",
+            owner,
+            adopt: w.text == "adopt",
+            on_error,
+            line: c.line as u32,
+        })
+    }
+
+    /// `set-condition NAME TYPE STATUS [reason R] [message "M"] [on-error ...]`, checked as
+    /// apimachinery `pkg/apis/meta/v1/types.go` `Condition`'s validation markers check them
+    /// (status `True`, `False` or `Unknown`; a reason `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`).
+    fn condition_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        self.writes_allowed(c, w)?;
+        let n = c.next("the name of an object read above")?;
+        let slot = self.bound(c, n, Some(false))?;
+        let t = c.next("the condition's type (Ready, Available, ...)")?;
+        let alnum = |ch: char| ch.is_ascii_alphanumeric();
+        let type_ok = !t.quoted
+            && t.text.len() <= MAX_CONDITION_TYPE
+            && t.text.starts_with(alnum)
+            && t.text.ends_with(alnum)
+            && t.text.chars().all(|ch| alnum(ch) || "-_.".contains(ch));
+        if !type_ok {
+            return Err(c
+                .err_at(t, format!("`{}` is not a condition type", t.text))
+                .help(format!(
+                    "letters, digits, `-`, `_` and `.`, at most {MAX_CONDITION_TYPE}: `Ready`"
+                )));
+        }
+        let st = c.next("the condition's status (True, False or Unknown)")?;
+        if st.quoted || !CONDITION_STATUSES.contains(&st.text.as_str()) {
+            return Err(unknown(c, st, "condition status", CONDITION_STATUSES));
+        }
+        let (mut reason, mut message) = (None, None);
+        loop {
+            if c.eat("reason") {
+                let r = c.next("a reason (CamelCase: Provisioned)")?;
+                let mut chars = r.text.chars();
+                let ok = !r.quoted
+                    && r.text.len() <= MAX_VALUE_LEN
+                    && chars.next().is_some_and(|ch| ch.is_ascii_alphabetic())
+                    && r.text.chars().all(|ch| alnum(ch) || "_,:".contains(ch))
+                    && !r.text.ends_with([',', ':']);
+                if !ok {
+                    return Err(c
+                        .err_at(r, format!("`{}` is not a condition reason", r.text))
+                        .help("a reason is one CamelCase word: `Provisioned`, `ScaleFailed`"));
+                }
+                reason = Some(r.text.clone());
+            } else if c.eat("message") {
+                let m = c.next("a message in quotes")?;
+                if !m.quoted || m.text.len() > MAX_VALUE_LEN {
+                    return Err(c.err_at(m, "a message is a string in quotes").help(format!(
+                        "at most {MAX_VALUE_LEN} bytes: `message \"waiting for pods\"`"
+                    )));
+                }
+                message = Some(m.text.clone());
+            } else {
+                break;
+            }
+        }
+        let on_error = self.on_error(c)?;
+        c.done()?;
+        Ok(Stmt::SetCondition {
+            slot,
+            condition: Box::new(ConditionStmt {
+                type_name: t.text.clone(),
+                status: st.text.clone(),
+                reason,
+                message,
+            }),
             on_error,
             line: c.line as u32,
         })
@@ -1238,7 +1604,7 @@ impl<'a> Compiler<'a> {
         let kind = self.next_kind(c)?;
         if c.eat("selector") {
             let sw = c.next("a label selector (app=web,tier!=db,env,!legacy)")?;
-            let sw = rejoin(c, sw);
+            let sw = crate::parse::selector_word(c, sw);
             let selector = crate::parse::label_selector(c, &sw)?;
             let namespace = match c.eat("in") {
                 true => {
@@ -1367,6 +1733,18 @@ pub fn stopped_at_limit(sim: &listwatch_core::Sim, src: &str) -> Option<Diagnost
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The reconcile language's words are listed once: in `LOGIC_WORDS`, not again among the
+    /// rest of the language's (`syntax::WORDS`), and each once.
+    #[test]
+    fn the_logic_words_are_one_table() {
+        for (i, w) in LOGIC_WORDS.iter().enumerate() {
+            assert!(!crate::syntax::WORDS.contains(w), "{w} is listed twice");
+            assert!(!LOGIC_WORDS[..i].contains(w), "{w} is in LOGIC_WORDS twice");
+        }
+        assert_eq!(LOGIC_STATEMENTS.last(), Some(&"release"));
+        assert!(DESIRED_STATEMENTS.iter().all(|w| LOGIC_WORDS.contains(w)));
+    }
 
     /// The editor's list of field paths is the sections the compiler reads, in order.
     #[test]

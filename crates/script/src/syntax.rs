@@ -6,7 +6,7 @@
 //! the parser reads it there. The reconcile language's words are `logic.rs`'s.
 
 pub use crate::logic::{
-    CONDITION_WORDS, DESIRED_STATEMENTS, FIELDS, FIELD_PATHS, LOGIC_STATEMENTS,
+    CONDITION_WORDS, DESIRED_STATEMENTS, FIELDS, FIELD_PATHS, LOGIC_STATEMENTS, LOGIC_WORDS,
 };
 pub use crate::parse::table::{entries, Entry, Place};
 
@@ -24,7 +24,6 @@ pub const ACTIONS: &[&str] = crate::parse::table::ACTION_WORDS;
 pub const COUNTED: &[&str] = crate::parse::table::COUNTED_WORDS;
 /// Other words the language gives a meaning to.
 pub const WORDS: &[&str] = &[
-    "for",
     "times",
     "from",
     "cache",
@@ -55,7 +54,6 @@ pub const WORDS: &[&str] = &[
     "rv-changed",
     "got",
     "sent",
-    "list",
     "watch",
     "between",
     "and",
@@ -68,40 +66,9 @@ pub const WORDS: &[&str] = &[
     "rv",
     "or",
     "not",
-    "key",
-    "live",
-    "owned-by",
     "selector",
-    "where",
-    "on-error",
-    "continue",
-    "return",
-    "ignore-not-found",
-    "ignore-already-exists",
-    "ignore-conflict",
-    "if-uid",
-    "deleting",
-    "has-finalizer",
-    "memory",
-    "min",
-    "max",
-    // The `logic` and `desired` blocks (the editor highlights STATEMENTS and WORDS as keywords;
-    // `create`, `update`, `delete` and `list` are already here or in ACTIONS).
-    "logic",
-    "desired",
-    "get",
-    "if",
-    "else",
-    "patch",
-    "add-finalizer",
-    "remove-finalizer",
-    "scale",
-    "remember",
-    "forget",
-    "done",
-    "error",
-    "requeue",
-    "require",
+    "field-selector",
+    "notin",
     // Versions and their settings.
     "fake",
     "initial-events-end",
@@ -152,7 +119,10 @@ pub fn word(w: &str) -> Token {
         Token::Number
     } else if ["==", "!=", "<", "<=", ">", ">=", "="].contains(&w) {
         Token::Operator
-    } else if STATEMENTS.contains(&w) || WORDS.contains(&w) {
+    } else if STATEMENTS.contains(&w)
+        || WORDS.contains(&w)
+        || (LOGIC_WORDS.contains(&w) && !ACTIONS.contains(&w))
+    {
         Token::Keyword
     } else if ACTIONS.contains(&w) || BEHAVIOURS.contains(&w) {
         Token::Atom

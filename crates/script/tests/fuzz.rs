@@ -12,7 +12,7 @@ use listwatch_core::{Stop, TimeMs};
 use listwatch_script::gallery::GALLERY;
 use listwatch_script::syntax::{
     ACTIONS, BEHAVIOURS, CONDITION_WORDS, CONTROLLER_OPTIONS, COUNTED, DESIRED_STATEMENTS, FIELDS,
-    LOGIC_STATEMENTS, STATEMENTS, WORDS,
+    LOGIC_STATEMENTS, LOGIC_WORDS, STATEMENTS, WORDS,
 };
 
 const INPUTS: usize = 2_000;
@@ -97,7 +97,7 @@ const EDGES: &[&str] = &[
 ];
 
 fn word(rng: &mut Rng) -> String {
-    let lists: [&[&str]; 11] = [
+    let lists: [&[&str]; 12] = [
         STATEMENTS,
         BEHAVIOURS,
         CONTROLLER_OPTIONS,
@@ -106,6 +106,7 @@ fn word(rng: &mut Rng) -> String {
         WORDS,
         EDGES,
         LOGIC_STATEMENTS,
+        LOGIC_WORDS,
         DESIRED_STATEMENTS,
         CONDITION_WORDS,
         FIELDS,
@@ -166,6 +167,21 @@ const LOGIC_TEMPLATES: &[&str] = &[
     "update N spec V on-error ignore-conflict",
     "delete N on-error ignore-not-found",
     "patch N status V",
+    // Conditions (issue 24).
+    "set-condition N Ready True reason Provisioned message \"up\"",
+    "set-condition N Ready Unknown on-error ignore-conflict",
+    "if N.status.conditions.Ready == \"True\"",
+    "if count(p in N where p exists) > sum(q.spec for q in N)",
+    // Names built from values, in other namespaces.
+    "get N = K \"cfg-{N.spec}\" in prod",
+    "get N = K key-{memory.m} live",
+    "create K \"prod/shard-{N.spec.shard}\" spec V",
+    // Named finalizers and owner references.
+    "add-finalizer N example.com/cleanup",
+    "remove-finalizer N example.com/cleanup on-error ignore-not-found",
+    "if N has-finalizer example.com/cleanup",
+    "adopt N owner N",
+    "release N owner N on-error continue",
 ];
 
 /// A statement of the language from a template, with words of the script (`src`) in it.

@@ -326,6 +326,7 @@ fn the_children_behaviour_in_the_language_reads_no_child_to_count_them() {
             Some(&counting),
             &mut names,
             &mut memory,
+            listwatch_core::TimeMs(0),
         );
         assert!(plan.writes.is_empty() && plan.exceeded.is_none());
         assert_eq!(

@@ -84,7 +84,7 @@ fn vocabulary() -> JsValue {
     let _ = Reflect::set(
         &o,
         &"keywords".into(),
-        &list(&[syntax::STATEMENTS, syntax::WORDS]),
+        &list(&[syntax::STATEMENTS, syntax::WORDS, syntax::LOGIC_WORDS]),
     );
     let _ = Reflect::set(
         &o,

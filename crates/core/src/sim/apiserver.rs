@@ -130,6 +130,8 @@ pub(super) struct StepContext<'a> {
     pub etcd: &'a Etcd,
     pub clients: Clients<'a>,
     pub watches: &'a mut Vec<ServerWatch>,
+    /// Names, for a field selector on `metadata.name` (objects are named `namespace/name`).
+    pub names: &'a crate::model::Names,
     pub out: Out<'a>,
 }
 
@@ -578,6 +580,7 @@ impl ServerWatch {
         live: bool,
         slow_link: bool,
         cap: u32,
+        names: &crate::model::Names,
     ) -> Offer {
         if !self.open || change.object.rv <= self.last_sent {
             return Offer::Skip;
@@ -590,7 +593,7 @@ impl ServerWatch {
         }
         let converted = match &self.selector {
             None => None,
-            Some(sel) => match sel.convert(change) {
+            Some(sel) => match sel.convert(change, names) {
                 None => return Offer::Skip,
                 Some(e) => Some(e).filter(|&e| e != change.event),
             },
@@ -668,6 +671,7 @@ pub(super) mod tests {
                     links: &self.links,
                 },
                 watches: &mut self.watches,
+                names: &crate::model::Names::default(),
                 out: harness.out(now_ms, actor),
             };
             f(api, &mut st);

@@ -16,7 +16,7 @@ impl Controller {
             worker_claimed: 0,
             reflectors,
             failed_first: BTreeMap::new(),
-            crash_after_writes: None,
+            crash_after_writes: Vec::new(),
             disconnect_before_write: Vec::new(),
             restart_after_ms: None,
             memory: Memory::new(),
@@ -46,7 +46,7 @@ impl Controller {
         self.worker_claimed = 0;
         self.queue = WorkQueue::new(self.queue.kind);
         self.memory.clear();
-        self.crash_after_writes = None;
+        self.crash_after_writes.clear();
         self.written_rvs.clear();
     }
 }
@@ -90,7 +90,11 @@ pub struct Controller {
     pub(super) reflectors: Vec<WatcherId>,
     /// Reconciles failed on purpose so far, per key (`fail-first N`), across restarts.
     pub(super) failed_first: BTreeMap<NameId, u32>,
-    pub(super) crash_after_writes: Option<u32>,
+    /// Armed crashes, in the order armed: after this many writes of a reconcile, the process
+    /// dies (and restarts that long after, if asked). Several stay armed, each with its own
+    /// restart, as armed disconnects do; the first one a reconcile reaches fires, and the rest
+    /// die with the process (each was for its next reconcile, which never comes).
+    pub(super) crash_after_writes: Vec<(u32, Option<DurationMs>)>,
     /// Armed disconnects, in the order armed: just before the write that follows this many
     /// writes of a reconcile, the link goes down for that long (the write is refused). Several
     /// stay armed (two refusals in one reconcile are one of the explorer's pairs).
@@ -275,7 +279,17 @@ impl Controller {
         let owner_bit = 1 << st.controller.0;
         let cfg = &st.config.controllers[st.controller.index()];
         let (cache, live) = (st.cache, st.live);
-        reconcile::plan(cfg, key, owner_bit, cache, live, st.names, &mut self.memory)
+        let now_ms = st.now_ms;
+        reconcile::plan(
+            cfg,
+            key,
+            owner_bit,
+            cache,
+            live,
+            st.names,
+            &mut self.memory,
+            now_ms,
+        )
     }
 
     /// A step of a running reconcile: the next write (or an armed crash before it), or the end.
@@ -284,7 +298,12 @@ impl Controller {
             return;
         };
         if run.done < run.writes.len() {
-            if self.crash_after_writes == Some(run.done as u32) && run.done > 0 {
+            let made = run.done as u32;
+            let armed = (run.done > 0)
+                .then(|| self.crash_after_writes.iter().position(|a| a.0 == made))
+                .flatten();
+            if let Some(i) = armed {
+                self.restart_after_ms = self.crash_after_writes.remove(i).1;
                 self.workers[worker as usize] = Some(run);
                 return st.out.call(
                     cause,
@@ -441,7 +460,7 @@ impl Controller {
         self.worker_claimed = 0;
         self.queue = WorkQueue::new(queue_kind);
         self.memory.clear();
-        self.crash_after_writes = None;
+        self.crash_after_writes.clear();
         self.disconnect_before_write.clear();
         let epoch = self.epoch;
         if anvil {
@@ -466,10 +485,12 @@ impl Controller {
         restart_after_ms: Option<DurationMs>,
         cause: EventId,
     ) {
-        self.restart_after_ms = restart_after_ms;
         match after_writes {
-            Some(n) => self.crash_after_writes = Some(n),
-            None => self.crash(st, cause),
+            Some(n) => self.crash_after_writes.push((n, restart_after_ms)),
+            None => {
+                self.restart_after_ms = restart_after_ms;
+                self.crash(st, cause)
+            }
         }
     }
 
@@ -845,7 +866,7 @@ mod tests {
     #[test]
     fn an_armed_crash_fires_between_writes() {
         let mut c = controller(1);
-        c.crash_after_writes = Some(1);
+        c.crash_after_writes = vec![(1, None)];
         c.workers[0] = Some(running(NameId(1), 2, 0));
         let out = run_step(&mut c, TimeMs(0), |c, st| c.step(st, 0, 3));
         let write = Call::Write {
@@ -893,12 +914,12 @@ mod tests {
             start_event: 0,
             started_ms: TimeMs::ZERO,
         });
-        c.crash_after_writes = Some(1);
+        c.crash_after_writes = vec![(1, None)];
         assert_eq!(c.running_keys(), [a]);
         assert!(c.in_life(Epoch(0)));
         c.die();
         assert!(!c.up && c.running_keys().is_empty() && c.queue.is_empty());
-        assert_eq!(c.crash_after_writes, None);
+        assert!(c.crash_after_writes.is_empty());
         assert!(!c.in_life(Epoch(0)) && c.in_life(Epoch(1)));
     }
 
@@ -913,10 +934,7 @@ mod tests {
         });
         assert!(out.posts.is_empty() && c.up);
         check(&out, &[]);
-        assert_eq!(
-            (c.crash_after_writes, c.restart_after_ms),
-            (Some(2), restart)
-        );
+        assert_eq!(c.crash_after_writes, [(2, restart)]);
         let out = run_step(&mut c, TimeMs(0), |c, st| c.crash_fault(st, None, None, 0));
         check(&out, &[EventKind::Crash { controller: C }]);
         assert!(!c.up);

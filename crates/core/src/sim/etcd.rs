@@ -176,7 +176,7 @@ impl Etcd {
         let len = &mut self.kind_len[k];
         *len = (*len as i64 + added) as u32;
         let len = *len;
-        let prev = old.map(|o| o.body).unwrap_or_default();
+        let prev = old.map(std::sync::Arc::new);
         let change = Change {
             event,
             object: obj,
@@ -351,8 +351,12 @@ fn update_op(change: UpdateTo, expect_rv: Rv, cur: Option<&Object>) -> WriteOp {
             true => WriteOp::PatchStatus,
             false => WriteOp::UpdateStatus,
         },
-        (UpdateTo::Status(_) | UpdateTo::Field { .. }, _) if patch => WriteOp::Patch,
-        (UpdateTo::Status(_) | UpdateTo::Field { .. }, _) => WriteOp::Update,
+        (UpdateTo::Status(_) | UpdateTo::Field { .. } | UpdateTo::Condition(_), _) if patch => {
+            WriteOp::Patch
+        }
+        (UpdateTo::Status(_) | UpdateTo::Field { .. } | UpdateTo::Condition(_), _) => {
+            WriteOp::Update
+        }
         (UpdateTo::Object { .. }, Some(cur)) => {
             let to = change.apply(cur);
             match (to.spec == cur.spec, to.finalizers & !cur.finalizers != 0) {
@@ -362,6 +366,10 @@ fn update_op(change: UpdateTo, expect_rv: Rv, cur: Option<&Object>) -> WriteOp {
                 _ => WriteOp::Update,
             }
         }
+        (UpdateTo::NamedFinalizer { add: true, .. }, _) => WriteOp::AddFinalizer,
+        (UpdateTo::NamedFinalizer { add: false, .. }, _) => WriteOp::RemoveFinalizer,
+        (UpdateTo::ControllerRef { .. }, _) if patch => WriteOp::Patch,
+        (UpdateTo::ControllerRef { .. }, _) => WriteOp::Update,
         (UpdateTo::Object { .. }, None) if patch => WriteOp::Patch,
         (UpdateTo::Object { .. }, None) => WriteOp::Update,
     }

@@ -443,8 +443,12 @@ impl Sim {
         }
         for w in &c.watches {
             let ns = w.namespace.as_deref().map(|n| self.names.intern(n));
-            let sel = (w.selector.as_ref())
-                .map(|s| Arc::new(crate::object::Selector::resolve(s, &mut self.names)));
+            let sel = crate::object::Selector::resolve(
+                w.selector.as_ref(),
+                w.fields.as_ref(),
+                &mut self.names,
+            )
+            .map(Arc::new);
             let handler = (w.map != KeyMap::ReadOnly).then_some((w.map, w.predicate));
             match (informers.iter_mut()).find(|x| x.0 == w.kind && x.2 == ns && x.3 == sel) {
                 Some(x) => x.1.extend(handler.filter(|h| !x.1.contains(h))),

@@ -264,6 +264,7 @@ impl Sim {
                 links: &self.links,
             },
             watches: &mut self.watches,
+            names: &self.names,
             out: Out::new(
                 self.now_ms,
                 Actor::Apiserver(api),
@@ -298,7 +299,7 @@ impl Sim {
             let c = self.controller_of(watcher);
             let slow_link = self.links[c.index()].slow();
             let w = &mut self.watches[watch.index()];
-            let offer = w.offer(&change, true, slow_link, cap);
+            let offer = w.offer(&change, true, slow_link, cap, &self.names);
             match offer {
                 Offer::Skip => {}
                 Offer::Send | Offer::SendAs(_) => {

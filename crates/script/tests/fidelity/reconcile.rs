@@ -683,3 +683,346 @@ fn for_loop_errors_name_their_place() {
         assert!(err.contains(at) && err.contains(says), "{line}: {err}");
     }
 }
+
+/// `set-condition` (issue 24) is apimachinery `pkg/api/meta/conditions.go` `SetStatusCondition`
+/// then `r.Status().Update`: the reason, message and observedGeneration follow every call,
+/// `lastTransitionTime` moves only when the status changes (`Progressing` at 1s stays while
+/// its reason changes at 3s; `Ready` moves False to True at 3s), the write goes to `/status`
+/// at the RV read, and a call that changes nothing writes nothing. A condition reads back as
+/// `NAME.status.conditions.TYPE` (its status) and `.TYPE.reason`, ... And the observedGeneration
+/// idiom: `update db status.observedGeneration = db.metadata.generation`.
+#[test]
+fn set_condition_moves_the_transition_time_only_when_the_status_changes() {
+    let sim = run("
+kind Database
+controller op for Database
+  reconcile 100ms
+  logic
+    get db = Database key
+    if db absent
+      done
+    if db.status.observedGeneration != db.metadata.generation
+      update db status.observedGeneration = db.metadata.generation
+    if db.spec.replicas < 3
+      set-condition db Ready False reason Scaling message \"waiting for replicas\"
+      set-condition db Progressing True reason Scaling
+      done
+    set-condition db Ready True reason Provisioned
+    set-condition db Progressing True reason Done
+    if db.status.conditions.Ready == \"True\" and db.status.conditions.Ready.reason == \"Provisioned\"
+      if db.status.seenReady != 1
+        patch db status.seenReady = 1
+at 1s create Database a spec.replicas=1
+at 3s update Database a spec.replicas=3
+run 10s
+expect final Database a status.conditions.Ready == \"True\"
+expect final Database a status.conditions.Ready.reason == \"Provisioned\"
+expect final Database a status.conditions.Ready.message == null
+expect final Database a status.conditions.Ready.observedGeneration == 2
+expect final Database a status.conditions.Progressing.reason == \"Done\"
+expect final Database a status.observedGeneration == 2
+expect final Database a status.seenReady == 1
+expect final Database a generation == 2
+expect esr
+");
+    let db = sim.etcd().objects().values().next().expect("the database");
+    let names = sim.names();
+    let field = |k: &str| {
+        let key = names.get(k).expect(k);
+        listwatch_core::object::get(&db.body.data().status, key).copied()
+    };
+    let time = |t: &str| match field(&format!("conditions.{t}.lastTransitionTime")) {
+        Some(listwatch_core::object::Value::Int(ms)) => ms,
+        other => panic!("{t}: {other:?}"),
+    };
+    let progressing = time("Progressing");
+    let ready = time("Ready");
+    assert!(
+        (1000..2000).contains(&progressing),
+        "set at the first reconcile, kept when only its reason changed: {progressing}"
+    );
+    assert!(
+        (3000..4000).contains(&ready),
+        "moved when Ready went False to True: {ready}"
+    );
+    // Reconciles after the last change set the same conditions: no more writes.
+    assert_eq!(
+        writes(&sim, WriteOp::UpdateStatus),
+        6,
+        "three writes at 1s (observedGeneration, Ready, Progressing), three at 3s"
+    );
+}
+
+/// A `set-condition`'s mistakes, each located at the word at fault.
+#[test]
+fn set_condition_errors_name_their_place() {
+    let head = "kind Db\ncontroller op for Db\n  logic\n    get db = Db key\n";
+    let table = [
+        (
+            "    set-condition db Ready Yes\n",
+            "5:28",
+            "condition status",
+        ),
+        (
+            "    set-condition db Re/ady True\n",
+            "5:22",
+            "not a condition type",
+        ),
+        (
+            "    set-condition db Ready True reason 9lives\n",
+            "5:40",
+            "not a condition reason",
+        ),
+        (
+            "    set-condition db Ready True message hi\n",
+            "5:41",
+            "in quotes",
+        ),
+        ("    set-condition dd Ready True\n", "5:19", "not bound"),
+    ];
+    for (line, at, says) in table {
+        let err = refused(&format!("{head}{line}"));
+        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
+    }
+}
+
+/// `count(VAR in LIST [where COND])` and `sum(VALUE for VAR in LIST [where COND])` (issue 24):
+/// Go's loop over `pods.Items` that counts or adds up what its `if` keeps (an absent field adds
+/// its zero value, as a Go struct's field does). Both read the list as the reconcile read it.
+#[test]
+fn count_and_sum_fold_a_list_with_a_filter() {
+    run("
+kind Database
+kind Pod
+controller op for Database
+  logic
+    get db = Database key
+    if db absent
+      done
+    list pods = Pod selector app=web
+    if db.status.ready != count(p in pods where p.status.ready == 1)
+      patch db status.ready = count(p in pods where p.status.ready == 1)
+    if db.status.cpu != sum(q.spec.cpu for q in pods where q.metadata.labels.tier != \"db\")
+      patch db status.cpu = sum(q.spec.cpu for q in pods where q.metadata.labels.tier != \"db\")
+    if count(r in pods) >= 4 and db.status.all != sum(s.spec.cpu * 2 for s in pods)
+      patch db status.all = sum(s.spec.cpu * 2 for s in pods)
+    requeue after 1s
+at 0s create Database db
+at 1s create Pod a labels app=web spec.cpu=2
+at 1s create Pod b labels app=web,tier=db spec.cpu=5
+at 1s create Pod c labels app=web spec.cpu=7
+at 1s create Pod d labels app=web
+at 1s create Pod e labels app=db spec.cpu=100
+at 2s patch Pod a status.ready=1
+at 2s patch Pod b status.ready=1
+at 2s patch Pod e status.ready=1
+run 10s
+expect final Database db status.ready == 2
+expect final Database db status.cpu == 9
+expect final Database db status.all == 28
+");
+}
+
+/// Aggregates' mistakes, each located.
+#[test]
+fn aggregate_errors_name_their_place() {
+    let head = "kind Db\nkind Pod\ncontroller op for Db\n  logic\n    get db = Db key\n    list ps = Pod owned-by db\n";
+    let table = [
+        (
+            "    if count(p in db) > 1\n      done\n",
+            "7:19",
+            "one object",
+        ),
+        (
+            "    if sum(p.spec in ps) > 1\n      done\n",
+            "7:8",
+            "needs `VALUE for VAR in LIST`",
+        ),
+        (
+            "    if count(p ps) > 1\n      done\n",
+            "7:",
+            "expected `in`",
+        ),
+        (
+            "    if count(p in ps where count(q in ps) > 0) > 1\n      done\n",
+            "7:28",
+            "do not nest",
+        ),
+        (
+            "    if count(db in ps) > 1\n      done\n",
+            "7:14",
+            "already bound",
+        ),
+        (
+            "    if count(p in ps where p.spec > 1 > 0\n      done\n",
+            "7:",
+            "expected `)`",
+        ),
+    ];
+    for (line, at, says) in table {
+        let err = refused(&format!("{head}{line}"));
+        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
+    }
+}
+
+/// `get` by any name (issue 24): controller-runtime's `r.Get(ctx, types.NamespacedName{Namespace:
+/// ns, Name: fmt.Sprintf("shard-%d", db.Spec.Shard)}, &cm)`: a quoted name, in another namespace
+/// (`"ns/name"` or `in NS`), with values in braces; `key-{VALUE}` the same after the key's name.
+/// A value that is none names nothing (the object reads as absent, a create is skipped); a
+/// create makes the object in the namespace its name says.
+#[test]
+fn get_and_create_by_names_built_from_values_and_in_other_namespaces() {
+    run("
+kind Database
+kind ConfigMap
+controller op for Database
+  logic
+    get db = Database key
+    if db absent
+      done
+    get settings = ConfigMap \"settings\" in kube-system
+    get shared = ConfigMap \"kube-system/shard-{db.spec.shard}\"
+    get mine = ConfigMap key-{db.spec.shard}
+    if mine absent
+      create ConfigMap key-{db.spec.shard} spec settings.spec owner db
+    if shared absent
+      create ConfigMap \"shard-{db.spec.shard}\" in kube-system spec 5
+    if shared exists and db.status.shared != shared.spec
+      patch db status.shared = shared.spec
+    get missing = ConfigMap \"x-{db.spec.nothing}\"
+    if missing absent
+      create ConfigMap \"y-{db.spec.nothing}\"
+    requeue after 1s
+at 0s create ConfigMap kube-system/settings spec 42
+at 0s create ConfigMap default/x-
+at 1s create Database a spec.shard=3
+run 10s
+expect final ConfigMap a-3 spec == 42
+expect final ConfigMap kube-system/shard-3 spec == 5
+expect final Database a status.shared == 5
+expect creates ConfigMap == 4
+");
+}
+
+/// Built names' mistakes, each located.
+#[test]
+fn built_name_errors_name_their_place() {
+    let head = "kind Db\nkind Cm\ncontroller op for Db\n  logic\n    get db = Db key\n";
+    let table = [
+        ("    get c = Cm \"a-{db.spec\"\n", "6:16", "never closes"),
+        ("    get c = Cm \"a-{nope.spec}\"\n", "6:20", "not bound"),
+        ("    get c = Cm \"A_b\"\n", "6:", "not a valid object name"),
+        (
+            "    get c = Cm \"ns/a\" in other\n",
+            "6:",
+            "already says its namespace",
+        ),
+        ("    get c = Cm key-{}\n", "6:", "one word"),
+        (
+            "    get c = Cm \"{db.spec}{db.spec}{db.spec}{db.spec}{db.spec}\"\n",
+            "6:",
+            "more than 4 values",
+        ),
+        (
+            "    get c = Cm settings\n",
+            "6:16",
+            "does not name an object",
+        ),
+        (
+            "    create Cm \"a\" in 9x\n",
+            "6:",
+            "not a valid namespace name",
+        ),
+    ];
+    for (line, at, says) in table {
+        let err = refused(&format!("{head}{line}"));
+        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
+    }
+}
+
+/// Named finalizers and owner references (issue 24), one request each: controller-runtime
+/// `pkg/controller/controllerutil/controllerutil.go` `AddFinalizer`/`RemoveFinalizer` (then
+/// `r.Update`, only when the list changed), `SetControllerReference` (`adopt`: the adopted pod
+/// then goes with its owner, as the garbage collector deletes a dependent whose owners are all
+/// gone, `pkg/controller/garbagecollector`) and `RemoveControllerReference` (`release`: the pod
+/// stays). The external bucket is cleaned up before the finalizers go, and the object goes with
+/// the last one (apimachinery `pkg/api/validation/objectmeta.go`).
+#[test]
+fn named_finalizers_and_owner_references_are_one_request_each() {
+    let sim = run("
+kind Database
+kind Bucket
+kind Pod
+controller op for Database
+  reconcile 100ms
+  logic
+    get db = Database key
+    if db absent
+      done
+    get bucket = Bucket key-bucket
+    get stray = Pod key-stray
+    get old = Pod key-old
+    if db deleting
+      if bucket exists
+        delete bucket
+        requeue after 1s
+      remove-finalizer db example.com/bucket
+      if db has-finalizer example.com/cleanup
+        remove-finalizer db example.com/cleanup
+      done
+    add-finalizer db example.com/cleanup
+    add-finalizer db example.com/bucket
+    if bucket absent
+      create Bucket key-bucket
+    adopt stray owner db
+    release old owner db
+    requeue after 2s
+at 0s create Pod a-stray
+at 0s create Database a
+at 1s create Pod a-old owner Database/a controller
+at 5s delete Database a
+run 20s
+expect absent Database a
+expect absent Bucket a-bucket
+expect absent Pod a-stray
+expect exists Pod a-old
+expect final Pod a-old owners == 0
+");
+    assert_eq!(
+        writes(&sim, WriteOp::AddFinalizer),
+        2,
+        "each finalizer once"
+    );
+    assert_eq!(writes(&sim, WriteOp::RemoveFinalizer), 1);
+    assert_eq!(writes(&sim, WriteOp::RemoveLastFinalizer), 1);
+    assert_eq!(writes(&sim, WriteOp::Update), 2, "one adopt, one release");
+}
+
+/// Named finalizers' and owner references' mistakes, each located.
+#[test]
+fn finalizer_and_owner_errors_name_their_place() {
+    let head = "kind Db\nkind Pod\ncontroller op for Db\n  logic\n    get db = Db key\n    get p = Pod key-p\n";
+    let table = [
+        (
+            "    add-finalizer db Example.com/x\n",
+            "7:22",
+            "not a finalizer name",
+        ),
+        (
+            "    add-finalizer db example.com/\n",
+            "7:22",
+            "not a finalizer name",
+        ),
+        (
+            "    if db has-finalizer a/-b\n      done\n",
+            "7:25",
+            "not a finalizer name",
+        ),
+        ("    adopt p db\n", "7:13", "expected `owner`"),
+        ("    release p owner q\n", "7:21", "not bound"),
+    ];
+    for (line, at, says) in table {
+        let err = refused(&format!("{head}{line}"));
+        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
+    }
+}
