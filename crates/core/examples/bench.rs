@@ -26,6 +26,7 @@ fn config() -> Config {
             map: KeyMap::ReadOnly,
             namespace: None,
             selector: None,
+            fields: None,
             predicate: Predicate::All,
         }];
         c.controllers.push(ctl);

@@ -141,35 +141,118 @@ pub struct WatchConfig {
     pub namespace: Option<String>,
     /// Only objects whose labels match (`labelSelector`), filtered by the apiserver.
     pub selector: Option<LabelSelector>,
+    /// Only objects whose name or namespace match (`fieldSelector`), filtered by the apiserver.
+    pub fields: Option<FieldSelector>,
     pub predicate: Predicate,
 }
 
-/// A label selector as written (`app=web,tier!=db,env,!legacy`), resolved to interned names
-/// when the run starts (`object::Selector`).
+/// A label selector as written (`app=web,tier!=db,env,!legacy,env in (a,b)`), resolved to
+/// interned names when the run starts (`object::Selector`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub struct LabelSelector(pub Vec<(SelectorOp, String, String)>);
+pub struct LabelSelector(pub Vec<LabelRequirement>);
 
-/// One requirement's operator (`apimachinery/pkg/labels/selector.go`).
+/// One requirement of a label selector: `key op values` (`labels/selector.go` `Requirement`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LabelRequirement {
+    pub op: SelectorOp,
+    pub key: String,
+    /// One value for `=` and `!=`, none for `k` and `!k`, a sorted set for `in` and `notin`.
+    pub values: Vec<String>,
+}
+
+/// One requirement's operator (`apimachinery/pkg/labels/selector.go`; `==` reads as `=`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SelectorOp {
     Equals,
     NotEquals,
     Exists,
     NotExists,
+    In,
+    NotIn,
 }
 
-/// At most this many requirements in one selector.
+/// At most this many requirements in one selector (label or field).
 pub const MAX_REQUIREMENTS: usize = 16;
+/// At most this many values in one `in (...)` or `notin (...)`.
+pub const MAX_SELECTOR_VALUES: usize = 64;
+
+impl LabelRequirement {
+    /// `selector.go` `Requirement.Matches`, given the object's value of the key: `in` and `=`
+    /// need the key with one of the values; `notin` and `!=` hold without the key.
+    pub fn matches(&self, label: Option<&str>) -> bool {
+        let listed = || label.is_some_and(|l| self.values.iter().any(|v| v == l));
+        match self.op {
+            SelectorOp::Equals | SelectorOp::In => listed(),
+            SelectorOp::NotEquals | SelectorOp::NotIn => !listed(),
+            SelectorOp::Exists => label.is_some(),
+            SelectorOp::NotExists => label.is_none(),
+        }
+    }
+
+    /// As `selector.go`'s `Requirement.String` writes it.
+    pub fn text(&self) -> String {
+        let (k, v) = (&self.key, self.values.join(","));
+        match self.op {
+            SelectorOp::Equals => format!("{k}={v}"),
+            SelectorOp::NotEquals => format!("{k}!={v}"),
+            SelectorOp::Exists => k.clone(),
+            SelectorOp::NotExists => format!("!{k}"),
+            SelectorOp::In => format!("{k} in ({v})"),
+            SelectorOp::NotIn => format!("{k} notin ({v})"),
+        }
+    }
+}
 
 impl LabelSelector {
+    /// Every requirement holds for an object whose labels `label` looks up.
+    pub fn matches<'a>(&self, label: impl Fn(&str) -> Option<&'a str>) -> bool {
+        self.0.iter().all(|r| r.matches(label(&r.key)))
+    }
+
     /// As `selector.go`'s `String` writes it.
     pub fn text(&self) -> String {
+        let parts: Vec<String> = self.0.iter().map(LabelRequirement::text).collect();
+        parts.join(",")
+    }
+}
+
+/// A field selector as written (`metadata.name=web-0,metadata.namespace!=test`): the fields
+/// every kind supports (`apiserver/pkg/registry/generic` `ObjectMetaFieldsSet`, and for custom
+/// resources `customresource/strategy.go` `GetAttrs`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct FieldSelector(pub Vec<FieldRequirement>);
+
+/// `field=value` (`=` or `==`) or `field!=value` (`apimachinery/pkg/fields/selector.go`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FieldRequirement {
+    pub field: SelectorField,
+    pub equal: bool,
+    pub value: String,
+}
+
+/// A field a field selector may name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SelectorField {
+    Name,
+    Namespace,
+}
+
+impl SelectorField {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SelectorField::Name => "metadata.name",
+            SelectorField::Namespace => "metadata.namespace",
+        }
+    }
+}
+
+impl FieldSelector {
+    /// As `fields/selector.go`'s `String` writes it.
+    pub fn text(&self) -> String {
         let parts: Vec<String> = (self.0.iter())
-            .map(|(op, k, v)| match op {
-                SelectorOp::Equals => format!("{k}={v}"),
-                SelectorOp::NotEquals => format!("{k}!={v}"),
-                SelectorOp::Exists => k.clone(),
-                SelectorOp::NotExists => format!("!{k}"),
+            .map(|r| {
+                let op = if r.equal { "=" } else { "!=" };
+                format!("{}{op}{}", r.field.as_str(), r.value)
             })
             .collect();
         parts.join(",")
@@ -602,6 +685,7 @@ impl Config {
                 map: KeyMap::Itself,
                 namespace: None,
                 selector: None,
+                fields: None,
                 predicate: Predicate::All,
             }],
             behaviour,

@@ -276,19 +276,28 @@ pub struct Change {
     pub event: EventType,
     pub object: Object,
     pub time_ms: TimeMs,
-    /// The body the object had before this change (empty for a create): what a watch with a
-    /// label selector compares (`cacher/cache_watcher.go` `convertToWatchEvent`, `PrevObject`).
-    pub prev: crate::object::Body,
+    /// The object before this change (`None` for a create, and for the changes an apiserver
+    /// makes up itself): what a watch with a selector compares, and what its DELETED carries
+    /// (`cacher/cache_watcher.go` `convertToWatchEvent`, `PrevObject`). Shared, so a clone of a
+    /// change is a reference count.
+    pub prev: Option<std::sync::Arc<Object>>,
 }
 
 impl Change {
     /// The change as a watch with a selector sends it (`convertToWatchEvent`): as `event`, and
-    /// for a DELETED the object's previous content (here its previous body) at the change's RV.
+    /// for a DELETED the object's previous content (spec, status, metadata and body) stamped
+    /// with the change's RV.
     pub fn converted(&self, event: EventType) -> Change {
         let mut c = self.clone();
         c.event = event;
         if event == EventType::Deleted {
-            c.object.body = self.prev.clone();
+            match &self.prev {
+                Some(prev) => {
+                    c.object = Object::clone(prev);
+                    c.object.rv = self.object.rv;
+                }
+                None => c.object.body = crate::object::Body::EMPTY,
+            }
         }
         c
     }

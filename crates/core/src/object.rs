@@ -220,47 +220,94 @@ pub fn sorted<'a, V: Copy>(names: &'a Names, map: &[(NameId, V)]) -> Vec<(&'a st
     out
 }
 
-/// A label selector (`apimachinery/pkg/labels/selector.go`): requirements that must all hold.
+/// A label and field selector (`apimachinery/pkg/labels/selector.go`,
+/// `apimachinery/pkg/fields/selector.go`): requirements that must all hold.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Selector {
     pub requirements: Vec<Requirement>,
+    /// `metadata.name` and `metadata.namespace` requirements (a field selector).
+    pub fields: Vec<FieldRequirement>,
 }
 
-/// One requirement of a selector: `k=v`, `k!=v`, `k` (exists), `!k` (does not exist).
+/// One requirement of a label selector: `k=v`, `k!=v`, `k` (exists), `!k` (does not exist),
+/// `k in (v,...)`, `k notin (v,...)` (the values sorted by id).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Requirement {
     Equals(NameId, NameId),
     NotEquals(NameId, NameId),
     Exists(NameId),
     NotExists(NameId),
+    In(NameId, Box<[NameId]>),
+    NotIn(NameId, Box<[NameId]>),
+}
+
+/// One requirement of a field selector: the object's name or namespace is (`equal`) or is not
+/// `value`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FieldRequirement {
+    pub field: crate::config::SelectorField,
+    pub equal: bool,
+    pub value: NameId,
 }
 
 impl Selector {
-    /// The selector as written, with its names interned.
-    pub fn resolve(written: &crate::config::LabelSelector, names: &mut Names) -> Selector {
+    /// The selectors as written, with their names interned; `None` when neither is given.
+    pub fn resolve(
+        labels: Option<&crate::config::LabelSelector>,
+        fields: Option<&crate::config::FieldSelector>,
+        names: &mut Names,
+    ) -> Option<Selector> {
         use crate::config::SelectorOp;
-        let requirements = (written.0.iter())
-            .map(|(op, k, v)| {
-                let k = names.intern(k);
-                match op {
-                    SelectorOp::Equals => Requirement::Equals(k, names.intern(v)),
-                    SelectorOp::NotEquals => Requirement::NotEquals(k, names.intern(v)),
+        if labels.is_none() && fields.is_none() {
+            return None;
+        }
+        let requirements = (labels.iter().flat_map(|l| l.0.iter()))
+            .map(|r| {
+                let k = names.intern(&r.key);
+                let mut values: Vec<NameId> = r.values.iter().map(|v| names.intern(v)).collect();
+                values.sort_unstable();
+                values.dedup();
+                let one = || values.first().copied().unwrap_or(NameId(0));
+                match r.op {
+                    SelectorOp::Equals => Requirement::Equals(k, one()),
+                    SelectorOp::NotEquals => Requirement::NotEquals(k, one()),
                     SelectorOp::Exists => Requirement::Exists(k),
                     SelectorOp::NotExists => Requirement::NotExists(k),
+                    SelectorOp::In => Requirement::In(k, values.into()),
+                    SelectorOp::NotIn => Requirement::NotIn(k, values.into()),
                 }
             })
             .collect();
-        Selector { requirements }
+        let fields = (fields.iter().flat_map(|f| f.0.iter()))
+            .map(|r| FieldRequirement {
+                field: r.field,
+                equal: r.equal,
+                value: names.intern(&r.value),
+            })
+            .collect();
+        Some(Selector {
+            requirements,
+            fields,
+        })
     }
 
     /// `cache_watcher.go` `convertToWatchEvent`: what a watch with this selector makes of a
     /// change. The new object passes unless the change is a delete; the old one (none for a
     /// create) is compared too: both pass, MODIFIED; only the new, ADDED; only the old, DELETED
     /// (with the old object's content at the change's RV); neither, nothing.
-    pub fn convert(&self, change: &crate::model::Change) -> Option<crate::model::EventType> {
+    pub fn convert(
+        &self,
+        change: &crate::model::Change,
+        names: &Names,
+    ) -> Option<crate::model::EventType> {
         use crate::model::EventType;
-        let cur = change.event != EventType::Deleted && self.matches(&change.object.body);
-        let old = change.event != EventType::Added && self.matches(&change.prev);
+        let o = &change.object;
+        let cur = change.event != EventType::Deleted && self.matches_object(o, names);
+        let old = change.event != EventType::Added
+            && match &change.prev {
+                Some(prev) => self.matches_object(prev, names),
+                None => self.fields_match(o, names) && self.matches(&Body::EMPTY),
+            };
         match (cur, old) {
             (true, true) => Some(EventType::Modified),
             (true, false) => Some(EventType::Added),
@@ -269,32 +316,76 @@ impl Selector {
         }
     }
 
-    /// `labels.Selector.Matches`: every requirement holds. `!=` holds for an object without the
-    /// key, as `selector.go`'s `NotEquals` does.
-    pub fn matches(&self, body: &Body) -> bool {
-        self.requirements.iter().all(|r| match *r {
-            Requirement::Equals(k, v) => body.label(k) == Some(v),
-            Requirement::NotEquals(k, v) => body.label(k) != Some(v),
-            Requirement::Exists(k) => body.label(k).is_some(),
-            Requirement::NotExists(k) => body.label(k).is_none(),
+    /// Does the object pass both the field and the label selector?
+    pub fn matches_object(&self, o: &crate::model::Object, names: &Names) -> bool {
+        self.fields_match(o, names) && self.matches(&o.body)
+    }
+
+    /// `fields.Selector.Matches` on the object's `metadata.name` (its interned name is
+    /// `namespace/name`) and `metadata.namespace`.
+    fn fields_match(&self, o: &crate::model::Object, names: &Names) -> bool {
+        use crate::config::SelectorField;
+        self.fields.iter().all(|f| {
+            let holds = match f.field {
+                SelectorField::Name => {
+                    let full = names.resolve(o.name);
+                    let short = full.rsplit('/').next().unwrap_or(full);
+                    short == names.resolve(f.value)
+                }
+                SelectorField::Namespace => o.namespace == f.value,
+            };
+            holds == f.equal
         })
     }
 
-    /// As `selector.go`'s `String` writes it.
+    /// `labels.Selector.Matches`: every requirement holds. `!=` and `notin` hold for an object
+    /// without the key, as `selector.go`'s `Requirement.Matches` does.
+    pub fn matches(&self, body: &Body) -> bool {
+        self.requirements.iter().all(|r| match r {
+            Requirement::Equals(k, v) => body.label(*k) == Some(*v),
+            Requirement::NotEquals(k, v) => body.label(*k) != Some(*v),
+            Requirement::Exists(k) => body.label(*k).is_some(),
+            Requirement::NotExists(k) => body.label(*k).is_none(),
+            Requirement::In(k, vs) => body.label(*k).is_some_and(|v| vs.contains(&v)),
+            Requirement::NotIn(k, vs) => !body.label(*k).is_some_and(|v| vs.contains(&v)),
+        })
+    }
+
+    /// As `selector.go`'s `String` writes it (then the field selector, after a `;`).
     pub fn text(&self, names: &Names) -> String {
+        let set = |vs: &[NameId]| {
+            let mut v: Vec<&str> = vs.iter().map(|&v| names.resolve(v)).collect();
+            v.sort_unstable();
+            v.join(",")
+        };
         let parts: Vec<String> = (self.requirements.iter())
-            .map(|r| match *r {
+            .map(|r| match r {
                 Requirement::Equals(k, v) => {
-                    format!("{}={}", names.resolve(k), names.resolve(v))
+                    format!("{}={}", names.resolve(*k), names.resolve(*v))
                 }
                 Requirement::NotEquals(k, v) => {
-                    format!("{}!={}", names.resolve(k), names.resolve(v))
+                    format!("{}!={}", names.resolve(*k), names.resolve(*v))
                 }
-                Requirement::Exists(k) => names.resolve(k).to_string(),
-                Requirement::NotExists(k) => format!("!{}", names.resolve(k)),
+                Requirement::Exists(k) => names.resolve(*k).to_string(),
+                Requirement::NotExists(k) => format!("!{}", names.resolve(*k)),
+                Requirement::In(k, vs) => format!("{} in ({})", names.resolve(*k), set(vs)),
+                Requirement::NotIn(k, vs) => format!("{} notin ({})", names.resolve(*k), set(vs)),
             })
             .collect();
-        parts.join(",")
+        let mut text = parts.join(",");
+        if !self.fields.is_empty() {
+            let fields: Vec<String> = (self.fields.iter())
+                .map(|f| {
+                    let op = if f.equal { "=" } else { "!=" };
+                    format!("{}{op}{}", f.field.as_str(), names.resolve(f.value))
+                })
+                .collect();
+            if !text.is_empty() {
+                text.push_str("; ");
+            }
+            text.push_str(&fields.join(","));
+        }
+        text
     }
 }
 
@@ -343,7 +434,10 @@ mod tests {
         );
         let mut body = Body::EMPTY;
         body.edit(|d| set(&mut d.labels, app, Some(web)));
-        let sel = |r: Vec<Requirement>| Selector { requirements: r };
+        let sel = |r: Vec<Requirement>| Selector {
+            requirements: r,
+            fields: vec![],
+        };
         assert!(sel(vec![Requirement::Equals(app, web)]).matches(&body));
         assert!(!sel(vec![Requirement::Equals(app, db)]).matches(&body));
         assert!(sel(vec![Requirement::NotEquals(tier, db)]).matches(&body));

@@ -932,20 +932,13 @@ impl<'a> Run<'a> {
         selector: &crate::config::LabelSelector,
         namespace: Option<&str>,
     ) -> Vec<Object> {
-        use crate::config::SelectorOp;
         let names = &*self.names;
         let ns = namespace.map(|n| names.find(n));
-        let label = |o: &Object, k: &str| names.find(k).and_then(|k| o.body.label(k));
         let keep = |o: &Object| {
             ns.is_none_or(|n| n == Some(o.namespace))
-                && selector.0.iter().all(|(op, k, v)| {
-                    let equal = || label(o, k).is_some_and(|l| names.find(v) == Some(l));
-                    match op {
-                        SelectorOp::Equals => equal(),
-                        SelectorOp::NotEquals => !equal(),
-                        SelectorOp::Exists => label(o, k).is_some(),
-                        SelectorOp::NotExists => label(o, k).is_none(),
-                    }
+                && selector.matches(|k| {
+                    let v = names.find(k).and_then(|k| o.body.label(k));
+                    v.map(|v| names.resolve(v))
                 })
         };
         reader.select(kind, &keep)

@@ -97,6 +97,7 @@ fn config(c: &Case) -> Config {
         map: KeyMap::Owner,
         namespace: None,
         selector: None,
+        fields: None,
         predicate: Predicate::All,
     });
     cfg.controllers.push(ctl);

@@ -135,18 +135,6 @@ fn arith(c: &Cursor, at: &Word, op: ArithOp, a: Value, b: Value) -> R<Value> {
     Ok(Value::Arith(op, Box::new(a), Box::new(b)))
 }
 
-/// `first` and the words right after it with no space between (the `,` that
-/// `split_punctuation` split off a selector's `app=web,tier` go back into one word).
-fn rejoin(c: &mut Cursor, first: &Word) -> Word {
-    let mut w = first.clone();
-    while let Some(p) = c.peek().filter(|p| !p.quoted && p.col == w.col + w.len) {
-        w.text.push_str(&p.text);
-        w.len += p.len;
-        c.pos += 1;
-    }
-    w
-}
-
 /// A comparison operator's meaning.
 fn cmp_op(text: &str) -> Option<CmpOp> {
     Some(match text {
@@ -1616,7 +1604,7 @@ impl<'a> Compiler<'a> {
         let kind = self.next_kind(c)?;
         if c.eat("selector") {
             let sw = c.next("a label selector (app=web,tier!=db,env,!legacy)")?;
-            let sw = rejoin(c, sw);
+            let sw = crate::parse::selector_word(c, sw);
             let selector = crate::parse::label_selector(c, &sw)?;
             let namespace = match c.eat("in") {
                 true => {

@@ -67,6 +67,8 @@ pub const WORDS: &[&str] = &[
     "or",
     "not",
     "selector",
+    "field-selector",
+    "notin",
     // Versions and their settings.
     "fake",
     "initial-events-end",

@@ -588,15 +588,38 @@ proptest! {
 }
 
 /// The operators written in the language (gallery 26-37): every buggy one is broken by the
-/// explorer, every fixed one survives the whole search with all its expectations (a fault that
+/// explorer, with a counterexample that fails `check` and breaks the expectation that tells its
+/// story, and every fixed one survives the whole search with all its expectations (a fault that
 /// makes one of the timeline's own writes fail, such as a create refused because the old object
 /// is still being deleted, changes the workload and is discarded: `explore::user_failures`).
-/// 34 is a lost update between the operator and a concurrent client that the timeline writes;
-/// no fault is needed and none changes it.
 #[test]
 fn own_logic_operators_are_found_and_their_fixes_survive() {
-    for buggy in ["26-", "28-", "30-", "32-", "36-"] {
-        find(buggy);
+    // (buggy, a fault type that breaks it, the expectation it breaks).
+    let buggy = [
+        (
+            "26-",
+            "crash",
+            "status.cassandraOperatorProgress == \"Ready\"",
+        ),
+        ("28-", "", "expect exists Pvc db-data"),
+        ("30-", "stale", "expect deletes op Pvc <= 1"),
+        ("32-", "crash", "expect esr"),
+        ("34-", "", "spec.replsets.size == 5"),
+        (
+            "36-",
+            "crash",
+            "expect absent PerconaServerMongoDBBackup rs0-backup",
+        ),
+    ];
+    for (name, fault, broken) in buggy {
+        let (faults, cx) = find(name);
+        let types: Vec<&str> = faults.iter().map(|f| FAULT_TYPES[f.type_index()]).collect();
+        assert!(
+            fault.is_empty() || types.contains(&fault),
+            "{name}: {types:?}"
+        );
+        let broke = cx.lines().filter(|l| l.starts_with("# broken: "));
+        assert!(broke.clone().any(|l| l.contains(broken)), "{name}:\n{cx}");
     }
     for fixed in ["27-", "29-", "31-", "33-", "35-", "37-"] {
         let ex = survives_script(fixed, script(fixed), 50_000);
@@ -800,4 +823,112 @@ fn explore_against_one_controller_faults_only_that_one() {
     };
     let text = listwatch_script::render(&d[0], "t.lw", &src);
     assert!(text.contains("did you mean `op`?"), "{text}");
+}
+
+/// An operator whose first reconcile makes three writes, with the timeline's `extra` lines.
+fn three_writes(extra: &str) -> Sim {
+    let src = format!(
+        "
+kind Database
+kind Pvc
+controller op for Database
+  reconcile 300ms
+  logic
+    get db = Database key
+    if db absent
+      done
+    get a = Pvc key-a
+    if a absent
+      create Pvc key-a owner db
+      create Pvc key-b owner db
+      create Pvc key-c owner db
+at 1s create Database x
+{extra}run 20s
+"
+    );
+    listwatch_script::run(&src)
+        .unwrap_or_else(|d| panic!("{d:?}"))
+        .sim
+}
+
+/// The controller's writes before its first crash, and how many times it restarted.
+fn writes_before_crash(sim: &Sim) -> (usize, usize) {
+    let me = listwatch_core::Actor::Controller(listwatch_core::ControllerId(0));
+    let crash = sim
+        .trace()
+        .iter()
+        .position(|e| matches!(e.kind, EventKind::Crash { .. }))
+        .expect("a crash");
+    let writes = sim
+        .trace()
+        .range(..crash)
+        .filter(|e| e.actor == me && matches!(e.kind, EventKind::Write { .. }))
+        .count();
+    let restarts = sim
+        .trace()
+        .iter()
+        .filter(|e| e.time_ms > TimeMs(1000) && matches!(e.kind, EventKind::Restart { .. }))
+        .count();
+    (writes, restarts)
+}
+
+/// Review leftover (B1): `crash CTL after N writes` kept one slot, so a second one armed
+/// before the first fired replaced it (the crash after write 1 became one after write 2, with
+/// the second's restart). Each now stays armed with its own restart, as armed disconnects do:
+/// the first the reconcile reaches fires, and the others die with the process.
+#[test]
+fn a_second_armed_crash_does_not_replace_the_first() {
+    let one = "at 900ms crash op after 1 write restart-after 2s\n";
+    let two = "at 950ms crash op after 2 writes\n";
+    assert_eq!(writes_before_crash(&three_writes(one)), (1, 1));
+    assert_eq!(writes_before_crash(&three_writes(two)).0, 2);
+    assert_eq!(
+        writes_before_crash(&three_writes(&format!("{one}{two}"))),
+        (1, 1),
+        "the first armed still fires, with its restart"
+    );
+    assert_eq!(
+        writes_before_crash(&three_writes(&format!("{two}{one}"))),
+        (1, 1),
+        "whichever the reconcile reaches first"
+    );
+}
+
+/// Review leftover (B2): a refusal's effect check looked for any refused write of its
+/// controller after it was armed, so a refusal armed at a write the reconcile never makes (the
+/// 8th) was credited with another fault's refusal (the 1st) and kept in a failure it did not
+/// cause. Each refusal now looks only at its own write.
+#[test]
+fn a_refusal_is_credited_only_with_its_own_refused_write() {
+    use listwatch_core::explore::Disconnect;
+    let refusal = |n: u32| Disconnect {
+        controller: listwatch_core::ControllerId(0),
+        at_ms: TimeMs(900),
+        duration_ms: DurationMs(5_000),
+        after_writes: Some(n),
+    };
+    let line = |n: u32| format!("at 900ms disconnect op after {n} writes for 5s\n");
+    let both = three_writes(&format!("{}{}", line(0), line(7)));
+    assert!(Fault::Disconnect(refusal(0)).had_effect(&both));
+    assert!(
+        !Fault::Disconnect(refusal(7)).had_effect(&both),
+        "no 8th write was refused"
+    );
+    let second = three_writes(&format!("{}{}", line(1), line(0)));
+    assert!(Fault::Disconnect(refusal(1)).had_effect(&second));
+    let text = Fault::Disconnect(refusal(1)).effect(&second);
+    assert!(text.contains("x-b refused"), "its own write: {text}");
+    // Issue 24: a disconnect for a while that refused a write says so in its label, not only
+    // that the controller re-watched.
+    let cut = Disconnect {
+        at_ms: TimeMs(1050),
+        after_writes: None,
+        ..refusal(0)
+    };
+    let sim = three_writes("at 1050ms disconnect op for 5s\n");
+    let text = Fault::Disconnect(cut).effect(&sim);
+    assert!(
+        text.contains("its create Pvc/default/x-a was refused (connection refused)"),
+        "{text}"
+    );
 }

@@ -218,6 +218,99 @@ expect exists Pod b/web-0
 ",
     ),
     (
+        "a selector's DELETED (the object left the selector) carries the previous object at the event's resourceVersion",
+        "apiserver/pkg/storage/cacher/cache_watcher.go (convertToWatchEvent: !curObjPasses && oldObjPasses)",
+        "kind ReplicaSet
+kind Pod
+controller rs for ReplicaSet
+  watches Pod selector app=web none
+  logic
+    done
+at 1s create Pod web-0 spec 1 labels app=web
+at 2s update Pod web-0 spec 2 labels app=db
+run 5s
+expect watch-deleted rs Pod web-0 == 1
+expect message \"DELETED default/web-0 rv 3 (spec 1)\" == 1
+expect message \"DELETED default/web-0 rv 3 (spec 2)\" == 0
+",
+    ),
+    (
+        "set-based label selectors: `in`, `notin` (holds without the key), `k`, `!k` and `==`, spaces as kubectl writes them",
+        "apimachinery/pkg/labels/selector.go (Parse, Requirement.Matches)",
+        "kind ReplicaSet
+kind Pod
+controller sets for ReplicaSet
+  watches Pod selector env in (prod, dev),!tier none
+  logic
+    done
+controller others for ReplicaSet
+  watches Pod selector env notin (prod),app none
+  logic
+    done
+controller eq for ReplicaSet
+  watches Pod selector app == web none
+  logic
+    done
+at 1s create Pod a labels env=prod,app=web
+at 1s create Pod b labels env=dev
+at 1s create Pod c labels env=test,app=db
+at 1s create Pod d labels app=web
+at 1s create Pod e labels env=prod,tier=x
+run 5s
+expect watch-added sets Pod == 2
+expect watch-added sets Pod a == 1
+expect watch-added sets Pod b == 1
+expect watch-added others Pod == 2
+expect watch-added others Pod c == 1
+expect watch-added others Pod d == 1
+expect watch-added eq Pod == 2
+expect watch-added eq Pod d == 1
+",
+    ),
+    (
+        "a `notin` selector's watch: a label moved into the set is DELETED, out of it ADDED",
+        "apiserver/pkg/storage/cacher/cache_watcher.go (convertToWatchEvent); apimachinery/pkg/labels/selector.go",
+        "kind ReplicaSet
+kind Pod
+controller rs for ReplicaSet
+  watches Pod selector env notin (prod,staging) none
+  logic
+    done
+at 1s create Pod a labels env=dev
+at 1s create Pod b labels env=prod
+at 2s label Pod a env=staging
+at 3s label Pod b env-
+run 5s
+expect watch-deleted rs Pod a == 1
+expect watch-added rs Pod b == 1
+",
+    ),
+    (
+        "field selectors on metadata.name and metadata.namespace filter lists and watches",
+        "apimachinery/pkg/fields/selector.go (ParseSelector); apiserver/pkg/registry/generic (ObjectMetaFieldsSet)",
+        "kind ReplicaSet
+kind Pod
+controller one for ReplicaSet
+  watches Pod field-selector metadata.name=web-0 none
+  logic
+    done
+controller rest for ReplicaSet
+  watches Pod field-selector metadata.namespace!=kube-system selector app none
+  logic
+    done
+at 0s create Pod web-0 labels app=web
+at 0s create Pod kube-system/web-0 labels app=web
+at 1s create Pod web-1 labels app=web
+at 1s create Pod kube-system/dns labels app=dns
+at 2s label Pod web-0 tier=x
+run 5s
+expect watch-added one Pod == 2
+expect watch-modified one Pod == 1
+expect watch-added rest Pod == 2
+expect watch-added rest Pod web-1 == 1
+",
+    ),
+    (
         "generateName: the apiserver appends five random characters, from the run's seed",
         "apiserver/pkg/storage/names/generate.go (SimpleNameGenerator)",
         "kind Pod
@@ -336,8 +429,50 @@ const MISUSES: &[(&str, usize, usize, &str)] = &[
     (
         "kind Pod\ncontroller c for Pod\n  watches Pod selector a=b=c\n  logic\n    done\n",
         3,
-        24,
+        27,
+        "found '=', expected: ',' or 'end of string'",
+    ),
+    (
+        "kind Pod\ncontroller c for Pod\n  watches Pod selector env in (a,b none\n  logic\n    done\n",
+        3,
+        36,
+        "found 'none', expected: ',' or ')'",
+    ),
+    (
+        "kind Pod\ncontroller c for Pod\n  watches Pod selector env notin a\n  logic\n    done\n",
+        3,
+        34,
+        "found 'a' expected: '('",
+    ),
+    (
+        "kind Pod\ncontroller c for Pod\n  watches Pod selector app=web,\n  logic\n    done\n",
+        3,
+        32,
+        "expected: identifier after ','",
+    ),
+    (
+        "kind Pod\ncontroller c for Pod\n  watches Pod selector env in (a,b/c)\n  logic\n    done\n",
+        3,
+        34,
         "not a valid label value",
+    ),
+    (
+        "kind Pod\ncontroller c for Pod\n  watches Pod selector n>1\n  logic\n    done\n",
+        3,
+        25,
+        "not modelled",
+    ),
+    (
+        "kind Pod\ncontroller c for Pod\n  watches Pod field-selector spec.x=1\n  logic\n    done\n",
+        3,
+        30,
+        "field label not supported: spec.x",
+    ),
+    (
+        "kind Pod\ncontroller c for Pod\n  watches Pod field-selector metadata.name=a,metadata.name\n  logic\n    done\n",
+        3,
+        46,
+        "can't understand 'metadata.name'",
     ),
     (
         "kind Pod\nat 0s patch Pod a generate-name\n",

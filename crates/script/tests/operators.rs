@@ -37,7 +37,7 @@ const PAIRS: &[(&str, &str, &str)] = &[
     (
         "34-",
         "35-",
-        "at 1100ms update MongoCluster rs0 spec 5\nexpect final MongoCluster rs0 spec == 5\n",
+        "at 999ms disconnect op after 0 writes for 2s\n",
     ),
     (
         "36-",

@@ -130,6 +130,8 @@ pub(super) struct StepContext<'a> {
     pub etcd: &'a Etcd,
     pub clients: Clients<'a>,
     pub watches: &'a mut Vec<ServerWatch>,
+    /// Names, for a field selector on `metadata.name` (objects are named `namespace/name`).
+    pub names: &'a crate::model::Names,
     pub out: Out<'a>,
 }
 
@@ -266,7 +268,7 @@ impl Apiserver {
             DurationMs::ZERO => self.progress_notified(st, rev, cause),
             lag => {
                 let api = st.api;
-                let progress = Action::CacheProgress { api, rev };
+                let progress = Action::Server(ServerAction::CacheProgress { api, rev });
                 st.out.timer(st.now_ms + lag, cause, progress)
             }
         }
@@ -345,11 +347,11 @@ impl Apiserver {
             self.close_watch(st, w, WatchEnd::ServerClosed, cause);
         }
         let kind = only;
-        let ready = Action::CacheReady {
+        let ready = Action::Server(ServerAction::CacheReady {
             api,
             kind,
             generation,
-        };
+        });
         st.out.timer(st.now_ms + down_ms, cause, ready);
     }
 
@@ -441,11 +443,11 @@ impl Apiserver {
     /// `waitUntilFreshAndBlock`).
     pub(super) fn wait_for_cache(&mut self, st: &mut StepContext, r: WaitingRead, cause: EventId) {
         self.waiting_reads.push(r);
-        let deadline = Action::ListDeadline {
+        let deadline = Action::Server(ServerAction::ListDeadline {
             watcher: r.watcher,
             session: r.session,
             api: st.api,
-        };
+        });
         st.out.timer(st.now_ms + LIST_WAIT_MS, cause, deadline);
     }
 
@@ -578,6 +580,7 @@ impl ServerWatch {
         live: bool,
         slow_link: bool,
         cap: u32,
+        names: &crate::model::Names,
     ) -> Offer {
         if !self.open || change.object.rv <= self.last_sent {
             return Offer::Skip;
@@ -590,7 +593,7 @@ impl ServerWatch {
         }
         let converted = match &self.selector {
             None => None,
-            Some(sel) => match sel.convert(change) {
+            Some(sel) => match sel.convert(change, names) {
                 None => return Offer::Skip,
                 Some(e) => Some(e).filter(|&e| e != change.event),
             },
@@ -668,6 +671,7 @@ pub(super) mod tests {
                     links: &self.links,
                 },
                 watches: &mut self.watches,
+                names: &crate::model::Names::default(),
                 out: harness.out(now_ms, actor),
             };
             f(api, &mut st);
@@ -730,11 +734,11 @@ pub(super) mod tests {
             a.serve_list(st, WatcherId(0), Session(4), list, 0)
         });
         assert!(out.sent().is_empty(), "no answer yet: the cache is at 1");
-        let deadline = Action::ListDeadline {
+        let deadline = Action::Server(ServerAction::ListDeadline {
             watcher: WatcherId(0),
             session: Session(4),
             api: ApiserverId(0),
-        };
+        });
         assert_eq!(out.timers(), [(TimeMs(4000), deadline)]);
         assert_eq!(api.waiting_reads.len(), 1);
         let out = world.step(&mut api, TimeMs(1500), |a, st| {

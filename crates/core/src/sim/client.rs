@@ -81,7 +81,7 @@ impl Sim {
         self.schedule(
             self.now_ms + period,
             NO_CAUSE,
-            Action::Resync { watcher: w, epoch },
+            Action::Reflector(ReflectorAction::Resync { watcher: w, epoch }),
         );
     }
 }

@@ -16,7 +16,7 @@ impl Controller {
             worker_claimed: 0,
             reflectors,
             failed_first: BTreeMap::new(),
-            crash_after_writes: None,
+            crash_after_writes: Vec::new(),
             disconnect_before_write: Vec::new(),
             restart_after_ms: None,
             memory: Memory::new(),
@@ -46,7 +46,7 @@ impl Controller {
         self.worker_claimed = 0;
         self.queue = WorkQueue::new(self.queue.kind);
         self.memory.clear();
-        self.crash_after_writes = None;
+        self.crash_after_writes.clear();
         self.written_rvs.clear();
     }
 }
@@ -90,7 +90,11 @@ pub struct Controller {
     pub(super) reflectors: Vec<WatcherId>,
     /// Reconciles failed on purpose so far, per key (`fail-first N`), across restarts.
     pub(super) failed_first: BTreeMap<NameId, u32>,
-    pub(super) crash_after_writes: Option<u32>,
+    /// Armed crashes, in the order armed: after this many writes of a reconcile, the process
+    /// dies (and restarts that long after, if asked). Several stay armed, each with its own
+    /// restart, as armed disconnects do; the first one a reconcile reaches fires, and the rest
+    /// die with the process (each was for its next reconcile, which never comes).
+    pub(super) crash_after_writes: Vec<(u32, Option<DurationMs>)>,
     /// Armed disconnects, in the order armed: just before the write that follows this many
     /// writes of a reconcile, the link goes down for that long (the write is refused). Several
     /// stay armed (two refusals in one reconcile are one of the explorer's pairs).
@@ -181,11 +185,11 @@ impl Controller {
         cause: EventId,
     ) {
         self.worker_claimed |= 1u64 << worker;
-        let work = Action::Work {
+        let work = Action::Controller(ControllerAction::Work {
             controller,
             epoch: self.epoch,
             worker,
-        };
+        });
         out.soon(cause, work);
     }
 
@@ -258,11 +262,11 @@ impl Controller {
             None => st.cfg().reconcile_ms / steps,
         };
         let at = st.now_ms + took;
-        let next = Action::Step {
+        let next = Action::Controller(ControllerAction::Step {
             controller,
             epoch: self.epoch,
             worker,
-        };
+        });
         st.out.timer(at, start, next);
         // More keys may be waiting for other idle workers.
         if !self.queue.is_empty() {
@@ -294,7 +298,12 @@ impl Controller {
             return;
         };
         if run.done < run.writes.len() {
-            if self.crash_after_writes == Some(run.done as u32) && run.done > 0 {
+            let made = run.done as u32;
+            let armed = (run.done > 0)
+                .then(|| self.crash_after_writes.iter().position(|a| a.0 == made))
+                .flatten();
+            if let Some(i) = armed {
+                self.restart_after_ms = self.crash_after_writes.remove(i).1;
                 self.workers[worker as usize] = Some(run);
                 return st.out.call(
                     cause,
@@ -367,11 +376,11 @@ impl Controller {
         let steps = run.writes.len() as u64 + 1;
         let at = run.started_ms + st.cfg().reconcile_ms * (run.done as u64 + 1) / steps;
         self.workers[worker as usize] = Some(run);
-        let next = Action::Step {
+        let next = Action::Controller(ControllerAction::Step {
             controller: st.controller,
             epoch: self.epoch,
             worker,
-        };
+        });
         st.out.timer(at, cause, next);
     }
 
@@ -422,11 +431,11 @@ impl Controller {
             };
             let id = st.emit(id, event);
             if outcome == QueueAdd::Added {
-                let due = Action::QueueAfter {
+                let due = Action::Controller(ControllerAction::QueueAfter {
                     controller,
                     epoch: self.epoch,
                     key,
-                };
+                });
                 st.out.timer(now + delay_ms, id, due);
             }
         }
@@ -451,17 +460,17 @@ impl Controller {
         self.worker_claimed = 0;
         self.queue = WorkQueue::new(queue_kind);
         self.memory.clear();
-        self.crash_after_writes = None;
+        self.crash_after_writes.clear();
         self.disconnect_before_write.clear();
         let epoch = self.epoch;
         if anvil {
-            let tick = Action::AnvilTick { controller, epoch };
+            let tick = Action::Controller(ControllerAction::AnvilTick { controller, epoch });
             return st.out.timer(st.now_ms, id, tick);
         }
         for &watcher in &self.reflectors {
             st.out.call(id, Call::StartInformer { watcher });
             if !resync.is_zero() {
-                let resync_due = Action::Resync { watcher, epoch };
+                let resync_due = Action::Reflector(ReflectorAction::Resync { watcher, epoch });
                 st.out.timer(st.now_ms + resync, id, resync_due);
             }
         }
@@ -476,10 +485,12 @@ impl Controller {
         restart_after_ms: Option<DurationMs>,
         cause: EventId,
     ) {
-        self.restart_after_ms = restart_after_ms;
         match after_writes {
-            Some(n) => self.crash_after_writes = Some(n),
-            None => self.crash(st, cause),
+            Some(n) => self.crash_after_writes.push((n, restart_after_ms)),
+            None => {
+                self.restart_after_ms = restart_after_ms;
+                self.crash(st, cause)
+            }
         }
     }
 
@@ -791,10 +802,12 @@ mod tests {
             delay_ms: DurationMs::ZERO,
         };
         check(&out, &[enqueued(1), enqueued(2), enqueued(3)]);
-        let work = |worker| Action::Work {
-            controller: C,
-            epoch: Epoch(0),
-            worker,
+        let work = |worker| {
+            Action::Controller(ControllerAction::Work {
+                controller: C,
+                epoch: Epoch(0),
+                worker,
+            })
         };
         assert_eq!(
             out.soon(),
@@ -837,11 +850,11 @@ mod tests {
             out.events[0].cause, 7,
             "the end names the reconcile's start"
         );
-        let due = Action::QueueAfter {
+        let due = Action::Controller(ControllerAction::QueueAfter {
             controller: C,
             epoch: Epoch(0),
             key,
-        };
+        });
         assert_eq!(out.timers(), [(TimeMs(1000) + delay_ms, due)]);
         assert!(
             c.workers[0].is_none(),
@@ -853,7 +866,7 @@ mod tests {
     #[test]
     fn an_armed_crash_fires_between_writes() {
         let mut c = controller(1);
-        c.crash_after_writes = Some(1);
+        c.crash_after_writes = vec![(1, None)];
         c.workers[0] = Some(running(NameId(1), 2, 0));
         let out = run_step(&mut c, TimeMs(0), |c, st| c.step(st, 0, 3));
         let write = Call::Write {
@@ -901,12 +914,12 @@ mod tests {
             start_event: 0,
             started_ms: TimeMs::ZERO,
         });
-        c.crash_after_writes = Some(1);
+        c.crash_after_writes = vec![(1, None)];
         assert_eq!(c.running_keys(), [a]);
         assert!(c.in_life(Epoch(0)));
         c.die();
         assert!(!c.up && c.running_keys().is_empty() && c.queue.is_empty());
-        assert_eq!(c.crash_after_writes, None);
+        assert!(c.crash_after_writes.is_empty());
         assert!(!c.in_life(Epoch(0)) && c.in_life(Epoch(1)));
     }
 
@@ -921,10 +934,7 @@ mod tests {
         });
         assert!(out.posts.is_empty() && c.up);
         check(&out, &[]);
-        assert_eq!(
-            (c.crash_after_writes, c.restart_after_ms),
-            (Some(2), restart)
-        );
+        assert_eq!(c.crash_after_writes, [(2, restart)]);
         let out = run_step(&mut c, TimeMs(0), |c, st| c.crash_fault(st, None, None, 0));
         check(&out, &[EventKind::Crash { controller: C }]);
         assert!(!c.up);

@@ -176,7 +176,7 @@ impl Etcd {
         let len = &mut self.kind_len[k];
         *len = (*len as i64 + added) as u32;
         let len = *len;
-        let prev = old.map(|o| o.body).unwrap_or_default();
+        let prev = old.map(std::sync::Arc::new);
         let change = Change {
             event,
             object: obj,

@@ -351,8 +351,7 @@ mod tests {
         };
         sim.handle_input(crash(Some(2)));
         let c = &sim.controllers[0];
-        assert!(c.up && c.crash_after_writes == Some(2));
-        assert_eq!(c.restart_after_ms, Some(DurationMs(500)));
+        assert!(c.up && c.crash_after_writes == [(2, Some(DurationMs(500)))]);
         let watches: Vec<WatchId> = sim.reflectors.iter().filter_map(|r| r.watch).collect();
         assert_eq!(watches.len(), 2);
         sim.handle_input(crash(None));

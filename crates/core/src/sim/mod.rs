@@ -102,12 +102,41 @@ enum Msg {
     Refused(ApiError),
 }
 
+/// Work the engine runs when it is due, by the part of the system it is for: each family is
+/// matched whole by its own `dispatch_*`, so a new action is routed or does not compile.
 #[derive(Clone, Debug, Hash, PartialEq)]
 enum Action {
     Input(Input),
     /// The configured timeline's input at this index: read from the shared config, not copied
     /// into every fork's pending work (an input owns its names).
     Timeline(u32),
+    Etcd(EtcdAction),
+    Server(ServerAction),
+    Reflector(ReflectorAction),
+    Controller(ControllerAction),
+    /// A timer of a controller's link (`link.rs`).
+    Link {
+        controller: ControllerId,
+        timer: LinkTimer,
+    },
+}
+
+/// etcd's timers (`server.rs`).
+#[derive(Clone, Debug, Hash, PartialEq)]
+enum EtcdAction {
+    CompactTick,
+    /// The garbage collector looks at one dependent: are all its owners gone?
+    Gc {
+        kind: KindId,
+        name: NameId,
+        uid: u64,
+    },
+}
+
+/// An apiserver's work: changes reaching its caches, the requests it serves (`serve.rs`), its
+/// watches' timers.
+#[derive(Clone, Debug, Hash, PartialEq)]
+enum ServerAction {
     CacheApply {
         api: ApiserverId,
         change: Change,
@@ -117,10 +146,10 @@ enum Action {
         api: ApiserverId,
         rev: Rv,
     },
-    Deliver {
-        watcher: WatcherId,
-        session: Session,
-        msg: Msg,
+    CacheReady {
+        api: ApiserverId,
+        kind: Option<KindId>,
+        generation: Generation,
     },
     ServeList {
         watcher: WatcherId,
@@ -153,10 +182,6 @@ enum Action {
         session: Session,
         api: ApiserverId,
     },
-    Wake {
-        watcher: WatcherId,
-        session: Session,
-    },
     WatchTimeout {
         watch: WatchId,
     },
@@ -164,11 +189,29 @@ enum Action {
     BookmarkDue {
         watch: WatchId,
     },
-    CompactTick,
+}
+
+/// A reflector's work (`client.rs`): a message at its end of the link, its timers.
+#[derive(Clone, Debug, Hash, PartialEq)]
+enum ReflectorAction {
+    Deliver {
+        watcher: WatcherId,
+        session: Session,
+        msg: Msg,
+    },
+    Wake {
+        watcher: WatcherId,
+        session: Session,
+    },
     Resync {
         watcher: WatcherId,
         epoch: Epoch,
     },
+}
+
+/// A controller's work (`controller.rs`): its queue, its workers, its life.
+#[derive(Clone, Debug, Hash, PartialEq)]
+enum ControllerAction {
     QueueAfter {
         controller: ControllerId,
         epoch: Epoch,
@@ -190,25 +233,9 @@ enum Action {
         controller: ControllerId,
         epoch: Epoch,
     },
-    /// A timer of a controller's link (`link.rs`).
-    Link {
-        controller: ControllerId,
-        timer: LinkTimer,
-    },
-    CacheReady {
-        api: ApiserverId,
-        kind: Option<KindId>,
-        generation: Generation,
-    },
     AnvilTick {
         controller: ControllerId,
         epoch: Epoch,
-    },
-    /// The garbage collector looks at one dependent: are all its owners gone?
-    Gc {
-        kind: KindId,
-        name: NameId,
-        uid: u64,
     },
 }
 
@@ -378,17 +405,17 @@ impl Sim {
             }
             sim.controllers.push(Controller::new(c, reflectors));
             sim.links.push(Link::new(c));
-            let start = Action::Start {
+            let start = Action::Controller(ControllerAction::Start {
                 controller: id,
                 epoch: Epoch(0),
-            };
+            });
             sim.schedule(c.start_ms, NO_CAUSE, start);
         }
         if !config.compaction_ms.is_zero() {
             sim.schedule(
                 TimeMs::ZERO + config.compaction_ms,
                 NO_CAUSE,
-                Action::CompactTick,
+                Action::Etcd(EtcdAction::CompactTick),
             );
         }
         // The timeline goes last, followed by a gap of sequence numbers: an input appended later
@@ -414,8 +441,12 @@ impl Sim {
         }
         for w in &c.watches {
             let ns = w.namespace.as_deref().map(|n| self.names.intern(n));
-            let sel = (w.selector.as_ref())
-                .map(|s| Arc::new(crate::object::Selector::resolve(s, &mut self.names)));
+            let sel = crate::object::Selector::resolve(
+                w.selector.as_ref(),
+                w.fields.as_ref(),
+                &mut self.names,
+            )
+            .map(Arc::new);
             let handler = (w.map != KeyMap::ReadOnly).then_some((w.map, w.predicate));
             match (informers.iter_mut()).find(|x| x.0 == w.kind && x.2 == ns && x.3 == sel) {
                 Some(x) => x.1.extend(handler.filter(|h| !x.1.contains(h))),
@@ -633,11 +664,11 @@ impl Sim {
     }
 
     fn send_to_client(&mut self, watcher: WatcherId, session: Session, cause: EventId, msg: Msg) {
-        let action = Action::Deliver {
+        let action = Action::Reflector(ReflectorAction::Deliver {
             watcher,
             session,
             msg,
-        };
+        });
         self.send_on_link(watcher, Toward::Client, cause, action);
     }
 
@@ -650,50 +681,38 @@ impl Sim {
         match action {
             Action::Input(input) => self.apply_input(cause, &input),
             Action::Timeline(i) => self.apply_timeline(cause, i),
-            Action::Deliver {
-                watcher,
-                session,
-                msg,
-            } => self.deliver(watcher, session, msg, cause),
-            Action::Wake { watcher, session } => self.wake(watcher, session, cause),
-            Action::Resync { watcher, epoch } => self.resync(watcher, epoch),
+            Action::Etcd(action) => self.dispatch_etcd(cause, action),
+            Action::Server(action) => self.dispatch_server(cause, action),
+            Action::Reflector(action) => self.dispatch_reflector(cause, action),
+            Action::Controller(action) => self.dispatch_controller(cause, action),
             Action::Link { controller, timer } => self.link_timer(controller, timer, cause),
-            Action::CompactTick => self.compact_tick(),
-            Action::Gc { kind, name, uid } => self.collect_garbage(kind, name, uid, cause),
-            Action::CacheApply { .. }
-            | Action::CacheProgress { .. }
-            | Action::CacheReady { .. }
-            | Action::ServeList { .. }
-            | Action::ServeListPage { .. }
-            | Action::ServeWatchList { .. }
-            | Action::ServeWatch { .. }
-            | Action::ListDeadline { .. }
-            | Action::WatchTimeout { .. }
-            | Action::BookmarkDue { .. } => self.dispatch_server(cause, action),
-            Action::QueueAfter { .. }
-            | Action::Work { .. }
-            | Action::Step { .. }
-            | Action::Start { .. }
-            | Action::AnvilTick { .. } => self.dispatch_controller(cause, action),
+        }
+    }
+
+    /// An action of etcd: compaction, and the garbage collector's look at a dependent.
+    fn dispatch_etcd(&mut self, cause: EventId, action: EtcdAction) {
+        match action {
+            EtcdAction::CompactTick => self.compact_tick(),
+            EtcdAction::Gc { kind, name, uid } => self.collect_garbage(kind, name, uid, cause),
         }
     }
 
     /// An action of an apiserver: its caches, the requests it serves, its watches' timers.
     /// Requests are routed to the requester's apiserver; timers go to the apiserver that set
     /// them.
-    fn dispatch_server(&mut self, cause: EventId, action: Action) {
+    fn dispatch_server(&mut self, cause: EventId, action: ServerAction) {
         let by = cause;
         match action {
-            Action::CacheApply { api, change } => self.cache_apply(api, change, cause),
-            Action::CacheProgress { api, rev } => {
+            ServerAction::CacheApply { api, change } => self.cache_apply(api, change, cause),
+            ServerAction::CacheProgress { api, rev } => {
                 self.step_server(api, |a, st| a.progress_notified(st, rev, by))
             }
-            Action::CacheReady {
+            ServerAction::CacheReady {
                 api,
                 kind,
                 generation,
             } => self.step_server(api, |a, st| a.ready(st, kind, generation, by)),
-            Action::ServeList {
+            ServerAction::ServeList {
                 watcher,
                 session,
                 rv,
@@ -701,7 +720,7 @@ impl Sim {
             } => self.serve((watcher, session), Msg::ListErr, cause, |a, st, by| {
                 a.serve_list(st, watcher, session, (rv, limit), by)
             }),
-            Action::ServeListPage {
+            ServerAction::ServeListPage {
                 watcher,
                 session,
                 list_rv,
@@ -710,7 +729,7 @@ impl Sim {
             } => self.serve((watcher, session), Msg::ListErr, cause, |a, st, by| {
                 a.serve_list_page(st, watcher, session, (list_rv, rest, limit), by)
             }),
-            Action::ServeWatchList {
+            ServerAction::ServeWatchList {
                 watcher,
                 session,
                 rv,
@@ -718,7 +737,7 @@ impl Sim {
             } => self.serve((watcher, session), Msg::ListErr, cause, |a, st, by| {
                 a.serve_watch_list(st, watcher, session, (rv, timeout_ms), by)
             }),
-            Action::ServeWatch {
+            ServerAction::ServeWatch {
                 watcher,
                 session,
                 from,
@@ -726,38 +745,55 @@ impl Sim {
             } => self.serve((watcher, session), Msg::Refused, cause, |a, st, by| {
                 a.serve_watch(st, watcher, session, (from, timeout_ms), by)
             }),
-            Action::ListDeadline {
+            ServerAction::ListDeadline {
                 watcher,
                 session,
                 api,
             } => self.step_server(api, |a, st| a.read_deadline(st, watcher, session, by)),
-            Action::WatchTimeout { watch } => self.close_watch(watch, WatchEnd::Timeout, cause),
-            Action::BookmarkDue { watch } => self.bookmark_due(watch, cause),
-            _ => unreachable!("not a server action"),
+            ServerAction::WatchTimeout { watch } => {
+                self.close_watch(watch, WatchEnd::Timeout, cause)
+            }
+            ServerAction::BookmarkDue { watch } => self.bookmark_due(watch, cause),
+        }
+    }
+
+    /// An action of a reflector: a message at its end of the link, its backoff, its resync.
+    fn dispatch_reflector(&mut self, cause: EventId, action: ReflectorAction) {
+        match action {
+            ReflectorAction::Deliver {
+                watcher,
+                session,
+                msg,
+            } => self.deliver(watcher, session, msg, cause),
+            ReflectorAction::Wake { watcher, session } => self.wake(watcher, session, cause),
+            ReflectorAction::Resync { watcher, epoch } => self.resync(watcher, epoch),
         }
     }
 
     /// An action of a controller: its queue, its workers, its life.
-    fn dispatch_controller(&mut self, cause: EventId, action: Action) {
+    fn dispatch_controller(&mut self, cause: EventId, action: ControllerAction) {
         match action {
-            Action::QueueAfter {
+            ControllerAction::QueueAfter {
                 controller,
                 epoch,
                 key,
             } => self.queue_after_due(controller, epoch, key, cause),
-            Action::Work {
+            ControllerAction::Work {
                 controller,
                 epoch,
                 worker,
             } => self.work(controller, epoch, worker, cause),
-            Action::Step {
+            ControllerAction::Step {
                 controller,
                 epoch,
                 worker,
             } => self.step(controller, epoch, worker, cause),
-            Action::Start { controller, epoch } => self.start_controller(controller, epoch, cause),
-            Action::AnvilTick { controller, epoch } => self.anvil_tick(controller, epoch, cause),
-            _ => unreachable!("not a controller action"),
+            ControllerAction::Start { controller, epoch } => {
+                self.start_controller(controller, epoch, cause)
+            }
+            ControllerAction::AnvilTick { controller, epoch } => {
+                self.anvil_tick(controller, epoch, cause)
+            }
         }
     }
 
@@ -779,10 +815,10 @@ impl Sim {
         for o in EtcdReader(&self.etcd).kind_objects(primary) {
             self.enqueue(c, o.name, cause, false);
         }
-        let tick = Action::AnvilTick {
+        let tick = Action::Controller(ControllerAction::AnvilTick {
             controller: c,
             epoch,
-        };
+        });
         self.schedule(self.now_ms + period, NO_CAUSE, tick);
     }
 }

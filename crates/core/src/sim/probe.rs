@@ -364,7 +364,10 @@ mod tests {
         let deadline = out.timers();
         assert!(matches!(
             deadline[..],
-            [(TimeMs(4000), Action::ListDeadline { .. })]
+            [(
+                TimeMs(4000),
+                Action::Server(ServerAction::ListDeadline { .. })
+            )]
         ));
         let out = world.step(&mut api, TimeMs(1500), |a, st| {
             a.change(st, pod(4), 1);

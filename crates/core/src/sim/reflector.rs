@@ -249,12 +249,12 @@ impl Reflector {
                 rv,
                 relist,
             };
-            let serve = Action::ServeWatchList {
+            let serve = Action::Server(ServerAction::ServeWatchList {
                 watcher,
                 session,
                 rv,
                 timeout_ms,
-            };
+            });
             return st.request(id, request, serve);
         }
         // The pager sets `limit` unless the list is at a resourceVersion (then it must come
@@ -282,12 +282,12 @@ impl Reflector {
             rv,
             relist,
         };
-        let serve = Action::ServeList {
+        let serve = Action::Server(ServerAction::ServeList {
             watcher,
             session,
             rv,
             limit,
-        };
+        });
         st.request(cause, request, serve);
     }
 
@@ -300,12 +300,12 @@ impl Reflector {
             from_rv: from,
             timeout_ms,
         };
-        let serve = Action::ServeWatch {
+        let serve = Action::Server(ServerAction::ServeWatch {
             watcher,
             session,
             from,
             timeout_ms,
-        };
+        });
         st.request(cause, request, serve);
     }
 
@@ -349,7 +349,11 @@ impl Reflector {
         let ticks = DurationMs::between(sent, st.now_ms).ms() / BOOKMARK_TICKER_MS.ms() + 1;
         let at = sent + DurationMs(ticks * BOOKMARK_TICKER_MS.ms());
         let (watcher, session) = (st.watcher, self.session);
-        st.out.timer(at, cause, Action::Wake { watcher, session });
+        st.out.timer(
+            at,
+            cause,
+            Action::Reflector(ReflectorAction::Wake { watcher, session }),
+        );
     }
 
     fn backoff(&mut self, st: &mut StepContext, state: WatcherState, cause: EventId) {
@@ -359,7 +363,7 @@ impl Reflector {
         let id = self.set_state(st, state, cause);
         let watcher = st.watcher;
         let id = st.emit(id, EventKind::Backoff { watcher, delay_ms });
-        let wake = Action::Wake { watcher, session };
+        let wake = Action::Reflector(ReflectorAction::Wake { watcher, session });
         st.out.timer(st.now_ms + delay_ms, id, wake);
     }
 
@@ -459,13 +463,13 @@ impl Reflector {
             self.paging = Some((rv, items));
             let limit = st.config.reflector.page_size.max(1);
             let id = st.emit(id, EventKind::ListContinue { watcher, list_rv });
-            let page = Action::ServeListPage {
+            let page = Action::Server(ServerAction::ServeListPage {
                 watcher,
                 session,
                 list_rv,
                 rest,
                 limit,
-            };
+            });
             return st.send(id, page);
         }
         self.replace_store(st, items, id);
@@ -811,7 +815,9 @@ mod tests {
         let out = run_step(&mut r, TimeMs(1000), |r, st| {
             r.receive(st, Session(0), Msg::WatchErr(too_old), 3)
         });
-        let [(at_ms, Action::Wake { watcher, session })] = out.timers()[..] else {
+        let [(at_ms, Action::Reflector(ReflectorAction::Wake { watcher, session }))] =
+            out.timers()[..]
+        else {
             panic!("a wake-up is scheduled: {:?}", out.posts)
         };
         let delay_ms = DurationMs::between(TimeMs(1000), at_ms);
@@ -838,12 +844,12 @@ mod tests {
         assert_eq!((r.session, r.watch), (Session(1), None));
         let out = run_step(&mut r, at_ms, |r, st| r.wake(st, session, 9));
         assert_eq!(states(&out), [WatcherState::Listing]);
-        let list = Action::ServeList {
+        let list = Action::Server(ServerAction::ServeList {
             watcher: W,
             session: Session(2),
             rv: ListRv::NotOlderThan(7),
             limit: 0,
-        };
+        });
         assert_eq!(out.requests(), [list], "relistResourceVersion: the last RV");
     }
 
@@ -866,9 +872,9 @@ mod tests {
         let out = run_step(&mut r, TimeMs(0), |r, st| {
             r.receive(st, Session(0), page, 1)
         });
-        let [Action::ServeWatch {
+        let [Action::Server(ServerAction::ServeWatch {
             from, timeout_ms, ..
-        }] = out.requests()[..]
+        })] = out.requests()[..]
         else {
             panic!("a watch: {:?}", out.posts)
         };
@@ -916,8 +922,8 @@ mod tests {
     /// The request a step sent to the apiserver: a list or a streaming list, at which RV.
     fn list_sent(out: &Stepped) -> Option<(bool, ListRv)> {
         out.requests().iter().find_map(|a| match *a {
-            Action::ServeList { rv, .. } => Some((false, rv)),
-            Action::ServeWatchList { rv, .. } => Some((true, rv)),
+            Action::Server(ServerAction::ServeList { rv, .. }) => Some((false, rv)),
+            Action::Server(ServerAction::ServeWatchList { rv, .. }) => Some((true, rv)),
             _ => None,
         })
     }
@@ -965,13 +971,13 @@ mod tests {
         let out = run_step(&mut r, TimeMs(0), |r, st| {
             r.receive(st, Session(0), page, 1)
         });
-        let next = Action::ServeListPage {
+        let next = Action::Server(ServerAction::ServeListPage {
             watcher: W,
             session: Session(0),
             list_rv: 4,
             rest: vec![pod(2, 3)],
             limit: 500,
-        };
+        });
         assert_eq!(out.requests(), [next], "the next page is asked for");
         let page = EventKind::ListResult {
             watcher: W,

@@ -256,7 +256,11 @@ impl Apiserver {
         let replayed = replay
             .iter()
             .filter(|c| namespace.is_none_or(|ns| ns == c.object.namespace))
-            .filter(|c| selector.as_ref().is_none_or(|s| s.convert(c).is_some()))
+            .filter(|c| {
+                selector
+                    .as_ref()
+                    .is_none_or(|s| s.convert(c, st.names).is_some())
+            })
             .count() as u32;
         let opened = Msg::WatchOpened {
             watch,
@@ -435,8 +439,11 @@ impl Apiserver {
     ) {
         let deadline = st.now_ms + timeout;
         st.watches[watch.index()].deadline_ms = deadline;
-        st.out
-            .timer(deadline, cause, Action::WatchTimeout { watch });
+        st.out.timer(
+            deadline,
+            cause,
+            Action::Server(ServerAction::WatchTimeout { watch }),
+        );
     }
 
     /// Offers one change to a watch (`ServerWatch::offer`): sent, skipped, or the watch closes
@@ -451,7 +458,13 @@ impl Apiserver {
     ) {
         let w = &mut st.watches[watch.index()];
         let slow_link = live && st.clients.slow_link(w.watcher);
-        match w.offer(&change, live, slow_link, st.config.watch_chan_capacity) {
+        match w.offer(
+            &change,
+            live,
+            slow_link,
+            st.config.watch_chan_capacity,
+            st.names,
+        ) {
             Offer::Skip => {}
             Offer::Send => {
                 st.watch_event(cause, watch, change, live);
@@ -518,7 +531,11 @@ impl Apiserver {
             let bucket =
                 (heartbeat.ms() / BOOKMARK_TICK_MS).max(st.now_ms.ms() / BOOKMARK_TICK_MS + 1);
             let pop = TimeMs(bucket * BOOKMARK_TICK_MS);
-            st.out.timer(pop, cause, Action::BookmarkDue { watch });
+            st.out.timer(
+                pop,
+                cause,
+                Action::Server(ServerAction::BookmarkDue { watch }),
+            );
         }
     }
 
@@ -573,7 +590,7 @@ fn filter_namespace(st: &StepContext, watcher: WatcherId, mut items: Vec<Object>
         items.retain(|o| o.namespace == ns);
     }
     if let Some(sel) = st.clients.selector(watcher) {
-        items.retain(|o| sel.matches(&o.body));
+        items.retain(|o| sel.matches_object(o, st.names));
     }
     items
 }
@@ -774,7 +791,7 @@ mod tests {
         let w = &mut world.watches[0];
         let offers: Vec<Offer> = [(2, false), (3, true), (3, true), (4, true), (5, true)]
             .iter()
-            .map(|&(rv, live)| w.offer(&pod(rv), live, true, 2))
+            .map(|&(rv, live)| w.offer(&pod(rv), live, true, 2, &Names::default()))
             .collect();
         use Offer::*;
         assert_eq!(offers, [Send, Send, Skip, Send, TooSlow]);
@@ -783,7 +800,7 @@ mod tests {
         let mut elsewhere = pod(6);
         elsewhere.object.namespace = NameId(8);
         assert_eq!(
-            w.offer(&elsewhere, false, false, 2),
+            w.offer(&elsewhere, false, false, 2, &Names::default()),
             Skip,
             "another namespace"
         );

@@ -94,7 +94,11 @@ impl Sim {
             if lag.is_zero() {
                 self.cache_apply(api, change, id);
             } else {
-                self.schedule(self.now_ms + lag, id, Action::CacheApply { api, change });
+                self.schedule(
+                    self.now_ms + lag,
+                    id,
+                    Action::Server(ServerAction::CacheApply { api, change }),
+                );
             }
         }
         self.etcd_watch_fanout(&change, id);
@@ -111,7 +115,7 @@ impl Sim {
     fn gc_notice(&mut self, obj: &Object, event: EventType, cause: EventId) {
         let at = self.now_ms + self.config.gc_delay_ms;
         for (kind, name, uid) in self.etcd.gc_candidates(obj, event) {
-            self.schedule(at, cause, Action::Gc { kind, name, uid });
+            self.schedule(at, cause, Action::Etcd(EtcdAction::Gc { kind, name, uid }));
         }
         if obj.body.is_empty() && (event != EventType::Deleted || obj.owner.is_none()) {
             return; // no policy finalizer, no reference that blocks a foreground deletion
@@ -133,7 +137,7 @@ impl Sim {
             }
         }
         for (kind, name, uid) in look {
-            self.schedule(at, cause, Action::Gc { kind, name, uid });
+            self.schedule(at, cause, Action::Etcd(EtcdAction::Gc { kind, name, uid }));
         }
     }
 
@@ -238,7 +242,7 @@ impl Sim {
             self.emit(Actor::Etcd, NO_CAUSE, EventKind::Compacted { rev });
         }
         let next = self.now_ms + self.config.compaction_ms;
-        self.schedule(next, NO_CAUSE, Action::CompactTick);
+        self.schedule(next, NO_CAUSE, Action::Etcd(EtcdAction::CompactTick));
     }
 
     // ----- the apiservers: routing and steps -----
@@ -260,6 +264,7 @@ impl Sim {
                 links: &self.links,
             },
             watches: &mut self.watches,
+            names: &self.names,
             out: Out::new(
                 self.now_ms,
                 Actor::Apiserver(api),
@@ -294,7 +299,7 @@ impl Sim {
             let c = self.controller_of(watcher);
             let slow_link = self.links[c.index()].slow();
             let w = &mut self.watches[watch.index()];
-            let offer = w.offer(&change, true, slow_link, cap);
+            let offer = w.offer(&change, true, slow_link, cap, &self.names);
             match offer {
                 Offer::Skip => {}
                 Offer::Send | Offer::SendAs(_) => {

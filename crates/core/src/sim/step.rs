@@ -200,11 +200,11 @@ impl<'a> Out<'a> {
         session: Session,
         msg: Msg,
     ) {
-        let deliver = Action::Deliver {
+        let deliver = Action::Reflector(ReflectorAction::Deliver {
             watcher,
             session,
             msg,
-        };
+        });
         self.send(watcher, Toward::Client, cause, deliver);
     }
 
@@ -348,7 +348,7 @@ pub(super) mod testing {
         pub fn sent(&self) -> Vec<Msg> {
             let message = |p: &Post| match p {
                 Post::Send {
-                    action: Action::Deliver { msg, .. },
+                    action: Action::Reflector(ReflectorAction::Deliver { msg, .. }),
                     ..
                 }
                 | Post::Call {
@@ -433,8 +433,8 @@ mod tests {
         let mut out = sim.out(Actor::Etcd);
         let first = out.emit(0, compacted(2));
         let second = out.emit(first, compacted(3));
-        out.timer(TimeMs(500), second, Action::CompactTick);
-        out.soon(first, Action::CompactTick);
+        out.timer(TimeMs(500), second, Action::Etcd(EtcdAction::CompactTick));
+        out.soon(first, Action::Etcd(EtcdAction::CompactTick));
         out.emit(first, compacted(4));
         assert_eq!((first, second), (1, 2));
         assert!(
@@ -456,8 +456,14 @@ mod tests {
             .skip(1)
             .all(|e| e.actor == Actor::Etcd));
         let timer = sim.timers.pop_due(TimeMs(500));
-        assert_eq!(timer, Some((TimeMs(500), 2, Action::CompactTick)));
-        assert_eq!(sim.ready.front(), Some(&(1, Action::CompactTick)));
+        assert_eq!(
+            timer,
+            Some((TimeMs(500), 2, Action::Etcd(EtcdAction::CompactTick)))
+        );
+        assert_eq!(
+            sim.ready.front(),
+            Some(&(1, Action::Etcd(EtcdAction::CompactTick)))
+        );
         assert_eq!(sim.outbox.len(), 0);
     }
 
@@ -496,7 +502,13 @@ mod tests {
             [Actor::Watcher(w), Actor::Controller(c), Actor::Watcher(w)]
         );
         assert!(
-            matches!(sim.ready.front(), Some((1, Action::Work { worker: 0, .. }))),
+            matches!(
+                sim.ready.front(),
+                Some((
+                    1,
+                    Action::Controller(ControllerAction::Work { worker: 0, .. })
+                ))
+            ),
             "the controller's own post (wake a worker) ran too"
         );
         assert_eq!(sim.outbox.len(), 0);

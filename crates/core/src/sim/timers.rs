@@ -96,17 +96,18 @@ impl Timers {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::EtcdAction;
 
     #[test]
     fn actions_come_out_by_time_then_sequence_and_slots_are_reused() {
         let mut t = Timers::default();
-        t.push(TimeMs(20), 1, 0, Action::CompactTick);
-        t.push(TimeMs(10), 3, 1, Action::CompactTick);
-        t.push(TimeMs(10), 2, 2, Action::CompactTick);
+        t.push(TimeMs(20), 1, 0, Action::Etcd(EtcdAction::CompactTick));
+        t.push(TimeMs(10), 3, 1, Action::Etcd(EtcdAction::CompactTick));
+        t.push(TimeMs(10), 2, 2, Action::Etcd(EtcdAction::CompactTick));
         assert_eq!(t.pop_due(TimeMs(5)).map(|x| x.1), None, "nothing due yet");
         let order: Vec<_> = std::iter::from_fn(|| t.pop_due(TimeMs(15)).map(|x| x.1)).collect();
         assert_eq!(order, [2, 1], "same time: by sequence");
-        t.push(TimeMs(30), 4, 3, Action::CompactTick);
+        t.push(TimeMs(30), 4, 3, Action::Etcd(EtcdAction::CompactTick));
         assert_eq!(t.slots.len(), 3, "a freed slot is reused");
         assert_eq!(t.next_at(), Some(TimeMs(20)));
     }

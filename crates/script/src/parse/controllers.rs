@@ -103,6 +103,7 @@ impl Builder {
                 map: KeyMap::Owner,
                 namespace: None,
                 selector: None,
+                fields: None,
                 predicate: Predicate::All,
             });
         }

@@ -4,11 +4,11 @@
 use listwatch_core::*;
 
 use super::blocks::Block;
+use super::selector::{field_selector, label_selector, selector_word};
 use super::table::{self, row, ControllerOption, Row, CONTROLLER_OPTIONS, CONTROLLER_OPTION_WORDS};
 use super::Builder;
 use crate::cursor::{unknown, Cursor, R};
 use crate::lexer::Word;
-use listwatch_core::object::MAX_LABEL_VALUE_LEN;
 
 /// Options, each on a line indented under its controller.
 pub(super) const OPTIONS: &[Row<ControllerOption>] = &[
@@ -246,6 +246,7 @@ impl Builder {
         let mut map = KeyMap::Itself;
         let mut namespace = None;
         let mut selector = None;
+        let mut fields = None;
         let mut predicate = Predicate::All;
         while let Some(x) = p.peek() {
             p.pos += 1;
@@ -256,7 +257,12 @@ impl Builder {
                 "in" => namespace = Some(p.next("a namespace")?.text.clone()),
                 "selector" => {
                     let w = p.next("a label selector: `app=web`, `tier!=db`, `env`, `!legacy`")?;
-                    selector = Some(label_selector(p, w)?);
+                    let w = selector_word(p, w);
+                    selector = Some(label_selector(p, &w)?);
+                }
+                "field-selector" => {
+                    let w = p.next("a field selector: `metadata.name=web-0`")?;
+                    fields = Some(field_selector(p, w)?);
                 }
                 "predicate" => {
                     let v = p.next("`generation-changed` or `rv-changed`")?;
@@ -278,7 +284,15 @@ impl Builder {
                         p,
                         x,
                         "watch option",
-                        &["owner", "self", "none", "in", "selector", "predicate"],
+                        &[
+                            "owner",
+                            "self",
+                            "none",
+                            "in",
+                            "selector",
+                            "field-selector",
+                            "predicate",
+                        ],
                     ))
                 }
             }
@@ -290,35 +304,9 @@ impl Builder {
             map,
             namespace,
             selector,
+            fields,
             predicate,
         });
         Ok(())
     }
-}
-
-/// A label selector (`apimachinery/pkg/labels/selector.go` `Parse`, its equality-based
-/// requirements): `k=v`, `k==v`, `k!=v`, `k` (exists), `!k` (does not), comma-separated.
-pub(crate) fn label_selector(p: &Cursor, w: &Word) -> R<LabelSelector> {
-    let mut out = vec![];
-    for part in w.text.split(',') {
-        let (op, k, v) = if let Some((k, v)) = part.split_once("!=") {
-            (SelectorOp::NotEquals, k, v)
-        } else if let Some((k, v)) = part.split_once("==").or_else(|| part.split_once('=')) {
-            (SelectorOp::Equals, k, v)
-        } else if let Some(k) = part.strip_prefix('!') {
-            (SelectorOp::NotExists, k, "")
-        } else {
-            (SelectorOp::Exists, part, "")
-        };
-        super::writes::check_key(p, w, k, "label")?;
-        super::writes::check_value(p, w, v, "label", MAX_LABEL_VALUE_LEN)?;
-        out.push((op, k.to_string(), v.to_string()));
-    }
-    if out.len() > MAX_REQUIREMENTS {
-        return Err(p.err_at(
-            w,
-            format!("a selector has at most {MAX_REQUIREMENTS} requirements"),
-        ));
-    }
-    Ok(LabelSelector(out))
 }

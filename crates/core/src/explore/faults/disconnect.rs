@@ -26,25 +26,51 @@ pub struct Disconnect {
 }
 
 impl Disconnect {
-    /// The controller's first write refused while the fault lasted: when, what and which.
+    /// The refused write this fault is answerable for: when, what and which. A refusal armed
+    /// at a write (`after_writes`) answers only for a refused write that followed exactly that
+    /// many writes of its reconcile (another fault's refusal, at another write, is not its
+    /// own); a disconnect for a while, for the first write refused while it lasted.
     fn refused(
         &self,
         sim: &Sim,
     ) -> Option<(TimeMs, WriteOp, crate::model::KindId, crate::model::NameId)> {
         let me = crate::trace::Actor::Controller(self.controller);
-        (sim.trace().iter())
-            .filter(|e| e.time_ms >= self.at_ms && e.actor == me)
-            .take_while(|e| self.after_writes.is_some() || e.time_ms < self.end_ms())
-            .find_map(|e| match e.kind {
+        let trace = sim.trace();
+        (trace.iter().enumerate())
+            .filter(|(_, e)| e.time_ms >= self.at_ms && e.actor == me)
+            .take_while(|(_, e)| self.after_writes.is_some() || e.time_ms < self.end_ms())
+            .find_map(|(i, e)| match e.kind {
                 EventKind::WriteFailed {
                     op,
                     kind,
                     name,
                     error: crate::trace::ApiError::ConnectionRefused,
-                } => Some((e.time_ms, op, kind, name)),
+                } if self
+                    .after_writes
+                    .is_none_or(|n| writes_before(sim, e.cause, i) == n) =>
+                {
+                    Some((e.time_ms, op, kind, name))
+                }
                 _ => None,
             })
     }
+}
+
+/// The writes (made, failed or no-op) of the reconcile that event `start` began, before event
+/// `end`: a write's cause is its reconcile's start.
+fn writes_before(sim: &Sim, start: u32, end: usize) -> u32 {
+    let me = sim.trace().get(start as usize).map(|e| e.actor);
+    (sim.trace().range(start as usize..end))
+        .filter(|e| e.cause == start && Some(e.actor) == me)
+        .filter(|e| {
+            matches!(
+                e.kind,
+                EventKind::Write { .. }
+                    | EventKind::WriteFailed { .. }
+                    | EventKind::NoOpWrite { .. }
+            )
+        })
+        .count() as u32
 }
 
 impl FaultType for Disconnect {
