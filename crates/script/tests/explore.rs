@@ -627,6 +627,23 @@ fn own_logic_operators_are_found_and_their_fixes_survive() {
     }
 }
 
+/// The kubebuilder operator of docs/controller-runtime.md (gallery 54, 55; issue 24): the one
+/// that removes its finalizer before the external cleanup is broken by a crash between the two
+/// writes, and the one that cleans up first survives the whole search (conditions, a selector
+/// list, named finalizers, RequeueAfter and two cluster helpers with their own logic).
+#[test]
+fn the_kubebuilder_operator_is_found_and_its_fix_survives() {
+    let (faults, _) = find("54-");
+    assert!(
+        faults
+            .iter()
+            .any(|f| matches!(f, Fault::CrashBetweenWrites(_))),
+        "{faults:?}"
+    );
+    let ex = survives_script("55-", script("55-"), 50_000);
+    assert!(ex.stats.space <= 50_000, "55: not exhausted");
+}
+
 /// A merged report is input like any other (issue 21): a forged shard count (`1e11` made the
 /// merge size a list of 800 GB, `2^62` panicked with "capacity overflow"), a negative or
 /// fractional count, a figure past what a search can count, an array longer than the schedules
