@@ -751,6 +751,36 @@ impl Labels for Sim {
     }
 }
 
+/// One event in words, as `trace::describe` says it; a write also says what its object holds
+/// beyond `spec N`/`status N` (the `ObjectFields` event the server emits right after it), so a
+/// write of named fields does not read as `(spec 0, status 0)` alone.
+pub fn describe_event(sim: &Sim, id: EventId) -> String {
+    let trace = sim.trace();
+    let Some(e) = trace.get(id as usize) else {
+        return String::new();
+    };
+    let text = describe(&e.kind, sim);
+    match (
+        e.kind,
+        trace.get(id as usize + 1).map(|f| (f.cause, f.kind)),
+    ) {
+        (
+            EventKind::Write { rv, .. },
+            Some((
+                cause,
+                EventKind::ObjectFields {
+                    rv: at,
+                    text: fields,
+                    ..
+                },
+            )),
+        ) if cause == id && at == rv => {
+            format!("{text}, holding {}", sim.name(fields))
+        }
+        _ => text,
+    }
+}
+
 /// "Why did this happen?": the event and its causes, newest first, in words.
 pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
     let mut out = vec![];
@@ -767,7 +797,7 @@ pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
             "at {}: {} {}",
             e.time_ms,
             actor_label(e.actor, sim),
-            describe(&e.kind, sim)
+            describe_event(sim, i)
         );
         if let EventKind::WatchFailed {
             error:

@@ -526,3 +526,35 @@ fn limits_are_located_errors() {
     let d = listwatch_script::parse(&src).unwrap_err();
     assert!(d[0].message.contains("at most 64"), "{:?}", d[0]);
 }
+
+/// "Why?" and the queue's last write say what a write of named fields wrote (the `ObjectFields`
+/// event after it), not `(spec 0, status 0)` alone; a write of an object with no body reads as
+/// before. Runs the rewritten operator of gallery 34, whose patch writes `spec.replsets.size`.
+#[test]
+fn a_write_of_named_fields_is_explained_with_them() {
+    let src = include_str!("../../../scenarios/34-own-logic-lost-update.lw");
+    let r = listwatch_script::run(src).expect("gallery 34 runs");
+    let trace = r.sim.trace();
+    let patch = (trace.iter())
+        .position(|e| {
+            matches!(
+                e.kind,
+                listwatch_core::EventKind::Write {
+                    op: listwatch_core::WriteOp::Patch,
+                    ..
+                }
+            ) && matches!(e.actor, listwatch_core::Actor::Controller(_))
+        })
+        .expect("the operator patches") as u32;
+    let said = listwatch_core::verdict::describe_event(&r.sim, patch);
+    assert!(
+        said.contains("(spec 0, status 0), holding ") && said.contains("spec.replsets.size=3"),
+        "{said}"
+    );
+    let why = listwatch_core::verdict::explain(&r.sim, patch);
+    assert!(why[0].1.ends_with(&said), "{why:#?}");
+
+    let plain = listwatch_script::run("kind Pod\nat 0s create Pod a spec 2\nrun 1s\n").unwrap();
+    let said = listwatch_core::verdict::describe_event(&plain.sim, 0);
+    assert!(said.ends_with("-> rv 2 (spec 2, status 0)"), "{said}");
+}

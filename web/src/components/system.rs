@@ -507,7 +507,7 @@ fn queue_box(pic: &Pic, i: usize) -> Html {
             }) }
             if let Some(w) = q.last_write {
                 <text x={num(x)} y={num(y + 98.0)} class="ring-sub">{
-                    { let t = format!("last write: {}", listwatch_core::describe(&sim.trace()[w as usize].kind, sim)); html! { <>{fit(&t, line_chars)}<title>{t}</title></> } }
+                    { let t = format!("last write: {}", listwatch_core::verdict::describe_event(sim, w)); html! { <>{fit(&t, line_chars)}<title>{t}</title></> } }
                 }</text>
             }
             if !q.dirty.is_empty() {

@@ -14,6 +14,15 @@ fn refused(src: &str) -> String {
     }
 }
 
+/// Each `(line, at, says)` of `table`, appended to `head`, is refused with a diagnostic that
+/// names `at` (`line:column`) and says `says`.
+fn each_refused_where_it_says(head: &str, table: &[(&str, &str, &str)]) {
+    for (line, at, says) in table {
+        let err = refused(&format!("{head}{line}"));
+        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
+    }
+}
+
 /// How many writes of `op` the controllers made.
 fn writes(sim: &Sim, op: WriteOp) -> usize {
     (sim.trace().iter())
@@ -461,10 +470,7 @@ fn arithmetic_errors_name_their_place() {
         ),
         ("    if db.spec + 1 exists\n      done\n", "5:", "unknown comparison"),
     ];
-    for (line, at, says) in table {
-        let err = refused(&format!("{head}{line}"));
-        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
-    }
+    each_refused_where_it_says(head, &table);
 }
 
 /// Field paths (issue 24): a reconcile reads named fields, strings and integers, of the object
@@ -527,10 +533,7 @@ fn field_path_errors_name_their_place() {
         ("    patch db status.ready 1\n", "5:", "expected `=`"),
         ("    patch db status.ready = \n", "5:", "a value"),
     ];
-    for (line, at, says) in table {
-        let err = refused(&format!("{head}{line}"));
-        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
-    }
+    each_refused_where_it_says(head, &table);
 }
 
 /// `list NAME = KIND selector SEL [in NS] [live]` (issue 24): controller-runtime's
@@ -600,10 +603,7 @@ fn selector_list_errors_name_their_place() {
             "is a list",
         ),
     ];
-    for (line, at, says) in table {
-        let err = refused(&format!("{head}{line}"));
-        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
-    }
+    each_refused_where_it_says(head, &table);
 }
 
 /// ESR is judged again after a write of any object of a kind a judgment listed by selector:
@@ -678,10 +678,7 @@ fn for_loop_errors_name_their_place() {
             "more than the limit of 4096 writes",
         ),
     ];
-    for (line, at, says) in table {
-        let err = refused(&format!("{head}{line}"));
-        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
-    }
+    each_refused_where_it_says(head, &table);
 }
 
 /// `set-condition` (issue 24) is apimachinery `pkg/api/meta/conditions.go` `SetStatusCondition`
@@ -780,10 +777,7 @@ fn set_condition_errors_name_their_place() {
         ),
         ("    set-condition dd Ready True\n", "5:19", "not bound"),
     ];
-    for (line, at, says) in table {
-        let err = refused(&format!("{head}{line}"));
-        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
-    }
+    each_refused_where_it_says(head, &table);
 }
 
 /// `count(VAR in LIST [where COND])` and `sum(VALUE for VAR in LIST [where COND])` (issue 24):
@@ -859,10 +853,7 @@ fn aggregate_errors_name_their_place() {
             "expected `)`",
         ),
     ];
-    for (line, at, says) in table {
-        let err = refused(&format!("{head}{line}"));
-        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
-    }
+    each_refused_where_it_says(head, &table);
 }
 
 /// `get` by any name (issue 24): controller-runtime's `r.Get(ctx, types.NamespacedName{Namespace:
@@ -934,10 +925,7 @@ fn built_name_errors_name_their_place() {
             "not a valid namespace name",
         ),
     ];
-    for (line, at, says) in table {
-        let err = refused(&format!("{head}{line}"));
-        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
-    }
+    each_refused_where_it_says(head, &table);
 }
 
 /// Named finalizers and owner references (issue 24), one request each: controller-runtime
@@ -1021,8 +1009,5 @@ fn finalizer_and_owner_errors_name_their_place() {
         ("    adopt p db\n", "7:13", "expected `owner`"),
         ("    release p owner q\n", "7:21", "not bound"),
     ];
-    for (line, at, says) in table {
-        let err = refused(&format!("{head}{line}"));
-        assert!(err.contains(at) && err.contains(says), "{line}: {err}");
-    }
+    each_refused_where_it_says(head, &table);
 }
