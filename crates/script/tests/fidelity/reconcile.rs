@@ -1011,3 +1011,90 @@ fn finalizer_and_owner_errors_name_their_place() {
     ];
     each_refused_where_it_says(head, &table);
 }
+
+/// An operator whose one write (`write`, with `on-error HOW`) is made about 0.7 s into the
+/// reconcile of `a` that starts at 3 s; `fault` makes it fail.
+fn one_failing_write(write: &str, how: &str, fault: &str) -> Sim {
+    let src = format!(
+        "
+kind Database
+kind Pvc
+controller op for Database
+  reconcile 2s
+  logic
+    get db = Database key
+    if db absent
+      done
+    get data = Pvc key-data
+    {write} on-error {how}
+    if db.status != 1
+      update db status 1 on-error continue
+at 0s create Pvc a-data
+at 3s create Database a
+{fault}
+run 20s
+"
+    );
+    match listwatch_script::run(&src) {
+        Ok(r) => r.sim,
+        Err(d) => panic!("{}", listwatch_script::render(&d[0], "test.lw", &src)),
+    }
+}
+
+/// controller-runtime `pkg/client/interfaces.go` `IgnoreNotFound` (and apimachinery
+/// `pkg/api/errors/errors.go` `IsNotFound`, `IsConflict`): each kind of `on-error` swallows
+/// only its own error and returns every other; a refused connection (no `StatusError` at all)
+/// is swallowed by `continue` alone. A 404: the Pvc is deleted between the read and the
+/// delete; a 409: the Database is updated between the read and the update at its RV; a
+/// refusal: the controller is cut off for 5 s. Each row: whether a reconcile ended with the
+/// fault's error.
+#[test]
+fn each_on_error_kind_swallows_only_its_error() {
+    let not_found = (
+        "delete data",
+        "at 3300ms delete Pvc a-data",
+        ApiError::NotFound,
+    );
+    let conflict = (
+        "update db spec.seen = 1",
+        "at 3300ms update Database a spec.user=1",
+        ApiError::Conflict,
+    );
+    let refused = (
+        "update db spec.seen = 1",
+        "at 3300ms disconnect op for 5s",
+        ApiError::ConnectionRefused,
+    );
+    let table = [
+        ("return", not_found, true),
+        ("return", conflict, true),
+        ("return", refused, true),
+        ("ignore-not-found", not_found, false),
+        ("ignore-not-found", conflict, true),
+        ("ignore-not-found", refused, true),
+        ("ignore-conflict", not_found, true),
+        ("ignore-conflict", conflict, false),
+        ("ignore-conflict", refused, true),
+        ("ignore-already-exists", not_found, true),
+        ("ignore-already-exists", conflict, true),
+        ("ignore-already-exists", refused, true),
+        ("continue", not_found, false),
+        ("continue", conflict, false),
+        ("continue", refused, false),
+    ];
+    for (how, (write, fault, error), returned) in table {
+        let sim = one_failing_write(write, how, fault);
+        let ends = ends(&sim);
+        assert_eq!(
+            ends.contains(&ReconcileResult::Error(error)),
+            returned,
+            "{write} on-error {how}, {fault}: {ends:?}"
+        );
+        // The fault happened: the write failed with that error.
+        assert!(
+            (sim.trace().iter())
+                .any(|e| matches!(e.kind, EventKind::WriteFailed { error: x, .. } if x == error)),
+            "{write} on-error {how}, {fault}: it never failed with {error:?}"
+        );
+    }
+}
