@@ -132,8 +132,29 @@ fn arith(c: &Cursor, at: &Word, op: ArithOp, a: Value, b: Value) -> R<Value> {
     if matches!(a, Value::Str(_)) || matches!(b, Value::Str(_)) {
         return Err(c.err_at(at, "arithmetic is on numbers, not strings"));
     }
+    if let Some(what) = opaque(&a).or(opaque(&b)) {
+        return Err(c
+            .err_at(at, format!("arithmetic on {what}, which is no number"))
+            .help(OPAQUE_HELP));
+    }
     Ok(Value::Arith(op, Box::new(a), Box::new(b)))
 }
+
+/// A resourceVersion or a UID (an object's own, or its owner's) is an opaque string in
+/// Kubernetes: "clients must not assume that resource versions are numeric or collatable"
+/// (community `contributors/devel/sig-architecture/api-conventions.md`, apimachinery
+/// `pkg/apis/meta/v1/types.go` `ResourceVersion`), and a UID is a random UUID
+/// (`pkg/util/uuid`). Only `==` and `!=` mean something of them.
+fn opaque(v: &Value) -> Option<&'static str> {
+    match v {
+        Value::Field(_, Field::Rv) => Some("a resourceVersion"),
+        Value::Field(_, Field::Uid | Field::Owner) => Some("a UID"),
+        _ => None,
+    }
+}
+
+const OPAQUE_HELP: &str =
+    "a resourceVersion and a UID are opaque strings: compare them with `==` or `!=` only";
 
 /// A comparison operator's meaning.
 fn cmp_op(text: &str) -> Option<CmpOp> {
@@ -183,6 +204,19 @@ fn split_punctuation(words: &[Word]) -> Vec<Word> {
 
 /// Largest number a program may write or compare with (the timeline's spec limit).
 const MAX_NUMBER: i64 = 1_000_000_000;
+
+/// A clause a statement takes once (`spec`, `owner`, `reason`, ...), met again at `at`: a
+/// located error, where a JSON object with a key twice would be ambiguous (the apiserver's
+/// strict decoding refuses it: apimachinery `pkg/runtime/serializer/json/json.go`,
+/// `duplicate field`).
+fn once<T>(c: &Cursor, at: Option<&Word>, given: &Option<T>) -> R<()> {
+    match (given, at) {
+        (Some(_), Some(at)) => Err(c
+            .err_at(at, format!("`{}` is given twice", at.text))
+            .help("say it once; the last would silently win")),
+        _ => Ok(()),
+    }
+}
 
 /// One line of a block: its number, its indentation (in characters) and its words.
 #[derive(Clone, Debug)]
@@ -971,7 +1005,13 @@ impl<'a> Compiler<'a> {
     fn aggregate_rest(&mut self, c: &mut Cursor, var: Slot, sum: bool) -> R<Value> {
         let value = match sum {
             true => {
+                let at = c.peek().cloned();
                 let v = self.value(c)?;
+                if let (Some(what), Some(at)) = (opaque(&v), &at) {
+                    return Err(c
+                        .err_at(at, format!("a sum of {what}, which is no number"))
+                        .help(OPAQUE_HELP));
+                }
                 c.expect_kw("for")?;
                 c.next("a name for each item")?;
                 Some(v)
@@ -1186,6 +1226,14 @@ impl<'a> Compiler<'a> {
                 .err_at(at, "a string compares only with `==` and `!=`")
                 .help("order numbers: `db.spec.replicas < 3`"));
         }
+        if let Some(what) = opaque(&a)
+            .or(opaque(&b))
+            .filter(|_| !matches!(op, CmpOp::Eq | CmpOp::Ne))
+        {
+            return Err(c
+                .err_at(at, format!("an ordering of {what}, which is no number"))
+                .help(OPAQUE_HELP));
+        }
         Ok(Cond::Cmp(a, op, b))
     }
 
@@ -1365,7 +1413,9 @@ impl<'a> Compiler<'a> {
         }
         let (mut reason, mut message) = (None, None);
         loop {
+            let at = c.peek();
             if c.eat("reason") {
+                once(c, at, &reason)?;
                 let r = c.next("a reason (CamelCase: Provisioned)")?;
                 let mut chars = r.text.chars();
                 let ok = !r.quoted
@@ -1380,6 +1430,7 @@ impl<'a> Compiler<'a> {
                 }
                 reason = Some(r.text.clone());
             } else if c.eat("message") {
+                once(c, at, &message)?;
                 let m = c.next("a message in quotes")?;
                 if !m.quoted || m.text.len() > MAX_VALUE_LEN {
                     return Err(c.err_at(m, "a message is a string in quotes").help(format!(
@@ -1499,8 +1550,10 @@ impl<'a> Compiler<'a> {
         loop {
             let at = c.peek();
             if c.eat("spec") {
+                once(c, at, &spec)?;
                 spec = Some(self.value(c)?);
             } else if c.eat("status") {
+                once(c, at, &status)?;
                 status = Some(self.value(c)?);
             } else {
                 break;
@@ -1573,12 +1626,15 @@ impl<'a> Compiler<'a> {
         self.writes_allowed(c, w)?;
         let kind = self.next_kind(c)?;
         let target = self.target(c, false)?;
-        let mut spec = Value::Int(0);
+        let mut spec = None;
         let mut owner = None;
         loop {
+            let at = c.peek();
             if c.eat("spec") {
-                spec = self.value(c)?;
+                once(c, at, &spec)?;
+                spec = Some(self.value(c)?);
             } else if c.eat("owner") {
+                once(c, at, &owner)?;
                 let o = c.next("the owner's name (read above)")?;
                 owner = Some(self.bound(c, o, Some(false))?);
             } else {
@@ -1590,7 +1646,7 @@ impl<'a> Compiler<'a> {
         Ok(Stmt::Create {
             kind,
             target,
-            spec,
+            spec: spec.unwrap_or(Value::Int(0)),
             owner,
             on_error,
             line: c.line as u32,

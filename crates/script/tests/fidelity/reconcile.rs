@@ -1098,3 +1098,66 @@ fn each_on_error_kind_swallows_only_its_error() {
         );
     }
 }
+
+/// A resourceVersion and a UID are opaque strings ("clients must not assume that resource
+/// versions are numeric or collatable": community `api-conventions.md`, apimachinery
+/// `pkg/apis/meta/v1/types.go` `ResourceVersion`; a UID is a random UUID): arithmetic, a sum or
+/// an ordering of them is a located error, `==` and `!=` stay. A clause given twice in one write
+/// is a located error too: the JSON would carry the key twice, which the apiserver's strict
+/// decoding refuses (apimachinery `pkg/runtime/serializer/json/json.go`, `duplicate field`) and
+/// where otherwise the last silently wins.
+#[test]
+fn opaque_values_and_clauses_given_twice_are_located_errors() {
+    let head = "kind Db\nkind Pod\ncontroller op for Db\n  logic\n    get db = Db key\n";
+    let table = [
+        (
+            "    update db status db.rv + 1\n",
+            "6:30",
+            "arithmetic on a resourceVersion",
+        ),
+        (
+            "    if db.uid > 3\n      done\n",
+            "6:15",
+            "an ordering of a UID",
+        ),
+        (
+            "    update db status min(db.owner, 1)\n",
+            "6:22",
+            "arithmetic on a UID",
+        ),
+        (
+            "    list ps = Pod owned-by db\n    update db status sum(p.rv for p in ps)\n",
+            "7:26",
+            "a sum of a resourceVersion",
+        ),
+        (
+            "    update db spec 1 spec 2\n",
+            "6:22",
+            "`spec` is given twice",
+        ),
+        (
+            "    set-condition db Ready True reason A reason B\n",
+            "6:42",
+            "`reason` is given twice",
+        ),
+        (
+            "    create Pod key-x owner db owner db\n",
+            "6:31",
+            "`owner` is given twice",
+        ),
+        (
+            "    update db status 1\nat 1s create Db a spec.x=1 spec.x=2\n",
+            "7:28",
+            "sets `spec.x` twice",
+        ),
+        (
+            "    update db status 1\nat 1s update Db a labels a=1,a=2\n",
+            "7:26",
+            "sets the label `a` twice",
+        ),
+    ];
+    each_refused_where_it_says(head, &table);
+    // Equality of an RV or a UID is what Go's code does (`if pvc.UID != db.UID`).
+    let ok = format!("{head}    if db.rv != db.uid or db.owner == db.uid\n      done\n");
+    listwatch_script::parse(&ok).expect("== and != of opaque values parse");
+}
