@@ -38,6 +38,7 @@ pub const LOGIC_WORDS: &[&str] = &[
     "set-condition",
     "adopt",
     "release",
+    "record",
     // Not statements of `logic`:
     "logic",
     "desired",
@@ -61,7 +62,7 @@ pub const LOGIC_WORDS: &[&str] = &[
     "reason",
 ];
 /// How many of `LOGIC_WORDS` are statements of a `logic` block.
-const LOGIC_STATEMENT_COUNT: usize = 20;
+const LOGIC_STATEMENT_COUNT: usize = 21;
 /// Statements of a controller's `logic` block.
 pub const LOGIC_STATEMENTS: &[&str] = LOGIC_WORDS.split_at(LOGIC_STATEMENT_COUNT).0;
 /// Statements of a controller's `desired` block.
@@ -115,6 +116,13 @@ pub const ON_ERROR: &[(&str, OnError)] = &[
     ("ignore-already-exists", OnError::IgnoreAlreadyExists),
     ("ignore-conflict", OnError::IgnoreConflict),
 ];
+
+/// The event types client-go's recorder accepts (`tools/record/util/util.go`
+/// `ValidateEventType`: `v1.EventTypeNormal`, `v1.EventTypeWarning`).
+pub const EVENT_TYPES: &[&str] = &["Normal", "Warning"];
+/// An event reason's longest (kubernetes `pkg/apis/core/validation/events.go`
+/// `ReasonLengthLimit`).
+pub const MAX_EVENT_REASON: usize = 128;
 
 /// A condition's status (apimachinery `pkg/apis/meta/v1/types.go` `ConditionStatus`).
 pub const CONDITION_STATUSES: &[&str] = &["True", "False", "Unknown"];
@@ -1277,6 +1285,7 @@ impl<'a> Compiler<'a> {
             "add-finalizer" | "remove-finalizer" => self.finalizer_stmt(c, w)?,
             "set-condition" => self.condition_stmt(c, w)?,
             "adopt" | "release" => self.owner_ref_stmt(c, w)?,
+            "record" => self.record_stmt(c, w)?,
             "delete" => self.delete_stmt(c, w)?,
             "scale" => self.scale_stmt(c, w)?,
             "remember" | "forget" => self.memory_stmt(c, w)?,
@@ -1389,6 +1398,59 @@ impl<'a> Compiler<'a> {
     /// `set-condition NAME TYPE STATUS [reason R] [message "M"] [on-error ...]`, checked as
     /// apimachinery `pkg/apis/meta/v1/types.go` `Condition`'s validation markers check them
     /// (status `True`, `False` or `Unknown`; a reason `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`).
+    /// `record NAME Normal|Warning REASON "MESSAGE"`: client-go's `EventRecorder.Event`. The
+    /// type is one of the two the recorder accepts (`tools/record/util/util.go`
+    /// `ValidateEventType`), the reason one UpperCamelCase word (`tools/record/event.go`:
+    /// "should be short and unique ... in UpperCamelCase format") of at most 128 characters,
+    /// the message a quoted string of at most 1024 bytes; the configuration declares `Event`.
+    fn record_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
+        self.writes_allowed(c, w)?;
+        let Some(event_kind) = self.kinds.iter().position(|k| k.name == "Event") else {
+            return Err(c
+                .err_at(
+                    w,
+                    "an Event is an object of the kind `Event`, which is not declared",
+                )
+                .help("declare it: `kind Event`"));
+        };
+        let n = c.next("the name of the object the event is about (read above)")?;
+        let slot = self.bound(c, n, Some(false))?;
+        let t = c.next("the event's type (Normal or Warning)")?;
+        if t.quoted || !EVENT_TYPES.contains(&t.text.as_str()) {
+            return Err(unknown(c, t, "event type", EVENT_TYPES));
+        }
+        let r = c.next("the event's reason (UpperCamelCase: ScaleFailed)")?;
+        let ok = !r.quoted
+            && r.text.len() <= MAX_EVENT_REASON
+            && r.text.starts_with(|ch: char| ch.is_ascii_uppercase())
+            && r.text.chars().all(|ch| ch.is_ascii_alphanumeric());
+        if !ok {
+            return Err(c
+                .err_at(r, format!("`{}` is not an event reason", r.text))
+                .help(format!(
+                    "one UpperCamelCase word of letters and digits, at most {MAX_EVENT_REASON}: `ScaleFailed`"
+                )));
+        }
+        let m = c.next("the event's message, in quotes")?;
+        if !m.quoted || m.text.len() > MAX_VALUE_LEN {
+            return Err(c
+                .err_at(m, "an event's message is a string in quotes")
+                .help(format!(
+                    "at most {MAX_VALUE_LEN} bytes: `record db Warning ScaleFailed \"no quota\"`"
+                )));
+        }
+        c.done()?;
+        Ok(Stmt::Record(Box::new(RecordStmt {
+            event_kind: listwatch_core::KindId(event_kind as u16),
+            slot,
+            event_type: t.text.clone(),
+            reason: r.text.clone(),
+            message: m.text.clone(),
+            kind_names: self.kinds.iter().map(|k| k.name.clone()).collect(),
+            line: c.line as u32,
+        })))
+    }
+
     fn condition_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         self.writes_allowed(c, w)?;
         let n = c.next("the name of an object read above")?;

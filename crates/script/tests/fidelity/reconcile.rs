@@ -1161,3 +1161,184 @@ fn opaque_values_and_clauses_given_twice_are_located_errors() {
     let ok = format!("{head}    if db.rv != db.uid or db.owner == db.uid\n      done\n");
     listwatch_script::parse(&ok).expect("== and != of opaque values parse");
 }
+
+/// An operator that records a Warning every reconcile of a Database whose spec is over 3, and
+/// requeues after `every`; `extra` goes at the end of the script.
+fn recording(every: &str, extra: &str) -> listwatch_script::Report {
+    let src = format!(
+        "
+kind Database
+kind Event
+controller op for Database
+  reconcile 200ms
+  logic
+    get db = Database key
+    if db absent
+      done
+    if db.spec > 3
+      record db Warning ScaleFailed \"at most 3 replicas\"
+      requeue after {every}
+    record db Normal Scaled \"scaled\"
+at 1s create Database a spec 5
+at 1s create Database b spec 1
+{extra}
+"
+    );
+    match listwatch_script::run(&src) {
+        Ok(r) => r,
+        Err(d) => panic!("{}", listwatch_script::render(&d[0], "test.lw", &src)),
+    }
+}
+
+/// Every expectation of the run passed.
+fn all_pass(r: &listwatch_script::Report) {
+    for (x, o) in &r.outcomes {
+        assert!(o.pass, "line {}: `{}` failed: {}", x.line, x.text, o.found);
+    }
+}
+
+/// The Events in etcd at the end: (name, count).
+fn event_counts(sim: &Sim) -> Vec<(String, i64)> {
+    let names = sim.names();
+    let count = names.get("count").expect("an Event was written");
+    (sim.etcd().objects().values())
+        .filter(|o| sim.config().kinds[o.kind.index()].name == "Event")
+        .map(|o| {
+            let c = match listwatch_core::reconcile::Section::Spec.get(o, count) {
+                Some(listwatch_core::object::Value::Int(c)) => c,
+                _ => 0,
+            };
+            (names.resolve(o.name).to_string(), c)
+        })
+        .collect()
+}
+
+/// client-go `tools/record/events_cache.go` `eventObserve`: a repeat of the same event (same
+/// object, type, reason and message) is one Event whose `count` goes up, by a patch
+/// (`tools/record/event.go` `recordEvent`: `sink.Patch` when `Count > 1`), named as `makeEvent`
+/// names the first, `INVOLVED.HEX(nanoseconds)`; ESR is not concerned (an Event is no part of
+/// the desired state, so a controller that records one every pass still converges).
+#[test]
+fn a_repeated_event_is_one_event_whose_count_goes_up() {
+    let r = recording(
+        "10s",
+        "at 5s update Database b spec 2\nrun 1m\nexpect events a Warning ScaleFailed == 6\nexpect events Normal Scaled == 2\nexpect events b Warning ScaleFailed == 0\nexpect esr",
+    );
+    all_pass(&r);
+    let mut events = event_counts(&r.sim);
+    events.sort();
+    // 1.1 s = 1,100,000,000 ns = 0x4190ab00.
+    assert_eq!(
+        events,
+        [
+            ("default/a.4190ab00".to_string(), 6),
+            ("default/b.4d7c6d00".to_string(), 2)
+        ]
+    );
+    assert_eq!(
+        writes(&r.sim, WriteOp::Create),
+        4,
+        "two Databases, two Events"
+    );
+    assert_eq!(writes(&r.sim, WriteOp::Patch), 6, "the six repeats");
+}
+
+/// The correlator's caches are the process's memory (`events_cache.go`: LRU caches in the
+/// `EventCorrelator`): a restarted controller does not know the Event it made, so its next
+/// occurrence is a new Event with count 1, as after a real restart.
+#[test]
+fn a_restarted_controller_starts_a_new_event() {
+    let r = recording("10s", "at 15s crash op restart-after 1s\nrun 1m");
+    let mut counts: Vec<i64> = event_counts(&r.sim).iter().map(|e| e.1).collect();
+    counts.sort();
+    // a: 1.1 s, 11.3 s (count 2), then after the restart at 16 s a new Event counting 16 s,
+    // 26 s, 36 s, 46 s, 56 s; b: its Normal, and another when the restarted controller's
+    // initial list reconciles it again.
+    assert_eq!(counts, [1, 1, 2, 5], "{:?}", event_counts(&r.sim));
+}
+
+/// `EventSourceObjectSpamFilter` (`events_cache.go`: a burst of 25 events per source and
+/// object, then one every 300 s): a controller recording every 100 ms makes 25 occurrences in
+/// the first minutes, then one more each 5 minutes; the rest are dropped without a request.
+#[test]
+fn the_spam_filter_lets_25_events_of_an_object_through_then_one_per_5_minutes() {
+    let r = recording("100ms", "run 6m\nexpect events a Warning ScaleFailed == 26");
+    all_pass(&r);
+}
+
+/// The recorder is best-effort and asynchronous (`tools/record/event.go`: `Eventf` puts the
+/// event on a queue, `ActionOrDrop`; `recordToSink` sends it from another goroutine): its
+/// failure never fails the reconcile. A refused Event write goes on to the next statement, and
+/// the reconcile ends as it would have.
+#[test]
+fn a_refused_event_write_never_fails_the_reconcile() {
+    let r = recording(
+        "10s",
+        "at 11200ms disconnect op for 500ms\nrun 20s\nexpect esr",
+    );
+    all_pass(&r);
+    let refused = (r.sim.trace().iter()).any(|e| {
+        matches!(
+            e.kind,
+            EventKind::WriteFailed {
+                error: ApiError::ConnectionRefused,
+                ..
+            }
+        )
+    });
+    assert!(refused, "the repeat at 11.3 s was refused");
+    let errors = ends(&r.sim)
+        .iter()
+        .filter(|e| matches!(e, ReconcileResult::Error(_)))
+        .count();
+    assert_eq!(errors, 0, "{:?}", ends(&r.sim));
+}
+
+/// `record`'s mistakes, each located: the Event kind must be declared, the type is one of the
+/// two the recorder accepts (`tools/record/util/util.go` `ValidateEventType`), the reason one
+/// UpperCamelCase word (`tools/record/event.go`'s advice), the message quoted; `expect events`
+/// likewise.
+#[test]
+fn record_errors_name_their_place() {
+    let head = "kind Db\nkind Event\ncontroller op for Db\n  logic\n    get db = Db key\n";
+    let table = [
+        (
+            "    record db Warn ScaleFailed \"x\"\n",
+            "6:15",
+            "unknown event type `Warn`",
+        ),
+        (
+            "    record db Warning scale-failed \"x\"\n",
+            "6:23",
+            "is not an event reason",
+        ),
+        (
+            "    record db Warning ScaleFailed x\n",
+            "6:35",
+            "a string in quotes",
+        ),
+        (
+            "    record nobody Warning ScaleFailed \"x\"\n",
+            "6:12",
+            "nobody",
+        ),
+        (
+            "    record db Warning ScaleFailed \"x\" now\n",
+            "6:",
+            "unexpected `now`",
+        ),
+        (
+            "    record db Normal Ok \"x\"\nexpect events db Normal\n",
+            "7:",
+            "reason",
+        ),
+        (
+            "    record db Normal Ok \"x\"\nexpect events db Info Ok == 1\n",
+            "7:18",
+            "event type",
+        ),
+    ];
+    each_refused_where_it_says(head, &table);
+    let err = refused("kind Db\ncontroller op for Db\n  logic\n    get db = Db key\n    record db Normal Ok \"x\"\n");
+    assert!(err.contains("5:5") && err.contains("kind Event"), "{err}");
+}
