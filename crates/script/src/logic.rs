@@ -39,6 +39,7 @@ pub const LOGIC_WORDS: &[&str] = &[
     "adopt",
     "release",
     "record",
+    "call",
     // Not statements of `logic`:
     "logic",
     "desired",
@@ -62,7 +63,7 @@ pub const LOGIC_WORDS: &[&str] = &[
     "reason",
 ];
 /// How many of `LOGIC_WORDS` are statements of a `logic` block.
-const LOGIC_STATEMENT_COUNT: usize = 21;
+const LOGIC_STATEMENT_COUNT: usize = 22;
 /// Statements of a controller's `logic` block.
 pub const LOGIC_STATEMENTS: &[&str] = LOGIC_WORDS.split_at(LOGIC_STATEMENT_COUNT).0;
 /// Statements of a controller's `desired` block.
@@ -256,6 +257,21 @@ const RESERVED: &[&str] = &[
     "after",
 ];
 
+/// A controller's `helper NAME` block, as written: compiled where the logic calls it, in the
+/// caller's place (its statements run there, reading the names bound before the call; the
+/// names it binds are its own, free again after it), as a Go method of the reconciler that
+/// takes the objects read so far.
+#[derive(Clone, Debug)]
+pub struct Helper {
+    pub name: String,
+    pub line: usize,
+    pub lines: Vec<BlockLine>,
+}
+
+/// Most helpers a controller has, and calls in progress at once (a helper calling a helper ...).
+pub const MAX_HELPERS: usize = 16;
+pub const MAX_CALL_DEPTH: usize = 4;
+
 #[derive(Clone)]
 struct Binding {
     name: String,
@@ -280,6 +296,9 @@ pub struct Compiler<'a> {
     in_loop: bool,
     /// Inside a `count(...)` or `sum(...)` (aggregates do not nest).
     in_aggregate: bool,
+    /// The controller's helpers, and the ones being called now (outermost first).
+    helpers: &'a [Helper],
+    calling: Vec<String>,
 }
 
 impl<'a> Compiler<'a> {
@@ -296,7 +315,74 @@ impl<'a> Compiler<'a> {
             depth: 0,
             in_loop: false,
             in_aggregate: false,
+            helpers: &[],
+            calling: vec![],
         }
+    }
+
+    /// The helpers `call` may name.
+    pub fn with_helpers(mut self, helpers: &'a [Helper]) -> Self {
+        self.helpers = helpers;
+        self
+    }
+
+    /// `call NAME`: the helper's statements, compiled here (at `depth` of nested `if`s). No
+    /// helper calls itself, directly or through others: the reconcile language has no
+    /// recursion, so every program stays finite (its statements, writes and loops bounded).
+    fn call(&mut self, c: &mut Cursor, w: &Word, depth: usize) -> R<Vec<Stmt>> {
+        let n = c.next("the name of a helper")?;
+        c.done()?;
+        let helpers = self.helpers;
+        let Some(h) = helpers.iter().find(|h| h.name == n.text) else {
+            let names: Vec<&str> = helpers.iter().map(|h| h.name.as_str()).collect();
+            return Err(unknown(c, n, "helper", &names)
+                .help("define it above the `logic` block: `helper NAME` and its statements indented under it"));
+        };
+        if let Some(at) = self.calling.iter().position(|x| *x == n.text) {
+            let mut cycle = self.calling[at..].to_vec();
+            cycle.push(n.text.clone());
+            return Err(c
+                .err_at(
+                    n,
+                    format!(
+                        "`{}` calls itself ({}): helpers do not recurse",
+                        n.text,
+                        cycle.join(" -> ")
+                    ),
+                )
+                .help("repeat work with `for VAR in LIST`, or let a `requeue after D` run the reconcile again"));
+        }
+        if self.calling.len() >= MAX_CALL_DEPTH {
+            return Err(c.err_at(
+                w,
+                format!("more than {MAX_CALL_DEPTH} helpers calling one another"),
+            ));
+        }
+        let lines: Vec<BlockLine> = (h.lines.iter())
+            .map(|l| BlockLine {
+                words: split_punctuation(&l.words),
+                ..l.clone()
+            })
+            .collect();
+        self.calling.push(n.text.clone());
+        let first_binding = self.bindings.len();
+        let mut i = 0;
+        let body = self.block(&lines, &mut i, lines[0].indent, depth)?;
+        if let Some(l) = lines.get(i) {
+            return Err(Diagnostic::at(
+                l.line,
+                l.words[0].col,
+                l.words[0].len,
+                "this line is indented less than the helper's first",
+            ));
+        }
+        // The names the helper bound are its own, as a Go function's locals: after the call no
+        // word finds them (a space is in no word), and their slots stay the helper's.
+        for b in &mut self.bindings[first_binding..] {
+            b.name = format!("{} {}", n.text, b.name);
+        }
+        self.calling.pop();
+        Ok(body)
     }
 
     /// The block's statements (its lines, after the `logic` or `desired` line at `head`).
@@ -426,6 +512,14 @@ impl<'a> Compiler<'a> {
             let stmt = match w.text.as_str() {
                 "if" => self.if_stmt(&mut c, w, lines, i, indent, depth)?,
                 "for" => self.for_stmt(&mut c, w, lines, i, indent, depth)?,
+                "call" => {
+                    let body = self.call(&mut c, w, depth)?;
+                    if let Some(Stmt::Return(_)) = body.last() {
+                        ended = Some((l.line, format!("call {}", c.words[1].text)));
+                    }
+                    out.extend(body);
+                    continue;
+                }
                 "else" => {
                     return Err(c
                         .err_at(w, "`else` without an `if` just above it")

@@ -185,6 +185,8 @@ const LOGIC_TEMPLATES: &[&str] = &[
     // Events (a script without `kind Event` is refused at the `record`).
     "record N Warning ScaleFailed \"no quota\"",
     "record N Normal Scaled \"to {N.spec}\"",
+    // Helpers (none is defined in a mutated gallery script: refused, located).
+    "call ensure-service",
 ];
 
 /// A statement of the language from a template, with words of the script (`src`) in it.

@@ -1342,3 +1342,103 @@ fn record_errors_name_their_place() {
     let err = refused("kind Db\ncontroller op for Db\n  logic\n    get db = Db key\n    record db Normal Ok \"x\"\n");
     assert!(err.contains("5:5") && err.contains("kind Event"), "{err}");
 }
+
+/// Helper blocks (issue 24): `call NAME` runs the helper's statements in its place, as a Go
+/// reconciler calls `r.ensureService(ctx, &db)`: they read the names bound before the call,
+/// the names they bind are their own (two calls of one helper read twice, as two calls of a
+/// Go method do), and a `done` in a helper ends the reconcile (Go's `if res, err :=
+/// r.ensure(...); err != nil || !res.IsZero() { return res, err }`). Each request is its own
+/// step, so the crash points and refusals fall inside helpers as anywhere else.
+#[test]
+fn a_helper_runs_in_the_place_of_its_call() {
+    let r = listwatch_script::run(
+        "
+kind Database
+kind Service
+kind Pvc
+controller op for Database
+  reconcile 200ms
+  helper ensure-service
+    get svc = Service key
+    if svc absent
+      create Service key owner db
+  helper ensure-storage
+    get data = Pvc key-data
+    if data absent
+      create Pvc key-data owner db
+    call ensure-service
+    if db.spec == 0
+      done
+  logic
+    get db = Database key
+    if db absent
+      done
+    call ensure-storage
+    call ensure-service
+    if db.status != 1
+      update db status 1
+at 1s create Database a spec 1
+at 1s create Database b spec 0
+run 10s
+expect exists Service a
+expect exists Pvc a-data
+expect exists Service b
+expect creates Service == 2
+expect final Database a status == 1
+expect final Database b status == 0
+expect esr
+",
+    )
+    .expect("parses");
+    all_pass(&r);
+}
+
+/// A helper's limits and mistakes, each located: no recursion, direct or through another
+/// helper (the language stays without unbounded programs); an unknown helper; one defined
+/// below the logic that would call it, or twice; the statement and nesting limits count the
+/// statements a call brings in.
+#[test]
+fn helper_errors_name_their_place() {
+    let head = "kind Db\ncontroller op for Db\n";
+    let logic = "  logic\n    get db = Db key\n";
+    let table = [
+        (
+            format!("  helper a\n    call a\n{logic}    call a\n"),
+            "4:10",
+            "`a` calls itself (a -> a)",
+        ),
+        (
+            format!("  helper a\n    call b\n  helper b\n    if db exists\n      call a\n{logic}    call a\n"),
+            "7:12",
+            "`a` calls itself (a -> b -> a)",
+        ),
+        (format!("{logic}    call nothing\n"), "5:10", "unknown helper `nothing`"),
+        (
+            format!("{logic}    done\n  helper late\n    done\n"),
+            "6:10",
+            "above the `logic` block",
+        ),
+        (
+            "  helper a\n    done\n  helper a\n    done\n".to_string(),
+            "5:10",
+            "defined already, on line 3",
+        ),
+        ("  helper Bad_Name\n    done\n".to_string(), "3:10", "is not a helper name"),
+        ("  helper a\n".to_string() + logic + "    call a\n", "3:10", "the helper `a` is empty"),
+        (
+            format!("  helper a\n    if db exists\n      if db exists\n        if db exists\n          if db exists\n            if db exists\n              done\n{logic}    if db exists\n      if db exists\n        if db exists\n          if db exists\n            call a\n"),
+            ":",
+            "nested `if`s",
+        ),
+    ];
+    for (src, at, says) in &table {
+        let err = refused(&format!("{head}{src}"));
+        assert!(err.contains(at) && err.contains(says), "{src}: {err}");
+    }
+    // 200 statements a helper, called twice: past 256 statements.
+    let many: String = (0..200).map(|_| "    remember m = 1\n").collect();
+    let err = refused(&format!(
+        "{head}  helper big\n{many}{logic}    call big\n    call big\n"
+    ));
+    assert!(err.contains("more than 256 statements"), "{err}");
+}
