@@ -129,8 +129,10 @@ impl WriteOp {
         }
     }
 
-    /// What `expect ... creates|updates|deletes` counts it as: a patch or a finalizer step is
-    /// an update, the last finalizer's removal a delete.
+    /// What `expect ... creates|updates|status-updates|deletes` counts it as: a patch or a
+    /// finalizer step is an update (of the object), a patch of `/status` a status update (a
+    /// request to the status subresource, which the apiserver's audit log also tells apart by
+    /// its `objectRef.subresource`), the last finalizer's removal a delete.
     pub fn counted_as(self) -> WriteOp {
         match self {
             WriteOp::Patch | WriteOp::AddFinalizer | WriteOp::RemoveFinalizer => WriteOp::Update,

@@ -1442,3 +1442,36 @@ fn helper_errors_name_their_place() {
     ));
     assert!(err.contains("more than 256 statements"), "{err}");
 }
+
+/// The counters say what they count: `updates` counts writes to the object (an update, a merge
+/// patch, a finalizer step), `status-updates` writes to its status subresource (`/status`: a
+/// different request, `pkg/registry/.../strategy.go`'s status strategy, and the audit log's
+/// `objectRef.subresource: status`). The old mystery of the for-loop test that expected two
+/// Pod updates and counted one: one of its two patches went to `/status`.
+#[test]
+fn updates_and_status_updates_count_their_own_requests() {
+    run("
+kind Database
+kind Pod
+controller op for Database
+  logic
+    get db = Database key
+    if db absent
+      done
+    list pods = Pod selector app=web
+    for p in pods where p.metadata.labels.tier != \"gold\"
+      patch p metadata.labels.tier = \"gold\"
+      patch p status.seen = 1
+    if db.status != 1
+      update db status 1
+at 1s create Pod a labels app=web
+at 2s create Database db
+run 10s
+expect updates Pod == 1
+expect status-updates Pod == 1
+expect updates op == 1
+expect status-updates op == 2
+expect status-updates Database == 1
+expect updates Database == 0
+");
+}
