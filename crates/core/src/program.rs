@@ -1513,6 +1513,12 @@ impl<'a> Run<'a> {
         } else {
             o.finalizers & !self.finalizer_bit
         };
+        // `controllerutil.AddFinalizer` / `RemoveFinalizer` return false when the list does not
+        // change, and the reconciler makes no request (`pkg/controller/controllerutil/
+        // controllerutil.go`), as a named finalizer's statement already does.
+        if finalizers == o.finalizers {
+            return Ok(());
+        }
         let change = UpdateTo::Object {
             spec: Some(o.spec),
             finalizers: Some(finalizers),

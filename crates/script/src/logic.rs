@@ -149,6 +149,51 @@ fn arith(c: &Cursor, at: &Word, op: ArithOp, a: Value, b: Value) -> R<Value> {
     Ok(Value::Arith(op, Box::new(a), Box::new(b)))
 }
 
+/// Why `s` is not a qualified name, in the words of apimachinery
+/// `pkg/util/validation/validation.go` `IsQualifiedName` (a finalizer's name is one:
+/// `pkg/api/validation/objectmeta.go` `ValidateFinalizerName`): an optional DNS-1123 subdomain
+/// prefix and `/`, then a name of at most 63 alphanumerics, `-`, `_`, `.`, alphanumeric at both
+/// ends.
+pub fn qualified_name_error(s: &str) -> Option<&'static str> {
+    let (prefix, name) = match s.split_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, s),
+    };
+    if s.matches('/').count() > 1 {
+        return Some("a qualified name has at most one `/`");
+    }
+    if let Some(p) = prefix {
+        let label_ok = |l: &str| {
+            !l.is_empty()
+                && l.len() <= 63
+                && l.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+                && l.ends_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+                && l.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        };
+        if p.is_empty() {
+            return Some("prefix part must be non-empty");
+        }
+        if p.len() > 253 || !p.split('.').all(label_ok) {
+            return Some("prefix part must be a lowercase RFC 1123 subdomain");
+        }
+    }
+    if name.is_empty() {
+        return Some("name part must be non-empty");
+    }
+    if name.len() > 63 {
+        return Some("name part must be no more than 63 characters");
+    }
+    let alnum = |c: char| c.is_ascii_alphanumeric();
+    if !(name.starts_with(alnum)
+        && name.ends_with(alnum)
+        && name.chars().all(|c| alnum(c) || "-_.".contains(c)))
+    {
+        return Some("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character");
+    }
+    None
+}
+
 /// A resourceVersion or a UID (an object's own, or its owner's) is an opaque string in
 /// Kubernetes: "clients must not assume that resource versions are numeric or collatable"
 /// (community `contributors/devel/sig-architecture/api-conventions.md`, apimachinery
@@ -1449,23 +1494,22 @@ impl<'a> Compiler<'a> {
     /// name of at most 63 characters), as finalizers outside Kubernetes' own must be
     /// (`apimachinery/pkg/api/validation/objectmeta.go` `ValidateFinalizerName`).
     fn finalizer_name(&self, c: &mut Cursor) -> R<Option<String>> {
-        let Some(f) = c.peek().filter(|p| !p.quoted && p.text.contains('/')) else {
+        // A word after the object that is not the next clause (`on-error`) or a condition's
+        // `and` / `or` names a finalizer, with or without a prefix, as the docs say.
+        let Some(f) = c
+            .peek()
+            .filter(|p| p.quoted || !["on-error", "and", "or"].contains(&p.text.as_str()))
+        else {
             return Ok(None);
         };
         c.pos += 1;
-        let (prefix, name) = f.text.split_once('/').unwrap_or_default();
-        let edge = |s: &str, ok: fn(char) -> bool| s.starts_with(ok) && s.ends_with(ok);
-        let prefix_ok = prefix.len() <= 253
-            && edge(prefix, |ch| ch.is_ascii_lowercase() || ch.is_ascii_digit())
-            && (prefix.chars())
-                .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || "-.".contains(ch));
-        let name_ok = name.len() <= 63
-            && edge(name, |ch| ch.is_ascii_alphanumeric())
-            && (name.chars()).all(|ch| ch.is_ascii_alphanumeric() || "-_.".contains(ch));
-        if !prefix_ok || !name_ok {
+        if let Some(why) = (!f.quoted).then(|| qualified_name_error(&f.text)).flatten() {
             return Err(c
-                .err_at(f, format!("`{}` is not a finalizer name", f.text))
-                .help("a qualified name: `example.com/cleanup`"));
+                .err_at(f, format!("`{}` is not a finalizer name: {why}", f.text))
+                .help("a qualified name: `example.com/cleanup` (the apiserver warns on one without a `/` prefix)"));
+        }
+        if f.quoted {
+            return Err(c.err_at(f, "a finalizer name is a word, not a string in quotes"));
         }
         Ok(Some(f.text.clone()))
     }
@@ -1489,9 +1533,6 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    /// `set-condition NAME TYPE STATUS [reason R] [message "M"] [on-error ...]`, checked as
-    /// apimachinery `pkg/apis/meta/v1/types.go` `Condition`'s validation markers check them
-    /// (status `True`, `False` or `Unknown`; a reason `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`).
     /// `record NAME Normal|Warning REASON "MESSAGE"`: client-go's `EventRecorder.Event`. The
     /// type is one of the two the recorder accepts (`tools/record/util/util.go`
     /// `ValidateEventType`), the reason one UpperCamelCase word (`tools/record/event.go`:
@@ -1545,6 +1586,9 @@ impl<'a> Compiler<'a> {
         })))
     }
 
+    /// `set-condition NAME TYPE STATUS [reason R] [message "M"] [on-error ...]`, checked as
+    /// apimachinery `pkg/apis/meta/v1/types.go` `Condition`'s validation markers check them
+    /// (status `True`, `False` or `Unknown`; a reason `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`).
     fn condition_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         self.writes_allowed(c, w)?;
         let n = c.next("the name of an object read above")?;

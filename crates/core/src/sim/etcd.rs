@@ -368,8 +368,8 @@ fn update_op(change: UpdateTo, expect_rv: Rv, cur: Option<&Object>) -> WriteOp {
         }
         (UpdateTo::NamedFinalizer { add: true, .. }, _) => WriteOp::AddFinalizer,
         (UpdateTo::NamedFinalizer { add: false, .. }, _) => WriteOp::RemoveFinalizer,
-        (UpdateTo::ControllerRef { .. }, _) if patch => WriteOp::Patch,
-        (UpdateTo::ControllerRef { .. }, _) => WriteOp::Update,
+        (UpdateTo::ControllerRef { adopt: true, .. }, _) => WriteOp::Adopt,
+        (UpdateTo::ControllerRef { adopt: false, .. }, _) => WriteOp::Release,
         (UpdateTo::Object { .. }, None) if patch => WriteOp::Patch,
         (UpdateTo::Object { .. }, None) => WriteOp::Update,
     }

@@ -983,7 +983,10 @@ expect final Pod a-old owners == 0
     );
     assert_eq!(writes(&sim, WriteOp::RemoveFinalizer), 1);
     assert_eq!(writes(&sim, WriteOp::RemoveLastFinalizer), 1);
-    assert_eq!(writes(&sim, WriteOp::Update), 2, "one adopt, one release");
+    // They print as what they are (issue 24), not as a plain `update`.
+    assert_eq!(writes(&sim, WriteOp::Adopt), 1, "one adopt");
+    assert_eq!(writes(&sim, WriteOp::Release), 1, "one release");
+    assert_eq!(writes(&sim, WriteOp::Update), 0);
 }
 
 /// Named finalizers' and owner references' mistakes, each located.
@@ -1474,4 +1477,74 @@ expect status-updates op == 2
 expect status-updates Database == 1
 expect updates Database == 0
 ");
+}
+
+/// controller-runtime `pkg/controller/controllerutil/controllerutil.go`: `AddFinalizer` and
+/// `RemoveFinalizer` return false when the list does not change, and the reconciler makes no
+/// request; the controller's own `add-finalizer db` now skips its write as a named one does
+/// (it sent a no-op update before). A finalizer's name is a qualified name, the prefix
+/// optional (apimachinery `pkg/api/validation/objectmeta.go` `ValidateFinalizerName`,
+/// `pkg/util/validation/validation.go` `IsQualifiedName`; the apiserver only warns on one
+/// without a prefix), so `cleanup` is a named finalizer as `example.com/cleanup` is. An adopt
+/// and a release print as what they are, with the owner they leave, in `--trace`.
+#[test]
+fn finalizers_write_only_changes_and_adopt_prints_its_owner() {
+    let sim = run("
+kind Database
+kind Pod
+controller op for Database
+  logic
+    get db = Database key
+    if db absent
+      done
+    add-finalizer db
+    add-finalizer db
+    add-finalizer db cleanup
+    add-finalizer db cleanup
+    get p = Pod key-p
+    if p exists
+      adopt p owner db
+at 1s create Pod a-p
+at 2s create Database a
+run 5s
+expect final Database a finalizers == 2
+expect final Pod a-p owners == 1
+");
+    assert_eq!(writes(&sim, WriteOp::AddFinalizer), 2, "one per finalizer");
+    let no_ops = (sim.trace().iter())
+        .filter(|e| matches!(e.kind, EventKind::NoOpWrite { .. }))
+        .count();
+    assert_eq!(no_ops, 0, "no request that changes nothing");
+    assert_eq!(writes(&sim, WriteOp::Adopt), 1);
+    let trace: Vec<String> = (0..sim.trace().len() as u32)
+        .map(|i| listwatch_core::verdict::describe_event(&sim, i))
+        .collect();
+    let adopt = trace
+        .iter()
+        .position(|l| l.starts_with("adopt Pod/default/a-p"));
+    let adopt = adopt.unwrap_or_else(|| panic!("{trace:#?}"));
+    assert!(
+        trace[adopt + 1].contains("controller owner Database/default/a"),
+        "{}",
+        trace[adopt + 1]
+    );
+    let head = "kind Db\ncontroller op for Db\n  logic\n    get db = Db key\n";
+    let table = [
+        (
+            "    add-finalizer db -cleanup\n",
+            "5:22",
+            "must start and end with an alphanumeric",
+        ),
+        ("    add-finalizer db a/b/c\n", "5:22", "at most one `/`"),
+        (
+            "    if db has-finalizer Bad_Prefix/x and db exists\n      done\n",
+            "5:25",
+            "prefix part must be a lowercase RFC 1123 subdomain",
+        ),
+    ];
+    each_refused_where_it_says(head, &table);
+    let ok = format!(
+        "{head}    if db has-finalizer cleanup and db has-finalizer or db exists\n      done\n"
+    );
+    listwatch_script::parse(&ok).expect("a finalizer without a prefix, then `and`, parses");
 }
