@@ -1574,6 +1574,15 @@ impl<'a> Compiler<'a> {
                     "at most {MAX_VALUE_LEN} bytes: `record db Warning ScaleFailed \"no quota\"`"
                 )));
         }
+        if m.text.contains(['{', '}']) {
+            // A built name's `{VALUE}` would read as a value here, and it is not one.
+            return Err(c
+                .err_at(
+                    m,
+                    "an event's message is fixed text: `{...}` values are not filled in",
+                )
+                .help("say it without braces; Eventf's formatting is not modelled"));
+        }
         c.done()?;
         Ok(Stmt::Record(Box::new(RecordStmt {
             event_kind: listwatch_core::KindId(event_kind as u16),

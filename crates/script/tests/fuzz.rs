@@ -184,7 +184,7 @@ const LOGIC_TEMPLATES: &[&str] = &[
     "release N owner N on-error continue",
     // Events (a script without `kind Event` is refused at the `record`).
     "record N Warning ScaleFailed \"no quota\"",
-    "record N Normal Scaled \"to {N.spec}\"",
+    "record N Normal Scaled \"scaled up\"",
     // Helpers (none is defined in a mutated gallery script: refused, located).
     "call ensure-service",
 ];

@@ -1321,6 +1321,11 @@ fn record_errors_name_their_place() {
             "a string in quotes",
         ),
         (
+            "    record db Warning ScaleFailed \"to {db.spec}\"\n",
+            "6:35",
+            "fixed text",
+        ),
+        (
             "    record nobody Warning ScaleFailed \"x\"\n",
             "6:12",
             "nobody",
