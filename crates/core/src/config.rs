@@ -29,6 +29,8 @@ pub const EVENT_FRESH_MS: DurationMs = DurationMs(75_000);
 pub struct KindConfig {
     pub name: String,
     pub cache: CacheMode,
+    /// `kind Node cluster-scoped`: its objects have no namespace (their names no `ns/`).
+    pub cluster_scoped: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -663,6 +665,7 @@ impl Config {
                         capacity_min: DYNAMIC_CAPACITY_MIN,
                         capacity_max: DYNAMIC_CAPACITY_MAX,
                     },
+                    cluster_scoped: false,
                 })
                 .collect(),
             apiservers: vec![ApiserverConfig {
@@ -680,6 +683,13 @@ impl Config {
             end_ms: TimeMs(60_000),
             limits: Limits::default(),
         }
+    }
+
+    /// Is this kind cluster-scoped (`kind NAME cluster-scoped`)?
+    pub fn cluster_scoped(&self, kind: KindId) -> bool {
+        self.kinds
+            .get(kind.index())
+            .is_some_and(|k| k.cluster_scoped)
     }
 
     pub fn kind_id(&self, name: &str) -> Option<KindId> {

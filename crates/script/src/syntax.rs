@@ -27,6 +27,7 @@ pub const WORDS: &[&str] = &[
     "times",
     "from",
     "cache",
+    "cluster-scoped",
     "fixed",
     "dynamic",
     "off",

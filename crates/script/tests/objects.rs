@@ -152,6 +152,55 @@ expect absent Pod web-0
 ",
     ),
     (
+        "foreground propagation is recursive: a dependent that owns others is deleted in the foreground too, so the owner waits for the whole chain",
+        "pkg/controller/garbagecollector/garbagecollector.go (attemptToDeleteItem: waitingForDependentsDeletion and item.dependentsLength() != 0 -> DeletePropagationForeground)",
+        "kind Deployment
+kind ReplicaSet
+kind Pod
+at 0s create Deployment web
+at 1s create ReplicaSet web-1 owner Deployment/web controller block-owner-deletion
+at 1s create Pod web-1-a owner ReplicaSet/web-1 controller block-owner-deletion finalizer example.com/keep
+at 2s delete Deployment web propagation foreground
+run 6s
+expect exists Deployment web
+expect exists ReplicaSet web-1
+expect final ReplicaSet web-1 finalizers == 1
+expect final Pod web-1-a finalizers == 1
+",
+    ),
+    (
+        "foreground propagation is bottom-up: the chain goes once its last blocking dependent is gone",
+        "pkg/controller/garbagecollector/garbagecollector.go (processDeletingDependentsItem: no blockingDependents -> removeFinalizer)",
+        "kind Deployment
+kind ReplicaSet
+kind Pod
+at 0s create Deployment web
+at 1s create ReplicaSet web-1 owner Deployment/web controller block-owner-deletion
+at 1s create Pod web-1-a owner ReplicaSet/web-1 controller block-owner-deletion finalizer example.com/keep
+at 2s delete Deployment web propagation foreground
+at 6s patch Pod web-1-a finalizer example.com/keep-
+run 12s
+expect absent Deployment web
+expect absent ReplicaSet web-1
+expect absent Pod web-1-a
+",
+    ),
+    (
+        "foreground propagation: a dependent with another owner that stays loses only its reference to the deleted owner",
+        "pkg/controller/garbagecollector/garbagecollector.go (attemptToDeleteItem: len(solid) != 0 -> remove the waitingForDependentsDeletion references)",
+        "kind ReplicaSet
+kind Pod
+at 0s create ReplicaSet a
+at 0s create ReplicaSet b
+at 1s create Pod web-0 owner ReplicaSet/a controller block-owner-deletion owner ReplicaSet/b
+at 2s delete ReplicaSet a propagation foreground
+run 6s
+expect absent ReplicaSet a
+expect exists Pod web-0
+expect final Pod web-0 owners == 1
+",
+    ),
+    (
         "an owner reference to an owner that does not exist: the collector deletes the dependent",
         "pkg/controller/garbagecollector/garbagecollector.go (attemptToDeleteItem: absent owner)",
         "kind ReplicaSet
@@ -215,6 +264,64 @@ at 1s create Pod b/web-0 owner ReplicaSet/b/web
 run 5s
 expect absent Pod a/web-0
 expect exists Pod b/web-0
+",
+    ),
+    (
+        "a cluster-scoped kind's objects have no namespace; a namespaced dependent may have a cluster-scoped owner, collected when it goes",
+        "pkg/controller/garbagecollector/graph_builder.go (addDependentToOwners: cluster-scoped owners can be referenced from any namespace); garbagecollector.go (isDangling: resourceDefaultNamespace)",
+        "kind Node cluster-scoped
+kind Pod
+at 0s create Node n1 labels zone=a
+at 1s create Pod web/web-0 owner Node/n1
+at 1s create Pod web-1 owner Node/n1
+at 2s delete Node n2
+run 3s
+expect exists Node n1
+expect exists Pod web/web-0
+expect exists Pod web-1
+expect message \"create Node/n1 -> rv 2 (spec 0, status 0)\" == 1
+expect final Node n1 has-label zone=a
+",
+    ),
+    (
+        "a dependent of a cluster-scoped owner goes with it",
+        "pkg/controller/garbagecollector/garbagecollector.go (attemptToDeleteItem: all owners dangling)",
+        "kind Node cluster-scoped
+kind Pod
+at 0s create Node n1
+at 1s create Pod web/web-0 owner Node/n1
+at 2s delete Node n1
+run 5s
+expect absent Node n1
+expect absent Pod web/web-0
+",
+    ),
+    (
+        "a cluster-scoped dependent of a namespaced owner is invalid: the collector warns and forgets it, and never collects it",
+        "pkg/controller/garbagecollector/garbagecollector.go (isDangling: namespacedOwnerOfClusterScopedObjectErr, attemptToDeleteWorker: forgetItem); graph_builder.go (reportInvalidNamespaceOwnerRef)",
+        "kind Node cluster-scoped
+kind ReplicaSet
+at 0s create ReplicaSet web
+at 1s create Node n1 owner ReplicaSet/web
+at 1s create Node n2 owner ReplicaSet/gone
+at 2s delete ReplicaSet web
+run 5s
+expect absent ReplicaSet web
+expect exists Node n1
+expect exists Node n2
+expect message \"Warning OwnerRefInvalidNamespace Node/n1: ownerRef ReplicaSet/default/web does not exist in namespace \\\"\\\"\" == 1
+",
+    ),
+    (
+        "an owner seen in another namespace gets the collector's Warning OwnerRefInvalidNamespace on the dependent",
+        "pkg/controller/garbagecollector/graph_builder.go (addDependentToOwners, reportInvalidNamespaceOwnerRef)",
+        "kind ReplicaSet
+kind Pod
+at 0s create ReplicaSet b/web
+at 1s create Pod a/web-0 owner ReplicaSet/b/web
+run 5s
+expect absent Pod a/web-0
+expect message \"Warning OwnerRefInvalidNamespace Pod/a/web-0: ownerRef ReplicaSet/b/web does not exist in namespace \\\"a\\\"\" == 1
 ",
     ),
     (
@@ -473,6 +580,24 @@ const MISUSES: &[(&str, usize, usize, &str)] = &[
         3,
         46,
         "can't understand 'metadata.name'",
+    ),
+    (
+        "kind Node cluster-scoped\nat 0s create Node ns/n1\n",
+        2,
+        19,
+        "is cluster-scoped: its objects have no namespace",
+    ),
+    (
+        "kind Node cluster-scoped\nkind Pod\nat 0s create Pod a owner Node/ns/n1\n",
+        3,
+        26,
+        "is cluster-scoped",
+    ),
+    (
+        "kind Node cluster-scoped\nexpect exists Node ns/n1\n",
+        2,
+        20,
+        "is cluster-scoped",
     ),
     (
         "kind Pod\nat 0s patch Pod a generate-name\n",

@@ -30,6 +30,8 @@ pub struct Etcd {
     owned: BTreeMap<(u64, KindId), u32>,
     /// Per kind (by index): how many objects it has now.
     kind_len: Vec<u32>,
+    /// Per kind (by index): is it cluster-scoped? The collector's scope rules read it.
+    cluster_scoped: Vec<bool>,
 }
 
 impl Etcd {
@@ -61,6 +63,7 @@ impl Etcd {
             live_owned: BTreeMap::new(),
             owned: BTreeMap::new(),
             kind_len: vec![0; kinds],
+            cluster_scoped: config.kinds.iter().map(|k| k.cluster_scoped).collect(),
         }
     }
 
@@ -229,7 +232,10 @@ impl Etcd {
             }
         } else if event == EventType::Added
             && obj.owner_refs().next().is_some()
-            && obj.owner_refs().all(|r| !self.owner_resolves(obj, r.owner))
+            && (obj.owner_refs().all(|r| !self.owner_resolves(obj, r.owner))
+                || obj
+                    .owner_refs()
+                    .any(|r| self.invalid_namespace(obj, r.owner)))
         {
             look.push((obj.kind, obj.name, obj.uid));
         }
@@ -243,6 +249,9 @@ impl Etcd {
             d.uid == uid
                 && d.owner_refs().next().is_some()
                 && d.owner_refs().all(|r| !self.owner_resolves(d, r.owner))
+                && !d
+                    .owner_refs()
+                    .any(|r| self.namespaced_owner_of_cluster_scoped(d, r.owner))
                 && d.deletion_ms.is_none()
         })
     }
@@ -296,8 +305,36 @@ impl Etcd {
     /// dependent's namespace? A namespaced owner elsewhere is treated as absent
     /// (`garbagecollector.go`: cross-namespace owner references are disallowed by design).
     fn owner_resolves(&self, dependent: &Object, owner: Owner) -> bool {
-        (self.objects.get(&(owner.kind, owner.name)))
-            .is_some_and(|o| o.uid == owner.uid && o.namespace == dependent.namespace)
+        self.resolved_owner(dependent, owner).is_some()
+    }
+
+    /// The owner `dependent`'s reference resolves to (`owner_resolves`): a cluster-scoped
+    /// owner from anywhere, a namespaced one from its own namespace only.
+    pub(super) fn resolved_owner(&self, dependent: &Object, owner: Owner) -> Option<&Object> {
+        let cluster_scoped = self.cluster_scoped[owner.kind.index()];
+        (self.objects.get(&(owner.kind, owner.name))).filter(|o| {
+            o.uid == owner.uid && (cluster_scoped || o.namespace == dependent.namespace)
+        })
+    }
+
+    /// `garbagecollector.go` `isDangling`: a cluster-scoped dependent refers to an owner of a
+    /// namespaced kind, which is not valid (`namespacedOwnerOfClusterScopedObjectErr`): the
+    /// collector forgets the dependent, which is never collected.
+    pub(super) fn namespaced_owner_of_cluster_scoped(
+        &self,
+        dependent: &Object,
+        owner: Owner,
+    ) -> bool {
+        self.cluster_scoped[dependent.kind.index()] && !self.cluster_scoped[owner.kind.index()]
+    }
+
+    /// `graph_builder.go` `addDependentToOwners`: the reference names an owner of a namespaced
+    /// kind that exists (observed, by UID) in another namespace than the dependent's, which
+    /// the collector reports with a Warning `OwnerRefInvalidNamespace` on the dependent.
+    pub(super) fn invalid_namespace(&self, dependent: &Object, owner: Owner) -> bool {
+        !self.cluster_scoped[owner.kind.index()]
+            && (self.objects.get(&(owner.kind, owner.name)))
+                .is_some_and(|o| o.uid == owner.uid && o.namespace != dependent.namespace)
     }
 
     /// Does the owner this reference names exist, with this UID?

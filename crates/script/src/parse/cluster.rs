@@ -14,7 +14,7 @@ pub(super) const SEED_AND_KINDS: &[Row<Statement>] = &[
     statement("seed", "seed N", "seed 7", Builder::seed_statement),
     statement(
         "kind",
-        "kind NAME [cache fixed N | cache dynamic [MIN..MAX] | cache off]",
+        "kind NAME [cluster-scoped] [cache fixed N | cache dynamic [MIN..MAX] | cache off]",
         "kind ConfigMap cache fixed 3",
         Builder::kind_statement,
     ),
@@ -122,13 +122,16 @@ impl Builder {
         Ok(on)
     }
 
-    /// `kind NAME [cache fixed N | dynamic [MIN..MAX] | off]`.
+    /// `kind NAME [cluster-scoped] [cache fixed N | dynamic [MIN..MAX] | off]`.
     fn kind_statement(&mut self, p: &mut Cursor, _: Head) -> R<()> {
         let name = p.next("a kind name")?;
         check_name(p, name, "kind", |c| c.is_ascii_alphanumeric())?;
         if self.config.kind_id(&name.text).is_some() {
             return Err(p.err_at(name, format!("kind `{}` is declared twice", name.text)));
         }
+        // `cluster-scoped`: a kind whose objects have no namespace, as Nodes and
+        // PersistentVolumes (`apiextensions` `scope: Cluster`).
+        let cluster_scoped = p.eat("cluster-scoped");
         let mut cache = CacheMode::Dynamic {
             capacity_min: DYNAMIC_CAPACITY_MIN,
             capacity_max: DYNAMIC_CAPACITY_MAX,
@@ -177,6 +180,7 @@ impl Builder {
         self.config.kinds.push(KindConfig {
             name: name.text.clone(),
             cache,
+            cluster_scoped,
         });
         Ok(())
     }

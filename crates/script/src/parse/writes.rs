@@ -5,7 +5,6 @@
 
 use listwatch_core::*;
 
-use super::names::object_name;
 use super::table::{row, ActionFn, Row};
 use super::Builder;
 use crate::cursor::{unknown, Cursor, R};
@@ -68,7 +67,7 @@ impl Builder {
     /// `patch KIND NAME CLAUSE...`.
     fn create_or_update_input(&self, p: &mut Cursor, aw: &Word) -> R<Input> {
         let kind = self.next_kind(p)?;
-        let name = object_name(p)?;
+        let name = self.object_name_of(p, kind)?;
         let verb = match aw.text.as_str() {
             "create" => Verb::Create,
             "update" => Verb::Update,
@@ -202,6 +201,16 @@ impl Builder {
         if name.is_empty() || name.len() > 253 {
             return Err(p.err_at(w, "an owner's name is 1 to 253 characters"));
         }
+        if self.config.cluster_scoped(kind) && name.contains('/') {
+            return Err(p
+                .err_at(
+                    w,
+                    format!("`{kind_text}` is cluster-scoped: its objects have no namespace"),
+                )
+                .help(format!(
+                    "name the owner without a namespace: `owner {kind_text}/NAME`"
+                )));
+        }
         let controller = p.eat("controller");
         let block_owner_deletion = p.eat("block-owner-deletion");
         Ok(Edit::Owner {
@@ -215,7 +224,7 @@ impl Builder {
     /// `label KIND NAME K=V|K- ...`, `annotate KIND NAME K=V|K- ...`: merge patches, as kubectl's.
     fn label_input(&self, p: &mut Cursor, aw: &Word) -> R<Input> {
         let kind = self.next_kind(p)?;
-        let name = object_name(p)?;
+        let name = self.object_name_of(p, kind)?;
         let label = aw.text == "label";
         let mut edits = vec![];
         while let Some(w) = p.peek() {
@@ -254,7 +263,7 @@ impl Builder {
     /// `status KIND NAME N`.
     fn status_input(&self, p: &mut Cursor, _: &Word) -> R<Input> {
         let kind = self.next_kind(p)?;
-        let name = object_name(p)?;
+        let name = self.object_name_of(p, kind)?;
         let status = p.number("a status value", MAX_SPEC)?;
         Ok(Input::Write(WriteInput::UpdateStatus {
             kind,
@@ -266,7 +275,7 @@ impl Builder {
     /// `delete KIND NAME [propagation POLICY]`.
     fn delete_input(&self, p: &mut Cursor, _: &Word) -> R<Input> {
         let kind = self.next_kind(p)?;
-        let name = object_name(p)?;
+        let name = self.object_name_of(p, kind)?;
         if !p.eat("propagation") {
             return Ok(Input::Write(WriteInput::Delete { kind, name }));
         }
