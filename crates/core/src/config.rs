@@ -388,12 +388,22 @@ pub enum Input {
         apiserver: ApiserverId,
         kind: KindId,
         request: ProbeRequest,
+        /// A list's `labelSelector` and `fieldSelector`, filtered by the apiserver as a
+        /// watch's are.
+        selector: Option<Box<ProbeSelector>>,
     },
     /// Narration shown at its moment; `wait`: playback pauses there until the reader continues.
     Say {
         text: String,
         wait: bool,
     },
+}
+
+/// A probe's list selectors (`probe list KIND selector SEL field-selector SEL`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ProbeSelector {
+    pub labels: Option<LabelSelector>,
+    pub fields: Option<FieldSelector>,
 }
 
 /// A user's write (another client of the apiserver, as `kubectl`).

@@ -418,6 +418,31 @@ expect watch-added rest Pod web-1 == 1
 ",
     ),
     (
+        "a probe's list with a label or field selector counts only what matches, from the watch cache and from etcd",
+        "apiserver/pkg/storage/cacher/cacher.go (GetList filters with the request's predicate); apiserver/pkg/storage/etcd3/store.go (GetList, the same predicate)",
+        "kind Pod
+kind Job cache off
+at 0s create Pod a labels app=web
+at 0s create Pod b labels app=db
+at 0s create Pod kube-system/c labels app=web
+at 0s create Pod d labels app=web,tier=x
+at 0s create Job j1 labels app=web
+at 0s create Job j2 labels app=web
+at 0s create Job j3 labels app=web
+at 0s create Job j4 labels app=web
+at 0s create Job j5
+at 1s probe list Pod resourceVersion=\"0\" selector app=web
+at 1s probe list Pod resourceVersion=\"0\" selector app=web field-selector metadata.namespace!=kube-system
+at 1s probe list Pod resourceVersion=\"0\" selector tier
+at 1s probe list Job selector app=web
+run 2s
+expect probe listed 3 items
+expect probe listed 2 items
+expect probe listed 1 items
+expect probe listed 4 items
+",
+    ),
+    (
         "generateName: the apiserver appends five random characters, from the run's seed",
         "apiserver/pkg/storage/names/generate.go (SimpleNameGenerator)",
         "kind Pod
@@ -598,6 +623,24 @@ const MISUSES: &[(&str, usize, usize, &str)] = &[
         2,
         20,
         "is cluster-scoped",
+    ),
+    (
+        "kind Pod\nat 1s probe watch Pod resourceVersion=\"0\" selector app=web\n",
+        2,
+        43,
+        "a probe's watch takes no selector",
+    ),
+    (
+        "kind Pod\nat 1s probe list Pod resourceVersion=\"3\" exact selector app=web\n",
+        2,
+        48,
+        "an Exact list with a selector is not modelled",
+    ),
+    (
+        "kind Pod\nat 1s probe list Pod selector a=b=c\n",
+        2,
+        34,
+        "found '=', expected: ',' or 'end of string'",
     ),
     (
         "kind Pod\nat 0s patch Pod a generate-name\n",

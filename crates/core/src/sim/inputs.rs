@@ -14,7 +14,8 @@ impl Sim {
                 apiserver,
                 kind,
                 request,
-            } => self.probe(apiserver, kind, request, cause),
+                ref selector,
+            } => self.probe(apiserver, kind, request, selector.as_deref(), cause),
             Input::Say { ref text, wait } => self.say(text, wait, cause),
         }
     }

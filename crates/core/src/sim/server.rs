@@ -470,11 +470,21 @@ impl Sim {
         api: ApiserverId,
         kind: KindId,
         request: ProbeRequest,
+        selector: Option<&crate::config::ProbeSelector>,
         cause: EventId,
     ) {
         let probe = self.probes;
         self.probes += 1;
-        self.step_server(api, |a, st| a.probe(st, (probe, kind), request, cause));
+        let selector = selector.and_then(|s| {
+            let names = &mut self.names;
+            crate::object::Selector::resolve(s.labels.as_ref(), s.fields.as_ref(), names)
+        });
+        self.step_server(api, |a, st| {
+            if let Some(s) = selector {
+                a.probe_selectors.insert(probe, Arc::new(s));
+            }
+            a.probe(st, (probe, kind), request, cause)
+        });
     }
 }
 
@@ -608,6 +618,7 @@ mod tests {
             apiserver: ApiserverId(0),
             kind: KindId(0),
             request,
+            selector: None,
         };
         let exact = |n| {
             probe(ProbeRequest::List {
