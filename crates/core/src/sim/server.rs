@@ -187,6 +187,10 @@ impl Sim {
                 d.body.edit(|b| b.owners.retain(|r| r.owner.uid != uid));
                 let decision = self.etcd.decide_collector(d);
                 let _ = self.settle(gc, cause, decision);
+            } else if (d.owner_refs())
+                .any(|r| (self.etcd).namespaced_owner_of_cluster_scoped(&d, r.owner))
+            {
+                // `isDangling`'s `namespacedOwnerOfClusterScopedObjectErr`: forgotten, not deleted.
             } else if d.deletion_ms.is_none() && self.etcd.dependents_of(d.uid).next().is_some() {
                 // A dependent with dependents of its own is deleted in the foreground too
                 // (`waitingForDependentsDeletion` and `item.dependentsLength() != 0`), so this
