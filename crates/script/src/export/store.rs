@@ -28,7 +28,7 @@ pub(super) enum Out {
         kind: u32,
         name: u32,
     },
-    /// The collector's Warning `OwnerRefInvalidNamespace` on a dependent (listwatch-trace/3).
+    /// The collector's Warning `OwnerRefInvalidNamespace` on a dependent (new in version 3).
     OwnerRefInvalid {
         kind: u32,
         name: u32,
