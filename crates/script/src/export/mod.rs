@@ -32,7 +32,8 @@ pub use names::render_text;
 use names::{Actors, Interner, Placeholders};
 
 /// The version of the document: a change to its shape changes it. 3 added `owner_ref_invalid`
-/// (and names `object_fields`, which version 2 documents already had without a version change);
+/// and the write ops `adopt` and `release` (and names `object_fields`, which version 2 documents
+/// already had without a version change);
 /// a version 2 document reads as a version 3 one.
 pub const FORMAT: &str = "listwatch-trace/3";
 

@@ -266,7 +266,7 @@ impl Builder {
             (None, first)
         } else {
             p.pos -= 1;
-            let name = object_name(p)?;
+            let name = super::names::object_name(p)?;
             (Some(name), p.next("the event's type (Normal or Warning)")?)
         };
         if !types.contains(&t.text.as_str()) {
