@@ -31,6 +31,9 @@ pub struct KindConfig {
     pub cache: CacheMode,
     /// `kind Node cluster-scoped`: its objects have no namespace (their names no `ns/`).
     pub cluster_scoped: bool,
+    /// `subresources.status` (the default; `kind NAME status-subresource off` turns it off):
+    /// writes to the object ignore the status, and `/status` is served.
+    pub status_subresource: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -676,6 +679,7 @@ impl Config {
                         capacity_max: DYNAMIC_CAPACITY_MAX,
                     },
                     cluster_scoped: false,
+                    status_subresource: true,
                 })
                 .collect(),
             apiservers: vec![ApiserverConfig {
@@ -700,6 +704,13 @@ impl Config {
         self.kinds
             .get(kind.index())
             .is_some_and(|k| k.cluster_scoped)
+    }
+
+    /// Does this kind serve the status subresource (`status-subresource off`: no)?
+    pub fn status_subresource(&self, kind: KindId) -> bool {
+        self.kinds
+            .get(kind.index())
+            .is_none_or(|k| k.status_subresource)
     }
 
     pub fn kind_id(&self, name: &str) -> Option<KindId> {

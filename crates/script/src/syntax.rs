@@ -28,6 +28,7 @@ pub const WORDS: &[&str] = &[
     "from",
     "cache",
     "cluster-scoped",
+    "status-subresource",
     "fixed",
     "dynamic",
     "off",

@@ -51,6 +51,22 @@ expect final Db web has-label app=web
 ",
     ),
     (
+        "without the status subresource a write of the object takes its status and any change to it moves the generation; `/status` is not served (404)",
+        "apiextensions-apiserver/pkg/registry/customresource/strategy.go (PrepareForCreate, PrepareForUpdate with a.status == nil); apiextensions-apiserver/pkg/apiserver/customresource_handler.go (no status storage without subresources.status)",
+        "kind Db status-subresource off
+at 0s create Db web spec.image=v1 status.phase=new
+at 1s patch Db web spec.image=v2 status.phase=rolling
+at 2s patch Db web status.ready=1
+at 3s status Db web 5
+run 4s
+expect final Db web status.phase == \"rolling\"
+expect final Db web status.ready == 1
+expect final Db web generation == 3
+expect final Db web status == 0
+expect message \"update status Db/default/web failed: 404 not found\" == 1
+",
+    ),
+    (
         "kubectl label: `key-` removes a label",
         "kubectl/pkg/cmd/label/label.go",
         "kind Pod
@@ -641,6 +657,12 @@ const MISUSES: &[(&str, usize, usize, &str)] = &[
         2,
         34,
         "found '=', expected: ',' or 'end of string'",
+    ),
+    (
+        "kind Db status-subresource on\n",
+        1,
+        28,
+        "expected `off`",
     ),
     (
         "kind Pod\nat 0s patch Pod a generate-name\n",

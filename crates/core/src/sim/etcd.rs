@@ -32,6 +32,9 @@ pub struct Etcd {
     kind_len: Vec<u32>,
     /// Per kind (by index): is it cluster-scoped? The collector's scope rules read it.
     cluster_scoped: Vec<bool>,
+    /// Per kind (by index): does it serve the status subresource (`status-subresource off`:
+    /// no)?
+    status_subresource: Vec<bool>,
 }
 
 impl Etcd {
@@ -64,6 +67,9 @@ impl Etcd {
             owned: BTreeMap::new(),
             kind_len: vec![0; kinds],
             cluster_scoped: config.kinds.iter().map(|k| k.cluster_scoped).collect(),
+            status_subresource: (config.kinds.iter())
+                .map(|k| k.status_subresource)
+                .collect(),
         }
     }
 
@@ -531,7 +537,9 @@ impl Etcd {
     ) -> Result<Decision, Refusal> {
         let cur = self.objects.get(&(kind, name));
         let op = update_op(change, expect_rv, cur);
-        let Some(cur) = cur else {
+        let to_status = matches!(op, WriteOp::UpdateStatus | WriteOp::PatchStatus);
+        let Some(cur) = cur.filter(|_| !to_status || self.status_subresource[kind.index()]) else {
+            // A kind without the status subresource serves no `/status`: 404.
             return Err(refusal(op, kind, name, ApiError::NotFound));
         };
         let obj = change.apply(cur);
@@ -564,6 +572,10 @@ impl Etcd {
                 let mut decision =
                     self.decide_create(kind, name, obj.namespace, obj.spec, obj.owner, names)?;
                 if let Decision::Commit { obj: made, .. } = &mut decision {
+                    // `PrepareForCreate` drops the status only with the status subresource.
+                    if !self.status_subresource[kind.index()] {
+                        made.status = obj.status;
+                    }
                     made.body = obj.body;
                 }
                 Ok(decision)
@@ -611,15 +623,23 @@ impl Etcd {
         if obj == *cur {
             return Ok(Decision::NoOp { kind, name });
         }
-        if spec_changed {
+        // `PrepareForUpdate`: any change but to `metadata` moves the generation, and with the
+        // status subresource the status is not the object's to change.
+        let subresource = self.status_subresource[kind.index()];
+        if spec_changed || (status_changed && !subresource) {
             obj.generation += 1;
         }
-        let op = op.unwrap_or(match (status_changed && !spec_changed, expect_rv == 0) {
-            (true, true) => WriteOp::PatchStatus,
-            (true, false) => WriteOp::UpdateStatus,
-            (false, true) => WriteOp::Patch,
-            (false, false) => WriteOp::Update,
-        });
+        let op = op.unwrap_or(
+            match (
+                status_changed && !spec_changed && subresource,
+                expect_rv == 0,
+            ) {
+                (true, true) => WriteOp::PatchStatus,
+                (true, false) => WriteOp::UpdateStatus,
+                (false, true) => WriteOp::Patch,
+                (false, false) => WriteOp::Update,
+            },
+        );
         if obj.deletion_ms.is_some() && obj.finalizer_count() == 0 {
             // The last finalizer is gone: the object goes.
             let (op, event) = (WriteOp::RemoveLastFinalizer, EventType::Deleted);

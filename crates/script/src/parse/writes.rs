@@ -73,7 +73,7 @@ impl Builder {
             "update" => Verb::Update,
             _ => Verb::Patch,
         };
-        let edits = self.edits(p, verb)?;
+        let edits = self.edits(p, verb, kind)?;
         // The shorthand of the first scripts keeps its own input, and so its trace.
         match (verb, edits.as_slice()) {
             (Verb::Create, []) => {
@@ -111,7 +111,7 @@ impl Builder {
 
     /// The clauses of a write, each a located error when misused; at most
     /// `object::MAX_ENTRIES` of them.
-    fn edits(&self, p: &mut Cursor, verb: Verb) -> R<Vec<Edit>> {
+    fn edits(&self, p: &mut Cursor, verb: Verb, kind: KindId) -> R<Vec<Edit>> {
         let mut edits = vec![];
         let (mut status_word, mut other_word) = (None, None);
         // What each clause sets, to refuse a second setting of the same thing.
@@ -190,6 +190,10 @@ impl Builder {
         // The status subresource (`apiextensions-apiserver/pkg/registry/customresource/
         // strategy.go`): a create and a write of the main resource ignore status, a write to
         // `/status` ignores everything else; a line that mixes them would silently lose half.
+        // A kind without it (`status-subresource off`) takes both in one write.
+        if !self.config.status_subresource(kind) {
+            return Ok(edits);
+        }
         if let (Some(s), Some(o)) = (status_word, other_word) {
             let later = if s.col > o.col { s } else { o };
             return Err(p
