@@ -287,16 +287,23 @@ expect exists Pod b/web-0
         "pkg/controller/garbagecollector/graph_builder.go (addDependentToOwners: cluster-scoped owners can be referenced from any namespace); garbagecollector.go (isDangling: resourceDefaultNamespace)",
         "kind Node cluster-scoped
 kind Pod
+controller nodes for Node
+  watches Node
+  logic
+    done
 at 0s create Node n1 labels zone=a
 at 1s create Pod web/web-0 owner Node/n1
 at 1s create Pod web-1 owner Node/n1
 at 2s delete Node n2
+at 2s label Node n1 zone=b
 run 3s
+expect watch-added nodes Node n1 == 1
+expect watch-modified nodes Node n1 == 1
 expect exists Node n1
 expect exists Pod web/web-0
 expect exists Pod web-1
 expect message \"create Node/n1 -> rv 2 (spec 0, status 0)\" == 1
-expect final Node n1 has-label zone=a
+expect final Node n1 has-label zone=b
 ",
     ),
     (
@@ -663,6 +670,12 @@ const MISUSES: &[(&str, usize, usize, &str)] = &[
         1,
         28,
         "expected `off`",
+    ),
+    (
+        "kind Node cluster-scoped\ncontroller c for Node\n  watches Node in ns\n  logic\n    done\n",
+        3,
+        16,
+        "is cluster-scoped",
     ),
     (
         "kind Pod\nat 0s patch Pod a generate-name\n",
