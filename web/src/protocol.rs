@@ -18,6 +18,9 @@ pub enum ToWorker {
         budget: f64,
         #[serde(default)]
         all: bool,
+        /// Faults only against this controller (`explore --controller NAME`); empty: every one.
+        #[serde(default)]
+        controller: String,
     },
     /// The trace as JSON (the CLI's `--json`).
     Export { script: String },
@@ -205,7 +208,8 @@ mod tests {
             ToWorker::Explore {
                 script: "s".into(),
                 budget: 500.0,
-                all: true
+                all: true,
+                controller: String::new()
             }
         );
         assert_eq!(
@@ -213,9 +217,20 @@ mod tests {
             ToWorker::Explore {
                 script: "s".into(),
                 budget: 2000.0,
-                all: false
+                all: false,
+                controller: String::new()
             },
             "budget and all have defaults"
+        );
+        assert_eq!(
+            job(r#"{"kind":"explore","script":"s","controller":"op"}"#),
+            ToWorker::Explore {
+                script: "s".into(),
+                budget: 2000.0,
+                all: false,
+                controller: "op".into()
+            },
+            "faults only against op"
         );
         assert_eq!(
             job(r#"{"kind":"export","script":"s"}"#),

@@ -10,6 +10,8 @@ use crate::trace::*;
 pub const CHECKPOINT_EVERY: usize = 2048;
 /// Evicted entries a cache view names for its latest addition, at most.
 pub const EVICTED_SHOWN: usize = 8;
+/// Finished reconciles a queue view keeps, newest last.
+pub const DONE_SHOWN: usize = 8;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CacheView {
@@ -42,6 +44,9 @@ pub struct QueueView {
     pub crashed: bool,
     pub waiting: Vec<NameId>,
     pub processing: Vec<NameId>,
+    /// The latest finished reconciles (at most `DONE_SHOWN`, newest last): key and its
+    /// `ReconcileEnd` event, which says how it ended.
+    pub done: Vec<(NameId, EventId)>,
     pub dirty: Vec<NameId>,
     pub reconciles: u64,
     /// The controller's latest write (or failed write).
@@ -285,6 +290,10 @@ impl QueueView {
             }
             ReconcileEnd { key, .. } => {
                 self.processing.retain(|k| *k != key);
+                if self.done.len() == DONE_SHOWN {
+                    self.done.remove(0);
+                }
+                self.done.push((key, id));
                 self.reads.retain(|(k, _)| *k != key);
                 self.steps.retain(|s| s.0 != key);
                 // A dirty key is queued again when its reconcile ends.
@@ -998,6 +1007,16 @@ mod tests {
         q.apply(3, &end);
         assert_eq!((q.dirty.len(), q.waiting.as_slice()), (0, &[key][..]));
         assert!(q.steps.is_empty() && q.processing.is_empty());
+        assert_eq!(
+            q.done,
+            [(key, 3)],
+            "the finished reconcile is listed as done"
+        );
+        for i in 0..DONE_SHOWN as EventId {
+            q.apply(10 + i, &end);
+        }
+        assert_eq!(q.done.len(), DONE_SHOWN);
+        assert_eq!(q.done[0].1, 10, "the oldest finished reconcile goes first");
         q.apply(4, &EventKind::Crash { controller });
         assert!(q.crashed && !q.up && q.waiting.is_empty());
         assert_eq!(q.reconciles, 1);

@@ -14,7 +14,9 @@ use listwatch_core::explore::{Budget, Explorer};
 use listwatch_core::verdict::esr_verdict;
 use listwatch_core::view::{body_entries, Copies, Holder, Mark, Objects, Version};
 use listwatch_core::{EventKind as K, Labels, Sim};
-use listwatch_script::explore::{broken_text, counterexample, explorer, MAX_BUDGET_SCHEDULES};
+use listwatch_script::explore::{
+    broken_text, counterexample, explorer_against, MAX_BUDGET_SCHEDULES,
+};
 use protocol::{CompareRun, CopyRow, Figures, FromWorker, ObjectRow, ToWorker};
 use wasm_bindgen::JsCast;
 use web_sys::js_sys::Date;
@@ -390,12 +392,13 @@ fn report_found(
     }
 }
 
-fn explore(scope: &DedicatedWorkerGlobalScope, script: &str, budget: u64, all: bool) {
+fn explore(scope: &DedicatedWorkerGlobalScope, script: &str, budget: u64, all: bool, only: &str) {
     let limits = Budget {
         schedules: budget,
         first_failure: !all,
     };
-    let (mut ex, scenario) = match explorer(script, limits) {
+    let only = (!only.is_empty()).then_some(only);
+    let (mut ex, scenario) = match explorer_against(script, limits, only) {
         Ok(x) => x,
         Err(d) => {
             let message = format!("line {}:{}: {}", d[0].line, d[0].col, d[0].message);
@@ -439,11 +442,13 @@ fn handle(scope: &DedicatedWorkerGlobalScope, job: ToWorker) {
             script,
             budget,
             all,
+            controller,
         } => explore(
             scope,
             &script,
             budget.clamp(1.0, MAX_BUDGET_SCHEDULES as f64) as u64,
             all,
+            &controller,
         ),
         ToWorker::Compare { script, other } => {
             let runs = vec![compare_run(&script), compare_run(&other)];
