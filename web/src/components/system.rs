@@ -110,6 +110,8 @@ fn lit(state: WatcherState, box_state: WatcherState) -> bool {
 /// What every part of the picture is drawn from.
 struct Pic<'a> {
     sim: &'a listwatch_core::Sim,
+    /// The run: the fields of each revision, for the tooltips.
+    run: &'a crate::state::Loaded,
     analysis: &'a analysis::Analysis,
     v: &'a View,
     /// The event on screen, to flash what it touched.
@@ -141,6 +143,7 @@ pub fn system_view(p: &Props) -> Html {
     let (width, height) = (at.width, at.height);
     let pic = Pic {
         sim,
+        run: &p.run,
         analysis: &p.run.analysis,
         v,
         current: p
@@ -256,8 +259,16 @@ fn cache_ring(pic: &Pic, a: usize, k: usize) -> Html {
         // Small rings show each buffered RV beside its slot.
         let label = (cap <= 8 && filled).then(|| c.ring.get(s).map(|e| e.0)).flatten();
         let (lx, ly) = (cx + (r - 17.0) * cos(ang), cy + (r - 17.0) * sin(ang) + 4.0);
+        // The buffered event's object, with its fields, on hover (a slot drawn for several
+        // buffered events names the first).
+        let tip = (filled && cap == slots).then(|| c.ring.get(s)).flatten().map(|&(rv, name)| {
+            let fields = pic.run.fields_at(rv).map(|f| format!(" · {f}")).unwrap_or_default();
+            format!("rv {rv}: {} {}{fields}", kind.name, sim.names().resolve(name))
+        });
         html! { <g>
-            <circle class={class} cx={num(x)} cy={num(y)} r={num((160.0 / slots as f64).clamp(2.5, 9.0))} />
+            <circle class={class} cx={num(x)} cy={num(y)} r={num((160.0 / slots as f64).clamp(2.5, 9.0))}>
+                if let Some(t) = tip { <title>{t}</title> }
+            </circle>
             if let Some(rv) = label { <text class="slot-rv" x={num(lx)} y={num(ly)} text-anchor="middle">{rv}</text> }
         </g> }
     });
@@ -589,7 +600,18 @@ fn running_chip(pic: &Pic, i: usize, j: usize, k: listwatch_core::NameId, x: f64
         .map(|s| format!("{}: write {} of {} made", full, s.3, s.2));
     let lines: Vec<String> = step
         .into_iter()
-        .chain(reads.iter().map(|e| listwatch_core::describe(&e.kind, sim)))
+        .chain(reads.iter().map(|e| {
+            let read = listwatch_core::describe(&e.kind, sim);
+            match e.kind {
+                listwatch_core::EventKind::ReconcileRead { rv, .. } => {
+                    match pic.run.fields_at(rv) {
+                        Some(f) => format!("{read}, holding {f}"),
+                        None => read,
+                    }
+                }
+                _ => read,
+            }
+        }))
         .collect();
     let tip = lines.join("\n");
     let label = format!(
