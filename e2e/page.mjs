@@ -600,6 +600,9 @@ const tests = [
     assert((await image.getAttribute('title')) === 'etcd: "v2"', await image.getAttribute('title'));
     assert((await stale.locator('td.mark').textContent()).includes('spec.image'), 'its mark names the fields');
     await shots3('28-objects-fields', 'objects');
+    // The picture's tooltips say it too: the cache's slot of rv 4, the update.
+    const tips = await page.$$eval('[data-testid="watch-cache"][data-kind="Pod"] circle.slot > title', (ts) => ts.map((t) => t.textContent));
+    assert(tips.some((t) => t.startsWith('rv 4: Pod default/web-0') && t.includes('labels app=db') && t.includes('spec.image="v2"')), `the slot's tooltip: ${tips.join(' | ')}`);
     await seekLast('5.000s');
     assert(await col(etcd, 'deletionTimestamp') === '5.000s', `marked deleting: ${await col(etcd, 'deletionTimestamp')}`);
     assert((await stale.getAttribute('data-differs')).split(',').includes('deletionTimestamp'), 'the informer does not know yet');
@@ -1080,6 +1083,9 @@ const tests = [
   }],
   ['keyboard: a Tab past the script while CodeMirror loads keeps the focus where it went (the script and the first expectation once each)', async () => {
     await page.setViewportSize({ width: 1400, height: 900 });
+    // CodeMirror arriving as slowly as on a slow network: the reader's next Tab comes first.
+    const slow = async (route) => { await new Promise((r) => setTimeout(r, 1200)); await route.continue(); };
+    await page.route('**/editor.js', slow);
     await gotoReady(page, base);
     await pickGallery('02-overflow');
     assert(await $('editor').getAttribute('data-loaded') === 'false', 'the preview, CodeMirror not loaded yet');
@@ -1098,6 +1104,7 @@ const tests = [
     await page.waitForFunction(() => document.querySelector('[data-testid="editor"]').dataset.loaded === 'true', null, { timeout: 10000 });
     await page.waitForTimeout(300);
     assert(await name() === next, `the focus stays on ${next}, not back in the editor: ${await name()}`);
+    await page.unroute('**/editor.js', slow);
     // And a click on the preview still opens the editor focused.
     await gotoReady(page, base);
     await page.locator('[data-testid="editor"] .pv').click();

@@ -117,12 +117,13 @@ const STYLE = `
 .compare-facts td + td { min-width: 6em; }
 .compare-facts tr + tr td { border-top: 1px solid var(--line); }
 [data-testid=compare-divergence] { font-size: 13px; overflow-wrap: anywhere; }
-.compare-dialog { width: min(1400px, 96vw); max-width: 96vw; max-height: 92vh; padding: 12px 16px; border: 1px solid var(--line); border-radius: 8px; background: var(--bg); color: var(--fg); }
+.compare-dialog { box-sizing: border-box; width: min(1400px, 96vw); max-width: 96vw; max-height: 92vh; padding: 12px 16px; border: 1px solid var(--line); border-radius: 8px; background: var(--bg); color: var(--fg); }
 .compare-dialog::backdrop { background: rgb(0 0 0 / 45%); }
 .compare-dialog-head { display: flex; justify-content: space-between; align-items: center; gap: 8px; }
 .compare-dialog-head h2 { margin: 0; }
 .compare-dialog .compare-runs { grid-template-columns: repeat(2, minmax(0, 1fr)); }
-@media (max-width: 700px) { .compare-dialog .compare-runs { grid-template-columns: minmax(0, 1fr); } }
+@media (max-width: 700px) { .compare-dialog .compare-runs { grid-template-columns: minmax(0, 1fr); } .compare-lanes { min-width: 640px; } }
+.compare-lanes-box { overflow-x: auto; }
 .compare-lanes { width: 100%; height: auto; display: block; cursor: crosshair; }
 .compare-lanes text { font-size: 12px; fill: var(--fg); }
 .compare-lanes .axis { fill: var(--muted); }
@@ -182,7 +183,7 @@ export function open(host, index, currentScript) {
         return h('section', { 'data-testid': 'run', class: 'run', 'data-title': r.title || '', 'aria-label': `Run ${i ? 'B' : 'A'}` },
           h('h3', {}, `${i ? 'B' : 'A'}: ${r.title || '(untitled)'}`),
           r.error ? h('p', { class: 'fail' }, r.error) : [
-            lanes(r, end, t, setT),
+            h('div', { class: 'compare-lanes-box', tabindex: '0', role: 'region', 'aria-label': `Run ${i ? 'B' : 'A'}'s lanes` }, lanes(r, end, t, setT)),
             h('p', { class: 'hint', 'data-testid': 'compare-last' }, now.last ? `${secs(now.last[0])} ${now.last[1]}` : 'nothing yet'),
             h('ul', { class: 'run-states' }, [...now.states].map(([w, s]) => h('li', {}, `${w}: ${s}`))),
             h('ul', { class: 'run-outcomes' }, (r.outcomes || []).map(([text, pass, found]) =>
