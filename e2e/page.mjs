@@ -1029,6 +1029,29 @@ const tests = [
     assert(await fill('[data-testid="legend"] .lg-mark.lg-gone') === await fill('svg.timeline .mark.m-gone'), 'the 410 swatch has the 410 marker\'s colour');
     await axe('the legend open');
   }],
+  ['explore: the controller under test is a choice (faults only against it, as explore --controller)', async () => {
+    await gotoReady(page, base);
+    await pickGallery('54-kubebuilder');
+    const options = await $('explore-controller').locator('option').allTextContents();
+    assert(options.join(',') === 'every controller,op,statefulsets,kubelet', `the script's controllers: ${options}`);
+    const budget = page.locator('input[aria-label="Schedules to try at most"]');
+    await budget.fill('150');
+    const search = async () => {
+      await $('explore').click();
+      await page.waitForFunction(() => !document.querySelector('[data-testid="explore-cancel"]')
+        && /of \d+ schedules/.test(document.querySelector('[data-testid="explore-stats"]')?.textContent || ''), null, { timeout: 60000 });
+      return Number((await $('explore-stats').textContent()).match(/ (\d+) candidate faults/)[1]);
+    };
+    const every = await search();
+    await $('explore-controller').selectOption('op');
+    const op = await search();
+    assert(op > 0 && op < every, `faults against op only (${op}) are fewer than against every controller (${every})`);
+    assert(await $('explore-controller').inputValue() === 'op', 'the choice stays');
+    // Another script without op: back to every controller.
+    await pickGallery('02-overflow');
+    assert(await $('explore-controller').count() === 0, 'one controller: no choice to make');
+    await budget.fill('2000');
+  }],
   ['explore: a cancelled search keeps its figures and findings and says it was cancelled; the keyboard cancels', async () => {
     await gotoReady(page, base);
     await pickGallery('19-explore-stale-delete');
