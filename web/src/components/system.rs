@@ -507,13 +507,17 @@ fn queue_box(pic: &Pic, i: usize) -> Html {
         FaultTarget::Controller(i),
         format!("Faults for controller {}", c.name),
     );
+    // A lane's name, and when it holds more than its chips show, the last chip's place says how
+    // many more.
+    let shown = |count: usize| if count > chips { chips - 1 } else { count };
     let lane = |n: usize, name: &str, count: usize| {
-        let more = if count > chips {
-            format!(" +{}", count - chips)
-        } else {
-            String::new()
-        };
-        html! { <text x={num(x)} y={num(lane_y(y, n) + 14.0)} class="lane-name">{format!("{name}{more}")}</text> }
+        let more_x = x + LANE_X + 4.0 + 62.0 * (chips - 1) as f64;
+        html! { <>
+            <text x={num(x)} y={num(lane_y(y, n) + 14.0)} class="lane-name">{name}</text>
+            if count > chips {
+                <text x={num(more_x)} y={num(lane_y(y, n) + 14.0)} class="lane-name">{format!("+{}", count - shown(count))}</text>
+            }
+        </> }
     };
     let done: Vec<(String, &str, String)> = q
         .done
@@ -547,11 +551,11 @@ fn queue_box(pic: &Pic, i: usize) -> Html {
             { lane(0, "waiting", keys.len()) }
             { lane(1, "running", q.processing.len()) }
             { lane(2, "done", done.len()) }
-            { for keys.iter().take(chips).enumerate().map(|(j, k)| html! {
+            { for keys.iter().take(shown(keys.len())).enumerate().map(|(j, k)| html! {
                 <g class="chip"><rect x={num(x + LANE_X + 62.0 * j as f64)} y={num(lane_y(y, 0))} width="58" height="20" rx="4" />
                 <text x={num(x + LANE_X + 4.0 + 62.0 * j as f64)} y={num(lane_y(y, 0) + 14.0)}>{truncate(k)}</text></g>
             }) }
-            { for done.iter().take(chips).enumerate().map(|(j, (k, mark, how))| html! {
+            { for done.iter().take(shown(done.len())).enumerate().map(|(j, (k, mark, how))| html! {
                 <g class="chip done" data-testid="done-chip"><rect x={num(x + LANE_X + 62.0 * j as f64)} y={num(lane_y(y, 2))} width="58" height="20" rx="4" />
                 <text x={num(x + LANE_X + 4.0 + 62.0 * j as f64)} y={num(lane_y(y, 2) + 14.0)}>{format!("{mark}{}", truncate6(k))}</text>
                 <title>{format!("{k}: {how}")}</title></g>
@@ -566,7 +570,7 @@ fn queue_box(pic: &Pic, i: usize) -> Html {
             }
             // Running reconciles last, so the tooltip a chip shows on focus or hover is drawn
             // over the queue's other lines.
-            { for q.processing.iter().take(chips).enumerate().map(|(j, k)| running_chip(pic, i, j, *k, x + LANE_X, lane_y(y, 1))) }
+            { for q.processing.iter().take(shown(q.processing.len())).enumerate().map(|(j, k)| running_chip(pic, i, j, *k, x + LANE_X, lane_y(y, 1))) }
         </g>
     }
 }
