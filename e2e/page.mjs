@@ -669,9 +669,11 @@ const tests = [
     assert(erv !== '' && mrv !== '' && Number(mrv) < Number(erv), `operator's copy rv ${mrv} older than etcd's ${erv}`);
     assert(await mine.getAttribute('data-stale') === 'true', 'marked stale');
     const text = await mine.textContent();
-    assert(text.includes('deleting') && text.includes('stale'), `the old one, marked for deletion: ${text}`);
-    assert(!(await etcd.textContent()).includes('deleting'), 'etcd holds the new one, not deleting');
-    const uid = (row) => row.locator('td').nth(6).textContent();
+    const deletion = (row) => row.locator('td[data-col="deletionTimestamp"]').textContent();
+    assert(/\d+\.\d{3}s/.test(await deletion(mine)) && text.includes('stale'), `the old one, marked for deletion: ${text}`);
+    assert((await mine.getAttribute('data-differs')).split(',').includes('deletionTimestamp'), 'its deletion mark differs from etcd');
+    assert((await deletion(etcd)).trim() === '', `etcd holds the new one, not deleting: ${await deletion(etcd)}`);
+    const uid = (row) => row.locator('td[data-col="uid"]').textContent();
     assert(await uid(mine) !== await uid(etcd), 'different UIDs: another object with the same name');
     assert(await copy('RabbitmqCluster', 'rabbit', 'b').getAttribute('data-stale') === 'true', 'apiserver b is stale too');
     await page.locator('[data-testid="object"][data-kind="RabbitmqCluster"]').scrollIntoViewIfNeeded();

@@ -260,8 +260,8 @@ fn cache_ring(pic: &Pic, a: usize, k: usize) -> Html {
         let label = (cap <= 8 && filled).then(|| c.ring.get(s).map(|e| e.0)).flatten();
         let (lx, ly) = (cx + (r - 17.0) * cos(ang), cy + (r - 17.0) * sin(ang) + 4.0);
         // The buffered event's object, with its fields, on hover (a slot drawn for several
-        // buffered events names the first).
-        let tip = (filled && cap == slots).then(|| c.ring.get(s)).flatten().map(|&(rv, name)| {
+        // buffered events names the first of them).
+        let tip = filled.then(|| c.ring.get(s * cap / slots)).flatten().map(|&(rv, name)| {
             let fields = pic.run.fields_at(rv).map(|f| format!(" · {f}")).unwrap_or_default();
             format!("rv {rv}: {} {}{fields}", kind.name, sim.names().resolve(name))
         });
