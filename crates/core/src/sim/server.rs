@@ -72,17 +72,13 @@ impl Sim {
         };
         let id = self.emit(actor, cause, write);
         if !obj.body.is_empty() && event != EventType::Deleted {
-            let config = &self.config;
-            let text = obj
-                .body
-                .describe(&self.names, |k| config.kinds[k.index()].name.clone());
-            let text = self.names.intern(&text);
+            let body = self.sink.trace.keep_body(obj.body.clone());
             let (kind, name, rv) = (obj.kind, obj.name, obj.rv);
             let fields = EventKind::ObjectFields {
                 kind,
                 name,
                 rv,
-                text,
+                body,
             };
             self.emit(actor, id, fields);
         }
