@@ -111,6 +111,10 @@ pub enum WriteOp {
     Delete,
     /// The last finalizer of an object marked for deletion came off: the object is gone.
     RemoveLastFinalizer,
+    /// An update that sets the controller reference (`controllerutil.SetControllerReference`).
+    Adopt,
+    /// An update that removes it (`controllerutil.RemoveControllerReference`).
+    Release,
 }
 
 impl WriteOp {
@@ -126,14 +130,22 @@ impl WriteOp {
             WriteOp::MarkDeleting => "mark deleting",
             WriteOp::Delete => "delete",
             WriteOp::RemoveLastFinalizer => "remove last finalizer and delete",
+            WriteOp::Adopt => "adopt",
+            WriteOp::Release => "release",
         }
     }
 
-    /// What `expect ... creates|updates|deletes` counts it as: a patch or a finalizer step is
-    /// an update, the last finalizer's removal a delete.
+    /// What `expect ... creates|updates|status-updates|deletes` counts it as: a patch or a
+    /// finalizer step is an update (of the object), a patch of `/status` a status update (a
+    /// request to the status subresource, which the apiserver's audit log also tells apart by
+    /// its `objectRef.subresource`), the last finalizer's removal a delete.
     pub fn counted_as(self) -> WriteOp {
         match self {
-            WriteOp::Patch | WriteOp::AddFinalizer | WriteOp::RemoveFinalizer => WriteOp::Update,
+            WriteOp::Patch
+            | WriteOp::AddFinalizer
+            | WriteOp::RemoveFinalizer
+            | WriteOp::Adopt
+            | WriteOp::Release => WriteOp::Update,
             WriteOp::PatchStatus => WriteOp::UpdateStatus,
             WriteOp::RemoveLastFinalizer => WriteOp::Delete,
             op => op,
@@ -334,6 +346,15 @@ pub enum EventKind {
         name: NameId,
         rv: Rv,
         body: BodyRef,
+    },
+    /// The garbage collector's Warning `OwnerRefInvalidNamespace` on a dependent whose owner
+    /// reference names an owner of a namespaced kind seen in another namespace
+    /// (`garbagecollector/graph_builder.go` `reportInvalidNamespaceOwnerRef`).
+    OwnerRefInvalid {
+        kind: KindId,
+        name: NameId,
+        owner_kind: KindId,
+        owner_name: NameId,
     },
     /// An update that changed nothing: no RV, no event.
     NoOpWrite {
@@ -620,12 +641,42 @@ const CHUNK: usize = 256;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BodyRef(pub u32);
 
+/// What an `ObjectFields` event shows: the object's body and, for an adopt or a release, the
+/// controller reference it leaves (`Some(None)`: none).
+#[derive(Clone, Debug, Default)]
+pub struct KeptBody {
+    pub body: crate::object::Body,
+    pub controller_owner: Option<Option<crate::model::Owner>>,
+}
+
+impl KeptBody {
+    /// In words: the controller reference an adopt or release leaves, then `Body::describe`.
+    pub fn describe(&self, names: &crate::model::Names, kind: impl Fn(KindId) -> String) -> String {
+        let text = self.body.describe(names, &kind);
+        let Some(owner) = self.controller_owner else {
+            return text;
+        };
+        let owner = match owner {
+            Some(o) => format!(
+                "controller owner {}/{}",
+                kind(o.kind),
+                names.resolve(o.name)
+            ),
+            None => "no controller owner".to_string(),
+        };
+        match text.is_empty() {
+            true => owner,
+            false => format!("{owner} {text}"),
+        }
+    }
+}
+
 /// The bodies `ObjectFields` events point to, chunked as the events are: a clone shares the
 /// full chunks and copies (reference counts of) at most one chunk's worth.
 #[derive(Default)]
 struct Bodies {
-    chunks: Vec<std::sync::Arc<Vec<crate::object::Body>>>,
-    tail: Vec<crate::object::Body>,
+    chunks: Vec<std::sync::Arc<Vec<KeptBody>>>,
+    tail: Vec<KeptBody>,
 }
 
 impl Clone for Bodies {
@@ -638,7 +689,7 @@ impl Clone for Bodies {
 }
 
 impl Bodies {
-    fn push(&mut self, body: crate::object::Body) -> BodyRef {
+    fn push(&mut self, body: KeptBody) -> BodyRef {
         let at = BodyRef((self.chunks.len() * BODY_CHUNK + self.tail.len()) as u32);
         self.tail.push(body);
         if self.tail.len() == BODY_CHUNK {
@@ -648,7 +699,7 @@ impl Bodies {
         at
     }
 
-    fn get(&self, at: BodyRef) -> Option<&crate::object::Body> {
+    fn get(&self, at: BodyRef) -> Option<&KeptBody> {
         let i = at.0 as usize;
         match self.chunks.get(i / BODY_CHUNK) {
             Some(c) => c.get(i % BODY_CHUNK),
@@ -710,13 +761,17 @@ impl Trace {
     }
 
     /// Keeps an object's body for an event to point to (a reference count, not a copy).
-    pub fn keep_body(&mut self, body: crate::object::Body) -> BodyRef {
+    pub fn keep_body(&mut self, body: KeptBody) -> BodyRef {
         self.bodies.push(body)
     }
 
     /// The body an `ObjectFields` event points to (empty for one this trace does not hold).
-    pub fn body(&self, at: BodyRef) -> &crate::object::Body {
-        self.bodies.get(at).unwrap_or(&crate::object::Body::EMPTY)
+    pub fn body(&self, at: BodyRef) -> &KeptBody {
+        static EMPTY: KeptBody = KeptBody {
+            body: crate::object::Body::EMPTY,
+            controller_owner: None,
+        };
+        self.bodies.get(at).unwrap_or(&EMPTY)
     }
 
     pub fn get(&self, i: usize) -> Option<&Event> {
@@ -935,6 +990,7 @@ impl EventKind {
             | WriteFailed { .. }
             | NoOpWrite { .. }
             | ObjectFields { .. }
+            | OwnerRefInvalid { .. }
             | CacheAdd { .. }
             | CacheReset { .. }
             | Compacted { .. } => Family::Store,
@@ -1023,6 +1079,20 @@ fn describe_store(kind: &EventKind, l: &dyn Labels) -> String {
             error.status_and_message()
         ),
         NoOpWrite { kind, name } => format!("no-op update of {}: nothing written", obj(kind, name)),
+        OwnerRefInvalid {
+            kind,
+            name,
+            owner_kind,
+            owner_name,
+        } => {
+            let dependent = l.name(name);
+            let ns = dependent.split_once('/').map_or("", |(ns, _)| ns);
+            format!(
+                "Warning OwnerRefInvalidNamespace {}: ownerRef {} does not exist in namespace \"{ns}\"",
+                obj(kind, name),
+                obj(owner_kind, owner_name)
+            )
+        }
         ObjectFields {
             kind,
             name,

@@ -5,7 +5,6 @@
 
 use listwatch_core::*;
 
-use super::names::object_name;
 use super::table::{row, ActionFn, Row};
 use super::Builder;
 use crate::cursor::{unknown, Cursor, R};
@@ -68,13 +67,13 @@ impl Builder {
     /// `patch KIND NAME CLAUSE...`.
     fn create_or_update_input(&self, p: &mut Cursor, aw: &Word) -> R<Input> {
         let kind = self.next_kind(p)?;
-        let name = object_name(p)?;
+        let name = self.object_name_of(p, kind)?;
         let verb = match aw.text.as_str() {
             "create" => Verb::Create,
             "update" => Verb::Update,
             _ => Verb::Patch,
         };
-        let edits = self.edits(p, verb)?;
+        let edits = self.edits(p, verb, kind)?;
         // The shorthand of the first scripts keeps its own input, and so its trace.
         match (verb, edits.as_slice()) {
             (Verb::Create, []) => {
@@ -112,9 +111,11 @@ impl Builder {
 
     /// The clauses of a write, each a located error when misused; at most
     /// `object::MAX_ENTRIES` of them.
-    fn edits(&self, p: &mut Cursor, verb: Verb) -> R<Vec<Edit>> {
+    fn edits(&self, p: &mut Cursor, verb: Verb, kind: KindId) -> R<Vec<Edit>> {
         let mut edits = vec![];
         let (mut status_word, mut other_word) = (None, None);
+        // What each clause sets, to refuse a second setting of the same thing.
+        let mut set: Vec<(Option<KindId>, String)> = vec![];
         while let Some(w) = p.peek() {
             p.pos += 1;
             let before = edits.len();
@@ -152,6 +153,25 @@ impl Builder {
                         .help("a field is written `spec.NAME=VALUE` or `status.NAME=VALUE`"))
                 }
             }
+            for e in &edits[before..] {
+                let target = edit_target(e);
+                if set.contains(&target) {
+                    let target = target.1;
+                    // At the words that say it (a label's list, not the word `labels`).
+                    let w = if matches!(e, Edit::Label { .. } | Edit::Annotation { .. }) {
+                        &p.words[p.pos - 1]
+                    } else {
+                        w
+                    };
+                    // A JSON object with a key twice is ambiguous: the apiserver's strict
+                    // decoding refuses it (apimachinery `pkg/runtime/serializer/json/json.go`,
+                    // `duplicate field`), and the default warns and keeps the last.
+                    return Err(p
+                        .err_at(w, format!("this write sets {target} twice"))
+                        .help("say each field, label, finalizer and owner once a write"));
+                }
+                set.push(target);
+            }
             let status = edits[before..]
                 .iter()
                 .any(|e| matches!(e, Edit::Status(_) | Edit::Field { status: true, .. }));
@@ -170,6 +190,10 @@ impl Builder {
         // The status subresource (`apiextensions-apiserver/pkg/registry/customresource/
         // strategy.go`): a create and a write of the main resource ignore status, a write to
         // `/status` ignores everything else; a line that mixes them would silently lose half.
+        // A kind without it (`status-subresource off`) takes both in one write.
+        if !self.config.status_subresource(kind) {
+            return Ok(edits);
+        }
         if let (Some(s), Some(o)) = (status_word, other_word) {
             let later = if s.col > o.col { s } else { o };
             return Err(p
@@ -202,6 +226,16 @@ impl Builder {
         if name.is_empty() || name.len() > 253 {
             return Err(p.err_at(w, "an owner's name is 1 to 253 characters"));
         }
+        if self.config.cluster_scoped(kind) && name.contains('/') {
+            return Err(p
+                .err_at(
+                    w,
+                    format!("`{kind_text}` is cluster-scoped: its objects have no namespace"),
+                )
+                .help(format!(
+                    "name the owner without a namespace: `owner {kind_text}/NAME`"
+                )));
+        }
         let controller = p.eat("controller");
         let block_owner_deletion = p.eat("block-owner-deletion");
         Ok(Edit::Owner {
@@ -215,7 +249,7 @@ impl Builder {
     /// `label KIND NAME K=V|K- ...`, `annotate KIND NAME K=V|K- ...`: merge patches, as kubectl's.
     fn label_input(&self, p: &mut Cursor, aw: &Word) -> R<Input> {
         let kind = self.next_kind(p)?;
-        let name = object_name(p)?;
+        let name = self.object_name_of(p, kind)?;
         let label = aw.text == "label";
         let mut edits = vec![];
         while let Some(w) = p.peek() {
@@ -254,7 +288,7 @@ impl Builder {
     /// `status KIND NAME N`.
     fn status_input(&self, p: &mut Cursor, _: &Word) -> R<Input> {
         let kind = self.next_kind(p)?;
-        let name = object_name(p)?;
+        let name = self.object_name_of(p, kind)?;
         let status = p.number("a status value", MAX_SPEC)?;
         Ok(Input::Write(WriteInput::UpdateStatus {
             kind,
@@ -266,7 +300,7 @@ impl Builder {
     /// `delete KIND NAME [propagation POLICY]`.
     fn delete_input(&self, p: &mut Cursor, _: &Word) -> R<Input> {
         let kind = self.next_kind(p)?;
-        let name = object_name(p)?;
+        let name = self.object_name_of(p, kind)?;
         if !p.eat("propagation") {
             return Ok(Input::Write(WriteInput::Delete { kind, name }));
         }
@@ -342,6 +376,25 @@ pub(super) fn check_value(p: &Cursor, w: &Word, value: &str, what: &str, max: us
         ));
     }
     Ok(())
+}
+
+/// What a clause sets, as an error names it (`spec.replicas`, `label app`).
+fn edit_target(e: &Edit) -> (Option<KindId>, String) {
+    let text = match e {
+        Edit::Spec(_) => "`spec`".into(),
+        Edit::Status(_) => "`status`".into(),
+        Edit::Field { status, path, .. } => {
+            format!("`{}.{path}`", if *status { "status" } else { "spec" })
+        }
+        Edit::Label { key, .. } => format!("the label `{key}`"),
+        Edit::Annotation { key, .. } => format!("the annotation `{key}`"),
+        Edit::Finalizer { name, .. } => format!("the finalizer `{name}`"),
+        Edit::GenerateName => "`generate-name`".into(),
+        Edit::Owner { kind, name, .. } => {
+            return (Some(*kind), format!("an owner reference to `{name}`"))
+        }
+    };
+    (None, text)
 }
 
 /// `K=V,K2=V2` (and `K-` to remove, in an update or a patch): labels or annotations.
