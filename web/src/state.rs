@@ -56,25 +56,25 @@ pub struct Loaded {
     pub title: String,
     /// Swimlanes, markers, fault windows and jumps, computed once per run by the core.
     pub analysis: listwatch_core::analysis::Analysis,
-    /// What each revision's object holds beyond `spec N`/`status N` (its `ObjectFields` text),
+    /// What each revision's object holds beyond `spec N`/`status N` (its `ObjectFields` body),
     /// by RV in commit order: the picture's tooltips say it.
-    pub fields: Vec<(listwatch_core::Rv, listwatch_core::NameId)>,
+    pub fields: Vec<(listwatch_core::Rv, listwatch_core::BodyRef)>,
 }
 
 impl Loaded {
     /// The fields of the object at revision `rv`, in words (`labels app=web; spec.image="v1"`).
-    pub fn fields_at(&self, rv: listwatch_core::Rv) -> Option<&str> {
+    pub fn fields_at(&self, rv: listwatch_core::Rv) -> Option<String> {
         let i = self.fields.binary_search_by_key(&rv, |f| f.0).ok()?;
-        Some(self.sim.names().resolve(self.fields[i].1))
+        Some(listwatch_core::Labels::fields(&self.sim, self.fields[i].1))
     }
 }
 
-/// Every `ObjectFields` event's RV and text, in trace order (which is RV order: etcd commits one
+/// Every `ObjectFields` event's RV and body, in trace order (which is RV order: etcd commits one
 /// revision after another).
-fn fields_by_rv(sim: &Sim) -> Vec<(listwatch_core::Rv, listwatch_core::NameId)> {
+fn fields_by_rv(sim: &Sim) -> Vec<(listwatch_core::Rv, listwatch_core::BodyRef)> {
     let mut out: Vec<_> = (sim.trace().iter())
         .filter_map(|e| match e.kind {
-            listwatch_core::EventKind::ObjectFields { rv, text, .. } => Some((rv, text)),
+            listwatch_core::EventKind::ObjectFields { rv, body, .. } => Some((rv, body)),
             _ => None,
         })
         .collect();

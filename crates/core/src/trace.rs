@@ -338,12 +338,14 @@ pub enum EventKind {
     },
     /// What a committed object holds beyond `spec N`/`status N` (labels, annotations, named
     /// fields, finalizers, owner references), said right after its write; only objects that
-    /// hold any, so the first scripts' traces are as they were. `text` is in the names table.
+    /// hold any, so the first scripts' traces are as they were. `body` is the object's body,
+    /// kept beside the events (`Trace::body`): its words are made when shown
+    /// (`Labels::fields`), not on every write.
     ObjectFields {
         kind: KindId,
         name: NameId,
         rv: Rv,
-        text: NameId,
+        body: BodyRef,
     },
     /// The garbage collector's Warning `OwnerRefInvalidNamespace` on a dependent whose owner
     /// reference names an owner of a namespaced kind seen in another namespace
@@ -635,6 +637,80 @@ impl Event {
 /// Events per frozen chunk of a [`Trace`] (a power of two).
 const CHUNK: usize = 256;
 
+/// An object body kept beside a trace's events, by its place there (`Trace::body`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BodyRef(pub u32);
+
+/// What an `ObjectFields` event shows: the object's body and, for an adopt or a release, the
+/// controller reference it leaves (`Some(None)`: none).
+#[derive(Clone, Debug, Default)]
+pub struct KeptBody {
+    pub body: crate::object::Body,
+    pub controller_owner: Option<Option<crate::model::Owner>>,
+}
+
+impl KeptBody {
+    /// In words: the controller reference an adopt or release leaves, then `Body::describe`.
+    pub fn describe(&self, names: &crate::model::Names, kind: impl Fn(KindId) -> String) -> String {
+        let text = self.body.describe(names, &kind);
+        let Some(owner) = self.controller_owner else {
+            return text;
+        };
+        let owner = match owner {
+            Some(o) => format!(
+                "controller owner {}/{}",
+                kind(o.kind),
+                names.resolve(o.name)
+            ),
+            None => "no controller owner".to_string(),
+        };
+        match text.is_empty() {
+            true => owner,
+            false => format!("{owner} {text}"),
+        }
+    }
+}
+
+/// The bodies `ObjectFields` events point to, chunked as the events are: a clone shares the
+/// full chunks and copies (reference counts of) at most one chunk's worth.
+#[derive(Default)]
+struct Bodies {
+    chunks: Vec<std::sync::Arc<Vec<KeptBody>>>,
+    tail: Vec<KeptBody>,
+}
+
+impl Clone for Bodies {
+    fn clone(&self) -> Bodies {
+        Bodies {
+            chunks: self.chunks.clone(),
+            tail: self.tail.clone(),
+        }
+    }
+}
+
+impl Bodies {
+    fn push(&mut self, body: KeptBody) -> BodyRef {
+        let at = BodyRef((self.chunks.len() * BODY_CHUNK + self.tail.len()) as u32);
+        self.tail.push(body);
+        if self.tail.len() == BODY_CHUNK {
+            let full = std::mem::replace(&mut self.tail, Vec::with_capacity(BODY_CHUNK));
+            self.chunks.push(std::sync::Arc::new(full));
+        }
+        at
+    }
+
+    fn get(&self, at: BodyRef) -> Option<&KeptBody> {
+        let i = at.0 as usize;
+        match self.chunks.get(i / BODY_CHUNK) {
+            Some(c) => c.get(i % BODY_CHUNK),
+            None => self.tail.get(i - self.chunks.len() * BODY_CHUNK),
+        }
+    }
+}
+
+/// Bodies per frozen chunk: fewer than events, as few events carry one.
+const BODY_CHUNK: usize = 64;
+
 /// A run's events in order. Full chunks of [`CHUNK`] events are frozen and shared (`Arc`), so a
 /// clone of a run (the explorer's fork) copies pointers and at most one chunk's worth of recent
 /// events, not the whole past. Read it like a slice: `len`, `[i]`, `get`, `last`, `iter`,
@@ -643,6 +719,7 @@ const CHUNK: usize = 256;
 pub struct Trace {
     chunks: Vec<std::sync::Arc<Vec<Event>>>,
     tail: Vec<Event>,
+    bodies: Bodies,
 }
 
 impl Clone for Trace {
@@ -653,6 +730,7 @@ impl Clone for Trace {
         Trace {
             chunks: self.chunks.clone(),
             tail,
+            bodies: self.bodies.clone(),
         }
     }
 }
@@ -680,6 +758,20 @@ impl Trace {
             let full = std::mem::replace(&mut self.tail, Vec::with_capacity(CHUNK));
             self.chunks.push(std::sync::Arc::new(full));
         }
+    }
+
+    /// Keeps an object's body for an event to point to (a reference count, not a copy).
+    pub fn keep_body(&mut self, body: KeptBody) -> BodyRef {
+        self.bodies.push(body)
+    }
+
+    /// The body an `ObjectFields` event points to (empty for one this trace does not hold).
+    pub fn body(&self, at: BodyRef) -> &KeptBody {
+        static EMPTY: KeptBody = KeptBody {
+            body: crate::object::Body::EMPTY,
+            controller_owner: None,
+        };
+        self.bodies.get(at).unwrap_or(&EMPTY)
     }
 
     pub fn get(&self, i: usize) -> Option<&Event> {
@@ -852,6 +944,9 @@ pub trait Labels {
     fn controller(&self, id: ControllerId) -> &str;
     /// `controller/Kind` for a reflector.
     fn watcher(&self, id: WatcherId) -> String;
+    /// What an object body an `ObjectFields` event points to holds, in words
+    /// (`Body::describe`).
+    fn fields(&self, body: BodyRef) -> String;
 }
 
 pub fn actor_label(actor: Actor, l: &dyn Labels) -> String {
@@ -1002,8 +1097,8 @@ fn describe_store(kind: &EventKind, l: &dyn Labels) -> String {
             kind,
             name,
             rv,
-            text,
-        } => format!("{} at rv {rv}: {}", obj(kind, name), l.name(text)),
+            body,
+        } => format!("{} at rv {rv}: {}", obj(kind, name), l.fields(body)),
         CacheAdd {
             kind,
             rv,

@@ -818,6 +818,15 @@ impl Labels for Sim {
             .map(|c| c.name.as_str())
             .unwrap_or("?")
     }
+    fn fields(&self, body: BodyRef) -> String {
+        let kinds = &self.config().kinds;
+        let kind = |k: KindId| {
+            kinds
+                .get(k.index())
+                .map_or_else(|| "?".into(), |k| k.name.clone())
+        };
+        self.trace().body(body).describe(self.names(), kind)
+    }
     fn watcher(&self, id: WatcherId) -> String {
         let r = &self.reflectors()[id.index()];
         format!(
@@ -843,16 +852,9 @@ pub fn describe_event(sim: &Sim, id: EventId) -> String {
     ) {
         (
             EventKind::Write { rv, .. },
-            Some((
-                cause,
-                EventKind::ObjectFields {
-                    rv: at,
-                    text: fields,
-                    ..
-                },
-            )),
+            Some((cause, EventKind::ObjectFields { rv: at, body, .. })),
         ) if cause == id && at == rv => {
-            format!("{text}, holding {}", sim.name(fields))
+            format!("{text}, holding {}", Labels::fields(sim, body))
         }
         _ => text,
     }

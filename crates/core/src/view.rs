@@ -370,9 +370,9 @@ pub struct Version {
     pub owner: Option<(KindId, NameId, u64)>,
     /// When its deletion was requested (`metadata.deletionTimestamp`), kept by later versions.
     pub deletion_ms: Option<TimeMs>,
-    /// What it holds beyond `spec N`/`status N`: the text of the `ObjectFields` event its write
-    /// emitted (`Body::describe`), read back into entries by `body_entries`.
-    pub fields: Option<NameId>,
+    /// What it holds beyond `spec N`/`status N`: the body the `ObjectFields` event its write
+    /// emitted points to; its words (`Labels::fields`) read back into entries by `body_entries`.
+    pub fields: Option<BodyRef>,
 }
 
 impl Version {
@@ -758,14 +758,15 @@ impl Objects {
     }
 }
 
-/// The `ObjectFields` text said right after the write at event `i` (of revision `rv`), if any.
-fn fields_after(sim: &Sim, i: usize, rv: Rv) -> Option<NameId> {
+/// The body of the `ObjectFields` event said right after the write at event `i` (of revision
+/// `rv`), if any.
+fn fields_after(sim: &Sim, i: usize, rv: Rv) -> Option<BodyRef> {
     let next = sim.trace().get(i + 1)?;
     match next.kind {
-        EventKind::ObjectFields { rv: at, text, .. }
+        EventKind::ObjectFields { rv: at, body, .. }
             if at == rv && next.cause() == Some(i as EventId) =>
         {
-            Some(text)
+            Some(body)
         }
         _ => None,
     }

@@ -522,6 +522,7 @@ pub fn summary(
         "states": st.states,
         "ineffective": st.ineffective,
         "replay_mismatch": st.replay_mismatch,
+        "unsettled": st.unsettled,
         "complete": st.tried >= ex.planned() || (budget.first_failure && !ex.failures.is_empty()),
         "interrupted": interrupted,
         "seconds": seconds,
@@ -589,6 +590,7 @@ pub fn merge(docs: &[Value]) -> Result<Value, String> {
         "states": sum("states"),
         "ineffective": sum("ineffective"),
         "replay_mismatch": sum("replay_mismatch"),
+        "unsettled": sum("unsettled"),
         "complete": all("complete") || (first_failure && !failures.is_empty()),
         "interrupted": any("interrupted"),
         "seconds": seconds,
@@ -662,6 +664,7 @@ fn check_counts(d: &Value) -> Result<(), String> {
         "states",
         "ineffective",
         "replay_mismatch",
+        "unsettled",
     ] {
         count_at(&d[k], k, max)?;
     }

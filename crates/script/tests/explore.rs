@@ -933,6 +933,65 @@ fn a_refusal_is_credited_only_with_its_own_refused_write() {
     );
 }
 
+/// An operator that needs a Secret another team creates (`at`: when, or never), returning an
+/// error until it is there, then creates its Pvc. Nothing else in the timeline but the Database.
+fn waiting_for_secret(at: Option<&str>, option: &str) -> String {
+    let created = at.map_or(String::new(), |t| {
+        format!("at {t} create Secret settings\n")
+    });
+    format!(
+        "
+kind Database
+kind Pvc
+kind Secret
+controller op for Database
+  reconcile 200ms
+  watches Secret none
+  {option}
+  logic
+    get db = Database key
+    if db absent
+      done
+    get settings = Secret \"settings\"
+    if settings absent
+      error
+    get data = Pvc key-data
+    if data absent
+      create Pvc key-data owner db
+at 1s create Database a
+{created}"
+    )
+}
+
+/// ESR is judged once the system has settled, not at a fixed time after the faults. client-go's
+/// work queue retries a failing key after 5 ms · 2^failures, capped at 1000 s
+/// (`util/workqueue/default_rate_limiters.go`, `ItemExponentialFailureRateLimiter`, as
+/// `DefaultControllerRateLimiter` combines it), so the operator's tries come at about 328 s, 655 s
+/// and 1310 s: the Secret made at 11m is read at 1310 s, past the explorer's fixed end (the
+/// script's end 2 minutes after the Secret, a minute for the faults, 180 s of settling), where
+/// ESR was judged and the operator, which converges in Go, was called broken without any fault.
+/// Now the run goes on while a retry is pending. A Secret that never comes is a retry loop: each
+/// try fails with nothing it reads changed, so it is judged (broken) once one such try has failed.
+/// A key that fails at random (`errors 100%`) may succeed on any try: at the settle limit it
+/// "did not settle", which is not "broken".
+#[test]
+fn a_retry_past_the_settle_time_is_waited_for() {
+    let ex = survives_script("secret at 11m", &waiting_for_secret(Some("11m"), ""), 2_000);
+    assert_eq!(ex.stats.unsettled, 0, "{:?}", ex.stats);
+    let (ex, _) = explorer(&waiting_for_secret(None, ""), BUDGET).unwrap();
+    let wrong =
+        |ex: &Explorer| (ex.base_broken.iter().map(|b| b.found.clone())).collect::<Vec<_>>();
+    assert_eq!(
+        wrong(&ex),
+        ["default/a has not reached its desired state (wrong since 1s)"]
+    );
+    let (ex, _) = explorer(&waiting_for_secret(None, "errors 100%"), BUDGET).unwrap();
+    assert_eq!(
+        wrong(&ex),
+        ["did not settle by 3961s: default/a has not reached its desired state (wrong since 1s)"]
+    );
+}
+
 /// client-go's recorder is best-effort (`tools/record/event.go`: the event goes on a queue and
 /// another goroutine sends it, dropping it when it cannot): the explorer's refusals and crashes
 /// at an operator's Event writes (one before and one after its create) never make a correct

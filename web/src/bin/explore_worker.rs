@@ -226,7 +226,7 @@ fn cells(sim: &Sim, v: &Version) -> Vec<(String, String)> {
         .collect();
     for (key, value) in v
         .fields
-        .map(|t| body_entries(sim.name(t)))
+        .map(|t| body_entries(&listwatch_core::Labels::fields(sim, t)))
         .unwrap_or_default()
     {
         match key.as_str() {

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::faults::Fault;
-use super::{all_up, broken, replay, Broken, Minimal, Runner};
+use super::{all_up, broken_settled, replay, Broken, Minimal, Runner};
 use crate::sim::Sim;
 
 #[derive(Default)]
@@ -26,12 +26,12 @@ fn replay_bytes(faults: &[Fault]) -> usize {
 }
 
 impl Runner {
-    /// Does this schedule fail (expectations or ESR, with every fault effective) when replayed
-    /// from scratch?
+    /// Does this schedule fail (expectations or ESR, with every fault effective, once settled)
+    /// when replayed from scratch?
     pub(super) fn fails(&self, faults: &[Fault]) -> Option<(Vec<Broken>, Sim)> {
-        let sim = replay(&self.0.config, faults).ok()?;
-        let b = broken(&sim, &self.0.expects);
-        (!b.is_empty() && all_up(&sim) && faults.iter().all(|f| f.had_effect(&sim)))
+        let mut sim = replay(&self.0.config, faults).ok()?;
+        let (b, settled) = broken_settled(&mut sim, &self.0.expects);
+        (!b.is_empty() && settled && all_up(&sim) && faults.iter().all(|f| f.had_effect(&sim)))
             .then_some((b, sim))
     }
 

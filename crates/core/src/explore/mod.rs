@@ -62,6 +62,12 @@ use minimise::Replays;
 /// ESR is about what happens once faults stop, and client-go's backoff alone can take a minute
 /// (30 s doubled by jitter) twice over (a refused re-watch, then the 410's relist).
 pub const SETTLE_MS: DurationMs = DurationMs(180_000);
+/// A schedule that fails at its end runs on until it passes or nothing pending could make a
+/// write (`Sim::quiescent`), at most this long: the work queue's per-item backoff doubles up
+/// to 1000 s (`util/workqueue/default_rate_limiters.go`), so a retry can come long after
+/// `SETTLE_MS`. One still failing and not quiescent then "did not settle" (`Verdict::Unsettled`),
+/// which is not a failure.
+pub const SETTLE_LIMIT_MS: DurationMs = DurationMs(3_600_000);
 /// The longest a candidate fault lasts (a 60 s disconnect, a hold nothing supersedes).
 pub const MAX_FAULT_MS: DurationMs = DurationMs(60_000);
 /// Single-fault schedules considered at most.
@@ -109,6 +115,9 @@ pub struct Stats {
     pub failed_by_type: [u64; FAULT_TYPES.len()],
     /// Failures whose replay from scratch passed (the fork and the replay disagree: a bug).
     pub replay_mismatch: u64,
+    /// Schedules still failing and not quiescent at the settle limit ([`SETTLE_LIMIT_MS`]):
+    /// not judged broken.
+    pub unsettled: u64,
 }
 
 /// A schedule that breaks the scenario, minimised and replayed from scratch.
@@ -166,6 +175,9 @@ pub enum Verdict {
     Pass,
     /// It fails, but a fault had no effect (a hold never superseded, a pause that missed nothing).
     Ineffective,
+    /// It fails at the settle limit with work still pending ([`SETTLE_LIMIT_MS`]): it did not
+    /// settle, which says nothing about whether it would converge.
+    Unsettled,
     /// It fails; minimised (`None`: its replay from scratch passed, which would be a bug).
     Fails(Option<Minimal>),
 }
@@ -247,6 +259,30 @@ fn broken(sim: &Sim, expects: &[Expect]) -> Vec<Broken> {
     out
 }
 
+/// Runs a run that ended failing on until it passes or is quiescent, at most
+/// [`SETTLE_LIMIT_MS`] past its end; false when it did not settle by then.
+fn settle(sim: &mut Sim, expects: &[Expect]) -> bool {
+    let config = sim.config();
+    let limit = (config.end_ms + SETTLE_LIMIT_MS).min(TimeMs::ZERO + config.limits.max_time_ms);
+    let esr_holds = |s: &Sim| {
+        matches!(
+            crate::esr::esr_outcome(s, None),
+            crate::esr::EsrOutcome::Holds { .. }
+        )
+    };
+    sim.run_until_settled(limit, |s| esr_holds(s) && broken(s, expects).is_empty())
+}
+
+/// What broke in a run settled as [`settle`] does, and whether it settled.
+fn broken_settled(sim: &mut Sim, expects: &[Expect]) -> (Vec<Broken>, bool) {
+    let b = broken(sim, expects);
+    if b.is_empty() {
+        return (b, true);
+    }
+    let settled = settle(sim, expects);
+    (broken(sim, expects), settled)
+}
+
 /// Does a finished run pass, as `broken(..).is_empty()` says? A count is judged on `past` (the
 /// run's `history`), not by counting every event of the run again.
 fn passes(sim: &Sim, expects: &[Expect], past: &[u64]) -> bool {
@@ -308,7 +344,7 @@ fn key(sim: &Sim, past: &[u64]) -> u64 {
     past.iter().fold(sim.state_hash(), |h, &x| mix(h, x))
 }
 
-/// Runs a configuration extended with faults from scratch.
+/// Runs a configuration extended with faults from scratch (to its end: see [`settle`]).
 pub fn replay(config: &Config, faults: &[Fault]) -> Result<Sim, crate::config::ConfigError> {
     let mut c = config.clone();
     c.timeline.extend(faults.iter().flat_map(|f| f.inputs()));
@@ -374,7 +410,12 @@ impl Explorer {
         let fresh = Sim::new((*config).clone())?;
         let mut full = fresh.clone();
         full.run();
-        let base_broken = broken(&full, &expects);
+        let (mut base_broken, settled) = broken_settled(&mut full, &expects);
+        if !settled {
+            for b in &mut base_broken {
+                b.found = format!("did not settle by {}: {}", full.now_ms(), b.found);
+            }
+        }
         let user_failures = user_failures(&full);
         let checkpoints = checkpoints(fresh, &original);
         let histories = checkpoints
@@ -531,6 +572,7 @@ impl Explorer {
                 self.stats.states += 1;
                 match verdict {
                     Verdict::Pass => {}
+                    Verdict::Unsettled => self.stats.unsettled += 1,
                     Verdict::Ineffective => {
                         self.stats.ineffective += 1;
                         self.ineffective.push((job.index, state));
@@ -669,7 +711,13 @@ impl Runner {
         let pass = passes(&sim, &self.0.expects, &past);
         debug_assert_eq!(pass, broken(&sim, &self.0.expects).is_empty());
         if pass {
+            return Verdict::Pass;
+        }
+        let (broken, settled) = broken_settled(&mut sim, &self.0.expects);
+        if broken.is_empty() {
             Verdict::Pass
+        } else if !settled {
+            Verdict::Unsettled
         } else if all_up(&sim)
             && user_failures(&sim) <= self.0.user_failures
             && job.faults.iter().all(|f| f.had_effect(&sim))

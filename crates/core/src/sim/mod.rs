@@ -601,6 +601,128 @@ impl Sim {
         *self.sink.stopped.get_or_insert(Stop::End)
     }
 
+    /// After `run`: runs on, one moment at a time, until `done` says so or the system is
+    /// settled (`Sim::quiescent`, retries that can only fail again aside), at most until
+    /// `limit`. Returns whether it stopped before the limit; a run stopped at a cap stays so.
+    /// The explorer judges ESR here: a retry the work queue's backoff pushed past a fixed end
+    /// (5 ms doubling to 1000 s, `util/workqueue/default_rate_limiters.go`) may still converge.
+    /// A retry is futile once its key's reconcile failed in this phase and nothing it could read
+    /// has changed since (etcd, the controller's caches and memory): reconcile is level-
+    /// triggered, so it fails again (a retry loop is broken, not unsettled).
+    pub fn run_until_settled(&mut self, limit: TimeMs, mut done: impl FnMut(&Sim) -> bool) -> bool {
+        if self.sink.stopped.is_some_and(Stop::cut_off) {
+            return true;
+        }
+        let mut futile = BTreeMap::new();
+        let settled = loop {
+            if done(self) || self.settled(&futile) {
+                break true;
+            }
+            match self.poll_timeout() {
+                Some(at) if at <= limit => {
+                    let from = self.sink.trace.len();
+                    self.sink.stopped = None;
+                    self.handle_timeout(at);
+                    if self.sink.stopped.is_some() {
+                        break true;
+                    }
+                    self.note_failed_reconciles(from, &mut futile);
+                }
+                _ => break false,
+            }
+        };
+        if !settled {
+            self.now_ms = self.now_ms.max(limit);
+        }
+        self.sink.stopped.get_or_insert(Stop::End);
+        settled
+    }
+
+    /// Notes, for each reconcile that failed in the events from `from` on, what its controller
+    /// could read then (`Sim::readable`); a failure that may not repeat (`fail-first` not used
+    /// up, random errors) is not noted.
+    fn note_failed_reconciles(
+        &self,
+        from: usize,
+        futile: &mut BTreeMap<(ControllerId, NameId), u64>,
+    ) {
+        for e in self.sink.trace.range(from..) {
+            if let EventKind::ReconcileEnd {
+                controller,
+                key,
+                result: ReconcileResult::Error(_),
+            } = e.kind
+            {
+                let cfg = &self.config.controllers[controller.index()];
+                let c = &self.controllers[controller.index()];
+                let failed = c.failed_first.get(&key).copied().unwrap_or(0);
+                if cfg.error_ppm == 0 && failed >= cfg.fail_first {
+                    futile.insert((controller, key), self.readable(controller));
+                }
+            }
+        }
+    }
+
+    /// A hash of what a controller's reconcile reads: etcd's revision, its informers' RVs and
+    /// its memory.
+    fn readable(&self, controller: ControllerId) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = StateHasher(0xcbf2_9ce4_8422_2325);
+        let c = &self.controllers[controller.index()];
+        self.etcd.rev().hash(&mut h);
+        for w in &c.reflectors {
+            self.reflectors[w.index()].last_rv.hash(&mut h);
+        }
+        c.memory.hash(&mut h);
+        h.finish()
+    }
+
+    /// Nothing pending could make a write: no work due now, no request or message in flight, no
+    /// retry of a failed reconcile waiting in a queue, no restart, fault or GC to come. What
+    /// remains are the periodic timers a settled system keeps (compaction, watch timeouts,
+    /// bookmarks, resyncs, Anvil's ticks) and `RequeueAfter`s, which a converged controller
+    /// keeps too; timers of a life a crash ended are dead.
+    pub fn quiescent(&self) -> bool {
+        self.settled(&BTreeMap::new())
+    }
+
+    /// `quiescent`, where a retry noted in `futile` with what its controller reads now is
+    /// settled too.
+    fn settled(&self, futile: &BTreeMap<(ControllerId, NameId), u64>) -> bool {
+        self.ready.is_empty() && self.timers.pending().all(|a| self.periodic(a, futile))
+    }
+
+    /// Is this pending action one a settled system keeps (see `settled`)?
+    fn periodic(&self, action: &Action, futile: &BTreeMap<(ControllerId, NameId), u64>) -> bool {
+        match action {
+            Action::Etcd(EtcdAction::CompactTick)
+            | Action::Server(
+                ServerAction::WatchTimeout { .. } | ServerAction::BookmarkDue { .. },
+            )
+            | Action::Reflector(ReflectorAction::Resync { .. })
+            | Action::Controller(ControllerAction::AnvilTick { .. }) => true,
+            Action::Controller(
+                ControllerAction::Work {
+                    controller, epoch, ..
+                }
+                | ControllerAction::Step {
+                    controller, epoch, ..
+                },
+            ) => !self.in_life(*controller, *epoch),
+            Action::Controller(ControllerAction::QueueAfter {
+                controller,
+                epoch,
+                key,
+            }) => {
+                let c = &self.controllers[controller.index()];
+                !c.in_life(*epoch)
+                    || !c.queue.failures.contains_key(key)
+                    || futile.get(&(*controller, *key)) == Some(&self.readable(*controller))
+            }
+            _ => false,
+        }
+    }
+
     /// A hash of everything that decides the future (not the trace): the explorer's dedup key.
     /// ESR's bookkeeping counts by whether each desired state holds, not since when.
     pub fn state_hash(&self) -> u64 {

@@ -73,32 +73,18 @@ impl Sim {
         let id = self.emit(actor, cause, write);
         let owned = matches!(op, WriteOp::Adopt | WriteOp::Release);
         if (owned || !obj.body.is_empty()) && event != EventType::Deleted {
-            let config = &self.config;
-            let mut text = obj
-                .body
-                .describe(&self.names, |k| config.kinds[k.index()].name.clone());
             // An adopt or a release says the controller reference it leaves.
-            if owned {
-                let owner = match obj.owner {
-                    Some(o) => format!(
-                        "controller owner {}/{}",
-                        config.kinds[o.kind.index()].name,
-                        self.names.resolve(o.name)
-                    ),
-                    None => "no controller owner".to_string(),
-                };
-                text = match text.is_empty() {
-                    true => owner,
-                    false => format!("{owner} {text}"),
-                };
-            }
-            let text = self.names.intern(&text);
+            let kept = crate::trace::KeptBody {
+                body: obj.body.clone(),
+                controller_owner: owned.then_some(obj.owner),
+            };
+            let body = self.sink.trace.keep_body(kept);
             let (kind, name, rv) = (obj.kind, obj.name, obj.rv);
             let fields = EventKind::ObjectFields {
                 kind,
                 name,
                 rv,
-                text,
+                body,
             };
             self.emit(actor, id, fields);
         }

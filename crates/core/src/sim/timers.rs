@@ -79,6 +79,11 @@ impl Timers {
         Some((e.at, cause, action))
     }
 
+    /// Every action waiting, in no particular order.
+    pub fn pending(&self) -> impl Iterator<Item = &Action> {
+        self.slots.iter().flatten().map(|(_, action)| action)
+    }
+
     /// Hashes the pending work in the order it will run: times and actions, not the sequence
     /// numbers or slots, which differ between equal states reached by different paths.
     pub fn hash_pending<H: Hasher>(&self, h: &mut H) {

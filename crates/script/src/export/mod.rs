@@ -53,8 +53,8 @@ pub fn json(sim: &Sim, outcomes: &[(Expectation, Outcome)]) -> String {
             names.object(sim, id);
         }
         // An object's fields are words of their own, after its name.
-        if let EventKind::ObjectFields { text, .. } = e.kind {
-            names.object(sim, text);
+        if let EventKind::ObjectFields { body, .. } = e.kind {
+            names.fields(sim, body);
         }
     }
     let placeholders = Placeholders::new(&names, &actors);

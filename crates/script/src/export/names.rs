@@ -12,6 +12,8 @@ pub(super) struct Interner {
     index: HashMap<String, u32>,
     /// The table index of each of the run's `NameId`s that events use.
     pub(super) objects: HashMap<NameId, u32>,
+    /// The table index of the words of each object body an `ObjectFields` event points to.
+    pub(super) fields: HashMap<BodyRef, u32>,
 }
 
 impl Interner {
@@ -31,6 +33,16 @@ impl Interner {
         }
         let i = self.intern(sim.names().resolve(id));
         self.objects.insert(id, i);
+        i
+    }
+
+    /// An object body's words (`Labels::fields`), made once per event that points to it.
+    pub(super) fn fields(&mut self, sim: &Sim, body: BodyRef) -> u32 {
+        if let Some(&i) = self.fields.get(&body) {
+            return i;
+        }
+        let i = self.intern(&Labels::fields(sim, body));
+        self.fields.insert(body, i);
         i
     }
 }
@@ -108,6 +120,7 @@ pub(super) struct Placeholders {
     controllers: Vec<String>,
     watchers: Vec<String>,
     objects: HashMap<NameId, String>,
+    fields: HashMap<BodyRef, String>,
 }
 
 impl Placeholders {
@@ -119,6 +132,7 @@ impl Placeholders {
             controllers: a.controllers.iter().map(p).collect(),
             watchers: a.watchers.iter().map(p).collect(),
             objects: names.objects.iter().map(|(id, i)| (*id, p(i))).collect(),
+            fields: names.fields.iter().map(|(b, i)| (*b, p(i))).collect(),
         }
     }
 
@@ -154,6 +168,9 @@ impl Labels for Placeholders {
     }
     fn watcher(&self, id: WatcherId) -> String {
         self.watchers.get(id.index()).cloned().unwrap_or_default()
+    }
+    fn fields(&self, body: BodyRef) -> String {
+        self.fields.get(&body).cloned().unwrap_or_default()
     }
 }
 

@@ -140,12 +140,12 @@ impl Events<'_> {
                 kind: k,
                 name: n,
                 rv,
-                text,
+                body,
             } => Out::ObjectFields {
                 kind: self.kind_of(k),
                 name: self.object(n),
                 rv,
-                fields: self.object(text),
+                fields: self.names.fields[&body],
             },
             EventKind::CacheAdd {
                 apiserver,
