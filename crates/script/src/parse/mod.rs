@@ -202,6 +202,6 @@ impl Builder {
             diags.push(self.locate(&e));
         }
         // Timeline order is time order; equal times keep their line order.
-        self.config.timeline.sort_by_key(|t| t.at_ms);
+        listwatch_core::order::sort_by_u64(&mut self.config.timeline, |t| t.at_ms.0);
     }
 }
