@@ -345,6 +345,10 @@ pub enum Stmt {
         on_error: OnError,
         line: u32,
     },
+    /// `record NAME TYPE REASON "MESSAGE"`: client-go's `EventRecorder.Event(obj, type,
+    /// reason, message)`, an Event about the object in `slot` (none when it is absent). The
+    /// recorder is best-effort: its request never fails the reconcile.
+    Record(Box<RecordStmt>),
     Remember {
         slot: u8,
         value: Value,
@@ -355,6 +359,20 @@ pub enum Stmt {
     Return(Outcome),
     /// In a `desired` block: this must hold of etcd.
     Require(Cond),
+}
+
+/// What a `record` says: the `Event` kind, the object's slot, the event's type (`Normal` or
+/// `Warning`), reason and message, and the configuration's kind names (the involved object's
+/// `kind`, by its `KindId`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RecordStmt {
+    pub event_kind: KindId,
+    pub slot: Slot,
+    pub event_type: String,
+    pub reason: String,
+    pub message: String,
+    pub kind_names: Vec<String>,
+    pub line: u32,
 }
 
 /// What a `set-condition` sets: the condition's type, its status (`True`, `False` or
@@ -393,6 +411,7 @@ pub fn write_line(s: &Stmt) -> Option<u32> {
         | Stmt::OwnerRef { line, .. }
         | Stmt::Delete { line, .. }
         | Stmt::Scale { line, .. } => Some(*line),
+        Stmt::Record(r) => Some(r.line),
         _ => None,
     }
 }
@@ -1111,6 +1130,9 @@ impl<'a> Run<'a> {
             | Stmt::OwnerRef { .. }
             | Stmt::Delete { .. }
             | Stmt::Scale { .. } => self.write_stmt(s)?,
+            // An Event is no part of the desired state: ESR's dry run passes over it.
+            Stmt::Record(r) if !self.dry => self.stmt_record(r)?,
+            Stmt::Record(_) => {}
             Stmt::Remember { slot, value } => {
                 let value = self.value(value, self.key);
                 self.change_memory(*slot, value);
@@ -1120,6 +1142,46 @@ impl<'a> Run<'a> {
             Stmt::Require(_) => {}
         }
         Ok(())
+    }
+
+    /// `record`: an Event about the bound object, named and counted by the controller's
+    /// correlator when the write is made (`sim::controller` `correlate`).
+    fn stmt_record(&mut self, r: &RecordStmt) -> Result<(), Stop> {
+        let Some(o) = self.one(r.slot) else {
+            return Ok(());
+        };
+        let kind_name = r.kind_names.get(o.kind.index()).map_or("", String::as_str);
+        let involved = self.names.resolve(o.name).to_string();
+        let key = format!(
+            "event {involved} {} {} {} {}",
+            o.uid, r.event_type, r.reason, r.message
+        );
+        let (Some(involved_kind), Some(event_type), Some(reason), Some(message), Some(correlation)) = (
+            self.names.name(kind_name),
+            self.names.name(&r.event_type),
+            self.names.name(&r.reason),
+            self.names.name(&r.message),
+            self.names.name(&key),
+        ) else {
+            return Ok(());
+        };
+        let event = Write::Event(crate::reconcile::EventRecord {
+            kind: r.event_kind,
+            namespace: o.namespace,
+            involved_kind,
+            involved: o.name,
+            involved_uid: o.uid,
+            event_type,
+            reason,
+            message,
+            correlation,
+            name: NameId(0),
+            count: 0,
+            first_ms: 0,
+            now_ms: 0,
+        });
+        // client-go's recorder drops what it cannot send (`recordToSink`): never an error.
+        self.push(Some(event), OnError::Continue)
     }
 
     /// A `remember` or `forget`: it waits for the writes planned before it.
@@ -1451,6 +1513,12 @@ impl<'a> Run<'a> {
         } else {
             o.finalizers & !self.finalizer_bit
         };
+        // `controllerutil.AddFinalizer` / `RemoveFinalizer` return false when the list does not
+        // change, and the reconciler makes no request (`pkg/controller/controllerutil/
+        // controllerutil.go`), as a named finalizer's statement already does.
+        if finalizers == o.finalizers {
+            return Ok(());
+        }
         let change = UpdateTo::Object {
             spec: Some(o.spec),
             finalizers: Some(finalizers),

@@ -33,6 +33,68 @@ pub enum Write {
         name: NameId,
         uid: Option<u64>,
     },
+    /// An Event as client-go's `EventRecorder` sends it (`tools/record/event.go`): the plan
+    /// says what happened to which object; the controller's correlator (its process memory)
+    /// names it and counts it when the write is made (`EventRecord::name` and `count` are 0
+    /// until then).
+    Event(EventRecord),
+}
+
+/// One Event, as client-go's recorder builds it (`tools/record/event.go` `makeEvent`) and its
+/// correlator counts it (`tools/record/events_cache.go` `eventObserve`): the first occurrence
+/// is a create named `INVOLVED.HEX(now in ns)`, a repeat of the same (object, type, reason,
+/// message) a patch of that Event's `count` and `lastTimestamp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EventRecord {
+    /// The `Event` kind of the configuration.
+    pub kind: KindId,
+    pub namespace: NameId,
+    /// The object it is about (`involvedObject`): its kind's name, its name and UID.
+    pub involved_kind: NameId,
+    pub involved: NameId,
+    pub involved_uid: u64,
+    /// `Normal` or `Warning`.
+    pub event_type: NameId,
+    pub reason: NameId,
+    pub message: NameId,
+    /// Interned `event NAME UID TYPE REASON MESSAGE`: the correlator's key (`getEventKey`).
+    pub correlation: NameId,
+    /// The Event's name and count, set when the write is made (0 before).
+    pub name: NameId,
+    pub count: u32,
+    pub first_ms: i64,
+    pub now_ms: i64,
+}
+
+/// The named fields of an Event object, in the order `EventRecord::fields` gives them.
+pub const EVENT_FIELDS: [&str; 9] = [
+    "involvedObject.kind",
+    "involvedObject.name",
+    "involvedObject.uid",
+    "type",
+    "reason",
+    "message",
+    "count",
+    "firstTimestamp",
+    "lastTimestamp",
+];
+
+impl EventRecord {
+    /// `EVENT_FIELDS`' values (`keys` interned in the same order).
+    pub fn fields(&self) -> [crate::object::Value; 9] {
+        use crate::object::Value::{Int, Str};
+        [
+            Str(self.involved_kind),
+            Str(self.involved),
+            Int(self.involved_uid as i64),
+            Str(self.event_type),
+            Str(self.reason),
+            Str(self.message),
+            Int(self.count as i64),
+            Int(self.first_ms),
+            Int(self.now_ms),
+        ]
+    }
 }
 
 impl Write {
@@ -50,6 +112,9 @@ impl Write {
             Write::Update { expect_rv: 0, .. } => WriteOp::Patch,
             Write::Update { .. } => WriteOp::Update,
             Write::Delete { .. } => WriteOp::Delete,
+            // client-go's `recordEvent`: a create, or for a repeat `sink.Patch`.
+            Write::Event(e) if e.count > 1 => WriteOp::Patch,
+            Write::Event(_) => WriteOp::Create,
         }
     }
 
@@ -59,6 +124,7 @@ impl Write {
             Write::Create { kind, name, .. }
             | Write::Update { kind, name, .. }
             | Write::Delete { kind, name, .. } => (kind, name),
+            Write::Event(e) => (e.kind, e.name),
         }
     }
 }

@@ -111,6 +111,10 @@ pub enum WriteOp {
     Delete,
     /// The last finalizer of an object marked for deletion came off: the object is gone.
     RemoveLastFinalizer,
+    /// An update that sets the controller reference (`controllerutil.SetControllerReference`).
+    Adopt,
+    /// An update that removes it (`controllerutil.RemoveControllerReference`).
+    Release,
 }
 
 impl WriteOp {
@@ -126,14 +130,22 @@ impl WriteOp {
             WriteOp::MarkDeleting => "mark deleting",
             WriteOp::Delete => "delete",
             WriteOp::RemoveLastFinalizer => "remove last finalizer and delete",
+            WriteOp::Adopt => "adopt",
+            WriteOp::Release => "release",
         }
     }
 
-    /// What `expect ... creates|updates|deletes` counts it as: a patch or a finalizer step is
-    /// an update, the last finalizer's removal a delete.
+    /// What `expect ... creates|updates|status-updates|deletes` counts it as: a patch or a
+    /// finalizer step is an update (of the object), a patch of `/status` a status update (a
+    /// request to the status subresource, which the apiserver's audit log also tells apart by
+    /// its `objectRef.subresource`), the last finalizer's removal a delete.
     pub fn counted_as(self) -> WriteOp {
         match self {
-            WriteOp::Patch | WriteOp::AddFinalizer | WriteOp::RemoveFinalizer => WriteOp::Update,
+            WriteOp::Patch
+            | WriteOp::AddFinalizer
+            | WriteOp::RemoveFinalizer
+            | WriteOp::Adopt
+            | WriteOp::Release => WriteOp::Update,
             WriteOp::PatchStatus => WriteOp::UpdateStatus,
             WriteOp::RemoveLastFinalizer => WriteOp::Delete,
             op => op,

@@ -146,6 +146,17 @@ pub enum Expect {
         name: String,
         fact: ObjectFact,
     },
+    /// `expect events [NAME] TYPE REASON CMP N`: how many times the controllers' recorders
+    /// recorded this event (about the object named, or any), as the Events in etcd count them
+    /// at the end of the run: the sum of their `count`, what `kubectl get events` shows.
+    Events {
+        kind: KindId,
+        object: Option<String>,
+        event_type: String,
+        reason: String,
+        cmp: Cmp,
+        value: i64,
+    },
     /// Eventually stable reconciliation for one controller (or all).
     Esr { controller: Option<ControllerId> },
     /// A probe's answer: some probe got this.
@@ -380,7 +391,66 @@ pub fn check(sim: &Sim, expect: &Expect) -> Outcome {
             value,
             by_ms,
         } => check_message(sim, text, *cmp, *value, *by_ms),
+        Expect::Events {
+            kind,
+            object,
+            event_type,
+            reason,
+            cmp,
+            value,
+        } => check_events(
+            sim,
+            *kind,
+            object.as_deref(),
+            (event_type, reason),
+            *cmp,
+            *value,
+        ),
         Expect::Esr { controller } => esr(sim, *controller),
+    }
+}
+
+/// `expect events`: the sum of the `count` of the Events of this type and reason (about
+/// `object` if given) in etcd at the end; decided by the last write of one of them.
+fn check_events(
+    sim: &Sim,
+    kind: KindId,
+    object: Option<&str>,
+    (event_type, reason): (&str, &str),
+    cmp: Cmp,
+    value: i64,
+) -> Outcome {
+    use crate::object::Value;
+    let names = sim.names();
+    let field = |o: &crate::model::Object, k: &str| {
+        names
+            .get(k)
+            .and_then(|k| crate::reconcile::Section::Spec.get(o, k))
+    };
+    let text = |o: &crate::model::Object, k: &str| match field(o, k) {
+        Some(Value::Str(s)) => Some(names.resolve(s)),
+        _ => None,
+    };
+    let involved = object.map(|n| names.get_qualified(n));
+    let (mut n, mut last) = (0i64, None::<EventId>);
+    for o in sim.etcd().objects().values().filter(|o| o.kind == kind) {
+        let about = text(o, "involvedObject.name").and_then(|s| names.get(s));
+        let matches = text(o, "type") == Some(event_type)
+            && text(o, "reason") == Some(reason)
+            && involved.is_none_or(|want| want.is_some() && want == about);
+        if !matches {
+            continue;
+        }
+        if let Some(Value::Int(c)) = field(o, "count") {
+            n = n.saturating_add(c);
+        }
+        last = last.max(last_write(sim, kind, o.name));
+    }
+    Outcome {
+        pass: cmp.holds(n, value),
+        found: format!("{event_type} {reason} recorded {n} times"),
+        decided_by: last,
+        decided_ms: last.map_or(TimeMs::ZERO, |i| sim.trace()[i as usize].time_ms),
     }
 }
 

@@ -932,3 +932,20 @@ fn a_refusal_is_credited_only_with_its_own_refused_write() {
         "{text}"
     );
 }
+
+/// client-go's recorder is best-effort (`tools/record/event.go`: the event goes on a queue and
+/// another goroutine sends it, dropping it when it cannot): the explorer's refusals and crashes
+/// at an operator's Event writes (one before and one after its create) never make a correct
+/// operator broken, and the search does try them (the refusal points include the Events').
+#[test]
+fn a_failed_event_write_never_breaks_a_correct_operator() {
+    let src = swallowing("ignore-already-exists")
+        .replace("kind Pvc\n", "kind Pvc\nkind Event\n")
+        .replace(
+            "      create Pvc key-data owner db on-error ignore-already-exists\n",
+            "      record db Normal Creating \"making the volume\"\n      create Pvc key-data owner db on-error ignore-already-exists\n      record db Normal Created \"made the volume\"\n",
+        );
+    assert!(src.contains("record db Normal Created"), "{src}");
+    let ex = survives_script("recording", &src, 50_000);
+    assert!(ex.stats.tried >= 3, "{:?}", ex.stats);
+}

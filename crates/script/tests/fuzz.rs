@@ -182,6 +182,11 @@ const LOGIC_TEMPLATES: &[&str] = &[
     "if N has-finalizer example.com/cleanup",
     "adopt N owner N",
     "release N owner N on-error continue",
+    // Events (a script without `kind Event` is refused at the `record`).
+    "record N Warning ScaleFailed \"no quota\"",
+    "record N Normal Scaled \"scaled up\"",
+    // Helpers (none is defined in a mutated gallery script: refused, located).
+    "call ensure-service",
 ];
 
 /// A statement of the language from a template, with words of the script (`src`) in it.

@@ -8,6 +8,7 @@ use listwatch_script::syntax::{self, Entry, Place};
 /// The world every row's example is written for (`parse/table.rs`).
 const WORLD: &str = "kind Pod
 kind Db
+kind Event
 apiserver a
 apiserver b
 controller ctl for Db children Pod
@@ -124,7 +125,8 @@ fn candidates() -> Vec<String> {
         syntax::FIELDS,
         syntax::CONDITION_WORDS,
         &[
-            "esr", "final", "exists", "absent", "message", "probe", "qq", "Pod", "ctl", "op",
+            "esr", "final", "exists", "absent", "message", "events", "probe", "qq", "Pod", "ctl",
+            "op",
         ],
     ];
     let mut out: Vec<String> = vec![];

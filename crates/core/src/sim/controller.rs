@@ -336,6 +336,14 @@ impl Controller {
                     *expect_rv = rv;
                 }
             }
+            if let Write::Event(e) = &mut write {
+                if !self.correlate(st, e) {
+                    // The spam filter drops it: no request, the reconcile goes on.
+                    run.done += 1;
+                    self.workers[worker as usize] = Some(run);
+                    return self.written(st, worker, Ok(cause), None, cause);
+                }
+            }
             run.done += 1;
             let start = run.start_event;
             self.workers[worker as usize] = Some(run);
@@ -349,6 +357,62 @@ impl Controller {
         }
         let result = self.outcome(st, &run);
         self.finish(st, worker, run, result);
+    }
+
+    /// client-go's event correlator (`tools/record/events_cache.go`), kept in the process
+    /// memory (its LRU caches die with the process): the spam filter's token bucket per object
+    /// (`EventSourceObjectSpamFilter`: a burst of 25, one more every 300 s; `false`: dropped),
+    /// then `eventObserve`: a repeat of the same object, type, reason and message is the Event
+    /// its first occurrence made, counted once more; a new one is named as `makeEvent` names
+    /// it, `INVOLVED.HEX` of the time in nanoseconds. The count moves before the request is
+    /// answered, as in Go.
+    fn correlate(&mut self, st: &mut StepContext, e: &mut crate::reconcile::EventRecord) -> bool {
+        const BURST_MILLI: i64 = 25_000;
+        const MS_PER_MILLI_TOKEN: i64 = 300;
+        for k in crate::reconcile::EVENT_FIELDS {
+            st.names.intern(k);
+        }
+        let now = st.now_ms.0 as i64;
+        let involved = st.names.resolve(e.involved).to_string();
+        let spam = st
+            .names
+            .intern(&format!("event-spam {involved} {}", e.involved_uid));
+        let tokens = self.memory.get(&(spam, 0)).copied().unwrap_or(BURST_MILLI);
+        let last = self.memory.get(&(spam, 1)).copied().unwrap_or(now);
+        let refill = (now - last).max(0) / MS_PER_MILLI_TOKEN;
+        let tokens = (tokens + refill).min(BURST_MILLI);
+        let last = if tokens == BURST_MILLI {
+            now
+        } else {
+            last + refill * MS_PER_MILLI_TOKEN
+        };
+        let accept = tokens >= 1000;
+        self.memory
+            .insert((spam, 0), tokens - if accept { 1000 } else { 0 });
+        self.memory.insert((spam, 1), last);
+        if !accept {
+            return false;
+        }
+        let key = e.correlation;
+        match self.memory.get(&(key, 0)).copied() {
+            Some(count) if count > 0 => {
+                e.count = count as u32 + 1;
+                e.name = NameId(self.memory.get(&(key, 1)).copied().unwrap_or(0) as u32);
+                e.first_ms = self.memory.get(&(key, 2)).copied().unwrap_or(now);
+            }
+            _ => {
+                e.count = 1;
+                e.name = st
+                    .names
+                    .intern(&format!("{involved}.{:x}", now as u64 * 1_000_000));
+                e.first_ms = now;
+            }
+        }
+        e.now_ms = now;
+        self.memory.insert((key, 0), e.count as i64);
+        self.memory.insert((key, 1), e.name.0 as i64);
+        self.memory.insert((key, 2), e.first_ms);
+        true
     }
 
     /// A reconcile's write was answered: on to the next step, or the end on an error it does

@@ -368,8 +368,8 @@ fn update_op(change: UpdateTo, expect_rv: Rv, cur: Option<&Object>) -> WriteOp {
         }
         (UpdateTo::NamedFinalizer { add: true, .. }, _) => WriteOp::AddFinalizer,
         (UpdateTo::NamedFinalizer { add: false, .. }, _) => WriteOp::RemoveFinalizer,
-        (UpdateTo::ControllerRef { .. }, _) if patch => WriteOp::Patch,
-        (UpdateTo::ControllerRef { .. }, _) => WriteOp::Update,
+        (UpdateTo::ControllerRef { adopt: true, .. }, _) => WriteOp::Adopt,
+        (UpdateTo::ControllerRef { adopt: false, .. }, _) => WriteOp::Release,
         (UpdateTo::Object { .. }, None) if patch => WriteOp::Patch,
         (UpdateTo::Object { .. }, None) => WriteOp::Update,
     }
@@ -399,7 +399,43 @@ impl Etcd {
                 change,
             } => self.decide_update(kind, name, expect_rv, change),
             Write::Delete { kind, name, uid } => self.decide_delete(kind, name, uid, now_ms),
+            Write::Event(e) => self.decide_event(e, names),
         }
+    }
+
+    /// client-go's `recordEvent` (`tools/record/event.go`): a repeat patches the Event's
+    /// `count` and `lastTimestamp` (no resourceVersion: a strategic merge patch), and when the
+    /// Event is gone (deleted, or never made) creates it again; a first occurrence creates it.
+    fn decide_event(
+        &mut self,
+        e: crate::reconcile::EventRecord,
+        names: &Names,
+    ) -> Result<Decision, Refusal> {
+        let keys = self.event_keys(names);
+        let fill = |o: &mut Object| {
+            o.body.edit(|d| {
+                for (k, v) in keys.iter().zip(e.fields()) {
+                    crate::object::set(&mut d.spec, *k, Some(v));
+                }
+            })
+        };
+        if let Some(cur) = self.objects.get(&(e.kind, e.name)).filter(|_| e.count > 1) {
+            let mut obj = cur.clone();
+            fill(&mut obj);
+            return self.decide_replace(obj, 0, Some(WriteOp::Patch));
+        }
+        let mut decision = self.decide_create(e.kind, e.name, e.namespace, 0, None, names)?;
+        if let Decision::Commit { obj, .. } = &mut decision {
+            fill(obj);
+        }
+        Ok(decision)
+    }
+
+    /// `reconcile::EVENT_FIELDS`, as names (interned once the first Event is planned).
+    fn event_keys(&self, names: &Names) -> Vec<NameId> {
+        (crate::reconcile::EVENT_FIELDS.iter())
+            .map(|k| names.get(k).unwrap_or(NameId(u32::MAX)))
+            .collect()
     }
 
     fn decide_create(

@@ -71,11 +71,27 @@ impl Sim {
             status: obj.status,
         };
         let id = self.emit(actor, cause, write);
-        if !obj.body.is_empty() && event != EventType::Deleted {
+        let owned = matches!(op, WriteOp::Adopt | WriteOp::Release);
+        if (owned || !obj.body.is_empty()) && event != EventType::Deleted {
             let config = &self.config;
-            let text = obj
+            let mut text = obj
                 .body
                 .describe(&self.names, |k| config.kinds[k.index()].name.clone());
+            // An adopt or a release says the controller reference it leaves.
+            if owned {
+                let owner = match obj.owner {
+                    Some(o) => format!(
+                        "controller owner {}/{}",
+                        config.kinds[o.kind.index()].name,
+                        self.names.resolve(o.name)
+                    ),
+                    None => "no controller owner".to_string(),
+                };
+                text = match text.is_empty() {
+                    true => owner,
+                    false => format!("{owner} {text}"),
+                };
+            }
             let text = self.names.intern(&text);
             let (kind, name, rv) = (obj.kind, obj.name, obj.rv);
             let fields = EventKind::ObjectFields {

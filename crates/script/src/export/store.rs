@@ -79,6 +79,8 @@ fn op(op: WriteOp) -> &'static str {
         WriteOp::RemoveLastFinalizer => "remove_last_finalizer",
         WriteOp::MarkDeleting => "mark_deleting",
         WriteOp::Delete => "delete",
+        WriteOp::Adopt => "adopt",
+        WriteOp::Release => "release",
     }
 }
 

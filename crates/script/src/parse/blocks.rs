@@ -8,7 +8,7 @@ use super::Builder;
 use crate::cursor::{Cursor, R};
 use crate::diag::Diagnostic;
 use crate::lexer::Word;
-use crate::logic::{BlockLine, Compiler};
+use crate::logic::{BlockLine, Compiler, Helper, MAX_HELPERS};
 
 /// Controller options that open a block (after the settings of `controllers.rs`).
 pub(super) const OPTIONS: &[Row<ControllerOption>] = &[
@@ -24,6 +24,12 @@ pub(super) const OPTIONS: &[Row<ControllerOption>] = &[
         "desired\n  get db = Db key\n  require db exists",
         ControllerOption::Block(Builder::open_block),
     ),
+    row(
+        "helper",
+        "helper NAME (its statements on the lines below, indented further; `call NAME` in the logic below runs them)",
+        "helper ensure-data\n  get data = Db key-data\nlogic\n  get db = Db key\n  call ensure-data",
+        ControllerOption::Block(Builder::open_block),
+    ),
 ];
 
 /// A `logic` or `desired` block being read: its lines are those indented deeper than its head.
@@ -33,6 +39,8 @@ pub(super) struct Block {
     pub(super) indent: usize,
     head_line: usize,
     head: Word,
+    /// A `helper NAME` block: its name.
+    helper: Option<Word>,
     pub(super) lines: Vec<BlockLine>,
 }
 
@@ -40,6 +48,10 @@ impl Builder {
     /// `logic` or `desired` (the word `w`) under controller `idx`: the indented lines below are
     /// its statements.
     fn open_block(&mut self, p: &mut Cursor, w: &Word, idx: usize, indent: usize) -> R<Block> {
+        let helper = match w.text.as_str() {
+            "helper" => Some(self.helper_name(p, idx)?),
+            _ => None,
+        };
         if let Some(x) = p.peek() {
             return Err(p
                 .err_at(x, format!("unexpected `{}` after `{}`", x.text, w.text))
@@ -68,6 +80,17 @@ impl Builder {
                         .map_or("KIND", |k| k.name.as_str())
                 )));
         }
+        if helper.is_some() {
+            return Ok(Block {
+                controller: idx,
+                desired: false,
+                indent,
+                head_line: p.line,
+                head: w.clone(),
+                helper,
+                lines: vec![],
+            });
+        }
         if self.blocks.contains(&(idx, desired)) {
             return Err(p.err_at(
                 w,
@@ -81,12 +104,81 @@ impl Builder {
             indent,
             head_line: p.line,
             head: w.clone(),
+            helper: None,
             lines: vec![],
         })
     }
 
+    /// The name of a `helper NAME` of controller `idx`: new among its helpers, at most
+    /// `MAX_HELPERS` of them, and written before the `logic` that calls it.
+    fn helper_name(&self, p: &mut Cursor, idx: usize) -> R<Word> {
+        let n = p.next("the helper's name")?;
+        let ok = !n.quoted
+            && n.text.len() <= 63
+            && n.text.starts_with(|c: char| c.is_ascii_lowercase())
+            && n.text
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+        if !ok {
+            return Err(p
+                .err_at(n, format!("`{}` is not a helper name", n.text))
+                .help("lowercase letters, digits and `-`, at most 63: `ensure-service`"));
+        }
+        let mine: Vec<&Helper> = (self.helpers.iter())
+            .filter(|h| h.0 == idx)
+            .map(|h| &h.1)
+            .collect();
+        if let Some(h) = mine.iter().find(|h| h.name == n.text) {
+            return Err(p.err_at(
+                n,
+                format!(
+                    "a helper `{}` is defined already, on line {}",
+                    n.text, h.line
+                ),
+            ));
+        }
+        if mine.len() >= MAX_HELPERS {
+            return Err(p.err_at(
+                n,
+                format!("more than {MAX_HELPERS} helpers in one controller"),
+            ));
+        }
+        if self.blocks.contains(&(idx, false)) {
+            return Err(p
+                .err_at(
+                    n,
+                    "a helper is defined above the `logic` block that calls it",
+                )
+                .help("move this block above `logic`"));
+        }
+        Ok(n.clone())
+    }
+
     pub(super) fn close_block(&mut self, bk: Block) -> R<()> {
+        if let Some(name) = bk.helper {
+            if bk.lines.is_empty() {
+                return Err(Diagnostic::at(
+                    bk.head_line,
+                    name.col,
+                    name.len,
+                    format!("the helper `{}` is empty", name.text),
+                )
+                .help("indent its statements under it"));
+            }
+            let helper = Helper {
+                name: name.text,
+                line: bk.head_line,
+                lines: bk.lines,
+            };
+            self.helpers.push((bk.controller, helper));
+            return Ok(());
+        }
+        let helpers: Vec<Helper> = (self.helpers.iter())
+            .filter(|h| h.0 == bk.controller)
+            .map(|h| h.1.clone())
+            .collect();
         let (stmts, bindings, memory) = Compiler::new(&self.config.kinds, bk.desired)
+            .with_helpers(&helpers)
             .compile((bk.head_line, &bk.head), &bk.lines)?;
         let c = &mut self.config.controllers[bk.controller];
         let prog = std::sync::Arc::make_mut(c.program.get_or_insert_with(Default::default));

@@ -49,6 +49,11 @@ pub(super) const EXPECTATIONS: &[Row<ExpectationFn>] = &[
         "expect updates ctl == 0",
     ),
     counted(
+        "status-updates",
+        "expect status-updates [CONTROLLER | KIND | NAME]... CMP N [by TIME]",
+        "expect status-updates Pod == 1",
+    ),
+    counted(
         "deletes",
         "expect deletes [CONTROLLER | KIND | NAME]... CMP N [by TIME]",
         "expect deletes Pod == 0",
@@ -104,6 +109,7 @@ impl Builder {
             "reconciles" => Counted::Reconciles,
             "creates" => Counted::Writes(WriteOp::Create),
             "updates" => Counted::Writes(WriteOp::Update),
+            "status-updates" => Counted::Writes(WriteOp::UpdateStatus),
             "deletes" => Counted::Writes(WriteOp::Delete),
             "evictions" => Counted::Evictions,
             "collapsed" => Counted::Collapsed,

@@ -46,6 +46,12 @@ pub(super) const EXPECTATIONS: &[Row<ExpectationFn>] = &[
         Builder::exists_expectation,
     ),
     row(
+        "events",
+        "expect events [NAME] Normal | Warning REASON CMP N",
+        "expect events web Warning ScaleFailed >= 1",
+        Builder::events_expectation,
+    ),
+    row(
         "message",
         "expect message \"TEXT\" [CMP N] [by TIME]",
         "expect message \"the object has been modified\" >= 3",
@@ -238,6 +244,45 @@ impl Builder {
             name,
             spec,
             negated,
+        })
+    }
+
+    /// `events [NAME] TYPE REASON CMP N`: how many times this event was recorded (about NAME),
+    /// as the Events' `count`s add up at the end. A controller named `events` takes the word.
+    fn events_expectation(&self, p: &mut Cursor, w: &Word) -> R<Expect> {
+        if self.config.controllers.iter().any(|c| c.name == "events") {
+            return self.controller_expectation(p, w);
+        }
+        let Some(kind) = self.config.kind_id("Event") else {
+            return Err(p
+                .err_at(
+                    w,
+                    "Events are objects of the kind `Event`, which is not declared",
+                )
+                .help("declare it: `kind Event`"));
+        };
+        let types = crate::logic::EVENT_TYPES;
+        let first = p.next("an object's name, or the event's type (Normal or Warning)")?;
+        let (object, t) = if types.contains(&first.text.as_str()) {
+            (None, first)
+        } else {
+            p.pos -= 1;
+            let name = object_name(p)?;
+            (Some(name), p.next("the event's type (Normal or Warning)")?)
+        };
+        if !types.contains(&t.text.as_str()) {
+            return Err(unknown(p, t, "event type", types));
+        }
+        let reason = p.next("the event's reason (ScaleFailed)")?.text.clone();
+        let cmp = cmp(p)?;
+        let value = p.number("a count", i64::MAX)?;
+        Ok(Expect::Events {
+            kind,
+            object,
+            event_type: t.text.clone(),
+            reason,
+            cmp,
+            value,
         })
     }
 

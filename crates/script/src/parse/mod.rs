@@ -106,6 +106,8 @@ struct Builder {
     title: String,
     /// (controller, desired?) of every `logic` and `desired` block opened so far.
     blocks: Vec<(usize, bool)>,
+    /// Every controller's `helper` blocks read so far, by controller.
+    helpers: Vec<(usize, crate::logic::Helper)>,
 }
 
 /// Parses and checks a whole script.
@@ -176,6 +178,7 @@ impl Builder {
             spans: Spans::default(),
             title: String::new(),
             blocks: vec![],
+            helpers: vec![],
         }
     }
 

@@ -115,6 +115,8 @@ impl Builder {
     fn edits(&self, p: &mut Cursor, verb: Verb) -> R<Vec<Edit>> {
         let mut edits = vec![];
         let (mut status_word, mut other_word) = (None, None);
+        // What each clause sets, to refuse a second setting of the same thing.
+        let mut set: Vec<(Option<KindId>, String)> = vec![];
         while let Some(w) = p.peek() {
             p.pos += 1;
             let before = edits.len();
@@ -151,6 +153,25 @@ impl Builder {
                     return Err(unknown(p, w, "part of a write", WRITE_CLAUSES)
                         .help("a field is written `spec.NAME=VALUE` or `status.NAME=VALUE`"))
                 }
+            }
+            for e in &edits[before..] {
+                let target = edit_target(e);
+                if set.contains(&target) {
+                    let target = target.1;
+                    // At the words that say it (a label's list, not the word `labels`).
+                    let w = if matches!(e, Edit::Label { .. } | Edit::Annotation { .. }) {
+                        &p.words[p.pos - 1]
+                    } else {
+                        w
+                    };
+                    // A JSON object with a key twice is ambiguous: the apiserver's strict
+                    // decoding refuses it (apimachinery `pkg/runtime/serializer/json/json.go`,
+                    // `duplicate field`), and the default warns and keeps the last.
+                    return Err(p
+                        .err_at(w, format!("this write sets {target} twice"))
+                        .help("say each field, label, finalizer and owner once a write"));
+                }
+                set.push(target);
             }
             let status = edits[before..]
                 .iter()
@@ -342,6 +363,25 @@ pub(super) fn check_value(p: &Cursor, w: &Word, value: &str, what: &str, max: us
         ));
     }
     Ok(())
+}
+
+/// What a clause sets, as an error names it (`spec.replicas`, `label app`).
+fn edit_target(e: &Edit) -> (Option<KindId>, String) {
+    let text = match e {
+        Edit::Spec(_) => "`spec`".into(),
+        Edit::Status(_) => "`status`".into(),
+        Edit::Field { status, path, .. } => {
+            format!("`{}.{path}`", if *status { "status" } else { "spec" })
+        }
+        Edit::Label { key, .. } => format!("the label `{key}`"),
+        Edit::Annotation { key, .. } => format!("the annotation `{key}`"),
+        Edit::Finalizer { name, .. } => format!("the finalizer `{name}`"),
+        Edit::GenerateName => "`generate-name`".into(),
+        Edit::Owner { kind, name, .. } => {
+            return (Some(*kind), format!("an owner reference to `{name}`"))
+        }
+    };
+    (None, text)
 }
 
 /// `K=V,K2=V2` (and `K-` to remove, in an update or a patch): labels or annotations.
