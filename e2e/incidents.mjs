@@ -201,6 +201,7 @@ const tests = [
     const after = await hints();
     assert(JSON.stringify(before) !== JSON.stringify(after), 'both runs move with the clock');
     await shots3('page26-compare-versions', 'compare');
+    await $('compare-close').click();
     // The same version twice is refused before anything runs.
     await $('compare-version-b').selectOption('1.34');
     await $('compare-run').click();

@@ -47,6 +47,14 @@ async function axe(label) {
   assert(res.length === 0, `axe at ${label}: ${res.join(' | ')}`);
 }
 
+/// axe-core's every violation, whatever its impact (the landmark and heading rules are
+/// "moderate"), as text.
+async function axeEvery() {
+  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(axeSource);
+  return page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`));
+}
+
 const SIZES = [[390, 844], [768, 1024], [1400, 900]];
 
 /// Pairs of SVG text labels of the picture whose boxes overlap, and what sticks out of the page.
@@ -395,6 +403,21 @@ const tests = [
     await docs.screenshot({ path: `${shots}27-embed-broken.png`, fullPage: true });
     await docs.close();
   }],
+  ['embed: axe-core finds no violation of any impact (landmarks and headings included), at the start and at the 410', async () => {
+    await gotoReady(page, base);
+    await pickGallery('02-overflow');
+    await seek(0);
+    await $('copy-link').click();
+    const link = await page.evaluate(() => navigator.clipboard.readText());
+    await page.goto('about:blank');
+    await gotoReady(page, link.replace('#', '?embed#'));
+    await $('embed').waitFor();
+    assert((await axeEvery()).length === 0, `the embed: ${(await axeEvery()).join(' | ')}`);
+    await $('next-410').click();
+    assert((await axeEvery()).length === 0, `the embed at the 410: ${(await axeEvery()).join(' | ')}`);
+    await page.goto('about:blank');
+    await gotoReady(page, base);
+  }],
   ['links (issue 27, 11): a link opens at the event it was copied at, not at the end of its millisecond', async () => {
     await pickGallery('02-overflow');
     await seek(69);
@@ -537,6 +560,78 @@ const tests = [
     assert(left > 0 && await table.evaluate((t) => t.scrollLeft) === left, `the table keeps its scroll: ${left}`);
     await wide.evaluate((s) => s.remove());
   }],
+  ['objects: a copy shows its fields, labels, annotations, finalizers and deletionTimestamp; a stale one marks the fields that differ; 25 objects a page', async () => {
+    await gotoReady(page, base);
+    await setEditor(page, [
+      'kind Pod', 'kind Copy', 'controller ctl for Pod mirror Copy', '  link-delay 600ms',
+      'at 1s create Pod web-0 labels app=web annotations note=a spec.image=v1 finalizer example.com/keep',
+      'at 4s update Pod web-0 spec.image=v2 labels app=db',
+      'at 5s delete Pod web-0',
+      'every 10ms 60 times from 6s create Pod p{i}',
+      'run 8s', ''].join('\n'));
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="scrubber"]').max) > 100, null, { timeout: 20000 });
+    await openObjects();
+    // The last event of a moment: the write and what follows it at that millisecond applied.
+    const seekLast = async (t) => {
+      let n = await seekClock(t);
+      const max = Number(await $('scrubber').getAttribute('max'));
+      while (n < max) {
+        await seek(n + 1);
+        if (await $('clock').textContent() !== t) { await seek(n); break; }
+        n++;
+      }
+      await settled();
+    };
+    await seekLast('4.000s');
+    const web = page.locator('[data-testid="object"][data-kind="Pod"][data-name="web-0"]');
+    const etcd = web.locator('[data-testid="object-copy"][data-holder="etcd"]');
+    const col = async (row, c) => (await row.locator(`td[data-col="${c}"]`).textContent()).trim();
+    assert(await col(etcd, 'fields') === 'image="v2"', `etcd's spec.image: ${await col(etcd, 'fields')}`);
+    assert(await col(etcd, 'labels') === 'app=db', `etcd's labels: ${await col(etcd, 'labels')}`);
+    assert(await col(etcd, 'annotations') === 'note=a', 'annotations');
+    assert(await col(etcd, 'finalizers') === 'example.com/keep', 'finalizers');
+    const stale = web.locator('[data-testid="object-copy"][data-mark="stale"]');
+    assert(await stale.count() === 1, 'the informer 600 ms behind holds a stale copy');
+    const differs = (await stale.getAttribute('data-differs')).split(',');
+    for (const k of ['rv', 'spec.image', 'labels.app']) assert(differs.includes(k), `${k} differs: ${differs}`);
+    assert(!differs.includes('annotations.note') && !differs.includes('finalizers'), `what did not change is not marked: ${differs}`);
+    const image = stale.locator('[data-key="spec.image"]');
+    assert(await image.getAttribute('data-differs') === 'true' && (await image.textContent()).includes('≠ image="v1"'), await image.textContent());
+    assert((await image.getAttribute('title')) === 'etcd: "v2"', await image.getAttribute('title'));
+    assert((await stale.locator('td.mark').textContent()).includes('spec.image'), 'its mark names the fields');
+    await shots3('28-objects-fields', 'objects');
+    // The picture's tooltips say it too: the cache's slot of rv 4, the update.
+    const tips = await page.$$eval('[data-testid="watch-cache"][data-kind="Pod"] circle.slot > title', (ts) => ts.map((t) => t.textContent));
+    assert(tips.some((t) => t.startsWith('rv 4: Pod default/web-0') && t.includes('labels app=db') && t.includes('spec.image="v2"')), `the slot's tooltip: ${tips.join(' | ')}`);
+    await seekLast('5.000s');
+    assert(await col(etcd, 'deletionTimestamp') === '5.000s', `marked deleting: ${await col(etcd, 'deletionTimestamp')}`);
+    assert((await stale.getAttribute('data-differs')).split(',').includes('deletionTimestamp'), 'the informer does not know yet');
+    // Pages of 25.
+    await seek(Number(await $('scrubber').getAttribute('max')));
+    await settled();
+    assert(await page.locator('[data-testid="object"]').count() === 25, 'one page of 25');
+    const shown = async () => (await $('objects-shown').textContent()).trim();
+    assert((await shown()).startsWith('objects 1–25 of '), await shown());
+    await $('objects-next').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="objects-shown"]')?.textContent.includes('objects 26–50'));
+    await settled();
+    assert(await page.locator('[data-testid="object"]').first().getAttribute('data-name') !== 'web-0', 'the next 25');
+    await $('objects-prev').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="objects-shown"]')?.textContent.includes('objects 1–25'));
+    await axe('the objects panel with fields and a pager');
+    // A thousand objects: one page drawn, each move of the moment answered quickly.
+    await setEditor(page, 'kind Pod\nkind Copy\ncontroller ctl for Pod mirror Copy\nevery 5ms 1000 times create Pod p{i}\nrun 10s\n');
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="scrubber"]').max) > 3000, null, { timeout: 30000 });
+    await settled();
+    const max = Number(await $('scrubber').getAttribute('max'));
+    const t0 = Date.now();
+    for (const f of [0.5, 0.75, 1]) { await seek(Math.round(max * f)); await settled(); }
+    const each = (Date.now() - t0) / 3;
+    assert(await page.locator('[data-testid="object"]').count() === 25, 'still one page of 25');
+    assert(Number((await shown()).match(/ of (\d+) /)[1]) > 1000, `the thousand Pods and their Copies counted: ${await shown()}`);
+    console.log(`     a move of the moment with over 1,000 objects settles in ${each.toFixed(0)} ms`);
+    assert(each < 1500, `a move of the moment with over 1,000 objects settles in ${each.toFixed(0)} ms`);
+  }],
   ['objects: marks move with time travel (a watcher behind etcd during the 410)', async () => {
     await pickGallery('02-overflow');
     await openObjects();
@@ -574,9 +669,11 @@ const tests = [
     assert(erv !== '' && mrv !== '' && Number(mrv) < Number(erv), `operator's copy rv ${mrv} older than etcd's ${erv}`);
     assert(await mine.getAttribute('data-stale') === 'true', 'marked stale');
     const text = await mine.textContent();
-    assert(text.includes('deleting') && text.includes('stale'), `the old one, marked for deletion: ${text}`);
-    assert(!(await etcd.textContent()).includes('deleting'), 'etcd holds the new one, not deleting');
-    const uid = (row) => row.locator('td').nth(6).textContent();
+    const deletion = (row) => row.locator('td[data-col="deletionTimestamp"]').textContent();
+    assert(/\d+\.\d{3}s/.test(await deletion(mine)) && text.includes('stale'), `the old one, marked for deletion: ${text}`);
+    assert((await mine.getAttribute('data-differs')).split(',').includes('deletionTimestamp'), 'its deletion mark differs from etcd');
+    assert((await deletion(etcd)).trim() === '', `etcd holds the new one, not deleting: ${await deletion(etcd)}`);
+    const uid = (row) => row.locator('td[data-col="uid"]').textContent();
     assert(await uid(mine) !== await uid(etcd), 'different UIDs: another object with the same name');
     assert(await copy('RabbitmqCluster', 'rabbit', 'b').getAttribute('data-stale') === 'true', 'apiserver b is stale too');
     await page.locator('[data-testid="object"][data-kind="RabbitmqCluster"]').scrollIntoViewIfNeeded();
@@ -934,6 +1031,29 @@ const tests = [
     assert(await fill('[data-testid="legend"] .lg-mark.lg-gone') === await fill('svg.timeline .mark.m-gone'), 'the 410 swatch has the 410 marker\'s colour');
     await axe('the legend open');
   }],
+  ['explore: the controller under test is a choice (faults only against it, as explore --controller)', async () => {
+    await gotoReady(page, base);
+    await pickGallery('54-kubebuilder');
+    const options = await $('explore-controller').locator('option').allTextContents();
+    assert(options.join(',') === 'every controller,op,statefulsets,kubelet', `the script's controllers: ${options}`);
+    const budget = page.locator('input[aria-label="Schedules to try at most"]');
+    await budget.fill('150');
+    const search = async () => {
+      await $('explore').click();
+      await page.waitForFunction(() => !document.querySelector('[data-testid="explore-cancel"]')
+        && /of \d+ schedules/.test(document.querySelector('[data-testid="explore-stats"]')?.textContent || ''), null, { timeout: 60000 });
+      return Number((await $('explore-stats').textContent()).match(/ (\d+) candidate faults/)[1]);
+    };
+    const every = await search();
+    await $('explore-controller').selectOption('op');
+    const op = await search();
+    assert(op > 0 && op < every, `faults against op only (${op}) are fewer than against every controller (${every})`);
+    assert(await $('explore-controller').inputValue() === 'op', 'the choice stays');
+    // Another script without op: back to every controller.
+    await pickGallery('02-overflow');
+    assert(await $('explore-controller').count() === 0, 'one controller: no choice to make');
+    await budget.fill('2000');
+  }],
   ['explore: a cancelled search keeps its figures and findings and says it was cancelled; the keyboard cancels', async () => {
     await gotoReady(page, base);
     await pickGallery('19-explore-stale-delete');
@@ -986,6 +1106,36 @@ const tests = [
     assert(await $('explore-cancelled').count() === 0, 'no word of the cancel once a new search ran');
     await shots3('20-explore-found', 'explore-stats');
   }],
+  ['keyboard: a Tab past the script while CodeMirror loads keeps the focus where it went (the script and the first expectation once each)', async () => {
+    await page.setViewportSize({ width: 1400, height: 900 });
+    // CodeMirror arriving as slowly as on a slow network: the reader's next Tab comes first.
+    const slow = async (route) => { await new Promise((r) => setTimeout(r, 1200)); await route.continue(); };
+    await page.route('**/editor.js', slow);
+    await gotoReady(page, base);
+    await pickGallery('02-overflow');
+    assert(await $('editor').getAttribute('data-loaded') === 'false', 'the preview, CodeMirror not loaded yet');
+    await page.locator('h1').click();
+    const name = () => page.evaluate(() => {
+      const e = document.activeElement;
+      return e ? e.getAttribute('aria-label') || e.textContent.trim().slice(0, 40) : '';
+    });
+    let n = 0;
+    while (!(await name()).startsWith('Scenario script') && n++ < 60) await page.keyboard.press('Tab');
+    assert(n < 60, 'Tab reaches the script');
+    // On at once, before CodeMirror (loaded by that focus) is in place.
+    await page.keyboard.press('Tab');
+    const next = await name();
+    assert(!next.startsWith('Scenario script'), `the Tab moved on: ${next}`);
+    await page.waitForFunction(() => document.querySelector('[data-testid="editor"]').dataset.loaded === 'true', null, { timeout: 10000 });
+    await page.waitForTimeout(300);
+    assert(await name() === next, `the focus stays on ${next}, not back in the editor: ${await name()}`);
+    await page.unroute('**/editor.js', slow);
+    // And a click on the preview still opens the editor focused.
+    await gotoReady(page, base);
+    await page.locator('[data-testid="editor"] .pv').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="editor"]').dataset.loaded === 'true', null, { timeout: 10000 });
+    assert(await page.evaluate(() => !!document.activeElement?.closest('.cm-editor')), 'a click opens the editor with the focus in it');
+  }],
   ['compare: two runs side by side on one clock, with the differences in outcome', async () => {
     await gotoReady(page, base);
     await pickGallery('11-stale-apiserver');
@@ -1005,8 +1155,24 @@ const tests = [
     await $('compare-clock').evaluate((el) => { el.value = '22000'; el.dispatchEvent(new Event('input', { bubbles: true })); });
     const texts = await runs.locator('p.hint').first().allTextContents();
     assert((await runs.nth(0).locator('p.hint').first().textContent()).startsWith('21.') || (await runs.nth(0).locator('p.hint').first().textContent()).startsWith('22.'), `A at the clock: ${texts}`);
+    // Side by side, wide: a dialog over the page, not the narrow column; each run's watchers as
+    // lanes of states on the clock both share, its moment at the same place in both.
+    const boxes = await runs.evaluateAll((rs) => rs.map((r) => r.getBoundingClientRect().toJSON()));
+    assert(Math.abs(boxes[0].top - boxes[1].top) < 2 && boxes[1].left >= boxes[0].right - 1, `side by side: ${JSON.stringify(boxes)}`);
+    assert(boxes[0].width > 500, `each run has room: ${boxes[0].width} px`);
+    const nows = await page.$$eval('[data-testid="compare-now"]', (ls) => ls.map((l) => l.getAttribute('x1')));
+    assert(nows.length === 2 && nows[0] === nows[1], `one clock, one place: ${nows}`);
+    assert(await runs.nth(0).locator('[data-testid="compare-lane"]').count() >= 1, 'the watchers as lanes');
+    await runs.nth(1).locator('[data-testid="compare-lanes"]').click({ position: { x: 400, y: 30 } });
+    const moved = await page.$$eval('[data-testid="compare-now"]', (ls) => ls.map((l) => l.getAttribute('x1')));
+    assert(moved[0] === moved[1] && moved[0] !== nows[0], `a click on B's lanes moves both: ${moved}`);
     await axe('the comparison');
     await shots3('15-compare', 'compare');
+    await $('compare-close').click();
+    assert(!(await $('compare-dialog').evaluate((d) => d.open)), 'Close closes it');
+    await $('compare-show').click();
+    assert(await $('compare-dialog').evaluate((d) => d.open), 'and it opens again');
+    await $('compare-close').click();
   }],
 ];
 

@@ -336,7 +336,7 @@ const ok = await runTests([
       return readFileSync(await dl.path());
     };
     const json = JSON.parse((await save('export-json')).toString());
-    assert(json.format === 'listwatch-trace/2', 'the documented format');
+    assert(json.format === 'listwatch-trace/3', 'the documented format');
     assert(json.trace_hash === want.trace_hash && json.events.length === want.events.length, 'the same document the CLI writes');
     await page.click('[data-testid="next-410"]');
     const svg = (await save('export-svg')).toString();

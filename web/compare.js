@@ -33,6 +33,59 @@ function at(run, t) {
   return { last, states };
 }
 
+const NS = 'http://www.w3.org/2000/svg';
+/// An SVG element, as `h` makes an HTML one (patch-able by `redraw`).
+const sv = (tag, attrs = {}, ...kids) => {
+  const e = document.createElementNS(NS, tag);
+  e.on = [];
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith('on')) e.on.push(k), e[k] = v; else e.setAttribute(k, String(v));
+  }
+  for (const k of kids.flat()) if (k !== null && k !== undefined && k !== false) e.append(k instanceof Node ? k : String(k));
+  return e;
+};
+const LANE_W = 640, LANE_H = 26, LANE_LEFT = 150;
+const STATE_CLASS = (s) => `st-${s.replace(/[^a-z]/gi, '').toLowerCase()}`;
+
+/// Run `r` as lanes, one a watcher, each its states over time on the clock both runs share
+/// (`0..end`), the clock's moment `t` a line across them; a click moves the clock there.
+function lanes(r, end, t, setT) {
+  const byWatcher = new Map();
+  for (const [time, w, st] of r.states || []) {
+    if (!byWatcher.has(w)) byWatcher.set(w, []);
+    byWatcher.get(w).push([time, st]);
+  }
+  const ws = [...byWatcher.keys()].slice(0, 24);
+  const x = (ms) => LANE_LEFT + ((LANE_W - LANE_LEFT - 8) * ms) / Math.max(end, 1);
+  const height = 22 + LANE_H * ws.length;
+  const lane = (w, i) => {
+    const y = 18 + LANE_H * i;
+    const spans = byWatcher.get(w);
+    return sv('g', { 'data-testid': 'compare-lane', 'data-watcher': w },
+      sv('text', { x: 4, y: y + 16, class: 'lane-label' }, w.length > 20 ? `${w.slice(0, 19)}…` : w, sv('title', {}, w)),
+      spans.map(([from, st], j) => {
+        const to = j + 1 < spans.length ? spans[j + 1][0] : end;
+        const [x0, x1] = [x(from), Math.max(x(to), x(from) + 1)];
+        return sv('g', { class: `span ${STATE_CLASS(st)}` },
+          sv('rect', { x: Math.round(x0), y: y + 2, width: Math.max(1, Math.round(x1 - x0)), height: LANE_H - 6, rx: 3 },
+            sv('title', {}, `${w}: ${st} from ${secs(from)} to ${secs(to)}`)),
+          x1 - x0 > 8 * st.length && sv('text', { x: Math.round(x0 + 4), y: y + 17 }, st));
+      }));
+  };
+  const pick = (e) => {
+    const svg = e.currentTarget, box = svg.getBoundingClientRect();
+    const ux = ((e.clientX - box.left) * LANE_W) / box.width;
+    setT(Math.round(Math.max(0, Math.min(end, ((ux - LANE_LEFT) * Math.max(end, 1)) / (LANE_W - LANE_LEFT - 8)))));
+  };
+  return sv('svg', { class: 'compare-lanes', 'data-testid': 'compare-lanes', viewBox: `0 0 ${LANE_W} ${height}`, role: 'img',
+    'aria-label': `${r.title || 'run'}: ${ws.length} watchers' states over ${secs(end)}`, onclick: pick },
+    sv('text', { x: LANE_LEFT, y: 12, class: 'axis' }, '0s'),
+    sv('text', { x: LANE_W - 8, y: 12, class: 'axis', 'text-anchor': 'end' }, secs(end)),
+    ws.map(lane),
+    sv('line', { 'data-testid': 'compare-now', class: 'now', x1: x(t), x2: x(t), y1: 14, y2: height }));
+}
+
 /// The versions the comparison offers: (setting, its versions, the pair it starts with).
 const VERSIONS = {
   kubernetes: [Array.from({ length: 27 }, (_, i) => `1.${10 + i}`), ['1.34', '1.35']],
@@ -64,6 +117,22 @@ const STYLE = `
 .compare-facts td + td { min-width: 6em; }
 .compare-facts tr + tr td { border-top: 1px solid var(--line); }
 [data-testid=compare-divergence] { font-size: 13px; overflow-wrap: anywhere; }
+.compare-dialog { box-sizing: border-box; width: min(1400px, 96vw); max-width: 96vw; max-height: 92vh; padding: 12px 16px; border: 1px solid var(--line); border-radius: 8px; background: var(--bg); color: var(--fg); }
+.compare-dialog::backdrop { background: rgb(0 0 0 / 45%); }
+.compare-dialog-head { display: flex; justify-content: space-between; align-items: center; gap: 8px; }
+.compare-dialog-head h2 { margin: 0; }
+.compare-dialog .compare-runs { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+@media (max-width: 700px) { .compare-dialog .compare-runs { grid-template-columns: minmax(0, 1fr); } .compare-lanes { min-width: 640px; } }
+.compare-lanes-box { overflow-x: auto; }
+.compare-lanes { width: 100%; height: auto; display: block; cursor: crosshair; }
+.compare-lanes text { font-size: 12px; fill: var(--fg); }
+.compare-lanes .axis { fill: var(--muted); }
+.compare-lanes .span rect { fill: var(--slot); stroke: var(--line); }
+.compare-lanes .span text { fill: var(--fg); }
+.compare-lanes .st-watching rect { fill: color-mix(in srgb, var(--chip-run) 35%, var(--panel)); }
+.compare-lanes .st-listing rect, .compare-lanes .st-listed rect { fill: color-mix(in srgb, var(--lit) 35%, var(--panel)); }
+.compare-lanes .st-backoffrelist rect, .compare-lanes .st-backoffrewatch rect, .compare-lanes .st-stopped rect { fill: color-mix(in srgb, var(--gone) 30%, var(--panel)); }
+.compare-lanes .now { stroke: var(--accent); stroke-width: 2; }
 `;
 
 export function open(host, index, currentScript) {
@@ -92,28 +161,41 @@ export function open(host, index, currentScript) {
         mode === 'versions' && choose('Version B', 'compare-version-b', VERSIONS[setting][0].map((v) => [v, v]), vb, (v) => { vb = v; }),
         h('button', { 'data-testid': 'compare-run', onclick: go, disabled: busy }, busy ? 'Running…' : 'Compare')),
       error && h('p', { class: 'fail' }, error),
-      runs && h('div', { 'data-testid': 'compare', class: 'compare' },
-        h('label', { class: 'compare-clock' }, 'one clock for both ',
-          h('input', { type: 'range', 'data-testid': 'compare-clock', 'aria-label': 'Time in both runs', min: '0', max: String(end), value: String(t),
-            oninput: (e) => { t = Number(e.target.value); draw(); } }),
-          h('b', {}, ` ${secs(t)}`)),
-        h('div', { class: 'compare-runs' }, runs.map((r, i) => {
-          const now = at(r, t);
-          return h('div', { 'data-testid': 'run', class: 'run', 'data-title': r.title || '' },
-            h('h3', {}, `${i ? 'B' : 'A'}: ${r.title || '(untitled)'}`),
-            r.error ? h('p', { class: 'fail' }, r.error) : [
-              h('p', { class: 'hint' }, now.last ? `${secs(now.last[0])} ${now.last[1]}` : 'nothing yet'),
-              h('ul', { class: 'run-states' }, [...now.states].map(([w, s]) => h('li', {}, `${w}: ${s}`))),
-              h('ul', { class: 'run-outcomes' }, (r.outcomes || []).map(([text, pass, found]) =>
-                h('li', { class: pass ? 'pass' : 'fail' }, h('b', {}, pass ? '✔ pass ' : '✘ FAIL '), `${text} — found ${found}`))),
-              h('p', { class: r.esr && r.esr[0] ? 'pass' : 'fail' }, `ESR: ${r.esr && r.esr[0] ? 'holds' : 'fails'} (${r.esr ? r.esr[1] : ''})`),
-              h('p', { class: 'hint' }, (r.counts || []).map(([w, n]) => `${n} ${w}`).join(' · ')),
-            ]);
-        })),
-        shownMode === 'versions' ? factTable(runs, facts, divergence) : [
-          h('h3', {}, 'Differences in outcome'),
-          h('ul', { 'data-testid': 'compare-diffs', 'aria-live': 'polite' },
-            diffs.length ? diffs.map((d) => h('li', {}, d)) : h('li', { class: 'hint' }, 'None: both runs end the same way.'))])));
+      runs && h('button', { 'data-testid': 'compare-show', onclick: () => show() }, 'Show the comparison side by side')));
+    if (runs) drawWide(end, diffs);
+  };
+  // The runs side by side, wide: in a dialog over the page rather than in this narrow column.
+  const dialog = h('dialog', { class: 'compare-dialog', 'data-testid': 'compare-dialog', 'aria-labelledby': 'compare-dialog-title' });
+  document.body.append(dialog);
+  const show = () => { if (!dialog.open) dialog.showModal(); };
+  const drawWide = (end, diffs) => {
+    const setT = (v) => { t = v; draw(); };
+    redraw(dialog, h('div', { 'data-testid': 'compare', class: 'compare' },
+      h('div', { class: 'compare-dialog-head' },
+        h('h2', { id: 'compare-dialog-title' }, 'Two runs on one clock'),
+        h('button', { 'data-testid': 'compare-close', onclick: () => dialog.close() }, 'Close')),
+      h('label', { class: 'compare-clock' }, 'one clock for both ',
+        h('input', { type: 'range', 'data-testid': 'compare-clock', 'aria-label': 'Time in both runs', min: '0', max: String(end), value: String(t),
+          oninput: (e) => { t = Number(e.target.value); draw(); } }),
+        h('b', {}, ` ${secs(t)}`)),
+      h('div', { class: 'compare-runs' }, runs.map((r, i) => {
+        const now = at(r, t);
+        return h('section', { 'data-testid': 'run', class: 'run', 'data-title': r.title || '', 'aria-label': `Run ${i ? 'B' : 'A'}` },
+          h('h3', {}, `${i ? 'B' : 'A'}: ${r.title || '(untitled)'}`),
+          r.error ? h('p', { class: 'fail' }, r.error) : [
+            h('div', { class: 'compare-lanes-box', tabindex: '0', role: 'region', 'aria-label': `Run ${i ? 'B' : 'A'}'s lanes` }, lanes(r, end, t, setT)),
+            h('p', { class: 'hint', 'data-testid': 'compare-last' }, now.last ? `${secs(now.last[0])} ${now.last[1]}` : 'nothing yet'),
+            h('ul', { class: 'run-states' }, [...now.states].map(([w, s]) => h('li', {}, `${w}: ${s}`))),
+            h('ul', { class: 'run-outcomes' }, (r.outcomes || []).map(([text, pass, found]) =>
+              h('li', { class: pass ? 'pass' : 'fail' }, h('b', {}, pass ? '✔ pass ' : '✘ FAIL '), `${text} — found ${found}`))),
+            h('p', { class: r.esr && r.esr[0] ? 'pass' : 'fail' }, `ESR: ${r.esr && r.esr[0] ? 'holds' : 'fails'} (${r.esr ? r.esr[1] : ''})`),
+            h('p', { class: 'hint' }, (r.counts || []).map(([w, n]) => `${n} ${w}`).join(' · ')),
+          ]);
+      })),
+      shownMode === 'versions' ? factTable(runs, facts, divergence) : [
+        h('h3', {}, 'Differences in outcome'),
+        h('ul', { 'data-testid': 'compare-diffs', 'aria-live': 'polite' },
+          diffs.length ? diffs.map((d) => h('li', {}, d)) : h('li', { class: 'hint' }, 'None: both runs end the same way.'))]));
   };
   async function go() {
     busy = true; error = null; draw();
@@ -137,6 +219,7 @@ export function open(host, index, currentScript) {
       t = 0;
     } catch (e) { error = `The comparison failed: ${e.message}`; }
     busy = false; draw();
+    if (runs && !error) show();
   }
   draw();
 }

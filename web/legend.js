@@ -37,7 +37,8 @@ const LEGEND = [
     ['dot', 'lg-error', 'an error (410, 429, 504)'], ['cut', '', 'a link cut (dashed): disconnected or crashed']]],
   ['Work queue', [
     ['chip', '', 'a key waiting', 'a'], ['chip', 'lg-running', 'a reconcile running (bold)', 'a'],
-    ['chip', 'lg-running lg-stale', 'it read a stale copy ("!", dashed)', 'a!']]],
+    ['chip', 'lg-running lg-stale', 'it read a stale copy ("!", dashed)', 'a!'],
+    ['chip', 'lg-done', 'a reconcile done: ✓ done, ↻ requeued, ✗ an error or a crash (dotted)', '✓a']]],
   ['Timeline', [
     ['mark', 'lg-gone', '410 Gone'], ['mark', 'lg-relist', 'a relist'], ['mark', 'lg-reconcile', 'a reconcile'],
     ['mark', 'lg-write', 'a write to etcd'], ['mark', 'lg-fault', 'a fault'], ['mark', 'lg-say', 'narration'],

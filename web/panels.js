@@ -198,7 +198,7 @@ export function objects(...args) {
 // The search's settings and where it is are the page's (the Rust reducer's, see
 // components/explore.rs): this draws them, runs the worker the state asks for, and turns every
 // control and every report of the worker into the page's action through `on`.
-const ex = { host: null, script: '', job: 0, worker: null, idle: false, on: null, running: null, report: undefined, found: [], foundJob: 0, cancelled: -1 };
+const ex = { host: null, script: '', job: 0, worker: null, idle: false, on: null, running: null, report: undefined, found: [], foundJob: 0, cancelled: -1, controllers: [], against: '', args: null };
 const NOTHING_YET = { kind: 'progress', tried: 0, space: 0, states: 0, skipped: 0, faults: 0, failures: 0, per_second: 0 };
 
 /// A worker for search `job` while the state says it runs. A worker that finished its search is
@@ -213,7 +213,7 @@ function exploreWorker(job, running, budget, all, on) {
   ex.job = job;
   // Each report names its search: the page drops any but the running one's.
   const report = (data) => ex.on(`${data.kind === 'progress' ? 'progress' : 'done'}:${job}:${JSON.stringify(data)}`);
-  const send = () => { ex.idle = false; ex.worker.postMessage({ kind: 'explore', script: ex.script, budget, all }); };
+  const send = () => { ex.idle = false; ex.worker.postMessage({ kind: 'explore', script: ex.script, budget, all, controller: ex.against }); };
   if (ex.worker) { ex.worker.onmessage = listen(ex.worker, send, report); send(); return; }
   let w;
   try { w = new Worker('./explore_worker_loader.js'); } catch { report({ kind: 'error', message: 'the explorer\'s worker could not start' }); return; }
@@ -239,8 +239,16 @@ function listen(w, send, report) {
   };
 }
 
-/// The script on screen: what the next search runs on, and what Compare offers.
-export function explore_source(script) { ex.script = script; }
+/// The script on screen: what the next search runs on, and what Compare offers. Its controllers
+/// (the `controller NAME` lines) are the choice of the one under test.
+export function explore_source(script) {
+  ex.script = script;
+  const names = [...script.matchAll(/^controller[ \t]+(\S+)/gm)].map((m) => m[1]).slice(0, 64);
+  if (names.join('\n') === ex.controllers.join('\n')) return;
+  ex.controllers = names;
+  if (!names.includes(ex.against)) ex.against = '';
+  if (ex.host && ex.args) drawExplore(...ex.args);
+}
 
 /// The explore panel in `host` at the page's state: the budget and its largest value, "all
 /// failures", the search's number, whether it runs and the worker's last report (JSON, null
@@ -252,7 +260,11 @@ export function explore(host, budget, max, all, job, running, report, on) {
   // The budget and the checkbox already show what was typed or ticked: only the search redraws
   // the panel (in place: see `patch`).
   if (ex.host === host && ex.running === running && ex.report === report) return;
-  Object.assign(ex, { host, running, report });
+  Object.assign(ex, { host, running, report, args: [host, budget, max, all, job, running, report, on] });
+  drawExplore(host, budget, max, all, job, running, report, on);
+}
+
+function drawExplore(host, budget, max, all, job, running, report, on) {
   // No report yet: a search running, or one cancelled before its first report; else (none
   // started, or the page left the scenario a search was of) nothing to show.
   const pr = report ? JSON.parse(report) : running || ex.cancelled === job ? NOTHING_YET : {};
@@ -267,6 +279,10 @@ export function explore(host, budget, max, all, job, running, report, on) {
     h('div', { class: 'explore-bar' },
       h('label', {}, 'budget ', h('input', { type: 'number', min: '1', max, 'aria-label': 'Schedules to try at most', value: String(budget),
         oninput: (e) => { const v = parseInt(e.target.value, 10); if (v >= 1) on(`budget:${Math.min(v, max)}`); } })),
+      ex.controllers.length > 1 && h('label', { title: 'Faults only against this controller; the others are the cluster\'s helpers (explore --controller NAME)' }, 'against ',
+        h('select', { 'data-testid': 'explore-controller', 'aria-label': 'Controller under test', disabled: running ? '' : null, onchange: (e) => { ex.against = e.target.value; } },
+          h('option', { value: '', selected: ex.against === '' ? '' : null }, 'every controller'),
+          ex.controllers.map((c) => h('option', { value: c, selected: ex.against === c ? '' : null }, c)))),
       h('label', { title: 'Keep searching after the first failure, up to the budget' },
         h('input', { type: 'checkbox', 'data-testid': 'explore-all', checked: all, onchange: (e) => on(`all:${e.target.checked}`) }), ' all failures'),
       running ? h('button', { 'data-testid': 'explore-cancel', onclick: () => { ex.cancelled = job; on('cancel'); } }, 'Cancel')

@@ -488,19 +488,20 @@ pub fn app() -> Html {
     }
 }
 
-/// The page inside an iframe: the run and its controls, the script if asked, a way out.
+/// The page inside an iframe: the run and its controls, the script if asked, a way out. All of
+/// it in one `main` landmark under one heading, as axe's landmark and heading rules ask.
 fn embed_page(state: &State, embed: &link::Embed, stage: Html, editor: Html) -> Html {
     html! {
-        <div class="app embed" data-testid="embed">
+        <main class="app embed" data-testid="embed">
             <div class="embed-bar">
-                <span class="brand">{"listwatch"}</span>
+                <h1 class="brand">{"listwatch"}</h1>
                 <a data-testid="open-in-playground" href={share_href(state)} target="_blank" rel="noopener">{"Open in playground ↗"}</a>
             </div>
             // The script's errors show even where the script does not: else a broken script
             // is an empty embed.
             if embed.show_editor || !state.diagnostics.is_empty() { { editor } }
             { stage }
-        </div>
+        </main>
     }
 }
 

@@ -18,6 +18,9 @@ pub enum ToWorker {
         budget: f64,
         #[serde(default)]
         all: bool,
+        /// Faults only against this controller (`explore --controller NAME`); empty: every one.
+        #[serde(default)]
+        controller: String,
     },
     /// The trace as JSON (the CLI's `--json`).
     Export { script: String },
@@ -41,6 +44,9 @@ pub enum ToWorker {
         pick_kind: String,
         #[serde(default)]
         pick_name: String,
+        /// Which page of `OBJECTS_PAGE` objects (0 first), so a thousand objects stay fast.
+        #[serde(default)]
+        page: f64,
     },
 }
 
@@ -83,15 +89,28 @@ pub enum CompareRun {
     },
 }
 
-/// One object in the objects panel: kind, name, each holder's row (holder, mark, and when it
-/// holds a copy: rv, spec, status, deletion, owner, uid), and its history when picked (event,
-/// text, later than the moment).
+/// One object in the objects panel: kind, name, each holder's copy, and its history when picked
+/// (event, text, later than the moment).
 pub type ObjectRow = (
     String,
     String,
-    Vec<Vec<String>>,
+    Vec<CopyRow>,
     Option<Vec<(f64, String, bool)>>,
 );
+
+/// One holder's copy of an object.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct CopyRow {
+    pub holder: String,
+    /// `fresh`, `stale`, `missing`, `ghost` (`view::Mark`).
+    pub mark: String,
+    /// What the copy holds as (key, value): `rv`, `spec`, `status`, the body's entries
+    /// (`spec.image`, `labels.app`, `annotations.x`, `finalizers`), `ownerReferences`,
+    /// `deletionTimestamp`, `uid`. Empty when the holder has no copy.
+    pub cells: Vec<(String, String)>,
+    /// The keys whose values differ from etcd's copy (or that only one of them has).
+    pub differs: Vec<String>,
+}
 
 /// From the worker.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -149,6 +168,9 @@ pub enum FromWorker {
         script: String,
         pick: String,
         seen: f64,
+        /// The page shown (after clamping to the objects there are) and its size.
+        page: f64,
+        per_page: f64,
         list: Vec<ObjectRow>,
     },
 }
@@ -186,7 +208,8 @@ mod tests {
             ToWorker::Explore {
                 script: "s".into(),
                 budget: 500.0,
-                all: true
+                all: true,
+                controller: String::new()
             }
         );
         assert_eq!(
@@ -194,9 +217,20 @@ mod tests {
             ToWorker::Explore {
                 script: "s".into(),
                 budget: 2000.0,
-                all: false
+                all: false,
+                controller: String::new()
             },
             "budget and all have defaults"
+        );
+        assert_eq!(
+            job(r#"{"kind":"explore","script":"s","controller":"op"}"#),
+            ToWorker::Explore {
+                script: "s".into(),
+                budget: 2000.0,
+                all: false,
+                controller: "op".into()
+            },
+            "faults only against op"
         );
         assert_eq!(
             job(r#"{"kind":"export","script":"s"}"#),
@@ -215,7 +249,18 @@ mod tests {
                 script: "s".into(),
                 cursor: 7.0,
                 pick_kind: "Pod".into(),
-                pick_name: "a".into()
+                pick_name: "a".into(),
+                page: 0.0
+            }
+        );
+        assert_eq!(
+            job(r#"{"kind":"objects","script":"s","cursor":7,"page":3}"#),
+            ToWorker::Objects {
+                script: "s".into(),
+                cursor: 7.0,
+                pick_kind: String::new(),
+                pick_name: String::new(),
+                page: 3.0
             }
         );
         assert_eq!(
@@ -224,7 +269,8 @@ mod tests {
                 script: "s".into(),
                 cursor: 0.0,
                 pick_kind: String::new(),
-                pick_name: String::new()
+                pick_name: String::new(),
+                page: 0.0
             },
             "no object picked"
         );
@@ -376,13 +422,22 @@ mod tests {
 
     #[wasm_bindgen_test]
     fn the_objects_table_is_as_panels_js_reads_it() {
+        let copy = |holder: &str, mark: &str, cells: &[(&str, &str)], differs: &[&str]| CopyRow {
+            holder: holder.into(),
+            mark: mark.into(),
+            cells: cells
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            differs: differs.iter().map(|d| d.to_string()).collect(),
+        };
         let row = |history| -> ObjectRow {
             (
                 "Pod".into(),
                 "a".into(),
                 vec![
-                    vec!["etcd".into(), "fresh".into(), "3".into()],
-                    vec!["ctl/Pod".into(), "missing".into()],
+                    copy("etcd", "fresh", &[("rv", "3"), ("labels.app", "web")], &[]),
+                    copy("ctl/Pod", "stale", &[("rv", "2")], &["rv", "labels.app"]),
                 ],
                 history,
             )
@@ -393,15 +448,19 @@ mod tests {
                 script: "s".into(),
                 pick: "Pod/a".into(),
                 seen: 2.0,
+                page: 0.0,
+                per_page: 25.0,
                 list: vec![
                     row(Some(vec![(3.0, "0.001s rv 3".into(), false)])),
                     row(None)
                 ],
             }),
             concat!(
-                r#"{"kind":"objects","cursor":4,"script":"s","pick":"Pod/a","seen":2,"list":["#,
-                r#"["Pod","a",[["etcd","fresh","3"],["ctl/Pod","missing"]],[[3,"0.001s rv 3",false]]],"#,
-                r#"["Pod","a",[["etcd","fresh","3"],["ctl/Pod","missing"]],null]]}"#
+                r#"{"kind":"objects","cursor":4,"script":"s","pick":"Pod/a","seen":2,"page":0,"per_page":25,"list":["#,
+                r#"["Pod","a",[{"holder":"etcd","mark":"fresh","cells":[["rv","3"],["labels.app","web"]],"differs":[]},"#,
+                r#"{"holder":"ctl/Pod","mark":"stale","cells":[["rv","2"]],"differs":["rv","labels.app"]}],[[3,"0.001s rv 3",false]]],"#,
+                r#"["Pod","a",[{"holder":"etcd","mark":"fresh","cells":[["rv","3"],["labels.app","web"]],"differs":[]},"#,
+                r#"{"holder":"ctl/Pod","mark":"stale","cells":[["rv","2"]],"differs":["rv","labels.app"]}],null]]}"#
             )
         );
     }

@@ -56,6 +56,30 @@ pub struct Loaded {
     pub title: String,
     /// Swimlanes, markers, fault windows and jumps, computed once per run by the core.
     pub analysis: listwatch_core::analysis::Analysis,
+    /// What each revision's object holds beyond `spec N`/`status N` (its `ObjectFields` text),
+    /// by RV in commit order: the picture's tooltips say it.
+    pub fields: Vec<(listwatch_core::Rv, listwatch_core::NameId)>,
+}
+
+impl Loaded {
+    /// The fields of the object at revision `rv`, in words (`labels app=web; spec.image="v1"`).
+    pub fn fields_at(&self, rv: listwatch_core::Rv) -> Option<&str> {
+        let i = self.fields.binary_search_by_key(&rv, |f| f.0).ok()?;
+        Some(self.sim.names().resolve(self.fields[i].1))
+    }
+}
+
+/// Every `ObjectFields` event's RV and text, in trace order (which is RV order: etcd commits one
+/// revision after another).
+fn fields_by_rv(sim: &Sim) -> Vec<(listwatch_core::Rv, listwatch_core::NameId)> {
+    let mut out: Vec<_> = (sim.trace().iter())
+        .filter_map(|e| match e.kind {
+            listwatch_core::EventKind::ObjectFields { rv, text, .. } => Some((rv, text)),
+            _ => None,
+        })
+        .collect();
+    out.sort_by_key(|f| f.0);
+    out
 }
 
 /// A run is equal only to itself: props holding an `Rc<Loaded>` compare it by identity, in O(1),
@@ -456,12 +480,14 @@ impl State {
         let timeline = Timeline::new(&sim);
         let len = sim.trace().len();
         let analysis = listwatch_core::analysis::Analysis::of(&sim);
+        let fields = fields_by_rv(&sim);
         self.run = Some(Rc::new(Loaded {
             source,
             timeline,
             sim,
             title: scenario.title.clone(),
             analysis,
+            fields,
         }));
         self.cursor = self.cursor.min(len);
         self.check(&scenario);

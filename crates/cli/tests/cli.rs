@@ -95,7 +95,7 @@ fn run_prints_the_summary_the_trace_and_json() {
     );
     assert_eq!(code, 0);
     assert!(
-        json.starts_with("{\"format\":\"listwatch-trace/2\"") && json.trim_end().ends_with("]}"),
+        json.starts_with("{\"format\":\"listwatch-trace/3\"") && json.trim_end().ends_with("]}"),
         "{}",
         &json[..80]
     );

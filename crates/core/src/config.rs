@@ -29,6 +29,11 @@ pub const EVENT_FRESH_MS: DurationMs = DurationMs(75_000);
 pub struct KindConfig {
     pub name: String,
     pub cache: CacheMode,
+    /// `kind Node cluster-scoped`: its objects have no namespace (their names no `ns/`).
+    pub cluster_scoped: bool,
+    /// `subresources.status` (the default; `kind NAME status-subresource off` turns it off):
+    /// writes to the object ignore the status, and `/status` is served.
+    pub status_subresource: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -386,12 +391,22 @@ pub enum Input {
         apiserver: ApiserverId,
         kind: KindId,
         request: ProbeRequest,
+        /// A list's `labelSelector` and `fieldSelector`, filtered by the apiserver as a
+        /// watch's are.
+        selector: Option<Box<ProbeSelector>>,
     },
     /// Narration shown at its moment; `wait`: playback pauses there until the reader continues.
     Say {
         text: String,
         wait: bool,
     },
+}
+
+/// A probe's list selectors (`probe list KIND selector SEL field-selector SEL`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ProbeSelector {
+    pub labels: Option<LabelSelector>,
+    pub fields: Option<FieldSelector>,
 }
 
 /// A user's write (another client of the apiserver, as `kubectl`).
@@ -663,6 +678,8 @@ impl Config {
                         capacity_min: DYNAMIC_CAPACITY_MIN,
                         capacity_max: DYNAMIC_CAPACITY_MAX,
                     },
+                    cluster_scoped: false,
+                    status_subresource: true,
                 })
                 .collect(),
             apiservers: vec![ApiserverConfig {
@@ -680,6 +697,20 @@ impl Config {
             end_ms: TimeMs(60_000),
             limits: Limits::default(),
         }
+    }
+
+    /// Is this kind cluster-scoped (`kind NAME cluster-scoped`)?
+    pub fn cluster_scoped(&self, kind: KindId) -> bool {
+        self.kinds
+            .get(kind.index())
+            .is_some_and(|k| k.cluster_scoped)
+    }
+
+    /// Does this kind serve the status subresource (`status-subresource off`: no)?
+    pub fn status_subresource(&self, kind: KindId) -> bool {
+        self.kinds
+            .get(kind.index())
+            .is_none_or(|k| k.status_subresource)
     }
 
     pub fn kind_id(&self, name: &str) -> Option<KindId> {

@@ -393,7 +393,8 @@ pub const DEFAULT_NAMESPACE_PREFIX: &str = "default/";
 /// Is `full` (an interned `ns/name`) what a user's `name` means: `a` is `default/a`, `ns/a` is
 /// itself?
 pub fn qualifies_as(full: &str, name: &str) -> bool {
-    if name.contains('/') {
+    // A name without a namespace is a cluster-scoped object's, and means itself.
+    if name.contains('/') || !full.contains('/') {
         full == name
     } else {
         full.strip_prefix(DEFAULT_NAMESPACE_PREFIX) == Some(name)

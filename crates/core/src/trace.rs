@@ -345,6 +345,15 @@ pub enum EventKind {
         rv: Rv,
         text: NameId,
     },
+    /// The garbage collector's Warning `OwnerRefInvalidNamespace` on a dependent whose owner
+    /// reference names an owner of a namespaced kind seen in another namespace
+    /// (`garbagecollector/graph_builder.go` `reportInvalidNamespaceOwnerRef`).
+    OwnerRefInvalid {
+        kind: KindId,
+        name: NameId,
+        owner_kind: KindId,
+        owner_name: NameId,
+    },
     /// An update that changed nothing: no RV, no event.
     NoOpWrite {
         kind: KindId,
@@ -886,6 +895,7 @@ impl EventKind {
             | WriteFailed { .. }
             | NoOpWrite { .. }
             | ObjectFields { .. }
+            | OwnerRefInvalid { .. }
             | CacheAdd { .. }
             | CacheReset { .. }
             | Compacted { .. } => Family::Store,
@@ -974,6 +984,20 @@ fn describe_store(kind: &EventKind, l: &dyn Labels) -> String {
             error.status_and_message()
         ),
         NoOpWrite { kind, name } => format!("no-op update of {}: nothing written", obj(kind, name)),
+        OwnerRefInvalid {
+            kind,
+            name,
+            owner_kind,
+            owner_name,
+        } => {
+            let dependent = l.name(name);
+            let ns = dependent.split_once('/').map_or("", |(ns, _)| ns);
+            format!(
+                "Warning OwnerRefInvalidNamespace {}: ownerRef {} does not exist in namespace \"{ns}\"",
+                obj(kind, name),
+                obj(owner_kind, owner_name)
+            )
+        }
         ObjectFields {
             kind,
             name,

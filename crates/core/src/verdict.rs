@@ -652,10 +652,7 @@ fn check_object(sim: &Sim, kind: KindId, name: &str, fact: &ObjectFact) -> Outco
 /// `expect exists`: is the object there at the end of the run?
 fn check_exists(sim: &Sim, kind: &KindId, name: &str, negated: &bool) -> Outcome {
     let obj = find(sim, *kind, name);
-    let by = sim
-        .names()
-        .get_qualified(name)
-        .and_then(|n| last_write(sim, *kind, n));
+    let by = object_id(sim, *kind, name).and_then(|n| last_write(sim, *kind, n));
     Outcome {
         pass: obj.is_some() != *negated,
         found: if obj.is_some() {
@@ -776,8 +773,18 @@ fn check_fact(
     }
 }
 
+/// The name of the object of `kind` a script calls `name`: `a` is `default/a`, but a
+/// cluster-scoped kind's `a` is itself.
+fn object_id(sim: &Sim, kind: KindId, name: &str) -> Option<NameId> {
+    if sim.config().cluster_scoped(kind) {
+        sim.names().get(name)
+    } else {
+        sim.names().get_qualified(name)
+    }
+}
+
 fn find(sim: &Sim, kind: KindId, name: &str) -> Option<crate::model::Object> {
-    let id = sim.names().get_qualified(name)?;
+    let id = object_id(sim, kind, name)?;
     sim.etcd().get(kind, id).cloned()
 }
 

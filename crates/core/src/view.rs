@@ -10,6 +10,8 @@ use crate::trace::*;
 pub const CHECKPOINT_EVERY: usize = 2048;
 /// Evicted entries a cache view names for its latest addition, at most.
 pub const EVICTED_SHOWN: usize = 8;
+/// Finished reconciles a queue view keeps, newest last.
+pub const DONE_SHOWN: usize = 8;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CacheView {
@@ -42,6 +44,9 @@ pub struct QueueView {
     pub crashed: bool,
     pub waiting: Vec<NameId>,
     pub processing: Vec<NameId>,
+    /// The latest finished reconciles (at most `DONE_SHOWN`, newest last): key and its
+    /// `ReconcileEnd` event, which says how it ended.
+    pub done: Vec<(NameId, EventId)>,
     pub dirty: Vec<NameId>,
     pub reconciles: u64,
     /// The controller's latest write (or failed write).
@@ -285,6 +290,10 @@ impl QueueView {
             }
             ReconcileEnd { key, .. } => {
                 self.processing.retain(|k| *k != key);
+                if self.done.len() == DONE_SHOWN {
+                    self.done.remove(0);
+                }
+                self.done.push((key, id));
                 self.reads.retain(|(k, _)| *k != key);
                 self.steps.retain(|s| s.0 != key);
                 // A dirty key is queued again when its reconcile ends.
@@ -359,6 +368,11 @@ pub struct Version {
     pub deleting: bool,
     /// `(kind, name, uid)` of the owner: read off the reconcile that created the object.
     pub owner: Option<(KindId, NameId, u64)>,
+    /// When its deletion was requested (`metadata.deletionTimestamp`), kept by later versions.
+    pub deletion_ms: Option<TimeMs>,
+    /// What it holds beyond `spec N`/`status N`: the text of the `ObjectFields` event its write
+    /// emitted (`Body::describe`), read back into entries by `body_entries`.
+    pub fields: Option<NameId>,
 }
 
 impl Version {
@@ -486,13 +500,18 @@ impl Versions {
                 objects.len() as u32 - 1
             });
             let prev = objects[o as usize].versions.last().copied();
-            let (uid, deleting, owner) = match (op, prev) {
+            let (uid, deleting, owner, deletion_ms) = match (op, prev) {
                 (WriteOp::Create, _) | (_, None) => {
                     let uid = next_uid;
                     next_uid += 1;
-                    (uid, false, owner_from_cause(sim, &objects, &by_key, i))
+                    let owner = owner_from_cause(sim, &objects, &by_key, i);
+                    (uid, false, owner, None)
                 }
-                (_, Some(p)) => (p.uid, p.deleting || op == WriteOp::MarkDeleting, p.owner),
+                (_, Some(p)) => {
+                    let marked = (op == WriteOp::MarkDeleting).then_some(e.time_ms);
+                    let deleting = p.deleting || marked.is_some();
+                    (p.uid, deleting, p.owner, p.deletion_ms.or(marked))
+                }
             };
             let v = Version {
                 event: i as EventId,
@@ -505,6 +524,8 @@ impl Versions {
                 uid,
                 deleting,
                 owner,
+                deletion_ms,
+                fields: fields_after(sim, i, rv),
             };
             by_rv.insert(rv, (o, objects[o as usize].versions.len() as u32));
             objects[o as usize].versions.push(v);
@@ -737,6 +758,73 @@ impl Objects {
     }
 }
 
+/// The `ObjectFields` text said right after the write at event `i` (of revision `rv`), if any.
+fn fields_after(sim: &Sim, i: usize, rv: Rv) -> Option<NameId> {
+    let next = sim.trace().get(i + 1)?;
+    match next.kind {
+        EventKind::ObjectFields { rv: at, text, .. }
+            if at == rv && next.cause() == Some(i as EventId) =>
+        {
+            Some(text)
+        }
+        _ => None,
+    }
+}
+
+/// `Body::describe`'s words read back into entries, in its order: `("labels.app", "web")`,
+/// `("spec.image", "\"v1\"")`, `("finalizers", "a,b")`, `("ownerReferences", "…")`. Its parts are
+/// split on `; ` and its fields on spaces, outside quoted strings; a text cut at
+/// `MAX_DESCRIBE_CHARS` keeps its `...` on the last entry.
+pub fn body_entries(text: &str) -> Vec<(String, String)> {
+    let mut out = vec![];
+    for part in split_unquoted(text, "; ") {
+        let maps = [("labels ", "labels."), ("annotations ", "annotations.")];
+        if let Some((rest, prefix)) = maps
+            .iter()
+            .find_map(|(w, p)| part.strip_prefix(w).map(|r| (r, p)))
+        {
+            for pair in split_unquoted(rest, ",") {
+                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                out.push((format!("{prefix}{k}"), v.to_string()));
+            }
+        } else if let Some(rest) = part.strip_prefix("finalizers ") {
+            out.push(("finalizers".into(), rest.to_string()));
+        } else if let Some(rest) = part.strip_prefix("owners ") {
+            out.push(("ownerReferences".into(), rest.to_string()));
+        } else {
+            for field in split_unquoted(part, " ") {
+                let (k, v) = field.split_once('=').unwrap_or((field, ""));
+                out.push((k.to_string(), v.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// `text` split on `sep` where it is not inside a `"`-quoted string (with `\` escapes).
+fn split_unquoted<'a>(text: &'a str, sep: &str) -> Vec<&'a str> {
+    let (mut out, mut start, mut quoted, mut escaped) = (vec![], 0, false, false);
+    let mut chars = text.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            _ if !quoted && text[i..].starts_with(sep) => {
+                out.push(&text[start..i]);
+                start = i + sep.len();
+                for _ in 1..sep.chars().count() {
+                    chars.next();
+                }
+            }
+            _ => {}
+        }
+    }
+    out.push(&text[start..]);
+    out.retain(|s| !s.is_empty());
+    out
+}
+
 /// A controller's create names its reconcile's primary object as owner (when the child is not
 /// the primary itself); everything else has none.
 fn owner_from_cause(
@@ -781,6 +869,59 @@ fn owner_from_cause(
 mod tests {
     use super::*;
     use crate::model::{ApiserverId, ControllerId};
+
+    /// What `Body::describe` wrote reads back entry by entry, a quoted value with `; `, `,`, a
+    /// space and an escaped quote in it staying whole (the objects panel compares copies so).
+    #[test]
+    fn a_body_described_reads_back_into_its_entries() {
+        use crate::object::{set, Body, OwnerRef, Value};
+        let mut names = crate::model::Names::default();
+        let n = |names: &mut crate::model::Names, s: &str| names.intern(s);
+        let (app, web, note, image, text) = (
+            n(&mut names, "app"),
+            n(&mut names, "web"),
+            n(&mut names, "note"),
+            n(&mut names, "image"),
+            n(&mut names, "v1; a, \"b\" c"),
+        );
+        let (ready, fin, rs) = (
+            n(&mut names, "ready"),
+            n(&mut names, "example.com/a"),
+            n(&mut names, "default/web"),
+        );
+        let mut body = Body::EMPTY;
+        body.edit(|d| {
+            set(&mut d.labels, app, Some(web));
+            set(&mut d.annotations, note, Some(web));
+            set(&mut d.spec, image, Some(Value::Str(text)));
+            set(&mut d.status, ready, Some(Value::Int(2)));
+            d.finalizers.push(fin);
+            d.owners.push(OwnerRef {
+                owner: crate::model::Owner {
+                    kind: KindId(0),
+                    name: rs,
+                    uid: 1,
+                },
+                controller: true,
+                block_owner_deletion: false,
+            });
+        });
+        let described = body.describe(&names, |_| "ReplicaSet".into());
+        let entries = body_entries(&described);
+        let want = [
+            ("labels.app", "web"),
+            ("annotations.note", "web"),
+            ("spec.image", "\"v1; a, \\\"b\\\" c\""),
+            ("status.ready", "2"),
+            ("finalizers", "example.com/a"),
+            ("ownerReferences", "ReplicaSet/default/web (controller)"),
+        ];
+        let got: Vec<(&str, &str)> = entries
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(got, want, "{described}");
+    }
 
     /// A full ring evicts its oldest entry for each new one: the view names the one evicted
     /// (which has left the ring), not the oldest survivor; a reset forgets it.
@@ -866,6 +1007,16 @@ mod tests {
         q.apply(3, &end);
         assert_eq!((q.dirty.len(), q.waiting.as_slice()), (0, &[key][..]));
         assert!(q.steps.is_empty() && q.processing.is_empty());
+        assert_eq!(
+            q.done,
+            [(key, 3)],
+            "the finished reconcile is listed as done"
+        );
+        for i in 0..DONE_SHOWN as EventId {
+            q.apply(10 + i, &end);
+        }
+        assert_eq!(q.done.len(), DONE_SHOWN);
+        assert_eq!(q.done[0].1, 10, "the oldest finished reconcile goes first");
         q.apply(4, &EventKind::Crash { controller });
         assert!(q.crashed && !q.up && q.waiting.is_empty());
         assert_eq!(q.reconciles, 1);

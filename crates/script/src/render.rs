@@ -15,7 +15,8 @@ pub fn input_line(config: &Config, t: &TimedInput) -> String {
             apiserver,
             kind,
             request,
-        } => probe_line(names, *apiserver, *kind, request),
+            selector,
+        } => probe_line(names, *apiserver, *kind, request, selector.as_deref()),
         Input::Say { text, wait } => format!(
             "say \"{}\"{}",
             text.replace('\\', "\\\\").replace('"', "\\\""),
@@ -218,9 +219,19 @@ fn probe_line(
     apiserver: ApiserverId,
     kind: KindId,
     request: &listwatch_core::ProbeRequest,
+    selector: Option<&listwatch_core::ProbeSelector>,
 ) -> String {
     let kind = names.kind(kind);
     let on = names.apiserver(apiserver);
+    let mut sel = String::new();
+    if let Some(s) = selector {
+        if let Some(l) = &s.labels {
+            sel += &format!(" selector {}", l.text());
+        }
+        if let Some(f) = &s.fields {
+            sel += &format!(" field-selector {}", f.text());
+        }
+    }
     match request {
         listwatch_core::ProbeRequest::List { rv } => {
             let param = match rv {
@@ -229,7 +240,7 @@ fn probe_line(
                 listwatch_core::ListRv::NotOlderThan(n) => format!(" resourceVersion=\"{n}\""),
                 listwatch_core::ListRv::Exact(n) => format!(" resourceVersion=\"{n}\" exact"),
             };
-            format!("probe list {kind}{param} on {on}")
+            format!("probe list {kind}{param}{sel} on {on}")
         }
         listwatch_core::ProbeRequest::Watch { from } => {
             format!("probe watch {kind} resourceVersion=\"{from}\" on {on}")
@@ -353,7 +364,31 @@ mod tests {
                     request: ProbeRequest::List {
                         rv: ListRv::Exact(7),
                     },
+                    selector: None,
                 },
+            },
+            Some(Input::Probe { selector: None, .. }) => Input::Probe {
+                apiserver: a,
+                kind: pod,
+                request: ProbeRequest::List {
+                    rv: ListRv::Consistent,
+                },
+                selector: Some(Box::new(listwatch_core::ProbeSelector {
+                    labels: Some(listwatch_core::LabelSelector(vec![
+                        listwatch_core::LabelRequirement {
+                            op: listwatch_core::SelectorOp::Equals,
+                            key: "app".into(),
+                            values: vec!["web".into()],
+                        },
+                    ])),
+                    fields: Some(listwatch_core::FieldSelector(vec![
+                        listwatch_core::FieldRequirement {
+                            field: listwatch_core::SelectorField::Namespace,
+                            equal: false,
+                            value: "kube-system".into(),
+                        },
+                    ])),
+                })),
             },
             Some(Input::Probe { .. }) => Input::Say {
                 text: "a \"quoted\" \\ word".into(),

@@ -27,6 +27,8 @@ pub const WORDS: &[&str] = &[
     "times",
     "from",
     "cache",
+    "cluster-scoped",
+    "status-subresource",
     "fixed",
     "dynamic",
     "off",

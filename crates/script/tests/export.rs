@@ -1,4 +1,4 @@
-//! The JSON export (`listwatch-trace/2`): every gallery scenario's document validates against
+//! The JSON export (`listwatch-trace/3`): every gallery scenario's document validates against
 //! docs/trace-format.schema.json, its texts say what the one-line trace says, and its size per
 //! event does not grow with the length of names.
 
@@ -139,7 +139,7 @@ fn every_gallery_export_validates_against_the_schema() {
         let report = listwatch_script::run(src).unwrap();
         let doc: Value = serde_json::from_str(&export::report(&report)).unwrap();
         check(&schema, &schema, &doc, name).unwrap();
-        assert_eq!(doc["format"], "listwatch-trace/2");
+        assert_eq!(doc["format"], "listwatch-trace/3");
         assert_eq!(
             doc["events"].as_array().unwrap().len(),
             report.sim.trace().len()
@@ -150,6 +150,47 @@ fn every_gallery_export_validates_against_the_schema() {
     }
     // The gallery exercises most event types; the schema is checked against each of those.
     assert!(types.len() >= 25, "{types:?}");
+}
+
+/// Version 3 added the collector's `owner_ref_invalid` (gallery 56 has one); a version 2 document
+/// (here one the version 2 exporter wrote of gallery 53, with its `object_fields` events, which
+/// version 2 gained without a version change) still reads: it validates against the schema, and
+/// its events are today's run of gallery 53.
+#[test]
+fn version_3_adds_owner_ref_invalid_and_a_version_2_document_still_reads() {
+    let schema = schema();
+    let (_, src) = (GALLERY.iter())
+        .find(|(n, _)| n.starts_with("56-"))
+        .expect("gallery 56");
+    let doc: Value =
+        serde_json::from_str(&export::report(&listwatch_script::run(src).unwrap())).unwrap();
+    let warning = (doc["events"].as_array().unwrap().iter())
+        .find(|e| e["type"] == "owner_ref_invalid")
+        .expect("an owner_ref_invalid event");
+    let name = |i: &Value| doc["names"][i.as_u64().unwrap() as usize].clone();
+    assert_eq!(name(&warning["name"]), "pv-1");
+    assert_eq!(name(&warning["owner_name"]), "default/web");
+
+    let v2 = include_str!("fixtures/trace-v2-gallery-53.json");
+    let old: Value = serde_json::from_str(v2).unwrap();
+    assert_eq!(old["format"], "listwatch-trace/2");
+    check(&schema, &schema, &old, "v2").unwrap();
+    assert!((old["events"].as_array().unwrap().iter()).any(|e| e["type"] == "object_fields"));
+    let (_, src) = (GALLERY.iter())
+        .find(|(n, _)| n.starts_with("53-"))
+        .expect("gallery 53");
+    let now: Value =
+        serde_json::from_str(&export::report(&listwatch_script::run(src).unwrap())).unwrap();
+    let types = |d: &Value| -> Vec<Value> {
+        (d["events"].as_array().unwrap().iter())
+            .map(|e| e["type"].clone())
+            .collect()
+    };
+    assert_eq!(old["trace_hash"], now["trace_hash"], "the same run");
+    assert_eq!(types(&old), types(&now), "read as today's events");
+    let mut bad = old.clone();
+    bad["format"] = "listwatch-trace/1".into();
+    assert!(check(&schema, &schema, &bad, "v1").is_err());
 }
 
 #[test]

@@ -51,6 +51,22 @@ expect final Db web has-label app=web
 ",
     ),
     (
+        "without the status subresource a write of the object takes its status and any change to it moves the generation; `/status` is not served (404)",
+        "apiextensions-apiserver/pkg/registry/customresource/strategy.go (PrepareForCreate, PrepareForUpdate with a.status == nil); apiextensions-apiserver/pkg/apiserver/customresource_handler.go (no status storage without subresources.status)",
+        "kind Db status-subresource off
+at 0s create Db web spec.image=v1 status.phase=new
+at 1s patch Db web spec.image=v2 status.phase=rolling
+at 2s patch Db web status.ready=1
+at 3s status Db web 5
+run 4s
+expect final Db web status.phase == \"rolling\"
+expect final Db web status.ready == 1
+expect final Db web generation == 3
+expect final Db web status == 0
+expect message \"update status Db/default/web failed: 404 not found\" == 1
+",
+    ),
+    (
         "kubectl label: `key-` removes a label",
         "kubectl/pkg/cmd/label/label.go",
         "kind Pod
@@ -152,6 +168,55 @@ expect absent Pod web-0
 ",
     ),
     (
+        "foreground propagation is recursive: a dependent that owns others is deleted in the foreground too, so the owner waits for the whole chain",
+        "pkg/controller/garbagecollector/garbagecollector.go (attemptToDeleteItem: waitingForDependentsDeletion and item.dependentsLength() != 0 -> DeletePropagationForeground)",
+        "kind Deployment
+kind ReplicaSet
+kind Pod
+at 0s create Deployment web
+at 1s create ReplicaSet web-1 owner Deployment/web controller block-owner-deletion
+at 1s create Pod web-1-a owner ReplicaSet/web-1 controller block-owner-deletion finalizer example.com/keep
+at 2s delete Deployment web propagation foreground
+run 6s
+expect exists Deployment web
+expect exists ReplicaSet web-1
+expect final ReplicaSet web-1 finalizers == 1
+expect final Pod web-1-a finalizers == 1
+",
+    ),
+    (
+        "foreground propagation is bottom-up: the chain goes once its last blocking dependent is gone",
+        "pkg/controller/garbagecollector/garbagecollector.go (processDeletingDependentsItem: no blockingDependents -> removeFinalizer)",
+        "kind Deployment
+kind ReplicaSet
+kind Pod
+at 0s create Deployment web
+at 1s create ReplicaSet web-1 owner Deployment/web controller block-owner-deletion
+at 1s create Pod web-1-a owner ReplicaSet/web-1 controller block-owner-deletion finalizer example.com/keep
+at 2s delete Deployment web propagation foreground
+at 6s patch Pod web-1-a finalizer example.com/keep-
+run 12s
+expect absent Deployment web
+expect absent ReplicaSet web-1
+expect absent Pod web-1-a
+",
+    ),
+    (
+        "foreground propagation: a dependent with another owner that stays loses only its reference to the deleted owner",
+        "pkg/controller/garbagecollector/garbagecollector.go (attemptToDeleteItem: len(solid) != 0 -> remove the waitingForDependentsDeletion references)",
+        "kind ReplicaSet
+kind Pod
+at 0s create ReplicaSet a
+at 0s create ReplicaSet b
+at 1s create Pod web-0 owner ReplicaSet/a controller block-owner-deletion owner ReplicaSet/b
+at 2s delete ReplicaSet a propagation foreground
+run 6s
+expect absent ReplicaSet a
+expect exists Pod web-0
+expect final Pod web-0 owners == 1
+",
+    ),
+    (
         "an owner reference to an owner that does not exist: the collector deletes the dependent",
         "pkg/controller/garbagecollector/garbagecollector.go (attemptToDeleteItem: absent owner)",
         "kind ReplicaSet
@@ -215,6 +280,71 @@ at 1s create Pod b/web-0 owner ReplicaSet/b/web
 run 5s
 expect absent Pod a/web-0
 expect exists Pod b/web-0
+",
+    ),
+    (
+        "a cluster-scoped kind's objects have no namespace; a namespaced dependent may have a cluster-scoped owner, collected when it goes",
+        "pkg/controller/garbagecollector/graph_builder.go (addDependentToOwners: cluster-scoped owners can be referenced from any namespace); garbagecollector.go (isDangling: resourceDefaultNamespace)",
+        "kind Node cluster-scoped
+kind Pod
+controller nodes for Node
+  watches Node
+  logic
+    done
+at 0s create Node n1 labels zone=a
+at 1s create Pod web/web-0 owner Node/n1
+at 1s create Pod web-1 owner Node/n1
+at 2s delete Node n2
+at 2s label Node n1 zone=b
+run 3s
+expect watch-added nodes Node n1 == 1
+expect watch-modified nodes Node n1 == 1
+expect exists Node n1
+expect exists Pod web/web-0
+expect exists Pod web-1
+expect message \"create Node/n1 -> rv 2 (spec 0, status 0)\" == 1
+expect final Node n1 has-label zone=b
+",
+    ),
+    (
+        "a dependent of a cluster-scoped owner goes with it",
+        "pkg/controller/garbagecollector/garbagecollector.go (attemptToDeleteItem: all owners dangling)",
+        "kind Node cluster-scoped
+kind Pod
+at 0s create Node n1
+at 1s create Pod web/web-0 owner Node/n1
+at 2s delete Node n1
+run 5s
+expect absent Node n1
+expect absent Pod web/web-0
+",
+    ),
+    (
+        "a cluster-scoped dependent of a namespaced owner is invalid: the collector warns and forgets it, and never collects it",
+        "pkg/controller/garbagecollector/garbagecollector.go (isDangling: namespacedOwnerOfClusterScopedObjectErr, attemptToDeleteWorker: forgetItem); graph_builder.go (reportInvalidNamespaceOwnerRef)",
+        "kind Node cluster-scoped
+kind ReplicaSet
+at 0s create ReplicaSet web
+at 1s create Node n1 owner ReplicaSet/web
+at 1s create Node n2 owner ReplicaSet/gone
+at 2s delete ReplicaSet web
+run 5s
+expect absent ReplicaSet web
+expect exists Node n1
+expect exists Node n2
+expect message \"Warning OwnerRefInvalidNamespace Node/n1: ownerRef ReplicaSet/default/web does not exist in namespace \\\"\\\"\" == 1
+",
+    ),
+    (
+        "an owner seen in another namespace gets the collector's Warning OwnerRefInvalidNamespace on the dependent",
+        "pkg/controller/garbagecollector/graph_builder.go (addDependentToOwners, reportInvalidNamespaceOwnerRef)",
+        "kind ReplicaSet
+kind Pod
+at 0s create ReplicaSet b/web
+at 1s create Pod a/web-0 owner ReplicaSet/b/web
+run 5s
+expect absent Pod a/web-0
+expect message \"Warning OwnerRefInvalidNamespace Pod/a/web-0: ownerRef ReplicaSet/b/web does not exist in namespace \\\"a\\\"\" == 1
 ",
     ),
     (
@@ -308,6 +438,31 @@ expect watch-added one Pod == 2
 expect watch-modified one Pod == 1
 expect watch-added rest Pod == 2
 expect watch-added rest Pod web-1 == 1
+",
+    ),
+    (
+        "a probe's list with a label or field selector counts only what matches, from the watch cache and from etcd",
+        "apiserver/pkg/storage/cacher/cacher.go (GetList filters with the request's predicate); apiserver/pkg/storage/etcd3/store.go (GetList, the same predicate)",
+        "kind Pod
+kind Job cache off
+at 0s create Pod a labels app=web
+at 0s create Pod b labels app=db
+at 0s create Pod kube-system/c labels app=web
+at 0s create Pod d labels app=web,tier=x
+at 0s create Job j1 labels app=web
+at 0s create Job j2 labels app=web
+at 0s create Job j3 labels app=web
+at 0s create Job j4 labels app=web
+at 0s create Job j5
+at 1s probe list Pod resourceVersion=\"0\" selector app=web
+at 1s probe list Pod resourceVersion=\"0\" selector app=web field-selector metadata.namespace!=kube-system
+at 1s probe list Pod resourceVersion=\"0\" selector tier
+at 1s probe list Job selector app=web
+run 2s
+expect probe listed 3 items
+expect probe listed 2 items
+expect probe listed 1 items
+expect probe listed 4 items
 ",
     ),
     (
@@ -473,6 +628,54 @@ const MISUSES: &[(&str, usize, usize, &str)] = &[
         3,
         46,
         "can't understand 'metadata.name'",
+    ),
+    (
+        "kind Node cluster-scoped\nat 0s create Node ns/n1\n",
+        2,
+        19,
+        "is cluster-scoped: its objects have no namespace",
+    ),
+    (
+        "kind Node cluster-scoped\nkind Pod\nat 0s create Pod a owner Node/ns/n1\n",
+        3,
+        26,
+        "is cluster-scoped",
+    ),
+    (
+        "kind Node cluster-scoped\nexpect exists Node ns/n1\n",
+        2,
+        20,
+        "is cluster-scoped",
+    ),
+    (
+        "kind Pod\nat 1s probe watch Pod resourceVersion=\"0\" selector app=web\n",
+        2,
+        43,
+        "a probe's watch takes no selector",
+    ),
+    (
+        "kind Pod\nat 1s probe list Pod resourceVersion=\"3\" exact selector app=web\n",
+        2,
+        48,
+        "an Exact list with a selector is not modelled",
+    ),
+    (
+        "kind Pod\nat 1s probe list Pod selector a=b=c\n",
+        2,
+        34,
+        "found '=', expected: ',' or 'end of string'",
+    ),
+    (
+        "kind Db status-subresource on\n",
+        1,
+        28,
+        "expected `off`",
+    ),
+    (
+        "kind Node cluster-scoped\ncontroller c for Node\n  watches Node in ns\n  logic\n    done\n",
+        3,
+        16,
+        "is cluster-scoped",
     ),
     (
         "kind Pod\nat 0s patch Pod a generate-name\n",

@@ -12,16 +12,19 @@ use gloo_events::EventListener;
 use listwatch_core::analysis::{Analysis, MarkerKind};
 use listwatch_core::explore::{Budget, Explorer};
 use listwatch_core::verdict::esr_verdict;
-use listwatch_core::view::{Copies, Holder, Objects, Version};
+use listwatch_core::view::{body_entries, Copies, Holder, Mark, Objects, Version};
 use listwatch_core::{EventKind as K, Labels, Sim};
-use listwatch_script::explore::{broken_text, counterexample, explorer, MAX_BUDGET_SCHEDULES};
-use protocol::{CompareRun, Figures, FromWorker, ObjectRow, ToWorker};
+use listwatch_script::explore::{
+    broken_text, counterexample, explorer_against, MAX_BUDGET_SCHEDULES,
+};
+use protocol::{CompareRun, CopyRow, Figures, FromWorker, ObjectRow, ToWorker};
 use wasm_bindgen::JsCast;
 use web_sys::js_sys::Date;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-/// The objects panel draws at most this many objects (the first ones written).
-const MAX_OBJECTS: usize = 120;
+/// The objects panel draws this many objects a page (in the order first written), so a run of a
+/// thousand objects folds and draws one page at a time.
+const OBJECTS_PAGE: usize = 25;
 /// Events sent per run for the comparison's shared clock.
 const MAX_COMPARE_EVENTS: usize = 20_000;
 /// Failures sent back to the page at most (each carries a whole script).
@@ -211,8 +214,57 @@ fn version_text(sim: &Sim, v: &Version, later: bool) -> String {
     )
 }
 
-/// Object `o` at `cursor` (whose copies are `copies`): every holder's copy, and its history when
-/// it is the one picked.
+/// What one version holds, as the panel's cells (`protocol::CopyRow::cells`).
+fn cells(sim: &Sim, v: &Version) -> Vec<(String, String)> {
+    let mut out = vec![
+        ("rv".to_string(), v.rv.to_string()),
+        ("spec".to_string(), v.spec.to_string()),
+        ("status".to_string(), v.status.to_string()),
+    ];
+    let mut owners: Vec<String> = (v.owner.iter())
+        .map(|&(k, n, uid)| format!("{}/{} (uid {uid})", sim.kind(k), short(sim.name(n))))
+        .collect();
+    for (key, value) in v
+        .fields
+        .map(|t| body_entries(sim.name(t)))
+        .unwrap_or_default()
+    {
+        match key.as_str() {
+            "ownerReferences" => owners.push(value),
+            _ => out.push((key, value)),
+        }
+    }
+    if !owners.is_empty() {
+        out.push(("ownerReferences".into(), owners.join(", ")));
+    }
+    if let Some(at) = v.deletion_ms {
+        let ms = at.ms();
+        out.push((
+            "deletionTimestamp".into(),
+            format!("{}.{:03}s", ms / 1000, ms % 1000),
+        ));
+    }
+    out.push(("uid".into(), v.uid.to_string()));
+    out
+}
+
+/// The keys of `mine` whose values are not `truth`'s, and those only one of them has.
+fn differing(mine: &[(String, String)], truth: &[(String, String)]) -> Vec<String> {
+    let value =
+        |cells: &[(String, String)], k: &str| cells.iter().find(|c| c.0 == k).map(|c| c.1.clone());
+    let mut keys: Vec<&String> = mine.iter().chain(truth).map(|c| &c.0).collect();
+    keys.dedup();
+    let mut out: Vec<String> = vec![];
+    for k in keys {
+        if value(mine, k) != value(truth, k) && !out.contains(k) {
+            out.push(k.clone());
+        }
+    }
+    out
+}
+
+/// Object `o` at `cursor` (whose copies are `copies`): every holder's copy, with the fields that
+/// differ from etcd's, and its history when it is the one picked.
 fn object_row(
     (sim, objs, copies): (&Sim, &Objects, &Copies),
     o: usize,
@@ -222,6 +274,11 @@ fn object_row(
     let ob = &objs.objects[o];
     let kind = sim.kind(ob.kind).to_string();
     let name = short(sim.name(ob.name)).to_string();
+    let truth = objs
+        .copy(copies, 0, o)
+        .0
+        .map(|v| cells(sim, v))
+        .unwrap_or_default();
     let rows = (0..objs.holders.len())
         .filter(|&h| objs.holds_kind(sim, h, o))
         .map(|h| {
@@ -231,23 +288,18 @@ fn object_row(
                 Holder::Cache(a) => sim.apiserver(a).to_string(),
                 Holder::Store(w) => sim.watcher(w),
             };
-            let mut row = vec![holder, mark.as_str().to_string()];
-            if let Some(v) = v {
-                let owner = match v.owner {
-                    Some((k, n, uid)) => format!("{}/{} ({uid})", sim.kind(k), short(sim.name(n))),
-                    None => "—".into(),
-                };
-                let deleting = if v.deleting { "deleting" } else { "" };
-                row.extend([
-                    v.rv.to_string(),
-                    v.spec.to_string(),
-                    v.status.to_string(),
-                    deleting.to_string(),
-                    owner,
-                    v.uid.to_string(),
-                ]);
+            let cells = v.map(|v| cells(sim, v)).unwrap_or_default();
+            let differs = if mark == Mark::Stale {
+                differing(&cells, &truth)
+            } else {
+                vec![]
+            };
+            CopyRow {
+                holder,
+                mark: mark.as_str().to_string(),
+                cells,
+                differs,
             }
-            row
         })
         .collect();
     let history = (kind == pick.0 && name == pick.1).then(|| {
@@ -262,8 +314,9 @@ fn object_row(
     (kind, name, rows, history)
 }
 
-/// The objects panel's table at one moment, folded here so the page's first load stays small.
-fn objects(script: &str, cursor: f64, pick_kind: String, pick_name: String) -> FromWorker {
+/// The objects panel's table at one moment, a page of `OBJECTS_PAGE` objects, folded here so the
+/// page's first load stays small.
+fn objects(script: &str, cursor: f64, pick: (String, String), page: f64) -> FromWorker {
     let cursor = cursor.max(0.0) as usize;
     FOLDED.with(|f| {
         let mut f = f.borrow_mut();
@@ -287,14 +340,18 @@ fn objects(script: &str, cursor: f64, pick_kind: String, pick_name: String) -> F
         };
         let seen = objs.seen(cursor);
         let copies = objs.at(sim, cursor);
-        let pick = (pick_kind.as_str(), pick_name.as_str());
+        let last_page = seen.saturating_sub(1) / OBJECTS_PAGE;
+        let page = (page.max(0.0) as usize).min(last_page);
+        let shown = page * OBJECTS_PAGE..seen.min((page + 1) * OBJECTS_PAGE);
         FromWorker::Objects {
             cursor: cursor as f64,
             script: script.to_string(),
-            pick: format!("{pick_kind}/{pick_name}"),
+            pick: format!("{}/{}", pick.0, pick.1),
             seen: seen as f64,
-            list: (0..seen.min(MAX_OBJECTS))
-                .map(|o| object_row((sim, objs, &copies), o, cursor, pick))
+            page: page as f64,
+            per_page: OBJECTS_PAGE as f64,
+            list: shown
+                .map(|o| object_row((sim, objs, &copies), o, cursor, (&pick.0, &pick.1)))
                 .collect(),
         }
     })
@@ -335,12 +392,13 @@ fn report_found(
     }
 }
 
-fn explore(scope: &DedicatedWorkerGlobalScope, script: &str, budget: u64, all: bool) {
+fn explore(scope: &DedicatedWorkerGlobalScope, script: &str, budget: u64, all: bool, only: &str) {
     let limits = Budget {
         schedules: budget,
         first_failure: !all,
     };
-    let (mut ex, scenario) = match explorer(script, limits) {
+    let only = (!only.is_empty()).then_some(only);
+    let (mut ex, scenario) = match explorer_against(script, limits, only) {
         Ok(x) => x,
         Err(d) => {
             let message = format!("line {}:{}: {}", d[0].line, d[0].col, d[0].message);
@@ -384,11 +442,13 @@ fn handle(scope: &DedicatedWorkerGlobalScope, job: ToWorker) {
             script,
             budget,
             all,
+            controller,
         } => explore(
             scope,
             &script,
             budget.clamp(1.0, MAX_BUDGET_SCHEDULES as f64) as u64,
             all,
+            &controller,
         ),
         ToWorker::Compare { script, other } => {
             let runs = vec![compare_run(&script), compare_run(&other)];
@@ -411,7 +471,11 @@ fn handle(scope: &DedicatedWorkerGlobalScope, job: ToWorker) {
             cursor,
             pick_kind,
             pick_name,
-        } => post(scope, &objects(&script, cursor, pick_kind, pick_name)),
+            page,
+        } => post(
+            scope,
+            &objects(&script, cursor, (pick_kind, pick_name), page),
+        ),
         // The trace as JSON (the page's export): serde_json stays out of the page's first load.
         ToWorker::Export { script } => post(
             scope,

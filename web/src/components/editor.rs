@@ -125,7 +125,9 @@ struct Load {
 }
 
 /// Loads CodeMirror (`editor.js`), creates the editor in the host with the latest text and
-/// focuses it; says `Action::EditorLoaded` once it is in place.
+/// focuses it if the preview still has the focus (a reader who tabbed on while it loaded keeps
+/// their place: taking the focus back made a Tab walk visit the script and what follows it
+/// twice); says `Action::EditorLoaded` once it is in place.
 async fn load_codemirror(l: Load) {
     let Ok(module) = wasm_bindgen_futures::JsFuture::from(crate::js::load_editor()).await else {
         return;
@@ -157,9 +159,12 @@ async fn load_codemirror(l: Load) {
         _on_change: cb,
     };
     live.call("set_diagnostics", &[diagnostics_js(&diags)]);
-    if let Ok(focus) =
-        Reflect::get(&live.view, &"focus".into()).and_then(|f| f.dyn_into::<Function>())
-    {
+    let focused = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.active_element())
+        .is_some_and(|a| el.contains(Some(&a)));
+    let focus = Reflect::get(&live.view, &"focus".into()).and_then(|f| f.dyn_into::<Function>());
+    if let (true, Ok(focus)) = (focused, focus) {
         let _ = focus.call0(&live.view);
     }
     // CodeMirror's scroller is keyboard-reachable like the rest of the page's regions.

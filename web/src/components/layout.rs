@@ -20,8 +20,10 @@ pub const ROW_RIGHT: f64 = 662.0;
 /// Lanes right of the rows: the first one's x and the step between two.
 const LANE_X0: f64 = 672.0;
 const LANE_STEP: f64 = 8.0;
-/// A queue's box: its height with the gap under it, and its width at the narrowest.
-const QUEUE_H: f64 = 95.0;
+/// A queue's box (three lanes: waiting, running, done; then its dirty keys and last write): its
+/// height, with the gap under it, and its width at the narrowest.
+pub const QUEUE_BOX_H: f64 = 116.0;
+const QUEUE_H: f64 = QUEUE_BOX_H + 8.0;
 pub const QUEUE_W_MIN: f64 = 292.0;
 /// Queues a row holds at most.
 pub const QUEUE_COLS_MAX: usize = 3;

@@ -110,6 +110,8 @@ fn lit(state: WatcherState, box_state: WatcherState) -> bool {
 /// What every part of the picture is drawn from.
 struct Pic<'a> {
     sim: &'a listwatch_core::Sim,
+    /// The run: the fields of each revision, for the tooltips.
+    run: &'a crate::state::Loaded,
     analysis: &'a analysis::Analysis,
     v: &'a View,
     /// The event on screen, to flash what it touched.
@@ -141,6 +143,7 @@ pub fn system_view(p: &Props) -> Html {
     let (width, height) = (at.width, at.height);
     let pic = Pic {
         sim,
+        run: &p.run,
         analysis: &p.run.analysis,
         v,
         current: p
@@ -256,8 +259,16 @@ fn cache_ring(pic: &Pic, a: usize, k: usize) -> Html {
         // Small rings show each buffered RV beside its slot.
         let label = (cap <= 8 && filled).then(|| c.ring.get(s).map(|e| e.0)).flatten();
         let (lx, ly) = (cx + (r - 17.0) * cos(ang), cy + (r - 17.0) * sin(ang) + 4.0);
+        // The buffered event's object, with its fields, on hover (a slot drawn for several
+        // buffered events names the first of them).
+        let tip = filled.then(|| c.ring.get(s * cap / slots)).flatten().map(|&(rv, name)| {
+            let fields = pic.run.fields_at(rv).map(|f| format!(" · {f}")).unwrap_or_default();
+            format!("rv {rv}: {} {}{fields}", kind.name, sim.names().resolve(name))
+        });
         html! { <g>
-            <circle class={class} cx={num(x)} cy={num(y)} r={num((160.0 / slots as f64).clamp(2.5, 9.0))} />
+            <circle class={class} cx={num(x)} cy={num(y)} r={num((160.0 / slots as f64).clamp(2.5, 9.0))}>
+                if let Some(t) = tip { <title>{t}</title> }
+            </circle>
             if let Some(rv) = label { <text class="slot-rv" x={num(lx)} y={num(ly)} text-anchor="middle">{rv}</text> }
         </g> }
     });
@@ -468,8 +479,8 @@ fn watcher_row(pic: &Pic, i: usize) -> Html {
     }
 }
 
-/// A controller's work queue: keys waiting, reconciles running (with what they read), the last
-/// write and dirty keys.
+/// A controller's work queue in three lanes: keys waiting, reconciles running (with what they
+/// read) and the latest done (how each ended); then dirty keys and the last write.
 fn queue_box(pic: &Pic, i: usize) -> Html {
     let (sim, v) = (pic.sim, pic.v);
     let c = &sim.config().controllers[i];
@@ -484,8 +495,8 @@ fn queue_box(pic: &Pic, i: usize) -> Html {
         box_w
     };
     let (title_chars, line_chars) = ((room / 7.6) as usize, (room / 6.9) as usize);
-    // As many waiting keys' chips as the box has room for.
-    let chips = (((box_w - 8.0) / 62.0) as usize).max(4);
+    // As many chips a lane as the box has room for after the lane's name.
+    let chips = (((box_w - 8.0 - LANE_X) / 62.0) as usize).max(3);
     let keys: Vec<String> = q
         .waiting
         .iter()
@@ -496,28 +507,80 @@ fn queue_box(pic: &Pic, i: usize) -> Html {
         FaultTarget::Controller(i),
         format!("Faults for controller {}", c.name),
     );
+    // A lane's name, and when it holds more than its chips show, the last chip's place says how
+    // many more.
+    let shown = |count: usize| if count > chips { chips - 1 } else { count };
+    let lane = |n: usize, name: &str, count: usize| {
+        let more_x = x + LANE_X + 4.0 + 62.0 * (chips - 1) as f64;
+        html! { <>
+            <text x={num(x)} y={num(lane_y(y, n) + 14.0)} class="lane-name">{name}</text>
+            if count > chips {
+                <text x={num(more_x)} y={num(lane_y(y, n) + 14.0)} class="lane-name">{format!("+{}", count - shown(count))}</text>
+            }
+        </> }
+    };
+    let done: Vec<(String, &str, String)> = q
+        .done
+        .iter()
+        .rev()
+        .map(|&(k, e)| {
+            let result = match sim.trace()[e as usize].kind {
+                listwatch_core::EventKind::ReconcileEnd { result, .. } => result,
+                _ => listwatch_core::ReconcileResult::Done,
+            };
+            let (mark, how) = match result {
+                listwatch_core::ReconcileResult::Done => ("✓", "done".to_string()),
+                listwatch_core::ReconcileResult::RequeueAfter(d) => {
+                    ("↻", format!("requeue after {} ms", d.ms()))
+                }
+                listwatch_core::ReconcileResult::Error(err) => {
+                    ("✗", format!("error: {}", err.status_and_message()))
+                }
+                listwatch_core::ReconcileResult::Crashed => ("✗", "crashed".to_string()),
+            };
+            (short(sim.names().resolve(k)), mark, how)
+        })
+        .collect();
     html! {
-        <g data-testid="queue" data-controller={c.name.clone()} data-keys={keys.join(",")} class="queue"
+        <g data-testid="queue" data-controller={c.name.clone()} data-keys={keys.join(",")}
+            data-running={q.processing.iter().map(|k| short(sim.names().resolve(*k))).collect::<Vec<_>>().join(",")}
+            data-done={done.iter().map(|d| d.0.clone()).collect::<Vec<_>>().join(",")} class="queue"
             onclick={ac.onclick}>
-            <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={num(x - 8.0)} y={num(y)} width={num(box_w)} height="104" rx="6" />
+            <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={num(x - 8.0)} y={num(y)} width={num(box_w)} height={num(layout::QUEUE_BOX_H)} rx="6" />
             <text x={num(x)} y={num(y + 14.0)} class="watcher-name">{fit(&format!("{} queue ({} reconciles)", c.name, q.reconciles), title_chars)}</text>
-            { for keys.iter().take(chips).enumerate().map(|(j, k)| html! {
-                <g class="chip"><rect x={num(x + 62.0 * j as f64)} y={num(y + 22.0)} width="58" height="20" rx="4" />
-                <text x={num(x + 4.0 + 62.0 * j as f64)} y={num(y + 36.0)}>{truncate(k)}</text></g>
+            { lane(0, "waiting", keys.len()) }
+            { lane(1, "running", q.processing.len()) }
+            { lane(2, "done", done.len()) }
+            { for keys.iter().take(shown(keys.len())).enumerate().map(|(j, k)| html! {
+                <g class="chip"><rect x={num(x + LANE_X + 62.0 * j as f64)} y={num(lane_y(y, 0))} width="58" height="20" rx="4" />
+                <text x={num(x + LANE_X + 4.0 + 62.0 * j as f64)} y={num(lane_y(y, 0) + 14.0)}>{truncate(k)}</text></g>
             }) }
+            { for done.iter().take(shown(done.len())).enumerate().map(|(j, (k, mark, how))| html! {
+                <g class="chip done" data-testid="done-chip"><rect x={num(x + LANE_X + 62.0 * j as f64)} y={num(lane_y(y, 2))} width="58" height="20" rx="4" />
+                <text x={num(x + LANE_X + 4.0 + 62.0 * j as f64)} y={num(lane_y(y, 2) + 14.0)}>{format!("{mark}{}", truncate6(k))}</text>
+                <title>{format!("{k}: {how}")}</title></g>
+            }) }
+            if !q.dirty.is_empty() {
+                <text x={num(x)} y={num(y + 96.0)} class="ring-sub">{fit(&format!("dirty (queued again when it ends): {}", q.dirty.iter().map(|k| short(sim.names().resolve(*k))).collect::<Vec<_>>().join(", ")), line_chars)}</text>
+            }
             if let Some(w) = q.last_write {
-                <text x={num(x)} y={num(y + 98.0)} class="ring-sub">{
+                <text x={num(x)} y={num(y + 110.0)} class="ring-sub">{
                     { let t = format!("last write: {}", listwatch_core::verdict::describe_event(sim, w)); html! { <>{fit(&t, line_chars)}<title>{t}</title></> } }
                 }</text>
             }
-            if !q.dirty.is_empty() {
-                <text x={num(x)} y={num(y + 84.0)} class="ring-sub">{fit(&format!("dirty: {}", q.dirty.iter().map(|k| short(sim.names().resolve(*k))).collect::<Vec<_>>().join(", ")), line_chars)}</text>
-            }
             // Running reconciles last, so the tooltip a chip shows on focus or hover is drawn
             // over the queue's other lines.
-            { for q.processing.iter().enumerate().map(|(j, k)| running_chip(pic, i, j, *k, x, y)) }
+            { for q.processing.iter().take(shown(q.processing.len())).enumerate().map(|(j, k)| running_chip(pic, i, j, *k, x + LANE_X, lane_y(y, 1))) }
         </g>
     }
+}
+
+/// Where a queue's lanes start: after their names.
+const LANE_X: f64 = 58.0;
+
+/// The top of lane `n` (waiting, running, done) of the queue whose box starts at `y`.
+fn lane_y(y: f64, n: usize) -> f64 {
+    y + 20.0 + 23.0 * n as f64
 }
 
 /// A running reconcile's chip. What it read (own logic): a stale read is marked `!` and dashed,
@@ -541,7 +604,18 @@ fn running_chip(pic: &Pic, i: usize, j: usize, k: listwatch_core::NameId, x: f64
         .map(|s| format!("{}: write {} of {} made", full, s.3, s.2));
     let lines: Vec<String> = step
         .into_iter()
-        .chain(reads.iter().map(|e| listwatch_core::describe(&e.kind, sim)))
+        .chain(reads.iter().map(|e| {
+            let read = listwatch_core::describe(&e.kind, sim);
+            match e.kind {
+                listwatch_core::EventKind::ReconcileRead { rv, .. } => {
+                    match pic.run.fields_at(rv) {
+                        Some(f) => format!("{read}, holding {f}"),
+                        None => read,
+                    }
+                }
+                _ => read,
+            }
+        }))
         .collect();
     let tip = lines.join("\n");
     let label = format!(
@@ -552,12 +626,12 @@ fn running_chip(pic: &Pic, i: usize, j: usize, k: listwatch_core::NameId, x: f64
     );
     let cx = x + 62.0 * j as f64;
     let tip_w = 12.0 + 6.6 * lines.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
-    let tip_top = y + 44.0 - 16.0 * lines.len() as f64 - 6.0;
+    let tip_top = y - 4.0 - 16.0 * lines.len() as f64 - 6.0;
     html! { <>
         <g class={if stale { "chip running stale" } else { "chip running" }} data-stale-read={stale.to_string()}
             data-testid="running-chip" tabindex="0" role="img" aria-label={label}>
-            <rect x={num(cx)} y={num(y + 48.0)} width="58" height="20" rx="4" />
-            <text x={num(cx + 4.0)} y={num(y + 62.0)}>{if stale { format!("{name}!") } else { name }}</text>
+            <rect x={num(cx)} y={num(y)} width="58" height="20" rx="4" />
+            <text x={num(cx + 4.0)} y={num(y + 14.0)}>{if stale { format!("{name}!") } else { name }}</text>
             if !tip.is_empty() { <title>{tip}</title> }
         </g>
         // Beside the chip, not in it: style.css shows it while the chip has the focus or the
@@ -575,6 +649,11 @@ fn running_chip(pic: &Pic, i: usize, j: usize, k: listwatch_core::NameId, x: f64
 
 fn short(name: &str) -> String {
     name.strip_prefix("default/").unwrap_or(name).to_string()
+}
+
+/// At most 6 characters (a done chip's mark takes the seventh), with an ellipsis when cut.
+fn truncate6(s: &str) -> String {
+    fit(s, 6)
 }
 
 fn truncate(s: &str) -> String {

@@ -22,6 +22,8 @@ pub struct Apiserver {
     pub(super) omits_initial_events_end: bool,
     /// Requests waiting for a cache to be ready (without `ResilientWatchCacheInitialization`).
     pub(super) parked: Vec<Parked>,
+    /// The selectors of probes' lists not answered yet, by probe number.
+    pub(super) probe_selectors: BTreeMap<u32, Arc<crate::object::Selector>>,
 }
 
 /// A request that waits until its kind's cache is ready: before
@@ -74,6 +76,7 @@ impl Apiserver {
             fake: a.fake,
             omits_initial_events_end: a.omits_initial_events_end,
             parked: vec![],
+            probe_selectors: BTreeMap::new(),
         }
     }
 }

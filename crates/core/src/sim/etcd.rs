@@ -30,6 +30,11 @@ pub struct Etcd {
     owned: BTreeMap<(u64, KindId), u32>,
     /// Per kind (by index): how many objects it has now.
     kind_len: Vec<u32>,
+    /// Per kind (by index): is it cluster-scoped? The collector's scope rules read it.
+    cluster_scoped: Vec<bool>,
+    /// Per kind (by index): does it serve the status subresource (`status-subresource off`:
+    /// no)?
+    status_subresource: Vec<bool>,
 }
 
 impl Etcd {
@@ -61,6 +66,10 @@ impl Etcd {
             live_owned: BTreeMap::new(),
             owned: BTreeMap::new(),
             kind_len: vec![0; kinds],
+            cluster_scoped: config.kinds.iter().map(|k| k.cluster_scoped).collect(),
+            status_subresource: (config.kinds.iter())
+                .map(|k| k.status_subresource)
+                .collect(),
         }
     }
 
@@ -229,7 +238,10 @@ impl Etcd {
             }
         } else if event == EventType::Added
             && obj.owner_refs().next().is_some()
-            && obj.owner_refs().all(|r| !self.owner_resolves(obj, r.owner))
+            && (obj.owner_refs().all(|r| !self.owner_resolves(obj, r.owner))
+                || obj
+                    .owner_refs()
+                    .any(|r| self.invalid_namespace(obj, r.owner)))
         {
             look.push((obj.kind, obj.name, obj.uid));
         }
@@ -243,6 +255,9 @@ impl Etcd {
             d.uid == uid
                 && d.owner_refs().next().is_some()
                 && d.owner_refs().all(|r| !self.owner_resolves(d, r.owner))
+                && !d
+                    .owner_refs()
+                    .any(|r| self.namespaced_owner_of_cluster_scoped(d, r.owner))
                 && d.deletion_ms.is_none()
         })
     }
@@ -296,8 +311,36 @@ impl Etcd {
     /// dependent's namespace? A namespaced owner elsewhere is treated as absent
     /// (`garbagecollector.go`: cross-namespace owner references are disallowed by design).
     fn owner_resolves(&self, dependent: &Object, owner: Owner) -> bool {
-        (self.objects.get(&(owner.kind, owner.name)))
-            .is_some_and(|o| o.uid == owner.uid && o.namespace == dependent.namespace)
+        self.resolved_owner(dependent, owner).is_some()
+    }
+
+    /// The owner `dependent`'s reference resolves to (`owner_resolves`): a cluster-scoped
+    /// owner from anywhere, a namespaced one from its own namespace only.
+    pub(super) fn resolved_owner(&self, dependent: &Object, owner: Owner) -> Option<&Object> {
+        let cluster_scoped = self.cluster_scoped[owner.kind.index()];
+        (self.objects.get(&(owner.kind, owner.name))).filter(|o| {
+            o.uid == owner.uid && (cluster_scoped || o.namespace == dependent.namespace)
+        })
+    }
+
+    /// `garbagecollector.go` `isDangling`: a cluster-scoped dependent refers to an owner of a
+    /// namespaced kind, which is not valid (`namespacedOwnerOfClusterScopedObjectErr`): the
+    /// collector forgets the dependent, which is never collected.
+    pub(super) fn namespaced_owner_of_cluster_scoped(
+        &self,
+        dependent: &Object,
+        owner: Owner,
+    ) -> bool {
+        self.cluster_scoped[dependent.kind.index()] && !self.cluster_scoped[owner.kind.index()]
+    }
+
+    /// `graph_builder.go` `addDependentToOwners`: the reference names an owner of a namespaced
+    /// kind that exists (observed, by UID) in another namespace than the dependent's, which
+    /// the collector reports with a Warning `OwnerRefInvalidNamespace` on the dependent.
+    pub(super) fn invalid_namespace(&self, dependent: &Object, owner: Owner) -> bool {
+        !self.cluster_scoped[owner.kind.index()]
+            && (self.objects.get(&(owner.kind, owner.name)))
+                .is_some_and(|o| o.uid == owner.uid && o.namespace != dependent.namespace)
     }
 
     /// Does the owner this reference names exist, with this UID?
@@ -494,7 +537,9 @@ impl Etcd {
     ) -> Result<Decision, Refusal> {
         let cur = self.objects.get(&(kind, name));
         let op = update_op(change, expect_rv, cur);
-        let Some(cur) = cur else {
+        let to_status = matches!(op, WriteOp::UpdateStatus | WriteOp::PatchStatus);
+        let Some(cur) = cur.filter(|_| !to_status || self.status_subresource[kind.index()]) else {
+            // A kind without the status subresource serves no `/status`: 404.
             return Err(refusal(op, kind, name, ApiError::NotFound));
         };
         let obj = change.apply(cur);
@@ -527,6 +572,10 @@ impl Etcd {
                 let mut decision =
                     self.decide_create(kind, name, obj.namespace, obj.spec, obj.owner, names)?;
                 if let Decision::Commit { obj: made, .. } = &mut decision {
+                    // `PrepareForCreate` drops the status only with the status subresource.
+                    if !self.status_subresource[kind.index()] {
+                        made.status = obj.status;
+                    }
                     made.body = obj.body;
                 }
                 Ok(decision)
@@ -574,15 +623,23 @@ impl Etcd {
         if obj == *cur {
             return Ok(Decision::NoOp { kind, name });
         }
-        if spec_changed {
+        // `PrepareForUpdate`: any change but to `metadata` moves the generation, and with the
+        // status subresource the status is not the object's to change.
+        let subresource = self.status_subresource[kind.index()];
+        if spec_changed || (status_changed && !subresource) {
             obj.generation += 1;
         }
-        let op = op.unwrap_or(match (status_changed && !spec_changed, expect_rv == 0) {
-            (true, true) => WriteOp::PatchStatus,
-            (true, false) => WriteOp::UpdateStatus,
-            (false, true) => WriteOp::Patch,
-            (false, false) => WriteOp::Update,
-        });
+        let op = op.unwrap_or(
+            match (
+                status_changed && !spec_changed && subresource,
+                expect_rv == 0,
+            ) {
+                (true, true) => WriteOp::PatchStatus,
+                (true, false) => WriteOp::UpdateStatus,
+                (false, true) => WriteOp::Patch,
+                (false, false) => WriteOp::Update,
+            },
+        );
         if obj.deletion_ms.is_some() && obj.finalizer_count() == 0 {
             // The last finalizer is gone: the object goes.
             let (op, event) = (WriteOp::RemoveLastFinalizer, EventType::Deleted);

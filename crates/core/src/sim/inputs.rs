@@ -14,7 +14,8 @@ impl Sim {
                 apiserver,
                 kind,
                 request,
-            } => self.probe(apiserver, kind, request, cause),
+                ref selector,
+            } => self.probe(apiserver, kind, request, selector.as_deref(), cause),
             Input::Say { ref text, wait } => self.say(text, wait, cause),
         }
     }
@@ -118,8 +119,8 @@ impl Sim {
     }
 
     fn user_create(&mut self, kind: KindId, name: &str, spec: i64, cause: EventId) {
-        let name = self.names.intern_qualified(name);
-        let namespace = self.namespace_of(name);
+        let name = self.intern_object(kind, name);
+        let namespace = self.namespace_of(kind, name);
         let create = Write::Create {
             kind,
             name,
@@ -131,7 +132,7 @@ impl Sim {
     }
 
     fn user_delete(&mut self, kind: KindId, name: &str, cause: EventId) {
-        let name = self.names.intern_qualified(name);
+        let name = self.intern_object(kind, name);
         let delete = Write::Delete {
             kind,
             name,
@@ -150,10 +151,10 @@ impl Sim {
         } else {
             name
         };
-        let name = self.names.intern_qualified(name);
+        let name = self.intern_object(kind, name);
         let mut obj = match (verb, self.etcd.get(kind, name)) {
             (Verb::Create, _) => {
-                let namespace = self.namespace_of(name);
+                let namespace = self.namespace_of(kind, name);
                 Object::new(kind, name, namespace)
             }
             (_, Some(o)) => o.clone(),
@@ -242,7 +243,7 @@ impl Sim {
                 controller,
                 block_owner_deletion,
             } => {
-                let name = self.names.intern_qualified(name);
+                let name = self.intern_object(*kind, name);
                 // No such owner: a UID no object has (UIDs start at 1), which the collector
                 // reads as an owner that is gone.
                 let uid = self.etcd.get(*kind, name).map_or(0, |o| o.uid);
@@ -272,11 +273,26 @@ impl Sim {
         propagation: Propagation,
         cause: EventId,
     ) {
-        let name = self.names.intern_qualified(name);
+        let name = self.intern_object(kind, name);
         self.delete_with(Actor::User, cause, kind, name, propagation);
     }
 
-    pub(super) fn namespace_of(&mut self, name: NameId) -> NameId {
+    /// The name of a user's object: `ns/name` (`a` is `default/a`), or for a cluster-scoped
+    /// kind the name as written.
+    pub(super) fn intern_object(&mut self, kind: KindId, name: &str) -> NameId {
+        if self.config.cluster_scoped(kind) {
+            self.names.intern(name)
+        } else {
+            self.names.intern_qualified(name)
+        }
+    }
+
+    /// The namespace of an object of `kind` named `name`: none (the empty name) for a
+    /// cluster-scoped kind.
+    pub(super) fn namespace_of(&mut self, kind: KindId, name: NameId) -> NameId {
+        if self.config.cluster_scoped(kind) {
+            return self.names.intern("");
+        }
         let s = self.names.resolve(name);
         let ns = s
             .split_once('/')
@@ -293,7 +309,7 @@ impl Sim {
         cause: EventId,
         change: impl Fn(&Object) -> UpdateTo,
     ) {
-        let name = self.names.intern_qualified(name);
+        let name = self.intern_object(kind, name);
         match self.etcd.get(kind, name).cloned() {
             Some(o) => {
                 let _ = self.write(

@@ -357,7 +357,7 @@ impl Sim {
         for_ms: DurationMs,
         cause: EventId,
     ) {
-        let name = self.names.intern_qualified(name);
+        let name = self.intern_object(kind, name);
         let event = EventKind::HoldArmed {
             controller,
             kind,

@@ -421,10 +421,10 @@ impl Sim {
         // The timeline goes last, followed by a gap of sequence numbers: an input appended later
         // with `schedule_input` orders exactly as if it had been the timeline's last entry.
         for (i, t) in config.timeline.iter().enumerate() {
-            if let Input::Write(WriteInput::Create { name, .. })
-            | Input::Write(WriteInput::Update { name, .. }) = &t.input
+            if let Input::Write(WriteInput::Create { kind, name, .. })
+            | Input::Write(WriteInput::Update { kind, name, .. }) = &t.input
             {
-                sim.names.intern_qualified(name);
+                sim.intern_object(*kind, name);
             }
             sim.schedule(t.at_ms, NO_CAUSE, Action::Timeline(i as u32));
         }

@@ -120,6 +120,7 @@ impl Apiserver {
         error: ApiError,
         cause: EventId,
     ) {
+        self.probe_selectors.remove(&probe);
         let failed = EventKind::ProbeFailed { probe, error };
         st.out.emit_by(Actor::Probe, cause, failed);
     }
@@ -132,9 +133,16 @@ impl Apiserver {
         cause: EventId,
     ) {
         let cache = &self.caches[kind.index()];
+        let items = match self.probe_selectors.remove(&probe) {
+            // `cacher.go` `GetList` filters with the request's predicate.
+            Some(sel) => (cache.store.values())
+                .filter(|o| sel.matches_object(o, st.names))
+                .count(),
+            None => cache.store.len(),
+        };
         let listed = EventKind::ProbeListed {
             probe,
-            items: cache.store.len() as u32,
+            items: items as u32,
             list_rv: cache.rv,
             from_etcd: false,
         };
@@ -151,8 +159,18 @@ impl Apiserver {
         cause: EventId,
     ) {
         let etcd = st.etcd;
+        let selector = self.probe_selectors.remove(&probe);
         let (items, list_rv) = match at {
-            None => (etcd.kind_len(kind), etcd.rev()),
+            // `etcd3/store.go` `GetList` filters with the request's predicate too. (An Exact
+            // list with a selector is refused by the parser: the counts history has no labels.)
+            None => match selector {
+                Some(sel) => {
+                    let objects = EtcdReader(etcd).kind_objects(kind);
+                    let matching = objects.iter().filter(|o| sel.matches_object(o, st.names));
+                    (matching.count(), etcd.rev())
+                }
+                None => (etcd.kind_len(kind), etcd.rev()),
+            },
             Some(n) if n < etcd.compact_rev() => {
                 return self.probe_failed(st, probe, ApiError::ListCompacted, cause)
             }
@@ -399,6 +417,7 @@ mod tests {
                 apiserver: ApiserverId(0),
                 kind: KindId(0),
                 request: list(ListRv::Exact(1)),
+                selector: None,
             },
         };
         world.config.timeline.push(exact);

@@ -126,8 +126,8 @@ impl Sim {
 
     /// `pkg/controller/garbagecollector`: the collector's graph learns of a change after
     /// `gc_delay_ms` and looks at each dependent etcd names (`Etcd::gc_candidates`); one whose
-    /// owners are all gone is deleted (background propagation). Foreground deletion is not
-    /// modelled.
+    /// owners are all gone is deleted (background propagation); an owner marked for
+    /// foreground or orphan deletion is looked at again (`collect_garbage`).
     fn gc_notice(&mut self, obj: &Object, event: EventType, cause: EventId) {
         let at = self.now_ms + self.config.gc_delay_ms;
         for (kind, name, uid) in self.etcd.gc_candidates(obj, event) {
@@ -177,6 +177,7 @@ impl Sim {
     /// dependents and, once none that blocks it (`blockOwnerDeletion`) is left, the removal of
     /// `foregroundDeletion`.
     pub(super) fn collect_garbage(&mut self, kind: KindId, name: NameId, uid: u64, cause: EventId) {
+        self.report_invalid_owner_refs(kind, name, uid, cause);
         if self.etcd.is_orphan(kind, name, uid) {
             let uid = Some(uid);
             let delete = Write::Delete { kind, name, uid };
@@ -193,11 +194,24 @@ impl Sim {
         let dependents: Vec<Object> = self.etcd.dependents_of(uid).cloned().collect();
         let gc = Actor::GarbageCollector;
         for mut d in dependents {
-            if policy == Propagation::Orphan {
+            if policy == Propagation::Orphan
+                || (d.deletion_ms.is_none() && self.has_solid_owner(&d, uid))
+            {
+                // `orphanDependents`; and `attemptToDeleteItem`'s `len(solid) != 0` case: a
+                // dependent another owner keeps loses only its reference to this one.
                 d.owner = d.owner.filter(|o| o.uid != uid);
                 d.body.edit(|b| b.owners.retain(|r| r.owner.uid != uid));
                 let decision = self.etcd.decide_collector(d);
                 let _ = self.settle(gc, cause, decision);
+            } else if (d.owner_refs())
+                .any(|r| (self.etcd).namespaced_owner_of_cluster_scoped(&d, r.owner))
+            {
+                // `isDangling`'s `namespacedOwnerOfClusterScopedObjectErr`: forgotten, not deleted.
+            } else if d.deletion_ms.is_none() && self.etcd.dependents_of(d.uid).next().is_some() {
+                // A dependent with dependents of its own is deleted in the foreground too
+                // (`waitingForDependentsDeletion` and `item.dependentsLength() != 0`), so this
+                // owner waits for the whole chain, bottom-up.
+                self.delete_with(gc, cause, d.kind, d.name, Propagation::Foreground);
             } else if d.deletion_ms.is_none() {
                 let (kind, name, uid) = (d.kind, d.name, Some(d.uid));
                 let _ = self.write(gc, cause, Write::Delete { kind, name, uid });
@@ -219,6 +233,41 @@ impl Sim {
         done.body.edit(|b| b.finalizers.retain(|&x| x != f));
         let decision = self.etcd.decide_collector(done);
         let _ = self.settle(gc, cause, decision);
+    }
+
+    /// `graph_builder.go` `reportInvalidNamespaceOwnerRef`: a Warning on a dependent (not being
+    /// deleted, so once) for each reference to a namespaced owner seen in another namespace.
+    fn report_invalid_owner_refs(&mut self, kind: KindId, name: NameId, uid: u64, cause: EventId) {
+        let Some(d) = self
+            .etcd
+            .get(kind, name)
+            .filter(|d| d.uid == uid && d.deletion_ms.is_none())
+        else {
+            return;
+        };
+        let invalid: Vec<Owner> = (d.owner_refs())
+            .filter(|r| self.etcd.invalid_namespace(d, r.owner))
+            .map(|r| r.owner)
+            .collect();
+        for o in invalid {
+            let warning = EventKind::OwnerRefInvalid {
+                kind,
+                name,
+                owner_kind: o.kind,
+                owner_name: o.name,
+            };
+            self.emit(Actor::GarbageCollector, cause, warning);
+        }
+    }
+
+    /// `classifyReferences`: does `dependent` have an owner other than `uid` that exists
+    /// and is not itself waiting for its dependents (a "solid" one)?
+    fn has_solid_owner(&self, dependent: &Object, uid: u64) -> bool {
+        dependent.owner_refs().any(|r| {
+            r.owner.uid != uid
+                && (self.etcd.resolved_owner(dependent, r.owner))
+                    .is_some_and(|o| self.policy_finalizer(o) != Some(Propagation::Foreground))
+        })
     }
 
     /// A delete with a propagation policy: background is the plain delete; foreground and
@@ -441,11 +490,21 @@ impl Sim {
         api: ApiserverId,
         kind: KindId,
         request: ProbeRequest,
+        selector: Option<&crate::config::ProbeSelector>,
         cause: EventId,
     ) {
         let probe = self.probes;
         self.probes += 1;
-        self.step_server(api, |a, st| a.probe(st, (probe, kind), request, cause));
+        let selector = selector.and_then(|s| {
+            let names = &mut self.names;
+            crate::object::Selector::resolve(s.labels.as_ref(), s.fields.as_ref(), names)
+        });
+        self.step_server(api, |a, st| {
+            if let Some(s) = selector {
+                a.probe_selectors.insert(probe, Arc::new(s));
+            }
+            a.probe(st, (probe, kind), request, cause)
+        });
     }
 }
 
@@ -579,6 +638,7 @@ mod tests {
             apiserver: ApiserverId(0),
             kind: KindId(0),
             request,
+            selector: None,
         };
         let exact = |n| {
             probe(ProbeRequest::List {

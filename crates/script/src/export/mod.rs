@@ -1,4 +1,4 @@
-//! The trace as JSON, `listwatch-trace/2` (docs/trace-format.md, docs/trace-format.schema.json).
+//! The trace as JSON, `listwatch-trace/3` (docs/trace-format.md, docs/trace-format.schema.json).
 //! The CLI's `--json` and the page's export both call `json`.
 //!
 //! Core stays serde-free: the structs here are the boundary, built from core's public `Event`
@@ -31,8 +31,11 @@ pub use names::render_text;
 
 use names::{Actors, Interner, Placeholders};
 
-/// The version of the document: a change to its shape changes it.
-pub const FORMAT: &str = "listwatch-trace/2";
+/// The version of the document: a change to its shape changes it. 3 added `owner_ref_invalid`
+/// and the write ops `adopt` and `release` (and names `object_fields`, which version 2 documents
+/// already had without a version change);
+/// a version 2 document reads as a version 3 one.
+pub const FORMAT: &str = "listwatch-trace/3";
 
 /// The document of a report.
 pub fn report(r: &Report) -> String {

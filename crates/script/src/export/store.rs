@@ -28,6 +28,13 @@ pub(super) enum Out {
         kind: u32,
         name: u32,
     },
+    /// The collector's Warning `OwnerRefInvalidNamespace` on a dependent (new in version 3).
+    OwnerRefInvalid {
+        kind: u32,
+        name: u32,
+        owner_kind: u32,
+        owner_name: u32,
+    },
     /// An object's labels, annotations, named fields, finalizers and owners after a write:
     /// `fields` is the index of their words in `names`.
     ObjectFields {
@@ -62,6 +69,7 @@ pub(super) fn name(k: &EventKind) -> Option<NameId> {
         | EventKind::WriteFailed { name, .. }
         | EventKind::NoOpWrite { name, .. }
         | EventKind::ObjectFields { name, .. }
+        | EventKind::OwnerRefInvalid { name, .. }
         | EventKind::CacheAdd { name, .. } => Some(name),
         _ => None,
     }
@@ -116,6 +124,17 @@ impl Events<'_> {
             EventKind::NoOpWrite { kind: k, name: n } => Out::NoOpWrite {
                 kind: self.kind_of(k),
                 name: self.object(n),
+            },
+            EventKind::OwnerRefInvalid {
+                kind: k,
+                name: n,
+                owner_kind,
+                owner_name,
+            } => Out::OwnerRefInvalid {
+                kind: self.kind_of(k),
+                name: self.object(n),
+                owner_kind: self.kind_of(owner_kind),
+                owner_name: self.object(owner_name),
             },
             EventKind::ObjectFields {
                 kind: k,

@@ -14,7 +14,7 @@ pub(super) const SEED_AND_KINDS: &[Row<Statement>] = &[
     statement("seed", "seed N", "seed 7", Builder::seed_statement),
     statement(
         "kind",
-        "kind NAME [cache fixed N | cache dynamic [MIN..MAX] | cache off]",
+        "kind NAME [cluster-scoped] [status-subresource off] [cache fixed N | cache dynamic [MIN..MAX] | cache off]",
         "kind ConfigMap cache fixed 3",
         Builder::kind_statement,
     ),
@@ -122,12 +122,21 @@ impl Builder {
         Ok(on)
     }
 
-    /// `kind NAME [cache fixed N | dynamic [MIN..MAX] | off]`.
+    /// `kind NAME [cluster-scoped] [status-subresource off] [cache fixed N | dynamic [MIN..MAX] | off]`.
     fn kind_statement(&mut self, p: &mut Cursor, _: Head) -> R<()> {
         let name = p.next("a kind name")?;
         check_name(p, name, "kind", |c| c.is_ascii_alphanumeric())?;
         if self.config.kind_id(&name.text).is_some() {
             return Err(p.err_at(name, format!("kind `{}` is declared twice", name.text)));
+        }
+        // `cluster-scoped`: a kind whose objects have no namespace, as Nodes and
+        // PersistentVolumes (`apiextensions` `scope: Cluster`).
+        let cluster_scoped = p.eat("cluster-scoped");
+        // `status-subresource off`: a CRD without `subresources.status`
+        // (`customresource/strategy.go` with `a.status == nil`).
+        let status_subresource = !p.eat("status-subresource");
+        if !status_subresource {
+            p.expect_kw("off")?;
         }
         let mut cache = CacheMode::Dynamic {
             capacity_min: DYNAMIC_CAPACITY_MIN,
@@ -177,6 +186,8 @@ impl Builder {
         self.config.kinds.push(KindConfig {
             name: name.text.clone(),
             cache,
+            cluster_scoped,
+            status_subresource,
         });
         Ok(())
     }

@@ -6,7 +6,6 @@
 use listwatch_core::verdict::{Cmp, Expect, Fact, Field, ObjectCount as Counted, ObjectFact};
 use listwatch_core::FieldValue;
 
-use super::names::object_name;
 use super::table::{row, statement, ExpectationFn, Head, Row, Statement, EXPECTATION_WORDS};
 use super::writes::MAX_SPEC;
 use super::Builder;
@@ -85,7 +84,7 @@ impl Builder {
     /// `expect final KIND NAME spec|status CMP N`, and what an object holds beyond them.
     fn final_expectation(&self, p: &mut Cursor, _: &Word) -> R<Expect> {
         let kind = self.next_kind(p)?;
-        let name = object_name(p)?;
+        let name = self.object_name_of(p, kind)?;
         let f = p.next("`spec` or `status`")?;
         let count = Some;
         let object = match f.text.as_str() {
@@ -174,7 +173,7 @@ impl Builder {
         let kind = self.next_kind(p)?;
         Ok(Expect::Exists {
             kind,
-            name: object_name(p)?,
+            name: self.object_name_of(p, kind)?,
             negated: w.text == "absent",
         })
     }
@@ -234,7 +233,7 @@ impl Builder {
         let negated = p.eat("never");
         p.expect_kw("saw")?;
         let kind = self.next_kind(p)?;
-        let name = object_name(p)?;
+        let name = self.object_name_of(p, kind)?;
         p.expect_kw("spec")?;
         let spec = p.number("a spec value", MAX_SPEC)?;
         p.done()?;
@@ -267,7 +266,7 @@ impl Builder {
             (None, first)
         } else {
             p.pos -= 1;
-            let name = object_name(p)?;
+            let name = super::names::object_name(p)?;
             (Some(name), p.next("the event's type (Normal or Warning)")?)
         };
         if !types.contains(&t.text.as_str()) {

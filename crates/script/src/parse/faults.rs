@@ -3,7 +3,6 @@
 
 use listwatch_core::*;
 
-use super::names::object_name;
 use super::table::{row, ActionFn, Row};
 use super::Builder;
 use crate::cursor::{Cursor, R};
@@ -104,10 +103,11 @@ impl Builder {
     /// `hold CONTROLLER KIND NAME [for D]`: Sieve's unobserved-state injection.
     fn hold_input(&self, p: &mut Cursor, _: &Word) -> R<Input> {
         let controller = self.next_controller(p)?;
+        let kind = self.next_kind(p)?;
         Ok(Input::Fault(FaultInput::Hold {
             controller,
-            kind: self.next_kind(p)?,
-            name: object_name(p)?,
+            kind,
+            name: self.object_name_of(p, kind)?,
             for_ms: for_duration(p, "how long at most", listwatch_core::explore::HOLD_FOR_MS)?,
         }))
     }

@@ -90,6 +90,23 @@ impl Builder {
     }
 
     /// The next word, as a declared kind (`next_controller` and `next_apiserver` likewise).
+    /// An object's name, as `object_name` reads it; a cluster-scoped kind's has no namespace.
+    pub(super) fn object_name_of(&self, p: &mut Cursor, kind: KindId) -> R<String> {
+        let name = object_name(p)?;
+        if self.config.cluster_scoped(kind) && name.contains('/') {
+            let kind = &self.config.kinds[kind.index()].name;
+            return Err(p
+                .err_at(
+                    &p.words[p.pos - 1],
+                    format!("`{kind}` is cluster-scoped: its objects have no namespace"),
+                )
+                .help(format!(
+                    "name it without `NAMESPACE/`: `{kind} {}`",
+                    name.rsplit('/').next().unwrap_or("")
+                )));
+        }
+        Ok(name)
+    }
     pub(super) fn next_kind(&self, p: &mut Cursor) -> R<KindId> {
         let w = p.next("a kind")?;
         self.kind(p, w)

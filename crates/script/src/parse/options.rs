@@ -254,6 +254,15 @@ impl Builder {
                 "owner" => map = KeyMap::Owner,
                 "self" => map = KeyMap::Itself,
                 "none" => map = KeyMap::ReadOnly,
+                "in" if self.config.cluster_scoped(kind) => {
+                    let kind = &self.config.kinds[kind.index()].name;
+                    return Err(p
+                        .err_at(
+                            x,
+                            format!("`{kind}` is cluster-scoped: its objects have no namespace"),
+                        )
+                        .help("watch it in every namespace: drop `in NAMESPACE`"));
+                }
                 "in" => namespace = Some(p.next("a namespace")?.text.clone()),
                 "selector" => {
                     let w = p.next("a label selector: `app=web`, `tier!=db`, `env`, `!legacy`")?;

@@ -4,6 +4,7 @@
 use listwatch_core::verdict::{Expect, ProbeFact};
 use listwatch_core::*;
 
+use super::selector::{field_selector, label_selector, selector_word};
 use super::table::{row, ActionFn, ExpectationFn, Row};
 use super::Builder;
 use crate::cursor::{unknown, Cursor, R};
@@ -11,7 +12,7 @@ use crate::lexer::Word;
 
 pub(super) const ACTIONS: &[Row<ActionFn>] = &[row(
     "probe",
-    "probe list KIND [resourceVersion=\"N\" [exact]] [on APISERVER] | probe watch KIND resourceVersion=\"N\" [on APISERVER]",
+    "probe list KIND [resourceVersion=\"N\" [exact]] [selector SEL] [field-selector SEL] [on APISERVER] | probe watch KIND resourceVersion=\"N\" [on APISERVER]",
     "at 4s probe list Pod resourceVersion=\"12\" exact",
     Builder::probe_input,
 )];
@@ -81,6 +82,7 @@ impl Builder {
                 }
             }
         };
+        let selector = self.probe_selector(p, list, exact)?;
         let apiserver = if p.eat("on") {
             self.next_apiserver(p)?
         } else {
@@ -90,7 +92,58 @@ impl Builder {
             apiserver,
             kind,
             request,
+            selector,
         })
+    }
+
+    /// `[selector SEL] [field-selector SEL]` of a probe's list: the apiserver filters the list
+    /// with them (`cacher.go` `GetList`, the request's predicate). Not on watches, nor on an
+    /// Exact list (etcd's history of counts has no labels).
+    fn probe_selector(
+        &self,
+        p: &mut Cursor,
+        list: bool,
+        exact: bool,
+    ) -> R<Option<Box<ProbeSelector>>> {
+        let mut s = ProbeSelector {
+            labels: None,
+            fields: None,
+        };
+        while let Some(w) = p
+            .peek()
+            .filter(|w| w.text == "selector" || w.text == "field-selector")
+        {
+            p.pos += 1;
+            let (given, what) = if w.text == "selector" {
+                (
+                    s.labels.is_some(),
+                    "a label selector: `app=web`, `tier!=db`, `env`, `!legacy`",
+                )
+            } else {
+                (
+                    s.fields.is_some(),
+                    "a field selector: `metadata.name=web-0`",
+                )
+            };
+            if !list || exact || given {
+                let why = if !list {
+                    "a probe's watch takes no selector (only `probe list` does)"
+                } else if exact {
+                    "an Exact list with a selector is not modelled"
+                } else {
+                    "this selector is given twice"
+                };
+                return Err(p.err_at(w, why));
+            }
+            let v = p.next(what)?;
+            if w.text == "selector" {
+                let v = selector_word(p, v);
+                s.labels = Some(label_selector(p, &v)?);
+            } else {
+                s.fields = Some(field_selector(p, v)?);
+            }
+        }
+        Ok((s.labels.is_some() || s.fields.is_some()).then(|| Box::new(s)))
     }
 
     /// `expect probe got "TEXT" | listed N [at rv R] | opened [replaying N]`; a controller named

@@ -5,7 +5,6 @@
 
 use listwatch_core::*;
 
-use super::names::object_name;
 use super::table::{row, ActionFn, Row};
 use super::Builder;
 use crate::cursor::{unknown, Cursor, R};
@@ -68,13 +67,13 @@ impl Builder {
     /// `patch KIND NAME CLAUSE...`.
     fn create_or_update_input(&self, p: &mut Cursor, aw: &Word) -> R<Input> {
         let kind = self.next_kind(p)?;
-        let name = object_name(p)?;
+        let name = self.object_name_of(p, kind)?;
         let verb = match aw.text.as_str() {
             "create" => Verb::Create,
             "update" => Verb::Update,
             _ => Verb::Patch,
         };
-        let edits = self.edits(p, verb)?;
+        let edits = self.edits(p, verb, kind)?;
         // The shorthand of the first scripts keeps its own input, and so its trace.
         match (verb, edits.as_slice()) {
             (Verb::Create, []) => {
@@ -112,7 +111,7 @@ impl Builder {
 
     /// The clauses of a write, each a located error when misused; at most
     /// `object::MAX_ENTRIES` of them.
-    fn edits(&self, p: &mut Cursor, verb: Verb) -> R<Vec<Edit>> {
+    fn edits(&self, p: &mut Cursor, verb: Verb, kind: KindId) -> R<Vec<Edit>> {
         let mut edits = vec![];
         let (mut status_word, mut other_word) = (None, None);
         // What each clause sets, to refuse a second setting of the same thing.
@@ -191,6 +190,10 @@ impl Builder {
         // The status subresource (`apiextensions-apiserver/pkg/registry/customresource/
         // strategy.go`): a create and a write of the main resource ignore status, a write to
         // `/status` ignores everything else; a line that mixes them would silently lose half.
+        // A kind without it (`status-subresource off`) takes both in one write.
+        if !self.config.status_subresource(kind) {
+            return Ok(edits);
+        }
         if let (Some(s), Some(o)) = (status_word, other_word) {
             let later = if s.col > o.col { s } else { o };
             return Err(p
@@ -223,6 +226,16 @@ impl Builder {
         if name.is_empty() || name.len() > 253 {
             return Err(p.err_at(w, "an owner's name is 1 to 253 characters"));
         }
+        if self.config.cluster_scoped(kind) && name.contains('/') {
+            return Err(p
+                .err_at(
+                    w,
+                    format!("`{kind_text}` is cluster-scoped: its objects have no namespace"),
+                )
+                .help(format!(
+                    "name the owner without a namespace: `owner {kind_text}/NAME`"
+                )));
+        }
         let controller = p.eat("controller");
         let block_owner_deletion = p.eat("block-owner-deletion");
         Ok(Edit::Owner {
@@ -236,7 +249,7 @@ impl Builder {
     /// `label KIND NAME K=V|K- ...`, `annotate KIND NAME K=V|K- ...`: merge patches, as kubectl's.
     fn label_input(&self, p: &mut Cursor, aw: &Word) -> R<Input> {
         let kind = self.next_kind(p)?;
-        let name = object_name(p)?;
+        let name = self.object_name_of(p, kind)?;
         let label = aw.text == "label";
         let mut edits = vec![];
         while let Some(w) = p.peek() {
@@ -275,7 +288,7 @@ impl Builder {
     /// `status KIND NAME N`.
     fn status_input(&self, p: &mut Cursor, _: &Word) -> R<Input> {
         let kind = self.next_kind(p)?;
-        let name = object_name(p)?;
+        let name = self.object_name_of(p, kind)?;
         let status = p.number("a status value", MAX_SPEC)?;
         Ok(Input::Write(WriteInput::UpdateStatus {
             kind,
@@ -287,7 +300,7 @@ impl Builder {
     /// `delete KIND NAME [propagation POLICY]`.
     fn delete_input(&self, p: &mut Cursor, _: &Word) -> R<Input> {
         let kind = self.next_kind(p)?;
-        let name = object_name(p)?;
+        let name = self.object_name_of(p, kind)?;
         if !p.eat("propagation") {
             return Ok(Input::Write(WriteInput::Delete { kind, name }));
         }
