@@ -366,7 +366,7 @@ fn kinds_read(config: &Config) -> Vec<Vec<KindId>> {
             Some(p) if cfg.behaviour == crate::config::Behaviour::Program => {
                 let mut kinds = p.kinds();
                 kinds.retain(|&k| k != cfg.primary);
-                kinds.sort();
+                crate::order::sort_by_u64(&mut kinds, |k| k.0 as u64);
                 kinds.dedup();
                 kinds
             }

@@ -12,6 +12,7 @@ pub mod config;
 pub mod esr;
 pub mod model;
 pub mod object;
+pub mod order;
 pub mod program;
 pub mod queue;
 pub mod reconcile;

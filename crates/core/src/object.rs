@@ -154,7 +154,7 @@ impl Body {
         }
         if !d.finalizers.is_empty() {
             let mut v: Vec<&str> = d.finalizers.iter().map(|&f| names.resolve(f)).collect();
-            v.sort();
+            crate::order::sort_by_text(&mut v, |s| *s);
             parts.push(format!("finalizers {}", v.join(",")));
         }
         if !d.owners.is_empty() {
@@ -216,7 +216,7 @@ pub fn set<V: PartialEq>(map: &mut Vec<(NameId, V)>, key: NameId, value: Option<
 /// A map's entries by their keys' text (ids follow interning order): what displays show.
 pub fn sorted<'a, V: Copy>(names: &'a Names, map: &[(NameId, V)]) -> Vec<(&'a str, V)> {
     let mut out: Vec<(&str, V)> = map.iter().map(|&(k, v)| (names.resolve(k), v)).collect();
-    out.sort_by(|a, b| a.0.cmp(b.0));
+    crate::order::sort_by_text(&mut out, |e| e.0);
     out
 }
 
@@ -265,7 +265,7 @@ impl Selector {
             .map(|r| {
                 let k = names.intern(&r.key);
                 let mut values: Vec<NameId> = r.values.iter().map(|v| names.intern(v)).collect();
-                values.sort_unstable();
+                crate::order::sort_by_u64(&mut values, |v| v.0 as u64);
                 values.dedup();
                 let one = || values.first().copied().unwrap_or(NameId(0));
                 match r.op {
@@ -355,7 +355,7 @@ impl Selector {
     pub fn text(&self, names: &Names) -> String {
         let set = |vs: &[NameId]| {
             let mut v: Vec<&str> = vs.iter().map(|&v| names.resolve(v)).collect();
-            v.sort_unstable();
+            crate::order::sort_by_text(&mut v, |s| *s);
             v.join(",")
         };
         let parts: Vec<String> = (self.requirements.iter())

@@ -1677,7 +1677,7 @@ fn scale(
         }
     } else if children.len() > desired {
         let mut sorted = children.clone();
-        sorted.sort_by_key(|c| child_index(names, c.name));
+        crate::order::sort_by_u64(&mut sorted, |c| child_index(names, c.name));
         for c in sorted.iter().skip(desired).rev() {
             writes.push(Some(Write::Delete {
                 kind,

@@ -138,7 +138,7 @@ pub fn counterexample(
         }
     }
     let mut inputs: Vec<_> = failure.faults.iter().flat_map(|f| f.inputs()).collect();
-    inputs.sort_by_key(|t| t.at_ms);
+    listwatch_core::order::sort_by_u64(&mut inputs, |t| t.at_ms.0);
     for t in &inputs {
         out += &render::input_line(&scenario.config, t);
         out.push('\n');
@@ -711,7 +711,7 @@ fn check_shards(docs: &[Value]) -> Result<(), String> {
         .iter()
         .map(|d| d["shard"][0].as_u64().unwrap_or(0))
         .collect();
-    have.sort_unstable();
+    listwatch_core::order::sort_by_u64(&mut have, |&h| h);
     // One summary per shard: `n` is compared with what was given before it sizes anything.
     if docs.iter().any(|d| d["shard"][1].as_u64() != Some(n))
         || docs.len() as u64 != n
@@ -744,7 +744,7 @@ fn merged_failures(docs: &[Value], first_failure: bool) -> Vec<Value> {
             ));
         }
     }
-    claims.sort_by_key(|c| c.0);
+    listwatch_core::order::sort_by_u64(&mut claims, |c| c.0);
     let mut states = std::collections::HashSet::new();
     let mut failures: Vec<Value> = vec![];
     for (_, state, f) in claims {

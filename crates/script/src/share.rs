@@ -100,19 +100,43 @@ impl fmt::Display for LinkError {
 
 impl std::error::Error for LinkError {}
 
-// The link alphabet is base64url without padding (RFC 4648 §5): safe in a URL fragment.
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
+mod codec;
 
+// The link alphabet is base64url without padding (RFC 4648 §5): safe in a URL fragment.
 fn b64_encode(data: &[u8]) -> String {
-    URL_SAFE_NO_PAD.encode(data)
+    codec::b64_encode(data)
 }
 
 fn b64_decode(s: &str) -> Result<Vec<u8>, LinkError> {
-    URL_SAFE_NO_PAD.decode(s).map_err(|e| match e {
-        base64::DecodeError::InvalidByte(..) => LinkError::BadCharacters,
-        _ => LinkError::Truncated,
+    codec::b64_decode(s).map_err(|e| match e {
+        codec::B64Error::Character => LinkError::BadCharacters,
+        codec::B64Error::Cut => LinkError::Truncated,
     })
+}
+
+/// Raw deflate: miniz_oxide's level 9 in the CLI (the links `encoding_is_pinned` pins), the
+/// small fixed-code encoder in the page (see `codec`).
+fn deflate(data: &[u8]) -> Vec<u8> {
+    #[cfg(feature = "miniz")]
+    return miniz_oxide::deflate::compress_to_vec(data, 9);
+    #[cfg(not(feature = "miniz"))]
+    return codec::deflate(data);
+}
+
+/// Inflates at most `MAX_PAYLOAD_BYTES`: a bomb stops there.
+fn inflate(data: &[u8]) -> Result<Vec<u8>, LinkError> {
+    #[cfg(feature = "miniz")]
+    return miniz_oxide::inflate::decompress_to_vec_with_limit(data, MAX_PAYLOAD_BYTES).map_err(
+        |e| match e.status {
+            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => LinkError::TooLarge,
+            _ => LinkError::Truncated,
+        },
+    );
+    #[cfg(not(feature = "miniz"))]
+    return codec::inflate(data, MAX_PAYLOAD_BYTES).map_err(|e| match e {
+        codec::InflateError::TooLarge => LinkError::TooLarge,
+        codec::InflateError::Bad => LinkError::Truncated,
+    });
 }
 
 /// CRC-32 (IEEE 802.3, the one of zip and PNG), bit by bit: links are small.
@@ -146,7 +170,7 @@ pub fn encode(shared: &Shared) -> String {
     }
     payload.push('\n');
     payload += &shared.script;
-    let mut body = miniz_oxide::deflate::compress_to_vec(payload.as_bytes(), 9);
+    let mut body = deflate(payload.as_bytes());
     body.extend_from_slice(&crc32(payload.as_bytes()).to_be_bytes());
     format!("{PREFIX}{}", b64_encode(&body))
 }
@@ -200,11 +224,7 @@ pub fn decode(link: &str) -> Result<Shared, LinkError> {
     } else {
         None
     };
-    let bytes = miniz_oxide::inflate::decompress_to_vec_with_limit(&compressed, MAX_PAYLOAD_BYTES)
-        .map_err(|e| match e.status {
-            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => LinkError::TooLarge,
-            _ => LinkError::Truncated,
-        })?;
+    let bytes = inflate(&compressed)?;
     if sum.is_some_and(|sum| sum != crc32(&bytes)) {
         return Err(LinkError::Checksum);
     }
@@ -250,6 +270,8 @@ mod tests {
     const PINNED_LW1: &str = "lw1.AScA2P90PTIyMDAKCiMgaGVsbG8Ka2luZCBQb2QgY2FjaGUgZml4ZWQgMwo";
 
     /// Pins the format: a change here must be deliberate (and old links must keep opening).
+    /// The CLI's encoder; the page's (the small codec) writes other bytes for the same payload.
+    #[cfg(feature = "miniz")]
     #[test]
     fn encoding_is_pinned() {
         assert_eq!(

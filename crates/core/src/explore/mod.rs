@@ -348,7 +348,7 @@ fn key(sim: &Sim, past: &[u64]) -> u64 {
 pub fn replay(config: &Config, faults: &[Fault]) -> Result<Sim, crate::config::ConfigError> {
     let mut c = config.clone();
     c.timeline.extend(faults.iter().flat_map(|f| f.inputs()));
-    c.timeline.sort_by_key(|t| t.at_ms);
+    crate::order::sort_by_u64(&mut c.timeline, |t| t.at_ms.0);
     let mut sim = Sim::new(c)?;
     sim.run();
     Ok(sim)
@@ -661,7 +661,7 @@ impl Runner {
     #[inline(never)]
     pub fn fork(&self, job: &Job) -> Option<Fork> {
         let mut inputs: Vec<TimedInput> = job.faults.iter().flat_map(|f| f.inputs()).collect();
-        inputs.sort_by_key(|t| t.at_ms);
+        crate::order::sort_by_u64(&mut inputs, |t| t.at_ms.0);
         let first = inputs.first()?.at_ms;
         let last = inputs.last()?.at_ms;
         let ck = self

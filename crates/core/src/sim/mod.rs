@@ -337,7 +337,7 @@ impl Reader for StoreReader<'_> {
             return vec![];
         };
         let mut out: Vec<Object> = r.store.values().filter(|o| keep(o)).cloned().collect();
-        out.sort_by_key(|o| o.name);
+        crate::order::sort_by_u64(&mut out, |o| o.name.0 as u64);
         out
     }
     fn live_owned(&self, kind: KindId, uid: u64) -> usize {

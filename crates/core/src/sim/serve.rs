@@ -362,7 +362,7 @@ impl Apiserver {
                 filter_namespace(st, watcher, newer)
             }
         };
-        replay.sort_by_key(|o| o.rv);
+        crate::order::sort_by_u64(&mut replay, |o| o.rv);
         let now = st.etcd.rev();
         let watch = self.open_watch(st, watcher, session, true, (from, now));
         let opened = Msg::WatchOpened {

@@ -76,10 +76,11 @@ struct Builder {
     /// `controller-runtime 0.N`: the minor version whose queue default applies.
     controller_runtime: Option<u32>,
     /// Cluster settings the script gave itself (`feature` names, `too-large-rv`), which a
-    /// version's defaults leave alone.
-    explicit: std::collections::BTreeSet<&'static str>,
+    /// version's defaults leave alone. (A few, so a list: a set type of their own was two more
+    /// copies of the B-tree's code in the page.)
+    explicit: Vec<&'static str>,
     /// (controller, option) the script gave a controller (`queue`, `stale-read-check`).
-    explicit_options: std::collections::BTreeSet<(usize, &'static str)>,
+    explicit_options: Vec<(usize, &'static str)>,
     /// Per apiserver: `fake`, with the client-go version it names, if any.
     fakes: Vec<Option<Option<u32>>>,
     explicit_cache: Vec<bool>,
@@ -205,6 +206,6 @@ impl Builder {
             diags.push(self.locate(&e));
         }
         // Timeline order is time order; equal times keep their line order.
-        self.config.timeline.sort_by_key(|t| t.at_ms);
+        listwatch_core::order::sort_by_u64(&mut self.config.timeline, |t| t.at_ms.0);
     }
 }

@@ -165,7 +165,7 @@ impl Builder {
     fn stale_read_check_option(&mut self, p: &mut Cursor, _: &Word, idx: usize) -> R<()> {
         let on = self.switch(p, "stale-read-check", Some(idx))?;
         self.config.controllers[idx].stale_read_check = on;
-        self.explicit_options.insert((idx, "stale-read-check"));
+        self.explicit_options.push((idx, "stale-read-check"));
         Ok(())
     }
 
@@ -180,7 +180,7 @@ impl Builder {
     }
 
     fn queue_option(&mut self, p: &mut Cursor, _: &Word, idx: usize) -> R<()> {
-        self.explicit_options.insert((idx, "queue"));
+        self.explicit_options.push((idx, "queue"));
         let q = p.next("`classic` or `priority`")?;
         self.config.controllers[idx].queue = match q.text.as_str() {
             "classic" => QueueKind::Classic,

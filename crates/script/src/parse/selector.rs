@@ -303,7 +303,7 @@ impl Parser<'_> {
         if tok != Tok::ClosedPar {
             return Err(self.found(i, "')'"));
         }
-        set.sort();
+        listwatch_core::order::sort_by_text(&mut set, |s| s.as_str());
         set.dedup();
         if set.is_empty() {
             return Err(self.err(op, "for 'in', 'notin' operators, values set can't be empty"));

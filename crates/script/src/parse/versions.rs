@@ -102,7 +102,7 @@ impl Builder {
             "WatchListClient" => self.config.reflector.streaming_list = on,
             _ => self.stale_read_check = Some(on),
         }
-        self.explicit.insert(gate);
+        self.explicit.push(gate);
         p.done()
     }
 
@@ -114,7 +114,7 @@ impl Builder {
             "retry" => false,
             _ => return Err(unknown(p, v, "setting", &["relist", "retry"])),
         };
-        self.explicit.insert("too-large-rv");
+        self.explicit.push("too-large-rv");
         p.done()
     }
 
@@ -149,7 +149,7 @@ impl Builder {
         if !self.explicit_bookmarks {
             self.config.reflector.bookmarks = minor >= 16;
         }
-        if !self.explicit.contains("too-large-rv") {
+        if !self.explicit.contains(&"too-large-rv") {
             self.config.reflector.too_large_relists_consistent = minor >= 19;
         }
         let version = ServerFeatures::of_version(minor);
@@ -178,7 +178,7 @@ impl Builder {
             ),
         ];
         for (gate, value, default) in gates {
-            if !self.explicit.contains(gate) {
+            if !self.explicit.contains(&gate) {
                 *value = default;
             }
         }

@@ -235,7 +235,7 @@ impl<'a> Scan<'a> {
     pub fn list(&self, mut v: Vec<Fault>) -> Source {
         let end = self.sim.config().end_ms;
         v.retain(|f| f.start_ms() <= end);
-        v.sort_by_key(|f| f.start_ms());
+        crate::order::sort_by_u64(&mut v, |f| f.start_ms().0);
         let mut seen = HashSet::new();
         v.retain(|f| seen.insert(f.clone()));
         Source::List(v, 0)

@@ -266,7 +266,7 @@ fn stale_restarts(sim: &Sim, controller: ControllerId, read: &[KindId]) -> Vec<T
         })
         .filter(|&r| r <= sim.config().end_ms)
         .collect();
-    restarts.sort_unstable();
+    crate::order::sort_by_u64(&mut restarts, |r| r.0);
     restarts.dedup();
     restarts
 }

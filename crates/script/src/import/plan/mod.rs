@@ -229,8 +229,9 @@ impl Model {
             total_lines,
         };
         let times = m.script_times(&obs);
-        let mut order: Vec<usize> = (0..obs.len()).collect();
-        order.sort_by_key(|&i| (times[i], obs[i].line));
+        let order = listwatch_core::order::stable_order(obs.len(), &|a, b| {
+            (times[a], obs[a].line).cmp(&(times[b], obs[b].line))
+        });
         let mut totals: BTreeMap<(String, String), Samples> = BTreeMap::new();
         for i in order {
             let o = &obs[i];
@@ -305,7 +306,8 @@ impl Model {
             .enumerate()
             .map(|(i, t)| (t.map(|t| t - t0).unwrap_or(0), i))
             .collect();
-        rel.sort();
+        // (offset, index) pairs: the index tells equal offsets apart, as `sort` would.
+        listwatch_core::order::sort_by_u64(&mut rel, |&(t, _)| (t as u64) ^ (1 << 63));
         let mut shift = 0i64;
         let mut prev: Option<i64> = None;
         let mut out = vec![0u64; obs.len()];
@@ -881,7 +883,7 @@ impl Model {
                 relist_line: None,
             });
         }
-        self.eps.sort_by_key(|e| e.at);
+        listwatch_core::order::sort_by_u64(&mut self.eps, |e| e.at);
     }
 
     /// A write rate per kind from two timed samples of a counter.

@@ -157,7 +157,7 @@ pub(super) fn render(
         let resync = c.resync_ms.or_else(|| {
             let gaps: Vec<u64> = c.resyncs.windows(2).map(|p| p[1] - p[0]).collect();
             let mut g = gaps.clone();
-            g.sort();
+            listwatch_core::order::sort_by_u64(&mut g, |&x| x);
             g.get(g.len() / 2).copied()
         });
         if let Some(r) = resync.filter(|&r| r > 0) {
@@ -176,8 +176,9 @@ pub(super) fn render(
         emit(&mut s, "    done", &[]);
     }
     emit(&mut s, "", &[]);
-    let mut order: Vec<usize> = (0..w.entries.len()).collect();
-    order.sort_by_key(|&i| w.entries[i].at);
+    let order = listwatch_core::order::stable_order(w.entries.len(), &|a, b| {
+        w.entries[a].at.cmp(&w.entries[b].at)
+    });
     let first_entry_of: BTreeMap<usize, usize> = w
         .laid
         .iter()
