@@ -466,6 +466,21 @@ expect probe listed 4 items
 ",
     ),
     (
+        "client-go's fake clientset filters a list by its label selector and ignores its field selector",
+        "client-go/gentype/fake.go (alsoFakeLister.List: testing.ExtractFromListOptions, label.Matches)",
+        "kind Pod
+apiserver test fake
+at 0s create Pod a labels app=web
+at 0s create Pod b labels app=web
+at 0s create Pod c labels app=db
+at 1s probe list Pod selector app=web field-selector metadata.name=a
+at 1s probe list Pod selector app=db
+run 2s
+expect probe listed 2 items
+expect probe listed 1 items
+",
+    ),
+    (
         "generateName: the apiserver appends five random characters, from the run's seed",
         "apiserver/pkg/storage/names/generate.go (SimpleNameGenerator)",
         "kind Pod

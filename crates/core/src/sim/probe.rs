@@ -288,10 +288,17 @@ impl Apiserver {
             FakeTracker::NoResourceVersion => 0,
             FakeTracker::ReplaysFromResourceVersion => st.etcd.rev(),
         };
+        // The generated fake's List filters by the label selector alone
+        // (`client-go/gentype/fake.go` `alsoFakeLister.List`: `ExtractFromListOptions`,
+        // then `label.Matches`); a field selector is ignored.
+        let listed = match self.probe_selectors.remove(&probe) {
+            Some(sel) => objects.iter().filter(|o| sel.matches(&o.body)).count(),
+            None => objects.len(),
+        };
         let answer = match (request, tracker) {
             (ProbeRequest::List { .. }, _) => EventKind::ProbeListed {
                 probe,
-                items: objects.len() as u32,
+                items: listed as u32,
                 list_rv: counter,
                 from_etcd: true,
             },
