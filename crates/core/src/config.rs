@@ -409,6 +409,15 @@ pub struct ProbeSelector {
     pub fields: Option<FieldSelector>,
 }
 
+impl ProbeSelector {
+    /// As the script writes them: `selector app=web field-selector metadata.name=a`.
+    pub fn text(&self) -> String {
+        let labels = (self.labels.iter()).map(|l| format!("selector {}", l.text()));
+        let fields = (self.fields.iter()).map(|f| format!("field-selector {}", f.text()));
+        labels.chain(fields).collect::<Vec<_>>().join(" ")
+    }
+}
+
 /// A user's write (another client of the apiserver, as `kubectl`).
 #[derive(Clone, Debug, PartialEq, Hash)]
 pub enum WriteInput {

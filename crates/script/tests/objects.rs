@@ -463,6 +463,7 @@ expect probe listed 3 items
 expect probe listed 2 items
 expect probe listed 1 items
 expect probe listed 4 items
+expect message \"probe 1: list Pod resourceVersion=\\\"0\\\" selector app=web field-selector metadata.namespace!=kube-system on apiserver\" == 1
 ",
     ),
     (

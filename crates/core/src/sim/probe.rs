@@ -12,6 +12,7 @@ impl Apiserver {
         st: &mut StepContext,
         (probe, kind): (u32, KindId),
         request: ProbeRequest,
+        selector: Option<NameId>,
         cause: EventId,
     ) {
         let asked = EventKind::ProbeRequest {
@@ -19,6 +20,7 @@ impl Apiserver {
             apiserver: st.api,
             kind,
             request,
+            selector,
         };
         let id = st.out.emit_by(Actor::Probe, cause, asked);
         self.answer_probe(st, (probe, kind), request, id);
@@ -357,7 +359,7 @@ mod tests {
 
     fn ask(world: &mut World, api: &mut Apiserver, probe: u32, request: ProbeRequest) -> Stepped {
         world.step(api, TimeMs(1000), |a, st| {
-            a.probe(st, (probe, KindId(0)), request, 0)
+            a.probe(st, (probe, KindId(0)), request, None, 0)
         })
     }
 
