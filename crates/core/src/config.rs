@@ -715,6 +715,14 @@ impl Config {
             .is_some_and(|k| k.cluster_scoped)
     }
 
+    /// The cluster-scoped kinds, for a program's `cluster_scoped`.
+    pub fn cluster_scoped_kinds(&self) -> Vec<KindId> {
+        (0..self.kinds.len() as u16)
+            .map(KindId)
+            .filter(|k| self.cluster_scoped(*k))
+            .collect()
+    }
+
     /// Does this kind serve the status subresource (`status-subresource off`: no)?
     pub fn status_subresource(&self, kind: KindId) -> bool {
         self.kinds
