@@ -324,6 +324,11 @@ struct Binding {
     line: usize,
 }
 
+/// The name a `for` variable's binding takes once its loop ended (no word spells it).
+fn loop_ended(var: &str) -> String {
+    format!("(for {var})")
+}
+
 /// Compiles one block. `desired`: the `desired` block (reads from etcd and `require`s).
 pub struct Compiler<'a> {
     kinds: &'a [KindConfig],
@@ -669,6 +674,10 @@ impl<'a> Compiler<'a> {
         self.in_loop = true;
         let body = self.body(c, at, lines, i, indent, depth);
         self.in_loop = false;
+        // The variable is the loop's (Go's `for _, p := range pods`): after the loop it would
+        // hold the last item, even one the filter passed over. Its slot stays, under a name no
+        // word spells, so `bound` can say why the name is not bound.
+        self.bindings[var as usize].name = loop_ended(&v.text);
         Ok(Stmt::For {
             var,
             list,
@@ -792,6 +801,15 @@ impl<'a> Compiler<'a> {
     /// A name bound above; `list`: Some(true) needs a list, Some(false) one object.
     fn bound(&self, c: &Cursor, w: &Word, list: Option<bool>) -> R<Slot> {
         let Some(i) = self.bindings.iter().position(|b| b.name == w.text) else {
+            let ended = loop_ended(&w.text);
+            if let Some(b) = self.bindings.iter().rev().find(|b| b.name == ended) {
+                return Err(c
+                    .err_at(w, format!("`{}` is bound only inside its for loop", w.text))
+                    .help(format!(
+                        "the loop on line {} ended above: use the item in the loop's body",
+                        b.line
+                    )));
+            }
             let d = c.err_at(w, format!("`{}` is not bound", w.text));
             return Err(
                 match nearest(&w.text, self.bindings.iter().map(|b| b.name.as_str())) {
