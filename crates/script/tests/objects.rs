@@ -308,7 +308,7 @@ expect final Node n1 has-label zone=b
     ),
     (
         "an object a controller's logic creates of a cluster-scoped kind has no namespace, as the timeline's does; its `get` names it without one, and a namespaced child of a cluster-scoped key is in `default`",
-        "apimachinery/pkg/api/validation/objectmeta.go (ValidateObjectMeta: a cluster-scoped object's metadata.namespace must be empty); apiserver/pkg/endpoints/handlers/rest.go (a namespaced request without a namespace gets `default`, kubectl/client-go's DefaultNamespace)",
+        "apimachinery/pkg/api/validation/objectmeta.go (ValidateObjectMetaAccessor: a namespace on an object of a cluster-scoped kind is \"not allowed on this type\"); client-go/tools/clientcmd/client_config.go (Namespace: `default` when none is given, listwatch's unqualified name)",
         "kind Node cluster-scoped
 kind Pod
 kind Agent
