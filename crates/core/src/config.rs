@@ -409,6 +409,15 @@ pub struct ProbeSelector {
     pub fields: Option<FieldSelector>,
 }
 
+impl ProbeSelector {
+    /// As the script writes them: `selector app=web field-selector metadata.name=a`.
+    pub fn text(&self) -> String {
+        let labels = (self.labels.iter()).map(|l| format!("selector {}", l.text()));
+        let fields = (self.fields.iter()).map(|f| format!("field-selector {}", f.text()));
+        labels.chain(fields).collect::<Vec<_>>().join(" ")
+    }
+}
+
 /// A user's write (another client of the apiserver, as `kubectl`).
 #[derive(Clone, Debug, PartialEq, Hash)]
 pub enum WriteInput {
@@ -704,6 +713,14 @@ impl Config {
         self.kinds
             .get(kind.index())
             .is_some_and(|k| k.cluster_scoped)
+    }
+
+    /// The cluster-scoped kinds, for a program's `cluster_scoped`.
+    pub fn cluster_scoped_kinds(&self) -> Vec<KindId> {
+        (0..self.kinds.len() as u16)
+            .map(KindId)
+            .filter(|k| self.cluster_scoped(*k))
+            .collect()
     }
 
     /// Does this kind serve the status subresource (`status-subresource off`: no)?

@@ -523,6 +523,10 @@ pub struct Program {
     /// Names bound in `desired`, by slot (a separate run: the slots overlap `bindings`').
     pub desired_bindings: Vec<String>,
     pub memory: Vec<String>,
+    /// The configuration's cluster-scoped kinds: an object of one has no namespace, so a name
+    /// the logic builds for it is not qualified with the key's (apimachinery: a cluster-scoped
+    /// object's `metadata.namespace` is empty).
+    pub cluster_scoped: Vec<KindId>,
 }
 
 impl Program {
@@ -721,6 +725,8 @@ enum Bound {
 
 struct Run<'a> {
     key: NameId,
+    /// The program's `cluster_scoped`.
+    cluster_scoped: &'a [KindId],
     finalizer_bit: u32,
     cache: &'a dyn Reader,
     /// `None`: the controller cannot reach its apiserver, so live reads fail.
@@ -793,31 +799,44 @@ impl<'a> Run<'a> {
             Ok(self.cache)
         }
     }
-    fn namespace(&mut self) -> NameId {
-        let key = self.names.resolve(self.key).to_string();
-        let ns = key.split_once('/').map(|x| x.0).unwrap_or("default");
-        self.names.name(ns).unwrap_or(NO_NAME)
-    }
-    /// The namespace of a qualified name (`ns/name`).
-    fn namespace_of(&mut self, name: NameId) -> NameId {
+    /// The namespace of an object of `kind` named `name`: none (the empty name) for a
+    /// cluster-scoped kind, else the name's (`ns/name`).
+    fn namespace_of(&mut self, kind: KindId, name: NameId) -> NameId {
         let full = self.names.resolve(name).to_string();
-        let ns = full.split_once('/').map(|x| x.0).unwrap_or("default");
+        let ns = match full.split_once('/') {
+            _ if self.cluster_scoped.contains(&kind) => "",
+            Some((ns, _)) => ns,
+            None => "default",
+        };
         self.names.name(ns).unwrap_or(NO_NAME)
     }
-    fn target_name(&mut self, t: &Target) -> Option<Option<NameId>> {
+    /// The key's namespace (`default` for a cluster-scoped key) and name.
+    fn key_parts(&self) -> (String, String) {
+        let key = self.names.resolve(self.key);
+        let (ns, name) = key.split_once('/').unwrap_or(("default", key));
+        (ns.to_string(), name.to_string())
+    }
+    /// The name an object of `kind` that `t` names has: `ns/name`, or the bare name for a
+    /// cluster-scoped kind.
+    fn target_name(&mut self, t: &Target, kind: KindId) -> Option<Option<NameId>> {
+        let cluster_scoped = self.cluster_scoped.contains(&kind);
         match t {
-            Target::Key => Some(Some(self.key)),
-            Target::Suffix(s) => {
-                let n = format!("{}-{s}", self.names.resolve(self.key));
+            // The key's own name, qualified as the kind's objects are.
+            Target::Key | Target::Suffix(_) => {
+                let (key_ns, key_name) = self.key_parts();
+                let suffix = match t {
+                    Target::Suffix(s) => format!("-{s}"),
+                    _ => String::new(),
+                };
+                let n = match cluster_scoped {
+                    true => format!("{key_name}{suffix}"),
+                    false => format!("{key_ns}/{key_name}{suffix}"),
+                };
                 Some(self.names.name(&n))
             }
             Target::OwnerOf(slot) => self.one(*slot).and_then(|o| o.owner).map(|o| Some(o.name)),
             Target::Built { parts, namespace } => {
-                let (key_ns, key_name) = {
-                    let key = self.names.resolve(self.key);
-                    let (ns, name) = key.split_once('/').unwrap_or(("default", key));
-                    (ns.to_string(), name.to_string())
-                };
+                let (key_ns, key_name) = self.key_parts();
                 let mut name = String::new();
                 for p in parts {
                     match p {
@@ -842,6 +861,9 @@ impl<'a> Run<'a> {
                 };
                 if !dns(&name) {
                     return None;
+                }
+                if cluster_scoped {
+                    return Some(self.names.name(&name));
                 }
                 let ns = namespace.as_deref().unwrap_or(&key_ns);
                 Some(self.names.name(&format!("{ns}/{name}")))
@@ -1284,7 +1306,7 @@ impl<'a> Run<'a> {
                 .and_then(|o| o.owner)
                 .filter(|w| w.kind == *kind)
                 .map(|w| w.name),
-            t => self.target_name(t).flatten(),
+            t => self.target_name(t, *kind).flatten(),
         };
         let o = name.and_then(|n| r.get(*kind, n));
         if let Some(name) = name {
@@ -1320,14 +1342,11 @@ impl<'a> Run<'a> {
             },
             None => None,
         };
-        let Some(name) = self.target_name(target) else {
+        let Some(name) = self.target_name(target, *kind) else {
             return Ok(());
         };
         let spec = self.value(spec, self.key).unwrap_or(0);
-        let namespace = match (target, name) {
-            (Target::Built { .. }, Some(name)) => self.namespace_of(name),
-            _ => self.namespace(),
-        };
+        let namespace = name.map_or(NO_NAME, |name| self.namespace_of(*kind, name));
         let create = name.map(|name| Write::Create {
             kind: *kind,
             name,
@@ -1705,6 +1724,7 @@ pub fn plan(
 ) -> Plan {
     let mut run = Run {
         key,
+        cluster_scoped: &program.cluster_scoped,
         finalizer_bit,
         cache,
         live,
@@ -1756,6 +1776,7 @@ pub fn desired_holds_named(
     let memory = Memory::new();
     let mut run = Run {
         key,
+        cluster_scoped: &program.cluster_scoped,
         finalizer_bit,
         cache: etcd,
         live: Some(etcd),

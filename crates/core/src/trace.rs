@@ -552,6 +552,9 @@ pub enum EventKind {
         apiserver: ApiserverId,
         kind: KindId,
         request: crate::config::ProbeRequest,
+        /// A list's selectors as the script writes them (`selector app=web`), in the names
+        /// table.
+        selector: Option<NameId>,
     },
     /// A probe's list answered.
     ProbeListed {
@@ -1347,11 +1350,13 @@ fn describe_probe(kind: &EventKind, l: &dyn Labels) -> String {
             apiserver,
             kind,
             request,
+            selector,
         } => match request {
             crate::config::ProbeRequest::List { rv } => format!(
-                "probe {probe}: list {} resourceVersion={} on {}",
+                "probe {probe}: list {} resourceVersion={}{} on {}",
                 l.kind(kind),
                 rv.param(),
+                selector.map_or(String::new(), |s| format!(" {}", l.name(s))),
                 l.apiserver(apiserver)
             ),
             crate::config::ProbeRequest::Watch { from } => format!(

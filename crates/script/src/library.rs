@@ -212,7 +212,10 @@ pub fn compile(config: &Config, text: &str) -> Result<Program, Diagnostic> {
             });
         }
     }
-    let mut p = Program::default();
+    let mut p = Program {
+        cluster_scoped: config.cluster_scoped_kinds(),
+        ..Program::default()
+    };
     for (line, head, lines) in blocks {
         let desired = head.text == "desired";
         let (stmts, bindings, memory) =

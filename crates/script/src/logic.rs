@@ -4,7 +4,7 @@
 use listwatch_core::object::{MAX_KEY_LEN, MAX_VALUE_LEN};
 use listwatch_core::program::*;
 use listwatch_core::reconcile::{Section, MAX_CHILDREN};
-use listwatch_core::KindConfig;
+use listwatch_core::{KindConfig, KindId};
 
 use crate::cursor::{declared, unknown, Cursor};
 use crate::diag::{nearest, Diagnostic};
@@ -322,6 +322,11 @@ struct Binding {
     name: String,
     list: bool,
     line: usize,
+}
+
+/// The name a `for` variable's binding takes once its loop ended (no word spells it).
+fn loop_ended(var: &str) -> String {
+    format!("(for {var})")
 }
 
 /// Compiles one block. `desired`: the `desired` block (reads from etcd and `require`s).
@@ -669,6 +674,10 @@ impl<'a> Compiler<'a> {
         self.in_loop = true;
         let body = self.body(c, at, lines, i, indent, depth);
         self.in_loop = false;
+        // The variable is the loop's (Go's `for _, p := range pods`): after the loop it would
+        // hold the last item, even one the filter passed over. Its slot stays, under a name no
+        // word spells, so `bound` can say why the name is not bound.
+        self.bindings[var as usize].name = loop_ended(&v.text);
         Ok(Stmt::For {
             var,
             list,
@@ -732,7 +741,7 @@ impl<'a> Compiler<'a> {
     }
 
     /// The next word, as a declared kind.
-    fn next_kind(&self, c: &mut Cursor) -> R<listwatch_core::KindId> {
+    fn next_kind(&self, c: &mut Cursor) -> R<KindId> {
         let w = c.next("a kind")?;
         let names = self.kinds.iter().map(|k| k.name.as_str());
         declared(c, w, "kind", names)
@@ -792,6 +801,15 @@ impl<'a> Compiler<'a> {
     /// A name bound above; `list`: Some(true) needs a list, Some(false) one object.
     fn bound(&self, c: &Cursor, w: &Word, list: Option<bool>) -> R<Slot> {
         let Some(i) = self.bindings.iter().position(|b| b.name == w.text) else {
+            let ended = loop_ended(&w.text);
+            if let Some(b) = self.bindings.iter().rev().find(|b| b.name == ended) {
+                return Err(c
+                    .err_at(w, format!("`{}` is bound only inside its for loop", w.text))
+                    .help(format!(
+                        "the loop on line {} ended above: use the item in the loop's body",
+                        b.line
+                    )));
+            }
             let d = c.err_at(w, format!("`{}` is not bound", w.text));
             return Err(
                 match nearest(&w.text, self.bindings.iter().map(|b| b.name.as_str())) {
@@ -842,7 +860,7 @@ impl<'a> Compiler<'a> {
         Ok(self.memory.len() - 1)
     }
 
-    fn target(&mut self, c: &mut Cursor, allow_owner: bool) -> R<Target> {
+    fn target(&mut self, c: &mut Cursor, kind: KindId, allow_owner: bool) -> R<Target> {
         let w = c.next(if allow_owner {
             "`key`, `key-SUFFIX`, a \"name\" or `owner NAME`"
         } else {
@@ -851,14 +869,13 @@ impl<'a> Compiler<'a> {
         let Some(target) = self.name_target(c, w)? else {
             return self.owner_target(c, w, allow_owner);
         };
-        let namespace = match c.eat("in") {
-            true => {
-                let ns = c.next("a namespace")?;
-                crate::parse::check_name(c, ns, "namespace", crate::parse::is_name_char)?;
-                Some(ns.text.clone())
-            }
-            false => None,
-        };
+        if let Target::Built {
+            namespace: Some(_), ..
+        } = target
+        {
+            self.no_namespace(c, w, kind)?;
+        }
+        let namespace = self.in_namespace(c, kind)?;
         match (target, namespace) {
             (t, None) => Ok(t),
             (
@@ -883,6 +900,38 @@ impl<'a> Compiler<'a> {
                 .err_at(w, "this name already says its namespace")
                 .help("write `\"ns/name\"` or `\"name\" in ns`, not both")),
         }
+    }
+
+    /// `in NAMESPACE`, if it comes next; an error for a cluster-scoped kind.
+    fn in_namespace(&self, c: &mut Cursor, kind: KindId) -> R<Option<String>> {
+        let at = c.peek();
+        if !c.eat("in") {
+            return Ok(None);
+        }
+        if let Some(at) = at {
+            self.no_namespace(c, at, kind)?;
+        }
+        let ns = c.next("a namespace")?;
+        crate::parse::check_name(c, ns, "namespace", crate::parse::is_name_char)?;
+        Ok(Some(ns.text.clone()))
+    }
+
+    /// The error at `w`, a namespace given for an object of `kind`, if the kind is
+    /// cluster-scoped: its objects have none (apimachinery: `metadata.namespace` is empty).
+    fn no_namespace(&self, c: &Cursor, w: &Word, kind: KindId) -> R<()> {
+        let k = &self.kinds[kind.index()];
+        if !k.cluster_scoped {
+            return Ok(());
+        }
+        Err(c
+            .err_at(
+                w,
+                format!(
+                    "`{}` is cluster-scoped: its objects have no namespace",
+                    k.name
+                ),
+            )
+            .help("name it without one: `\"name\"`"))
     }
 
     /// `key`, `key-SUFFIX` or a quoted name, each with `{VALUE}`s in it; `None` for any other
@@ -1834,7 +1883,7 @@ impl<'a> Compiler<'a> {
     fn create_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         self.writes_allowed(c, w)?;
         let kind = self.next_kind(c)?;
-        let target = self.target(c, false)?;
+        let target = self.target(c, kind, false)?;
         let mut spec = None;
         let mut owner = None;
         loop {
@@ -1871,14 +1920,7 @@ impl<'a> Compiler<'a> {
             let sw = c.next("a label selector (app=web,tier!=db,env,!legacy)")?;
             let sw = crate::parse::selector_word(c, sw);
             let selector = crate::parse::label_selector(c, &sw)?;
-            let namespace = match c.eat("in") {
-                true => {
-                    let ns = c.next("a namespace")?;
-                    crate::parse::check_name(c, ns, "namespace", crate::parse::is_name_char)?;
-                    Some(ns.text.clone())
-                }
-                false => None,
-            };
+            let namespace = self.in_namespace(c, kind)?;
             let live = c.eat("live") || self.desired;
             c.done()?;
             let slot = self.bind(c, n, true)?;
@@ -1916,7 +1958,7 @@ impl<'a> Compiler<'a> {
         let n = c.next("a name for what is read")?;
         c.expect_kw("=")?;
         let kind = self.next_kind(c)?;
-        let target = self.target(c, true)?;
+        let target = self.target(c, kind, true)?;
         let live = c.eat("live") || self.desired;
         c.done()?;
         let slot = self.bind(c, n, false)?;

@@ -223,15 +223,7 @@ fn probe_line(
 ) -> String {
     let kind = names.kind(kind);
     let on = names.apiserver(apiserver);
-    let mut sel = String::new();
-    if let Some(s) = selector {
-        if let Some(l) = &s.labels {
-            sel += &format!(" selector {}", l.text());
-        }
-        if let Some(f) = &s.fields {
-            sel += &format!(" field-selector {}", f.text());
-        }
-    }
+    let sel = selector.map_or(String::new(), |s| format!(" {}", s.text()));
     match request {
         listwatch_core::ProbeRequest::List { rv } => {
             let param = match rv {

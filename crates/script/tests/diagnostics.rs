@@ -126,6 +126,10 @@ const CASES: &[(&str, usize, usize, &str)] = &[
         "cycle of kinds (Db -> X -> Db)",
     ),
     // A controller's own logic: every statement has a located error and a suggestion.
+    // A `for`'s variable is its body's: a statement, or a helper called, after the loop
+    // cannot read it (Go's `for _, p := range pods` scopes `p` to the loop).
+    ("kind Db\nkind Pvc\ncontroller op for Db\n  logic\n    get db = Db key\n    list ps = Pvc owned-by db\n    for p in ps\n      update p spec 1\n    update p spec 2\n", 9, 12, "`p` is bound only inside its for loop"),
+    ("kind Db\nkind Pvc\ncontroller op for Db\n  helper touch\n    update p spec 2\n  logic\n    get db = Db key\n    list ps = Pvc owned-by db\n    for p in ps\n      call touch\n    call touch\n", 5, 12, "`p` is bound only inside its for loop"),
     ("kind Db\nkind Pvc\ncontroller op for Db\n  logic\n    gte db = Db key\n", 5, 5, "did you mean `get`?"),
     ("kind Db\nkind Pvc\ncontroller op for Db\n  logic\n    get db = Dbb key\n", 5, 14, "did you mean `Db`?"),
     ("kind Db\nkind Pvc\ncontroller op for Db\n  logic\n    get db = Db kye\n", 5, 17, "did you mean `key`?"),

@@ -152,7 +152,8 @@ fn every_gallery_export_validates_against_the_schema() {
     assert!(types.len() >= 25, "{types:?}");
 }
 
-/// Version 3 added the collector's `owner_ref_invalid` (gallery 56 has one); a version 2 document
+/// Version 3 added the collector's `owner_ref_invalid` (gallery 56 has one) and a probe list's
+/// `selector` (written only when it has one); a version 2 document
 /// (here one the version 2 exporter wrote of gallery 53, with its `object_fields` events, which
 /// version 2 gained without a version change) still reads: it validates against the schema, and
 /// its events are today's run of gallery 53.
@@ -170,6 +171,20 @@ fn version_3_adds_owner_ref_invalid_and_a_version_2_document_still_reads() {
     let name = |i: &Value| doc["names"][i.as_u64().unwrap() as usize].clone();
     assert_eq!(name(&warning["name"]), "pv-1");
     assert_eq!(name(&warning["owner_name"]), "default/web");
+
+    let src = "kind Pod\nat 0s create Pod a labels app=web\nat 1s probe list Pod selector app=web\nat 1s probe list Pod\nrun 2s\n";
+    let doc: Value =
+        serde_json::from_str(&export::report(&listwatch_script::run(src).unwrap())).unwrap();
+    check(&schema, &schema, &doc, "probe selector").unwrap();
+    let probes: Vec<&Value> = (doc["events"].as_array().unwrap().iter())
+        .filter(|e| e["type"] == "probe_request")
+        .collect();
+    let name = |i: &Value| doc["names"][i.as_u64().unwrap() as usize].clone();
+    assert_eq!(name(&probes[0]["selector"]), "selector app=web");
+    assert!(
+        probes[1].get("selector").is_none(),
+        "written only when there is one"
+    );
 
     let v2 = include_str!("fixtures/trace-v2-gallery-53.json");
     let old: Value = serde_json::from_str(v2).unwrap();

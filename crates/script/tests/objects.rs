@@ -307,6 +307,47 @@ expect final Node n1 has-label zone=b
 ",
     ),
     (
+        "an object a controller's logic creates of a cluster-scoped kind has no namespace, as the timeline's does; its `get` names it without one, and a namespaced child of a cluster-scoped key is in `default`",
+        "apimachinery/pkg/api/validation/objectmeta.go (ValidateObjectMetaAccessor: a namespace on an object of a cluster-scoped kind is \"not allowed on this type\"); client-go/tools/clientcmd/client_config.go (Namespace: `default` when none is given, listwatch's unqualified name)",
+        "kind Node cluster-scoped
+kind Pod
+kind Agent
+controller pods for Pod
+  watches Pod
+  logic
+    get p = Pod key
+    if p absent
+      done
+    get t = Node \"n1\"
+    get n = Node key-node
+    if t exists and n absent
+      create Node key-node
+    get s = Node \"shared\"
+    if s absent
+      create Node \"shared\"
+    done
+controller nodes for Node
+  watches Node
+  logic
+    get n = Node key
+    if n absent
+      done
+    get a = Agent key-agent
+    if a absent
+      create Agent key-agent
+    done
+at 0s create Node n1
+at 1s create Pod web-0
+at 2s update Pod web-0 spec 1
+run 5s
+expect exists Node web-0-node
+expect exists Node shared
+expect exists Agent n1-agent
+expect exists Agent web-0-node-agent
+expect exists Agent default/shared-agent
+",
+    ),
+    (
         "a dependent of a cluster-scoped owner goes with it",
         "pkg/controller/garbagecollector/garbagecollector.go (attemptToDeleteItem: all owners dangling)",
         "kind Node cluster-scoped
@@ -463,6 +504,22 @@ expect probe listed 3 items
 expect probe listed 2 items
 expect probe listed 1 items
 expect probe listed 4 items
+expect message \"probe 1: list Pod resourceVersion=\\\"0\\\" selector app=web field-selector metadata.namespace!=kube-system on apiserver\" == 1
+",
+    ),
+    (
+        "client-go's fake clientset filters a list by its label selector and ignores its field selector",
+        "client-go/gentype/fake.go (alsoFakeLister.List: testing.ExtractFromListOptions, label.Matches)",
+        "kind Pod
+apiserver test fake
+at 0s create Pod a labels app=web
+at 0s create Pod b labels app=web
+at 0s create Pod c labels app=db
+at 1s probe list Pod selector app=web field-selector metadata.name=a
+at 1s probe list Pod selector app=db
+run 2s
+expect probe listed 2 items
+expect probe listed 1 items
 ",
     ),
     (
@@ -675,6 +732,24 @@ const MISUSES: &[(&str, usize, usize, &str)] = &[
         "kind Node cluster-scoped\ncontroller c for Node\n  watches Node in ns\n  logic\n    done\n",
         3,
         16,
+        "is cluster-scoped",
+    ),
+    (
+        "kind Node cluster-scoped\ncontroller c for Node\n  logic\n    create Node \"x\" in ns\n",
+        4,
+        21,
+        "`Node` is cluster-scoped: its objects have no namespace",
+    ),
+    (
+        "kind Node cluster-scoped\ncontroller c for Node\n  logic\n    get n = Node \"ns/n1\"\n    done\n",
+        4,
+        18,
+        "is cluster-scoped",
+    ),
+    (
+        "kind Node cluster-scoped\ncontroller c for Node\n  logic\n    list ns = Node selector zone=a in kube-system\n    done\n",
+        4,
+        36,
         "is cluster-scoped",
     ),
     (

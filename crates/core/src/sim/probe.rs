@@ -12,6 +12,7 @@ impl Apiserver {
         st: &mut StepContext,
         (probe, kind): (u32, KindId),
         request: ProbeRequest,
+        selector: Option<NameId>,
         cause: EventId,
     ) {
         let asked = EventKind::ProbeRequest {
@@ -19,6 +20,7 @@ impl Apiserver {
             apiserver: st.api,
             kind,
             request,
+            selector,
         };
         let id = st.out.emit_by(Actor::Probe, cause, asked);
         self.answer_probe(st, (probe, kind), request, id);
@@ -288,10 +290,17 @@ impl Apiserver {
             FakeTracker::NoResourceVersion => 0,
             FakeTracker::ReplaysFromResourceVersion => st.etcd.rev(),
         };
+        // The generated fake's List filters by the label selector alone
+        // (`client-go/gentype/fake.go` `alsoFakeLister.List`: `ExtractFromListOptions`,
+        // then `label.Matches`); a field selector is ignored.
+        let listed = match self.probe_selectors.remove(&probe) {
+            Some(sel) => objects.iter().filter(|o| sel.matches(&o.body)).count(),
+            None => objects.len(),
+        };
         let answer = match (request, tracker) {
             (ProbeRequest::List { .. }, _) => EventKind::ProbeListed {
                 probe,
-                items: objects.len() as u32,
+                items: listed as u32,
                 list_rv: counter,
                 from_etcd: true,
             },
@@ -350,7 +359,7 @@ mod tests {
 
     fn ask(world: &mut World, api: &mut Apiserver, probe: u32, request: ProbeRequest) -> Stepped {
         world.step(api, TimeMs(1000), |a, st| {
-            a.probe(st, (probe, KindId(0)), request, 0)
+            a.probe(st, (probe, KindId(0)), request, None, 0)
         })
     }
 

@@ -481,6 +481,7 @@ impl Sim {
     ) {
         let probe = self.probes;
         self.probes += 1;
+        let text = selector.map(|s| self.names.intern(&s.text()));
         let selector = selector.and_then(|s| {
             let names = &mut self.names;
             crate::object::Selector::resolve(s.labels.as_ref(), s.fields.as_ref(), names)
@@ -489,7 +490,7 @@ impl Sim {
             if let Some(s) = selector {
                 a.probe_selectors.insert(probe, Arc::new(s));
             }
-            a.probe(st, (probe, kind), request, cause)
+            a.probe(st, (probe, kind), request, text, cause)
         });
     }
 }

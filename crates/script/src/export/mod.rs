@@ -56,6 +56,12 @@ pub fn json(sim: &Sim, outcomes: &[(Expectation, Outcome)]) -> String {
         if let EventKind::ObjectFields { body, .. } = e.kind {
             names.fields(sim, body);
         }
+        if let EventKind::ProbeRequest {
+            selector: Some(s), ..
+        } = e.kind
+        {
+            names.object(sim, s);
+        }
     }
     let placeholders = Placeholders::new(&names, &actors);
     let doc = Document {

@@ -21,6 +21,9 @@ pub(super) enum Out {
         request_rv: String,
         /// `resourceVersionMatch=Exact`.
         exact: bool,
+        /// A list's selectors as the script writes them (an index into `names`; version 3).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        selector: Option<u32>,
     },
     ProbeListed {
         probe: u32,
@@ -48,6 +51,7 @@ impl Events<'_> {
                 apiserver,
                 kind: k,
                 request,
+                selector,
             } => {
                 let (request, request_rv, exact) = match request {
                     ProbeRequest::List { rv } => {
@@ -63,6 +67,7 @@ impl Events<'_> {
                     request,
                     request_rv,
                     exact,
+                    selector: selector.map(|s| self.object(s)),
                 }
             }
             EventKind::ProbeListed {

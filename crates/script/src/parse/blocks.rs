@@ -180,8 +180,10 @@ impl Builder {
         let (stmts, bindings, memory) = Compiler::new(&self.config.kinds, bk.desired)
             .with_helpers(&helpers)
             .compile((bk.head_line, &bk.head), &bk.lines)?;
+        let cluster_scoped = self.config.cluster_scoped_kinds();
         let c = &mut self.config.controllers[bk.controller];
         let prog = std::sync::Arc::make_mut(c.program.get_or_insert_with(Default::default));
+        prog.cluster_scoped = cluster_scoped;
         if bk.desired {
             prog.desired = Some(stmts);
             prog.desired_bindings = bindings;
