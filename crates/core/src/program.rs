@@ -799,6 +799,18 @@ impl<'a> Run<'a> {
             Ok(self.cache)
         }
     }
+    /// controllerutil.go `validateOwner`: a namespaced owner must be in the object's own
+    /// namespace (so never owns a cluster-scoped object); a cluster-scoped owner may own
+    /// anything. `SetControllerReference` returns the error before any request is made.
+    fn owner_refused(
+        &self,
+        owner_kind: KindId,
+        owner_namespace: NameId,
+        namespace: NameId,
+    ) -> bool {
+        !self.cluster_scoped.contains(&owner_kind) && owner_namespace != namespace
+    }
+
     /// The namespace of an object of `kind` named `name`: none (the empty name) for a
     /// cluster-scoped kind, else the name's (`ns/name`).
     fn namespace_of(&mut self, kind: KindId, name: NameId) -> NameId {
@@ -1332,11 +1344,14 @@ impl<'a> Run<'a> {
     ) -> Result<(), Stop> {
         let owner = match owner {
             Some(s) => match self.one(*s) {
-                Some(o) => Some(Owner {
-                    kind: o.kind,
-                    name: o.name,
-                    uid: o.uid,
-                }),
+                Some(o) => Some((
+                    Owner {
+                        kind: o.kind,
+                        name: o.name,
+                        uid: o.uid,
+                    },
+                    o.namespace,
+                )),
                 // SetControllerReference needs the owner: nothing to create from.
                 None => return Ok(()),
             },
@@ -1347,6 +1362,12 @@ impl<'a> Run<'a> {
         };
         let spec = self.value(spec, self.key).unwrap_or(0);
         let namespace = name.map_or(NO_NAME, |name| self.namespace_of(*kind, name));
+        let owner = match owner {
+            Some((by, by_namespace)) if self.owner_refused(by.kind, by_namespace, namespace) => {
+                return Err(Stop::Return(Outcome::Error.result()))
+            }
+            owner => owner.map(|(by, _)| by),
+        };
         let create = name.map(|name| Write::Create {
             kind: *kind,
             name,
@@ -1507,7 +1528,7 @@ impl<'a> Run<'a> {
             // controllerutil.go: `AlreadyOwnedError`, and "cross-namespace owner references
             // are disallowed": the reconcile returns the error before any request.
             (true, Some(_)) => return Err(Stop::Return(Outcome::Error.result())),
-            (true, None) if by.namespace != o.namespace => {
+            (true, None) if self.owner_refused(by.kind, by.namespace, o.namespace) => {
                 return Err(Stop::Return(Outcome::Error.result()))
             }
             (true, None) => {}

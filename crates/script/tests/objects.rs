@@ -348,6 +348,44 @@ expect exists Agent default/shared-agent
 ",
     ),
     (
+        "a controller may make a cluster-scoped object the owner of a namespaced one, never a namespaced object the owner of a cluster-scoped one: SetControllerReference refuses it before any request",
+        "controller-runtime pkg/controller/controllerutil/controllerutil.go (validateOwner: \"cluster-scoped resource must not have a namespace-scoped owner\"; a cluster-scoped owner has no namespace to compare)",
+        "kind Node cluster-scoped
+kind Pod
+kind Agent
+controller nodes for Node
+  watches Node
+  logic
+    get n = Node key
+    if n absent
+      done
+    get a = Agent key-agent
+    if a absent
+      create Agent key-agent owner n
+    done
+controller pods for Pod
+  watches Pod
+  logic
+    get p = Pod key
+    if p absent
+      done
+    get t = Node key-node
+    if t absent
+      create Node key-node owner p
+    get s = Node \"spare\"
+    if s exists
+      adopt s owner p
+    done
+at 0s create Node n1
+at 0s create Node spare
+at 1s create Pod web-0
+run 5s
+expect exists Agent n1-agent
+expect absent Node web-0-node
+expect updates Node == 0
+",
+    ),
+    (
         "a dependent of a cluster-scoped owner goes with it",
         "pkg/controller/garbagecollector/garbagecollector.go (attemptToDeleteItem: all owners dangling)",
         "kind Node cluster-scoped
