@@ -1008,3 +1008,29 @@ fn a_failed_event_write_never_breaks_a_correct_operator() {
     let ex = survives_script("recording", &src, 50_000);
     assert!(ex.stats.tried >= 3, "{:?}", ex.stats);
 }
+
+/// A schedule is judged on the run the user wrote: counts, messages and reads are about the run
+/// up to its end, so only an end state (final fields, existence, ESR) is worth waiting for past
+/// it. In 46 a late disconnect leaves the informer not yet gone and relisted by the end
+/// (`expect gone informer == 1`, `expect relists informer Pod == 1`): broken there, though a
+/// longer run would count them. The explorer once ran such schedules on until the counts passed
+/// and called them fine (47 breaking schedules of 300 instead of 90, an hour of simulated time
+/// each).
+#[test]
+fn counts_are_judged_at_the_end_the_script_gives() {
+    let (mut ex, _) = explorer(
+        script("46-"),
+        Budget {
+            schedules: 300,
+            first_failure: false,
+        },
+    )
+    .unwrap();
+    run_threads(&mut ex, 2, |_| true);
+    // 46's expectations 4 and 5: the informer is gone and relists exactly once by the end. A
+    // disconnect late in the run leaves it not yet gone at the end; run on, it would be.
+    let broken: Vec<Vec<Option<usize>>> = (ex.failures.iter())
+        .map(|f| f.broken.iter().map(|b| b.expectation).collect())
+        .collect();
+    assert!(broken.contains(&vec![Some(4), Some(5)]), "{broken:?}");
+}
