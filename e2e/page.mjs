@@ -1167,6 +1167,14 @@ const tests = [
     const moved = await page.$$eval('[data-testid="compare-now"]', (ls) => ls.map((l) => l.getAttribute('x1')));
     assert(moved[0] === moved[1] && moved[0] !== nows[0], `a click on B's lanes moves both: ${moved}`);
     await axe('the comparison');
+    // The lanes' text stays at its 12 px wherever the dialog is narrower than two lanes (768 px:
+    // side by side, each lane drew its text at about 6 px).
+    for (const w of [390, 768, 1400]) {
+      await page.setViewportSize({ width: w, height: 900 });
+      const scale = await page.$eval('[data-testid="compare-lanes"]', (s) => s.getBoundingClientRect().width / s.viewBox.baseVal.width);
+      assert(scale >= 0.95, `at ${w} px the lanes draw at ${scale.toFixed(2)} of their size (text under 12 px)`);
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
     await shots3('15-compare', 'compare');
     await $('compare-close').click();
     assert(!(await $('compare-dialog').evaluate((d) => d.open)), 'Close closes it');

@@ -122,7 +122,9 @@ const STYLE = `
 .compare-dialog-head { display: flex; justify-content: space-between; align-items: center; gap: 8px; }
 .compare-dialog-head h2 { margin: 0; }
 .compare-dialog .compare-runs { grid-template-columns: repeat(2, minmax(0, 1fr)); }
-@media (max-width: 700px) { .compare-dialog .compare-runs { grid-template-columns: minmax(0, 1fr); } .compare-lanes { min-width: 640px; } }
+/* Two lanes side by side need about 1,350 px at their 12 px text; narrower, the runs stack (one
+   clock still), and on a phone a lane scrolls sideways rather than shrink its text. */
+@media (max-width: 1100px) { .compare-dialog .compare-runs { grid-template-columns: minmax(0, 1fr); } .compare-lanes { min-width: 640px; } }
 .compare-lanes-box { overflow-x: auto; }
 .compare-lanes { width: 100%; height: auto; display: block; cursor: crosshair; }
 .compare-lanes text { font-size: 12px; fill: var(--fg); }

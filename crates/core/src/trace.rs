@@ -676,19 +676,10 @@ impl KeptBody {
 
 /// The bodies `ObjectFields` events point to, chunked as the events are: a clone shares the
 /// full chunks and copies (reference counts of) at most one chunk's worth.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Bodies {
     chunks: Vec<std::sync::Arc<Vec<KeptBody>>>,
     tail: Vec<KeptBody>,
-}
-
-impl Clone for Bodies {
-    fn clone(&self) -> Bodies {
-        Bodies {
-            chunks: self.chunks.clone(),
-            tail: self.tail.clone(),
-        }
-    }
 }
 
 impl Bodies {

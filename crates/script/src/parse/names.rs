@@ -89,7 +89,6 @@ impl Builder {
         declared(p, w, "apiserver", names).map(|i| ApiserverId(i as u8))
     }
 
-    /// The next word, as a declared kind (`next_controller` and `next_apiserver` likewise).
     /// An object's name, as `object_name` reads it; a cluster-scoped kind's has no namespace.
     pub(super) fn object_name_of(&self, p: &mut Cursor, kind: KindId) -> R<String> {
         let name = object_name(p)?;
@@ -107,6 +106,7 @@ impl Builder {
         }
         Ok(name)
     }
+    /// The next word, as a declared kind (`next_controller` and `next_apiserver` likewise).
     pub(super) fn next_kind(&self, p: &mut Cursor) -> R<KindId> {
         let w = p.next("a kind")?;
         self.kind(p, w)
