@@ -814,13 +814,9 @@ impl<'a> Run<'a> {
     /// The namespace of an object of `kind` named `name`: none (the empty name) for a
     /// cluster-scoped kind, else the name's (`ns/name`).
     fn namespace_of(&mut self, kind: KindId, name: NameId) -> NameId {
-        let full = self.names.resolve(name).to_string();
-        let ns = match full.split_once('/') {
-            _ if self.cluster_scoped.contains(&kind) => "",
-            Some((ns, _)) => ns,
-            None => "default",
-        };
-        self.names.name(ns).unwrap_or(NO_NAME)
+        let scope = crate::model::Scope::of(self.cluster_scoped.contains(&kind));
+        let ns = scope.namespace(self.names.resolve(name)).to_string();
+        self.names.name(&ns).unwrap_or(NO_NAME)
     }
     /// The key's namespace (`default` for a cluster-scoped key) and name.
     fn key_parts(&self) -> (String, String) {

@@ -776,11 +776,7 @@ fn check_fact(
 /// The name of the object of `kind` a script calls `name`: `a` is `default/a`, but a
 /// cluster-scoped kind's `a` is itself.
 fn object_id(sim: &Sim, kind: KindId, name: &str) -> Option<NameId> {
-    if sim.config().cluster_scoped(kind) {
-        sim.names().get(name)
-    } else {
-        sim.names().get_qualified(name)
-    }
+    crate::model::Scope::of(sim.config().cluster_scoped(kind)).get(sim.names(), name)
 }
 
 fn find(sim: &Sim, kind: KindId, name: &str) -> Option<crate::model::Object> {
