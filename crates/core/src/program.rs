@@ -362,8 +362,7 @@ pub enum Stmt {
 }
 
 /// What a `record` says: the `Event` kind, the object's slot, the event's type (`Normal` or
-/// `Warning`), reason and message, and the configuration's kind names (the involved object's
-/// `kind`, by its `KindId`).
+/// `Warning`), reason and message.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RecordStmt {
     pub event_kind: KindId,
@@ -371,7 +370,6 @@ pub struct RecordStmt {
     pub event_type: String,
     pub reason: String,
     pub message: String,
-    pub kind_names: Vec<String>,
     pub line: u32,
 }
 
@@ -527,6 +525,8 @@ pub struct Program {
     /// the logic builds for it is not qualified with the key's (apimachinery: a cluster-scoped
     /// object's `metadata.namespace` is empty).
     pub cluster_scoped: Vec<KindId>,
+    /// The configuration's kind names, by `KindId`: a `record`'s `involvedObject.kind`.
+    pub kind_names: Vec<String>,
 }
 
 impl Program {
@@ -727,6 +727,8 @@ struct Run<'a> {
     key: NameId,
     /// The program's `cluster_scoped`.
     cluster_scoped: &'a [KindId],
+    /// The program's `kind_names`.
+    kind_names: &'a [String],
     finalizer_bit: u32,
     cache: &'a dyn Reader,
     /// `None`: the controller cannot reach its apiserver, so live reads fail.
@@ -1180,7 +1182,10 @@ impl<'a> Run<'a> {
         let Some(o) = self.one(r.slot) else {
             return Ok(());
         };
-        let kind_name = r.kind_names.get(o.kind.index()).map_or("", String::as_str);
+        let kind_name = self
+            .kind_names
+            .get(o.kind.index())
+            .map_or("", String::as_str);
         let involved = self.names.resolve(o.name).to_string();
         let key = format!(
             "event {involved} {} {} {} {}",
@@ -1742,6 +1747,7 @@ pub fn plan(
     let mut run = Run {
         key,
         cluster_scoped: &program.cluster_scoped,
+        kind_names: &program.kind_names,
         finalizer_bit,
         cache,
         live,
@@ -1794,6 +1800,7 @@ pub fn desired_holds_named(
     let mut run = Run {
         key,
         cluster_scoped: &program.cluster_scoped,
+        kind_names: &program.kind_names,
         finalizer_bit,
         cache: etcd,
         live: Some(etcd),
