@@ -1186,30 +1186,30 @@ impl<'a> Run<'a> {
             .kind_names
             .get(o.kind.index())
             .map_or("", String::as_str);
-        let involved = self.names.resolve(o.name).to_string();
-        let key = format!(
-            "event {involved} {} {} {} {}",
-            o.uid, r.event_type, r.reason, r.message
-        );
-        let (Some(involved_kind), Some(event_type), Some(reason), Some(message), Some(correlation)) = (
+        // `makeEvent`: in the object's namespace, and a cluster-scoped object's in `default`.
+        let namespace = match self.names.resolve(o.namespace) {
+            "" => crate::model::DEFAULT_NAMESPACE_PREFIX.trim_end_matches('/'),
+            ns => ns,
+        }
+        .to_string();
+        let (Some(namespace), Some(involved_kind), Some(event_type), Some(reason), Some(message)) = (
+            self.names.name(&namespace),
             self.names.name(kind_name),
             self.names.name(&r.event_type),
             self.names.name(&r.reason),
             self.names.name(&r.message),
-            self.names.name(&key),
         ) else {
             return Ok(());
         };
         let event = Write::Event(crate::reconcile::EventRecord {
             kind: r.event_kind,
-            namespace: o.namespace,
+            namespace,
             involved_kind,
             involved: o.name,
             involved_uid: o.uid,
             event_type,
             reason,
             message,
-            correlation,
             name: NameId(0),
             count: 0,
             first_ms: 0,

@@ -57,8 +57,6 @@ pub struct EventRecord {
     pub event_type: NameId,
     pub reason: NameId,
     pub message: NameId,
-    /// Interned `event NAME UID TYPE REASON MESSAGE`: the correlator's key (`getEventKey`).
-    pub correlation: NameId,
     /// The Event's name and count, set when the write is made (0 before).
     pub name: NameId,
     pub count: u32,

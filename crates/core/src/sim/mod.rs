@@ -28,6 +28,7 @@ mod client;
 mod consistency;
 mod controller;
 mod etcd;
+mod events_cache;
 mod inputs;
 mod link;
 mod probe;
