@@ -8,6 +8,7 @@
 //! `maxLruCacheEntries` keys, and all die with the process.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{Hash, Hasher};
 
 use crate::model::{NameId, Names};
 use crate::reconcile::EventRecord;
@@ -31,12 +32,23 @@ const COMBINED_PREFIX: &str = "(combined from similar events): ";
 
 /// A map that keeps at most `MAX_LRU_CACHE_ENTRIES` keys, forgetting the least recently used
 /// (a `get` or an `add` uses a key), as groupcache's `lru.Cache`.
-#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 struct Lru<K: Ord, V> {
     entries: BTreeMap<K, (u64, V)>,
     /// Keys by their last use.
     by_use: BTreeMap<u64, K>,
     uses: u64,
+}
+
+/// What it holds, in the order of use: the count of uses is no part of the state (two runs that
+/// used the same keys in the same order are in the same state).
+impl<K: Ord + Hash, V: Hash> Hash for Lru<K, V> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        for k in self.by_use.values() {
+            k.hash(h);
+            self.entries.get(k).map(|e| &e.1).hash(h);
+        }
+    }
 }
 
 impl<K: Ord + Clone, V> Lru<K, V> {
@@ -137,7 +149,7 @@ impl Bucket {
 }
 
 /// One process's `EventCorrelator`, and its clock's nanoseconds for naming Events.
-#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+#[derive(Clone, Debug, Hash)]
 pub struct EventCorrelator {
     aggregator: Lru<Similar, Aggregate>,
     logger: Lru<LogKey, Observed>,
@@ -292,5 +304,25 @@ mod tests {
         assert_eq!(lru.len(), MAX_LRU_CACHE_ENTRIES);
         assert_eq!(lru.get(&1), None, "1 was the least recently used");
         assert_eq!(lru.get(&0), Some(&0));
+    }
+
+    /// The explorer's state hash sees what an LRU holds and its order of use, not how many
+    /// uses it took to get there.
+    #[test]
+    fn lrus_that_hold_the_same_in_the_same_order_hash_alike() {
+        let hash = |l: &Lru<u32, u32>| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            l.hash(&mut h);
+            h.finish()
+        };
+        let (mut a, mut b) = (Lru::new(), Lru::new());
+        a.add(1, 10);
+        a.add(2, 20);
+        a.get(&1);
+        b.add(2, 20);
+        b.add(1, 10);
+        assert_eq!(hash(&a), hash(&b));
+        b.get(&2);
+        assert_ne!(hash(&a), hash(&b), "another order of use");
     }
 }
