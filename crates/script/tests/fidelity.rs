@@ -1612,3 +1612,34 @@ fn a_watcher_that_rewatches_after_410_gets_the_same_410_for_ever() {
         .count();
     assert_eq!(gone, 1);
 }
+
+/// client-go `tools/cache/reflector.go` (`handleWatch`: a watch that lasted under 1 s with no
+/// event returns "very short watch", so `ListAndWatch` returns, backs off and lists again) and
+/// `apimachinery/pkg/watch/streamwatcher.go` (`receive`: a broken stream, EOF or a probable EOF,
+/// is a plain close with no ERROR event): a watch that a disconnect breaks 0.5 s after it opened,
+/// with nothing delivered, backs off in [0.8, 1.6) s and relists at its last RV.
+#[test]
+fn a_very_short_watch_that_a_disconnect_ends_backs_off_and_relists() {
+    let sim = run("
+kind Pod
+kind Other
+compaction off
+controller ctl for Pod mirror Other
+at 0s create Pod a
+at 10s disconnect ctl for 0s
+at 10500ms disconnect ctl for 0s
+run 30s
+expect relists ctl Pod == 1
+expect relists ctl Other == 1
+expect ctl Pod sent list resourceVersion=\"2\" by 12100ms
+");
+    let delays = backoffs(&sim);
+    assert_eq!(delays.len(), 2, "one backoff per watcher: {delays:?}");
+    for (t, d) in delays {
+        assert_eq!(t, TimeMs(10_500), "the second disconnect: {t}");
+        assert!(
+            (DurationMs(800)..DurationMs(1600)).contains(&d),
+            "the first backoff step: {d}"
+        );
+    }
+}
