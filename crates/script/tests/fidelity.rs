@@ -1688,3 +1688,32 @@ run 45s
         "the retry after 5 ms took the place of the requeue due at 30.01 s"
     );
 }
+
+/// apiserver `pkg/registry/generic/registry/store.go` (`markAsDeleting`: "if
+/// objectMeta.GetDeletionTimestamp() == nil && objectMeta.GetGeneration() > 0", the generation
+/// moves): the delete that marks an object with finalizers as deleting moves its generation,
+/// once, so controller-runtime's `GenerationChangedPredicate` (`pkg/predicate/predicate.go`)
+/// lets the mark through and the controller removes its finalizer.
+#[test]
+fn marking_an_object_deleting_moves_its_generation_so_a_generation_predicate_sees_it() {
+    run("
+kind Db
+at 0s create Db web spec 1 finalizer example.com/x
+at 1s update Db web spec 2
+at 2s delete Db web
+at 3s delete Db web
+run 10s
+expect final Db web generation == 3
+");
+    run("
+kind Deployment
+kind Pod
+controller ctl for Deployment children Pod
+  watches Deployment self predicate generation-changed
+  finalizer
+at 0s create Deployment web spec 1
+at 5s delete Deployment web
+run 20s
+expect absent Deployment web
+");
+}

@@ -667,7 +667,7 @@ impl Etcd {
             return Ok(Decision::NoOp { kind, name });
         }
         let mut obj = cur.clone();
-        obj.deletion_ms = Some(now_ms);
+        mark_deleting(&mut obj, now_ms);
         obj.body.edit(|d| d.finalizers.push(finalizer));
         let (op, event) = (WriteOp::MarkDeleting, EventType::Modified);
         Ok(Decision::Commit { op, event, obj })
@@ -711,9 +711,19 @@ impl Etcd {
             return Ok(Decision::NoOp { kind, name });
         }
         let mut obj = cur;
-        obj.deletion_ms = Some(now_ms);
+        mark_deleting(&mut obj, now_ms);
         let (op, event) = (WriteOp::MarkDeleting, EventType::Modified);
         Ok(Decision::Commit { op, event, obj })
+    }
+}
+
+/// `registry/generic/registry/store.go` `markAsDeleting` on an object not yet deleting: the
+/// deletion timestamp is set and a generation that is set (> 0) moves, so that
+/// `GenerationChangedPredicate` lets the mark through.
+fn mark_deleting(obj: &mut Object, now_ms: TimeMs) {
+    obj.deletion_ms = Some(now_ms);
+    if obj.generation > 0 {
+        obj.generation += 1;
     }
 }
 
