@@ -1717,3 +1717,44 @@ run 20s
 expect absent Deployment web
 ");
 }
+
+/// client-go `tools/cache/reflector.go` (`ListAndWatch` runs `go r.startResync(...)` after each
+/// list, with a timer of `resyncPeriod`, and stops it through `cancelCh` when it returns): the
+/// resync period counts from the last list, and no resync runs while the reflector backs off
+/// before a relist (a 429 backoff is a re-watch inside `ListAndWatch`: the timer runs on). The
+/// Pod informer's cache re-initialises at 28.5 s (429, then 410 at 29.5 s, backoff, then a
+/// relist at about 31 s); the Other informer keeps its grid from its list at 0 s.
+#[test]
+fn the_resync_timer_restarts_after_each_list_and_stops_while_relisting() {
+    let sim = run("
+kind Pod
+kind Other
+compaction off
+controller ctl for Pod mirror Other
+  resync 30s
+at 0s create Pod a
+at 28500ms reinit-cache apiserver Pod
+run 2m
+expect relists ctl Pod == 1
+");
+    let times = |actor: &str, what: &str| -> Vec<u64> {
+        let lines = lines_of(&sim, actor).into_iter();
+        lines
+            .filter(|(_, l)| l.contains(what))
+            .map(|(t, _)| t)
+            .collect()
+    };
+    let listed = times("ctl/Pod", "list returned");
+    assert_eq!(listed.len(), 2, "the list and the relist: {listed:?}");
+    let relisted = listed[1];
+    assert!(relisted > 30_000, "the relist comes after 30 s: {relisted}");
+    assert_eq!(
+        times("ctl/Pod", "informer sync"),
+        [30_000, 60_000].map(|d| relisted + d),
+        "nothing at 30 s (backing off), then every 30 s from the relist"
+    );
+    assert_eq!(
+        times("ctl/Other", "informer sync"),
+        [30_000, 60_000, 90_000, 120_000]
+    );
+}

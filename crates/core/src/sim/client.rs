@@ -69,11 +69,11 @@ impl Sim {
         self.step_reflector(w, |r, st| r.receive(st, session, msg, cause));
     }
 
-    /// The informer's resync timer, in the controller's current life: resync, then again after
-    /// the period.
-    pub(super) fn resync(&mut self, w: WatcherId, epoch: Epoch) {
+    /// The informer's resync timer, in the controller's current life and its reflector's current
+    /// list-and-watch round: resync, then again after the period.
+    pub(super) fn resync(&mut self, w: WatcherId, epoch: Epoch, round: u32) {
         let c = self.controller_of(w);
-        if !self.in_life(c, epoch) {
+        if !self.in_life(c, epoch) || !self.reflectors[w.index()].resync_due(round) {
             return;
         }
         self.step_reflector(w, |r, st| r.resync(st));
@@ -81,7 +81,11 @@ impl Sim {
         self.schedule(
             self.now_ms + period,
             NO_CAUSE,
-            Action::Reflector(ReflectorAction::Resync { watcher: w, epoch }),
+            Action::Reflector(ReflectorAction::Resync {
+                watcher: w,
+                epoch,
+                round,
+            }),
         );
     }
 }

@@ -488,7 +488,7 @@ impl Controller {
         };
         let id = st.emit(cause, restarted);
         let cfg = st.cfg();
-        let (anvil, resync, queue_kind) = (cfg.anvil, resync_period(cfg.resync_ms), cfg.queue);
+        let (anvil, queue_kind) = (cfg.anvil, cfg.queue);
         self.up = true;
         self.epoch = self.epoch.next();
         self.worker_claimed = 0;
@@ -502,12 +502,9 @@ impl Controller {
             let tick = Action::Controller(ControllerAction::AnvilTick { controller, epoch });
             return st.out.timer(st.now_ms, id, tick);
         }
+        // Each informer's resync timer starts after its list (`Reflector::arm_resync`).
         for &watcher in &self.reflectors {
             st.out.call(id, Call::StartInformer { watcher });
-            if !resync.is_zero() {
-                let resync_due = Action::Reflector(ReflectorAction::Resync { watcher, epoch });
-                st.out.timer(st.now_ms + resync, id, resync_due);
-            }
         }
     }
 

@@ -204,9 +204,11 @@ enum ReflectorAction {
         watcher: WatcherId,
         session: Session,
     },
+    /// `round`: the reflector's list it was armed after.
     Resync {
         watcher: WatcherId,
         epoch: Epoch,
+        round: u32,
     },
 }
 
@@ -892,7 +894,11 @@ impl Sim {
                 msg,
             } => self.deliver(watcher, session, msg, cause),
             ReflectorAction::Wake { watcher, session } => self.wake(watcher, session, cause),
-            ReflectorAction::Resync { watcher, epoch } => self.resync(watcher, epoch),
+            ReflectorAction::Resync {
+                watcher,
+                epoch,
+                round,
+            } => self.resync(watcher, epoch, round),
         }
     }
 

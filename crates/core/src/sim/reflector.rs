@@ -33,6 +33,8 @@ pub struct Reflector {
     /// A streaming list whose stream opened without the `initial-events-end` bookmark: when
     /// its last event came. The informer waits, never synced, until the stream ends.
     pub(super) unended_since_ms: Option<TimeMs>,
+    /// Lists done so far: a resync timer armed after an earlier list is stale.
+    pub(super) resync_round: u32,
 }
 
 /// client-go's `initialEventsEndBookmarkTicker` period (`reflector.go` `watchList`).
@@ -66,6 +68,7 @@ impl Reflector {
             watch_list_sent_ms: TimeMs::ZERO,
             unended_since_ms: None,
             selector: None,
+            resync_round: 0,
         }
     }
 }
@@ -474,6 +477,7 @@ impl Reflector {
         }
         self.replace_store(st, items, id);
         self.listed_at(list_rv);
+        self.arm_resync(st, id);
         let id = self.set_state(st, WatcherState::InitListed, id);
         self.start_watch(st, id);
     }
@@ -496,6 +500,7 @@ impl Reflector {
         let id = st.emit(cause, end);
         self.replace_store(st, items, id);
         self.listed_at(rv);
+        self.arm_resync(st, id);
         self.watching(st.now_ms, watch);
         self.set_state(st, WatcherState::Watching, id);
     }
@@ -510,6 +515,31 @@ impl Reflector {
         let watcher = st.watcher;
         let id = st.emit(cause, EventKind::Bookmark { watcher, rv });
         self.arm_bookmark_ticker(st, id);
+    }
+
+    /// `ListAndWatch` starts `startResync` after each list (`reflector.go`): the resync period
+    /// counts from now, and a timer armed after an earlier list is stale.
+    fn arm_resync(&mut self, st: &mut StepContext, cause: EventId) {
+        self.resync_round = self.resync_round.wrapping_add(1);
+        let period =
+            controller::resync_period(st.config.controllers[self.controller.index()].resync_ms);
+        if !period.is_zero() {
+            let (watcher, epoch, round) = (st.watcher, st.queue.epoch, self.resync_round);
+            let due = Action::Reflector(ReflectorAction::Resync {
+                watcher,
+                epoch,
+                round,
+            });
+            st.out.timer(st.now_ms + period, cause, due);
+        }
+    }
+
+    /// Is a resync timer of `round` due? Not after a later list, nor once `ListAndWatch` has
+    /// returned (its `cancelCh` stops the resync): backing off before a relist, or relisting.
+    pub(super) fn resync_due(&self, round: u32) -> bool {
+        use WatcherState::*;
+        round == self.resync_round
+            && !matches!(self.state, Empty | Listing | BackoffRelist | Stopped)
     }
 
     /// The store now holds the list at `rv`.
