@@ -1758,3 +1758,27 @@ expect relists ctl Pod == 1
         [30_000, 60_000, 90_000, 120_000]
     );
 }
+
+/// `../shared/semantics.md` §8 (anvil-verifier/anvil, `spec/cluster.rs`
+/// `schedule_controller_reconcile` and the shim layer the verified controllers run on): Anvil's
+/// controllers requeue 60 s after each reconcile and 10 s after an error, not after client-go's
+/// rate-limited 5 ms · 2^n.
+#[test]
+fn anvil_mode_requeues_ten_seconds_after_an_error() {
+    let sim = run("
+kind Db
+kind Pvc
+controller op for Db mirror Pvc
+  anvil 60s
+  fail-first 2
+at 0s create Db a
+run 200s
+");
+    let runs = reconciles(&sim);
+    let starts: Vec<TimeMs> = runs.iter().map(|r| r.2).collect();
+    assert_eq!(
+        starts[..4],
+        [60_000, 70_010, 80_020, 120_000].map(TimeMs),
+        "two errors 10 s apart, then the 60 s tick: {runs:?}"
+    );
+}

@@ -455,7 +455,12 @@ impl Controller {
         let id = st.emit(run.start_event, end);
         self.workers[worker as usize] = None;
         self.queue.done(key);
-        if let Some(delay_ms) = self.queue.requeue_delay(key, result, now) {
+        let delay_ms = match result {
+            // Anvil's controllers requeue 10 s after an error, not rate-limited (semantics.md §8).
+            ReconcileResult::Error(_) if st.cfg().anvil => Some(ANVIL_ERROR_REQUEUE_MS),
+            _ => self.queue.requeue_delay(key, result, now),
+        };
+        if let Some(delay_ms) = delay_ms {
             let outcome = self.queue.add_after(key, now + delay_ms);
             let event = EventKind::Enqueue {
                 controller,
@@ -740,6 +745,9 @@ impl Sim {
         self.stop_reflector(w, cause);
     }
 }
+
+/// Anvil's requeue after a failed reconcile (its shim layer; semantics.md §8).
+const ANVIL_ERROR_REQUEUE_MS: DurationMs = DurationMs(10_000);
 
 /// The informer's resync period: 0 (off), else at least `minimumResyncPeriod`
 /// (`client-go/tools/cache/shared_informer.go`), which client-go raises shorter periods to.
