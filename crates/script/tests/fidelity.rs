@@ -633,6 +633,43 @@ fn esr_is_not_judged_on_a_run_cut_off_at_the_event_cap() {
     assert!(esr.found.starts_with("not judged"), "{}", esr.found);
 }
 
+/// A run cut off by its cap on events (or a limit) has no known end, so it has not settled:
+/// `run_until_settled` says so whether the cap came before settling began or while it ran on
+/// (the explorer then reports the schedule unsettled instead of judging a cut-off state).
+#[test]
+fn a_run_cut_off_at_the_event_cap_has_not_settled() {
+    // The controller writes the Pod it reads, for ever: never quiescent, so settling runs on.
+    let src = "kind Pod\ncontroller ctl for Pod\n  logic\n    get p = Pod key\n    if p absent\n      done\n    update p status p.status + 1\n    requeue after 1s\n\
+               at 1s create Pod p\nrun 10s\n";
+    let settles = |max_events: u64| {
+        let mut scenario = listwatch_script::parse(src).expect("parses");
+        scenario.config.limits.max_events = max_events;
+        let limit = scenario.config.end_ms + DurationMs(600_000);
+        let mut sim = Sim::new(scenario.config).expect("a valid configuration");
+        sim.run();
+        let in_run = sim.trace().len() as u64;
+        let settled = sim.run_until_settled(limit, |_| false);
+        (in_run, sim.stopped(), settled)
+    };
+    let (in_run, stopped, settled) = settles(1_000_000);
+    assert_eq!(stopped, Some(listwatch_core::Stop::End), "ran to the limit");
+    assert!(!settled, "never quiescent");
+    let (_, stopped, settled) = settles(in_run / 2);
+    assert_eq!(
+        stopped,
+        Some(listwatch_core::Stop::EventCap),
+        "cut off in the run"
+    );
+    assert!(!settled);
+    let (_, stopped, settled) = settles(in_run + 20);
+    assert_eq!(
+        stopped,
+        Some(listwatch_core::Stop::EventCap),
+        "cut off while settling"
+    );
+    assert!(!settled);
+}
+
 /// `semantics.md` §8c, after Sieve (`sieve-project/sieve`, unobserved state): a watch stream never
 /// loses an event; an intermediate state goes unobserved only by delay and collapse. `hold`
 /// delivers the held notifications together once a later state arrives, so the reconcile never
