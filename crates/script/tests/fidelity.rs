@@ -1612,3 +1612,79 @@ fn a_watcher_that_rewatches_after_410_gets_the_same_410_for_ever() {
         .count();
     assert_eq!(gone, 1);
 }
+
+/// client-go `tools/cache/reflector.go` (`handleWatch`: a watch that lasted under 1 s with no
+/// event returns "very short watch", so `ListAndWatch` returns, backs off and lists again) and
+/// `apimachinery/pkg/watch/streamwatcher.go` (`receive`: a broken stream, EOF or a probable EOF,
+/// is a plain close with no ERROR event): a watch that a disconnect breaks 0.5 s after it opened,
+/// with nothing delivered, backs off in [0.8, 1.6) s and relists at its last RV.
+#[test]
+fn a_very_short_watch_that_a_disconnect_ends_backs_off_and_relists() {
+    let sim = run("
+kind Pod
+kind Other
+compaction off
+controller ctl for Pod mirror Other
+at 0s create Pod a
+at 10s disconnect ctl for 0s
+at 10500ms disconnect ctl for 0s
+run 30s
+expect relists ctl Pod == 1
+expect relists ctl Other == 1
+expect ctl Pod sent list resourceVersion=\"2\" by 12100ms
+");
+    let delays = backoffs(&sim);
+    assert_eq!(delays.len(), 2, "one backoff per watcher: {delays:?}");
+    for (t, d) in delays {
+        assert_eq!(t, TimeMs(10_500), "the second disconnect: {t}");
+        assert!(
+            (DurationMs(800)..DurationMs(1600)).contains(&d),
+            "the first backoff step: {d}"
+        );
+    }
+}
+
+/// client-go `util/workqueue/delaying_queue.go` (`insert`: "if the entry already exists, update
+/// the time only if it would cause the item to be queued sooner"): the classic queue keeps one
+/// waiting entry per key, at the earliest time. `RequeueAfter`s that fold into the entry already
+/// waiting add nothing, and a rate-limited retry (`AddRateLimited` is an `AddAfter`) moves the
+/// entry sooner, so the `RequeueAfter` it replaced never runs.
+#[test]
+fn the_classic_queue_keeps_one_waiting_entry_per_key_at_the_earliest_time() {
+    let requeues = run("
+kind Pod
+kind Other
+compaction off
+controller ctl for Pod mirror Other
+  queue classic
+  requeue-after 30s
+at 0s create Pod a
+at 10s update Pod a spec 2
+run 100s
+");
+    assert_eq!(
+        starts_of(&requeues, "default/a"),
+        [0, 10, 10_000, 10_010, 30_010, 60_020, 90_030].map(TimeMs),
+        "the adds after at 0.02, 10.01 and 10.02 s fold into the one due at 30.01 s"
+    );
+    let retry = run("
+kind Pod
+compaction off
+controller ctl for Pod
+  queue classic
+  logic
+    get p = Pod key
+    if p.spec == 2 and memory.failed absent
+      remember failed = 1
+      error
+    requeue after 30s
+at 0s create Pod a
+at 10s update Pod a spec 2
+run 45s
+");
+    assert_eq!(
+        starts_of(&retry, "default/a"),
+        [0, 10_000, 10_015, 40_025].map(TimeMs),
+        "the retry after 5 ms took the place of the requeue due at 30.01 s"
+    );
+}
