@@ -7,9 +7,6 @@
 //! `eventObserve` has counted it already). Each of the three is an LRU cache of
 //! `maxLruCacheEntries` keys, and all die with the process.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::hash::{Hash, Hasher};
-
 use crate::model::{NameId, Names};
 use crate::reconcile::EventRecord;
 
@@ -31,42 +28,29 @@ const SPAM_UNITS_PER_TOKEN: i64 = 300_000;
 const COMBINED_PREFIX: &str = "(combined from similar events): ";
 
 /// A map that keeps at most `MAX_LRU_CACHE_ENTRIES` keys, forgetting the least recently used
-/// (a `get` or an `add` uses a key), as groupcache's `lru.Cache`.
-#[derive(Clone, Debug)]
-struct Lru<K: Ord, V> {
-    entries: BTreeMap<K, (u64, V)>,
-    /// Keys by their last use.
-    by_use: BTreeMap<u64, K>,
-    uses: u64,
+/// (a `get` or an `add` uses a key), as groupcache's `lru.Cache`. A `Vec` in order of use, most
+/// recent last: a process records few Events about few objects, so a scan is cheap, and it adds
+/// no `BTreeMap` code to the page's wasm (the three ordered maps it replaced cost 45 KB raw).
+#[derive(Clone, Debug, Hash)]
+struct Lru<K, V> {
+    /// The state is what it holds in its order of use, so two runs that used the same keys in
+    /// the same order hash alike.
+    entries: Vec<(K, V)>,
 }
 
-/// What it holds, in the order of use: the count of uses is no part of the state (two runs that
-/// used the same keys in the same order are in the same state).
-impl<K: Ord + Hash, V: Hash> Hash for Lru<K, V> {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        for k in self.by_use.values() {
-            k.hash(h);
-            self.entries.get(k).map(|e| &e.1).hash(h);
-        }
-    }
-}
-
-impl<K: Ord + Clone, V> Lru<K, V> {
+impl<K: PartialEq, V> Lru<K, V> {
     fn new() -> Self {
         Lru {
-            entries: BTreeMap::new(),
-            by_use: BTreeMap::new(),
-            uses: 0,
+            entries: Vec::new(),
         }
     }
 
+    /// Makes `k` the most recently used; its value, if held.
     fn touch(&mut self, k: &K) -> Option<&mut V> {
-        let (used, v) = self.entries.get_mut(k)?;
-        self.by_use.remove(used);
-        self.uses += 1;
-        *used = self.uses;
-        self.by_use.insert(self.uses, k.clone());
-        Some(v)
+        let at = self.entries.iter().position(|(key, _)| key == k)?;
+        let entry = self.entries.remove(at);
+        self.entries.push(entry);
+        self.entries.last_mut().map(|(_, v)| v)
     }
 
     /// `Get`: the value, now the most recently used.
@@ -81,13 +65,9 @@ impl<K: Ord + Clone, V> Lru<K, V> {
             *old = v;
             return;
         }
-        self.uses += 1;
-        self.by_use.insert(self.uses, k.clone());
-        self.entries.insert(k, (self.uses, v));
+        self.entries.push((k, v));
         if self.entries.len() > MAX_LRU_CACHE_ENTRIES {
-            if let Some((_, oldest)) = self.by_use.pop_first() {
-                self.entries.remove(&oldest);
-            }
+            self.entries.remove(0);
         }
     }
 
@@ -115,7 +95,8 @@ enum LogKey {
 /// `aggregateRecord`: the messages seen of similar Events, and when the last came.
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 struct Aggregate {
-    messages: BTreeSet<NameId>,
+    /// Sorted, at most `AGGREGATE_MAX_EVENTS`.
+    messages: Vec<NameId>,
     last_ms: i64,
 }
 
@@ -197,17 +178,19 @@ impl EventCorrelator {
         let mut agg = match self.aggregator.get(&similar) {
             Some(a) if now_ms - a.last_ms <= AGGREGATE_INTERVAL_MS => a.clone(),
             _ => Aggregate {
-                messages: BTreeSet::new(),
+                messages: Vec::new(),
                 last_ms: now_ms,
             },
         };
-        agg.messages.insert(e.message);
+        if let Err(at) = agg.messages.binary_search(&e.message) {
+            agg.messages.insert(at, e.message);
+        }
         agg.last_ms = now_ms;
         let aggregate = agg.messages.len() >= AGGREGATE_MAX_EVENTS;
         if aggregate {
             // "do not grow our local key set any larger than max": Go's `PopAny` takes one at
             // random (map order); listwatch the first interned, so runs repeat.
-            agg.messages.pop_first();
+            agg.messages.remove(0);
         }
         self.aggregator.add(similar, agg);
         let key = if aggregate {
@@ -290,6 +273,7 @@ impl EventCorrelator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::hash::{Hash, Hasher};
 
     /// groupcache `lru.Cache`: a `Get` makes a key the most recently used, and the key added
     /// past the bound evicts the least recently used one.
