@@ -331,18 +331,67 @@ fn broken_settled(sim: &mut Sim, expects: &[Expect]) -> (Vec<Broken>, bool) {
     (end_state_broken(sim, expects), settled)
 }
 
-/// Does a finished run pass, as `broken(..).is_empty()` says? A count is judged on `past` (the
-/// run's `history`), not by counting every event of the run again.
-fn passes(sim: &Sim, expects: &[Expect], past: &[u64]) -> bool {
-    let judged = |x: &Expect, &n: &u64| match x {
-        Expect::Count { cmp, value, .. } => cmp.holds(n as i64, *value),
+/// Does expectation `x` hold at the end of a finished run, as [`check`] says? A count or a
+/// message is judged on `n`, what [`history`] found for it, not by reading every event of the
+/// run again (a message is a formatted line per event).
+fn holds(sim: &Sim, x: &Expect, n: u64) -> bool {
+    match x {
+        Expect::Count { cmp, value, .. } | Expect::Message { cmp, value, .. } => {
+            cmp.holds(n as i64, *value)
+        }
         x => check(sim, x).pass,
-    };
-    expects.iter().zip(past).all(|(x, n)| judged(x, n))
+    }
+}
+
+/// Does a finished run pass, as `broken(..).is_empty()` says (see [`holds`])?
+fn passes(sim: &Sim, expects: &[Expect], past: &[u64]) -> bool {
+    expects.iter().zip(past).all(|(x, &n)| holds(sim, x, n))
         && (expects
             .iter()
             .any(|e| matches!(e, Expect::Esr { controller: None }))
             || check(sim, &Expect::Esr { controller: None }).pass)
+}
+
+/// How a finished run is judged, as [`broken_settled`] would say without the words.
+#[derive(Debug, PartialEq)]
+enum Judged {
+    Pass,
+    /// It fails only on its end state, still at the settle limit with work pending.
+    Unsettled,
+    /// It fails: at the end the script gives (`at_end`: an expectation about the past broke),
+    /// or on its end state once settled.
+    Broke {
+        at_end: bool,
+    },
+}
+
+/// Judges a finished run whose history is `past`, settling it first if only its end state is
+/// broken (see [`broken_settled`]).
+fn judged(sim: &mut Sim, expects: &[Expect], past: &[u64]) -> Judged {
+    if passes(sim, expects, past) {
+        return Judged::Pass;
+    }
+    let only_end_state =
+        (expects.iter().zip(past)).all(|(x, &n)| end_state_expect(x) || holds(sim, x, n));
+    if !only_end_state {
+        return Judged::Broke { at_end: true };
+    }
+    let settled = settle(sim, expects);
+    if end_state_broken(sim, expects).is_empty() {
+        Judged::Pass
+    } else if !settled {
+        Judged::Unsettled
+    } else {
+        Judged::Broke { at_end: false }
+    }
+}
+
+/// What broke in a run [`judged`] found broken, in words.
+fn broken_words(sim: &Sim, expects: &[Expect], at_end: bool) -> Vec<Broken> {
+    match at_end {
+        true => broken(sim, expects),
+        false => end_state_broken(sim, expects),
+    }
 }
 
 /// Adds what `events` hold for each expectation that reads the past (the events a count counts,
@@ -756,24 +805,22 @@ impl Runner {
             &self.0.expects,
             &mut past,
         );
-        let pass = passes(&sim, &self.0.expects, &past);
-        debug_assert_eq!(pass, broken(&sim, &self.0.expects).is_empty());
-        if pass {
-            return Verdict::Pass;
-        }
-        let (broken, settled) = broken_settled(&mut sim, &self.0.expects);
-        if broken.is_empty() {
-            Verdict::Pass
-        } else if !settled {
-            Verdict::Unsettled
-        } else if all_up(&sim)
-            && user_failures(&sim) <= self.0.user_failures
-            && job.faults.iter().all(|f| f.had_effect(&sim))
-        {
-            // Minimised here, so callers that judge on many threads minimise there too.
-            Verdict::Fails(self.minimise(&job.faults))
-        } else {
-            Verdict::Ineffective
+        debug_assert_eq!(
+            passes(&sim, &self.0.expects, &past),
+            broken(&sim, &self.0.expects).is_empty()
+        );
+        match judged(&mut sim, &self.0.expects, &past) {
+            Judged::Pass => Verdict::Pass,
+            Judged::Unsettled => Verdict::Unsettled,
+            Judged::Broke { .. }
+                if all_up(&sim)
+                    && user_failures(&sim) <= self.0.user_failures
+                    && job.faults.iter().all(|f| f.had_effect(&sim)) =>
+            {
+                // Minimised here, so callers that judge on many threads minimise there too.
+                Verdict::Fails(self.minimise(&job.faults))
+            }
+            Judged::Broke { .. } => Verdict::Ineffective,
         }
     }
 }
