@@ -1,5 +1,5 @@
 //! Minimisation: a failing schedule replayed from scratch, its unneeded faults dropped, its
-//! windows shortened and its crash points moved earlier while it still fails. Replays are a
+//! windows shortened and its crash points moved earlier (each on a fork) while it still fails. Replays are a
 //! pure function of the schedule, so every thread may remember and reuse their answers.
 
 use std::collections::HashMap;
@@ -90,8 +90,8 @@ impl Runner {
     }
 
     /// Replays a failing schedule from scratch, drops every fault that is not needed, shortens
-    /// windows and moves crash points earlier while it still fails. The last failing run is
-    /// the one reported (replayed again only if its answer was remembered).
+    /// windows and moves crash points earlier while it still fails (forking each). The last
+    /// failing run is the one reported (forked again only if its answer was remembered).
     pub fn minimise(&self, faults: &[Fault]) -> Option<Minimal> {
         let mut needed = faults.to_vec();
         let mut last = self.fails(&needed, true);

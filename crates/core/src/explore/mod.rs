@@ -23,9 +23,10 @@
 //! advanced to just before the first fault) with the faults appended to the timeline
 //! (`Sim::schedule_input`), so the fork behaves exactly like a fresh run of the extended script.
 //! Right after its last fault is injected the fork's state is hashed; a state already explored
-//! is skipped. A failure is replayed from scratch and minimised (faults that are not needed are
-//! dropped, windows shortened, crash points moved earlier) before it is reported, with each
-//! fault labelled by what it did in the replay.
+//! is skipped. A failure is replayed from scratch (the check of its fork) and minimised (faults
+//! that are not needed are dropped, windows shortened, crash points moved earlier, each smaller
+//! schedule run on a fork) before it is reported, with each fault labelled by what it did in
+//! the run reported.
 //!
 //! The search is split into phases ([`Explorer::take`], [`Explorer::fork`], [`Explorer::judge`],
 //! [`Explorer::record`]) so a caller can run forks on many threads and still get exactly the
