@@ -201,7 +201,31 @@ fn met(ok: bool) -> &'static str {
     }
 }
 
-/// `bench_explore [rate|threads|exhaustive [THREADS [BUDGET]]|worker|scenario NAME THREADS BUDGET]`: one part
+/// What the explorer finds on each gallery scenario with the rate's budget (3,000 schedules, on
+/// one thread): its statistics and a hash of its failures, so a change that should only make it
+/// faster can be checked to find exactly the same.
+fn findings() {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let budget = Budget {
+        schedules: 3000,
+        first_failure: false,
+    };
+    for (name, src) in GALLERY {
+        let Ok((mut ex, _)) = explorer(src, budget) else {
+            continue;
+        };
+        run_threads(&mut ex, 1, |_| true);
+        let s = &ex.stats;
+        let mut h = DefaultHasher::new();
+        format!("{:?}{:?}{:?}", ex.failures, ex.ineffective, ex.base_broken).hash(&mut h);
+        println!(
+            "  {name:<44} tried {:>5} skipped {:>5} states {:>5} ineffective {:>4} unsettled {:>4} mismatch {} failures {:>4} hash {:016x}",
+            s.tried, s.skipped, s.states, s.ineffective, s.unsettled, s.replay_mismatch, ex.failures.len(), h.finish()
+        );
+    }
+}
+
+/// `bench_explore [rate|threads|exhaustive [THREADS [BUDGET]]|worker|findings|scenario NAME THREADS BUDGET]`: one part
 /// (for profiling and comparing; `threads` runs the exhaustive search on 1 and on 2 threads); no
 /// argument runs them all, as `cargo xtask bench` does.
 fn main() {
@@ -224,6 +248,10 @@ fn main() {
             "  {name}: {n} schedules in {secs:.2}s ({:.0}/s), {found} failures",
             n as f64 / secs
         );
+        return;
+    }
+    if part == "findings" {
+        findings();
         return;
     }
     let mut rows = vec![];

@@ -1,11 +1,11 @@
 //! Minimisation: a failing schedule replayed from scratch, its unneeded faults dropped, its
-//! windows shortened and its crash points moved earlier while it still fails. Replays are a
+//! windows shortened and its crash points moved earlier (each on a fork) while it still fails. Replays are a
 //! pure function of the schedule, so every thread may remember and reuse their answers.
 
 use std::collections::HashMap;
 
 use super::faults::Fault;
-use super::{all_up, broken_settled, replay, Broken, Minimal, Runner};
+use super::{all_up, broken_words, history, judged, replay, Job, Judged, Minimal, Runner};
 use crate::sim::Sim;
 
 #[derive(Default)]
@@ -25,24 +25,53 @@ fn replay_bytes(faults: &[Fault]) -> usize {
     2 * (std::mem::size_of::<(Vec<Fault>, bool)>() + 1) + std::mem::size_of_val(faults) + names
 }
 
+/// A failing run, settled as it was judged, and whether it broke at the end the script gives
+/// (see [`Judged::Broke`]).
+type Failed = (Sim, bool);
+
 impl Runner {
     /// Does this schedule fail (expectations or ESR, with every fault effective, once settled)
-    /// when replayed from scratch?
-    pub(super) fn fails(&self, faults: &[Fault]) -> Option<(Vec<Broken>, Sim)> {
-        let mut sim = replay(&self.0.config, faults).ok()?;
-        let (b, settled) = broken_settled(&mut sim, &self.0.expects);
-        (!b.is_empty() && settled && all_up(&sim) && faults.iter().all(|f| f.had_effect(&sim)))
-            .then_some((b, sim))
+    /// when replayed from scratch (`scratch`) or forked from the fault-free run? Minimising
+    /// replays the schedule found from scratch, which checks its fork, and forks the smaller
+    /// ones it tries: a fork runs as a fresh run of the extended timeline does
+    /// (`Sim::schedule_input`), without running the fault-free part again.
+    pub(super) fn fails(&self, faults: &[Fault], scratch: bool) -> Option<Failed> {
+        let job = Job {
+            index: u64::MAX,
+            faults: faults.to_vec(),
+        };
+        let fork = (!scratch).then(|| self.fork(&job)).flatten();
+        let (mut sim, past) = match fork {
+            Some(fork) => {
+                let mut sim = fork.sim;
+                sim.run();
+                let mut past = fork.past;
+                let events = sim.trace().range(fork.past_len..);
+                history(&sim, events, &self.0.expects, &mut past);
+                (sim, past)
+            }
+            None => {
+                let sim = replay(&self.0.config, faults).ok()?;
+                let mut past = vec![0; self.0.expects.len()];
+                history(&sim, sim.trace().iter(), &self.0.expects, &mut past);
+                (sim, past)
+            }
+        };
+        let at_end = match judged(&mut sim, &self.0.expects, &past) {
+            Judged::Broke { at_end } => at_end,
+            Judged::Pass | Judged::Unsettled => return None,
+        };
+        (all_up(&sim) && faults.iter().all(|f| f.had_effect(&sim))).then_some((sim, at_end))
     }
 
-    /// Does this schedule fail, as [`Runner::fails`] says? `None`: no; `Some(run)`: yes, with
-    /// the run when it was made now (not when the answer was remembered).
-    pub(super) fn fails_remembered(&self, faults: &[Fault]) -> Option<Option<(Vec<Broken>, Sim)>> {
+    /// Does this schedule fail, as [`Runner::fails`] says (forked)? `None`: no; `Some(run)`:
+    /// yes, with the run when it was made now (not when the answer was remembered).
+    pub(super) fn fails_remembered(&self, faults: &[Fault]) -> Option<Option<Failed>> {
         let known = self.replays().fails.get(faults).copied();
         if let Some(fails) = known {
             return fails.then_some(None);
         }
-        let run = self.fails(faults);
+        let run = self.fails(faults, false);
         self.remember(faults, run.is_some());
         run.map(Some)
     }
@@ -61,11 +90,11 @@ impl Runner {
     }
 
     /// Replays a failing schedule from scratch, drops every fault that is not needed, shortens
-    /// windows and moves crash points earlier while it still fails. The last failing run is
-    /// the one reported (replayed again only if its answer was remembered).
+    /// windows and moves crash points earlier while it still fails (forking each). The last
+    /// failing run is the one reported (forked again only if its answer was remembered).
     pub fn minimise(&self, faults: &[Fault]) -> Option<Minimal> {
         let mut needed = faults.to_vec();
-        let mut last = self.fails(&needed);
+        let mut last = self.fails(&needed, true);
         self.remember(&needed, last.is_some());
         last.as_ref()?;
         let mut i = 0;
@@ -87,10 +116,11 @@ impl Runner {
                 }
             }
         }
-        let (broken, sim) = match last {
+        let (sim, at_end) = match last {
             Some(run) => run,
-            None => self.fails(&needed)?,
+            None => self.fails(&needed, false)?,
         };
+        let broken = broken_words(&sim, &self.0.expects, at_end);
         let effects = needed.iter().map(|f| f.effect(&sim)).collect();
         Some((needed, broken, effects))
     }

@@ -23,9 +23,10 @@
 //! advanced to just before the first fault) with the faults appended to the timeline
 //! (`Sim::schedule_input`), so the fork behaves exactly like a fresh run of the extended script.
 //! Right after its last fault is injected the fork's state is hashed; a state already explored
-//! is skipped. A failure is replayed from scratch and minimised (faults that are not needed are
-//! dropped, windows shortened, crash points moved earlier) before it is reported, with each
-//! fault labelled by what it did in the replay.
+//! is skipped. A failure is replayed from scratch (the check of its fork) and minimised (faults
+//! that are not needed are dropped, windows shortened, crash points moved earlier, each smaller
+//! schedule run on a fork) before it is reported, with each fault labelled by what it did in
+//! the run reported.
 //!
 //! The search is split into phases ([`Explorer::take`], [`Explorer::fork`], [`Explorer::judge`],
 //! [`Explorer::record`]) so a caller can run forks on many threads and still get exactly the
@@ -234,8 +235,13 @@ pub struct Explorer {
 /// What broke in a finished run, if anything: every failed expectation, and ESR when the
 /// scenario does not check it itself.
 fn broken(sim: &Sim, expects: &[Expect]) -> Vec<Broken> {
+    broken_of(sim, expects, |_| true)
+}
+
+/// [`broken`] of only the expectations `judged` picks (and the implicit ESR check).
+fn broken_of(sim: &Sim, expects: &[Expect], judged: impl Fn(&Expect) -> bool) -> Vec<Broken> {
     let mut out = vec![];
-    for (i, e) in expects.iter().enumerate() {
+    for (i, e) in expects.iter().enumerate().filter(|(_, e)| judged(e)) {
         let o = check(sim, e);
         if !o.pass {
             out.push(Broken {
@@ -244,6 +250,13 @@ fn broken(sim: &Sim, expects: &[Expect]) -> Vec<Broken> {
             });
         }
     }
+    implicit_esr(sim, expects, &mut out);
+    out
+}
+
+/// ESR, into `out` when it broke, unless the scenario checks it itself (then it is one of
+/// `expects`).
+fn implicit_esr(sim: &Sim, expects: &[Expect], out: &mut Vec<Broken>) {
     if !expects
         .iter()
         .any(|e| matches!(e, Expect::Esr { controller: None }))
@@ -256,45 +269,55 @@ fn broken(sim: &Sim, expects: &[Expect]) -> Vec<Broken> {
             });
         }
     }
-    out
 }
 
 /// Is `b` about the state the system ends in (final fields, existence, ESR), which a run that
 /// goes on may still reach? Counts, messages, reads, probes and traces are about the run up to
 /// its end, as the user wrote them, so they are judged there and never on a longer run.
 fn about_the_end_state(b: &Broken, expects: &[Expect]) -> bool {
-    b.expectation.is_none_or(|i| {
-        matches!(
-            expects[i],
-            Expect::Final { .. }
-                | Expect::Exists { .. }
-                | Expect::Object { .. }
-                | Expect::Esr { .. }
-        )
-    })
+    b.expectation.is_none_or(|i| end_state_expect(&expects[i]))
+}
+
+/// Is `x` about the state the system ends in (see [`about_the_end_state`])?
+fn end_state_expect(x: &Expect) -> bool {
+    matches!(
+        x,
+        Expect::Final { .. } | Expect::Exists { .. } | Expect::Object { .. } | Expect::Esr { .. }
+    )
 }
 
 /// Runs a run that ended failing only on its end state on until that holds or it is quiescent,
 /// at most [`SETTLE_LIMIT_MS`] past its end; false when it did not settle by then.
+///
+/// The end state is etcd's (the objects, and ESR, which only a commit changes), so it is judged
+/// again only once etcd's revision moved: most steps of a settling run are timers that write
+/// nothing. ESR for every controller holding implies it for each, so it is asked once.
 fn settle(sim: &mut Sim, expects: &[Expect]) -> bool {
     let config = sim.config();
     let limit = (config.end_ms + SETTLE_LIMIT_MS).min(TimeMs::ZERO + config.limits.max_time_ms);
-    let esr_holds = |s: &Sim| {
-        matches!(
+    let objects: Vec<&Expect> = expects
+        .iter()
+        .filter(|x| end_state_expect(x) && !matches!(x, Expect::Esr { .. }))
+        .collect();
+    let mut judged: Option<(crate::model::Rv, bool)> = None;
+    sim.run_until_settled(limit, |s| {
+        let rev = s.etcd().rev();
+        if let Some((_, holds)) = judged.filter(|&(at, _)| at == rev) {
+            return holds;
+        }
+        let holds = matches!(
             crate::esr::esr_outcome(s, None),
             crate::esr::EsrOutcome::Holds { .. }
-        )
-    };
-    sim.run_until_settled(limit, |s| {
-        esr_holds(s) && end_state_broken(s, expects).is_empty()
+        ) && objects.iter().all(|x| check(s, x).pass);
+        judged = Some((rev, holds));
+        holds
     })
 }
 
-/// What of the end state is broken (see [`about_the_end_state`]).
+/// What of the end state is broken (see [`about_the_end_state`]): [`broken`] of only the
+/// expectations about it.
 fn end_state_broken(sim: &Sim, expects: &[Expect]) -> Vec<Broken> {
-    let mut b = broken(sim, expects);
-    b.retain(|b| about_the_end_state(b, expects));
-    b
+    broken_of(sim, expects, end_state_expect)
 }
 
 /// What broke in a run, and whether it settled: a run that breaks an expectation about its past
@@ -309,18 +332,67 @@ fn broken_settled(sim: &mut Sim, expects: &[Expect]) -> (Vec<Broken>, bool) {
     (end_state_broken(sim, expects), settled)
 }
 
-/// Does a finished run pass, as `broken(..).is_empty()` says? A count is judged on `past` (the
-/// run's `history`), not by counting every event of the run again.
-fn passes(sim: &Sim, expects: &[Expect], past: &[u64]) -> bool {
-    let judged = |x: &Expect, &n: &u64| match x {
-        Expect::Count { cmp, value, .. } => cmp.holds(n as i64, *value),
+/// Does expectation `x` hold at the end of a finished run, as [`check`] says? A count or a
+/// message is judged on `n`, what [`history`] found for it, not by reading every event of the
+/// run again (a message is a formatted line per event).
+fn holds(sim: &Sim, x: &Expect, n: u64) -> bool {
+    match x {
+        Expect::Count { cmp, value, .. } | Expect::Message { cmp, value, .. } => {
+            cmp.holds(n as i64, *value)
+        }
         x => check(sim, x).pass,
-    };
-    expects.iter().zip(past).all(|(x, n)| judged(x, n))
+    }
+}
+
+/// Does a finished run pass, as `broken(..).is_empty()` says (see [`holds`])?
+fn passes(sim: &Sim, expects: &[Expect], past: &[u64]) -> bool {
+    expects.iter().zip(past).all(|(x, &n)| holds(sim, x, n))
         && (expects
             .iter()
             .any(|e| matches!(e, Expect::Esr { controller: None }))
             || check(sim, &Expect::Esr { controller: None }).pass)
+}
+
+/// How a finished run is judged, as [`broken_settled`] would say without the words.
+#[derive(Debug, PartialEq)]
+enum Judged {
+    Pass,
+    /// It fails only on its end state, still at the settle limit with work pending.
+    Unsettled,
+    /// It fails: at the end the script gives (`at_end`: an expectation about the past broke),
+    /// or on its end state once settled.
+    Broke {
+        at_end: bool,
+    },
+}
+
+/// Judges a finished run whose history is `past`, settling it first if only its end state is
+/// broken (see [`broken_settled`]).
+fn judged(sim: &mut Sim, expects: &[Expect], past: &[u64]) -> Judged {
+    if passes(sim, expects, past) {
+        return Judged::Pass;
+    }
+    let only_end_state =
+        (expects.iter().zip(past)).all(|(x, &n)| end_state_expect(x) || holds(sim, x, n));
+    if !only_end_state {
+        return Judged::Broke { at_end: true };
+    }
+    let settled = settle(sim, expects);
+    if end_state_broken(sim, expects).is_empty() {
+        Judged::Pass
+    } else if !settled {
+        Judged::Unsettled
+    } else {
+        Judged::Broke { at_end: false }
+    }
+}
+
+/// What broke in a run [`judged`] found broken, in words.
+fn broken_words(sim: &Sim, expects: &[Expect], at_end: bool) -> Vec<Broken> {
+    match at_end {
+        true => broken(sim, expects),
+        false => end_state_broken(sim, expects),
+    }
 }
 
 /// Adds what `events` hold for each expectation that reads the past (the events a count counts,
@@ -734,24 +806,22 @@ impl Runner {
             &self.0.expects,
             &mut past,
         );
-        let pass = passes(&sim, &self.0.expects, &past);
-        debug_assert_eq!(pass, broken(&sim, &self.0.expects).is_empty());
-        if pass {
-            return Verdict::Pass;
-        }
-        let (broken, settled) = broken_settled(&mut sim, &self.0.expects);
-        if broken.is_empty() {
-            Verdict::Pass
-        } else if !settled {
-            Verdict::Unsettled
-        } else if all_up(&sim)
-            && user_failures(&sim) <= self.0.user_failures
-            && job.faults.iter().all(|f| f.had_effect(&sim))
-        {
-            // Minimised here, so callers that judge on many threads minimise there too.
-            Verdict::Fails(self.minimise(&job.faults))
-        } else {
-            Verdict::Ineffective
+        debug_assert_eq!(
+            passes(&sim, &self.0.expects, &past),
+            broken(&sim, &self.0.expects).is_empty()
+        );
+        match judged(&mut sim, &self.0.expects, &past) {
+            Judged::Pass => Verdict::Pass,
+            Judged::Unsettled => Verdict::Unsettled,
+            Judged::Broke { .. }
+                if all_up(&sim)
+                    && user_failures(&sim) <= self.0.user_failures
+                    && job.faults.iter().all(|f| f.had_effect(&sim)) =>
+            {
+                // Minimised here, so callers that judge on many threads minimise there too.
+                Verdict::Fails(self.minimise(&job.faults))
+            }
+            Judged::Broke { .. } => Verdict::Ineffective,
         }
     }
 }
