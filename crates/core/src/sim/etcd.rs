@@ -477,10 +477,8 @@ impl Etcd {
     }
 
     /// `reconcile::EVENT_FIELDS`, as names (interned once the first Event is planned).
-    fn event_keys(&self, names: &Names) -> Vec<NameId> {
-        (crate::reconcile::EVENT_FIELDS.iter())
-            .map(|k| names.get(k).unwrap_or(NameId(u32::MAX)))
-            .collect()
+    fn event_keys(&self, names: &Names) -> [NameId; crate::reconcile::EVENT_FIELDS.len()] {
+        (crate::reconcile::EVENT_FIELDS).map(|k| names.get(k).unwrap_or(NameId(u32::MAX)))
     }
 
     fn decide_create(
