@@ -390,6 +390,50 @@ impl Names {
 /// What a name without a namespace means: `a` is `default/a`.
 pub const DEFAULT_NAMESPACE_PREFIX: &str = "default/";
 
+/// How the objects of a kind are named: the one rule for it (apimachinery: a cluster-scoped
+/// object's `metadata.namespace` is empty). A namespaced kind's `a` is `default/a` and `ns/a`
+/// itself; a cluster-scoped kind's `a` is itself, in no namespace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    Namespaced,
+    Cluster,
+}
+
+impl Scope {
+    pub fn of(cluster_scoped: bool) -> Scope {
+        match cluster_scoped {
+            true => Scope::Cluster,
+            false => Scope::Namespaced,
+        }
+    }
+
+    /// The object a script's `name` means, if that name was ever interned.
+    pub fn get(self, names: &Names, name: &str) -> Option<NameId> {
+        match self {
+            Scope::Cluster => names.get(name),
+            Scope::Namespaced => names.get_qualified(name),
+        }
+    }
+
+    /// The object a script's `name` means.
+    pub fn intern(self, names: &mut Names, name: &str) -> NameId {
+        match self {
+            Scope::Cluster => names.intern(name),
+            Scope::Namespaced => names.intern_qualified(name),
+        }
+    }
+
+    /// The namespace of the object named `full`: none (empty) for a cluster-scoped kind, else
+    /// the part before the `/` (`default` without one).
+    pub fn namespace(self, full: &str) -> &str {
+        match (self, full.split_once('/')) {
+            (Scope::Cluster, _) => "",
+            (Scope::Namespaced, Some((ns, _))) => ns,
+            (Scope::Namespaced, None) => DEFAULT_NAMESPACE_PREFIX.trim_end_matches('/'),
+        }
+    }
+}
+
 /// Is `full` (an interned `ns/name`) what a user's `name` means: `a` is `default/a`, `ns/a` is
 /// itself?
 pub fn qualifies_as(full: &str, name: &str) -> bool {

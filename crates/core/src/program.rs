@@ -362,8 +362,7 @@ pub enum Stmt {
 }
 
 /// What a `record` says: the `Event` kind, the object's slot, the event's type (`Normal` or
-/// `Warning`), reason and message, and the configuration's kind names (the involved object's
-/// `kind`, by its `KindId`).
+/// `Warning`), reason and message.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RecordStmt {
     pub event_kind: KindId,
@@ -371,7 +370,6 @@ pub struct RecordStmt {
     pub event_type: String,
     pub reason: String,
     pub message: String,
-    pub kind_names: Vec<String>,
     pub line: u32,
 }
 
@@ -527,6 +525,8 @@ pub struct Program {
     /// the logic builds for it is not qualified with the key's (apimachinery: a cluster-scoped
     /// object's `metadata.namespace` is empty).
     pub cluster_scoped: Vec<KindId>,
+    /// The configuration's kind names, by `KindId`: a `record`'s `involvedObject.kind`.
+    pub kind_names: Vec<String>,
 }
 
 impl Program {
@@ -727,6 +727,8 @@ struct Run<'a> {
     key: NameId,
     /// The program's `cluster_scoped`.
     cluster_scoped: &'a [KindId],
+    /// The program's `kind_names`.
+    kind_names: &'a [String],
     finalizer_bit: u32,
     cache: &'a dyn Reader,
     /// `None`: the controller cannot reach its apiserver, so live reads fail.
@@ -814,13 +816,9 @@ impl<'a> Run<'a> {
     /// The namespace of an object of `kind` named `name`: none (the empty name) for a
     /// cluster-scoped kind, else the name's (`ns/name`).
     fn namespace_of(&mut self, kind: KindId, name: NameId) -> NameId {
-        let full = self.names.resolve(name).to_string();
-        let ns = match full.split_once('/') {
-            _ if self.cluster_scoped.contains(&kind) => "",
-            Some((ns, _)) => ns,
-            None => "default",
-        };
-        self.names.name(ns).unwrap_or(NO_NAME)
+        let scope = crate::model::Scope::of(self.cluster_scoped.contains(&kind));
+        let ns = scope.namespace(self.names.resolve(name)).to_string();
+        self.names.name(&ns).unwrap_or(NO_NAME)
     }
     /// The key's namespace (`default` for a cluster-scoped key) and name.
     fn key_parts(&self) -> (String, String) {
@@ -1184,31 +1182,34 @@ impl<'a> Run<'a> {
         let Some(o) = self.one(r.slot) else {
             return Ok(());
         };
-        let kind_name = r.kind_names.get(o.kind.index()).map_or("", String::as_str);
-        let involved = self.names.resolve(o.name).to_string();
-        let key = format!(
-            "event {involved} {} {} {} {}",
-            o.uid, r.event_type, r.reason, r.message
-        );
-        let (Some(involved_kind), Some(event_type), Some(reason), Some(message), Some(correlation)) = (
+        let kind_name = self
+            .kind_names
+            .get(o.kind.index())
+            .map_or("", String::as_str);
+        // `makeEvent`: in the object's namespace, and a cluster-scoped object's in `default`.
+        let namespace = match self.names.resolve(o.namespace) {
+            "" => crate::model::DEFAULT_NAMESPACE_PREFIX.trim_end_matches('/'),
+            ns => ns,
+        }
+        .to_string();
+        let (Some(namespace), Some(involved_kind), Some(event_type), Some(reason), Some(message)) = (
+            self.names.name(&namespace),
             self.names.name(kind_name),
             self.names.name(&r.event_type),
             self.names.name(&r.reason),
             self.names.name(&r.message),
-            self.names.name(&key),
         ) else {
             return Ok(());
         };
         let event = Write::Event(crate::reconcile::EventRecord {
             kind: r.event_kind,
-            namespace: o.namespace,
+            namespace,
             involved_kind,
             involved: o.name,
             involved_uid: o.uid,
             event_type,
             reason,
             message,
-            correlation,
             name: NameId(0),
             count: 0,
             first_ms: 0,
@@ -1746,6 +1747,7 @@ pub fn plan(
     let mut run = Run {
         key,
         cluster_scoped: &program.cluster_scoped,
+        kind_names: &program.kind_names,
         finalizer_bit,
         cache,
         live,
@@ -1798,6 +1800,7 @@ pub fn desired_holds_named(
     let mut run = Run {
         key,
         cluster_scoped: &program.cluster_scoped,
+        kind_names: &program.kind_names,
         finalizer_bit,
         cache: etcd,
         live: Some(etcd),

@@ -26,8 +26,9 @@ pub struct WorkQueue {
     pub dirty: BTreeSet<NameId>,
     pub processing: BTreeSet<NameId>,
     pub failures: BTreeMap<NameId, u32>,
-    /// Priority queue only: keys waiting with a `ReadyAt` in the future (a rate-limited retry,
-    /// a `RequeueAfter`). One item per key: an immediate add makes it ready now.
+    /// Keys waiting with a `ReadyAt` in the future (a rate-limited retry, a `RequeueAfter`), at
+    /// most one entry per key. Priority queue: the key's one item, an immediate add makes it
+    /// ready now; classic: apart from the queue, added to it when due.
     pub delayed: BTreeMap<NameId, TimeMs>,
     /// Priority queue only: each item's place in the order (`AddedCounter`), waiting or delayed.
     placed: BTreeMap<NameId, u64>,
@@ -142,11 +143,16 @@ impl WorkQueue {
         self.queue.insert(i, key);
     }
 
-    /// `AddAfter`: classic queues hold the delayed add apart (`delaying_queue.go`) and add it
-    /// when due, so the caller always arms a timer (`Added`). The priority queue keeps one item
-    /// per key: a key already waiting, or delayed until no later, absorbs the add.
+    /// `AddAfter`: classic queues hold the delayed add apart from the queue (`delaying_queue.go`
+    /// `insert`: one waiting entry per key, moved only sooner) and add it when due. The priority
+    /// queue keeps one item per key: a key already waiting, or delayed until no later, absorbs
+    /// the add. `Added`: the caller arms a timer for `ready_at`.
     pub fn add_after(&mut self, key: NameId, ready_at: TimeMs) -> QueueAdd {
         if self.kind == QueueKind::Classic {
+            if self.delayed.get(&key).is_some_and(|&at| at <= ready_at) {
+                return QueueAdd::AlreadyQueued;
+            }
+            self.delayed.insert(key, ready_at);
             return QueueAdd::Added;
         }
         if self.dirty.contains(&key) {
@@ -166,15 +172,16 @@ impl WorkQueue {
         }
     }
 
-    /// A delayed add is due: is it still this queue's item (not consumed by an earlier add)?
+    /// A delayed add is due: is it still this queue's item (not consumed by an earlier add, nor
+    /// moved sooner)?
     /// The priority queue's item then leaves the delayed ones; the add that follows places it
     /// anew (an item whose `ReadyAt` has passed sorts behind every item added without a delay).
     pub fn due(&mut self, key: NameId, now: TimeMs) -> bool {
-        if self.kind == QueueKind::Classic {
-            return true;
-        }
         if self.delayed.get(&key) == Some(&now) {
             self.delayed.remove(&key);
+            if self.kind == QueueKind::Classic {
+                return true;
+            }
             self.unplace(key);
             true
         } else {

@@ -41,9 +41,10 @@ pub enum Write {
 }
 
 /// One Event, as client-go's recorder builds it (`tools/record/event.go` `makeEvent`) and its
-/// correlator counts it (`tools/record/events_cache.go` `eventObserve`): the first occurrence
-/// is a create named `INVOLVED.HEX(now in ns)`, a repeat of the same (object, type, reason,
-/// message) a patch of that Event's `count` and `lastTimestamp`.
+/// correlator aggregates and counts it (`tools/record/events_cache.go`, `sim/events_cache.rs`):
+/// the first occurrence is a create named `INVOLVED.HEX(now in ns)`, a repeat of the same
+/// (object, type, reason, message) a patch of that Event's `count`, `lastTimestamp` and
+/// `message`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EventRecord {
     /// The `Event` kind of the configuration.
@@ -57,8 +58,6 @@ pub struct EventRecord {
     pub event_type: NameId,
     pub reason: NameId,
     pub message: NameId,
-    /// Interned `event NAME UID TYPE REASON MESSAGE`: the correlator's key (`getEventKey`).
-    pub correlation: NameId,
     /// The Event's name and count, set when the write is made (0 before).
     pub name: NameId,
     pub count: u32,

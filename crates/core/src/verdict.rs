@@ -431,13 +431,25 @@ fn check_events(
         Some(Value::Str(s)) => Some(names.resolve(s)),
         _ => None,
     };
-    let involved = object.map(|n| names.get_qualified(n));
+    // The object named is qualified as its kind's objects are (the Event says which kind).
+    let scope = |kind_name: &str| {
+        let kinds = &sim.config().kinds;
+        let k = kinds.iter().find(|k| k.name == kind_name);
+        crate::model::Scope::of(k.is_some_and(|k| k.cluster_scoped))
+    };
     let (mut n, mut last) = (0i64, None::<EventId>);
     for o in sim.etcd().objects().values().filter(|o| o.kind == kind) {
-        let about = text(o, "involvedObject.name").and_then(|s| names.get(s));
+        let about = match field(o, "involvedObject.name") {
+            Some(Value::Str(id)) => Some(id),
+            _ => None,
+        };
+        let involved = |want: &str| {
+            let of_kind = scope(text(o, "involvedObject.kind").unwrap_or(""));
+            about.is_some() && of_kind.get(names, want) == about
+        };
         let matches = text(o, "type") == Some(event_type)
             && text(o, "reason") == Some(reason)
-            && involved.is_none_or(|want| want.is_some() && want == about);
+            && object.is_none_or(involved);
         if !matches {
             continue;
         }
@@ -776,11 +788,7 @@ fn check_fact(
 /// The name of the object of `kind` a script calls `name`: `a` is `default/a`, but a
 /// cluster-scoped kind's `a` is itself.
 fn object_id(sim: &Sim, kind: KindId, name: &str) -> Option<NameId> {
-    if sim.config().cluster_scoped(kind) {
-        sim.names().get(name)
-    } else {
-        sim.names().get_qualified(name)
-    }
+    crate::model::Scope::of(sim.config().cluster_scoped(kind)).get(sim.names(), name)
 }
 
 fn find(sim: &Sim, kind: KindId, name: &str) -> Option<crate::model::Object> {

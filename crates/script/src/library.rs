@@ -214,6 +214,7 @@ pub fn compile(config: &Config, text: &str) -> Result<Program, Diagnostic> {
     }
     let mut p = Program {
         cluster_scoped: config.cluster_scoped_kinds(),
+        kind_names: config.kinds.iter().map(|k| k.name.clone()).collect(),
         ..Program::default()
     };
     for (line, head, lines) in blocks {

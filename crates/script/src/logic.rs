@@ -1639,7 +1639,6 @@ impl<'a> Compiler<'a> {
             event_type: t.text.clone(),
             reason: r.text.clone(),
             message: m.text.clone(),
-            kind_names: self.kinds.iter().map(|k| k.name.clone()).collect(),
             line: c.line as u32,
         })))
     }

@@ -633,6 +633,43 @@ fn esr_is_not_judged_on_a_run_cut_off_at_the_event_cap() {
     assert!(esr.found.starts_with("not judged"), "{}", esr.found);
 }
 
+/// A run cut off by its cap on events (or a limit) has no known end, so it has not settled:
+/// `run_until_settled` says so whether the cap came before settling began or while it ran on
+/// (the explorer then reports the schedule unsettled instead of judging a cut-off state).
+#[test]
+fn a_run_cut_off_at_the_event_cap_has_not_settled() {
+    // The controller writes the Pod it reads, for ever: never quiescent, so settling runs on.
+    let src = "kind Pod\ncontroller ctl for Pod\n  logic\n    get p = Pod key\n    if p absent\n      done\n    update p status p.status + 1\n    requeue after 1s\n\
+               at 1s create Pod p\nrun 10s\n";
+    let settles = |max_events: u64| {
+        let mut scenario = listwatch_script::parse(src).expect("parses");
+        scenario.config.limits.max_events = max_events;
+        let limit = scenario.config.end_ms + DurationMs(600_000);
+        let mut sim = Sim::new(scenario.config).expect("a valid configuration");
+        sim.run();
+        let in_run = sim.trace().len() as u64;
+        let settled = sim.run_until_settled(limit, |_| false);
+        (in_run, sim.stopped(), settled)
+    };
+    let (in_run, stopped, settled) = settles(1_000_000);
+    assert_eq!(stopped, Some(listwatch_core::Stop::End), "ran to the limit");
+    assert!(!settled, "never quiescent");
+    let (_, stopped, settled) = settles(in_run / 2);
+    assert_eq!(
+        stopped,
+        Some(listwatch_core::Stop::EventCap),
+        "cut off in the run"
+    );
+    assert!(!settled);
+    let (_, stopped, settled) = settles(in_run + 20);
+    assert_eq!(
+        stopped,
+        Some(listwatch_core::Stop::EventCap),
+        "cut off while settling"
+    );
+    assert!(!settled);
+}
+
 /// `semantics.md` §8c, after Sieve (`sieve-project/sieve`, unobserved state): a watch stream never
 /// loses an event; an intermediate state goes unobserved only by delay and collapse. `hold`
 /// delivers the held notifications together once a later state arrives, so the reconcile never
@@ -1574,4 +1611,80 @@ fn a_watcher_that_rewatches_after_410_gets_the_same_410_for_ever() {
         .filter(|(_, t)| t.starts_with("ERROR 410"))
         .count();
     assert_eq!(gone, 1);
+}
+
+/// client-go `tools/cache/reflector.go` (`handleWatch`: a watch that lasted under 1 s with no
+/// event returns "very short watch", so `ListAndWatch` returns, backs off and lists again) and
+/// `apimachinery/pkg/watch/streamwatcher.go` (`receive`: a broken stream, EOF or a probable EOF,
+/// is a plain close with no ERROR event): a watch that a disconnect breaks 0.5 s after it opened,
+/// with nothing delivered, backs off in [0.8, 1.6) s and relists at its last RV.
+#[test]
+fn a_very_short_watch_that_a_disconnect_ends_backs_off_and_relists() {
+    let sim = run("
+kind Pod
+kind Other
+compaction off
+controller ctl for Pod mirror Other
+at 0s create Pod a
+at 10s disconnect ctl for 0s
+at 10500ms disconnect ctl for 0s
+run 30s
+expect relists ctl Pod == 1
+expect relists ctl Other == 1
+expect ctl Pod sent list resourceVersion=\"2\" by 12100ms
+");
+    let delays = backoffs(&sim);
+    assert_eq!(delays.len(), 2, "one backoff per watcher: {delays:?}");
+    for (t, d) in delays {
+        assert_eq!(t, TimeMs(10_500), "the second disconnect: {t}");
+        assert!(
+            (DurationMs(800)..DurationMs(1600)).contains(&d),
+            "the first backoff step: {d}"
+        );
+    }
+}
+
+/// client-go `util/workqueue/delaying_queue.go` (`insert`: "if the entry already exists, update
+/// the time only if it would cause the item to be queued sooner"): the classic queue keeps one
+/// waiting entry per key, at the earliest time. `RequeueAfter`s that fold into the entry already
+/// waiting add nothing, and a rate-limited retry (`AddRateLimited` is an `AddAfter`) moves the
+/// entry sooner, so the `RequeueAfter` it replaced never runs.
+#[test]
+fn the_classic_queue_keeps_one_waiting_entry_per_key_at_the_earliest_time() {
+    let requeues = run("
+kind Pod
+kind Other
+compaction off
+controller ctl for Pod mirror Other
+  queue classic
+  requeue-after 30s
+at 0s create Pod a
+at 10s update Pod a spec 2
+run 100s
+");
+    assert_eq!(
+        starts_of(&requeues, "default/a"),
+        [0, 10, 10_000, 10_010, 30_010, 60_020, 90_030].map(TimeMs),
+        "the adds after at 0.02, 10.01 and 10.02 s fold into the one due at 30.01 s"
+    );
+    let retry = run("
+kind Pod
+compaction off
+controller ctl for Pod
+  queue classic
+  logic
+    get p = Pod key
+    if p.spec == 2 and memory.failed absent
+      remember failed = 1
+      error
+    requeue after 30s
+at 0s create Pod a
+at 10s update Pod a spec 2
+run 45s
+");
+    assert_eq!(
+        starts_of(&retry, "default/a"),
+        [0, 10_000, 10_015, 40_025].map(TimeMs),
+        "the retry after 5 ms took the place of the requeue due at 30.01 s"
+    );
 }

@@ -20,6 +20,7 @@ impl Controller {
             disconnect_before_write: Vec::new(),
             restart_after_ms: None,
             memory: Memory::new(),
+            events: Default::default(),
             written_rvs: Default::default(),
             exceeded: None,
         }
@@ -46,6 +47,7 @@ impl Controller {
         self.worker_claimed = 0;
         self.queue = WorkQueue::new(self.queue.kind);
         self.memory.clear();
+        self.events.forget();
         self.crash_after_writes.clear();
         self.written_rvs.clear();
     }
@@ -102,6 +104,8 @@ pub struct Controller {
     /// Restart this long after the armed (or next) crash.
     pub(super) restart_after_ms: Option<DurationMs>,
     pub(super) memory: Memory,
+    /// client-go's `EventCorrelator` (`events_cache.go`): the Events its recorder made.
+    pub(super) events: super::events_cache::EventCorrelator,
     /// KEP-5647's record of the RVs its writes got back (`consistency.rs`).
     pub(super) written_rvs: super::consistency::WrittenRvs,
     /// A reconcile ran into a limit (and did not start): the engine stops the run.
@@ -337,7 +341,10 @@ impl Controller {
                 }
             }
             if let Write::Event(e) = &mut write {
-                if !self.correlate(st, e) {
+                let send = self.correlate(st, e);
+                // As sent, for `UpdateState` once it is answered.
+                run.writes[run.done] = write;
+                if !send {
                     // The spam filter drops it: no request, the reconcile goes on.
                     run.done += 1;
                     self.workers[worker as usize] = Some(run);
@@ -359,60 +366,19 @@ impl Controller {
         self.finish(st, worker, run, result);
     }
 
-    /// client-go's event correlator (`tools/record/events_cache.go`), kept in the process
-    /// memory (its LRU caches die with the process): the spam filter's token bucket per object
-    /// (`EventSourceObjectSpamFilter`: a burst of 25, one more every 300 s; `false`: dropped),
-    /// then `eventObserve`: a repeat of the same object, type, reason and message is the Event
-    /// its first occurrence made, counted once more; a new one is named as `makeEvent` names
-    /// it, `INVOLVED.HEX` of the time in nanoseconds. The count moves before the request is
-    /// answered, as in Go.
+    /// client-go's event correlator (`tools/record/events_cache.go`, `sim/events_cache.rs`),
+    /// kept in the process memory (its LRU caches die with the process): aggregation, then
+    /// `eventObserve` (a repeat is the Event its first occurrence made, counted once more; a new
+    /// one is named as `makeEvent` names it, `INVOLVED.HEX` of the time in nanoseconds), then
+    /// the spam filter (`false`: dropped). The count moves before the request is answered, as
+    /// in Go.
     fn correlate(&mut self, st: &mut StepContext, e: &mut crate::reconcile::EventRecord) -> bool {
-        const BURST_MILLI: i64 = 25_000;
-        const MS_PER_MILLI_TOKEN: i64 = 300;
         for k in crate::reconcile::EVENT_FIELDS {
             st.names.intern(k);
         }
         let now = st.now_ms.0 as i64;
-        let involved = st.names.resolve(e.involved).to_string();
-        let spam = st
-            .names
-            .intern(&format!("event-spam {involved} {}", e.involved_uid));
-        let tokens = self.memory.get(&(spam, 0)).copied().unwrap_or(BURST_MILLI);
-        let last = self.memory.get(&(spam, 1)).copied().unwrap_or(now);
-        let refill = (now - last).max(0) / MS_PER_MILLI_TOKEN;
-        let tokens = (tokens + refill).min(BURST_MILLI);
-        let last = if tokens == BURST_MILLI {
-            now
-        } else {
-            last + refill * MS_PER_MILLI_TOKEN
-        };
-        let accept = tokens >= 1000;
-        self.memory
-            .insert((spam, 0), tokens - if accept { 1000 } else { 0 });
-        self.memory.insert((spam, 1), last);
-        if !accept {
-            return false;
-        }
-        let key = e.correlation;
-        match self.memory.get(&(key, 0)).copied() {
-            Some(count) if count > 0 => {
-                e.count = count as u32 + 1;
-                e.name = NameId(self.memory.get(&(key, 1)).copied().unwrap_or(0) as u32);
-                e.first_ms = self.memory.get(&(key, 2)).copied().unwrap_or(now);
-            }
-            _ => {
-                e.count = 1;
-                e.name = st
-                    .names
-                    .intern(&format!("{involved}.{:x}", now as u64 * 1_000_000));
-                e.first_ms = now;
-            }
-        }
-        e.now_ms = now;
-        self.memory.insert((key, 0), e.count as i64);
-        self.memory.insert((key, 1), e.name.0 as i64);
-        self.memory.insert((key, 2), e.first_ms);
-        true
+        let process = (st.controller.index(), st.config.controllers.len());
+        self.events.correlate(e, now, st.names, process)
     }
 
     /// A reconcile's write was answered: on to the next step, or the end on an error it does
@@ -429,6 +395,10 @@ impl Controller {
             return;
         };
         run.response_rvs.push(response_rv);
+        // `UpdateState`: the server took the Event (one the spam filter dropped has no RV).
+        if let (Some(_), Some(Write::Event(e))) = (response_rv, run.writes.get(run.done - 1)) {
+            self.events.update_state(e);
+        }
         if let Err(e) = result {
             let on_error = run.on_error.get(run.done - 1).copied().unwrap_or_default();
             if !on_error.ignores(e) {
@@ -524,6 +494,7 @@ impl Controller {
         self.worker_claimed = 0;
         self.queue = WorkQueue::new(queue_kind);
         self.memory.clear();
+        self.events.forget();
         self.crash_after_writes.clear();
         self.disconnect_before_write.clear();
         let epoch = self.epoch;

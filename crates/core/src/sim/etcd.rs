@@ -449,7 +449,8 @@ impl Etcd {
     }
 
     /// client-go's `recordEvent` (`tools/record/event.go`): a repeat patches the Event's
-    /// `count` and `lastTimestamp` (no resourceVersion: a strategic merge patch), and when the
+    /// `count`, `lastTimestamp` and `message` (`eventObserve`'s two-way merge patch against a
+    /// copy without them; no resourceVersion), and when the
     /// Event is gone (deleted, or never made) creates it again; a first occurrence creates it.
     fn decide_event(
         &mut self,

@@ -280,24 +280,14 @@ impl Sim {
     /// The name of a user's object: `ns/name` (`a` is `default/a`), or for a cluster-scoped
     /// kind the name as written.
     pub(super) fn intern_object(&mut self, kind: KindId, name: &str) -> NameId {
-        if self.config.cluster_scoped(kind) {
-            self.names.intern(name)
-        } else {
-            self.names.intern_qualified(name)
-        }
+        Scope::of(self.config.cluster_scoped(kind)).intern(&mut self.names, name)
     }
 
     /// The namespace of an object of `kind` named `name`: none (the empty name) for a
     /// cluster-scoped kind.
     pub(super) fn namespace_of(&mut self, kind: KindId, name: NameId) -> NameId {
-        if self.config.cluster_scoped(kind) {
-            return self.names.intern("");
-        }
-        let s = self.names.resolve(name);
-        let ns = s
-            .split_once('/')
-            .map(|(ns, _)| ns.to_string())
-            .unwrap_or_else(|| "default".into());
+        let scope = Scope::of(self.config.cluster_scoped(kind));
+        let ns = scope.namespace(self.names.resolve(name)).to_string();
         self.names.intern(&ns)
     }
 

@@ -28,6 +28,7 @@ mod client;
 mod consistency;
 mod controller;
 mod etcd;
+mod events_cache;
 mod inputs;
 mod link;
 mod probe;
@@ -607,7 +608,8 @@ impl Sim {
 
     /// After `run`: runs on, one moment at a time, until `done` says so or the system is
     /// settled (`Sim::quiescent`, retries that can only fail again aside), at most until
-    /// `limit`. Returns whether it stopped before the limit; a run stopped at a cap stays so.
+    /// `limit`. Returns whether it settled before the limit; a run stopped at a cap (before
+    /// or while settling) stays so and did not settle: what came after is unknown.
     /// The explorer judges ESR here: a retry the work queue's backoff pushed past a fixed end
     /// (5 ms doubling to 1000 s, `util/workqueue/default_rate_limiters.go`) may still converge.
     /// A retry is futile once its key's reconcile failed in this phase and nothing it could read
@@ -615,7 +617,7 @@ impl Sim {
     /// triggered, so it fails again (a retry loop is broken, not unsettled).
     pub fn run_until_settled(&mut self, limit: TimeMs, mut done: impl FnMut(&Sim) -> bool) -> bool {
         if self.sink.stopped.is_some_and(Stop::cut_off) {
-            return true;
+            return false;
         }
         let mut futile = BTreeMap::new();
         let settled = loop {
@@ -628,7 +630,7 @@ impl Sim {
                     self.sink.stopped = None;
                     self.handle_timeout(at);
                     if self.sink.stopped.is_some() {
-                        break true;
+                        return false;
                     }
                     self.note_failed_reconciles(from, &mut futile);
                 }

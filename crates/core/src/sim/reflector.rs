@@ -600,7 +600,8 @@ impl Reflector {
     }
 
     /// A stream that ended without an error: re-watch at once, unless it was a very short watch
-    /// with no events (treated as an error: back off, relist).
+    /// with no events (treated as an error: back off, relist), whatever ended it: a broken
+    /// connection is a close too (`StreamWatcher.receive`).
     fn on_watch_end(&mut self, st: &mut StepContext, reason: WatchEnd, cause: EventId) {
         let watcher = st.watcher;
         let id = st.emit(cause, EventKind::WatchEnded { watcher, reason });
@@ -611,7 +612,7 @@ impl Reflector {
         }
         let short = DurationMs::between(self.watch_opened_ms, st.now_ms) < SHORT_WATCH_MS
             && self.watch_events == 0;
-        if short && reason != WatchEnd::Disconnected {
+        if short {
             self.backoff(st, WatcherState::BackoffRelist, id);
         } else {
             self.start_watch(st, id);

@@ -181,9 +181,11 @@ impl Builder {
             .with_helpers(&helpers)
             .compile((bk.head_line, &bk.head), &bk.lines)?;
         let cluster_scoped = self.config.cluster_scoped_kinds();
+        let kind_names = self.config.kinds.iter().map(|k| k.name.clone()).collect();
         let c = &mut self.config.controllers[bk.controller];
         let prog = std::sync::Arc::make_mut(c.program.get_or_insert_with(Default::default));
         prog.cluster_scoped = cluster_scoped;
+        prog.kind_names = kind_names;
         if bk.desired {
             prog.desired = Some(stmts);
             prog.desired_bindings = bindings;

@@ -1261,12 +1261,118 @@ fn a_restarted_controller_starts_a_new_event() {
 }
 
 /// `EventSourceObjectSpamFilter` (`events_cache.go`: a burst of 25 events per source and
-/// object, then one every 300 s): a controller recording every 100 ms makes 25 occurrences in
-/// the first minutes, then one more each 5 minutes; the rest are dropped without a request.
+/// object, then one every 300 s): a controller recording every 300 ms (200 ms reconciles, a
+/// requeue after 100 ms) sends 25 occurrences, from 1.1 s to 8.3 s, then nothing until a token
+/// has refilled, at 301.1 s. `EventCorrelate` filters last, after `eventObserve` has counted the
+/// occurrence, so the dropped ones are counted too: the patch at 301.1 s carries the 1,001st
+/// (the 25 sent alone would say 26). No request is made for a dropped one.
 #[test]
 fn the_spam_filter_lets_25_events_of_an_object_through_then_one_per_5_minutes() {
-    let r = recording("100ms", "run 6m\nexpect events a Warning ScaleFailed == 26");
+    let r = recording(
+        "100ms",
+        "run 6m\nexpect events a Warning ScaleFailed == 1001",
+    );
     all_pass(&r);
+    assert_eq!(
+        writes(&r.sim, WriteOp::Patch),
+        25,
+        "24 repeats, then 301.1 s"
+    );
+}
+
+/// The Events in etcd at the end: (message, count), sorted.
+fn event_messages(sim: &Sim) -> Vec<(String, i64)> {
+    let names = sim.names();
+    let field = |o: &listwatch_core::Object, k: &str| {
+        let k = names.get(k)?;
+        listwatch_core::reconcile::Section::Spec.get(o, k)
+    };
+    let mut out: Vec<(String, i64)> = (sim.etcd().objects().values())
+        .filter(|o| sim.config().kinds[o.kind.index()].name == "Event")
+        .map(|o| {
+            let message = match field(o, "message") {
+                Some(listwatch_core::object::Value::Str(m)) => names.resolve(m).to_string(),
+                _ => String::new(),
+            };
+            match field(o, "count") {
+                Some(listwatch_core::object::Value::Int(c)) => (message, c),
+                _ => (message, 0),
+            }
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// client-go `tools/record/events_cache.go` `EventAggregate` (`defaultAggregateMaxEvents` 10,
+/// `defaultAggregateIntervalInSeconds` 600), before `eventObserve` in `EventCorrelate`: Events
+/// of one object, type and reason that differ only by message are aggregated once ten
+/// different messages came within 600 s of each other: the tenth is a new Event whose message
+/// is `(combined from similar events): ` and its own, and every new message after it patches
+/// that Event (its count, and the message, now the latest). 11 minutes later the messages seen
+/// are forgotten: the first nine are repeats of their own Events again, the tenth and eleventh
+/// repeats of the combined one.
+#[test]
+fn ten_different_messages_of_one_reason_are_combined_into_one_event() {
+    let records: String = (1..=11)
+        .map(|i| format!("    record db Warning ScaleFailed \"m{i:02}\"\n"))
+        .collect();
+    let src = format!(
+        "kind Database\nkind Event\ncontroller op for Database\n  logic\n    get db = Database key\n    if db absent\n      done\n{records}    requeue after 11m\nat 1s create Database a spec 5\nrun 12m\nexpect events a Warning ScaleFailed == 22\n"
+    );
+    let sim = run(&src);
+    let combined = "(combined from similar events): m11".to_string();
+    let mut want: Vec<(String, i64)> = (1..=9).map(|i| (format!("m{i:02}"), 2)).collect();
+    want.insert(0, (combined, 4));
+    assert_eq!(event_messages(&sim), want);
+}
+
+/// `makeEvent` (`tools/record/event.go`) names an Event `INVOLVED.HEX(UnixNano)`: a real clock
+/// has moved on between two Events, so their names differ. Virtual time may not move between
+/// two writes (four in a 1 ms reconcile): the nanoseconds within the millisecond count them,
+/// so none is refused `AlreadyExists` and lost.
+#[test]
+fn events_in_one_millisecond_have_names_of_their_own() {
+    let sim = run("kind Database\nkind Event\ncontroller op for Database\n  reconcile 1ms\n  logic\n    get db = Database key\n    if db absent\n      done\n    record db Warning A \"a\"\n    record db Warning B \"b\"\n    record db Warning C \"c\"\n    record db Warning D \"d\"\nat 1s create Database a\nrun 2s\nexpect events a Warning C == 1\n");
+    let mut names: Vec<String> = event_counts(&sim).into_iter().map(|e| e.0).collect();
+    names.sort();
+    // 1 s = 1,000,000,000 ns = 0x3b9aca00.
+    let want = ["00", "01", "02", "03"].map(|n| format!("default/a.3b9aca{n}"));
+    assert_eq!(names, want);
+}
+
+/// `makeEvent` (`tools/record/event.go`): `if namespace == "" { namespace =
+/// metav1.NamespaceDefault }`: an Event about a cluster-scoped object (a Node) is written in
+/// `default`, and `expect events n1` names the Node as a Node is named.
+#[test]
+fn an_event_about_a_cluster_scoped_object_is_written_in_default() {
+    let sim = run("kind Node cluster-scoped\nkind Event\ncontroller op for Node\n  logic\n    get n = Node key\n    if n absent\n      done\n    record n Warning NotReady \"kubelet stopped posting\"\nat 1s create Node n1\nrun 2s\nexpect events n1 Warning NotReady == 1\nexpect events Warning NotReady == 1\n");
+    let events = event_counts(&sim);
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert!(events[0].0.starts_with("default/n1."), "{events:?}");
+    let ns = (sim.etcd().objects().values())
+        .find(|o| sim.config().kinds[o.kind.index()].name == "Event")
+        .map(|o| sim.names().resolve(o.namespace).to_string());
+    assert_eq!(ns.as_deref(), Some("default"));
+}
+
+/// `events_cache.go`: each of the correlator's caches is an LRU of `maxLruCacheEntries` (4096)
+/// keys. A controller that recorded about 4,097 objects has forgotten the first by the time it
+/// records about it again, so that occurrence is a new Event, not a repeat; about 4,096 it
+/// remembers them all.
+#[test]
+fn the_correlator_forgets_the_least_recently_used_past_4096_objects() {
+    let about = |objects: u32| {
+        let sim = run(&format!("kind Database\nkind Event\ncontroller op for Database\n  workers 64\n  logic\n    get db = Database key\n    if db absent\n      done\n    record db Warning ScaleFailed \"x\"\n    requeue after 10s\nevery 1ms {objects} times create Database d{{i}} spec 5\nrun 12s\nexpect events d0 Warning ScaleFailed == 2\n"));
+        let mut d0: Vec<i64> = (event_counts(&sim).into_iter())
+            .filter(|e| e.0.starts_with("default/d0."))
+            .map(|e| e.1)
+            .collect();
+        d0.sort();
+        d0
+    };
+    assert_eq!(about(4096), [2], "one Event, counted twice");
+    assert_eq!(about(4097), [1, 1], "forgotten: a new Event");
 }
 
 /// The recorder is best-effort and asynchronous (`tools/record/event.go`: `Eventf` puts the
