@@ -2,13 +2,15 @@
 //! reconcile's "my children" is a lookup, not a scan of every object (controller-runtime lists
 //! children through a field index the same way).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{hash_map, BTreeMap, BTreeSet, HashMap};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::ops::RangeBounds;
 
 use crate::model::{NameId, Object};
 
 #[derive(Clone, Debug, Default, Hash, PartialEq, Eq)]
 pub struct Store {
-    objects: BTreeMap<NameId, Object>,
+    objects: OrderedMap<NameId, Object>,
     /// Owner UID -> names of the objects it owns.
     by_owner: BTreeMap<u64, BTreeSet<NameId>>,
     /// Owner UID -> how many of those are not marked for deletion (a reconcile's
@@ -106,6 +108,160 @@ impl Store {
             .into_iter()
             .flatten()
             .filter_map(|n| self.objects.get(n))
+    }
+}
+
+/// A map whose lookups hash (O(1)) and whose walks go in key order, as a `BTreeMap`'s do: the
+/// keys are kept sorted beside the table, and change only when a key comes or goes, so the
+/// commonest write of all, an update of an object that exists, touches the table alone. Its
+/// `Hash` is a `BTreeMap`'s (the length, then each entry in key order); the hasher is fixed, so
+/// nothing depends on a random seed.
+#[derive(Clone)]
+pub struct OrderedMap<K, V> {
+    table: HashMap<K, V, BuildHasherDefault<IdHasher>>,
+    keys: BTreeSet<K>,
+}
+
+impl<K, V> Default for OrderedMap<K, V> {
+    fn default() -> Self {
+        OrderedMap {
+            table: HashMap::default(),
+            keys: BTreeSet::new(),
+        }
+    }
+}
+
+impl<K: Ord + Hash + Copy, V> OrderedMap<K, V> {
+    pub fn get(&self, key: &K) -> Option<&V> {
+        self.table.get(key)
+    }
+
+    pub fn contains_key(&self, key: &K) -> bool {
+        self.table.contains_key(key)
+    }
+
+    /// The value the key had, as `BTreeMap::insert`.
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        match self.table.entry(key) {
+            hash_map::Entry::Occupied(mut e) => Some(e.insert(value)),
+            hash_map::Entry::Vacant(e) => {
+                e.insert(value);
+                self.keys.insert(key);
+                None
+            }
+        }
+    }
+
+    pub fn remove(&mut self, key: &K) -> Option<V> {
+        let old = self.table.remove(key)?;
+        self.keys.remove(key);
+        Some(old)
+    }
+
+    pub fn clear(&mut self) {
+        self.table.clear();
+        self.keys.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Every entry, in key order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&K, &V)> + '_ {
+        self.keys.iter().map(|k| (k, &self.table[k]))
+    }
+
+    /// Every value, in key order.
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + '_ {
+        self.iter().map(|(_, v)| v)
+    }
+
+    /// The entries whose keys are in `range`, in key order.
+    pub fn range<R: RangeBounds<K>>(
+        &self,
+        range: R,
+    ) -> impl DoubleEndedIterator<Item = (&K, &V)> + '_ {
+        self.keys.range(range).map(|k| (k, &self.table[k]))
+    }
+}
+
+impl<K: Ord + Hash + Copy, V> FromIterator<(K, V)> for OrderedMap<K, V> {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        let mut m = OrderedMap::default();
+        iter.into_iter().for_each(|(k, v)| {
+            m.insert(k, v);
+        });
+        m
+    }
+}
+
+impl<K: Ord + Hash + Copy, V> std::ops::Index<&K> for OrderedMap<K, V> {
+    type Output = V;
+    fn index(&self, key: &K) -> &V {
+        &self.table[key]
+    }
+}
+
+impl<K: Ord + Hash + Copy, V: Hash> Hash for OrderedMap<K, V> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_usize(self.len());
+        self.iter().for_each(|entry| entry.hash(state));
+    }
+}
+
+impl<K: Ord + Hash + Copy, V: PartialEq> PartialEq for OrderedMap<K, V> {
+    fn eq(&self, other: &Self) -> bool {
+        self.table == other.table
+    }
+}
+
+impl<K: Ord + Hash + Copy, V: Eq> Eq for OrderedMap<K, V> {}
+
+impl<K: Ord + Hash + Copy + std::fmt::Debug, V: std::fmt::Debug> std::fmt::Debug
+    for OrderedMap<K, V>
+{
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+/// FxHash's step (rustc's hasher): a rotate, a xor and a multiply per word, which is all keys
+/// made of small ids need.
+#[derive(Clone, Copy, Default)]
+pub struct IdHasher(u64);
+
+impl IdHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        bytes.iter().for_each(|&b| self.add(b as u64));
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.add(n as u64)
+    }
+    fn write_u16(&mut self, n: u16) {
+        self.add(n as u64)
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.add(n as u64)
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.add(n)
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64)
     }
 }
 

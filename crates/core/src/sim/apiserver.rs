@@ -154,7 +154,7 @@ impl StepContext<'_> {
         let (watcher, session) = (w.watcher, w.session);
         let msg = Msg::Event {
             watch,
-            change,
+            change: Arc::new(change),
             live,
         };
         self.send(cause, watcher, session, msg);

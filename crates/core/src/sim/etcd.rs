@@ -1,13 +1,15 @@
 //! etcd: the one store every apiserver shares, its owner indexes, and the rules of a write.
 
 use super::*;
+use crate::store::OrderedMap;
 use std::collections::vec_deque;
 
 /// etcd: the one store every apiserver shares.
 #[derive(Clone, Debug, Hash)]
 pub struct Etcd {
     rev: Rv,
-    objects: BTreeMap<(KindId, NameId), Object>,
+    /// Hashed for the lookups every write and every ESR judgment makes, walked in key order.
+    objects: OrderedMap<(KindId, NameId), Object>,
     /// Revisions at or below this are gone.
     compact_rev: Rv,
     /// Per kind (by index): its changes after `compact_rev`, kept only for a kind served
@@ -54,7 +56,7 @@ impl Etcd {
         let kinds = config.kinds.len();
         Etcd {
             rev: 1,
-            objects: BTreeMap::new(),
+            objects: OrderedMap::default(),
             compact_rev: 0,
             logs: (config.kinds.iter())
                 .map(|k| (k.cache == CacheMode::Off).then(VecDeque::new))
@@ -84,7 +86,7 @@ impl Etcd {
     }
 
     /// Every object, by kind and name.
-    pub fn objects(&self) -> &BTreeMap<(KindId, NameId), Object> {
+    pub fn objects(&self) -> &OrderedMap<(KindId, NameId), Object> {
         &self.objects
     }
 
@@ -476,10 +478,8 @@ impl Etcd {
     }
 
     /// `reconcile::EVENT_FIELDS`, as names (interned once the first Event is planned).
-    fn event_keys(&self, names: &Names) -> Vec<NameId> {
-        (crate::reconcile::EVENT_FIELDS.iter())
-            .map(|k| names.get(k).unwrap_or(NameId(u32::MAX)))
-            .collect()
+    fn event_keys(&self, names: &Names) -> [NameId; crate::reconcile::EVENT_FIELDS.len()] {
+        (crate::reconcile::EVENT_FIELDS).map(|k| names.get(k).unwrap_or(NameId(u32::MAX)))
     }
 
     fn decide_create(

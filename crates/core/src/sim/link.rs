@@ -464,7 +464,7 @@ mod tests {
         };
         Msg::Event {
             watch: WatchId(0),
-            change,
+            change: Arc::new(change),
             live: true,
         }
     }
@@ -604,7 +604,7 @@ mod tests {
         let (watch, live) = (WatchId(0), false);
         Msg::Event {
             watch,
-            change,
+            change: Arc::new(change),
             live,
         }
     }

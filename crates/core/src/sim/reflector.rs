@@ -649,8 +649,8 @@ impl Reflector {
         }
     }
 
-    fn watch_event(&mut self, st: &mut StepContext, change: Change, cause: EventId) {
-        let o = change.object;
+    fn watch_event(&mut self, st: &mut StepContext, change: Arc<Change>, cause: EventId) {
+        let o = &change.object;
         self.last_rv = o.rv;
         self.watch_events += 1;
         let old = match change.event {
@@ -668,7 +668,7 @@ impl Reflector {
         let update = (change.event == EventType::Modified)
             .then_some(old)
             .flatten();
-        self.handle(st, &o, update.as_ref(), id, false);
+        self.handle(st, o, update.as_ref(), id, false);
     }
 
     /// The relist's diff (`DeltaFIFO.Replace` + `HandleDeltas`).

@@ -99,7 +99,10 @@ impl Sim {
                 self.schedule(
                     self.now_ms + lag,
                     id,
-                    Action::Server(ServerAction::CacheApply { api, change }),
+                    Action::Server(ServerAction::CacheApply {
+                        api,
+                        change: Box::new(change),
+                    }),
                 );
             }
         }
@@ -343,6 +346,7 @@ impl Sim {
     /// then loses the watches that closed.
     fn fan_out(&mut self, api: ApiserverId, change: Change, cause: EventId) {
         let kind = change.object.kind;
+        let change = Arc::new(change);
         let watches = std::mem::take(self.apiservers[api.index()].watches_of(kind));
         let (cap, mut closed) = (self.config.watch_chan_capacity, false);
         for &watch in &watches {
@@ -357,8 +361,8 @@ impl Sim {
                     let session = w.session;
                     let live = true;
                     let change = match offer {
-                        Offer::SendAs(event) => change.converted(event),
-                        _ => change.clone(),
+                        Offer::SendAs(event) => Arc::new(change.converted(event)),
+                        _ => Arc::clone(&change),
                     };
                     let msg = Msg::Event {
                         watch,
