@@ -1,10 +1,11 @@
 //! The apiserver's watch cache for one kind (`apiserver/pkg/storage/cacher/watch_cache.go`): a
 //! cyclic buffer of recent events, the store it serves lists from, and the exact "too old" rule.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use crate::config::{CacheMode, EVENT_FRESH_MS};
-use crate::model::{Change, DurationMs, NameId, Object, Rv, TimeMs};
+use crate::model::{Change, DurationMs, Object, Rv, TimeMs};
+use crate::store::NameMap;
 
 #[derive(Debug, Hash, PartialEq, Eq)]
 pub struct WatchCache {
@@ -17,7 +18,7 @@ pub struct WatchCache {
     pub evicted_since_list: bool,
     /// The newest RV the cache has processed.
     pub rv: Rv,
-    pub store: BTreeMap<NameId, Object>,
+    pub store: NameMap<Object>,
     /// False while the cache (re)initialises: watches and lists without a limit get 429.
     pub ready: bool,
 }
@@ -74,7 +75,7 @@ impl WatchCache {
             list_rv: 0,
             evicted_since_list: false,
             rv: 0,
-            store: BTreeMap::new(),
+            store: NameMap::default(),
             ready: true,
         }
     }
@@ -189,7 +190,7 @@ impl WatchCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{EventType, KindId};
+    use crate::model::{EventType, KindId, NameId};
 
     fn obj(name: u32, rv: Rv) -> Object {
         Object::fixture(KindId(0), NameId(name), name as u64, rv)

@@ -1,15 +1,16 @@
 //! etcd: the one store every apiserver shares, its owner indexes, and the rules of a write.
 
 use super::*;
-use crate::store::OrderedMap;
+use crate::store::KindNameMap;
 use std::collections::vec_deque;
 
 /// etcd: the one store every apiserver shares.
 #[derive(Clone, Debug, Hash)]
 pub struct Etcd {
     rev: Rv,
-    /// Hashed for the lookups every write and every ESR judgment makes, walked in key order.
-    objects: OrderedMap<(KindId, NameId), Object>,
+    /// Indexed by kind and name for the lookups every write and every ESR judgment makes, walked
+    /// in key order.
+    objects: KindNameMap<Object>,
     /// Revisions at or below this are gone.
     compact_rev: Rv,
     /// Per kind (by index): its changes after `compact_rev`, kept only for a kind served
@@ -56,7 +57,7 @@ impl Etcd {
         let kinds = config.kinds.len();
         Etcd {
             rev: 1,
-            objects: OrderedMap::default(),
+            objects: KindNameMap::default(),
             compact_rev: 0,
             logs: (config.kinds.iter())
                 .map(|k| (k.cache == CacheMode::Off).then(VecDeque::new))
@@ -86,7 +87,7 @@ impl Etcd {
     }
 
     /// Every object, by kind and name.
-    pub fn objects(&self) -> &OrderedMap<(KindId, NameId), Object> {
+    pub fn objects(&self) -> &KindNameMap<Object> {
         &self.objects
     }
 
@@ -761,10 +762,7 @@ impl Reader for EtcdReader<'_> {
 impl EtcdReader<'_> {
     /// Every object of one kind, in name order (etcd's key range for the kind).
     fn of_kind(&self, kind: KindId) -> impl Iterator<Item = Object> + '_ {
-        self.0
-            .objects
-            .range((kind, NameId(0))..=(kind, NameId(u32::MAX)))
-            .map(|(_, o)| o.clone())
+        self.0.objects.of_kind(kind).map(|(_, o)| o.clone())
     }
 
     pub fn kind_objects(&self, kind: KindId) -> Vec<Object> {

@@ -1112,7 +1112,7 @@ mod tests {
         sim.run();
         let twin = sim.clone();
         assert_eq!(sim.state_hash(), twin.state_hash());
-        let key = *sim.esr.iter().next().expect("ESR is tracked").0;
+        let key = sim.esr.iter().next().expect("ESR is tracked").0;
         let before = sim.state_hash();
         sim.esr.state_mut(key).unwrap().since_ms += DurationMs(1);
         assert_eq!(sim.state_hash(), before, "since when does not count");
