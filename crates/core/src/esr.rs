@@ -236,12 +236,12 @@ impl Esr {
             let c = ControllerId(i as u16);
             // The written object is the parent itself when it is of the primary kind.
             let parent = if o.kind == cfg.primary {
-                present.then(|| o.clone())
+                present.then_some(o)
             } else {
-                etcd.get(cfg.primary, key).cloned()
+                etcd.get(cfg.primary, key)
             };
             others.remove(&(c, key));
-            let holds = self.judge(cfg, (c, key), parent.as_ref(), (etcd, names));
+            let holds = self.judge(cfg, (c, key), parent, (etcd, names));
             self.set((c, key), holds, now);
         }
         for (c, key) in others {
