@@ -2,6 +2,7 @@
 //! cyclic buffer of recent events, the store it serves lists from, and the exact "too old" rule.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use crate::config::{CacheMode, EVENT_FRESH_MS};
 use crate::model::{Change, DurationMs, Object, Rv, TimeMs};
@@ -18,7 +19,8 @@ pub struct WatchCache {
     pub evicted_since_list: bool,
     /// The newest RV the cache has processed.
     pub rv: Rv,
-    pub store: NameMap<Object>,
+    /// Shared with the changes they came in (`Change::object`).
+    pub store: NameMap<Arc<Object>>,
     /// False while the cache (re)initialises: watches and lists without a limit get 429.
     pub ready: bool,
 }
@@ -83,7 +85,7 @@ impl WatchCache {
     /// Relist from etcd: empty history, `list_rv` = the list's RV (`watchCache.Replace`).
     pub fn replace(&mut self, objects: impl Iterator<Item = Object>, list_rv: Rv) {
         self.buffer.clear();
-        self.store = objects.map(|o| (o.name, o)).collect();
+        self.store = objects.map(|o| (o.name, Arc::new(o))).collect();
         self.list_rv = list_rv;
         self.rv = list_rv;
         self.evicted_since_list = false;
@@ -144,7 +146,8 @@ impl WatchCache {
                 self.store.remove(&change.object.name);
             }
             _ => {
-                self.store.insert(change.object.name, change.object.clone());
+                self.store
+                    .insert(change.object.name, Arc::clone(&change.object));
             }
         }
         self.buffer.push_back(change);
@@ -199,7 +202,7 @@ mod tests {
     fn change(rv: Rv, time_ms: TimeMs) -> Change {
         Change {
             event: EventType::Modified,
-            object: obj(1, rv),
+            object: Arc::new(obj(1, rv)),
             time_ms,
             prev: Default::default(),
         }

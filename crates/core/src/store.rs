@@ -4,12 +4,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use crate::model::{KindId, NameId, Object};
 
 #[derive(Clone, Debug, Default, Hash, PartialEq, Eq)]
 pub struct Store {
-    objects: NameMap<Object>,
+    /// Shared with the watch events they came in (`Change::object`).
+    objects: NameMap<Arc<Object>>,
     /// Owner UID -> names of the objects it owns.
     by_owner: BTreeMap<u64, BTreeSet<NameId>>,
     /// Owner UID -> how many of those are not marked for deletion (a reconcile's
@@ -19,14 +21,14 @@ pub struct Store {
 
 impl Store {
     pub fn get(&self, name: &NameId) -> Option<&Object> {
-        self.objects.get(name)
+        self.objects.get(name).map(|o| &**o)
     }
 
     pub fn contains_key(&self, name: &NameId) -> bool {
         self.objects.contains_key(name)
     }
 
-    pub fn insert(&mut self, name: NameId, o: Object) -> Option<Object> {
+    pub fn insert(&mut self, name: NameId, o: Arc<Object>) -> Option<Arc<Object>> {
         let (owner, live) = (o.owner, o.deletion_ms.is_none());
         let old = self.objects.insert(name, o);
         if let Some(old) = &old {
@@ -41,7 +43,7 @@ impl Store {
         old
     }
 
-    pub fn remove(&mut self, name: &NameId) -> Option<Object> {
+    pub fn remove(&mut self, name: &NameId) -> Option<Arc<Object>> {
         let old = self.objects.remove(name);
         if let Some(old) = &old {
             self.unindex(old);
@@ -75,11 +77,11 @@ impl Store {
     }
 
     pub fn values(&self) -> impl Iterator<Item = &Object> {
-        self.objects.values()
+        self.objects.values().map(|o| &**o)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&NameId, &Object)> {
-        self.objects.iter()
+        self.objects.iter().map(|(name, o)| (name, &**o))
     }
 
     pub fn len(&self) -> usize {
@@ -106,7 +108,7 @@ impl Store {
             .get(&uid)
             .into_iter()
             .flatten()
-            .filter_map(|n| self.objects.get(n))
+            .filter_map(|n| self.get(n))
     }
 }
 
@@ -340,7 +342,7 @@ impl FromIterator<(NameId, Object)> for Store {
     fn from_iter<I: IntoIterator<Item = (NameId, Object)>>(iter: I) -> Self {
         let mut s = Store::default();
         for (n, o) in iter {
-            s.insert(n, o);
+            s.insert(n, Arc::new(o));
         }
         s
     }
@@ -414,11 +416,11 @@ mod tests {
     #[test]
     fn the_owner_index_follows_inserts_replacements_and_removals() {
         let mut s = Store::default();
-        s.insert(NameId(1), obj(1, Some(7)));
-        s.insert(NameId(2), obj(2, Some(7)));
-        s.insert(NameId(3), obj(3, Some(8)));
+        s.insert(NameId(1), Arc::new(obj(1, Some(7))));
+        s.insert(NameId(2), Arc::new(obj(2, Some(7))));
+        s.insert(NameId(3), Arc::new(obj(3, Some(8))));
         assert_eq!(s.owned_by(7).count(), 2);
-        s.insert(NameId(2), obj(2, Some(8)));
+        s.insert(NameId(2), Arc::new(obj(2, Some(8))));
         assert_eq!(s.owned_by(7).count(), 1);
         assert_eq!(s.owned_by(8).count(), 2);
         s.remove(&NameId(3));
@@ -429,8 +431,8 @@ mod tests {
         // The counts follow a mark for deletion, and agree with a walk.
         let mut marked = obj(1, Some(7));
         marked.deletion_ms = Some(crate::model::TimeMs(1));
-        s.insert(NameId(1), marked);
-        s.insert(NameId(4), obj(4, Some(7)));
+        s.insert(NameId(1), Arc::new(marked));
+        s.insert(NameId(4), Arc::new(obj(4, Some(7))));
         assert_eq!((s.owned_count(7), s.live_owned_count(7)), (2, 1));
         assert_eq!((s.owned_count(8), s.live_owned_count(8)), (1, 1));
         s.remove(&NameId(4));

@@ -685,7 +685,7 @@ pub(super) mod tests {
     pub(in crate::sim) fn pod(rv: Rv) -> Change {
         Change {
             event: EventType::Added,
-            object: Object::fixture(KindId(0), NameId(rv as u32), rv, rv),
+            object: Arc::new(Object::fixture(KindId(0), NameId(rv as u32), rv, rv)),
             time_ms: TimeMs(0),
             prev: Default::default(),
         }
@@ -794,7 +794,7 @@ pub(super) mod tests {
         let object = Object::fixture(KindId(kind), NameId(1), 1, rv);
         Change {
             event: EventType::Added,
-            object,
+            object: Arc::new(object),
             time_ms: TimeMs(0),
             prev: Default::default(),
         }
