@@ -10,19 +10,19 @@ use crate::store::NameMap;
 
 #[derive(Debug, Hash, PartialEq, Eq)]
 pub struct WatchCache {
-    pub mode: CacheMode,
-    pub capacity: u32,
-    pub buffer: VecDeque<Change>,
+    mode: CacheMode,
+    capacity: u32,
+    buffer: VecDeque<Change>,
     /// RV of the cache's own last list of etcd.
-    pub list_rv: Rv,
+    list_rv: Rv,
     /// An event was evicted since that list (`removedEventSinceRelist`).
-    pub evicted_since_list: bool,
+    evicted_since_list: bool,
     /// The newest RV the cache has processed.
-    pub rv: Rv,
+    rv: Rv,
     /// Shared with the changes they came in (`Change::object`).
-    pub store: NameMap<Arc<Object>>,
+    store: NameMap<Arc<Object>>,
     /// False while the cache (re)initialises: watches and lists without a limit get 429.
-    pub ready: bool,
+    ready: bool,
 }
 
 /// What adding one event did to the buffer.
@@ -80,6 +80,54 @@ impl WatchCache {
             store: NameMap::default(),
             ready: true,
         }
+    }
+
+    pub fn mode(&self) -> CacheMode {
+        self.mode
+    }
+
+    /// How many changes the buffer holds at most now (a dynamic cache's grows and shrinks).
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// RV of the cache's own last list of etcd.
+    pub fn list_rv(&self) -> Rv {
+        self.list_rv
+    }
+
+    /// The newest RV the cache has processed.
+    pub fn rv(&self) -> Rv {
+        self.rv
+    }
+
+    /// False while the cache (re)initialises: watches and lists without a limit get 429.
+    pub fn ready(&self) -> bool {
+        self.ready
+    }
+
+    /// The objects lists are served from, by name.
+    pub fn store(&self) -> &NameMap<Arc<Object>> {
+        &self.store
+    }
+
+    /// The recent changes, oldest first.
+    pub fn buffer(&self) -> &VecDeque<Change> {
+        &self.buffer
+    }
+
+    /// An etcd progress notification (or another kind's change with progress notify): a ready
+    /// cache has seen `rev`.
+    pub fn progress(&mut self, rev: Rv) {
+        if self.ready && self.mode != CacheMode::Off {
+            self.rv = self.rv.max(rev);
+        }
+    }
+
+    /// The cache starts re-initialising (`Replace` ends it): history gone, not ready.
+    pub fn reinitialise(&mut self) {
+        self.ready = false;
+        self.buffer.clear();
     }
 
     /// Relist from etcd: empty history, `list_rv` = the list's RV (`watchCache.Replace`).

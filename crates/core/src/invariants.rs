@@ -122,7 +122,7 @@ fn cache_within_capacity(sim: &Sim, view: &View, kind: &EventKind) -> Result<(),
         ));
     }
     let live = &sim.apiservers()[apiserver.index()].caches()[kind.index()];
-    if live.capacity < 1 {
+    if live.capacity() < 1 {
         return Err("cache capacity dropped to 0".into());
     }
     Ok(())

@@ -89,7 +89,7 @@ impl View {
                     a.caches()
                         .iter()
                         .map(|c| CacheView {
-                            capacity: match c.mode {
+                            capacity: match c.mode() {
                                 crate::config::CacheMode::Fixed { capacity } => capacity,
                                 crate::config::CacheMode::Dynamic { capacity_min, .. } => {
                                     capacity_min

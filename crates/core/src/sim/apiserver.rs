@@ -184,14 +184,14 @@ impl Apiserver {
         progress_notify: bool,
     ) -> Option<(u32, u32)> {
         let kind = change.object.kind.index();
-        if self.caches[kind].mode == CacheMode::Off || self.fake.is_some() {
+        if self.caches[kind].mode() == CacheMode::Off || self.fake.is_some() {
             return None;
         }
         if self.paused {
             self.held.push_back(change);
             return None;
         }
-        if !self.caches[kind].ready {
+        if !self.caches[kind].ready() {
             return None;
         }
         // etcd progress notifications (`EfficientWatchResumption`, 1.21) move every other
@@ -199,13 +199,13 @@ impl Apiserver {
         // and bookmarks move quiet watchers forward. Without them a cache's RV moves only with
         // its own kind's events.
         for (k, other) in self.caches.iter_mut().enumerate() {
-            if progress_notify && k != kind && other.ready && other.mode != CacheMode::Off {
-                other.rv = other.rv.max(change.object.rv);
+            if progress_notify && k != kind {
+                other.progress(change.object.rv);
             }
         }
         let cache = &mut self.caches[kind];
         let out = cache.add(change);
-        Some((out.evicted, cache.capacity))
+        Some((out.evicted, cache.capacity()))
     }
 
     /// Pauses or resumes its caches. A resume hands back what was held: the changes in order,
@@ -227,9 +227,7 @@ impl Apiserver {
             return false;
         }
         for cache in &mut self.caches {
-            if cache.ready && cache.mode != CacheMode::Off {
-                cache.rv = cache.rv.max(rev);
-            }
+            cache.progress(rev);
         }
         true
     }
@@ -310,9 +308,9 @@ impl Apiserver {
             .map(|k| KindId(k as u16))
             .filter(|&k| {
                 let cache = &self.caches[k.index()];
-                cache.ready
-                    && cache.mode != CacheMode::Off
-                    && cache.rv + 1 < compact_rev
+                cache.ready()
+                    && cache.mode() != CacheMode::Off
+                    && cache.rv() + 1 < compact_rev
                     && held.iter().any(|c| c.object.kind == k)
             })
             .collect();
@@ -346,9 +344,7 @@ impl Apiserver {
         let kinds = self.kinds(only);
         for &k in &kinds {
             self.emptied_by[k.index()] = generation;
-            let cache = &mut self.caches[k.index()];
-            cache.ready = false;
-            cache.buffer.clear();
+            self.caches[k.index()].reinitialise();
         }
         if only.is_none() {
             self.held.clear();
@@ -364,7 +360,7 @@ impl Apiserver {
             })
             .collect();
         for &kind in &kinds {
-            let list_rv = self.caches[kind.index()].list_rv;
+            let list_rv = self.caches[kind.index()].list_rv();
             let reset = EventKind::CacheReset {
                 apiserver: api,
                 kind,
@@ -411,7 +407,7 @@ impl Apiserver {
         }
         for kind in kinds {
             let cache = &mut self.caches[kind.index()];
-            if cache.mode == CacheMode::Off {
+            if cache.mode() == CacheMode::Off {
                 continue;
             }
             let rev = st.etcd.rev();
@@ -442,7 +438,7 @@ impl Apiserver {
         };
         let (ready, waiting): (Vec<Parked>, Vec<Parked>) = std::mem::take(&mut self.parked)
             .into_iter()
-            .partition(|p| self.caches[kind_of(p).index()].ready);
+            .partition(|p| self.caches[kind_of(p).index()].ready());
         self.parked = waiting;
         for p in ready {
             match p {
@@ -492,7 +488,7 @@ impl Apiserver {
         }
         let fresh = |r: &WaitingRead| {
             let cache = &self.caches[st.read_kind(r).index()];
-            cache.ready && cache.rv >= r.rv
+            cache.ready() && cache.rv() >= r.rv
         };
         let (done, keep): (Vec<WaitingRead>, Vec<WaitingRead>) =
             self.waiting_reads.iter().partition(|r| fresh(r));
@@ -527,7 +523,7 @@ impl Apiserver {
             return;
         };
         let r = waiting.remove(i);
-        let current = self.caches[st.read_kind(&r).index()].rv;
+        let current = self.caches[st.read_kind(&r).index()].rv();
         let err = ApiError::TooLargeRv {
             requested: r.rv,
             current,
@@ -752,9 +748,9 @@ pub(super) mod tests {
             [(2, 0, 3), (3, 0, 3), (4, 0, 3), (5, 1, 3), (6, 1, 3)]
         );
         let cache = &api.caches[0];
-        let buffered: Vec<Rv> = cache.buffer.iter().map(|c| c.object.rv).collect();
+        let buffered: Vec<Rv> = cache.buffer().iter().map(|c| c.object.rv).collect();
         assert_eq!(buffered, [4, 5, 6]);
-        assert_eq!((cache.rv, cache.oldest(), cache.store.len()), (6, 4, 5));
+        assert_eq!((cache.rv(), cache.oldest(), cache.store().len()), (6, 4, 5));
     }
 
     /// `cacher.go` `waitUntilFreshAndBlock`: a list at a resourceVersion the cache has not
@@ -837,10 +833,11 @@ pub(super) mod tests {
         let mut api = Apiserver::new(&config, &config.apiservers[0]);
         assert_eq!(
             api.apply_change(change(0, 5), true),
-            Some((0, api.caches[0].capacity))
+            Some((0, api.caches[0].capacity()))
         );
         assert_eq!(
-            api.caches[1].rv, 5,
+            api.caches[1].rv(),
+            5,
             "the other kind's cache moves to the change's rv"
         );
         assert_eq!(api.set_paused(true), (vec![], 0));
@@ -849,8 +846,8 @@ pub(super) mod tests {
         assert_eq!(api.set_paused(false), (vec![change(0, 6)], 9));
         assert_eq!((api.held.len(), api.held_progress), (0, 0));
         assert!(api.progress(10));
-        assert!(api.caches.iter().all(|c| c.rv == 10));
-        api.caches[1].ready = false;
+        assert!(api.caches.iter().all(|c| c.rv() == 10));
+        api.caches[1].reinitialise();
         assert_eq!(
             api.apply_change(change(1, 11), true),
             None,

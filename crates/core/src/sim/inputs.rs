@@ -391,7 +391,7 @@ mod tests {
             sim.apiservers[a]
                 .caches
                 .iter()
-                .map(|c| c.ready)
+                .map(|c| c.ready())
                 .collect::<Vec<_>>()
         };
         assert_eq!(ready(&sim, 1), [true, false]);
@@ -432,7 +432,10 @@ mod tests {
         let body = sim.etcd.get(KindId(0), a).unwrap().body.clone();
         assert!(!body.is_empty());
         for api in &sim.apiservers {
-            assert!(api.caches[0].store[&a].body.shares(&body), "a watch cache");
+            assert!(
+                api.caches[0].store()[&a].body.shares(&body),
+                "a watch cache"
+            );
         }
         let store = sim.reflectors.iter().find(|r| r.kind == KindId(0)).unwrap();
         assert!(

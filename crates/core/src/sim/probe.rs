@@ -38,7 +38,10 @@ impl Apiserver {
             return self.fake_probe(st, (probe, kind), request, tracker, id);
         }
         let cache = &self.caches[kind.index()];
-        if cache.mode != CacheMode::Off && !cache.ready && !st.config.server.resilient_cache_init {
+        if cache.mode() != CacheMode::Off
+            && !cache.ready()
+            && !st.config.server.resilient_cache_init
+        {
             // Before 1.31 every request waits for the cache (`c.ready.wait`); Exact lists too.
             let parked = Parked::Probe {
                 probe,
@@ -47,7 +50,7 @@ impl Apiserver {
             };
             return self.park(parked);
         }
-        let from_cache = cache.mode != CacheMode::Off && cache.ready;
+        let from_cache = cache.mode() != CacheMode::Off && cache.ready();
         let wait = |rv, consistent| WaitingRead {
             watcher: PROBE_WATCHER,
             session: Session(probe),
@@ -70,7 +73,7 @@ impl Apiserver {
             ProbeRequest::List {
                 rv: ListRv::NotOlderThan(n),
             } if from_cache => {
-                if cache.rv >= n {
+                if cache.rv() >= n {
                     self.probe_from_cache(st, probe, kind, id)
                 } else {
                     self.wait_for_cache(st, wait(n, false), id)
@@ -81,7 +84,7 @@ impl Apiserver {
             } if from_cache && st.config.server.consistent_list_from_cache => {
                 let want = st.etcd.rev();
                 self.request_progress(st, id);
-                if self.caches[kind.index()].rv >= want {
+                if self.caches[kind.index()].rv() >= want {
                     self.probe_from_cache(st, probe, kind, id)
                 } else {
                     self.wait_for_cache(st, wait(want, true), id)
@@ -137,15 +140,15 @@ impl Apiserver {
         let cache = &self.caches[kind.index()];
         let items = match self.probe_selectors.remove(&probe) {
             // `cacher.go` `GetList` filters with the request's predicate.
-            Some(sel) => (cache.store.values())
+            Some(sel) => (cache.store().values())
                 .filter(|o| sel.matches_object(o, st.names))
                 .count(),
-            None => cache.store.len(),
+            None => cache.store().len(),
         };
         let listed = EventKind::ProbeListed {
             probe,
             items: items as u32,
-            list_rv: cache.rv,
+            list_rv: cache.rv(),
             from_etcd: false,
         };
         st.out.emit_by(Actor::Probe, cause, listed);
@@ -209,12 +212,12 @@ impl Apiserver {
         let outcome = if from == 0 {
             // RV "0": never too old; it starts with synthetic ADDED events for the current
             // state (semantics.md §4), then live events.
-            if cache.mode == CacheMode::Off {
+            if cache.mode() == CacheMode::Off {
                 Ok(etcd.kind_len(kind))
-            } else if !cache.ready {
+            } else if !cache.ready() {
                 Err(ApiError::TooManyRequests)
             } else {
-                Ok(cache.store.len())
+                Ok(cache.store().len())
             }
         } else {
             match self.watch_replay(etcd, kind, from) {
@@ -264,12 +267,12 @@ impl Apiserver {
         let cache = &self.caches[kind.index()];
         let etcd = st.etcd;
         let outcome =
-            if cache.mode == CacheMode::Off || st.config.server.watch_from_storage_without_rv {
+            if cache.mode() == CacheMode::Off || st.config.server.watch_from_storage_without_rv {
                 Ok((etcd.rev(), EtcdReader(etcd).kind_objects(kind).len()))
-            } else if !cache.ready {
+            } else if !cache.ready() {
                 Err(ApiError::TooManyRequests)
             } else {
-                Ok((cache.rv, cache.store.len()))
+                Ok((cache.rv(), cache.store().len()))
             };
         self.probe_watch_answered(st, probe, outcome, cause);
     }
@@ -481,7 +484,7 @@ mod tests {
             oldest_minus_one: 4,
         };
         assert_eq!(from(3), [failed(too_old)]);
-        api.caches[0].ready = false;
+        api.caches[0].reinitialise();
         let refused = answers(&ask(&mut world, &mut api, 0, watch(4)));
         assert_eq!(refused, [failed(ApiError::TooManyRequests)]);
     }
@@ -493,7 +496,7 @@ mod tests {
     fn a_probe_list_without_a_limit_gets_429_while_the_cache_reinitialises() {
         let mut world = World::new(3);
         let mut api = world.apiserver();
-        api.caches[0].ready = false;
+        api.caches[0].reinitialise();
         let refused = EventKind::ProbeFailed {
             probe: 0,
             error: ApiError::TooManyRequests,

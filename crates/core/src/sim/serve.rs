@@ -27,7 +27,7 @@ impl Apiserver {
         let kind = st.clients.kind(watcher);
         let cache = &self.caches[kind.index()];
         let features = st.config.server;
-        if cache.mode != CacheMode::Off && !cache.ready && !features.resilient_cache_init {
+        if cache.mode() != CacheMode::Off && !cache.ready() && !features.resilient_cache_init {
             let parked = Parked::List {
                 watcher,
                 session,
@@ -36,7 +36,7 @@ impl Apiserver {
             };
             return self.park(parked);
         }
-        let from_cache = cache.mode != CacheMode::Off && cache.ready;
+        let from_cache = cache.mode() != CacheMode::Off && cache.ready();
         let read = |rv, read| WaitingRead {
             watcher,
             session,
@@ -52,7 +52,7 @@ impl Apiserver {
             }
             ListRv::Any if from_cache => self.answer_list_from_cache(st, watcher, session, cause),
             ListRv::NotOlderThan(n) if from_cache => {
-                if cache.rv >= n {
+                if cache.rv() >= n {
                     self.answer_list_from_cache(st, watcher, session, cause);
                 } else {
                     self.wait_for_cache(st, read(n, ReadKind::NotOlderThan), cause);
@@ -64,7 +64,7 @@ impl Apiserver {
                 let want = st.etcd.rev();
                 self.request_progress(st, cause);
                 let cache = &self.caches[kind.index()];
-                if cache.ready && cache.rv >= want {
+                if cache.ready() && cache.rv() >= want {
                     self.answer_list_from_cache(st, watcher, session, cause);
                 } else {
                     let r = read(want, ReadKind::Consistent { limit });
@@ -100,8 +100,8 @@ impl Apiserver {
         cause: EventId,
     ) {
         let cache = &self.caches[st.clients.kind(watcher).index()];
-        let items: Vec<Object> = cache.store.values().map(|o| Object::clone(o)).collect();
-        let list_rv = cache.rv;
+        let items: Vec<Object> = cache.store().values().map(|o| Object::clone(o)).collect();
+        let list_rv = cache.rv();
         let items = filter_namespace(st, watcher, items);
         let answer = Msg::ListOk {
             list_rv,
@@ -142,7 +142,7 @@ impl Apiserver {
         cause: EventId,
     ) {
         let cache = &self.caches[st.clients.kind(watcher).index()];
-        if cache.mode == CacheMode::Off || self.fake.is_some() {
+        if cache.mode() == CacheMode::Off || self.fake.is_some() {
             let limit = match rv {
                 ListRv::NotOlderThan(_) => 0,
                 _ => st.config.reflector.page_size,
@@ -155,7 +155,7 @@ impl Apiserver {
             let err = Msg::WatchListErr(ApiError::WatchListForbidden);
             return st.send(cause, watcher, session, err);
         }
-        if !cache.ready {
+        if !cache.ready() {
             if !st.config.server.resilient_cache_init {
                 let parked = Parked::WatchList {
                     watcher,
@@ -177,7 +177,7 @@ impl Apiserver {
                 st.etcd.rev()
             }
         };
-        if self.caches[st.clients.kind(watcher).index()].rv >= want {
+        if self.caches[st.clients.kind(watcher).index()].rv() >= want {
             self.answer_watch_list(st, watcher, session, timeout_ms, cause);
         } else {
             let r = WaitingRead {
@@ -201,8 +201,8 @@ impl Apiserver {
     ) {
         let kind = st.clients.kind(watcher);
         let cache = &self.caches[kind.index()];
-        let items: Vec<Object> = cache.store.values().map(|o| Object::clone(o)).collect();
-        let at = cache.rv;
+        let items: Vec<Object> = cache.store().values().map(|o| Object::clone(o)).collect();
+        let at = cache.rv();
         let items = filter_namespace(st, watcher, items);
         let watch = self.open_watch(st, watcher, session, false, (at, at));
         if self.omits_initial_events_end {
@@ -235,7 +235,10 @@ impl Apiserver {
         }
         let (kind, namespace) = (st.clients.kind(watcher), st.clients.namespace(watcher));
         let cache = &self.caches[kind.index()];
-        if cache.mode != CacheMode::Off && !cache.ready && !st.config.server.resilient_cache_init {
+        if cache.mode() != CacheMode::Off
+            && !cache.ready()
+            && !st.config.server.resilient_cache_init
+        {
             let parked = Parked::Watch {
                 watcher,
                 session,
@@ -290,13 +293,13 @@ impl Apiserver {
         from: Rv,
     ) -> Result<(bool, std::collections::vec_deque::Iter<'a, Change>), Msg> {
         let cache = &self.caches[kind.index()];
-        if cache.mode == CacheMode::Off {
+        if cache.mode() == CacheMode::Off {
             if from + 1 < etcd.compact_rev() {
                 return Err(Msg::WatchErr(ApiError::WatchCompacted));
             }
             return Ok((true, etcd.log_after(kind, from)));
         }
-        if !cache.ready {
+        if !cache.ready() {
             return Err(Msg::Refused(ApiError::TooManyRequests));
         }
         match cache.check_watch_start(from) {
@@ -495,10 +498,10 @@ impl Apiserver {
             return;
         }
         let cache = &self.caches[w.kind.index()];
-        if !cache.ready || cache.rv <= w.replayed_to {
+        if !cache.ready() || cache.rv() <= w.replayed_to {
             return;
         }
-        let rv = cache.rv;
+        let rv = cache.rv();
         w.last_sent = w.last_sent.max(rv);
         let (watcher, session) = (w.watcher, w.session);
         st.send(cause, watcher, session, Msg::Bookmark { rv });
