@@ -544,10 +544,12 @@ fn stage(
             if !embed.on || embed.show_timeline {
                 <TimelineView run={run.clone()} now_ms={listwatch_core::TimeMs(state.at_ms as u64)} dispatch={d.clone()} />
             }
-            <Legend />
             if !embed.on || embed.show_explanation {
                 <Explanation run={run.clone()} {chosen} playing={state.playing} dispatch={d.clone()} />
             }
+            // Under "Why?", not above it: at 1400x900 the picture, the timeline and "Why?" with
+            // its first item fit without scrolling (issue 27); the legend is folded anyway.
+            <Legend />
             if !embed.on {
                 <SequencePanel source={run.source.clone()} cursor={state.cursor} events={run.sim.trace().len()} dispatch={d.clone()} />
                 <ObjectsPanel source={run.source.clone()} cursor={state.cursor} dispatch={d.clone()} />
