@@ -161,7 +161,7 @@ fn unjudged(st: &listwatch_core::explore::Stats) -> Vec<String> {
     }
     if st.replay_mismatch > 0 {
         lines.push(format!(
-            "{} failing schedule{} passed when replayed from scratch: not reported (a listwatch bug: please file it)",
+            "{} failing schedule{} passed when run again to report it: not reported (a listwatch bug: please file it)",
             st.replay_mismatch,
             if st.replay_mismatch == 1 { "" } else { "s" },
         ));
@@ -346,7 +346,7 @@ mod tests {
             unjudged(&st),
             [
                 "2 schedules still failing and not settled 60m after the run's end: counted neither broken nor correct",
-                "1 failing schedule passed when replayed from scratch: not reported (a listwatch bug: please file it)",
+                "1 failing schedule passed when run again to report it: not reported (a listwatch bug: please file it)",
             ]
         );
     }
