@@ -10,9 +10,11 @@ pub mod import;
 mod lexer;
 pub mod library;
 pub mod logic;
+pub(crate) mod name_rules;
 mod numbers;
 mod parse;
 pub mod render;
+pub(crate) mod selector;
 pub mod share;
 pub mod syntax;
 

@@ -912,7 +912,7 @@ impl<'a> Compiler<'a> {
             self.no_namespace(c, at, kind)?;
         }
         let ns = c.next("a namespace")?;
-        crate::parse::check_name(c, ns, "namespace", crate::parse::is_name_char)?;
+        crate::name_rules::check_name(c, ns, "namespace", crate::name_rules::is_name_char)?;
         Ok(Some(ns.text.clone()))
     }
 
@@ -1917,8 +1917,8 @@ impl<'a> Compiler<'a> {
         let kind = self.next_kind(c)?;
         if c.eat("selector") {
             let sw = c.next("a label selector (app=web,tier!=db,env,!legacy)")?;
-            let sw = crate::parse::selector_word(c, sw);
-            let selector = crate::parse::label_selector(c, &sw)?;
+            let sw = crate::selector::selector_word(c, sw);
+            let selector = crate::selector::label_selector(c, &sw)?;
             let namespace = self.in_namespace(c, kind)?;
             let live = c.eat("live") || self.desired;
             c.done()?;
@@ -2058,5 +2058,16 @@ mod tests {
     fn field_paths_spell_the_sections() {
         let spelled: Vec<&str> = SECTIONS.iter().map(|s| s.prefix()).collect();
         assert_eq!(spelled, FIELD_PATHS);
+    }
+
+    /// The parser drives the logic compiler, never the reverse: what both read (names,
+    /// selectors) lives below both, in `name_rules.rs` and `selector.rs`.
+    #[test]
+    fn the_logic_compiler_uses_nothing_of_the_parser() {
+        let needle = ["crate::", "parse"].concat();
+        let uses: Vec<&str> = (include_str!("logic.rs").lines())
+            .filter(|l| l.contains(&needle))
+            .collect();
+        assert!(uses.is_empty(), "logic.rs uses the parser: {uses:#?}");
     }
 }

@@ -3,12 +3,12 @@
 
 use listwatch_core::*;
 
-use super::names::{check_name, is_name_char};
 use super::spans::Span;
 use super::table::{statement, Head, Row, Statement};
 use super::versions::minor_version;
 use super::Builder;
 use crate::cursor::{unknown, Cursor, R};
+use crate::name_rules::{check_name, is_name_char};
 
 pub(super) const STATEMENTS: &[Row<Statement>] = &[statement(
     "apiserver",

@@ -3,11 +3,11 @@
 
 use listwatch_core::*;
 
-use super::names::check_name;
 use super::spans::Span;
 use super::table::{statement, Head, Row, Statement};
 use super::Builder;
 use crate::cursor::{unknown, Cursor, R};
+use crate::name_rules::check_name;
 
 /// First in a script, before the apiservers.
 pub(super) const SEED_AND_KINDS: &[Row<Statement>] = &[

@@ -4,12 +4,12 @@
 
 use listwatch_core::*;
 
-use super::names::{check_name, is_name_char};
 use super::spans::Span;
 use super::table::{self, row, BehaviourFn, Head, Row, Statement};
 use super::Builder;
 use crate::cursor::{unknown, Cursor, R};
 use crate::lexer::Word;
+use crate::name_rules::{check_name, is_name_char};
 
 pub(super) const STATEMENTS: &[Row<Statement>] = &[Row {
     word: "controller",

@@ -24,9 +24,7 @@ mod lines;
 mod names;
 mod narration;
 mod options;
-pub(crate) use names::{check_name, is_name_char};
-mod selector;
-pub(crate) use selector::{label_selector, selector_word};
+
 mod probes;
 mod resolve;
 mod run;

@@ -4,11 +4,11 @@
 use listwatch_core::*;
 
 use super::blocks::Block;
-use super::selector::{field_selector, label_selector, selector_word};
 use super::table::{self, row, ControllerOption, Row, CONTROLLER_OPTIONS, CONTROLLER_OPTION_WORDS};
 use super::Builder;
 use crate::cursor::{unknown, Cursor, R};
 use crate::lexer::Word;
+use crate::selector::{field_selector, label_selector, selector_word};
 
 /// Options, each on a line indented under its controller.
 pub(super) const OPTIONS: &[Row<ControllerOption>] = &[

@@ -4,11 +4,11 @@
 use listwatch_core::verdict::{Expect, ProbeFact};
 use listwatch_core::*;
 
-use super::selector::{field_selector, label_selector, selector_word};
 use super::table::{row, ActionFn, ExpectationFn, Row};
 use super::Builder;
 use crate::cursor::{unknown, Cursor, R};
 use crate::lexer::Word;
+use crate::selector::{field_selector, label_selector, selector_word};
 
 pub(super) const ACTIONS: &[Row<ActionFn>] = &[row(
     "probe",

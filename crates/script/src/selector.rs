@@ -413,7 +413,7 @@ pub(crate) fn field_selector(c: &Cursor, w: &Word) -> R<FieldSelector> {
                     .help("every kind supports `metadata.name` and `metadata.namespace`"))
             }
         };
-        if value.is_empty() || !value.chars().all(super::is_name_char) {
+        if value.is_empty() || !value.chars().all(crate::name_rules::is_name_char) {
             return Err(err(format!("`{value}` is not a valid {}", field.as_str()))
                 .help("a name is ASCII letters, digits, `-`, `_` and `.`"));
         }
