@@ -877,6 +877,226 @@ mod tests {
     use super::super::step::testing::Stepped;
     use super::*;
 
+    /// The caches a decision reads: none (the kind is served by etcd), one re-initialising,
+    /// and a ready one of 3 events that has seen RVs 2 to 7 (it holds 5, 6 and 7: a watch
+    /// from 4 or later is served, from 3 is too old).
+    #[derive(Clone, Copy, Debug)]
+    enum Cache {
+        Off,
+        Reinitialising,
+        At7,
+    }
+
+    fn cache(c: Cache) -> WatchCache {
+        let mut cache = match c {
+            Cache::Off => WatchCache::new(CacheMode::Off),
+            _ => WatchCache::new(CacheMode::Fixed { capacity: 3 }),
+        };
+        cache.replace(std::iter::empty(), 1);
+        if let Cache::Reinitialising = c {
+            cache.reinitialise();
+        }
+        if let Cache::At7 = c {
+            for rv in 2..=7 {
+                cache.add(pod(rv));
+            }
+        }
+        cache
+    }
+
+    /// Kubernetes 1.34's features (`ResilientWatchCacheInitialization`,
+    /// `ConsistentListFromCache` on) or 1.30's (both off; `WatchFromStorageWithoutResourceVersion`
+    /// off since 1.30 too).
+    fn features(minor: u32) -> ServerFeatures {
+        ServerFeatures::of_version(minor)
+    }
+
+    /// The list decision's table: one row per rule, each citing where Kubernetes makes it.
+    /// etcd is at revision 10, its compact revision 3. Reflectors and probes go through the same
+    /// rows; a probe's list is a row with `limit` 0.
+    #[test]
+    fn the_list_decision_follows_the_delegator_and_the_cacher() {
+        use ListDecision::*;
+        let req = |rv, limit| ListRequest { rv, limit };
+        let too_large = |requested| {
+            let current = 10;
+            Refuse(ApiError::TooLargeRv { requested, current })
+        };
+        let rows = [
+            // `cacher.go` before 1.31: a request waits for the cache (`c.ready.wait`).
+            (
+                Cache::Reinitialising,
+                30,
+                req(ListRv::NotOlderThan(5), 0),
+                Park,
+            ),
+            (Cache::Reinitialising, 30, req(ListRv::Any, 500), Park),
+            // `delegator.go` `shouldDelegateList`: Exact is etcd's, ready or not (1.31+).
+            (
+                Cache::Reinitialising,
+                34,
+                req(ListRv::Exact(5), 0),
+                FromEtcd { at: Some(5) },
+            ),
+            (
+                Cache::At7,
+                34,
+                req(ListRv::Exact(5), 0),
+                FromEtcd { at: Some(5) },
+            ),
+            // `etcd3/store.go` `GetList`: an Exact list of a compacted revision is 410, one
+            // beyond etcd's revision 504 (`validateMinimumResourceVersion`).
+            (
+                Cache::At7,
+                34,
+                req(ListRv::Exact(2), 0),
+                Refuse(ApiError::ListCompacted),
+            ),
+            (Cache::At7, 34, req(ListRv::Exact(11), 0), too_large(11)),
+            // `delegator.go` `shouldDelegateListOnNotReadyCache`: while not ready, a list with a
+            // limit goes to etcd; one without (a relist at an RV, any probe) gets 429.
+            (
+                Cache::Reinitialising,
+                34,
+                req(ListRv::Any, 500),
+                FromEtcd { at: None },
+            ),
+            (
+                Cache::Reinitialising,
+                34,
+                req(ListRv::Consistent, 500),
+                FromEtcd { at: None },
+            ),
+            (
+                Cache::Reinitialising,
+                34,
+                req(ListRv::NotOlderThan(5), 0),
+                Refuse(ApiError::TooManyRequests),
+            ),
+            (
+                Cache::Reinitialising,
+                34,
+                req(ListRv::Any, 0),
+                Refuse(ApiError::TooManyRequests),
+            ),
+            // `cacher.go` `GetList`: RV "0" is the cache's state now, whatever its age; RV "N"
+            // waits until the cache has seen N (`waitUntilFreshAndBlock`).
+            (Cache::At7, 34, req(ListRv::Any, 500), FromCache),
+            (Cache::At7, 34, req(ListRv::NotOlderThan(7), 0), FromCache),
+            (
+                Cache::At7,
+                34,
+                req(ListRv::NotOlderThan(9), 0),
+                WaitForCache {
+                    rv: 9,
+                    read: ReadKind::NotOlderThan,
+                },
+            ),
+            // `delegator.go` `GetList` (ConsistentListFromCache): RV "" waits until the cache
+            // has seen etcd's current revision (`GetCurrentResourceVersionFromStorage`) ...
+            (
+                Cache::At7,
+                34,
+                req(ListRv::Consistent, 500),
+                WaitForCache {
+                    rv: 10,
+                    read: ReadKind::Consistent { limit: 500 },
+                },
+            ),
+            // ... and without it (`shouldDelegateList`: "Consistent Read") etcd answers.
+            (
+                Cache::At7,
+                30,
+                req(ListRv::Consistent, 500),
+                FromEtcd { at: None },
+            ),
+            // A kind without a cache is etcd's; etcd is never older than an RV it has reached
+            // and refuses one beyond it (`etcd3/store.go` `validateMinimumResourceVersion`).
+            (Cache::Off, 34, req(ListRv::Any, 500), FromEtcd { at: None }),
+            (
+                Cache::Off,
+                30,
+                req(ListRv::NotOlderThan(10), 0),
+                FromEtcd { at: None },
+            ),
+            (
+                Cache::Off,
+                34,
+                req(ListRv::NotOlderThan(11), 0),
+                too_large(11),
+            ),
+        ];
+        for (c, minor, request, want) in rows {
+            let got = decide_list(&cache(c), &features(minor), request, (10, 3));
+            assert_eq!(got, want, "{c:?} at 1.{minor}: {request:?}");
+        }
+    }
+
+    /// The watch decision's table, as the list's: etcd's compact revision is 3.
+    #[test]
+    fn the_watch_decision_follows_the_delegator_and_the_cacher() {
+        use WatchDecision::*;
+        let (cache_state, etcd_state) = (
+            CurrentState { from_etcd: false },
+            CurrentState { from_etcd: true },
+        );
+        let replay = |after, from_etcd| Replay { after, from_etcd };
+        let mut from_storage = features(34);
+        from_storage.watch_from_storage_without_rv = true;
+        let rows = [
+            // `cacher.go` `Watch` before 1.31: the watch waits for the cache (`c.ready.wait`).
+            (Cache::Reinitialising, features(30), WatchFrom::Rv(5), Park),
+            // ... and from 1.31 (ResilientWatchCacheInitialization) it gets 429.
+            (
+                Cache::Reinitialising,
+                features(34),
+                WatchFrom::Rv(5),
+                Refuse(ApiError::TooManyRequests),
+            ),
+            (
+                Cache::Reinitialising,
+                features(34),
+                WatchFrom::Rv(0),
+                Refuse(ApiError::TooManyRequests),
+            ),
+            // `watch_cache.go` `getAllEventsSinceLocked`: from the cache's window, the events
+            // after the RV; from before it, "too old resource version" (an ERROR event).
+            (Cache::At7, features(34), WatchFrom::Rv(4), replay(4, false)),
+            (Cache::At7, features(34), WatchFrom::Rv(9), replay(9, false)),
+            (
+                Cache::At7,
+                features(34),
+                WatchFrom::Rv(3),
+                Fail(ApiError::TooOld {
+                    requested: 3,
+                    oldest_minus_one: 4,
+                }),
+            ),
+            // RV "0" is never too old: it starts with the cache's state (semantics.md §4); so
+            // does RV "" (`cacher.go` `getWatchCacheResourceVersion`, the "legacy case") ...
+            (Cache::At7, features(34), WatchFrom::Rv(0), cache_state),
+            (Cache::At7, features(34), WatchFrom::MostRecent, cache_state),
+            // ... unless WatchFromStorageWithoutResourceVersion sends RV "" to etcd
+            // (`delegator.go` `Watch`).
+            (Cache::At7, from_storage, WatchFrom::MostRecent, etcd_state),
+            // A kind without a cache is etcd's watch (`etcd3/watcher.go`): from 0 its state
+            // first; `WithRev(from + 1)` is 410 once that revision is compacted.
+            (Cache::Off, features(34), WatchFrom::Rv(0), etcd_state),
+            (Cache::Off, features(34), WatchFrom::MostRecent, etcd_state),
+            (Cache::Off, features(34), WatchFrom::Rv(2), replay(2, true)),
+            (
+                Cache::Off,
+                features(34),
+                WatchFrom::Rv(1),
+                Fail(ApiError::WatchCompacted),
+            ),
+        ];
+        for (c, features, from, want) in rows {
+            let got = decide_watch(&cache(c), &features, from, 3);
+            assert_eq!(got, want, "{c:?} with {features:?}: {from:?}");
+        }
+    }
+
     /// A cache of 3 events that has seen RVs 2 to 7: it holds 5, 6 and 7.
     fn cache_at_7(world: &mut World) -> Apiserver {
         let mut api = world.apiserver();
