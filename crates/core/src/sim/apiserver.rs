@@ -32,8 +32,8 @@ pub struct Apiserver {
 }
 
 /// A request that waits until its kind's cache is ready: before
-/// `ResilientWatchCacheInitialization` (1.31) the cacher blocks every request on `c.ready.wait`
-/// instead of answering 429.
+/// `ResilientWatchCacheInitialization` (1.31) the cacher blocks watches, streaming lists and
+/// lists at an RV "N" on `c.ready.wait` instead of answering 429.
 #[derive(Clone, Debug, Hash)]
 pub(super) enum Parked {
     List {

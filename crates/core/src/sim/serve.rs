@@ -88,8 +88,15 @@ pub(super) fn decide_list(
         let current = etcd_rev;
         Refuse(ApiError::TooLargeRv { requested, current })
     };
-    if cache.reinitialising() && !features.resilient_cache_init {
-        return Park;
+    let resilient = features.resilient_cache_init;
+    // Before 1.31 (`cacher.go` `GetList`) only a list at an RV "N" without a limit waits for a
+    // cache that is not ready (`c.ready.wait`): `shouldDelegateList` first sends etcd an Exact
+    // list, a consistent one without ConsistentListFromCache and one with a limit, and
+    // `listRV == 0 && !c.ready.check()` sends it RV "0" and "" too.
+    if cache.reinitialising() && !resilient {
+        if let (ListRv::NotOlderThan(_), 0) = (request.rv, request.limit) {
+            return Park;
+        }
     }
     let ready = cache.mode() != CacheMode::Off && cache.ready();
     match request.rv {
@@ -100,7 +107,9 @@ pub(super) fn decide_list(
         ListRv::Exact(n) => FromEtcd { at: Some(n) },
         // `delegator.go` `shouldDelegateListOnNotReadyCache`: a cache re-initialising hands
         // etcd only lists with a `limit`; one without (a relist at an RV, a probe) gets 429.
-        _ if cache.reinitialising() && request.limit == 0 => Refuse(ApiError::TooManyRequests),
+        _ if cache.reinitialising() && resilient && request.limit == 0 => {
+            Refuse(ApiError::TooManyRequests)
+        }
         ListRv::Any if ready => FromCache,
         ListRv::NotOlderThan(n) if ready && cache.rv() >= n => FromCache,
         ListRv::NotOlderThan(n) if ready => WaitForCache {
@@ -917,114 +926,74 @@ mod tests {
     #[test]
     fn the_list_decision_follows_the_delegator_and_the_cacher() {
         use ListDecision::*;
+        use ListRv::*;
+        let (off, reinit, at_7) = (Cache::Off, Cache::Reinitialising, Cache::At7);
         let req = |rv, limit| ListRequest { rv, limit };
+        let etcd = |at| FromEtcd { at };
         let too_large = |requested| {
             let current = 10;
             Refuse(ApiError::TooLargeRv { requested, current })
         };
+        let (consistent, not_older) = (ReadKind::Consistent { limit: 500 }, ReadKind::NotOlderThan);
         let rows = [
-            // `cacher.go` before 1.31: a request waits for the cache (`c.ready.wait`).
-            (
-                Cache::Reinitialising,
-                30,
-                req(ListRv::NotOlderThan(5), 0),
-                Park,
-            ),
-            (Cache::Reinitialising, 30, req(ListRv::Any, 500), Park),
+            // `cacher.go` `GetList` before 1.31: a list at an RV "N" waits for the cache
+            // (`c.ready.wait`) ...
+            (reinit, 30, req(NotOlderThan(5), 0), Park),
+            // ... RV "0" and "" go to etcd (`listRV == 0 && !c.ready.check()`), as do a list
+            // with a limit and an Exact one (`shouldDelegateList`).
+            (reinit, 30, req(Any, 500), etcd(None)),
+            (reinit, 30, req(Any, 0), etcd(None)),
+            (reinit, 30, req(Consistent, 0), etcd(None)),
+            (reinit, 30, req(Exact(5), 0), etcd(Some(5))),
             // `delegator.go` `shouldDelegateList`: Exact is etcd's, ready or not (1.31+).
-            (
-                Cache::Reinitialising,
-                34,
-                req(ListRv::Exact(5), 0),
-                FromEtcd { at: Some(5) },
-            ),
-            (
-                Cache::At7,
-                34,
-                req(ListRv::Exact(5), 0),
-                FromEtcd { at: Some(5) },
-            ),
+            (reinit, 34, req(Exact(5), 0), etcd(Some(5))),
+            (at_7, 34, req(Exact(5), 0), etcd(Some(5))),
             // `etcd3/store.go` `GetList`: an Exact list of a compacted revision is 410, one
             // beyond etcd's revision 504 (`validateMinimumResourceVersion`).
-            (
-                Cache::At7,
-                34,
-                req(ListRv::Exact(2), 0),
-                Refuse(ApiError::ListCompacted),
-            ),
-            (Cache::At7, 34, req(ListRv::Exact(11), 0), too_large(11)),
+            (at_7, 34, req(Exact(2), 0), Refuse(ApiError::ListCompacted)),
+            (at_7, 34, req(Exact(11), 0), too_large(11)),
             // `delegator.go` `shouldDelegateListOnNotReadyCache`: while not ready, a list with a
             // limit goes to etcd; one without (a relist at an RV, any probe) gets 429.
+            (reinit, 34, req(Any, 500), etcd(None)),
+            (reinit, 34, req(Consistent, 500), etcd(None)),
             (
-                Cache::Reinitialising,
+                reinit,
                 34,
-                req(ListRv::Any, 500),
-                FromEtcd { at: None },
-            ),
-            (
-                Cache::Reinitialising,
-                34,
-                req(ListRv::Consistent, 500),
-                FromEtcd { at: None },
-            ),
-            (
-                Cache::Reinitialising,
-                34,
-                req(ListRv::NotOlderThan(5), 0),
+                req(NotOlderThan(5), 0),
                 Refuse(ApiError::TooManyRequests),
             ),
-            (
-                Cache::Reinitialising,
-                34,
-                req(ListRv::Any, 0),
-                Refuse(ApiError::TooManyRequests),
-            ),
+            (reinit, 34, req(Any, 0), Refuse(ApiError::TooManyRequests)),
             // `cacher.go` `GetList`: RV "0" is the cache's state now, whatever its age; RV "N"
             // waits until the cache has seen N (`waitUntilFreshAndBlock`).
-            (Cache::At7, 34, req(ListRv::Any, 500), FromCache),
-            (Cache::At7, 34, req(ListRv::NotOlderThan(7), 0), FromCache),
+            (at_7, 34, req(Any, 500), FromCache),
+            (at_7, 34, req(NotOlderThan(7), 0), FromCache),
             (
-                Cache::At7,
+                at_7,
                 34,
-                req(ListRv::NotOlderThan(9), 0),
+                req(NotOlderThan(9), 0),
                 WaitForCache {
                     rv: 9,
-                    read: ReadKind::NotOlderThan,
+                    read: not_older,
                 },
             ),
             // `delegator.go` `GetList` (ConsistentListFromCache): RV "" waits until the cache
             // has seen etcd's current revision (`GetCurrentResourceVersionFromStorage`) ...
             (
-                Cache::At7,
+                at_7,
                 34,
-                req(ListRv::Consistent, 500),
+                req(Consistent, 500),
                 WaitForCache {
                     rv: 10,
-                    read: ReadKind::Consistent { limit: 500 },
+                    read: consistent,
                 },
             ),
             // ... and without it (`shouldDelegateList`: "Consistent Read") etcd answers.
-            (
-                Cache::At7,
-                30,
-                req(ListRv::Consistent, 500),
-                FromEtcd { at: None },
-            ),
+            (at_7, 30, req(Consistent, 500), etcd(None)),
             // A kind without a cache is etcd's; etcd is never older than an RV it has reached
             // and refuses one beyond it (`etcd3/store.go` `validateMinimumResourceVersion`).
-            (Cache::Off, 34, req(ListRv::Any, 500), FromEtcd { at: None }),
-            (
-                Cache::Off,
-                30,
-                req(ListRv::NotOlderThan(10), 0),
-                FromEtcd { at: None },
-            ),
-            (
-                Cache::Off,
-                34,
-                req(ListRv::NotOlderThan(11), 0),
-                too_large(11),
-            ),
+            (off, 34, req(Any, 500), etcd(None)),
+            (off, 30, req(NotOlderThan(10), 0), etcd(None)),
+            (off, 34, req(NotOlderThan(11), 0), too_large(11)),
         ];
         for (c, minor, request, want) in rows {
             let got = decide_list(&cache(c), &features(minor), request, (10, 3));
