@@ -81,7 +81,8 @@ pub struct ServerFeatures {
     pub consistent_list_from_cache: bool,
     /// `ResilientWatchCacheInitialization` (beta, on, 1.31): while a cache (re)initialises,
     /// watches and lists without a limit get 429 and lists with one go to etcd. Off (before
-    /// 1.31): every request waits until the cache is ready.
+    /// 1.31): watches and lists at an RV "N" wait until the cache is ready; other lists go to
+    /// etcd.
     pub resilient_cache_init: bool,
     /// `WatchFromStorageWithoutResourceVersion`: an RV "" watch is served by etcd (a
     /// consistent start). Off (the 1.30+ default): by the watch cache, like RV "0".

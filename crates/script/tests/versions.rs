@@ -187,8 +187,10 @@ run 5s
 
 /// apiserver 1.31.0 `pkg/features/kube_features.go`: `ConsistentListFromCache` and
 /// `ResilientWatchCacheInitialization` beta, on. An RV "" list is answered by the cache
-/// (`cacher/delegator.go`) instead of etcd; a list while the cache re-initialises gets 429
-/// "storage is (re)initializing" instead of waiting on `c.ready.wait` until it is ready.
+/// (`cacher/delegator.go`) instead of etcd; a list without a limit while the cache
+/// re-initialises gets 429 "storage is (re)initializing". Before (1.30 `cacher.go` `GetList`),
+/// RV "0" went to etcd (`listRV == 0 && !c.ready.check()`) and only RV "N" waited on
+/// `c.ready.wait` until the cache was ready.
 #[test]
 fn consistent_lists_and_resilient_init_from_1_31() {
     let src = "
@@ -197,6 +199,7 @@ at 0s create Pod a
 at 1s probe list Pod
 at 2s restart-apiserver apiserver for 2s
 at 3s probe list Pod resourceVersion=\"0\"
+at 3s probe list Pod resourceVersion=\"2\"
 run 6s
 ";
     expect(
@@ -210,8 +213,13 @@ run 6s
             ),
             (
                 "probe 1",
-                "probe 1: 1 items at list rv 2 (from the watch cache)",
+                "probe 1: 1 items at list rv 2 (from etcd)",
                 "probe 1: ERROR 429 storage is (re)initializing",
+            ),
+            (
+                "probe 2",
+                "probe 2: 1 items at list rv 2 (from the watch cache)",
+                "probe 2: ERROR 429 storage is (re)initializing",
             ),
         ],
     );

@@ -1,5 +1,6 @@
 //! An apiserver: its watch caches, the reads waiting for them, and the watches it serves.
 
+use super::serve::{ListRequest, Requester, WatchRequest};
 use super::*;
 
 #[derive(Clone, Debug, Hash)]
@@ -31,15 +32,13 @@ pub struct Apiserver {
 }
 
 /// A request that waits until its kind's cache is ready: before
-/// `ResilientWatchCacheInitialization` (1.31) the cacher blocks every request on `c.ready.wait`
-/// instead of answering 429.
+/// `ResilientWatchCacheInitialization` (1.31) the cacher blocks watches, streaming lists and
+/// lists at an RV "N" on `c.ready.wait` instead of answering 429.
 #[derive(Clone, Debug, Hash)]
 pub(super) enum Parked {
     List {
-        watcher: WatcherId,
-        session: Session,
-        rv: ListRv,
-        limit: u32,
+        requester: Requester,
+        request: ListRequest,
     },
     WatchList {
         watcher: WatcherId,
@@ -48,15 +47,8 @@ pub(super) enum Parked {
         timeout_ms: DurationMs,
     },
     Watch {
-        watcher: WatcherId,
-        session: Session,
-        from: Rv,
-        timeout_ms: DurationMs,
-    },
-    Probe {
-        probe: u32,
-        kind: KindId,
-        request: ProbeRequest,
+        requester: Requester,
+        request: WatchRequest,
     },
 }
 
@@ -163,14 +155,6 @@ impl StepContext<'_> {
             live,
         };
         self.send(cause, watcher, session, msg);
-    }
-
-    /// The kind a waiting read lists.
-    fn read_kind(&self, r: &WaitingRead) -> KindId {
-        match r.read {
-            ReadKind::Probe { kind, .. } => kind,
-            _ => self.clients.kind(r.watcher),
-        }
     }
 }
 
@@ -431,10 +415,10 @@ impl Apiserver {
     /// Serves, in arrival order, the parked requests whose caches are ready now.
     fn unpark(&mut self, st: &mut StepContext, cause: EventId) {
         let kind_of = |p: &Parked| match *p {
-            Parked::Probe { kind, .. } => kind,
-            Parked::List { watcher, .. }
-            | Parked::WatchList { watcher, .. }
-            | Parked::Watch { watcher, .. } => st.clients.kind(watcher),
+            Parked::List { requester, .. } | Parked::Watch { requester, .. } => {
+                requester.kind(&st.clients)
+            }
+            Parked::WatchList { watcher, .. } => st.clients.kind(watcher),
         };
         let (ready, waiting): (Vec<Parked>, Vec<Parked>) = std::mem::take(&mut self.parked)
             .into_iter()
@@ -442,40 +426,51 @@ impl Apiserver {
         self.parked = waiting;
         for p in ready {
             match p {
-                Parked::List {
-                    watcher,
-                    session,
-                    rv,
-                    limit,
-                } => self.serve_list(st, watcher, session, (rv, limit), cause),
+                Parked::List { requester, request } => self.list(st, requester, request, cause),
                 Parked::WatchList {
                     watcher,
                     session,
                     rv,
                     timeout_ms,
                 } => self.serve_watch_list(st, watcher, session, (rv, timeout_ms), cause),
-                Parked::Watch {
-                    watcher,
-                    session,
-                    from,
-                    timeout_ms,
-                } => self.serve_watch(st, watcher, session, (from, timeout_ms), cause),
-                Parked::Probe {
-                    probe,
-                    kind,
-                    request,
-                } => self.answer_probe(st, (probe, kind), request, cause),
+                Parked::Watch { requester, request } => self.watch(st, requester, request, cause),
             }
+        }
+    }
+
+    /// A read the cache answers once it has seen `r.rv` (`cacher.go` `waitUntilFreshAndBlock`):
+    /// now if it has, else when it does, within 3 s.
+    pub(super) fn read_when_fresh(&mut self, st: &mut StepContext, r: WaitingRead, cause: EventId) {
+        let cache = &self.caches[r.requester.kind(&st.clients).index()];
+        if cache.ready() && cache.rv() >= r.rv {
+            self.answer_read(st, r, cause);
+        } else {
+            self.wait_for_cache(st, r, cause);
+        }
+    }
+
+    /// A fresh cache answers a read: a list, or a streaming list's initial events (only
+    /// reflectors stream).
+    fn answer_read(&mut self, st: &mut StepContext, r: WaitingRead, cause: EventId) {
+        match (r.read, r.requester) {
+            (ReadKind::NotOlderThan | ReadKind::Consistent { .. }, requester) => {
+                self.answer_list_from_cache(st, requester, cause)
+            }
+            (ReadKind::WatchList { timeout_ms }, Requester::Reflector { watcher, session }) => {
+                self.answer_watch_list(st, watcher, session, timeout_ms, cause)
+            }
+            (ReadKind::WatchList { .. }, Requester::Probe { .. }) => {}
         }
     }
 
     /// Parks a read until the cache reaches `rv`, for at most 3 s (`cacher.go`
     /// `waitUntilFreshAndBlock`).
-    pub(super) fn wait_for_cache(&mut self, st: &mut StepContext, r: WaitingRead, cause: EventId) {
+    fn wait_for_cache(&mut self, st: &mut StepContext, r: WaitingRead, cause: EventId) {
         self.waiting_reads.push(r);
+        let (watcher, session) = r.requester.deadline_key();
         let deadline = Action::Server(ServerAction::ListDeadline {
-            watcher: r.watcher,
-            session: r.session,
+            watcher,
+            session,
             api: st.api,
         });
         st.out.timer(st.now_ms + LIST_WAIT_MS, cause, deadline);
@@ -487,22 +482,14 @@ impl Apiserver {
             return;
         }
         let fresh = |r: &WaitingRead| {
-            let cache = &self.caches[st.read_kind(r).index()];
+            let cache = &self.caches[r.requester.kind(&st.clients).index()];
             cache.ready() && cache.rv() >= r.rv
         };
         let (done, keep): (Vec<WaitingRead>, Vec<WaitingRead>) =
             self.waiting_reads.iter().partition(|r| fresh(r));
         self.waiting_reads = keep;
         for r in done {
-            match r.read {
-                ReadKind::NotOlderThan | ReadKind::Consistent { .. } => {
-                    self.answer_list_from_cache(st, r.watcher, r.session, cause)
-                }
-                ReadKind::WatchList { timeout_ms } => {
-                    self.answer_watch_list(st, r.watcher, r.session, timeout_ms, cause)
-                }
-                ReadKind::Probe { kind, .. } => self.probe_from_cache(st, r.session.0, kind, cause),
-            }
+            self.answer_read(st, r, cause);
         }
     }
 
@@ -516,29 +503,23 @@ impl Apiserver {
         cause: EventId,
     ) {
         let waiting = &mut self.waiting_reads;
-        let Some(i) = waiting
-            .iter()
-            .position(|w| w.watcher == watcher && w.session == session)
+        let Some(i) =
+            (waiting.iter()).position(|w| w.requester.deadline_key() == (watcher, session))
         else {
             return;
         };
         let r = waiting.remove(i);
-        let current = self.caches[st.read_kind(&r).index()].rv();
+        let current = self.caches[r.requester.kind(&st.clients).index()].rv();
         let err = ApiError::TooLargeRv {
             requested: r.rv,
             current,
         };
         match r.read {
-            ReadKind::NotOlderThan => st.send(cause, watcher, session, Msg::ListErr(err)),
+            ReadKind::NotOlderThan => self.list_refused(st, r.requester, err, cause),
             ReadKind::WatchList { .. } => st.send(cause, watcher, session, Msg::WatchListErr(err)),
             ReadKind::Consistent { limit } => {
-                self.list_from_etcd(st, watcher, session, limit, cause)
+                self.answer_list_from_etcd(st, r.requester, (None, limit), cause)
             }
-            ReadKind::Probe {
-                kind,
-                consistent: true,
-            } => self.probe_from_etcd(st, session.0, kind, None, cause),
-            ReadKind::Probe { .. } => self.probe_failed(st, session.0, err, cause),
         }
     }
 }
@@ -546,8 +527,7 @@ impl Apiserver {
 /// A read the cache answers once it has seen `rv` (`cacher.go` `waitUntilFreshAndBlock`).
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
 pub(super) struct WaitingRead {
-    pub(super) watcher: WatcherId,
-    pub(super) session: Session,
+    pub(super) requester: Requester,
     pub(super) rv: Rv,
     pub(super) read: ReadKind,
 }
@@ -558,11 +538,8 @@ pub(super) enum ReadKind {
     NotOlderThan,
     /// `resourceVersion=""` (ConsistentListFromCache): after 3 s delegated to etcd.
     Consistent { limit: u32 },
-    /// A streaming list's initial events: 504 after 3 s.
+    /// A streaming list's initial events (a reflector's): 504 after 3 s.
     WatchList { timeout_ms: DurationMs },
-    /// A probe's list (its `watcher` is `PROBE_WATCHER`, its `session` the probe's number):
-    /// NotOlderThan gets 504 after 3 s, a consistent list goes to etcd.
-    Probe { kind: KindId, consistent: bool },
 }
 
 /// The `watcher` of a probe's waiting read: probes are not reflectors.

@@ -3,6 +3,7 @@
 //! event by the probe (`Actor::Probe`).
 
 use super::apiserver::StepContext;
+use super::serve::{ListRequest, Requester, WatchDecision, WatchFrom, WatchRequest};
 use super::*;
 
 impl Apiserver {
@@ -26,7 +27,9 @@ impl Apiserver {
         self.answer_probe(st, (probe, kind), request, id);
     }
 
-    /// The answer to a probe's request, now or (parked, or waiting for the cache) later.
+    /// The answer to a probe's request, now or (parked, or waiting for the cache) later: the
+    /// list or watch decision a reflector's request gets (`serve.rs`), with the probe as the
+    /// requester. A probe's list has no `limit`.
     pub(super) fn answer_probe(
         &mut self,
         st: &mut StepContext,
@@ -37,85 +40,16 @@ impl Apiserver {
         if let Some(tracker) = self.fake {
             return self.fake_probe(st, (probe, kind), request, tracker, id);
         }
-        let cache = &self.caches[kind.index()];
-        if cache.mode() != CacheMode::Off
-            && !cache.ready()
-            && !st.config.server.resilient_cache_init
-        {
-            // Before 1.31 every request waits for the cache (`c.ready.wait`); Exact lists too.
-            let parked = Parked::Probe {
-                probe,
-                kind,
-                request,
-            };
-            return self.park(parked);
-        }
-        let from_cache = cache.mode() != CacheMode::Off && cache.ready();
-        let wait = |rv, consistent| WaitingRead {
-            watcher: PROBE_WATCHER,
-            session: Session(probe),
-            rv,
-            read: ReadKind::Probe { kind, consistent },
+        let requester = Requester::Probe { probe, kind };
+        let from = match request {
+            ProbeRequest::List { rv } => {
+                return self.list(st, requester, ListRequest { rv, limit: 0 }, id)
+            }
+            ProbeRequest::Watch { from } => WatchFrom::Rv(from),
+            ProbeRequest::WatchMostRecent => WatchFrom::MostRecent,
         };
-        match request {
-            ProbeRequest::Watch { from } => self.probe_watch(st, probe, kind, from, id),
-            ProbeRequest::WatchMostRecent => self.probe_watch_most_recent(st, probe, kind, id),
-            // A probe's list has no `limit`: a cache re-initialising refuses it
-            // (`delegator.go` `shouldDelegateListOnNotReadyCache`); Exact lists go to etcd first.
-            ProbeRequest::List { rv }
-                if cache.reinitialising() && !matches!(rv, ListRv::Exact(_)) =>
-            {
-                self.probe_failed(st, probe, ApiError::TooManyRequests, id)
-            }
-            ProbeRequest::List { rv: ListRv::Any } if from_cache => {
-                self.probe_from_cache(st, probe, kind, id)
-            }
-            ProbeRequest::List {
-                rv: ListRv::NotOlderThan(n),
-            } if from_cache => {
-                if cache.rv() >= n {
-                    self.probe_from_cache(st, probe, kind, id)
-                } else {
-                    self.wait_for_cache(st, wait(n, false), id)
-                }
-            }
-            ProbeRequest::List {
-                rv: ListRv::Consistent,
-            } if from_cache && st.config.server.consistent_list_from_cache => {
-                let want = st.etcd.rev();
-                self.request_progress(st, id);
-                if self.caches[kind.index()].rv() >= want {
-                    self.probe_from_cache(st, probe, kind, id)
-                } else {
-                    self.wait_for_cache(st, wait(want, true), id)
-                }
-            }
-            // Exact lists (and everything without a ready cache) are etcd's.
-            ProbeRequest::List { rv } => self.probe_list_from_etcd(st, probe, kind, rv, id),
-        }
-    }
-
-    /// A list etcd serves: at exactly a revision, or now (504 for a NotOlderThan beyond now).
-    fn probe_list_from_etcd(
-        &mut self,
-        st: &mut StepContext,
-        probe: u32,
-        kind: KindId,
-        rv: ListRv,
-        cause: EventId,
-    ) {
-        let at = match rv {
-            ListRv::Exact(n) => Some(n),
-            ListRv::NotOlderThan(n) if n > st.etcd.rev() => {
-                let err = ApiError::TooLargeRv {
-                    requested: n,
-                    current: st.etcd.rev(),
-                };
-                return self.probe_failed(st, probe, err, cause);
-            }
-            _ => None,
-        };
-        self.probe_from_etcd(st, probe, kind, at, cause)
+        let timeout_ms = DurationMs::ZERO;
+        self.watch(st, requester, WatchRequest { from, timeout_ms }, id);
     }
 
     pub(super) fn probe_failed(
@@ -154,7 +88,7 @@ impl Apiserver {
         st.out.emit_by(Actor::Probe, cause, listed);
     }
 
-    /// etcd's answer: now, or at exactly revision `at` (410 once compacted, 504 beyond now).
+    /// etcd's answer to a probe: now, or at exactly revision `at`.
     pub(super) fn probe_from_etcd(
         &mut self,
         st: &mut StepContext,
@@ -176,16 +110,7 @@ impl Apiserver {
                 }
                 None => (etcd.kind_len(kind), etcd.rev()),
             },
-            Some(n) if n < etcd.compact_rev() => {
-                return self.probe_failed(st, probe, ApiError::ListCompacted, cause)
-            }
-            Some(n) if n > etcd.rev() => {
-                let err = ApiError::TooLargeRv {
-                    requested: n,
-                    current: etcd.rev(),
-                };
-                return self.probe_failed(st, probe, err, cause);
-            }
+            // `decide_list` sends etcd only revisions it still has, up to now.
             Some(n) => (etcd.objects_at(kind, n).unwrap_or(0), n),
         };
         let listed = EventKind::ProbeListed {
@@ -197,86 +122,45 @@ impl Apiserver {
         st.out.emit_by(Actor::Probe, cause, listed);
     }
 
-    /// A watch from `from`: the same start check a reflector's watch gets, then the replay it
-    /// would receive; the probe does not keep the stream.
-    fn probe_watch(
+    /// The watch decision for a probe: parked, failed, or opened at an RV with the number of
+    /// events it would replay first; the probe does not keep the stream.
+    pub(super) fn answer_probe_watch(
         &mut self,
         st: &mut StepContext,
-        probe: u32,
-        kind: KindId,
-        from: Rv,
+        (probe, kind): (u32, KindId),
+        request: WatchRequest,
+        decision: WatchDecision,
         cause: EventId,
     ) {
-        let cache = &self.caches[kind.index()];
-        let etcd = st.etcd;
-        let outcome = if from == 0 {
-            // RV "0": never too old; it starts with synthetic ADDED events for the current
-            // state (semantics.md §4), then live events.
-            if cache.mode() == CacheMode::Off {
-                Ok(etcd.kind_len(kind))
-            } else if !cache.ready() {
-                Err(ApiError::TooManyRequests)
-            } else {
-                Ok(cache.store().len())
+        let (cache, etcd) = (&self.caches[kind.index()], st.etcd);
+        let (from_rv, replayed) = match decision {
+            WatchDecision::Park => {
+                let requester = Requester::Probe { probe, kind };
+                return self.park(Parked::Watch { requester, request });
             }
-        } else {
-            match self.watch_replay(etcd, kind, from) {
-                Ok((_, replay)) => Ok(replay.len()),
-                Err(Msg::WatchErr(error) | Msg::Refused(error)) => Err(error),
-                Err(_) => unreachable!("a watch is refused with WatchErr or Refused"),
+            WatchDecision::Refuse(error) | WatchDecision::Fail(error) => {
+                return self.probe_failed(st, probe, error, cause)
+            }
+            WatchDecision::Replay { after, from_etcd } => {
+                (after, self.replay(etcd, kind, after, from_etcd).len())
+            }
+            WatchDecision::CurrentState { from_etcd: true } => {
+                (request.from.rv_or(etcd.rev()), etcd.kind_len(kind))
+            }
+            WatchDecision::CurrentState { from_etcd: false } => {
+                (request.from.rv_or(cache.rv()), cache.store().len())
             }
         };
-        let outcome = outcome.map(|replayed| (from, replayed));
-        self.probe_watch_answered(st, probe, outcome, cause);
-    }
-
-    /// A probe's watch opened at `from_rv` (and would replay this many events), or its error.
-    fn probe_watch_answered(
-        &mut self,
-        st: &mut StepContext,
-        probe: u32,
-        outcome: Result<(Rv, usize), ApiError>,
-        cause: EventId,
-    ) {
-        match outcome {
-            Ok((from_rv, replayed)) => {
-                let opened = EventKind::ProbeWatchOpened {
-                    probe,
-                    from_rv,
-                    replayed: replayed as u32,
-                };
-                st.out.emit_by(Actor::Probe, cause, opened);
-            }
-            Err(error) => self.probe_failed(st, probe, error, cause),
-        }
+        let opened = EventKind::ProbeWatchOpened {
+            probe,
+            from_rv,
+            replayed: replayed as u32,
+        };
+        st.out.emit_by(Actor::Probe, cause, opened);
     }
 }
 
 impl Apiserver {
-    /// A watch at RV "" ("start at most recent"): the current state as synthetic ADDED events,
-    /// then live events. Served by etcd (a consistent start at etcd's revision) before 1.30
-    /// and with `WatchFromStorageWithoutResourceVersion`; by the watch cache since, like RV "0"
-    /// (`cacher.go` `getWatchCacheResourceVersion`: "legacy case"), so a stale cache's state.
-    fn probe_watch_most_recent(
-        &mut self,
-        st: &mut StepContext,
-        probe: u32,
-        kind: KindId,
-        cause: EventId,
-    ) {
-        let cache = &self.caches[kind.index()];
-        let etcd = st.etcd;
-        let outcome =
-            if cache.mode() == CacheMode::Off || st.config.server.watch_from_storage_without_rv {
-                Ok((etcd.rev(), EtcdReader(etcd).kind_objects(kind).len()))
-            } else if !cache.ready() {
-                Err(ApiError::TooManyRequests)
-            } else {
-                Ok((cache.rv(), cache.store().len()))
-            };
-        self.probe_watch_answered(st, probe, outcome, cause);
-    }
-
     /// The fake clientset's tracker answers a probe: a list is every object (at list RV "" up to
     /// client-go 1.35, the counter from 1.36); a watch opens, replaying nothing up to 1.35 and
     /// from 1.36 every object written after the RV asked for.

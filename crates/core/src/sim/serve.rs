@@ -1,18 +1,230 @@
 //! The apiserver's request-serving side (`cacher.go`, `cache_watcher.go`, etcd's delegate):
-//! lists, pages, streaming lists, watches and probes, and the watches it then serves (events,
-//! bookmarks, timeouts, closing). Each entry point takes a request or a timer that the engine
-//! routed to this apiserver and writes its events and messages.
+//! lists, pages, streaming lists and watches, whoever sends them (a reflector or a probe), and
+//! the watches it then serves (events, bookmarks, timeouts, closing). Each entry point takes a
+//! request or a timer that the engine routed to this apiserver and writes its events and
+//! messages. A list and a watch are each one decision (`decide_list`, `decide_watch`), pure
+//! functions of the cache, the server's features and the request; the requester is data that
+//! says only where the answer goes.
 
 use super::apiserver::{Offer, StepContext};
 use super::*;
+use crate::config::ServerFeatures;
 
 /// A server watch's timers (`cache_watcher.go`).
 const BOOKMARK_BEFORE_DEADLINE_MS: DurationMs = DurationMs(2000);
 /// The period of the cacher's bookmark timer, and the width of its buckets (`cacher.go`).
 const BOOKMARK_TICK_MS: u64 = 1000;
 
+/// Who sent a request, so its answer goes back there: a reflector's over its link (its session
+/// makes a late answer stale), a probe's as an event by the probe (`probe.rs`).
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+pub(super) enum Requester {
+    Reflector {
+        watcher: WatcherId,
+        session: Session,
+    },
+    Probe {
+        probe: u32,
+        kind: KindId,
+    },
+}
+
+impl Requester {
+    /// The kind it asks about: a reflector's requests do not carry it (`Clients`).
+    pub(super) fn kind(self, clients: &Clients) -> KindId {
+        match self {
+            Requester::Reflector { watcher, .. } => clients.kind(watcher),
+            Requester::Probe { kind, .. } => kind,
+        }
+    }
+
+    /// What its waiting read's deadline (`ServerAction::ListDeadline`) names: a probe's
+    /// watcher is `PROBE_WATCHER`, its session the probe's number.
+    pub(super) fn deadline_key(self) -> (WatcherId, Session) {
+        match self {
+            Requester::Reflector { watcher, session } => (watcher, session),
+            Requester::Probe { probe, .. } => (PROBE_WATCHER, Session(probe)),
+        }
+    }
+}
+
+/// A list as the decision reads it: its resourceVersion and `limit` (0: none; a probe's list
+/// has none, a reflector's pager sets one unless it lists at an RV).
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+pub(super) struct ListRequest {
+    pub rv: ListRv,
+    pub limit: u32,
+}
+
+/// What the apiserver does with a list (`delegator.go` `GetList`, `cacher.go` `GetList`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ListDecision {
+    /// Wait until the cache is ready (`c.ready.wait`, before 1.31), then decide again.
+    Park,
+    Refuse(ApiError),
+    /// The cache's state now.
+    FromCache,
+    /// The cache's state once it has seen `rv`, for at most 3 s (`waitUntilFreshAndBlock`);
+    /// a consistent read first asks etcd for a progress notification.
+    WaitForCache {
+        rv: Rv,
+        read: ReadKind,
+    },
+    /// etcd's state now (`at: None`, first page of `limit`) or at exactly revision `at`.
+    FromEtcd {
+        at: Option<Rv>,
+    },
+}
+
+/// The one list decision, for every requester. `etcd_rev` and `compact_rev` are etcd's.
+pub(super) fn decide_list(
+    cache: &WatchCache,
+    features: &ServerFeatures,
+    request: ListRequest,
+    (etcd_rev, compact_rev): (Rv, Rv),
+) -> ListDecision {
+    use ListDecision::*;
+    let too_large = |requested| {
+        let current = etcd_rev;
+        Refuse(ApiError::TooLargeRv { requested, current })
+    };
+    let resilient = features.resilient_cache_init;
+    // Before 1.31 (`cacher.go` `GetList`) only a list at an RV "N" without a limit waits for a
+    // cache that is not ready (`c.ready.wait`): `shouldDelegateList` first sends etcd an Exact
+    // list, a consistent one without ConsistentListFromCache and one with a limit, and
+    // `listRV == 0 && !c.ready.check()` sends it RV "0" and "" too.
+    if cache.reinitialising() && !resilient {
+        if let (ListRv::NotOlderThan(_), 0) = (request.rv, request.limit) {
+            return Park;
+        }
+    }
+    let ready = cache.mode() != CacheMode::Off && cache.ready();
+    match request.rv {
+        // `delegator.go` `shouldDelegateList`: an Exact list is etcd's (`etcd3/store.go`: 410
+        // once compacted, 504 beyond etcd's revision).
+        ListRv::Exact(n) if n < compact_rev => Refuse(ApiError::ListCompacted),
+        ListRv::Exact(n) if n > etcd_rev => too_large(n),
+        ListRv::Exact(n) => FromEtcd { at: Some(n) },
+        // `delegator.go` `shouldDelegateListOnNotReadyCache`: a cache re-initialising hands
+        // etcd only lists with a `limit`; one without (a relist at an RV, a probe) gets 429.
+        _ if cache.reinitialising() && resilient && request.limit == 0 => {
+            Refuse(ApiError::TooManyRequests)
+        }
+        ListRv::Any if ready => FromCache,
+        ListRv::NotOlderThan(n) if ready && cache.rv() >= n => FromCache,
+        ListRv::NotOlderThan(n) if ready => WaitForCache {
+            rv: n,
+            read: ReadKind::NotOlderThan,
+        },
+        // ConsistentListFromCache (1.31+): the cache answers once it has seen etcd's current
+        // revision, which it learns from a progress notification. Before, etcd answers.
+        ListRv::Consistent if ready && features.consistent_list_from_cache => WaitForCache {
+            rv: etcd_rev,
+            read: ReadKind::Consistent {
+                limit: request.limit,
+            },
+        },
+        // `etcd3/store.go` `validateMinimumResourceVersion`: etcd is never older than now.
+        ListRv::NotOlderThan(n) if n > etcd_rev => too_large(n),
+        // etcd: the kind has no cache, the cache is re-initialising and the list has a limit
+        // (etcd's answer is consistent and so never older), or a consistent list before
+        // ConsistentListFromCache.
+        _ => FromEtcd { at: None },
+    }
+}
+
+/// Where a watch starts: after an RV (`resourceVersion=N`, "0" included), or at the most
+/// recent state (`resourceVersion` unset; only probes send it).
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+pub(super) enum WatchFrom {
+    Rv(Rv),
+    MostRecent,
+}
+
+impl WatchFrom {
+    /// The RV a watch reports it started from: the one asked for, or the state's it starts at.
+    pub(super) fn rv_or(self, current: Rv) -> Rv {
+        match self {
+            WatchFrom::Rv(rv) => rv,
+            WatchFrom::MostRecent => current,
+        }
+    }
+}
+
+/// A watch as the decision reads it, and the server-side timeout the client asked for (a
+/// probe keeps no stream and asks none).
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+pub(super) struct WatchRequest {
+    pub from: WatchFrom,
+    pub timeout_ms: DurationMs,
+}
+
+/// What the apiserver does with a watch (`delegator.go` `Watch`, `cacher.go` `Watch`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum WatchDecision {
+    /// Wait until the cache is ready (`c.ready.wait`, before 1.31), then decide again.
+    Park,
+    /// Refused when it opens (429: the cache is not ready).
+    Refuse(ApiError),
+    /// An ERROR event inside an HTTP 200 stream (410), then the stream ends.
+    Fail(ApiError),
+    /// What came after `after` (the cache's buffer, or etcd's log for a kind without a
+    /// cache), then live events.
+    Replay { after: Rv, from_etcd: bool },
+    /// The current state as synthetic ADDED events, then live events.
+    CurrentState { from_etcd: bool },
+}
+
+/// The one watch decision, for every requester. `compact_rev` is etcd's.
+pub(super) fn decide_watch(
+    cache: &WatchCache,
+    features: &ServerFeatures,
+    from: WatchFrom,
+    compact_rev: Rv,
+) -> WatchDecision {
+    use WatchDecision::*;
+    if cache.reinitialising() && !features.resilient_cache_init {
+        return Park;
+    }
+    let off = cache.mode() == CacheMode::Off;
+    match from {
+        // `delegator.go` `Watch`: with WatchFromStorageWithoutResourceVersion an RV "" watch
+        // is etcd's, a consistent start at etcd's revision.
+        WatchFrom::MostRecent if off || features.watch_from_storage_without_rv => {
+            CurrentState { from_etcd: true }
+        }
+        // `etcd3/watcher.go`: from revision 0 etcd first sends its current state (`sync`).
+        WatchFrom::Rv(0) if off => CurrentState { from_etcd: true },
+        // `etcd3/watcher.go`: `WithRev(from + 1)` fails once that revision is compacted.
+        WatchFrom::Rv(after) if off && after + 1 < compact_rev => Fail(ApiError::WatchCompacted),
+        WatchFrom::Rv(after) if off => Replay {
+            after,
+            from_etcd: true,
+        },
+        // `cacher.go` `Watch` (ResilientWatchCacheInitialization): 429 while not ready.
+        _ if !cache.ready() => Refuse(ApiError::TooManyRequests),
+        // RV "0", and RV "" (`cacher.go` `getWatchCacheResourceVersion`: "legacy case"),
+        // never too old: they start with the cache's state (semantics.md §4).
+        WatchFrom::Rv(0) | WatchFrom::MostRecent => CurrentState { from_etcd: false },
+        // `watch_cache.go` `getAllEventsSinceLocked`: "too old resource version".
+        WatchFrom::Rv(after) => match cache.check_watch_start(after) {
+            WatchStart::TooOld {
+                requested,
+                oldest_minus_one,
+            } => Fail(ApiError::TooOld {
+                requested,
+                oldest_minus_one,
+            }),
+            WatchStart::Ok => Replay {
+                after,
+                from_etcd: false,
+            },
+        },
+    }
+}
+
 impl Apiserver {
-    /// A list (client-go's pager, or a relist at a resourceVersion).
+    /// A reflector's list (client-go's pager, or a relist at a resourceVersion).
     pub(super) fn serve_list(
         &mut self,
         st: &mut StepContext,
@@ -24,81 +236,91 @@ impl Apiserver {
         if let Some(tracker) = self.fake {
             return self.fake_list(st, watcher, session, tracker, cause);
         }
-        let kind = st.clients.kind(watcher);
-        let cache = &self.caches[kind.index()];
-        let features = st.config.server;
-        if cache.mode() != CacheMode::Off && !cache.ready() && !features.resilient_cache_init {
-            let parked = Parked::List {
-                watcher,
-                session,
-                rv,
-                limit,
-            };
-            return self.park(parked);
-        }
-        let from_cache = cache.mode() != CacheMode::Off && cache.ready();
-        let read = |rv, read| WaitingRead {
-            watcher,
-            session,
-            rv,
-            read,
-        };
-        match rv {
-            // `delegator.go` `shouldDelegateListOnNotReadyCache`: a cache re-initialising hands
-            // etcd only lists with a `limit`; one without (a relist at an RV) gets 429.
-            _ if cache.reinitialising() && limit == 0 => {
-                let err = Msg::ListErr(ApiError::TooManyRequests);
-                st.send(cause, watcher, session, err)
-            }
-            ListRv::Any if from_cache => self.answer_list_from_cache(st, watcher, session, cause),
-            ListRv::NotOlderThan(n) if from_cache => {
-                if cache.rv() >= n {
-                    self.answer_list_from_cache(st, watcher, session, cause);
-                } else {
-                    self.wait_for_cache(st, read(n, ReadKind::NotOlderThan), cause);
-                }
-            }
-            // ConsistentListFromCache (1.31+): the cache answers once it has seen etcd's current
-            // revision, which it learns from a progress notification. Before, etcd answers.
-            ListRv::Consistent if from_cache && features.consistent_list_from_cache => {
-                let want = st.etcd.rev();
-                self.request_progress(st, cause);
-                let cache = &self.caches[kind.index()];
-                if cache.ready() && cache.rv() >= want {
-                    self.answer_list_from_cache(st, watcher, session, cause);
-                } else {
-                    let r = read(want, ReadKind::Consistent { limit });
-                    self.wait_for_cache(st, r, cause);
-                }
-            }
-            // etcd: the kind has no cache, the cache is re-initialising and the list has a
-            // limit (etcd's answer is consistent and so never older), or a consistent list
-            // before ConsistentListFromCache.
-            _ => self.list_from_etcd(st, watcher, session, limit, cause),
-        }
+        let requester = Requester::Reflector { watcher, session };
+        self.list(st, requester, ListRequest { rv, limit }, cause);
     }
 
-    /// etcd honours `limit`: the first page, and a continue token for the rest.
-    pub(super) fn list_from_etcd(
+    /// A list, a reflector's or a probe's: the list decision, answered to whoever asked.
+    pub(super) fn list(
         &mut self,
         st: &mut StepContext,
-        watcher: WatcherId,
-        session: Session,
-        limit: u32,
+        requester: Requester,
+        request: ListRequest,
         cause: EventId,
     ) {
-        let items = EtcdReader(st.etcd).kind_objects(st.clients.kind(watcher));
-        let items = filter_namespace(st, watcher, items);
-        st.send(cause, watcher, session, page(st.etcd.rev(), items, limit));
+        let cache = &self.caches[requester.kind(&st.clients).index()];
+        let etcd = (st.etcd.rev(), st.etcd.compact_rev());
+        match decide_list(cache, &st.config.server, request, etcd) {
+            ListDecision::Park => self.park(Parked::List { requester, request }),
+            ListDecision::Refuse(error) => self.list_refused(st, requester, error, cause),
+            ListDecision::FromCache => self.answer_list_from_cache(st, requester, cause),
+            ListDecision::WaitForCache { rv, read } => {
+                if let ReadKind::Consistent { .. } = read {
+                    self.request_progress(st, cause);
+                }
+                let r = WaitingRead {
+                    requester,
+                    rv,
+                    read,
+                };
+                self.read_when_fresh(st, r, cause);
+            }
+            ListDecision::FromEtcd { at } => {
+                self.answer_list_from_etcd(st, requester, (at, request.limit), cause)
+            }
+        }
     }
 
+    /// A list's error, to whoever asked.
+    pub(super) fn list_refused(
+        &mut self,
+        st: &mut StepContext,
+        requester: Requester,
+        error: ApiError,
+        cause: EventId,
+    ) {
+        match requester {
+            Requester::Reflector { watcher, session } => {
+                st.send(cause, watcher, session, Msg::ListErr(error))
+            }
+            Requester::Probe { probe, .. } => self.probe_failed(st, probe, error, cause),
+        }
+    }
+
+    /// etcd's answer: now, where etcd honours `limit` (the first page, and a continue token for
+    /// the rest), or at exactly revision `at` (only probes list Exact: client-go's reflector
+    /// never does, and the counts history has no objects to page).
+    pub(super) fn answer_list_from_etcd(
+        &mut self,
+        st: &mut StepContext,
+        requester: Requester,
+        (at, limit): (Option<Rv>, u32),
+        cause: EventId,
+    ) {
+        match requester {
+            Requester::Reflector { watcher, session } => {
+                debug_assert!(at.is_none(), "a reflector never lists Exact");
+                let items = EtcdReader(st.etcd).kind_objects(st.clients.kind(watcher));
+                let items = filter_namespace(st, watcher, items);
+                st.send(cause, watcher, session, page(st.etcd.rev(), items, limit));
+            }
+            Requester::Probe { probe, kind } => self.probe_from_etcd(st, probe, kind, at, cause),
+        }
+    }
+
+    /// The cache's state now, to whoever asked.
     pub(super) fn answer_list_from_cache(
         &mut self,
         st: &mut StepContext,
-        watcher: WatcherId,
-        session: Session,
+        requester: Requester,
         cause: EventId,
     ) {
+        let (watcher, session) = match requester {
+            Requester::Reflector { watcher, session } => (watcher, session),
+            Requester::Probe { probe, kind } => {
+                return self.probe_from_cache(st, probe, kind, cause)
+            }
+        };
         let cache = &self.caches[st.clients.kind(watcher).index()];
         let items: Vec<Object> = cache.store().values().map(|o| Object::clone(o)).collect();
         let list_rv = cache.rv();
@@ -177,17 +399,12 @@ impl Apiserver {
                 st.etcd.rev()
             }
         };
-        if self.caches[st.clients.kind(watcher).index()].rv() >= want {
-            self.answer_watch_list(st, watcher, session, timeout_ms, cause);
-        } else {
-            let r = WaitingRead {
-                watcher,
-                session,
-                rv: want,
-                read: ReadKind::WatchList { timeout_ms },
-            };
-            self.wait_for_cache(st, r, cause);
-        }
+        let r = WaitingRead {
+            requester: Requester::Reflector { watcher, session },
+            rv: want,
+            read: ReadKind::WatchList { timeout_ms },
+        };
+        self.read_when_fresh(st, r, cause);
     }
 
     /// The initial events of a streaming list, from the cache, and the watch that goes on.
@@ -221,7 +438,7 @@ impl Apiserver {
         self.arm_watch_timers(st, watch, timeout_ms, cause);
     }
 
-    /// A watch from `from`: the replay of what came after it, then live events.
+    /// A reflector's watch from `from`: the replay of what came after it, then live events.
     pub(super) fn serve_watch(
         &mut self,
         st: &mut StepContext,
@@ -233,24 +450,58 @@ impl Apiserver {
         if let Some(tracker) = self.fake {
             return self.fake_watch(st, watcher, session, (tracker, from), cause);
         }
-        let (kind, namespace) = (st.clients.kind(watcher), st.clients.namespace(watcher));
+        let requester = Requester::Reflector { watcher, session };
+        let from = WatchFrom::Rv(from);
+        self.watch(st, requester, WatchRequest { from, timeout_ms }, cause);
+    }
+
+    /// A watch, a reflector's or a probe's: the watch decision, answered to whoever asked.
+    pub(super) fn watch(
+        &mut self,
+        st: &mut StepContext,
+        requester: Requester,
+        request: WatchRequest,
+        cause: EventId,
+    ) {
+        let kind = requester.kind(&st.clients);
         let cache = &self.caches[kind.index()];
-        if cache.mode() != CacheMode::Off
-            && !cache.ready()
-            && !st.config.server.resilient_cache_init
-        {
-            let parked = Parked::Watch {
-                watcher,
-                session,
-                from,
-                timeout_ms,
-            };
-            return self.park(parked);
-        }
-        let (from_etcd, replay) = match self.watch_replay(st.etcd, kind, from) {
-            Ok((from_etcd, replay)) => (from_etcd, replay.cloned().collect::<Vec<_>>()),
-            Err(msg) => return st.send(cause, watcher, session, msg),
+        let compact_rev = st.etcd.compact_rev();
+        let decision = decide_watch(cache, &st.config.server, request.from, compact_rev);
+        let (watcher, session) = match requester {
+            Requester::Reflector { watcher, session } => (watcher, session),
+            Requester::Probe { probe, .. } => {
+                return self.answer_probe_watch(st, (probe, kind), request, decision, cause)
+            }
         };
+        match decision {
+            WatchDecision::Park => self.park(Parked::Watch { requester, request }),
+            WatchDecision::Refuse(error) => st.send(cause, watcher, session, Msg::Refused(error)),
+            WatchDecision::Fail(error) => st.send(cause, watcher, session, Msg::WatchErr(error)),
+            WatchDecision::Replay { after, from_etcd } => {
+                let replay = self
+                    .replay(st.etcd, kind, after, from_etcd)
+                    .cloned()
+                    .collect();
+                let request = (after, request.timeout_ms);
+                self.open_replayed(st, (watcher, session), request, (from_etcd, replay), cause)
+            }
+            WatchDecision::CurrentState { from_etcd } => {
+                self.open_at_state(st, (watcher, session), request, from_etcd, cause)
+            }
+        }
+    }
+
+    /// A reflector's watch opens after `from`: its replay (blocking sends, not live), then its
+    /// timeout and first bookmark.
+    fn open_replayed(
+        &mut self,
+        st: &mut StepContext,
+        (watcher, session): (WatcherId, Session),
+        (from, timeout_ms): (Rv, DurationMs),
+        (from_etcd, replay): (bool, Vec<Change>),
+        cause: EventId,
+    ) {
+        let namespace = st.clients.namespace(watcher);
         // `processInterval`: the RV of the last event replayed (of any namespace) bounds the
         // bookmarks that follow.
         let replayed_to = replay.last().map_or(from, |c| c.object.rv.max(from));
@@ -277,41 +528,43 @@ impl Apiserver {
         self.arm_watch_timers(st, watch, timeout_ms, cause);
     }
 
-    /// What a watch of `kind` from `from` replays first (and whether etcd serves it, for a kind
-    /// without a watch cache), or the message that refuses it: 429 while the cache is not
-    /// ready, 410 when `from` is compacted or older than the cache's history
-    /// (`watch_cache.go` `getAllEventsSinceLocked`: "too old resource version").
-    /// The replay is a range of the cache's buffer or of etcd's log for the kind, found by
-    /// binary search: a probe counts it without copying.
-    // The error is a message sent as it is, moved once; a change with its previous body
-    // (for selectors) passed clippy's 128 bytes.
-    #[allow(clippy::result_large_err)]
-    pub(super) fn watch_replay<'a>(
+    /// A reflector's watch opens at the current state (the cache's, or etcd's): synthetic
+    /// ADDED events for it, then live events after its RV.
+    fn open_at_state(
+        &mut self,
+        st: &mut StepContext,
+        (watcher, session): (WatcherId, Session),
+        request: WatchRequest,
+        from_etcd: bool,
+        cause: EventId,
+    ) {
+        let kind = st.clients.kind(watcher);
+        let (rv, objects) = if from_etcd {
+            (st.etcd.rev(), EtcdReader(st.etcd).kind_objects(kind))
+        } else {
+            let cache = &self.caches[kind.index()];
+            let objects = cache.store().values().map(|o| Object::clone(o)).collect();
+            (cache.rv(), objects)
+        };
+        let objects = filter_namespace(st, watcher, objects);
+        let watch = self.open_watch(st, watcher, session, from_etcd, (rv, rv));
+        send_added(st, watch, request.from.rv_or(rv), objects, cause);
+        self.arm_watch_timers(st, watch, request.timeout_ms, cause);
+    }
+
+    /// What a watch of `kind` replays after `after`: a range of the cache's buffer or of etcd's
+    /// log for the kind, found by binary search (a probe counts it without copying).
+    pub(super) fn replay<'a>(
         &'a self,
         etcd: &'a Etcd,
         kind: KindId,
-        from: Rv,
-    ) -> Result<(bool, std::collections::vec_deque::Iter<'a, Change>), Msg> {
-        let cache = &self.caches[kind.index()];
-        if cache.mode() == CacheMode::Off {
-            if from + 1 < etcd.compact_rev() {
-                return Err(Msg::WatchErr(ApiError::WatchCompacted));
-            }
-            return Ok((true, etcd.log_after(kind, from)));
-        }
-        if !cache.ready() {
-            return Err(Msg::Refused(ApiError::TooManyRequests));
-        }
-        match cache.check_watch_start(from) {
-            // An ERROR event inside an HTTP 200 stream, then the stream ends.
-            WatchStart::TooOld {
-                requested,
-                oldest_minus_one,
-            } => Err(Msg::WatchErr(ApiError::TooOld {
-                requested,
-                oldest_minus_one,
-            })),
-            WatchStart::Ok => Ok((false, cache.events_after(from))),
+        after: Rv,
+        from_etcd: bool,
+    ) -> std::collections::vec_deque::Iter<'a, Change> {
+        if from_etcd {
+            etcd.log_after(kind, after)
+        } else {
+            self.caches[kind.index()].events_after(after)
         }
     }
 }
@@ -368,21 +621,7 @@ impl Apiserver {
         crate::order::sort_by_u64(&mut replay, |o| o.rv);
         let now = st.etcd.rev();
         let watch = self.open_watch(st, watcher, session, true, (from, now));
-        let opened = Msg::WatchOpened {
-            watch,
-            from_rv: from,
-            replayed: replay.len() as u32,
-        };
-        st.send(cause, watcher, session, opened);
-        for object in replay {
-            let change = Change {
-                event: EventType::Added,
-                object: Arc::new(object),
-                time_ms: st.now_ms,
-                prev: Default::default(),
-            };
-            st.watch_event(cause, watch, change, false);
-        }
+        send_added(st, watch, from, replay, cause);
         st.watches[watch.index()].last_sent = now;
     }
 }
@@ -598,6 +837,34 @@ fn filter_namespace(st: &StepContext, watcher: WatcherId, mut items: Vec<Object>
     items
 }
 
+/// A watch opens at `from_rv` with synthetic ADDED events for `objects` (a replay: blocking
+/// sends, not live).
+fn send_added(
+    st: &mut StepContext,
+    watch: WatchId,
+    from_rv: Rv,
+    objects: Vec<Object>,
+    cause: EventId,
+) {
+    let w = &st.watches[watch.index()];
+    let (watcher, session) = (w.watcher, w.session);
+    let opened = Msg::WatchOpened {
+        watch,
+        from_rv,
+        replayed: objects.len() as u32,
+    };
+    st.send(cause, watcher, session, opened);
+    for object in objects {
+        let change = Change {
+            event: EventType::Added,
+            object: Arc::new(object),
+            time_ms: st.now_ms,
+            prev: Default::default(),
+        };
+        st.watch_event(cause, watch, change, false);
+    }
+}
+
 /// The first `limit` items as a list answer, the rest for the continue token (0: everything).
 fn page(list_rv: Rv, mut items: Vec<Object>, limit: u32) -> Msg {
     let rest = if limit > 0 && items.len() > limit as usize {
@@ -618,6 +885,186 @@ mod tests {
     use super::super::apiserver::tests::{pod, World};
     use super::super::step::testing::Stepped;
     use super::*;
+
+    /// The caches a decision reads: none (the kind is served by etcd), one re-initialising,
+    /// and a ready one of 3 events that has seen RVs 2 to 7 (it holds 5, 6 and 7: a watch
+    /// from 4 or later is served, from 3 is too old).
+    #[derive(Clone, Copy, Debug)]
+    enum Cache {
+        Off,
+        Reinitialising,
+        At7,
+    }
+
+    fn cache(c: Cache) -> WatchCache {
+        let mut cache = match c {
+            Cache::Off => WatchCache::new(CacheMode::Off),
+            _ => WatchCache::new(CacheMode::Fixed { capacity: 3 }),
+        };
+        cache.replace(std::iter::empty(), 1);
+        if let Cache::Reinitialising = c {
+            cache.reinitialise();
+        }
+        if let Cache::At7 = c {
+            for rv in 2..=7 {
+                cache.add(pod(rv));
+            }
+        }
+        cache
+    }
+
+    /// Kubernetes 1.34's features (`ResilientWatchCacheInitialization`,
+    /// `ConsistentListFromCache` on) or 1.30's (both off; `WatchFromStorageWithoutResourceVersion`
+    /// off since 1.30 too).
+    fn features(minor: u32) -> ServerFeatures {
+        ServerFeatures::of_version(minor)
+    }
+
+    /// The list decision's table: one row per rule, each citing where Kubernetes makes it.
+    /// etcd is at revision 10, its compact revision 3. Reflectors and probes go through the same
+    /// rows; a probe's list is a row with `limit` 0.
+    #[test]
+    fn the_list_decision_follows_the_delegator_and_the_cacher() {
+        use ListDecision::*;
+        use ListRv::*;
+        let (off, reinit, at_7) = (Cache::Off, Cache::Reinitialising, Cache::At7);
+        let req = |rv, limit| ListRequest { rv, limit };
+        let etcd = |at| FromEtcd { at };
+        let too_large = |requested| {
+            let current = 10;
+            Refuse(ApiError::TooLargeRv { requested, current })
+        };
+        let (consistent, not_older) = (ReadKind::Consistent { limit: 500 }, ReadKind::NotOlderThan);
+        let rows = [
+            // `cacher.go` `GetList` before 1.31: a list at an RV "N" waits for the cache
+            // (`c.ready.wait`) ...
+            (reinit, 30, req(NotOlderThan(5), 0), Park),
+            // ... RV "0" and "" go to etcd (`listRV == 0 && !c.ready.check()`), as do a list
+            // with a limit and an Exact one (`shouldDelegateList`).
+            (reinit, 30, req(Any, 500), etcd(None)),
+            (reinit, 30, req(Any, 0), etcd(None)),
+            (reinit, 30, req(Consistent, 0), etcd(None)),
+            (reinit, 30, req(Exact(5), 0), etcd(Some(5))),
+            // `delegator.go` `shouldDelegateList`: Exact is etcd's, ready or not (1.31+).
+            (reinit, 34, req(Exact(5), 0), etcd(Some(5))),
+            (at_7, 34, req(Exact(5), 0), etcd(Some(5))),
+            // `etcd3/store.go` `GetList`: an Exact list of a compacted revision is 410, one
+            // beyond etcd's revision 504 (`validateMinimumResourceVersion`).
+            (at_7, 34, req(Exact(2), 0), Refuse(ApiError::ListCompacted)),
+            (at_7, 34, req(Exact(11), 0), too_large(11)),
+            // `delegator.go` `shouldDelegateListOnNotReadyCache`: while not ready, a list with a
+            // limit goes to etcd; one without (a relist at an RV, any probe) gets 429.
+            (reinit, 34, req(Any, 500), etcd(None)),
+            (reinit, 34, req(Consistent, 500), etcd(None)),
+            (
+                reinit,
+                34,
+                req(NotOlderThan(5), 0),
+                Refuse(ApiError::TooManyRequests),
+            ),
+            (reinit, 34, req(Any, 0), Refuse(ApiError::TooManyRequests)),
+            // `cacher.go` `GetList`: RV "0" is the cache's state now, whatever its age; RV "N"
+            // waits until the cache has seen N (`waitUntilFreshAndBlock`).
+            (at_7, 34, req(Any, 500), FromCache),
+            (at_7, 34, req(NotOlderThan(7), 0), FromCache),
+            (
+                at_7,
+                34,
+                req(NotOlderThan(9), 0),
+                WaitForCache {
+                    rv: 9,
+                    read: not_older,
+                },
+            ),
+            // `delegator.go` `GetList` (ConsistentListFromCache): RV "" waits until the cache
+            // has seen etcd's current revision (`GetCurrentResourceVersionFromStorage`) ...
+            (
+                at_7,
+                34,
+                req(Consistent, 500),
+                WaitForCache {
+                    rv: 10,
+                    read: consistent,
+                },
+            ),
+            // ... and without it (`shouldDelegateList`: "Consistent Read") etcd answers.
+            (at_7, 30, req(Consistent, 500), etcd(None)),
+            // A kind without a cache is etcd's; etcd is never older than an RV it has reached
+            // and refuses one beyond it (`etcd3/store.go` `validateMinimumResourceVersion`).
+            (off, 34, req(Any, 500), etcd(None)),
+            (off, 30, req(NotOlderThan(10), 0), etcd(None)),
+            (off, 34, req(NotOlderThan(11), 0), too_large(11)),
+        ];
+        for (c, minor, request, want) in rows {
+            let got = decide_list(&cache(c), &features(minor), request, (10, 3));
+            assert_eq!(got, want, "{c:?} at 1.{minor}: {request:?}");
+        }
+    }
+
+    /// The watch decision's table, as the list's: etcd's compact revision is 3.
+    #[test]
+    fn the_watch_decision_follows_the_delegator_and_the_cacher() {
+        use WatchDecision::*;
+        let (cache_state, etcd_state) = (
+            CurrentState { from_etcd: false },
+            CurrentState { from_etcd: true },
+        );
+        let replay = |after, from_etcd| Replay { after, from_etcd };
+        let mut from_storage = features(34);
+        from_storage.watch_from_storage_without_rv = true;
+        let rows = [
+            // `cacher.go` `Watch` before 1.31: the watch waits for the cache (`c.ready.wait`).
+            (Cache::Reinitialising, features(30), WatchFrom::Rv(5), Park),
+            // ... and from 1.31 (ResilientWatchCacheInitialization) it gets 429.
+            (
+                Cache::Reinitialising,
+                features(34),
+                WatchFrom::Rv(5),
+                Refuse(ApiError::TooManyRequests),
+            ),
+            (
+                Cache::Reinitialising,
+                features(34),
+                WatchFrom::Rv(0),
+                Refuse(ApiError::TooManyRequests),
+            ),
+            // `watch_cache.go` `getAllEventsSinceLocked`: from the cache's window, the events
+            // after the RV; from before it, "too old resource version" (an ERROR event).
+            (Cache::At7, features(34), WatchFrom::Rv(4), replay(4, false)),
+            (Cache::At7, features(34), WatchFrom::Rv(9), replay(9, false)),
+            (
+                Cache::At7,
+                features(34),
+                WatchFrom::Rv(3),
+                Fail(ApiError::TooOld {
+                    requested: 3,
+                    oldest_minus_one: 4,
+                }),
+            ),
+            // RV "0" is never too old: it starts with the cache's state (semantics.md §4); so
+            // does RV "" (`cacher.go` `getWatchCacheResourceVersion`, the "legacy case") ...
+            (Cache::At7, features(34), WatchFrom::Rv(0), cache_state),
+            (Cache::At7, features(34), WatchFrom::MostRecent, cache_state),
+            // ... unless WatchFromStorageWithoutResourceVersion sends RV "" to etcd
+            // (`delegator.go` `Watch`).
+            (Cache::At7, from_storage, WatchFrom::MostRecent, etcd_state),
+            // A kind without a cache is etcd's watch (`etcd3/watcher.go`): from 0 its state
+            // first; `WithRev(from + 1)` is 410 once that revision is compacted.
+            (Cache::Off, features(34), WatchFrom::Rv(0), etcd_state),
+            (Cache::Off, features(34), WatchFrom::MostRecent, etcd_state),
+            (Cache::Off, features(34), WatchFrom::Rv(2), replay(2, true)),
+            (
+                Cache::Off,
+                features(34),
+                WatchFrom::Rv(1),
+                Fail(ApiError::WatchCompacted),
+            ),
+        ];
+        for (c, features, from, want) in rows {
+            let got = decide_watch(&cache(c), &features, from, 3);
+            assert_eq!(got, want, "{c:?} with {features:?}: {from:?}");
+        }
+    }
 
     /// A cache of 3 events that has seen RVs 2 to 7: it holds 5, 6 and 7.
     fn cache_at_7(world: &mut World) -> Apiserver {
