@@ -469,6 +469,41 @@ const tests = [
     assert(!write.includes('…') && /-> rv \d+ \(spec/.test(write), `the last write, not cut: ${write}`);
   }],
 
+  ['queue lanes (issue 27): a key goes waiting -> running -> done, each lane drawing it; while it runs, new events only mark it dirty', async () => {
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await pickGallery('09-work-queue-dedup');
+    const max = Number(await $('scrubber').getAttribute('max'));
+    const lanes = () => page.evaluate(() => {
+      const q = document.querySelector('[data-testid="queue"]');
+      const list = (a) => (q.getAttribute(a) || '').split(',').filter(Boolean);
+      const chips = (sel) => [...q.querySelectorAll(sel)].map((c) => c.textContent);
+      return {
+        waiting: list('data-keys'), running: list('data-running'), done: list('data-done'),
+        runningChips: chips('[data-testid="running-chip"]'), doneChips: chips('[data-testid="done-chip"]'),
+        dirty: q.textContent.includes('dirty (queued again'),
+      };
+    });
+    // The first moment of each phase of the key `web`, stepping one event at a time.
+    const first = {};
+    for (let n = 1; n <= max && !(first.done && first.dirty); n++) {
+      await seek(n);
+      const l = await lanes();
+      if (l.waiting.includes('web')) first.waiting ??= n;
+      if (l.running.includes('web')) {
+        first.running ??= n;
+        assert(l.runningChips.some((t) => t.includes('web')), `a running chip for web at ${n}: ${JSON.stringify(l)}`);
+        assert(!l.waiting.includes('web'), `never waiting and running at once (${n}): ${JSON.stringify(l)}`);
+        if (l.dirty) first.dirty ??= n;
+      }
+      if (l.done.includes('web')) {
+        first.done ??= n;
+        assert(l.doneChips.some((t) => t.includes('web')), `a done chip for web at ${n}: ${JSON.stringify(l)}`);
+      }
+    }
+    assert(first.waiting < first.running && first.running < first.done, `waiting, then running, then done: ${JSON.stringify(first)}`);
+    assert(first.dirty > first.running, `an update while it runs marks it dirty: ${JSON.stringify(first)}`);
+  }],
+
   ['fold (issue 27): at 1400x900 the picture, the timeline and "Why?" with its first item are on screen without scrolling; screenshots of gallery 02 mid-run at 390, 768 and 1400', async () => {
     await page.setViewportSize({ width: 1400, height: 900 });
     await pickGallery('02-overflow');

@@ -10,6 +10,10 @@ use listwatch_core::{
 #[path = "fidelity/reconcile.rs"]
 mod reconcile;
 
+/// Deletion and its propagation policies (semantics audit 2).
+#[path = "fidelity/deletion.rs"]
+mod deletion;
+
 fn run(src: &str) -> Sim {
     match listwatch_script::run(src) {
         Ok(r) => {

@@ -655,25 +655,44 @@ impl Etcd {
         Ok(Decision::Commit { op, event, obj })
     }
 
-    /// A delete with `propagation` foreground or orphan (`registry/generic/registry/store.go`
-    /// `deletionFinalizersForGarbageCollection`): the object is marked deleting with the
-    /// policy's finalizer (`finalizer`), which the collector removes once it has done its part.
+    /// A delete with a propagation policy (`registry/generic/registry/store.go`
+    /// `deletionFinalizersForGarbageCollection`): the finalizers of the other policies
+    /// (`policy_finalizers`) are dropped and the policy's own (`finalizer`; none for background)
+    /// is added, also on an object already being deleted (`updateForGracefulDeletionAndFinalizers`:
+    /// only a graceful deletion in progress, which no modelled kind has, stops it). An object
+    /// left with no finalizer is deleted now (`errDeleteNow`); one whose finalizers did not
+    /// change and is already deleting is not written; otherwise it is marked deleting (its
+    /// timestamp kept if set, `markAsDeleting`) with the new finalizers.
     pub(crate) fn decide_delete_with(
         &self,
         kind: KindId,
         name: NameId,
-        finalizer: NameId,
+        finalizer: Option<NameId>,
+        policy_finalizers: &[NameId],
         now_ms: TimeMs,
     ) -> Result<Decision, Refusal> {
         let Some(cur) = self.stored(&(kind, name)) else {
             return Err(refusal(WriteOp::Delete, kind, name, ApiError::NotFound));
         };
-        if cur.deletion_ms.is_some() {
+        let old = &cur.body.data().finalizers;
+        let mut new: Vec<NameId> = (old.iter().copied())
+            .filter(|f| !policy_finalizers.contains(f))
+            .collect();
+        new.extend(finalizer);
+        if new.is_empty() {
+            let (op, event) = (WriteOp::Delete, EventType::Deleted);
+            let obj = cur.clone();
+            return Ok(Decision::Commit { op, event, obj });
+        }
+        let same = |a: &[NameId], b: &[NameId]| a.iter().all(|f| b.contains(f));
+        if cur.deletion_ms.is_some() && same(old, &new) && same(&new, old) {
             return Ok(Decision::NoOp { kind, name });
         }
         let mut obj = cur.clone();
-        mark_deleting(&mut obj, now_ms);
-        obj.body.edit(|d| d.finalizers.push(finalizer));
+        if obj.deletion_ms.is_none() {
+            mark_deleting(&mut obj, now_ms);
+        }
+        obj.body.edit(|d| d.finalizers = new);
         let (op, event) = (WriteOp::MarkDeleting, EventType::Modified);
         Ok(Decision::Commit { op, event, obj })
     }

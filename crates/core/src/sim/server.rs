@@ -259,8 +259,8 @@ impl Sim {
         })
     }
 
-    /// A delete with a propagation policy: background is the plain delete; foreground and
-    /// orphan mark the object with the policy's finalizer for the collector.
+    /// A delete with a propagation policy: the object is marked with the policy's finalizer
+    /// (none for background) for the collector, in place of another policy's.
     pub(super) fn delete_with(
         &mut self,
         actor: Actor,
@@ -270,23 +270,17 @@ impl Sim {
         propagation: Propagation,
     ) {
         let finalizer = match propagation {
-            Propagation::Background => {
-                let _ = self.write(
-                    actor,
-                    cause,
-                    Write::Delete {
-                        kind,
-                        name,
-                        uid: None,
-                    },
-                );
-                return;
-            }
-            Propagation::Foreground => FOREGROUND_FINALIZER,
-            Propagation::Orphan => ORPHAN_FINALIZER,
+            Propagation::Background => None,
+            Propagation::Foreground => Some(self.names.intern(FOREGROUND_FINALIZER)),
+            Propagation::Orphan => Some(self.names.intern(ORPHAN_FINALIZER)),
         };
-        let f = self.names.intern(finalizer);
-        let decision = self.etcd.decide_delete_with(kind, name, f, self.now_ms);
+        // Only a name already interned can be among an object's finalizers.
+        let policy_finalizers: Vec<NameId> = [ORPHAN_FINALIZER, FOREGROUND_FINALIZER]
+            .iter()
+            .filter_map(|f| self.names.get(f))
+            .collect();
+        let decision =
+            (self.etcd).decide_delete_with(kind, name, finalizer, &policy_finalizers, self.now_ms);
         let _ = self.settle(actor, cause, decision);
     }
 

@@ -306,7 +306,7 @@ impl Builder {
         }
         let w = p.next("a propagation policy: background, foreground or orphan")?;
         let propagation = match w.text.as_str() {
-            "background" => return Ok(Input::Write(WriteInput::Delete { kind, name })),
+            "background" => Propagation::Background,
             "foreground" => Propagation::Foreground,
             "orphan" => Propagation::Orphan,
             _ => return Err(unknown(p, w, "propagation policy", PROPAGATIONS)),
