@@ -15,7 +15,7 @@ use crate::model::{ControllerId, KindId, NameId, Names, Object, TimeMs};
 use crate::program::{Frozen, Namer};
 use crate::reconcile::Reader;
 use crate::sim::{Etcd, EtcdReader, Sim, Stop};
-use crate::store::NameMap;
+use crate::store::{KindNameMap, NameMap};
 
 type Key = (ControllerId, NameId);
 
@@ -55,11 +55,14 @@ struct Footprint {
 /// The footprints of every judged key, and their inverse indexes.
 #[derive(Clone, Debug, Default)]
 struct Deps {
-    of: BTreeMap<Key, Footprint>,
-    by_get: BTreeMap<(KindId, NameId), BTreeSet<Key>>,
+    /// Per controller, by key. Name- and kind-indexed where the key allows: each `BTreeMap` type
+    /// costs the page's wasm about a kilobyte gzipped.
+    of: Vec<NameMap<Footprint>>,
+    by_get: KindNameMap<BTreeSet<Key>>,
     by_owner: BTreeMap<(KindId, u64), BTreeSet<Key>>,
     by_name: BTreeMap<Box<str>, BTreeSet<Key>>,
-    by_kind: BTreeMap<KindId, BTreeSet<Key>>,
+    /// By kind index.
+    by_kind: Vec<BTreeSet<Key>>,
 }
 
 impl Deps {
@@ -73,25 +76,37 @@ impl Deps {
                 }
             }
         }
-        if self.of.get(&key) == Some(&fp) {
+        let c = key.0.index();
+        if c >= self.of.len() {
+            self.of.resize_with(c + 1, NameMap::default);
+        }
+        let of = &mut self.of[c];
+        if of.get(&key.1) == Some(&fp) {
             return;
         }
-        if let Some(old) = self.of.remove(&key) {
-            old.gets
-                .into_iter()
-                .for_each(|g| unlink(&mut self.by_get, g, key));
+        if let Some(old) = of.remove(&key.1) {
+            for g in old.gets {
+                if let Some(keys) = self.by_get.get_mut(&g) {
+                    keys.remove(&key);
+                    if keys.is_empty() {
+                        self.by_get.remove(&g);
+                    }
+                }
+            }
             old.owned
                 .into_iter()
                 .for_each(|o| unlink(&mut self.by_owner, o, key));
             old.unnamed
                 .into_iter()
                 .for_each(|n| unlink(&mut self.by_name, n, key));
-            old.selected
-                .into_iter()
-                .for_each(|k| unlink(&mut self.by_kind, k, key));
+            for k in old.selected {
+                if let Some(keys) = self.by_kind.get_mut(k.index()) {
+                    keys.remove(&key);
+                }
+            }
         }
         for &g in &fp.gets {
-            self.by_get.entry(g).or_default().insert(key);
+            self.by_get.get_or_insert_with(g, BTreeSet::new).insert(key);
         }
         for &o in &fp.owned {
             self.by_owner.entry(o).or_default().insert(key);
@@ -100,9 +115,12 @@ impl Deps {
             self.by_name.entry(n.clone()).or_default().insert(key);
         }
         for &k in &fp.selected {
-            self.by_kind.entry(k).or_default().insert(key);
+            if k.index() >= self.by_kind.len() {
+                self.by_kind.resize_with(k.index() + 1, BTreeSet::new);
+            }
+            self.by_kind[k.index()].insert(key);
         }
-        self.of.insert(key, fp);
+        of.insert(key.1, fp);
     }
 
     /// The keys whose last judgment read `o` (by its name, or by listing its owner's children).
@@ -113,7 +131,7 @@ impl Deps {
             add(self.by_owner.get(&(o.kind, owner.uid)));
         }
         add(self.by_name.get(names.resolve(o.name)));
-        add(self.by_kind.get(&o.kind));
+        add(self.by_kind.get(o.kind.index()));
     }
 }
 

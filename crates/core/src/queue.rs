@@ -1,11 +1,12 @@
 //! client-go's work queue (`util/workqueue`): a key is never in two workers at once, waiting
 //! duplicates collapse, and failures back off.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};
 
 use crate::config::QueueKind;
 use crate::model::{DurationMs, NameId, TimeMs};
+use crate::store::NameMap;
 use crate::trace::{QueueAdd, ReconcileResult};
 
 pub const ITEM_BACKOFF_MS_BASE: DurationMs = DurationMs(5);
@@ -23,15 +24,17 @@ pub struct WorkQueue {
     /// Low-priority keys (priority queue only): initial-list adds, served after `queue`.
     pub queue_low: VecDeque<NameId>,
     /// Keys waiting (classic: and keys being processed that were added again).
-    pub dirty: BTreeSet<NameId>,
-    pub processing: BTreeSet<NameId>,
-    pub failures: BTreeMap<NameId, u32>,
+    /// Name-keyed maps (a set is a map to `()`), not `BTreeMap`s: as fast, and each `BTreeMap`
+    /// type is about a kilobyte of the page's gzipped wasm.
+    pub dirty: NameMap<()>,
+    pub processing: NameMap<()>,
+    pub failures: NameMap<u32>,
     /// Keys waiting with a `ReadyAt` in the future (a rate-limited retry, a `RequeueAfter`), at
     /// most one entry per key. Priority queue: the key's one item, an immediate add makes it
     /// ready now; classic: apart from the queue, added to it when due.
-    pub delayed: BTreeMap<NameId, TimeMs>,
+    pub delayed: NameMap<TimeMs>,
     /// Priority queue only: each item's place in the order (`AddedCounter`), waiting or delayed.
-    placed: BTreeMap<NameId, u64>,
+    placed: NameMap<u64>,
     next_place: u64,
     /// Token bucket of the classic queue, in thousandths of a token; negative while reserved ahead.
     bucket_millitokens: i64,
@@ -64,11 +67,11 @@ impl WorkQueue {
             kind,
             queue: VecDeque::new(),
             queue_low: VecDeque::new(),
-            dirty: BTreeSet::new(),
-            processing: BTreeSet::new(),
-            failures: BTreeMap::new(),
-            delayed: BTreeMap::new(),
-            placed: BTreeMap::new(),
+            dirty: NameMap::default(),
+            processing: NameMap::default(),
+            failures: NameMap::default(),
+            delayed: NameMap::default(),
+            placed: NameMap::default(),
             next_place: 0,
             bucket_millitokens: (BUCKET_BURST * 1000) as i64,
             bucket_at_ms: TimeMs::ZERO,
@@ -85,10 +88,10 @@ impl WorkQueue {
     /// client-go `queue.go` `Add`: a key waiting is not added twice; a key being processed is
     /// marked dirty and queued at the back when its reconcile is done.
     fn add_classic(&mut self, key: NameId) -> QueueAdd {
-        if !self.dirty.insert(key) {
+        if self.dirty.insert(key, ()).is_some() {
             return QueueAdd::AlreadyQueued;
         }
-        if self.processing.contains(&key) {
+        if self.processing.contains_key(&key) {
             return QueueAdd::MarkedDirty;
         }
         self.queue.push_back(key);
@@ -102,11 +105,11 @@ impl WorkQueue {
     /// add raises a low-priority item's priority, also in its place.
     fn add_priority(&mut self, key: NameId, low_priority: bool) -> QueueAdd {
         if self.delayed.remove(&key).is_some() {
-            self.dirty.insert(key);
+            self.dirty.insert(key, ());
             self.insert_in_place(key);
             return QueueAdd::Added;
         }
-        if self.dirty.contains(&key) {
+        if self.dirty.contains_key(&key) {
             if !low_priority {
                 if let Some(i) = self.queue_low.iter().position(|k| *k == key) {
                     self.queue_low.remove(i);
@@ -115,14 +118,14 @@ impl WorkQueue {
             }
             return QueueAdd::AlreadyQueued;
         }
-        self.dirty.insert(key);
+        self.dirty.insert(key, ());
         self.place(key);
         if low_priority {
             self.queue_low.push_back(key);
         } else {
             self.queue.push_back(key);
         }
-        if self.processing.contains(&key) {
+        if self.processing.contains_key(&key) {
             QueueAdd::MarkedDirty
         } else {
             QueueAdd::Added
@@ -155,7 +158,7 @@ impl WorkQueue {
             self.delayed.insert(key, ready_at);
             return QueueAdd::Added;
         }
-        if self.dirty.contains(&key) {
+        if self.dirty.contains_key(&key) {
             return QueueAdd::AlreadyQueued;
         }
         match self.delayed.get(&key) {
@@ -200,13 +203,13 @@ impl WorkQueue {
     /// The first waiting key not being processed (the priority queue keeps the next item of a
     /// key being processed in its place; classic queues never hold one).
     pub fn get(&mut self) -> Option<NameId> {
-        let free = |q: &VecDeque<NameId>| q.iter().position(|k| !self.processing.contains(k));
+        let free = |q: &VecDeque<NameId>| q.iter().position(|k| !self.processing.contains_key(k));
         let key = match (free(&self.queue), free(&self.queue_low)) {
             (Some(i), _) => self.queue.remove(i),
             (None, Some(i)) => self.queue_low.remove(i),
             (None, None) => None,
         }?;
-        self.processing.insert(key);
+        self.processing.insert(key, ());
         self.dirty.remove(&key);
         if self.kind == QueueKind::Priority {
             self.unplace(key);
@@ -217,7 +220,7 @@ impl WorkQueue {
     /// Returns true when the key was dirty and is queued again.
     pub fn done(&mut self, key: NameId) -> bool {
         self.processing.remove(&key);
-        let again = self.dirty.contains(&key);
+        let again = self.dirty.contains_key(&key);
         if again && self.kind == QueueKind::Classic {
             self.queue.push_back(key);
         }
@@ -231,7 +234,7 @@ impl WorkQueue {
     /// `AddRateLimited`'s delay: the max of the per-item exponential backoff and (classic queue)
     /// the shared token bucket.
     pub fn rate_limit_delay(&mut self, key: NameId, now: TimeMs) -> DurationMs {
-        let n = self.failures.entry(key).or_insert(0);
+        let n = self.failures.get_or_insert_with(key, || 0);
         let exp = ITEM_BACKOFF_MS_BASE
             .saturating_mul(1u64 << (*n).min(40))
             .min(ITEM_BACKOFF_MS_MAX);
@@ -283,7 +286,7 @@ impl WorkQueue {
 
     /// No key can be handed out now (a waiting item of a key being processed waits for its end).
     pub fn is_empty(&self) -> bool {
-        self.waiting().all(|k| self.processing.contains(k))
+        self.waiting().all(|k| self.processing.contains_key(k))
     }
 }
 

@@ -1,8 +1,6 @@
 //! The reconcile library: what a controller decides from what it reads. Pure functions of the
 //! state read (and, for the history-dependent variants, the controller's in-memory notes).
 
-use std::collections::BTreeMap;
-
 use crate::config::{Behaviour, ControllerConfig};
 use crate::model::{KindId, NameId, Names, Object, Owner, Rv};
 use crate::program::{self, Plan};
@@ -325,7 +323,56 @@ pub trait Reader {
 
 /// In-memory notes of edge-triggered controllers, per key and slot (a program's `remember`
 /// names; `wipe-on-zero` uses slot 0); lost on a crash.
-pub type Memory = BTreeMap<(NameId, u8), i64>;
+/// By name, then the key's few slots in order (not a `BTreeMap`: each `BTreeMap` type is about a
+/// kilobyte of the page's gzipped wasm).
+#[derive(Clone, Debug, Default, Hash, PartialEq, Eq)]
+pub struct Memory(crate::store::NameMap<Vec<(u8, i64)>>);
+
+impl Memory {
+    pub fn new() -> Self {
+        Memory::default()
+    }
+
+    pub fn get(&self, &(key, slot): &(NameId, u8)) -> Option<&i64> {
+        let slots = self.0.get(&key)?;
+        let i = slots.binary_search_by_key(&slot, |e| e.0).ok()?;
+        Some(&slots[i].1)
+    }
+
+    pub fn insert(&mut self, (key, slot): (NameId, u8), value: i64) -> Option<i64> {
+        let slots = self.0.get_or_insert_with(key, Vec::new);
+        match slots.binary_search_by_key(&slot, |e| e.0) {
+            Ok(i) => Some(std::mem::replace(&mut slots[i].1, value)),
+            Err(i) => {
+                slots.insert(i, (slot, value));
+                None
+            }
+        }
+    }
+
+    pub fn remove(&mut self, &(key, slot): &(NameId, u8)) -> Option<i64> {
+        let slots = self.0.get_mut(&key)?;
+        let i = slots.binary_search_by_key(&slot, |e| e.0).ok()?;
+        let (_, old) = slots.remove(i);
+        if slots.is_empty() {
+            self.0.remove(&key);
+        }
+        Some(old)
+    }
+
+    /// Forgets every slot of `key`.
+    pub fn forget(&mut self, key: NameId) {
+        self.0.remove(&key);
+    }
+
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
 
 fn data_name(names: &mut Names, parent: &Object) -> NameId {
     let s = format!("{}-data", names.resolve(parent.name));
@@ -418,7 +465,7 @@ fn builtin(
     memory: &mut Memory,
 ) -> Vec<Write> {
     let Some(parent) = read.get(primary, key) else {
-        memory.retain(|k, _| k.0 != key);
+        memory.forget(key);
         return vec![];
     };
     let bit = finalizer_bit;

@@ -283,6 +283,22 @@ impl<V> KindNameMap<V> {
         self.get(key).is_some()
     }
 
+    pub fn get_mut(&mut self, &(kind, name): &(KindId, NameId)) -> Option<&mut V> {
+        self.kinds.get_mut(kind.index())?.get_mut(&name)
+    }
+
+    /// The entry, as `BTreeMap::entry(key).or_insert_with(value)`.
+    pub fn get_or_insert_with(
+        &mut self,
+        (kind, name): (KindId, NameId),
+        value: impl FnOnce() -> V,
+    ) -> &mut V {
+        if kind.index() >= self.kinds.len() {
+            self.kinds.resize_with(kind.index() + 1, NameMap::default);
+        }
+        self.kinds[kind.index()].get_or_insert_with(name, value)
+    }
+
     /// The value the key had, as `BTreeMap::insert`.
     pub fn insert(&mut self, (kind, name): (KindId, NameId), value: V) -> Option<V> {
         if kind.index() >= self.kinds.len() {

@@ -1,7 +1,5 @@
 //! Facts read off a finished run, the expectations scripts state about them, and ESR.
 
-use std::collections::BTreeSet;
-
 use crate::config::Config;
 use crate::model::{ApiserverId, ControllerId, DurationMs, KindId, NameId, Rv, TimeMs, WatcherId};
 use crate::sim::Sim;
@@ -884,12 +882,14 @@ pub fn describe_event(sim: &Sim, id: EventId) -> String {
 /// "Why did this happen?": the event and its causes, newest first, in words.
 pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
     let mut out = vec![];
-    let mut seen = BTreeSet::new();
+    // At most 64: a `Vec` (a `BTreeSet` type costs the page's wasm about a kilobyte gzipped).
+    let mut seen = Vec::new();
     let mut cur = Some(id);
     while let Some(i) = cur {
-        if !seen.insert(i) || out.len() >= 64 {
+        if seen.contains(&i) || out.len() >= 64 {
             break;
         }
+        seen.push(i);
         let Some(e) = sim.trace().get(i as usize) else {
             break;
         };

@@ -27,8 +27,9 @@ pub struct Apiserver {
     pub(super) omits_initial_events_end: bool,
     /// Requests waiting for a cache to be ready (without `ResilientWatchCacheInitialization`).
     pub(super) parked: Vec<Parked>,
-    /// The selectors of probes' lists not answered yet, by probe number.
-    pub(super) probe_selectors: BTreeMap<u32, Arc<crate::object::Selector>>,
+    /// The selectors of probes' lists not answered yet, sorted by probe number (a few at most:
+    /// a sorted `Vec`, which hashes as the `BTreeMap` it replaced, for less of the page's wasm).
+    pub(super) probe_selectors: Vec<(u32, Arc<crate::object::Selector>)>,
 }
 
 /// A request that waits until its kind's cache is ready: before
@@ -53,6 +54,23 @@ pub(super) enum Parked {
 }
 
 impl Apiserver {
+    /// Keeps the selector of probe `probe`'s list until its answer.
+    pub(super) fn hold_probe_selector(&mut self, probe: u32, s: Arc<crate::object::Selector>) {
+        match self.probe_selectors.binary_search_by_key(&probe, |e| e.0) {
+            Ok(i) => self.probe_selectors[i].1 = s,
+            Err(i) => self.probe_selectors.insert(i, (probe, s)),
+        }
+    }
+
+    /// The selector of probe `probe`'s list, which is answered now.
+    pub(super) fn take_probe_selector(
+        selectors: &mut Vec<(u32, Arc<crate::object::Selector>)>,
+        probe: u32,
+    ) -> Option<Arc<crate::object::Selector>> {
+        let i = selectors.binary_search_by_key(&probe, |e| e.0).ok()?;
+        Some(selectors.remove(i).1)
+    }
+
     /// Its caches, each listed (empty) at revision 1.
     pub(super) fn new(config: &Config, a: &crate::config::ApiserverConfig) -> Apiserver {
         let cache = |mode| {
@@ -73,7 +91,7 @@ impl Apiserver {
             fake: a.fake,
             omits_initial_events_end: a.omits_initial_events_end,
             parked: vec![],
-            probe_selectors: BTreeMap::new(),
+            probe_selectors: Vec::new(),
         }
     }
 }

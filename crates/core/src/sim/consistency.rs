@@ -8,19 +8,18 @@
 //! written version: W") and the work queue retries it with its per-item backoff; once ready,
 //! the record is cleared. No live GET is made.
 
-use std::collections::BTreeMap;
-
 use super::*;
+use crate::store::NameMap;
 
 /// The RVs a controller's writes got back, per reconcile key and kind (`ConsistencyStore`);
 /// in memory, so a crash forgets them.
 #[derive(Clone, Debug, Hash, Default, PartialEq, Eq)]
-pub struct WrittenRvs(BTreeMap<NameId, Vec<(KindId, Rv)>>);
+pub struct WrittenRvs(NameMap<Vec<(KindId, Rv)>>);
 
 impl WrittenRvs {
     /// `WroteAt`: the newest RV written for `key` of `kind`.
     pub fn wrote_at(&mut self, key: NameId, kind: KindId, rv: Rv) {
-        let written = self.0.entry(key).or_default();
+        let written = self.0.get_or_insert_with(key, Vec::new);
         match written.iter_mut().find(|(k, _)| *k == kind) {
             Some((_, at)) => *at = (*at).max(rv),
             None => written.push((kind, rv)),

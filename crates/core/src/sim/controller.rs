@@ -15,7 +15,7 @@ impl Controller {
             workers: vec![None; c.workers as usize],
             worker_claimed: 0,
             reflectors,
-            failed_first: BTreeMap::new(),
+            failed_first: crate::store::NameMap::default(),
             crash_after_writes: Vec::new(),
             disconnect_before_write: Vec::new(),
             restart_after_ms: None,
@@ -91,7 +91,7 @@ pub struct Controller {
     worker_claimed: u64,
     pub(super) reflectors: Vec<WatcherId>,
     /// Reconciles failed on purpose so far, per key (`fail-first N`), across restarts.
-    pub(super) failed_first: BTreeMap<NameId, u32>,
+    pub(super) failed_first: crate::store::NameMap<u32>,
     /// Armed crashes, in the order armed: after this many writes of a reconcile, the process
     /// dies (and restarts that long after, if asked). Several stay armed, each with its own
     /// restart, as armed disconnects do; the first one a reconcile reaches fires, and the rest

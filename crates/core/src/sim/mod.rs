@@ -21,6 +21,7 @@ pub const ORPHAN_FINALIZER: &str = "orphan";
 pub const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
 use crate::queue::WorkQueue;
 use crate::reconcile::{self, Memory, Reader, UpdateTo, Write};
+use crate::store::NameMap;
 use crate::trace::*;
 
 mod apiserver;
@@ -50,6 +51,9 @@ use step::{Call, Out, Outbox, Sink};
 
 /// An informer to build: its kind, its handlers (a key mapping and a predicate each), its
 /// namespace.
+/// Per controller, by key: what a retry that is futile could read (`run_until_settled`).
+type Futile = Vec<NameMap<u64>>;
+
 type Informer = (
     KindId,
     Vec<(KeyMap, Predicate)>,
@@ -625,7 +629,7 @@ impl Sim {
         if self.sink.stopped.is_some_and(Stop::cut_off) {
             return false;
         }
-        let mut futile = BTreeMap::new();
+        let mut futile = Futile::new();
         let settled = loop {
             if done(self) || self.settled(&futile) {
                 break true;
@@ -653,11 +657,7 @@ impl Sim {
     /// Notes, for each reconcile that failed in the events from `from` on, what its controller
     /// could read then (`Sim::readable`); a failure that may not repeat (`fail-first` not used
     /// up, random errors) is not noted.
-    fn note_failed_reconciles(
-        &self,
-        from: usize,
-        futile: &mut BTreeMap<(ControllerId, NameId), u64>,
-    ) {
+    fn note_failed_reconciles(&self, from: usize, futile: &mut Futile) {
         for e in self.sink.trace.range(from..) {
             if let EventKind::ReconcileEnd {
                 controller,
@@ -669,7 +669,10 @@ impl Sim {
                 let c = &self.controllers[controller.index()];
                 let failed = c.failed_first.get(&key).copied().unwrap_or(0);
                 if cfg.error_ppm == 0 && failed >= cfg.fail_first {
-                    futile.insert((controller, key), self.readable(controller));
+                    if futile.len() <= controller.index() {
+                        futile.resize_with(controller.index() + 1, NameMap::default);
+                    }
+                    futile[controller.index()].insert(key, self.readable(controller));
                 }
             }
         }
@@ -695,17 +698,17 @@ impl Sim {
     /// bookmarks, resyncs, Anvil's ticks) and `RequeueAfter`s, which a converged controller
     /// keeps too; timers of a life a crash ended are dead.
     pub fn quiescent(&self) -> bool {
-        self.settled(&BTreeMap::new())
+        self.settled(&Futile::new())
     }
 
     /// `quiescent`, where a retry noted in `futile` with what its controller reads now is
     /// settled too.
-    fn settled(&self, futile: &BTreeMap<(ControllerId, NameId), u64>) -> bool {
+    fn settled(&self, futile: &Futile) -> bool {
         self.ready.is_empty() && self.timers.pending().all(|a| self.periodic(a, futile))
     }
 
     /// Is this pending action one a settled system keeps (see `settled`)?
-    fn periodic(&self, action: &Action, futile: &BTreeMap<(ControllerId, NameId), u64>) -> bool {
+    fn periodic(&self, action: &Action, futile: &Futile) -> bool {
         match action {
             Action::Etcd(EtcdAction::CompactTick)
             | Action::Server(
@@ -729,7 +732,8 @@ impl Sim {
                 let c = &self.controllers[controller.index()];
                 !c.in_life(*epoch)
                     || !c.queue.failures.contains_key(key)
-                    || futile.get(&(*controller, *key)) == Some(&self.readable(*controller))
+                    || (futile.get(controller.index()).and_then(|f| f.get(key)))
+                        == Some(&self.readable(*controller))
             }
             _ => false,
         }

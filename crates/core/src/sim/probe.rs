@@ -59,7 +59,7 @@ impl Apiserver {
         error: ApiError,
         cause: EventId,
     ) {
-        self.probe_selectors.remove(&probe);
+        Apiserver::take_probe_selector(&mut self.probe_selectors, probe);
         let failed = EventKind::ProbeFailed { probe, error };
         st.out.emit_by(Actor::Probe, cause, failed);
     }
@@ -72,7 +72,7 @@ impl Apiserver {
         cause: EventId,
     ) {
         let cache = &self.caches[kind.index()];
-        let items = match self.probe_selectors.remove(&probe) {
+        let items = match Apiserver::take_probe_selector(&mut self.probe_selectors, probe) {
             // `cacher.go` `GetList` filters with the request's predicate.
             Some(sel) => (cache.store().values())
                 .filter(|o| sel.matches_object(o, st.names))
@@ -98,7 +98,7 @@ impl Apiserver {
         cause: EventId,
     ) {
         let etcd = st.etcd;
-        let selector = self.probe_selectors.remove(&probe);
+        let selector = Apiserver::take_probe_selector(&mut self.probe_selectors, probe);
         let (items, list_rv) = match at {
             // `etcd3/store.go` `GetList` filters with the request's predicate too. (An Exact
             // list with a selector is refused by the parser: the counts history has no labels.)
@@ -180,7 +180,7 @@ impl Apiserver {
         // The generated fake's List filters by the label selector alone
         // (`client-go/gentype/fake.go` `alsoFakeLister.List`: `ExtractFromListOptions`,
         // then `label.Matches`); a field selector is ignored.
-        let listed = match self.probe_selectors.remove(&probe) {
+        let listed = match Apiserver::take_probe_selector(&mut self.probe_selectors, probe) {
             Some(sel) => objects.iter().filter(|o| sel.matches(&o.body)).count(),
             None => objects.len(),
         };

@@ -486,7 +486,7 @@ impl Sim {
         });
         self.step_server(api, |a, st| {
             if let Some(s) = selector {
-                a.probe_selectors.insert(probe, Arc::new(s));
+                a.hold_probe_selector(probe, Arc::new(s));
             }
             a.probe(st, (probe, kind), request, text, cause)
         });
