@@ -356,7 +356,10 @@ mod tests {
         }
         let said = &tour.run.as_ref().unwrap().sim.trace()[tour.cursor - 1].kind;
         assert!(
-            matches!(said, listwatch_core::EventKind::Say { wait: true, .. }),
+            matches!(
+                said,
+                listwatch_core::EventKind::Say(listwatch_core::SayEvent { wait: true, .. })
+            ),
             "stopped at the tour's first remark: {said:?}"
         );
         assert!(crate::state::waiting_at(

@@ -4,7 +4,7 @@
 //! every expectation it carries, and its trace must show the messages the lines show (exactly,
 //! where the numbers fit the script's writes).
 
-use listwatch_core::{ApiError, EventKind};
+use listwatch_core::{ApiError, EventKind, ReflectorEvent};
 use listwatch_script::import::{import, ImportError, Imported, LineReport, Outcome};
 use listwatch_script::Report;
 
@@ -35,9 +35,8 @@ fn errors(r: &Report) -> Vec<ApiError> {
         .trace()
         .iter()
         .filter_map(|e| match e.kind {
-            EventKind::WatchFailed { error, .. } | EventKind::ListFailed { error, .. } => {
-                Some(error)
-            }
+            EventKind::Reflector(ReflectorEvent::WatchFailed { error, .. })
+            | EventKind::Reflector(ReflectorEvent::ListFailed { error, .. }) => Some(error),
             _ => None,
         })
         .collect()

@@ -35,6 +35,7 @@
 //! explores only the numbers `k` with `k % n == i`, and a failure carries its number and state
 //! hash so shards' results can be merged into the unsharded one.
 
+use crate::trace::{ControllerEvent, FaultEvent, StoreEvent};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
@@ -420,11 +421,11 @@ fn history(sim: &Sim, events: crate::trace::Iter, expects: &[Expect], acc: &mut 
                 controller, spec, ..
             } => {
                 for e in events.clone() {
-                    if let EventKind::ReconcileStart {
+                    if let EventKind::Controller(ControllerEvent::ReconcileStart {
                         controller: c,
                         spec: Some(s),
                         ..
-                    } = e.kind
+                    }) = e.kind
                     {
                         *a += u64::from(c == *controller && s == *spec);
                     }
@@ -834,8 +835,12 @@ pub fn all_up(sim: &Sim) -> bool {
     let mut up = vec![None; sim.config().controllers.len()];
     for e in sim.trace() {
         match e.kind {
-            EventKind::Crash { controller } => up[controller.index()] = Some(false),
-            EventKind::Restart { controller, .. } => up[controller.index()] = Some(true),
+            EventKind::Fault(FaultEvent::Crash { controller }) => {
+                up[controller.index()] = Some(false)
+            }
+            EventKind::Fault(FaultEvent::Restart { controller, .. }) => {
+                up[controller.index()] = Some(true)
+            }
             _ => {}
         }
     }
@@ -848,6 +853,9 @@ pub fn all_up(sim: &Sim) -> bool {
 pub fn user_failures(sim: &Sim) -> usize {
     sim.trace()
         .iter()
-        .filter(|e| e.actor == Actor::User && matches!(e.kind, EventKind::WriteFailed { .. }))
+        .filter(|e| {
+            e.actor == Actor::User
+                && matches!(e.kind, EventKind::Store(StoreEvent::WriteFailed { .. }))
+        })
         .count()
 }

@@ -243,14 +243,14 @@ impl Apiserver {
         let (kind, rv, name) = (change.object.kind, change.object.rv, change.object.name);
         let progress_notify = st.config.server.progress_notify;
         let (evicted, capacity) = self.apply_change(change, progress_notify)?;
-        let add = EventKind::CacheAdd {
+        let add = EventKind::Store(StoreEvent::CacheAdd {
             apiserver: st.api,
             kind,
             rv,
             name,
             evicted,
             capacity,
-        };
+        });
         let id = st.emit(cause, add);
         self.wake_reads(st, id);
         Some(id)
@@ -292,7 +292,10 @@ impl Apiserver {
         cause: EventId,
     ) -> (EventId, Vec<Change>, Rv) {
         let apiserver = st.api;
-        let id = st.emit(cause, EventKind::CachePaused { apiserver, paused });
+        let id = st.emit(
+            cause,
+            EventKind::Fault(FaultEvent::CachePaused { apiserver, paused }),
+        );
         let (held, progress) = self.set_paused(paused);
         (id, held, progress)
     }
@@ -300,7 +303,7 @@ impl Apiserver {
     /// The apiserver restarts: every cache re-initialises.
     pub(super) fn restart(&mut self, st: &mut StepContext, down_ms: DurationMs, cause: EventId) {
         let apiserver = st.api;
-        let restart = EventKind::ApiserverRestart { apiserver, down_ms };
+        let restart = EventKind::Fault(FaultEvent::ApiserverRestart { apiserver, down_ms });
         let id = st.emit(cause, restart);
         self.reinit(st, None, down_ms, id);
     }
@@ -334,12 +337,12 @@ impl Apiserver {
             .collect();
         for &kind in &kinds {
             let list_rv = self.caches[kind.index()].list_rv();
-            let reset = EventKind::CacheReset {
+            let reset = EventKind::Store(StoreEvent::CacheReset {
                 apiserver: api,
                 kind,
                 list_rv,
                 ready: false,
-            };
+            });
             st.emit(cause, reset);
         }
         for w in to_close {
@@ -381,12 +384,12 @@ impl Apiserver {
             }
             let rev = st.etcd.rev();
             cache.replace(EtcdReader(st.etcd).kind_objects(kind).into_iter(), rev);
-            let reset = EventKind::CacheReset {
+            let reset = EventKind::Store(StoreEvent::CacheReset {
                 apiserver: st.api,
                 kind,
                 list_rv: rev,
                 ready: true,
-            };
+            });
             st.emit(cause, reset);
         }
         self.unpark(st, cause);
@@ -703,12 +706,12 @@ pub(super) mod tests {
             .kinds()
             .iter()
             .filter_map(|k| match *k {
-                EventKind::CacheAdd {
+                EventKind::Store(StoreEvent::CacheAdd {
                     rv,
                     evicted,
                     capacity,
                     ..
-                } => Some((rv, evicted, capacity)),
+                }) => Some((rv, evicted, capacity)),
                 _ => None,
             })
             .collect();

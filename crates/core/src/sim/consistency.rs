@@ -68,7 +68,9 @@ impl Sim {
             return;
         }
         let Ok(id) = result else { return };
-        let EventKind::Write { kind, rv, .. } = self.sink.trace[*id as usize].kind else {
+        let EventKind::Store(StoreEvent::Write { kind, rv, .. }) =
+            self.sink.trace[*id as usize].kind
+        else {
             return; // a no-op update writes nothing
         };
         let ctl = &mut self.controllers[c.index()];

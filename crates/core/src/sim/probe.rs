@@ -15,13 +15,13 @@ impl Apiserver {
         selector: Option<NameId>,
         cause: EventId,
     ) {
-        let asked = EventKind::ProbeRequest {
+        let asked = EventKind::Probe(ProbeEvent::ProbeRequest {
             probe,
             apiserver: st.api,
             kind,
             request,
             selector,
-        };
+        });
         let id = st.out.emit_by(Actor::Probe, cause, asked);
         self.answer_probe(st, (probe, kind), request, id);
     }
@@ -126,7 +126,7 @@ impl Apiserver {
         cause: EventId,
     ) {
         self.probe_selectors.remove(&probe);
-        let failed = EventKind::ProbeFailed { probe, error };
+        let failed = EventKind::Probe(ProbeEvent::ProbeFailed { probe, error });
         st.out.emit_by(Actor::Probe, cause, failed);
     }
 
@@ -145,12 +145,12 @@ impl Apiserver {
                 .count(),
             None => cache.store().len(),
         };
-        let listed = EventKind::ProbeListed {
+        let listed = EventKind::Probe(ProbeEvent::ProbeListed {
             probe,
             items: items as u32,
             list_rv: cache.rv(),
             from_etcd: false,
-        };
+        });
         st.out.emit_by(Actor::Probe, cause, listed);
     }
 
@@ -188,12 +188,12 @@ impl Apiserver {
             }
             Some(n) => (etcd.objects_at(kind, n).unwrap_or(0), n),
         };
-        let listed = EventKind::ProbeListed {
+        let listed = EventKind::Probe(ProbeEvent::ProbeListed {
             probe,
             items: items as u32,
             list_rv,
             from_etcd: true,
-        };
+        });
         st.out.emit_by(Actor::Probe, cause, listed);
     }
 
@@ -240,11 +240,11 @@ impl Apiserver {
     ) {
         match outcome {
             Ok((from_rv, replayed)) => {
-                let opened = EventKind::ProbeWatchOpened {
+                let opened = EventKind::Probe(ProbeEvent::ProbeWatchOpened {
                     probe,
                     from_rv,
                     replayed: replayed as u32,
-                };
+                });
                 st.out.emit_by(Actor::Probe, cause, opened);
             }
             Err(error) => self.probe_failed(st, probe, error, cause),
@@ -301,39 +301,39 @@ impl Apiserver {
             None => objects.len(),
         };
         let answer = match (request, tracker) {
-            (ProbeRequest::List { .. }, _) => EventKind::ProbeListed {
+            (ProbeRequest::List { .. }, _) => EventKind::Probe(ProbeEvent::ProbeListed {
                 probe,
                 items: listed as u32,
                 list_rv: counter,
                 from_etcd: true,
-            },
+            }),
             (ProbeRequest::Watch { from }, FakeTracker::ReplaysFromResourceVersion) => {
-                EventKind::ProbeWatchOpened {
+                EventKind::Probe(ProbeEvent::ProbeWatchOpened {
                     probe,
                     from_rv: from,
                     replayed: objects.iter().filter(|o| o.rv > from).count() as u32,
-                }
+                })
             }
             (ProbeRequest::WatchMostRecent, FakeTracker::ReplaysFromResourceVersion) => {
-                EventKind::ProbeWatchOpened {
+                EventKind::Probe(ProbeEvent::ProbeWatchOpened {
                     probe,
                     from_rv: 0,
                     replayed: objects.len() as u32,
-                }
+                })
             }
             (ProbeRequest::Watch { from }, FakeTracker::NoResourceVersion) => {
-                EventKind::ProbeWatchOpened {
+                EventKind::Probe(ProbeEvent::ProbeWatchOpened {
                     probe,
                     from_rv: from,
                     replayed: 0,
-                }
+                })
             }
             (ProbeRequest::WatchMostRecent, FakeTracker::NoResourceVersion) => {
-                EventKind::ProbeWatchOpened {
+                EventKind::Probe(ProbeEvent::ProbeWatchOpened {
                     probe,
                     from_rv: 0,
                     replayed: 0,
-                }
+                })
             }
         };
         st.out.emit_by(Actor::Probe, cause, answer);
@@ -350,7 +350,7 @@ mod tests {
     /// What the probe was answered in a step (its events other than its request).
     fn answers(out: &Stepped) -> Vec<EventKind> {
         let answer = |e: &Event| match e.kind {
-            EventKind::ProbeRequest { .. } => None,
+            EventKind::Probe(ProbeEvent::ProbeRequest { .. }) => None,
             kind => (e.actor == Actor::Probe).then_some(kind),
         };
         out.events.iter().filter_map(answer).collect()
@@ -367,12 +367,12 @@ mod tests {
     }
 
     fn listed(probe: u32, items: u32, list_rv: Rv, from_etcd: bool) -> EventKind {
-        EventKind::ProbeListed {
+        EventKind::Probe(ProbeEvent::ProbeListed {
             probe,
             items,
             list_rv,
             from_etcd,
-        }
+        })
     }
 
     /// semantics.md §2 (`cacher.go`): RV "0" is the cache's answer now; RV "N" waits for the
@@ -411,10 +411,10 @@ mod tests {
             requested: 9,
             current: 4,
         };
-        let failed = EventKind::ProbeFailed {
+        let failed = EventKind::Probe(ProbeEvent::ProbeFailed {
             probe: 2,
             error: too_large,
-        };
+        });
         assert_eq!(answers(&out), [failed]);
     }
 
@@ -448,7 +448,7 @@ mod tests {
             requested: 9,
             current: 4,
         };
-        let failed = |error| EventKind::ProbeFailed { probe: 0, error };
+        let failed = |error| EventKind::Probe(ProbeEvent::ProbeFailed { probe: 0, error });
         assert_eq!(at(&mut world, &mut api, 9), [failed(too_large)]);
         world.etcd.compact_tick();
         assert_eq!(world.etcd.compact_tick(), Some(5));
@@ -470,12 +470,14 @@ mod tests {
             }
         });
         let watch = |from| ProbeRequest::Watch { from };
-        let opened = |from_rv, replayed| EventKind::ProbeWatchOpened {
-            probe: 0,
-            from_rv,
-            replayed,
+        let opened = |from_rv, replayed| {
+            EventKind::Probe(ProbeEvent::ProbeWatchOpened {
+                probe: 0,
+                from_rv,
+                replayed,
+            })
         };
-        let failed = |error| EventKind::ProbeFailed { probe: 0, error };
+        let failed = |error| EventKind::Probe(ProbeEvent::ProbeFailed { probe: 0, error });
         let mut from = |from| answers(&ask(&mut world, &mut api, 0, watch(from)));
         assert_eq!(from(0), [opened(0, 6)], "the current state: six pods");
         assert_eq!(from(4), [opened(4, 3)]);
@@ -497,10 +499,10 @@ mod tests {
         let mut world = World::new(3);
         let mut api = world.apiserver();
         api.caches[0].reinitialise();
-        let refused = EventKind::ProbeFailed {
+        let refused = EventKind::Probe(ProbeEvent::ProbeFailed {
             probe: 0,
             error: ApiError::TooManyRequests,
-        };
+        });
         for rv in [ListRv::Any, ListRv::Consistent, ListRv::NotOlderThan(1)] {
             assert_eq!(answers(&ask(&mut world, &mut api, 0, list(rv))), [refused]);
         }

@@ -1,5 +1,5 @@
-//! Events of informers, queues and reconciles (`Family::Controller`), and of what a reconcile
-//! read (`Family::Read`).
+//! Events of informers, queues and reconciles, and of what a reconcile read
+//! (`ControllerEvent`).
 
 use listwatch_core::*;
 use serde::Serialize;
@@ -52,13 +52,14 @@ pub(super) enum Out {
 }
 
 /// The object or queue key an event of this family names.
-pub(super) fn name(k: &EventKind) -> Option<NameId> {
+pub(super) fn name(k: &ControllerEvent) -> NameId {
     match *k {
-        EventKind::ReconcileRead { name, .. } | EventKind::Informer { name, .. } => Some(name),
-        EventKind::Enqueue { key, .. }
-        | EventKind::ReconcileStart { key, .. }
-        | EventKind::ReconcileEnd { key, .. } => Some(key),
-        _ => None,
+        ControllerEvent::ReconcileRead { name, .. } | ControllerEvent::Informer { name, .. } => {
+            name
+        }
+        ControllerEvent::Enqueue { key, .. }
+        | ControllerEvent::ReconcileStart { key, .. }
+        | ControllerEvent::ReconcileEnd { key, .. } => key,
     }
 }
 
@@ -91,10 +92,10 @@ fn reconcile_result(result: ReconcileResult) -> (&'static str, Option<u64>, Opti
 }
 
 impl Events<'_> {
-    /// Informers and queues; reconciles in `reconcile`.
-    pub(super) fn controller_event(&self, k: &EventKind) -> Out {
+    /// Informers, queues and reconciles.
+    pub(super) fn controller_event(&self, k: &ControllerEvent) -> Out {
         match *k {
-            EventKind::Informer {
+            ControllerEvent::Informer {
                 watcher,
                 delta: d,
                 name: n,
@@ -109,7 +110,7 @@ impl Events<'_> {
                 spec,
                 deleting,
             },
-            EventKind::Enqueue {
+            ControllerEvent::Enqueue {
                 controller,
                 key,
                 outcome,
@@ -120,14 +121,8 @@ impl Events<'_> {
                 outcome: queue_add(outcome),
                 delay_ms: delay_ms.ms(),
             },
-            _ => self.reconcile(k),
-        }
-    }
-
-    /// A reconcile's start, its reads and its end.
-    fn reconcile(&self, k: &EventKind) -> Out {
-        match *k {
-            EventKind::ReconcileStart {
+            // A reconcile's start, its reads and its end.
+            ControllerEvent::ReconcileStart {
                 controller,
                 key,
                 worker,
@@ -139,7 +134,7 @@ impl Events<'_> {
                 worker,
                 spec,
             },
-            EventKind::ReconcileRead {
+            ControllerEvent::ReconcileRead {
                 controller,
                 kind: k,
                 name: n,
@@ -154,7 +149,7 @@ impl Events<'_> {
                 truth_rv: (truth_rv != 0).then_some(truth_rv),
                 live,
             },
-            EventKind::ReconcileEnd {
+            ControllerEvent::ReconcileEnd {
                 controller,
                 key,
                 result,
@@ -168,7 +163,6 @@ impl Events<'_> {
                     error,
                 }
             }
-            _ => unreachable!("not one of informers, queues and reconciles"),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Events of probes of an apiserver (`Family::Probe`).
+//! Events of probes of an apiserver (`ProbeEvent`).
 
 use listwatch_core::*;
 use serde::Serialize;
@@ -44,9 +44,9 @@ pub(super) enum Out {
 }
 
 impl Events<'_> {
-    pub(super) fn probe(&self, k: &EventKind) -> Out {
+    pub(super) fn probe(&self, k: &ProbeEvent) -> Out {
         match *k {
-            EventKind::ProbeRequest {
+            ProbeEvent::ProbeRequest {
                 probe,
                 apiserver,
                 kind: k,
@@ -70,7 +70,7 @@ impl Events<'_> {
                     selector: selector.map(|s| self.object(s)),
                 }
             }
-            EventKind::ProbeListed {
+            ProbeEvent::ProbeListed {
                 probe,
                 items,
                 list_rv,
@@ -81,7 +81,7 @@ impl Events<'_> {
                 list_rv,
                 from_etcd,
             },
-            EventKind::ProbeWatchOpened {
+            ProbeEvent::ProbeWatchOpened {
                 probe,
                 from_rv,
                 replayed,
@@ -90,11 +90,10 @@ impl Events<'_> {
                 from_rv,
                 replayed,
             },
-            EventKind::ProbeFailed { probe, error } => Out::ProbeFailed {
+            ProbeEvent::ProbeFailed { probe, error } => Out::ProbeFailed {
                 probe,
                 error: error_out(error),
             },
-            _ => unreachable!("not one of probes"),
         }
     }
 }

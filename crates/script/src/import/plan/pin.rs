@@ -1,6 +1,7 @@
 //! The run's side: what each reflector got and sent, and the expectations and comments read
 //! off it where it reproduces the input.
 
+use listwatch_core::ReflectorEvent;
 use std::collections::{BTreeMap, BTreeSet};
 
 use listwatch_core::verdict::{counts, Counted, Scope};
@@ -29,15 +30,17 @@ fn per_watcher(sim: &Sim) -> BTreeMap<u16, Seen2> {
     for e in sim.trace().iter() {
         let t = e.time_ms.ms();
         let (w, failure, request) = match e.kind {
-            EventKind::WatchFailed { watcher, error }
-            | EventKind::ListFailed { watcher, error } => (watcher, Some(error), None),
-            EventKind::ListRequest { watcher, rv, .. }
-            | EventKind::WatchListRequest { watcher, rv, .. } => {
+            EventKind::Reflector(ReflectorEvent::WatchFailed { watcher, error })
+            | EventKind::Reflector(ReflectorEvent::ListFailed { watcher, error }) => {
+                (watcher, Some(error), None)
+            }
+            EventKind::Reflector(ReflectorEvent::ListRequest { watcher, rv, .. })
+            | EventKind::Reflector(ReflectorEvent::WatchListRequest { watcher, rv, .. }) => {
                 (watcher, None, Some((rv.param(), true)))
             }
-            EventKind::WatchRequest {
+            EventKind::Reflector(ReflectorEvent::WatchRequest {
                 watcher, from_rv, ..
-            } => (watcher, None, Some((format!("\"{from_rv}\""), false))),
+            }) => (watcher, None, Some((format!("\"{from_rv}\""), false))),
             _ => continue,
         };
         let seen = out.entry(w.0).or_insert_with(|| Seen2 {
