@@ -469,6 +469,37 @@ const tests = [
     assert(!write.includes('…') && /-> rv \d+ \(spec/.test(write), `the last write, not cut: ${write}`);
   }],
 
+  ['fold (issue 27): at 1400x900 the picture, the timeline and "Why?" with its first item are on screen without scrolling; screenshots of gallery 02 mid-run at 390, 768 and 1400', async () => {
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await pickGallery('02-overflow');
+    // What of the four lies (even in part) outside the viewport, with its box.
+    const outside = () => page.evaluate(() => {
+      const why = document.querySelector('[data-testid="explanation"]');
+      const parts = [['the picture', 'svg.system'], ['the timeline', 'svg.timeline'], ['"Why?"', 'h2'], ['"Why?"\'s first item', 'ol > li, .hint']];
+      return parts.flatMap(([what, sel]) => {
+        const e = sel.startsWith('svg') ? document.querySelector(sel) : why && why.querySelector(sel);
+        if (!e) return [`${what}: none`];
+        const r = e.getBoundingClientRect();
+        const inside = r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth && r.height > 0;
+        return inside ? [] : [`${what} at x ${Math.round(r.left)}..${Math.round(r.right)}, y ${Math.round(r.top)}..${Math.round(r.bottom)}`];
+      });
+    });
+    const max = Number(await $('scrubber').getAttribute('max'));
+    for (const [moment, go] of [['the start', () => seek(0)], ['mid-run', () => seek(Math.floor(max / 2))], ['2.050 s (narration)', () => seekClock('2.050s')], ['the 410', () => seekClock('2.200s')]]) {
+      await go();
+      await page.evaluate(() => window.scrollTo(0, 0));
+      const out = await outside();
+      assert(out.length === 0, `at ${moment}, outside 1400x900: ${out.join('; ')}`);
+    }
+    await seek(Math.floor(max / 2));
+    for (const [w, h] of SIZES) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.waitForTimeout(100);
+      await page.screenshot({ path: `${shots}27-fold-02-mid-run-${w}.png` });
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+  }],
   ['every screen: no two picture labels overlap and nothing overflows, in every gallery scenario', async () => {
     await gotoReady(page, base);
     const files = await page.$$eval('[data-testid="gallery"] option[data-file]', (os) => os.map((o) => o.dataset.file));

@@ -30,7 +30,8 @@ use crate::components::{
     timeline::TimelineView,
 };
 use crate::link;
-use crate::state::{Action, Latest, Loaded, State, Theme};
+use crate::reducer::Latest;
+use crate::state::{Action, Loaded, Moment, Page, Script, State, Theme};
 use crate::storage;
 
 const AUTOSAVE_KEY: &str = "listwatch.script";
@@ -105,7 +106,9 @@ pub fn share_href(state: &State) -> String {
 
 fn copy_link(state: &UseReducerHandle<State>) {
     link::copy_to_clipboard(&share_href(state));
-    state.dispatch(Action::Notice(Some("Link copied to the clipboard".into())));
+    state.dispatch(Action::Page(Page::Notice(Some(
+        "Link copied to the clipboard".into(),
+    ))));
 }
 
 /// The embed of the run at this moment: `panels.js` copies its iframe, as high as what it shows,
@@ -138,7 +141,7 @@ fn use_first_visit(state: &UseReducerHandle<State>) {
     use_effect_with((), move |_| {
         if empty {
             crate::gallery::load(crate::gallery::DEFAULT, move |src| {
-                dispatch.dispatch(Action::DefaultScript(src))
+                dispatch.dispatch(Action::Script(Script::FirstVisit(src)))
             });
         }
     });
@@ -188,12 +191,12 @@ fn use_timers(state: &UseReducerHandle<State>, autoplay: bool) {
     use_effect_with(state.notice.clone(), move |n| {
         let t = n
             .is_some()
-            .then(|| Timeout::new(2000, move || d.dispatch(Action::Notice(None))));
+            .then(|| Timeout::new(2000, move || d.dispatch(Action::Page(Page::Notice(None)))));
         move || drop(t)
     });
     let d = state.dispatcher();
     use_effect_with(state.progress, move |p| {
-        let next = p.map(|_| Timeout::new(0, move || d.dispatch(Action::Continue)));
+        let next = p.map(|_| Timeout::new(0, move || d.dispatch(Action::Script(Script::Continue))));
         move || drop(next)
     });
     let d = state.dispatcher();
@@ -205,7 +208,7 @@ fn use_timers(state: &UseReducerHandle<State>, autoplay: bool) {
             Interval::new(crate::state::TICK_MS, move || {
                 let now = web_sys::js_sys::Date::now();
                 let elapsed = (now - last.replace(now)).clamp(0.0, 250.0);
-                d.dispatch(Action::Tick(elapsed));
+                d.dispatch(Action::Moment(Moment::Tick(elapsed)));
             })
         });
         move || drop(interval)
@@ -213,7 +216,7 @@ fn use_timers(state: &UseReducerHandle<State>, autoplay: bool) {
     let d = state.dispatcher();
     use_effect_with((), move |_| {
         if autoplay {
-            d.dispatch(Action::Play);
+            d.dispatch(Action::Moment(Moment::Play));
         }
     });
 }
@@ -227,11 +230,13 @@ fn use_hashchange(dispatch: UseReducerDispatcher<State>, embed: &link::Embed) {
     use_effect_with((), move |_| {
         let listener = web_sys::window().filter(|_| !from_parent).map(|w| {
             EventListener::new(&w, "hashchange", move |_| match link::from_fragment() {
-                Some(Ok(shared)) => dispatch.dispatch(Action::OpenLink {
+                Some(Ok(shared)) => dispatch.dispatch(Action::Script(Script::OpenLink {
                     shared,
                     keep_previous: !embed_on,
-                }),
-                Some(Err(e)) => dispatch.dispatch(Action::LinkError(link_error_message(&e))),
+                })),
+                Some(Err(e)) => {
+                    dispatch.dispatch(Action::Page(Page::LinkError(link_error_message(&e))))
+                }
                 None => {}
             })
         });
@@ -301,7 +306,7 @@ fn load_from_parent(
         .filter(|ms| *ms >= 0.0)
         .map(|ms| listwatch_core::TimeMs(ms as u64))
     else {
-        return dispatch.dispatch(Action::Edit(script));
+        return dispatch.dispatch(Action::Script(Script::Edit(script)));
     };
     let at_ms = Some(at_ms);
     let shared = listwatch_script::share::Shared {
@@ -309,13 +314,13 @@ fn load_from_parent(
         at_ms,
         events: None,
     };
-    dispatch.dispatch(Action::OpenLink {
+    dispatch.dispatch(Action::Script(Script::OpenLink {
         shared,
         keep_previous: false,
-    });
+    }));
     // Opening at a moment pauses, as a link does; an autoplaying block plays on from there.
     if autoplay {
-        dispatch.dispatch(Action::Play);
+        dispatch.dispatch(Action::Moment(Moment::Play));
     }
 }
 
@@ -346,7 +351,7 @@ fn on_key(e: &web_sys::KeyboardEvent, st: &UseReducerHandle<State>) {
     }
     if modifier && e.key() == "Enter" {
         e.prevent_default();
-        st.dispatch(Action::Rerun);
+        st.dispatch(Action::Script(Script::Rerun));
         return;
     }
     // The editor (CodeMirror's contenteditable) and form fields keep their keys; a focused
@@ -365,18 +370,18 @@ fn on_key(e: &web_sys::KeyboardEvent, st: &UseReducerHandle<State>) {
     }
     match e.key().as_str() {
         " " if within("button, a[href], summary, [role=button]") => {}
-        "Escape" if st.help => st.dispatch(Action::ToggleHelp),
+        "Escape" if st.help => st.dispatch(Action::Page(Page::ToggleHelp)),
         " " => {
             e.prevent_default();
             st.dispatch(if st.playing {
-                Action::Pause
+                Action::Moment(Moment::Pause)
             } else {
-                Action::Play
+                Action::Moment(Moment::Play)
             });
         }
-        "ArrowLeft" => st.dispatch(Action::StepBack),
-        "ArrowRight" => st.dispatch(Action::StepForward),
-        "?" => st.dispatch(Action::ToggleHelp),
+        "ArrowLeft" => st.dispatch(Action::Moment(Moment::StepBack)),
+        "ArrowRight" => st.dispatch(Action::Moment(Moment::StepForward)),
+        "?" => st.dispatch(Action::Page(Page::ToggleHelp)),
         _ => {}
     }
 }
@@ -441,7 +446,9 @@ pub fn app() -> Html {
     // the tour open scenarios through the dispatcher, which is the same at every render too).
     let on_edit = {
         let d = state.dispatcher();
-        use_callback((), move |s: String, _| d.dispatch(Action::Edit(s)))
+        use_callback((), move |s: String, _| {
+            d.dispatch(Action::Script(Script::Edit(s)))
+        })
     };
     let dispatch = state.dispatcher();
     let stage = match (state.run.clone(), view) {
@@ -516,7 +523,7 @@ fn stage(
     let d = state.dispatcher();
     let on_fault = (!embed.on).then(|| {
         let d = d.clone();
-        Callback::from(move |t| d.dispatch(Action::FaultMenu(Some(t))))
+        Callback::from(move |t| d.dispatch(Action::Page(Page::FaultMenu(Some(t)))))
     });
     let chosen = state
         .selected
@@ -537,10 +544,12 @@ fn stage(
             if !embed.on || embed.show_timeline {
                 <TimelineView run={run.clone()} now_ms={listwatch_core::TimeMs(state.at_ms as u64)} dispatch={d.clone()} />
             }
-            <Legend />
             if !embed.on || embed.show_explanation {
                 <Explanation run={run.clone()} {chosen} playing={state.playing} dispatch={d.clone()} />
             }
+            // Under "Why?", not above it: at 1400x900 the picture, the timeline and "Why?" with
+            // its first item fit without scrolling (issue 27); the legend is folded anyway.
+            <Legend />
             if !embed.on {
                 <SequencePanel source={run.source.clone()} cursor={state.cursor} events={run.sim.trace().len()} dispatch={d.clone()} />
                 <ObjectsPanel source={run.source.clone()} cursor={state.cursor} dispatch={d.clone()} />
@@ -571,7 +580,7 @@ fn header(p: &HeaderProps) -> Html {
             {
                 if let Some(t) = Theme::from_stored(&sel.value()) {
                     storage::set(THEME_KEY, t.as_str());
-                    d.dispatch(Action::Theme(t));
+                    d.dispatch(Action::Page(Page::Theme(t)));
                 }
             }
         })
@@ -586,9 +595,9 @@ fn header(p: &HeaderProps) -> Html {
     let copy_embed = Callback::from(move |_: MouseEvent| {
         if let Some(st) = latest.get() {
             copy_embed(&st);
-            st.dispatch(Action::Notice(Some(
+            st.dispatch(Action::Page(Page::Notice(Some(
                 "Embed code copied to the clipboard".into(),
-            )));
+            ))));
         }
     });
     let d = p.dispatch.clone();
@@ -605,7 +614,7 @@ fn header(p: &HeaderProps) -> Html {
                     { for Theme::ALL.iter().map(|t| html! { <option value={t.as_str()} selected={p.theme == *t}>{t.as_str()}</option> }) }
                 </select>
             </label>
-            <button class="help-button" aria-label="Keyboard help" onclick={move |_| d.dispatch(Action::ToggleHelp)}>{"?"}</button>
+            <button class="help-button" aria-label="Keyboard help" onclick={move |_| d.dispatch(Action::Page(Page::ToggleHelp))}>{"?"}</button>
         </header>
     }
 }
@@ -621,14 +630,14 @@ fn banners(state: &UseReducerHandle<State>) -> Html {
         <>
             if let Some(msg) = &state.link_error {
                 <div class="banner" role="alert" data-testid="link-error">{msg}
-                    <button onclick={on(|| Action::DismissLinkError)}>{"Dismiss"}</button>
+                    <button onclick={on(|| Action::Page(Page::DismissLinkError))}>{"Dismiss"}</button>
                 </div>
             }
             if state.kept.is_some() {
                 <div class="banner kept" role="status" data-testid="restore-notice">
                     <span>{if state.imported { "This is the scenario made from your logs. Your previous script is kept: " } else { "This is the script from the link. Your previous script is kept: " }}</span>
-                    <button data-testid="restore" title="Put your previous script back in the editor" onclick={on(|| Action::Restore)}>{"Restore"}</button>
-                    <button data-testid="accept-link" title="Keep this script: it replaces your previous one" onclick={on(|| Action::AcceptLink)}>{if state.imported { "Keep the imported scenario" } else { "Keep the link's script" }}</button>
+                    <button data-testid="restore" title="Put your previous script back in the editor" onclick={on(|| Action::Script(Script::Restore))}>{"Restore"}</button>
+                    <button data-testid="accept-link" title="Keep this script: it replaces your previous one" onclick={on(|| Action::Script(Script::AcceptLink))}>{if state.imported { "Keep the imported scenario" } else { "Keep the link's script" }}</button>
                 </div>
             }
             if let Some(n) = &state.notice { <div class="notice" role="status">{n}</div> }
@@ -640,13 +649,13 @@ fn banners(state: &UseReducerHandle<State>) -> Html {
                         "Simulating… {} so far. The page stays usable; the run appears when it is done.",
                         how_far(p)
                     )}</span>
-                    <button data-testid="computing-cancel" title="Stop this run; the last finished run stays on screen" onclick={on(|| Action::CancelRun)}>{"Cancel"}</button>
+                    <button data-testid="computing-cancel" title="Stop this run; the last finished run stays on screen" onclick={on(|| Action::Script(Script::CancelRun))}>{"Cancel"}</button>
                 </div>
             }
             if let Some(p) = state.cancelled {
                 <div class="banner computing" role="status" data-testid="run-cancelled">
                     <span>{format!("Run cancelled after {}.", how_far(p))}</span>
-                    <button data-testid="run-again" title="Run the script from the start (Ctrl/Cmd+Enter)" onclick={on(|| Action::Rerun)}>{"Run it again"}</button>
+                    <button data-testid="run-again" title="Run the script from the start (Ctrl/Cmd+Enter)" onclick={on(|| Action::Script(Script::Rerun))}>{"Run it again"}</button>
                 </div>
             }
             if state.help {

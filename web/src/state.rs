@@ -10,7 +10,6 @@ use listwatch_core::{EventId, Sim, TimeMs};
 use listwatch_script::explore::MAX_BUDGET_SCHEDULES;
 use listwatch_script::share::Shared;
 use listwatch_script::{Diagnostic, Expectation};
-use yew::{Reducible, UseReducerHandle};
 
 /// Events simulated per slice of a long run: about 30 ms of work in the page, so typing and
 /// playing stay responsive while a scenario near the event cap is computed.
@@ -96,23 +95,35 @@ impl PartialEq for Loaded {
 }
 impl Eq for Loaded {}
 
-/// The state as of the last render, for callbacks that read it only when they run (copy a link,
-/// export, the keyboard): handing them this rather than the state keeps their components from
-/// re-rendering on every tick. Equal only to itself.
-#[derive(Clone, Default)]
-pub struct Latest(Rc<RefCell<Option<UseReducerHandle<State>>>>);
+/// A share compared by identity, in O(1): the state makes a new one whenever what it holds
+/// changes (so equal contents in two shares are two states), and holding the `Rc` keeps its
+/// address from being reused meanwhile.
+pub struct Ptr<T: ?Sized>(pub Rc<T>);
 
-impl Latest {
-    pub fn set(&self, state: &UseReducerHandle<State>) {
-        *self.0.borrow_mut() = Some(state.clone());
-    }
-    pub fn get(&self) -> Option<UseReducerHandle<State>> {
-        self.0.borrow().clone()
+impl<T: ?Sized> Clone for Ptr<T> {
+    fn clone(&self) -> Self {
+        Ptr(self.0.clone())
     }
 }
-impl PartialEq for Latest {
+impl<T: ?Sized> PartialEq for Ptr<T> {
     fn eq(&self, o: &Self) -> bool {
         Rc::ptr_eq(&self.0, &o.0)
+    }
+}
+impl<T: ?Sized> std::ops::Deref for Ptr<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+impl<T: Default> Default for Ptr<T> {
+    fn default() -> Self {
+        Ptr(Rc::default())
+    }
+}
+impl<T> Ptr<T> {
+    pub fn new(value: T) -> Ptr<T> {
+        Ptr(Rc::new(value))
     }
 }
 
@@ -150,16 +161,19 @@ impl Theme {
     }
 }
 
-/// The page's state. What a clock tick copies is shared, not copied: the script, the kept
-/// script and the diagnostics are `Rc`s.
+/// The page's state, plain Rust (yew's glue is `reducer.rs`). What a clock tick copies is shared,
+/// not copied: the script, the kept script, the run and the lists are `Rc`s. Two states are
+/// equal when the run and the lists are the same ones (`Ptr`, `Loaded`'s identity) and
+/// everything else is equal: an action that makes a new list or run makes a new state.
+#[derive(Clone, PartialEq)]
 pub struct State {
     pub source: Rc<str>,
     pub run: Option<Rc<Loaded>>,
     /// The expectations of the current text, checked against `run`.
-    pub outcomes: Rc<Vec<(Expectation, Outcome)>>,
+    pub outcomes: Ptr<Vec<(Expectation, Outcome)>>,
     /// The script has errors; the last good run stays on screen.
     pub stale: bool,
-    pub diagnostics: Rc<Vec<Diagnostic>>,
+    pub diagnostics: Ptr<Vec<Diagnostic>>,
     /// Events applied: the moment on screen.
     pub cursor: usize,
     pub playing: bool,
@@ -190,9 +204,9 @@ pub struct State {
     /// What the fault menu is open on, if it is.
     pub fault_menu: Option<FaultTarget>,
     /// The scripts before each fault added by hand, newest last: Undo brings them back.
-    pub undo: Rc<Vec<Rc<str>>>,
+    pub undo: Ptr<Vec<Rc<str>>>,
     /// A long run being computed in slices (the last finished run stays on screen meanwhile).
-    pub computing: Option<Rc<RefCell<Option<Computing>>>>,
+    pub computing: Option<Ptr<RefCell<Option<Computing>>>>,
     pub progress: Option<Progress>,
     pub theme: Theme,
     /// CodeMirror has replaced the highlighted preview.
@@ -245,32 +259,31 @@ pub enum FaultTarget {
     Apiserver(usize, usize),
 }
 
+/// Every user action, in families: `State::apply` matches each family once, and each family's
+/// reducer matches all of its variants, so a new action cannot fall through a catch-all.
+#[derive(Clone)]
+#[cfg_attr(test, derive(Debug, PartialEq))]
 pub enum Action {
+    Script(Script),
+    Moment(Moment),
+    Page(Page),
+    Search(Search),
+}
+
+/// Actions that change the script on screen or its run.
+#[derive(Clone)]
+#[cfg_attr(test, derive(Debug, PartialEq))]
+pub enum Script {
     Edit(String),
     /// Another scenario (the gallery, the tour): shown from its start, paused, and the search
     /// of the one left behind stops.
     Open(String),
-    Play,
-    Pause,
-    StepBack,
-    StepForward,
-    Seek(usize),
-    Speed(f64),
-    /// One animation frame of `elapsed_ms`.
-    Tick(f64),
-    /// Jump to an event and explain it.
-    JumpTo(EventId),
-    ToggleHelp,
-    Notice(Option<String>),
-    DismissLinkError,
     /// Open what a link carries (on load or when the fragment changes). With `keep_previous`,
     /// the text it replaces is kept aside (see `State::kept`).
     OpenLink {
         shared: Shared,
         keep_previous: bool,
     },
-    /// A link that could not be opened: say why, touch nothing else.
-    LinkError(String),
     /// Back to the kept (autosaved) script.
     Restore,
     /// Keep the link's script: it becomes the autosaved text.
@@ -282,30 +295,63 @@ pub enum Action {
     CancelRun,
     /// Run the same text again from scratch.
     Rerun,
-    /// Open (or close) the fault menu.
-    FaultMenu(Option<FaultTarget>),
     /// Append a timeline line (a fault at this moment) and re-run, keeping the moment.
     InjectFault(String),
     /// Back to the script before the last fault added by hand.
     Undo,
     /// The default scenario, fetched on a first visit: shown only if the editor is still empty.
-    DefaultScript(String),
+    FirstVisit(String),
     /// Simulate the next slice of a long run.
     Continue,
+}
+
+/// Actions that move the moment on screen: play, step, seek, the clock, jumps.
+#[derive(Clone, Copy)]
+#[cfg_attr(test, derive(Debug, PartialEq))]
+pub enum Moment {
+    Play,
+    Pause,
+    StepBack,
+    StepForward,
+    Seek(usize),
+    Speed(f64),
+    /// One animation frame of `elapsed_ms`.
+    Tick(f64),
+    /// Jump to an event and explain it.
+    JumpTo(EventId),
+}
+
+/// The rest of the page: help, notices, banners, the fault menu, theme, the editor.
+#[derive(Clone)]
+#[cfg_attr(test, derive(Debug, PartialEq))]
+pub enum Page {
+    ToggleHelp,
+    Notice(Option<String>),
+    DismissLinkError,
+    /// A link that could not be opened: say why, touch nothing else.
+    LinkError(String),
+    /// Open (or close) the fault menu; playback pauses.
+    FaultMenu(Option<FaultTarget>),
     /// The theme chosen.
     Theme(Theme),
     /// CodeMirror is loaded and shows the script.
     EditorLoaded,
-    /// The explorer's budget: schedules to try at most (clamped to 1..=`MAX_BUDGET_SCHEDULES`).
-    ExploreBudget(u32),
+}
+
+/// The Explore panel's search.
+#[derive(Clone)]
+#[cfg_attr(test, derive(Debug, PartialEq))]
+pub enum Search {
+    /// Schedules to try at most (clamped to 1..=`MAX_BUDGET_SCHEDULES`).
+    Budget(u32),
     /// Whether the explorer goes on after the first failure.
-    ExploreAll(bool),
+    All(bool),
     /// Search the script on screen (a search still running is stopped).
-    ExploreStart,
-    ExploreCancel,
+    Start,
+    Cancel,
     /// Search `job`'s worker reports its progress, its result (`done`) or an error (`done`),
     /// as JSON; a report of any other search than the one running is dropped.
-    ExploreReport {
+    Report {
         job: u32,
         report: String,
         done: bool,
@@ -317,9 +363,9 @@ impl State {
         let mut s = State {
             source: Rc::from(""),
             run: None,
-            outcomes: Rc::new(vec![]),
+            outcomes: Ptr::new(vec![]),
             stale: false,
-            diagnostics: Rc::default(),
+            diagnostics: Ptr::default(),
             cursor: 0,
             playing: false,
             speed: 1.0,
@@ -333,7 +379,7 @@ impl State {
             imported: false,
             cancelled: None,
             fault_menu: None,
-            undo: Rc::default(),
+            undo: Ptr::default(),
             computing: None,
             progress: None,
             theme: Theme::System,
@@ -421,7 +467,7 @@ impl State {
                     } else {
                         self.progress = Some(progress(&sim));
                         self.stale = self.run.is_some();
-                        self.computing = Some(Rc::new(RefCell::new(Some(Computing {
+                        self.computing = Some(Ptr::new(RefCell::new(Some(Computing {
                             sim,
                             scenario,
                             source: source.clone(),
@@ -429,12 +475,12 @@ impl State {
                     }
                 }
                 Err(e) => {
-                    self.diagnostics = Rc::new(vec![Diagnostic::at(1, 1, 1, e.to_string())]);
+                    self.diagnostics = Ptr::new(vec![Diagnostic::at(1, 1, 1, e.to_string())]);
                     self.stale = self.run.is_some();
                 }
             },
             Err(d) => {
-                self.diagnostics = Rc::new(d);
+                self.diagnostics = Ptr::new(d);
                 self.stale = self.run.is_some();
             }
         }
@@ -447,7 +493,7 @@ impl State {
         let limit = (self.run.as_ref())
             .and_then(|r| listwatch_script::logic::stopped_at_limit(&r.sim, source));
         match limit {
-            Some(d) => self.diagnostics = Rc::new(vec![d]),
+            Some(d) => self.diagnostics = Ptr::new(vec![d]),
             None => self.no_diagnostics(),
         }
     }
@@ -456,7 +502,7 @@ impl State {
     /// were, so the editor, which compares them by pointer, does not draw them again.
     fn no_diagnostics(&mut self) {
         if !self.diagnostics.is_empty() {
-            self.diagnostics = Rc::default();
+            self.diagnostics = Ptr::default();
         }
     }
 
@@ -518,41 +564,12 @@ impl State {
                     )
                 })
                 .collect();
-            self.outcomes = Rc::new(outcomes);
+            self.outcomes = Ptr::new(outcomes);
         }
     }
 
     pub fn len(&self) -> usize {
         self.run.as_ref().map(|r| r.sim.trace().len()).unwrap_or(0)
-    }
-
-    fn copy(&self) -> State {
-        State {
-            source: self.source.clone(),
-            run: self.run.clone(),
-            outcomes: self.outcomes.clone(),
-            stale: self.stale,
-            diagnostics: self.diagnostics.clone(),
-            cursor: self.cursor,
-            playing: self.playing,
-            speed: self.speed,
-            at_ms: self.at_ms,
-            beat: self.beat,
-            selected: self.selected,
-            help: self.help,
-            link_error: self.link_error.clone(),
-            notice: self.notice.clone(),
-            kept: self.kept.clone(),
-            imported: self.imported,
-            cancelled: self.cancelled,
-            fault_menu: self.fault_menu,
-            undo: self.undo.clone(),
-            computing: self.computing.clone(),
-            progress: self.progress,
-            theme: self.theme,
-            editor_loaded: self.editor_loaded,
-            explore: self.explore.clone(),
-        }
     }
 }
 
@@ -566,24 +583,53 @@ fn progress(sim: &Sim) -> Progress {
 }
 
 impl State {
-    /// Actions that change the script: edits, faults by hand, links, restores.
-    fn reduce_script(&mut self, action: Action) {
+    /// The state after `action`: the page's only way to change state (yew's `Reducible`, in
+    /// `reducer.rs`, calls this). An action that changes nothing returns the same `Rc`, so yew
+    /// renders nothing.
+    pub fn apply(self: Rc<Self>, action: Action) -> Rc<Self> {
+        // The clock's tick while paused changes nothing: no new state, no render.
+        let tick = matches!(action, Action::Moment(Moment::Tick(_)));
+        if tick && !self.playing {
+            return self;
+        }
+        let mut s = (*self).clone();
         match action {
-            Action::Edit(src) => self.edit(src),
-            Action::Open(src) => {
+            Action::Script(a) => s.reduce_script(a),
+            Action::Moment(a) => s.reduce_moment(a),
+            Action::Page(a) => s.reduce_page(a),
+            Action::Search(a) => s.reduce_search(a),
+        }
+        // Every move but playback's own puts the clock at the event on screen.
+        if !tick && (s.cursor != self.cursor || s.run != self.run) {
+            s.at_ms = s.now_ms().ms() as f64;
+            s.beat = 1.0;
+        }
+        // An action that changed nothing (the editor echoing the text it was given, a seek to
+        // the moment on screen) keeps the same state: yew then renders nothing.
+        if s == *self {
+            return self;
+        }
+        Rc::new(s)
+    }
+
+    /// Actions that change the script: edits, faults by hand, links, restores.
+    fn reduce_script(&mut self, action: Script) {
+        match action {
+            Script::Edit(src) => self.edit(src),
+            Script::Open(src) => {
                 self.edit(src);
                 self.cursor = 0;
                 self.playing = false;
                 self.selected = None;
                 self.leave_explore();
             }
-            Action::InjectFault(line) => {
+            Script::InjectFault(line) => {
                 let before = self.source.clone();
                 let mut src = before.trim_end().to_string();
                 src.push('\n');
                 src.push_str(&line);
                 src.push('\n');
-                let undo = Rc::make_mut(&mut self.undo);
+                let undo = Rc::make_mut(&mut self.undo.0);
                 undo.push(before);
                 if undo.len() > 50 {
                     undo.remove(0);
@@ -592,25 +638,26 @@ impl State {
                 self.kept = None;
                 self.fault_menu = None;
             }
-            Action::DefaultScript(src) => {
+            Script::FirstVisit(src) => {
                 if self.source.is_empty() {
                     self.load(src.into());
                 }
             }
-            Action::Undo => {
-                if let Some(prev) = Rc::make_mut(&mut self.undo).pop() {
+            Script::Undo => {
+                if let Some(prev) = self.undo.last().cloned() {
+                    Rc::make_mut(&mut self.undo.0).pop();
                     self.load(prev);
                     self.fault_menu = None;
                 }
             }
-            Action::OpenLink {
+            Script::OpenLink {
                 shared,
                 keep_previous,
             } => {
                 self.open_link(shared, keep_previous);
                 self.imported = false;
             }
-            Action::Restore => {
+            Script::Restore => {
                 if let Some(k) = self.kept.take() {
                     self.load(k);
                     self.cursor = 0;
@@ -619,7 +666,8 @@ impl State {
                     self.leave_explore();
                 }
             }
-            Action::OpenImported(script) => {
+            Script::AcceptLink => self.kept = None,
+            Script::OpenImported(script) => {
                 self.open_link(
                     Shared {
                         script,
@@ -630,18 +678,17 @@ impl State {
                 );
                 self.imported = self.kept.is_some();
             }
-            Action::Continue => self.continue_run(),
-            Action::CancelRun => {
+            Script::Continue => self.continue_run(),
+            Script::CancelRun => {
                 if self.computing.take().is_some() {
                     self.cancelled = self.progress.take();
                 }
             }
-            Action::Rerun => {
+            Script::Rerun => {
                 let src = self.source.clone();
                 self.run = None;
                 self.load(src);
             }
-            other => self.reduce_moment(other),
         }
     }
 
@@ -656,38 +703,38 @@ impl State {
             if !echo {
                 // The user's own change: from now on it is their work, autosaved.
                 self.kept = None;
-                self.undo = Rc::default();
+                self.undo = Ptr::default();
                 self.fault_menu = None;
             }
         }
     }
 
     /// Actions that move the moment on screen: play, step, seek, the clock, jumps.
-    fn reduce_moment(&mut self, action: Action) {
+    fn reduce_moment(&mut self, action: Moment) {
         let len = self.len();
         match action {
-            Action::Play => {
+            Moment::Play => {
                 if self.cursor >= len {
                     self.cursor = 0;
                 }
                 self.playing = true;
             }
-            Action::Pause => self.playing = false,
-            Action::StepBack => {
+            Moment::Pause => self.playing = false,
+            Moment::StepBack => {
                 self.playing = false;
                 self.cursor = self.cursor.saturating_sub(1);
                 self.selected = self.cursor.checked_sub(1).map(|c| c as EventId);
             }
-            Action::StepForward => {
+            Moment::StepForward => {
                 self.playing = false;
                 self.cursor = (self.cursor + 1).min(len);
                 self.selected = self.cursor.checked_sub(1).map(|c| c as EventId);
             }
-            Action::Seek(n) => self.cursor = n.min(len),
-            Action::Speed(v) => {
+            Moment::Seek(n) => self.cursor = n.min(len),
+            Moment::Speed(v) => {
                 self.speed = v.clamp(crate::playback::SPEED_MIN, crate::playback::SPEED_MAX)
             }
-            Action::Tick(elapsed_ms) => {
+            Moment::Tick(elapsed_ms) => {
                 if let (true, Some(run)) = (self.playing, self.run.clone()) {
                     let mut clock = crate::playback::Clock {
                         cursor: self.cursor,
@@ -705,124 +752,49 @@ impl State {
                     (self.cursor, self.at_ms, self.beat) = (clock.cursor, clock.at_ms, clock.beat);
                 }
             }
-            Action::JumpTo(id) => {
+            Moment::JumpTo(id) => {
                 self.playing = false;
                 self.cursor = (id as usize + 1).min(len);
                 self.selected = Some(id);
             }
-            Action::FaultMenu(t) => {
-                self.playing = false;
-                self.fault_menu = t;
-            }
-            other => self.reduce_page(other),
         }
     }
 
-    /// The rest of the page: help, notices, banners, theme, the editor.
-    fn reduce_page(&mut self, action: Action) {
+    /// The rest of the page: help, notices, banners, the fault menu, theme, the editor.
+    fn reduce_page(&mut self, action: Page) {
         match action {
-            Action::LinkError(msg) => self.link_error = Some(msg),
-            Action::AcceptLink => self.kept = None,
-            Action::ToggleHelp => self.help = !self.help,
-            Action::Notice(n) => self.notice = n,
-            Action::DismissLinkError => self.link_error = None,
-            Action::Theme(t) => self.theme = t,
-            Action::EditorLoaded => self.editor_loaded = true,
-            a @ (Action::ExploreBudget(_)
-            | Action::ExploreAll(_)
-            | Action::ExploreStart
-            | Action::ExploreCancel
-            | Action::ExploreReport { .. }) => self.reduce_explore(a),
-            // Every other action is the script's or the moment's (`reduce_script`,
-            // `reduce_moment`), which handled it before handing the rest on.
-            _ => {}
+            Page::LinkError(msg) => self.link_error = Some(msg),
+            Page::ToggleHelp => self.help = !self.help,
+            Page::Notice(n) => self.notice = n,
+            Page::DismissLinkError => self.link_error = None,
+            Page::FaultMenu(t) => {
+                self.playing = false;
+                self.fault_menu = t;
+            }
+            Page::Theme(t) => self.theme = t,
+            Page::EditorLoaded => self.editor_loaded = true,
         }
     }
 
     /// The Explore panel: its settings, starting and cancelling a search, the worker's reports.
-    fn reduce_explore(&mut self, action: Action) {
+    fn reduce_search(&mut self, action: Search) {
         let x = &mut self.explore;
         match action {
-            Action::ExploreBudget(n) => x.budget = n.clamp(1, MAX_BUDGET_SCHEDULES as u32),
-            Action::ExploreAll(all) => x.all = all,
-            Action::ExploreStart => {
+            Search::Budget(n) => x.budget = n.clamp(1, MAX_BUDGET_SCHEDULES as u32),
+            Search::All(all) => x.all = all,
+            Search::Start => {
                 x.job += 1;
                 x.running = true;
                 x.report = None;
             }
-            Action::ExploreCancel => x.running = false,
-            Action::ExploreReport { job, report, done } if x.running && job == x.job => {
-                x.report = Some(report.into());
-                x.running = !done;
+            Search::Cancel => x.running = false,
+            Search::Report { job, report, done } => {
+                if x.running && job == x.job {
+                    x.report = Some(report.into());
+                    x.running = !done;
+                }
             }
-            _ => {}
         }
-    }
-}
-
-impl Reducible for State {
-    type Action = Action;
-
-    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
-        // The clock's tick while paused changes nothing: no new state, no render.
-        if matches!(action, Action::Tick(_)) && !self.playing {
-            return self;
-        }
-        let mut s = self.copy();
-        let tick = matches!(action, Action::Tick(_));
-        s.reduce_script(action);
-        // Every move but playback's own puts the clock at the event on screen.
-        let same_run = match (&s.run, &self.run) {
-            (Some(a), Some(b)) => Rc::ptr_eq(a, b),
-            (None, None) => true,
-            _ => false,
-        };
-        if !tick && (s.cursor != self.cursor || !same_run) {
-            s.at_ms = s.now_ms().ms() as f64;
-            s.beat = 1.0;
-        }
-        // An action that changed nothing (the editor echoing the text it was given, a seek to
-        // the moment on screen) keeps the same state: Yew then renders nothing.
-        if s == *self {
-            return self;
-        }
-        Rc::new(s)
-    }
-}
-
-/// Props compare states cheaply: the run, the script and its diagnostics by pointer (an action
-/// that changes them makes a new `Rc`, one that does not keeps the same), everything else by
-/// value.
-impl PartialEq for State {
-    fn eq(&self, o: &Self) -> bool {
-        let same_run = match (&self.run, &o.run) {
-            (Some(a), Some(b)) => Rc::ptr_eq(a, b),
-            (None, None) => true,
-            _ => false,
-        };
-        same_run
-            && self.cursor == o.cursor
-            && self.playing == o.playing
-            && self.speed == o.speed
-            && self.at_ms == o.at_ms
-            && self.beat == o.beat
-            && self.selected == o.selected
-            && self.help == o.help
-            && self.stale == o.stale
-            && Rc::ptr_eq(&self.diagnostics, &o.diagnostics)
-            && Rc::ptr_eq(&self.source, &o.source)
-            && Rc::ptr_eq(&self.outcomes, &o.outcomes)
-            && self.link_error == o.link_error
-            && self.notice == o.notice
-            && self.kept == o.kept
-            && self.imported == o.imported
-            && self.cancelled == o.cancelled
-            && self.fault_menu == o.fault_menu
-            && self.undo.len() == o.undo.len()
-            && self.theme == o.theme
-            && self.editor_loaded == o.editor_loaded
-            && self.progress == o.progress
-            && self.explore == o.explore
     }
 }
 
@@ -855,3 +827,6 @@ pub fn waiting_at(run: &Loaded, cursor: usize) -> bool {
             .checked_sub(1)
             .is_some_and(|i| first_wait(run, i, cursor) == Some(i))
 }
+
+#[cfg(test)]
+mod tests;

@@ -147,6 +147,28 @@ struct Done {
 
 /// The search's report on a terminal: figures on standard error, counterexamples on standard
 /// output.
+/// The schedules the search could not judge, said in words (the JSON has the same counts):
+/// a user reading "no schedule breaks it" must know what it did not count.
+fn unjudged(st: &listwatch_core::explore::Stats) -> Vec<String> {
+    let mut lines = vec![];
+    if st.unsettled > 0 {
+        lines.push(format!(
+            "{} schedule{} still failing and not settled {} after the run's end: counted neither broken nor correct",
+            st.unsettled,
+            if st.unsettled == 1 { "" } else { "s" },
+            listwatch_core::explore::SETTLE_LIMIT_MS,
+        ));
+    }
+    if st.replay_mismatch > 0 {
+        lines.push(format!(
+            "{} failing schedule{} passed when run again to report it: not reported (a listwatch bug: please file it)",
+            st.replay_mismatch,
+            if st.replay_mismatch == 1 { "" } else { "s" },
+        ));
+    }
+    lines
+}
+
 fn report(
     ex: &Explorer,
     scenario: &listwatch_script::Scenario,
@@ -179,6 +201,9 @@ fn report(
     );
     if let Some(why) = done.stop {
         eprintln!("{why}");
+    }
+    for line in unjudged(&st) {
+        eprintln!("{line}");
     }
     if let Some(base) = &base {
         let what: Vec<String> = ex
@@ -302,4 +327,27 @@ fn read_big(path: &str, max: u64) -> Result<String, String> {
         ));
     }
     String::from_utf8(bytes).map_err(|_| format!("{path} is not UTF-8"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unjudged;
+    use listwatch_core::explore::Stats;
+
+    #[test]
+    fn schedules_it_could_not_judge_are_said_in_words() {
+        assert!(unjudged(&Stats::default()).is_empty());
+        let st = Stats {
+            unsettled: 2,
+            replay_mismatch: 1,
+            ..Stats::default()
+        };
+        assert_eq!(
+            unjudged(&st),
+            [
+                "2 schedules still failing and not settled 60m after the run's end: counted neither broken nor correct",
+                "1 failing schedule passed when run again to report it: not reported (a listwatch bug: please file it)",
+            ]
+        );
+    }
 }

@@ -1,10 +1,12 @@
 //! The apiserver's watch cache for one kind (`apiserver/pkg/storage/cacher/watch_cache.go`): a
 //! cyclic buffer of recent events, the store it serves lists from, and the exact "too old" rule.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
+use std::sync::Arc;
 
 use crate::config::{CacheMode, EVENT_FRESH_MS};
-use crate::model::{Change, DurationMs, NameId, Object, Rv, TimeMs};
+use crate::model::{Change, DurationMs, Object, Rv, TimeMs};
+use crate::store::NameMap;
 
 #[derive(Debug, Hash, PartialEq, Eq)]
 pub struct WatchCache {
@@ -17,7 +19,8 @@ pub struct WatchCache {
     evicted_since_list: bool,
     /// The newest RV the cache has processed.
     rv: Rv,
-    store: BTreeMap<NameId, Object>,
+    /// Shared with the changes they came in (`Change::object`).
+    store: NameMap<Arc<Object>>,
     /// False while the cache (re)initialises: watches and lists without a limit get 429.
     ready: bool,
 }
@@ -74,7 +77,7 @@ impl WatchCache {
             list_rv: 0,
             evicted_since_list: false,
             rv: 0,
-            store: BTreeMap::new(),
+            store: NameMap::default(),
             ready: true,
         }
     }
@@ -104,7 +107,7 @@ impl WatchCache {
     }
 
     /// The objects lists are served from, by name.
-    pub fn store(&self) -> &BTreeMap<NameId, Object> {
+    pub fn store(&self) -> &NameMap<Arc<Object>> {
         &self.store
     }
 
@@ -130,7 +133,7 @@ impl WatchCache {
     /// Relist from etcd: empty history, `list_rv` = the list's RV (`watchCache.Replace`).
     pub fn replace(&mut self, objects: impl Iterator<Item = Object>, list_rv: Rv) {
         self.buffer.clear();
-        self.store = objects.map(|o| (o.name, o)).collect();
+        self.store = objects.map(|o| (o.name, Arc::new(o))).collect();
         self.list_rv = list_rv;
         self.rv = list_rv;
         self.evicted_since_list = false;
@@ -191,7 +194,8 @@ impl WatchCache {
                 self.store.remove(&change.object.name);
             }
             _ => {
-                self.store.insert(change.object.name, change.object.clone());
+                self.store
+                    .insert(change.object.name, Arc::clone(&change.object));
             }
         }
         self.buffer.push_back(change);
@@ -237,7 +241,7 @@ impl WatchCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{EventType, KindId};
+    use crate::model::{EventType, KindId, NameId};
 
     fn obj(name: u32, rv: Rv) -> Object {
         Object::fixture(KindId(0), NameId(name), name as u64, rv)
@@ -246,7 +250,7 @@ mod tests {
     fn change(rv: Rv, time_ms: TimeMs) -> Change {
         Change {
             event: EventType::Modified,
-            object: obj(1, rv),
+            object: Arc::new(obj(1, rv)),
             time_ms,
             prev: Default::default(),
         }

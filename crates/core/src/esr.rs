@@ -15,6 +15,7 @@ use crate::model::{ControllerId, KindId, NameId, Names, Object, TimeMs};
 use crate::program::{Frozen, Namer};
 use crate::reconcile::Reader;
 use crate::sim::{Etcd, EtcdReader, Sim, Stop};
+use crate::store::NameMap;
 
 type Key = (ControllerId, NameId);
 
@@ -28,7 +29,8 @@ pub struct EsrState {
 /// Every (controller, key) a write has touched so far, in key order.
 #[derive(Clone, Debug, Default)]
 pub struct Esr {
-    states: BTreeMap<(ControllerId, NameId), EsrState>,
+    /// Per controller (by index), per key: set after every write, so an index, not a tree.
+    states: Vec<NameMap<EsrState>>,
     /// Per controller: the kinds its own logic and `desired` block read besides its primary
     /// (empty for a built-in behaviour, whose children name their parent), computed once.
     reads: Option<Vec<Vec<KindId>>>,
@@ -185,12 +187,15 @@ pub enum EsrOutcome {
 
 impl Esr {
     /// Each tracked key's state, in key order.
-    pub fn iter(&self) -> impl Iterator<Item = (&(ControllerId, NameId), &EsrState)> {
-        self.states.iter()
+    pub fn iter(&self) -> impl Iterator<Item = ((ControllerId, NameId), &EsrState)> {
+        (self.states.iter().enumerate()).flat_map(|(c, keys)| {
+            let c = ControllerId(c as u16);
+            keys.iter().map(move |(&key, st)| ((c, key), st))
+        })
     }
 
     pub fn get(&self, controller: ControllerId, key: NameId) -> Option<&EsrState> {
-        self.states.get(&(controller, key))
+        self.states.get(controller.index())?.get(&key)
     }
 
     /// After a committed write: which primary key of which controller did it touch, and does
@@ -231,12 +236,12 @@ impl Esr {
             let c = ControllerId(i as u16);
             // The written object is the parent itself when it is of the primary kind.
             let parent = if o.kind == cfg.primary {
-                present.then(|| o.clone())
+                present.then_some(o)
             } else {
-                etcd.get(cfg.primary, key).cloned()
+                etcd.get(cfg.primary, key)
             };
             others.remove(&(c, key));
-            let holds = self.judge(cfg, (c, key), parent.as_ref(), (etcd, names));
+            let holds = self.judge(cfg, (c, key), parent, (etcd, names));
             self.set((c, key), holds, now);
         }
         for (c, key) in others {
@@ -290,8 +295,11 @@ impl Esr {
     }
 
     /// A key's state is now `holds` (since now, if that is news).
-    fn set(&mut self, key: (ControllerId, NameId), holds: bool, now: TimeMs) {
-        let entry = self.states.entry(key).or_insert(EsrState {
+    fn set(&mut self, (c, key): (ControllerId, NameId), holds: bool, now: TimeMs) {
+        if c.index() >= self.states.len() {
+            self.states.resize_with(c.index() + 1, NameMap::default);
+        }
+        let entry = self.states[c.index()].get_or_insert_with(key, || EsrState {
             holds: !holds,
             since_ms: now,
         });
@@ -305,7 +313,7 @@ impl Esr {
     /// (two runs that reach the same state at different moments are the same state).
     pub(crate) fn hash_holds<H: std::hash::Hasher>(&self, h: &mut H) {
         use std::hash::Hash;
-        for (key, st) in &self.states {
+        for (key, st) in self.iter() {
             (key, st.holds).hash(h);
         }
     }
@@ -322,7 +330,7 @@ impl Esr {
             return EsrOutcome::NotJudged { at_ms: now };
         }
         let mut since_ms = TimeMs::ZERO;
-        for (&(c, key), st) in &self.states {
+        for ((c, key), st) in self.iter() {
             if controller.is_some_and(|want| want != c) {
                 continue;
             }
@@ -339,8 +347,8 @@ impl Esr {
     }
 
     #[cfg(test)]
-    pub(crate) fn state_mut(&mut self, key: (ControllerId, NameId)) -> Option<&mut EsrState> {
-        self.states.get_mut(&key)
+    pub(crate) fn state_mut(&mut self, (c, key): (ControllerId, NameId)) -> Option<&mut EsrState> {
+        self.states.get_mut(c.index())?.get_mut(&key)
     }
 }
 
@@ -350,12 +358,12 @@ impl Esr {
 pub fn stale_keys(sim: &Sim) -> Vec<(ControllerId, NameId)> {
     let (config, etcd, names) = (sim.config(), sim.etcd(), sim.names());
     let mut fresh = Esr::default();
-    (sim.esr().states.iter())
-        .filter(|&(&(c, key), st)| {
+    (sim.esr().iter())
+        .filter(|&((c, key), st)| {
             let cfg = &config.controllers[c.index()];
             fresh.judge(cfg, (c, key), etcd.get(cfg.primary, key), (etcd, names)) != st.holds
         })
-        .map(|(&k, _)| k)
+        .map(|(k, _)| k)
         .collect()
 }
 
@@ -452,7 +460,7 @@ pub(crate) mod tests {
     fn a_key_is_wrong_until_the_write_that_makes_its_desired_state_hold() {
         let sim = crate::verdict::run(parents()).unwrap();
         let a = sim.names().get("default/a").expect("interned");
-        let keys: Vec<_> = sim.esr().iter().map(|(k, _)| *k).collect();
+        let keys: Vec<_> = sim.esr().iter().map(|(k, _)| k).collect();
         assert_eq!(
             keys,
             [(ControllerId(0), a)],
@@ -478,18 +486,8 @@ pub(crate) mod tests {
     fn an_outcome_names_the_first_wrong_key_and_a_cut_off_run_is_not_judged() {
         let mut esr = Esr::default();
         let (c0, c1) = (ControllerId(0), ControllerId(1));
-        let since = |ms| EsrState {
-            holds: true,
-            since_ms: TimeMs(ms),
-        };
-        esr.states.insert((c0, NameId(1)), since(10));
-        esr.states.insert(
-            (c1, NameId(2)),
-            EsrState {
-                holds: false,
-                since_ms: TimeMs(20),
-            },
-        );
+        esr.set((c0, NameId(1)), true, TimeMs(10));
+        esr.set((c1, NameId(2)), false, TimeMs(20));
         let end = TimeMs(99);
         let wrong = EsrOutcome::Violated {
             controller: c1,

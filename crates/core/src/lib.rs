@@ -22,7 +22,7 @@ pub mod trace;
 
 pub use config::*;
 pub use model::*;
-pub use sim::{Sim, Stop};
+pub use sim::{Sim, Stop, CACHE_RELIST_MS};
 pub use trace::*;
 pub mod explore;
 pub mod invariants;

@@ -274,7 +274,9 @@ impl EventType {
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Change {
     pub event: EventType,
-    pub object: Object,
+    /// Shared by etcd, the watch caches, every watch it fans out to and the informers' stores:
+    /// a change reaching ten informers is one object, not ten copies of it.
+    pub object: std::sync::Arc<Object>,
     pub time_ms: TimeMs,
     /// The object before this change (`None` for a create, and for the changes an apiserver
     /// makes up itself): what a watch with a selector compares, and what its DELETED carries
@@ -293,10 +295,10 @@ impl Change {
         if event == EventType::Deleted {
             match &self.prev {
                 Some(prev) => {
-                    c.object = Object::clone(prev);
-                    c.object.rv = self.object.rv;
+                    c.object = prev.clone();
+                    std::sync::Arc::make_mut(&mut c.object).rv = self.object.rv;
                 }
-                None => c.object.body = crate::object::Body::EMPTY,
+                None => std::sync::Arc::make_mut(&mut c.object).body = crate::object::Body::EMPTY,
             }
         }
         c

@@ -518,6 +518,33 @@ fn check_count(
 }
 
 /// `expect saw`: a reconcile of the controller started with the primary object at this spec.
+/// Is `e` what `expect saw` looks for: a reconcile of `controller` that read the object `name`
+/// of `kind` (its primary kind) with this spec? What a reconcile read: the controller's
+/// decisions only ever see these states.
+pub fn saw(
+    sim: &Sim,
+    e: &Event,
+    controller: ControllerId,
+    kind: KindId,
+    name: &str,
+    spec: i64,
+) -> bool {
+    match e.kind {
+        EventKind::Controller(ControllerEvent::ReconcileStart {
+            controller: c,
+            key,
+            spec: Some(s),
+            ..
+        }) => {
+            c == controller
+                && kind == sim.config().controllers[controller.index()].primary
+                && s == spec
+                && crate::model::qualifies_as(sim.names().resolve(key), name)
+        }
+        _ => false,
+    }
+}
+
 fn check_saw(
     sim: &Sim,
     controller: &ControllerId,
@@ -527,21 +554,7 @@ fn check_saw(
     negated: &bool,
 ) -> Outcome {
     let end = sim.now_ms();
-    // What a reconcile read: the controller's decisions only ever see these states.
-    let scope = Scope {
-        name: Some(name.to_string()),
-        ..Default::default()
-    };
-    let primary = sim.config().controllers[controller.index()].primary;
-    let first = sim.trace().iter().position(|e| match e.kind {
-        EventKind::Controller(ControllerEvent::ReconcileStart {
-            controller: c,
-            key,
-            spec: Some(s),
-            ..
-        }) => c == *controller && *kind == primary && s == *spec && name_matches(sim, key, &scope),
-        _ => false,
-    });
+    let first = (sim.trace().iter()).position(|e| saw(sim, e, *controller, *kind, name, *spec));
     let saw = first.is_some();
     Outcome {
         pass: saw != *negated,

@@ -1040,3 +1040,38 @@ fn counts_are_judged_at_the_end_the_script_gives() {
         .collect();
     assert!(broken.contains(&vec![Some(4), Some(5)]), "{broken:?}");
 }
+
+/// The dedup key holds what `expect saw` judges (verdict.rs `check_saw`): a reconcile of the
+/// controller that read that object, by kind and name, with that spec. Were it only the
+/// controller and the spec, two forks whose reconciles read different objects with the same
+/// spec would share a key, and the second, perhaps breaking, would be skipped as explored.
+#[test]
+fn the_dedup_key_holds_what_expect_saw_judges() {
+    let two_objects = "kind Database\nkind Data\n\
+        controller operator for Database wipe-on-zero Data\n\
+        at 0s create Database orders spec 1\nat 0s create Database users spec 1\nrun 1m\n\
+        expect operator saw Database orders spec 1\n\
+        expect operator saw Database carts spec 1\n\
+        expect operator never saw Database carts spec 1\n";
+    let gallery = GALLERY.iter().filter(|(_, s)| s.contains(" saw "));
+    let scripts = std::iter::once(("two objects", two_objects)).chain(gallery.copied());
+    let mut saws = 0;
+    for (name, src) in scripts {
+        let scenario = listwatch_script::parse(src).unwrap();
+        let sim = listwatch_core::verdict::run(scenario.config.clone()).unwrap();
+        let expects: Vec<Expect> = scenario
+            .expectations
+            .iter()
+            .map(|x| x.expect.clone())
+            .collect();
+        let past = listwatch_core::explore::past(&sim, &expects);
+        for (x, n) in expects.iter().zip(&past) {
+            if matches!(x, Expect::Saw { .. }) {
+                saws += 1;
+                let seen = check(&sim, x).found == "seen";
+                assert_eq!(*n > 0, seen, "{name}: {x:?} holds {n} in the key");
+            }
+        }
+    }
+    assert!(saws >= 9, "{saws}");
+}

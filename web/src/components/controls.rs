@@ -7,7 +7,7 @@ use yew::prelude::*;
 
 use std::rc::Rc;
 
-use crate::state::{Action, Loaded, State};
+use crate::state::{Action, Loaded, Moment, State};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -43,7 +43,7 @@ fn jumps(p: &Props) -> Html {
                 run.analysis.previous(which, cur.saturating_sub(1))
             };
             if let Some(i) = found {
-                st.dispatch(Action::JumpTo(i));
+                st.dispatch(Action::Moment(Moment::JumpTo(i)));
             }
         })
     };
@@ -82,7 +82,7 @@ pub fn controls(p: &Props) -> Html {
         let st = p.dispatch.clone();
         Callback::from(move |e: InputEvent| {
             if let Some(v) = input_value(e) {
-                st.dispatch(Action::Seek(v as usize));
+                st.dispatch(Action::Moment(Moment::Seek(v as usize)));
             }
         })
     };
@@ -90,19 +90,21 @@ pub fn controls(p: &Props) -> Html {
         let st = p.dispatch.clone();
         Callback::from(move |e: InputEvent| {
             if let Some(v) = input_value(e) {
-                st.dispatch(Action::Speed(web_sys::js_sys::Math::pow(10.0, v)));
+                st.dispatch(Action::Moment(Moment::Speed(web_sys::js_sys::Math::pow(
+                    10.0, v,
+                ))));
             }
         })
     };
     html! {
         <div class="controls">
-            <button data-testid="step-back" aria-label="Step back one event" title="Step back (←)" onclick={click(|| Action::StepBack)}>{"◀ step"}</button>
+            <button data-testid="step-back" aria-label="Step back one event" title="Step back (←)" onclick={click(|| Action::Moment(Moment::StepBack))}>{"◀ step"}</button>
             if p.playing {
-                <button data-testid="pause" aria-label="Pause" title="Pause (Space)" onclick={click(|| Action::Pause)}>{"❚❚ pause"}</button>
+                <button data-testid="pause" aria-label="Pause" title="Pause (Space)" onclick={click(|| Action::Moment(Moment::Pause))}>{"❚❚ pause"}</button>
             } else {
-                <button data-testid="play" aria-label="Play" title="Play (Space)" onclick={click(|| Action::Play)}>{"▶ play"}</button>
+                <button data-testid="play" aria-label="Play" title="Play (Space)" onclick={click(|| Action::Moment(Moment::Play))}>{"▶ play"}</button>
             }
-            <button data-testid="step-forward" aria-label="Step forward one event" title="Step forward (→)" onclick={click(|| Action::StepForward)}>{"step ▶"}</button>
+            <button data-testid="step-forward" aria-label="Step forward one event" title="Step forward (→)" onclick={click(|| Action::Moment(Moment::StepForward))}>{"step ▶"}</button>
             <input data-testid="scrubber" type="range" aria-label="Moment" min="0" max={len.to_string()}
                 value={p.cursor.to_string()} oninput={scrub} />
             <span data-testid="clock" class="clock" aria-label="Virtual time">{super::clock(now)}</span>

@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 use web_sys::js_sys::{Array, Function, Reflect};
 use yew::prelude::*;
 
-use crate::state::{Action, State};
+use crate::state::{Action, Page, Ptr, Script, State};
 
 /// The loaded module and the editor it made.
 struct Live {
@@ -37,38 +37,17 @@ impl Live {
     }
 }
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct Props {
     pub source: Rc<str>,
-    /// Compared by pointer (see `Same`).
-    pub diagnostics: Rc<Vec<Diagnostic>>,
+    /// Compared by pointer: the state makes a new list only when they change (`State::load`).
+    pub diagnostics: Ptr<Vec<Diagnostic>>,
     pub stale: bool,
     /// CodeMirror has replaced the preview (`State::editor_loaded`).
     pub loaded: bool,
-    /// Edits go to the reducer as `Action::Edit`; a read-only editor sends none.
+    /// Edits go to the reducer as `Script::Edit`; a read-only editor sends none.
     pub dispatch: UseReducerDispatcher<State>,
     pub readonly: bool,
-}
-
-impl PartialEq for Props {
-    fn eq(&self, o: &Self) -> bool {
-        self.source == o.source
-            && Rc::ptr_eq(&self.diagnostics, &o.diagnostics)
-            && self.stale == o.stale
-            && self.loaded == o.loaded
-            && self.dispatch == o.dispatch
-            && self.readonly == o.readonly
-    }
-}
-
-/// The state's diagnostics, compared by pointer: the state makes a new list only when they change
-/// (`State::load`), and holding the `Rc` keeps its address from being reused meanwhile.
-struct Same(Rc<Vec<Diagnostic>>);
-
-impl PartialEq for Same {
-    fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &o.0)
-    }
 }
 
 /// The language's words, so the editor highlights exactly as the preview and the parser know it.
@@ -112,7 +91,7 @@ fn diagnostics_js(diags: &[Diagnostic]) -> JsValue {
 }
 
 /// A script and its diagnostics, shared with the page's state.
-type Script = (Rc<str>, Rc<Vec<Diagnostic>>);
+type Text = (Rc<str>, Ptr<Vec<Diagnostic>>);
 
 /// What loading CodeMirror needs: where it goes, where the editor is kept, the latest text and
 /// diagnostics, and where its edits go.
@@ -120,14 +99,14 @@ type Script = (Rc<str>, Rc<Vec<Diagnostic>>);
 struct Load {
     host: NodeRef,
     live: Rc<RefCell<Option<Live>>>,
-    latest: Rc<RefCell<Script>>,
+    latest: Rc<RefCell<Text>>,
     dispatch: UseReducerDispatcher<State>,
 }
 
 /// Loads CodeMirror (`editor.js`), creates the editor in the host with the latest text and
 /// focuses it if the preview still has the focus (a reader who tabbed on while it loaded keeps
 /// their place: taking the focus back made a Tab walk visit the script and what follows it
-/// twice); says `Action::EditorLoaded` once it is in place.
+/// twice); says `Page::EditorLoaded` once it is in place.
 async fn load_codemirror(l: Load) {
     let Ok(module) = wasm_bindgen_futures::JsFuture::from(crate::js::load_editor()).await else {
         return;
@@ -137,7 +116,9 @@ async fn load_codemirror(l: Load) {
     };
     let (text, diags) = l.latest.borrow().clone();
     let d = l.dispatch.clone();
-    let cb = Closure::<dyn Fn(String)>::new(move |t: String| d.dispatch(Action::Edit(t)));
+    let cb = Closure::<dyn Fn(String)>::new(move |t: String| {
+        d.dispatch(Action::Script(Script::Edit(t)))
+    });
     let Ok(create) =
         Reflect::get(&module, &"create_editor".into()).and_then(|f| f.dyn_into::<Function>())
     else {
@@ -174,7 +155,7 @@ async fn load_codemirror(l: Load) {
         let _ = scroller.set_attribute("aria-label", "Scenario script editor");
     }
     *l.live.borrow_mut() = Some(live);
-    l.dispatch.dispatch(Action::EditorLoaded);
+    l.dispatch.dispatch(Action::Page(Page::EditorLoaded));
 }
 
 /// Keeps a loaded editor in step with the props: text from elsewhere (the gallery, a link, the
@@ -183,7 +164,7 @@ async fn load_codemirror(l: Load) {
 fn use_live_sync(
     live: &Rc<RefCell<Option<Live>>>,
     source: &Rc<str>,
-    diagnostics: &Rc<Vec<Diagnostic>>,
+    diagnostics: &Ptr<Vec<Diagnostic>>,
 ) {
     {
         let live = live.clone();
@@ -204,9 +185,9 @@ fn use_live_sync(
         });
     }
     let live = live.clone();
-    use_effect_with(Same(diagnostics.clone()), move |diags| {
+    use_effect_with(diagnostics.clone(), move |diags| {
         if let Some(l) = live.borrow().as_ref() {
-            l.call("set_diagnostics", &[diagnostics_js(&diags.0)]);
+            l.call("set_diagnostics", &[diagnostics_js(diags)]);
         }
     });
 }

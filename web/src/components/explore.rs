@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use yew::prelude::*;
 
 use super::objects::{call, string_callback, with_module};
-use crate::state::{Action, Explore, State};
+use crate::state::{Action, Explore, Script, Search, State};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -32,26 +32,26 @@ pub struct Props {
 fn action(said: &str) -> Option<Action> {
     let report = |said: &str, done| {
         let (job, report) = said.split_once(':')?;
-        Some(Action::ExploreReport {
+        Some(Action::Search(Search::Report {
             job: job.parse().ok()?,
             report: report.to_string(),
             done,
-        })
+        }))
     };
     Some(match said {
-        "start" => Action::ExploreStart,
-        "cancel" => Action::ExploreCancel,
-        "all:true" => Action::ExploreAll(true),
-        "all:false" => Action::ExploreAll(false),
+        "start" => Action::Search(Search::Start),
+        "cancel" => Action::Search(Search::Cancel),
+        "all:true" => Action::Search(Search::All(true)),
+        "all:false" => Action::Search(Search::All(false)),
         _ => {
             if let Some(said) = said.strip_prefix("progress:") {
                 report(said, false)?
             } else if let Some(said) = said.strip_prefix("done:") {
                 report(said, true)?
             } else if let Some(script) = said.strip_prefix("open:") {
-                Action::Edit(script.to_string())
+                Action::Script(Script::Edit(script.to_string()))
             } else {
-                Action::ExploreBudget(said.strip_prefix("budget:")?.parse().ok()?)
+                Action::Search(Search::Budget(said.strip_prefix("budget:")?.parse().ok()?))
             }
         }
     })
@@ -105,19 +105,19 @@ pub fn explore_panel(p: &Props) -> Html {
 #[cfg(test)]
 mod tests {
     use super::action;
-    use crate::state::Action;
+    use crate::state::{Action, Script, Search};
     use wasm_bindgen_test::*;
 
-    /// An action in words, to compare (`Action` has neither `Debug` nor `PartialEq`).
+    /// An action in words, to compare.
     fn said(text: &str) -> String {
         match action(text) {
             None => "none".into(),
-            Some(Action::ExploreStart) => "start".into(),
-            Some(Action::ExploreCancel) => "cancel".into(),
-            Some(Action::ExploreAll(all)) => format!("all {all}"),
-            Some(Action::ExploreBudget(n)) => format!("budget {n}"),
-            Some(Action::Edit(script)) => format!("edit {script:?}"),
-            Some(Action::ExploreReport { job, report, done }) => {
+            Some(Action::Search(Search::Start)) => "start".into(),
+            Some(Action::Search(Search::Cancel)) => "cancel".into(),
+            Some(Action::Search(Search::All(all))) => format!("all {all}"),
+            Some(Action::Search(Search::Budget(n))) => format!("budget {n}"),
+            Some(Action::Script(Script::Edit(script))) => format!("edit {script:?}"),
+            Some(Action::Search(Search::Report { job, report, done })) => {
                 format!("report {job} {report} done={done}")
             }
             Some(_) => "another action".into(),

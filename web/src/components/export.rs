@@ -7,7 +7,8 @@ use yew::prelude::*;
 
 use super::objects::{call, string_callback, with_module};
 use crate::link;
-use crate::state::{Action, Latest};
+use crate::reducer::Latest;
+use crate::state::{Action, Page};
 
 /// Saves the view at this moment as `svg` or `png` (`panels.js`).
 fn download_view(kind: &'static str) {
@@ -29,7 +30,9 @@ pub fn export(p: &Props) -> Html {
             return;
         };
         let (d, script) = (st.dispatcher(), st.source.to_string());
-        let notice = string_callback(Callback::from(move |n| d.dispatch(Action::Notice(Some(n)))));
+        let notice = string_callback(Callback::from(move |n| {
+            d.dispatch(Action::Page(Page::Notice(Some(n))))
+        }));
         with_module(move |m| call(m, "export_json", &[script.into(), notice]));
     });
     let svg = Callback::from(|_: MouseEvent| download_view("svg"));
@@ -42,9 +45,9 @@ pub fn export(p: &Props) -> Html {
         let alt = title.replace(['[', ']'], "");
         let md = format!("![{alt}](listwatch.png)\n\n[Open this scenario in listwatch]({href})\n");
         link::copy_to_clipboard(&md);
-        st.dispatch(Action::Notice(Some(
+        st.dispatch(Action::Page(Page::Notice(Some(
             "Markdown copied (save the PNG beside it as listwatch.png)".into(),
-        )));
+        ))));
     });
     html! {
         <div class="export" role="group" aria-label="Export">

@@ -10,7 +10,7 @@ use std::rc::Rc;
 use listwatch_core::view::View;
 use listwatch_core::Sim;
 
-use crate::state::{Action, FaultTarget, Loaded, State};
+use crate::state::{Action, FaultTarget, Loaded, Page, Script, State};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -180,7 +180,7 @@ fn undo_bar(n: usize, d: &UseReducerDispatcher<State>) -> Option<Html> {
     (n > 0).then(|| html! {
         <div class="undo-bar" role="status">
             <span>{format!("{} fault{} added by hand.", n, if n == 1 { "" } else { "s" })}</span>
-            <button data-testid="undo" onclick={move |_| d.dispatch(Action::Undo)} title="Put back the script as it was before the last fault">{"Undo"}</button>
+            <button data-testid="undo" onclick={move |_| d.dispatch(Action::Script(Script::Undo))} title="Put back the script as it was before the last fault">{"Undo"}</button>
         </div>
     })
 }
@@ -203,11 +203,12 @@ pub fn fault_menu(p: &Props) -> Html {
         return html! { <>{ for undo }</> };
     };
     let d = p.dispatch.clone();
-    let close = Callback::from(move |_: MouseEvent| d.dispatch(Action::FaultMenu(None)));
+    let close =
+        Callback::from(move |_: MouseEvent| d.dispatch(Action::Page(Page::FaultMenu(None))));
     let d = p.dispatch.clone();
     let onkeydown = Callback::from(move |e: KeyboardEvent| {
         if e.key() == "Escape" {
-            d.dispatch(Action::FaultMenu(None));
+            d.dispatch(Action::Page(Page::FaultMenu(None)));
         }
     });
     let opts = options(&p.run, cursor, t);
@@ -231,7 +232,7 @@ pub fn fault_menu(p: &Props) -> Html {
                     html! {
                         <li>
                             <button data-testid="fault-option" data-line={line.clone()} ref={r}
-                                onclick={move |_| d.dispatch(Action::InjectFault(l.clone()))}>
+                                onclick={move |_| d.dispatch(Action::Script(Script::InjectFault(l.clone())))}>
                                 <code>{line}</code>
                             </button>
                             <span class="hint">{format!(" {why}")}</span>

@@ -10,7 +10,7 @@ use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 use super::objects::{call, string_callback, with_module};
-use crate::state::{Action, State};
+use crate::state::{Action, Script, State};
 
 thread_local! {
     /// The dialog's one JS callback (`open:SCRIPT`), made on the first click.
@@ -26,7 +26,7 @@ pub fn button(dispatch: &UseReducerDispatcher<State>) -> Html {
             (on.borrow_mut().get_or_insert_with(|| {
                 string_callback(Callback::from(move |said: String| {
                     if let Some(script) = said.strip_prefix("open:") {
-                        d.dispatch(Action::OpenImported(script.to_string()))
+                        d.dispatch(Action::Script(Script::OpenImported(script.to_string())))
                     }
                 }))
             }))

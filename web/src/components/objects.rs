@@ -11,7 +11,7 @@ use wasm_bindgen::JsCast;
 use web_sys::js_sys::{Array, Function, Reflect};
 use yew::prelude::*;
 
-use crate::state::{Action, State};
+use crate::state::{Action, Moment, Script, State};
 
 type Waiting = Vec<Box<dyn FnOnce(&JsValue)>>;
 
@@ -57,7 +57,7 @@ pub fn string_callback(cb: Callback<String>) -> JsValue {
 
 #[derive(Properties, PartialEq)]
 pub struct TourProps {
-    /// A step picked opens its scenario (`Action::Open`).
+    /// A step picked opens its scenario (`Script::Open`).
     pub dispatch: UseReducerDispatcher<State>,
 }
 
@@ -68,7 +68,7 @@ pub fn tour(p: &TourProps) -> Html {
         let d = p.dispatch.clone();
         let (host, pick) = (
             host.clone(),
-            Callback::from(move |s| d.dispatch(Action::Open(s))),
+            Callback::from(move |s| d.dispatch(Action::Script(Script::Open(s)))),
         );
         use_effect_with((), move |_| {
             with_module(move |m| {
@@ -132,8 +132,10 @@ pub fn objects_panel(p: &Props) -> Html {
         let d = p.dispatch.clone();
         (*use_memo((), move |_| {
             Rc::new(
-                Closure::<dyn Fn(f64)>::new(move |id: f64| d.dispatch(Action::JumpTo(id as u32)))
-                    .into_js_value(),
+                Closure::<dyn Fn(f64)>::new(move |id: f64| {
+                    d.dispatch(Action::Moment(Moment::JumpTo(id as u32)))
+                })
+                .into_js_value(),
             )
         }))
         .clone()

@@ -9,11 +9,11 @@ use listwatch_script::Expectation;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::state::{Action, Loaded, State};
+use crate::state::{Action, Loaded, Moment, Ptr, Script, State};
 
 #[derive(Properties, PartialEq)]
 pub struct GalleryProps {
-    /// A scenario picked opens (`Action::Open`).
+    /// A scenario picked opens (`Script::Open`).
     pub dispatch: UseReducerDispatcher<State>,
     /// The title of the run on screen: the menu names the gallery scenario it is.
     #[prop_or_default]
@@ -41,7 +41,7 @@ pub fn gallery(p: &GalleryProps) -> Html {
             {
                 let (d, loaded) = (d.clone(), loaded.clone());
                 crate::gallery::load(file, move |src| {
-                    d.dispatch(Action::Open(src));
+                    d.dispatch(Action::Script(Script::Open(src)));
                     loaded.set(file.to_string());
                 });
             }
@@ -81,7 +81,7 @@ pub struct NarrationProps {
 pub fn narration(p: &NarrationProps) -> Html {
     let resume = {
         let d = p.dispatch.clone();
-        Callback::from(move |_: MouseEvent| d.dispatch(Action::Play))
+        Callback::from(move |_: MouseEvent| d.dispatch(Action::Moment(Moment::Play)))
     };
     match p.say {
         Some(id) => html! {
@@ -97,19 +97,13 @@ pub fn narration(p: &NarrationProps) -> Html {
     }
 }
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct ExpectationsProps {
     pub run: Rc<Loaded>,
     /// The text's expectations, checked against `run`: compared by pointer (the state makes a
     /// new list when it checks them again; comparing their contents cost 1.5 KB of wasm).
-    pub outcomes: Rc<Vec<(Expectation, Outcome)>>,
+    pub outcomes: Ptr<Vec<(Expectation, Outcome)>>,
     pub dispatch: UseReducerDispatcher<State>,
-}
-
-impl PartialEq for ExpectationsProps {
-    fn eq(&self, o: &Self) -> bool {
-        self.run == o.run && Rc::ptr_eq(&self.outcomes, &o.outcomes) && self.dispatch == o.dispatch
-    }
 }
 
 #[function_component(Expectations)]
@@ -133,7 +127,7 @@ pub fn expectations(p: &ExpectationsProps) -> Html {
                 { for p.outcomes.iter().map(|(x, o)| {
                     let st = p.dispatch.clone();
                     let target = o.decided_by.unwrap_or_else(|| run.sim.trace().partition_point(|e| e.time_ms <= o.decided_ms).saturating_sub(1) as u32);
-                    let onclick = Callback::from(move |_: MouseEvent| st.dispatch(Action::JumpTo(target)));
+                    let onclick = Callback::from(move |_: MouseEvent| st.dispatch(Action::Moment(Moment::JumpTo(target))));
                     html! {
                         <li class={if o.pass { "pass" } else { "fail" }}>
                             <button class="link" {onclick} title="Jump to the moment that decided it">
@@ -177,7 +171,7 @@ pub fn explanation(p: &ExplanationProps) -> Html {
                 <ol>
                     { for explain(&run.sim, id).into_iter().map(|(i, text)| {
                         let st = p.dispatch.clone();
-                        let onclick = Callback::from(move |_: MouseEvent| st.dispatch(Action::JumpTo(i)));
+                        let onclick = Callback::from(move |_: MouseEvent| st.dispatch(Action::Moment(Moment::JumpTo(i))));
                         html! { <li><button class="link" {onclick}>{text}</button></li> }
                     }) }
                 </ol>

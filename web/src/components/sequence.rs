@@ -10,7 +10,7 @@ use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 use super::objects::{call, string_callback, with_module};
-use crate::state::{Action, State};
+use crate::state::{Action, Moment, State};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -30,7 +30,7 @@ pub fn sequence_panel(p: &Props) -> Html {
         use_memo((), move |_| {
             string_callback(Callback::from(move |id: String| {
                 if let Ok(id) = id.parse::<u32>() {
-                    d.dispatch(Action::JumpTo(id));
+                    d.dispatch(Action::Moment(Moment::JumpTo(id)));
                 }
             }))
         })

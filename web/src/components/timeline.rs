@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::{clock, num};
-use crate::state::{Action, Loaded, State};
+use crate::state::{Action, Loaded, Moment, State};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -366,7 +366,9 @@ fn zoom_bar(
 pub fn timeline_view(p: &Props) -> Html {
     let jump = {
         let dispatch = p.dispatch.clone();
-        use_callback((), move |i: u32, _| dispatch.dispatch(Action::JumpTo(i)))
+        use_callback((), move |i: u32, _| {
+            dispatch.dispatch(Action::Moment(Moment::JumpTo(i)))
+        })
     };
     let run = p.run.clone();
     let end_ms = run.sim.now_ms().max(TimeMs(1));

@@ -1,6 +1,6 @@
-//! Minimisation: a failing schedule replayed from scratch, its unneeded faults dropped, its
-//! windows shortened and its crash points moved earlier (each on a fork) while it still fails. Replays are a
-//! pure function of the schedule, so every thread may remember and reuse their answers.
+//! Minimisation: a failing schedule's unneeded faults dropped, its windows shortened and its
+//! crash points moved earlier (each on a fork) while it still fails. Replays are a pure function
+//! of the schedule, so every thread may remember and reuse their answers.
 
 use std::collections::HashMap;
 
@@ -31,8 +31,9 @@ type Failed = (Sim, bool);
 
 impl Runner {
     /// Does this schedule fail (expectations or ESR, with every fault effective, once settled)
-    /// when replayed from scratch (`scratch`) or forked from the fault-free run? Minimising
-    /// replays the schedule found from scratch, which checks its fork, and forks the smaller
+    /// when replayed from scratch (`scratch`) or forked from the fault-free run? The search
+    /// minimises its own judged fork (debug builds replay it from scratch too, the check of the
+    /// fork), and forks the smaller
     /// ones it tries: a fork runs as a fresh run of the extended timeline does
     /// (`Sim::schedule_input`), without running the fault-free part again.
     pub(super) fn fails(&self, faults: &[Fault], scratch: bool) -> Option<Failed> {
@@ -93,8 +94,15 @@ impl Runner {
     /// windows and moves crash points earlier while it still fails (forking each). The last
     /// failing run is the one reported (forked again only if its answer was remembered).
     pub fn minimise(&self, faults: &[Fault]) -> Option<Minimal> {
+        let run = self.fails(faults, true);
+        self.minimise_run(faults, run)
+    }
+
+    /// [`Runner::minimise`] of a schedule whose failing run is `run` (`None`: it passed), as
+    /// [`Runner::fails`] gives it: the search's own judged fork, which is not run again.
+    pub(super) fn minimise_run(&self, faults: &[Fault], run: Option<Failed>) -> Option<Minimal> {
         let mut needed = faults.to_vec();
-        let mut last = self.fails(&needed, true);
+        let mut last = run;
         self.remember(&needed, last.is_some());
         last.as_ref()?;
         let mut i = 0;

@@ -23,10 +23,10 @@
 //! advanced to just before the first fault) with the faults appended to the timeline
 //! (`Sim::schedule_input`), so the fork behaves exactly like a fresh run of the extended script.
 //! Right after its last fault is injected the fork's state is hashed; a state already explored
-//! is skipped. A failure is replayed from scratch (the check of its fork) and minimised (faults
-//! that are not needed are dropped, windows shortened, crash points moved earlier, each smaller
-//! schedule run on a fork) before it is reported, with each fault labelled by what it did in
-//! the run reported.
+//! is skipped. A failure is minimised from its judged fork (faults that are not needed are
+//! dropped, windows shortened, crash points moved earlier, each smaller schedule run on a fork)
+//! before it is reported, with each fault labelled by what it did in the run reported; debug
+//! builds also replay it from scratch, the check of its fork.
 //!
 //! The search is split into phases ([`Explorer::take`], [`Explorer::fork`], [`Explorer::judge`],
 //! [`Explorer::record`]) so a caller can run forks on many threads and still get exactly the
@@ -35,7 +35,7 @@
 //! explores only the numbers `k` with `k % n == i`, and a failure carries its number and state
 //! hash so shards' results can be merged into the unsharded one.
 
-use crate::trace::{ControllerEvent, FaultEvent, StoreEvent};
+use crate::trace::{FaultEvent, StoreEvent};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
@@ -115,14 +115,15 @@ pub struct Stats {
     pub tried_by_type: [u64; FAULT_TYPES.len()],
     /// Failing schedules (before minimisation and dedup) with a fault of each type.
     pub failed_by_type: [u64; FAULT_TYPES.len()],
-    /// Failures whose replay from scratch passed (the fork and the replay disagree: a bug).
+    /// Failures whose replay from scratch passed (the fork and the replay disagree: a bug);
+    /// replayed only in debug builds (the tests).
     pub replay_mismatch: u64,
     /// Schedules still failing and not quiescent at the settle limit ([`SETTLE_LIMIT_MS`]):
     /// not judged broken.
     pub unsettled: u64,
 }
 
-/// A schedule that breaks the scenario, minimised and replayed from scratch.
+/// A schedule that breaks the scenario, minimised.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Failure {
     pub faults: Vec<Fault>,
@@ -417,23 +418,30 @@ fn history(sim: &Sim, events: crate::trace::Iter, expects: &[Expect], acc: &mut 
                     }
                 }
             }
+            // What `check` judges (the controller, and the object by kind and name, with the
+            // spec): two forks whose reconciles read different objects differ here.
             Expect::Saw {
-                controller, spec, ..
+                controller,
+                kind,
+                name,
+                spec,
+                ..
             } => {
                 for e in events.clone() {
-                    if let EventKind::Controller(ControllerEvent::ReconcileStart {
-                        controller: c,
-                        spec: Some(s),
-                        ..
-                    }) = e.kind
-                    {
-                        *a += u64::from(c == *controller && s == *spec);
-                    }
+                    *a += u64::from(crate::verdict::saw(sim, e, *controller, *kind, name, *spec));
                 }
             }
             _ => {}
         }
     }
+}
+
+/// What the dedup key holds of a run's past for each expectation (see [`history`]): nonzero for
+/// an `expect saw` exactly when `check` finds it seen.
+pub fn past(sim: &Sim, expects: &[Expect]) -> Vec<u64> {
+    let mut acc = vec![0; expects.len()];
+    history(sim, sim.trace().iter(), expects, &mut acc);
+    acc
 }
 
 /// The explorer's dedup key: the state hash and what the past holds for the expectations that
@@ -814,13 +822,19 @@ impl Runner {
         match judged(&mut sim, &self.0.expects, &past) {
             Judged::Pass => Verdict::Pass,
             Judged::Unsettled => Verdict::Unsettled,
-            Judged::Broke { .. }
+            Judged::Broke { at_end }
                 if all_up(&sim)
                     && user_failures(&sim) <= self.0.user_failures
                     && job.faults.iter().all(|f| f.had_effect(&sim)) =>
             {
+                // A fork runs as a fresh run of the extended timeline does, so its run is the
+                // failure's: replaying it from scratch took most of a failing schedule's time.
+                // Debug builds (the tests) still replay it, the check of the fork.
+                if cfg!(debug_assertions) && self.fails(&job.faults, true).is_none() {
+                    return Verdict::Fails(None);
+                }
                 // Minimised here, so callers that judge on many threads minimise there too.
-                Verdict::Fails(self.minimise(&job.faults))
+                Verdict::Fails(self.minimise_run(&job.faults, Some((sim, at_end))))
             }
             Judged::Broke { .. } => Verdict::Ineffective,
         }

@@ -15,7 +15,11 @@ pub struct Apiserver {
     pub(super) waiting_reads: Vec<WaitingRead>,
     /// The newest etcd progress notification that arrived while paused.
     pub(super) held_progress: Rv,
+    /// The last re-initialisation's number, and per kind the one that last emptied its cache:
+    /// a cache's ready timer counts only if no later re-initialisation emptied it again (a
+    /// re-initialisation of another kind leaves it alone).
     pub(super) generation: Generation,
+    pub(super) emptied_by: Vec<Generation>,
     /// Serving as client-go's fake clientset does (`serve.rs` `fake_*`): no caches at all.
     pub(super) fake: Option<FakeTracker>,
     /// Its streaming lists end with a bookmark that lacks `k8s.io/initial-events-end`.
@@ -73,6 +77,7 @@ impl Apiserver {
             waiting_reads: vec![],
             held_progress: 0,
             generation: Generation(0),
+            emptied_by: vec![Generation(0); config.kinds.len()],
             fake: a.fake,
             omits_initial_events_end: a.omits_initial_events_end,
             parked: vec![],
@@ -296,7 +301,28 @@ impl Apiserver {
             cause,
             EventKind::Fault(FaultEvent::CachePaused { apiserver, paused }),
         );
-        let (held, progress) = self.set_paused(paused);
+        let (mut held, progress) = self.set_paused(paused);
+        // The cache's etcd watch resumes from the cache's revision + 1; if etcd compacted past
+        // it the watch fails with ErrCompacted and the cacher relists etcd (`cacher.go`: its
+        // reflector's watch ends, `watchCache.Replace` follows), closing its client watches.
+        // Its held changes are then history the relist replaces, not events to replay.
+        let compact_rev = st.etcd.compact_rev();
+        let behind: Vec<KindId> = (0..self.caches.len())
+            .map(|k| KindId(k as u16))
+            .filter(|&k| {
+                let cache = &self.caches[k.index()];
+                cache.ready()
+                    && cache.mode() != CacheMode::Off
+                    && cache.rv() + 1 < compact_rev
+                    && held.iter().any(|c| c.object.kind == k)
+            })
+            .collect();
+        if !behind.is_empty() {
+            held.retain(|c| !behind.contains(&c.object.kind));
+            for kind in behind {
+                self.reinit(st, Some(kind), CACHE_RELIST_MS, id);
+            }
+        }
         (id, held, progress)
     }
 
@@ -320,6 +346,7 @@ impl Apiserver {
         let generation = self.generation;
         let kinds = self.kinds(only);
         for &k in &kinds {
+            self.emptied_by[k.index()] = generation;
             self.caches[k.index()].reinitialise();
         }
         if only.is_none() {
@@ -366,7 +393,8 @@ impl Apiserver {
     }
 
     /// The caches a re-initialisation of `generation` emptied list etcd and are ready again
-    /// (`watchCache.Replace`); a later re-initialisation makes this one stale.
+    /// (`watchCache.Replace`); a later re-initialisation of the same cache makes this one stale
+    /// for it.
     pub(super) fn ready(
         &mut self,
         st: &mut StepContext,
@@ -374,10 +402,13 @@ impl Apiserver {
         generation: Generation,
         cause: EventId,
     ) {
-        if self.generation != generation {
+        let kinds: Vec<KindId> = (self.kinds(only).into_iter())
+            .filter(|k| self.emptied_by[k.index()] == generation)
+            .collect();
+        if kinds.is_empty() {
             return;
         }
-        for kind in self.kinds(only) {
+        for kind in kinds {
             let cache = &mut self.caches[kind.index()];
             if cache.mode() == CacheMode::Off {
                 continue;
@@ -684,7 +715,7 @@ pub(super) mod tests {
     pub(in crate::sim) fn pod(rv: Rv) -> Change {
         Change {
             event: EventType::Added,
-            object: Object::fixture(KindId(0), NameId(rv as u32), rv, rv),
+            object: Arc::new(Object::fixture(KindId(0), NameId(rv as u32), rv, rv)),
             time_ms: TimeMs(0),
             prev: Default::default(),
         }
@@ -793,7 +824,7 @@ pub(super) mod tests {
         let object = Object::fixture(KindId(kind), NameId(1), 1, rv);
         Change {
             event: EventType::Added,
-            object,
+            object: Arc::new(object),
             time_ms: TimeMs(0),
             prev: Default::default(),
         }

@@ -1,15 +1,16 @@
 //! etcd: the one store every apiserver shares, its owner indexes, and the rules of a write.
 
 use super::*;
-use crate::store::OrderedMap;
+use crate::store::KindNameMap;
 use std::collections::vec_deque;
 
 /// etcd: the one store every apiserver shares.
 #[derive(Clone, Debug, Hash)]
 pub struct Etcd {
     rev: Rv,
-    /// Hashed for the lookups every write and every ESR judgment makes, walked in key order.
-    objects: OrderedMap<(KindId, NameId), Object>,
+    /// Indexed by kind and name for the lookups every write and every ESR judgment makes, walked
+    /// in key order.
+    objects: KindNameMap<Arc<Object>>,
     /// Revisions at or below this are gone.
     compact_rev: Rv,
     /// Per kind (by index): its changes after `compact_rev`, kept only for a kind served
@@ -56,7 +57,7 @@ impl Etcd {
         let kinds = config.kinds.len();
         Etcd {
             rev: 1,
-            objects: OrderedMap::default(),
+            objects: KindNameMap::default(),
             compact_rev: 0,
             logs: (config.kinds.iter())
                 .map(|k| (k.cache == CacheMode::Off).then(VecDeque::new))
@@ -86,12 +87,16 @@ impl Etcd {
     }
 
     /// Every object, by kind and name.
-    pub fn objects(&self) -> &OrderedMap<(KindId, NameId), Object> {
+    pub fn objects(&self) -> &KindNameMap<Arc<Object>> {
         &self.objects
     }
 
     pub fn get(&self, kind: KindId, name: NameId) -> Option<&Object> {
-        self.objects.get(&(kind, name))
+        self.stored(&(kind, name))
+    }
+
+    fn stored(&self, key: &(KindId, NameId)) -> Option<&Object> {
+        self.objects.get(key).map(|o| &**o)
     }
 
     /// How many objects of `kind` exist (a list's size), in O(1).
@@ -164,7 +169,7 @@ impl Etcd {
 
     /// The dependents' keys of the object with this UID (by any of their references).
     pub fn dependents_of(&self, uid: u64) -> impl Iterator<Item = &Object> {
-        (self.dependents.get(&uid).into_iter().flatten()).filter_map(|k| self.objects.get(k))
+        (self.dependents.get(&uid).into_iter().flatten()).filter_map(|k| self.stored(k))
     }
 
     /// Commits an object etcd accepted (`decide`): the next revision is its RV, the store and
@@ -176,23 +181,23 @@ impl Etcd {
         obj.rv = self.rev;
         let key = (obj.kind, obj.name);
         let present = event != EventType::Deleted;
+        let obj = Arc::new(obj);
         let old = if present {
-            self.objects.insert(key, obj.clone())
+            self.objects.insert(key, Arc::clone(&obj))
         } else {
             self.objects.remove(&key)
         };
-        self.index(old.as_ref(), &obj, present);
+        self.index(old.as_deref(), &obj, present);
         let added = present as i64 - old.is_some() as i64;
         let (k, rv) = (obj.kind.index(), obj.rv);
         let len = &mut self.kind_len[k];
         *len = (*len as i64 + added) as u32;
         let len = *len;
-        let prev = old.map(std::sync::Arc::new);
         let change = Change {
             event,
             object: obj,
             time_ms: now_ms,
-            prev,
+            prev: old,
         };
         if let Some(counts) = &mut self.counts {
             counts[k].push((rv, len));
@@ -235,7 +240,7 @@ impl Etcd {
             if let Some(set) = self.dependents.get(&obj.uid) {
                 look.extend(
                     set.iter()
-                        .filter_map(|k| self.objects.get(k).map(|d| (d.kind, d.name, d.uid))),
+                        .filter_map(|k| self.stored(k).map(|d| (d.kind, d.name, d.uid))),
                 );
             }
         } else if event == EventType::Added
@@ -253,7 +258,7 @@ impl Etcd {
     /// Is this dependent (still with this UID) an orphan the collector deletes: every owner
     /// gone, and not being deleted already?
     pub(super) fn is_orphan(&self, kind: KindId, name: NameId, uid: u64) -> bool {
-        self.objects.get(&(kind, name)).is_some_and(|d| {
+        self.stored(&(kind, name)).is_some_and(|d| {
             d.uid == uid
                 && d.owner_refs().next().is_some()
                 && d.owner_refs().all(|r| !self.owner_resolves(d, r.owner))
@@ -305,7 +310,7 @@ impl Etcd {
             .get(&uid)
             .into_iter()
             .flat_map(move |set| set.range((kind, NameId(0))..=(kind, NameId(u32::MAX))))
-            .filter_map(|k| self.objects.get(k))
+            .filter_map(|k| self.stored(k))
             .filter(move |o| o.owner.is_some_and(|ow| ow.uid == uid))
     }
 
@@ -320,7 +325,7 @@ impl Etcd {
     /// owner from anywhere, a namespaced one from its own namespace only.
     pub(super) fn resolved_owner(&self, dependent: &Object, owner: Owner) -> Option<&Object> {
         let cluster_scoped = self.cluster_scoped[owner.kind.index()];
-        (self.objects.get(&(owner.kind, owner.name))).filter(|o| {
+        (self.stored(&(owner.kind, owner.name))).filter(|o| {
             o.uid == owner.uid && (cluster_scoped || o.namespace == dependent.namespace)
         })
     }
@@ -341,7 +346,7 @@ impl Etcd {
     /// the collector reports with a Warning `OwnerRefInvalidNamespace` on the dependent.
     pub(super) fn invalid_namespace(&self, dependent: &Object, owner: Owner) -> bool {
         !self.cluster_scoped[owner.kind.index()]
-            && (self.objects.get(&(owner.kind, owner.name)))
+            && (self.stored(&(owner.kind, owner.name)))
                 .is_some_and(|o| o.uid == owner.uid && o.namespace != dependent.namespace)
     }
 
@@ -465,7 +470,7 @@ impl Etcd {
                 }
             })
         };
-        if let Some(cur) = self.objects.get(&(e.kind, e.name)).filter(|_| e.count > 1) {
+        if let Some(cur) = self.stored(&(e.kind, e.name)).filter(|_| e.count > 1) {
             let mut obj = cur.clone();
             fill(&mut obj);
             return self.decide_replace(obj, 0, Some(WriteOp::Patch));
@@ -536,7 +541,7 @@ impl Etcd {
         expect_rv: Rv,
         change: UpdateTo,
     ) -> Result<Decision, Refusal> {
-        let cur = self.objects.get(&(kind, name));
+        let cur = self.stored(&(kind, name));
         let op = update_op(change, expect_rv, cur);
         let to_status = matches!(op, WriteOp::UpdateStatus | WriteOp::PatchStatus);
         let Some(cur) = cur.filter(|_| !to_status || self.status_subresource[kind.index()]) else {
@@ -603,7 +608,7 @@ impl Etcd {
     ) -> Result<Decision, Refusal> {
         let (kind, name) = (obj.kind, obj.name);
         let refuse = |error| Err(refusal(op.unwrap_or(WriteOp::Update), kind, name, error));
-        let Some(cur) = self.objects.get(&(kind, name)) else {
+        let Some(cur) = self.stored(&(kind, name)) else {
             return refuse(ApiError::NotFound);
         };
         if expect_rv != 0 && cur.rv != expect_rv {
@@ -660,7 +665,7 @@ impl Etcd {
         finalizer: NameId,
         now_ms: TimeMs,
     ) -> Result<Decision, Refusal> {
-        let Some(cur) = self.objects.get(&(kind, name)) else {
+        let Some(cur) = self.stored(&(kind, name)) else {
             return Err(refusal(WriteOp::Delete, kind, name, ApiError::NotFound));
         };
         if cur.deletion_ms.is_some() {
@@ -693,7 +698,7 @@ impl Etcd {
                 error,
             })
         };
-        let Some(cur) = self.objects.get(&(kind, name)).cloned() else {
+        let Some(cur) = self.stored(&(kind, name)).cloned() else {
             return refuse(ApiError::NotFound);
         };
         if uid.is_some_and(|u| u != cur.uid) {
@@ -741,7 +746,7 @@ pub struct EtcdReader<'a>(pub &'a Etcd);
 
 impl Reader for EtcdReader<'_> {
     fn get(&self, kind: KindId, name: NameId) -> Option<Object> {
-        self.0.objects.get(&(kind, name)).cloned()
+        self.0.stored(&(kind, name)).cloned()
     }
     fn owned_by(&self, kind: KindId, uid: u64) -> Vec<Object> {
         self.0.owned_by(kind, uid).cloned().collect()
@@ -761,10 +766,7 @@ impl Reader for EtcdReader<'_> {
 impl EtcdReader<'_> {
     /// Every object of one kind, in name order (etcd's key range for the kind).
     fn of_kind(&self, kind: KindId) -> impl Iterator<Item = Object> + '_ {
-        self.0
-            .objects
-            .range((kind, NameId(0))..=(kind, NameId(u32::MAX)))
-            .map(|(_, o)| o.clone())
+        self.0.objects.of_kind(kind).map(|(_, o)| Object::clone(o))
     }
 
     pub fn kind_objects(&self, kind: KindId) -> Vec<Object> {
@@ -791,7 +793,8 @@ mod tests {
         };
         obj.rv = 5;
         obj.finalizers = finalizers;
-        etcd.objects.insert((obj.kind, obj.name), obj.clone());
+        etcd.objects
+            .insert((obj.kind, obj.name), Arc::new(obj.clone()));
         (etcd, obj)
     }
 
@@ -895,7 +898,7 @@ mod tests {
         assert_eq!(op, WriteOp::PatchStatus);
         assert_eq!((obj.spec, obj.finalizers, obj.generation), (1, 1, 1));
         assert_eq!(obj.status, 7);
-        etcd.objects.insert((o.kind, o.name), obj);
+        etcd.objects.insert((o.kind, o.name), Arc::new(obj));
         let spec = UpdateTo::Object {
             spec: Some(4),
             finalizers: None,
@@ -942,7 +945,7 @@ mod tests {
             (op, event, obj.deletion_ms),
             (WriteOp::MarkDeleting, EventType::Modified, Some(TimeMs(70)))
         );
-        etcd.objects.insert((o.kind, o.name), obj.clone());
+        etcd.objects.insert((o.kind, o.name), Arc::new(obj.clone()));
         let again = etcd.decide(delete(None), &names, TimeMs(80));
         assert_eq!(
             again,
@@ -1003,10 +1006,10 @@ mod tests {
         let c = etcd.commit(changed, EventType::Modified, TimeMs(40));
         assert_eq!((etcd.rev, c.object.rv, c.time_ms), (6, 6, TimeMs(40)));
         assert_eq!(
-            etcd.objects.get(&(o.kind, o.name)).map(|x| (x.rv, x.spec)),
+            etcd.stored(&(o.kind, o.name)).map(|x| (x.rv, x.spec)),
             Some((6, 2))
         );
-        let c = etcd.commit(c.object, EventType::Deleted, TimeMs(50));
+        let c = etcd.commit(Object::clone(&c.object), EventType::Deleted, TimeMs(50));
         assert_eq!(
             (c.event, c.object.rv, c.object.spec),
             (EventType::Deleted, 7, 2)
@@ -1035,7 +1038,7 @@ mod tests {
             uid: 1,
         });
         etcd.commit(parent, EventType::Added, TimeMs(0));
-        let child = etcd.commit(child, EventType::Added, TimeMs(0)).object;
+        let child = Object::clone(&etcd.commit(child, EventType::Added, TimeMs(0)).object);
         let mut marked = child;
         marked.deletion_ms = Some(TimeMs(1));
         etcd.commit(marked.clone(), EventType::Modified, TimeMs(1));
@@ -1102,10 +1105,10 @@ mod tests {
         let mut child = Object::fixture(KindId(1), NameId(2), 2, 0);
         child.owner = Some(owner);
         let parent = etcd.commit(parent, EventType::Added, TimeMs(0)).object;
-        let child = etcd.commit(child, EventType::Added, TimeMs(0)).object;
+        let child = Object::clone(&etcd.commit(child, EventType::Added, TimeMs(0)).object);
         assert!(etcd.gc_candidates(&child, EventType::Added).is_empty());
         assert!(!etcd.is_orphan(KindId(1), NameId(2), 2));
-        etcd.commit(parent.clone(), EventType::Deleted, TimeMs(0));
+        etcd.commit(Object::clone(&parent), EventType::Deleted, TimeMs(0));
         assert_eq!(
             etcd.gc_candidates(&parent, EventType::Deleted),
             [(KindId(1), NameId(2), 2)]

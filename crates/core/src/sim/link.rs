@@ -458,7 +458,7 @@ mod tests {
     fn event(o: Object) -> Msg {
         let change = Change {
             event: EventType::Modified,
-            object: o,
+            object: Arc::new(o),
             time_ms: TimeMs::ZERO,
             prev: Default::default(),
         };
@@ -596,7 +596,7 @@ mod tests {
         let name = sim.names.intern_qualified(name);
         let change = Change {
             event: EventType::Modified,
-            object: Object::fixture(KindId(0), name, 1, rv),
+            object: Arc::new(Object::fixture(KindId(0), name, 1, rv)),
             time_ms: TimeMs::ZERO,
             prev: Default::default(),
         };

@@ -359,6 +359,10 @@ impl Reader for StoreReader<'_> {
 const SHORT_WATCH_MS: DurationMs = DurationMs(1000);
 /// Kubernetes object names (DNS subdomains) are at most 253 characters.
 pub const MAX_NAME_LEN: usize = 253;
+/// How long a watch cache that lost its etcd watch takes to relist etcd and be ready again:
+/// the cacher's reflector backs off (0.8 s, jittered) before it relists, about a second. The
+/// default of `reinit-cache` too.
+pub const CACHE_RELIST_MS: DurationMs = DurationMs(1000);
 /// `client-go/tools/cache/shared_informer.go` `minimumResyncPeriod`.
 pub const RESYNC_MS_MIN: DurationMs = DurationMs(1000);
 /// Scheduled actions a run may dispatch per event it may emit: timers that fire without
@@ -1112,7 +1116,7 @@ mod tests {
         sim.run();
         let twin = sim.clone();
         assert_eq!(sim.state_hash(), twin.state_hash());
-        let key = *sim.esr.iter().next().expect("ESR is tracked").0;
+        let key = sim.esr.iter().next().expect("ESR is tracked").0;
         let before = sim.state_hash();
         sim.esr.state_mut(key).unwrap().since_ms += DurationMs(1);
         assert_eq!(sim.state_hash(), before, "since when does not count");

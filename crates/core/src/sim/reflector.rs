@@ -673,7 +673,7 @@ impl Reflector {
         self.watch_events += 1;
         let old = match change.event {
             EventType::Deleted => self.store.remove(&o.name),
-            _ => self.store.insert(o.name, o.clone()),
+            _ => self.store.insert(o.name, Arc::clone(o)),
         };
         let event = EventKind::Reflector(ReflectorEvent::WatchEvent {
             watcher: st.watcher,
@@ -686,7 +686,7 @@ impl Reflector {
         let update = (change.event == EventType::Modified)
             .then_some(old)
             .flatten();
-        self.handle(st, o, update.as_ref(), id, false);
+        self.handle(st, o, update.as_deref(), id, false);
     }
 
     /// The relist's diff (`DeltaFIFO.Replace` + `HandleDeltas`).

@@ -100,7 +100,7 @@ impl Apiserver {
         cause: EventId,
     ) {
         let cache = &self.caches[st.clients.kind(watcher).index()];
-        let items: Vec<Object> = cache.store().values().cloned().collect();
+        let items: Vec<Object> = cache.store().values().map(|o| Object::clone(o)).collect();
         let list_rv = cache.rv();
         let items = filter_namespace(st, watcher, items);
         let answer = Msg::ListOk {
@@ -201,7 +201,7 @@ impl Apiserver {
     ) {
         let kind = st.clients.kind(watcher);
         let cache = &self.caches[kind.index()];
-        let items: Vec<Object> = cache.store().values().cloned().collect();
+        let items: Vec<Object> = cache.store().values().map(|o| Object::clone(o)).collect();
         let at = cache.rv();
         let items = filter_namespace(st, watcher, items);
         let watch = self.open_watch(st, watcher, session, false, (at, at));
@@ -377,7 +377,7 @@ impl Apiserver {
         for object in replay {
             let change = Change {
                 event: EventType::Added,
-                object,
+                object: Arc::new(object),
                 time_ms: st.now_ms,
                 prev: Default::default(),
             };
@@ -801,7 +801,7 @@ mod tests {
         assert_eq!((w.last_sent, w.in_flight), (5, 3));
         w.namespace = Some(NameId(7));
         let mut elsewhere = pod(6);
-        elsewhere.object.namespace = NameId(8);
+        Arc::make_mut(&mut elsewhere.object).namespace = NameId(8);
         assert_eq!(
             w.offer(&elsewhere, false, false, 2, &Names::default()),
             Skip,

@@ -146,7 +146,7 @@ impl Builder {
     fn reinit_cache_input(&self, p: &mut Cursor, _: &Word) -> R<Input> {
         let apiserver = self.next_apiserver(p)?;
         let kind = self.next_kind(p)?;
-        let down_ms = for_duration(p, "a duration", DurationMs(1000))?;
+        let down_ms = for_duration(p, "a duration", listwatch_core::CACHE_RELIST_MS)?;
         Ok(Input::Fault(FaultInput::ReinitCache {
             apiserver,
             kind,
