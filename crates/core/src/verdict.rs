@@ -936,7 +936,7 @@ pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
             }
             text += &format!(
                 " (the cache's oldest RV is {}: {evicted} events evicted since rv {requested} was written)",
-                oldest_minus_one + 1
+                oldest_minus_one.get() + 1
             );
         }
         out.push((i, text));

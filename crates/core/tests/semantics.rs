@@ -259,7 +259,7 @@ fn boundaries_example_through_the_engine() {
     assert_eq!(
         ApiError::TooOld {
             requested: 9,
-            oldest_minus_one: 10
+            oldest_minus_one: IssuedRv::new(10)
         }
         .message(),
         "too old resource version: 9 (10)"

@@ -529,7 +529,7 @@ impl Apiserver {
         let current = self.caches[st.read_kind(&r).index()].rv();
         let err = ApiError::TooLargeRv {
             requested: r.rv,
-            current,
+            current: IssuedRv::new(current),
         };
         match r.read {
             ReadKind::NotOlderThan => st.send(cause, watcher, session, Msg::ListErr(err)),
@@ -814,7 +814,7 @@ pub(super) mod tests {
         });
         let too_large = ApiError::TooLargeRv {
             requested: 9,
-            current: 2,
+            current: IssuedRv::new(2),
         };
         assert_eq!(out.sent(), [Msg::ListErr(too_large)]);
         assert!(api.waiting_reads.is_empty());

@@ -41,7 +41,10 @@ impl WrittenRvs {
         for &(kind, written) in written {
             match read(kind) {
                 Some(read) if read < written => {
-                    return Err(ApiError::StaleRead { read, written });
+                    return Err(ApiError::StaleRead {
+                        read: IssuedRv::new(read),
+                        written,
+                    });
                 }
                 _ => {}
             }
@@ -94,7 +97,7 @@ mod tests {
         w.wrote_at(key, pods, 9);
         w.wrote_at(key, sets, 5);
         let stale = ApiError::StaleRead {
-            read: 6,
+            read: IssuedRv::new(6),
             written: 7,
         };
         assert_eq!(w.ensure_ready(key, |_| Some(6)), Err(stale));
@@ -104,7 +107,7 @@ mod tests {
             "never written"
         );
         let stale_pods = ApiError::StaleRead {
-            read: 8,
+            read: IssuedRv::new(8),
             written: 9,
         };
         let read = |k: KindId| Some(if k == sets { 7 } else { 8 });

@@ -109,7 +109,7 @@ impl Apiserver {
             ListRv::NotOlderThan(n) if n > st.etcd.rev() => {
                 let err = ApiError::TooLargeRv {
                     requested: n,
-                    current: st.etcd.rev(),
+                    current: IssuedRv::new(st.etcd.rev()),
                 };
                 return self.probe_failed(st, probe, err, cause);
             }
@@ -182,7 +182,7 @@ impl Apiserver {
             Some(n) if n > etcd.rev() => {
                 let err = ApiError::TooLargeRv {
                     requested: n,
-                    current: etcd.rev(),
+                    current: IssuedRv::new(etcd.rev()),
                 };
                 return self.probe_failed(st, probe, err, cause);
             }
@@ -409,7 +409,7 @@ mod tests {
         });
         let too_large = ApiError::TooLargeRv {
             requested: 9,
-            current: 4,
+            current: IssuedRv::new(4),
         };
         let failed = EventKind::Probe(ProbeEvent::ProbeFailed {
             probe: 2,
@@ -446,7 +446,7 @@ mod tests {
         assert_eq!(at(&mut world, &mut api, 4), [listed(0, 1, 4, true)]);
         let too_large = ApiError::TooLargeRv {
             requested: 9,
-            current: 4,
+            current: IssuedRv::new(4),
         };
         let failed = |error| EventKind::Probe(ProbeEvent::ProbeFailed { probe: 0, error });
         assert_eq!(at(&mut world, &mut api, 9), [failed(too_large)]);
@@ -483,7 +483,7 @@ mod tests {
         assert_eq!(from(4), [opened(4, 3)]);
         let too_old = ApiError::TooOld {
             requested: 3,
-            oldest_minus_one: 4,
+            oldest_minus_one: IssuedRv::new(4),
         };
         assert_eq!(from(3), [failed(too_old)]);
         api.caches[0].reinitialise();

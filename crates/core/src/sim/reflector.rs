@@ -859,7 +859,7 @@ mod tests {
         let mut r = watching();
         let too_old = ApiError::TooOld {
             requested: 7,
-            oldest_minus_one: 9,
+            oldest_minus_one: IssuedRv::new(9),
         };
         let out = run_step(&mut r, TimeMs(1000), |r, st| {
             r.receive(st, Session(0), Msg::WatchErr(too_old), 3)
@@ -986,7 +986,7 @@ mod tests {
     fn a_streaming_list_retries_504_as_a_stream_and_falls_back_to_a_list_on_other_errors() {
         let too_large = ApiError::TooLargeRv {
             requested: 9,
-            current: 7,
+            current: IssuedRv::new(7),
         };
         for (error, streams) in [(too_large, true), (ApiError::NotFound, false)] {
             let mut r = watching();

@@ -309,7 +309,7 @@ impl Apiserver {
                 oldest_minus_one,
             } => Err(Msg::WatchErr(ApiError::TooOld {
                 requested,
-                oldest_minus_one,
+                oldest_minus_one: IssuedRv::new(oldest_minus_one),
             })),
             WatchStart::Ok => Ok((false, cache.events_after(from))),
         }
@@ -646,7 +646,7 @@ mod tests {
         let out = watch(&mut api, &mut world, 3);
         let too_old = ApiError::TooOld {
             requested: 3,
-            oldest_minus_one: 4,
+            oldest_minus_one: IssuedRv::new(4),
         };
         assert_eq!(out.sent(), [Msg::WatchErr(too_old)]);
         assert!(world.watches.is_empty() && api.watches_by_kind[0].is_empty());

@@ -81,14 +81,14 @@ fn shifted_by(kind: &EpKind, err: &ApiError) -> Option<i128> {
                 requested,
                 oldest_minus_one,
             },
-        ) => (*n, *m, requested as u128, oldest_minus_one as u128),
+        ) => (*n, *m, requested as u128, oldest_minus_one.get() as u128),
         (
             EpKind::TooLarge {
                 rv: Some(n),
                 current: Some(m),
             },
             ApiError::TooLargeRv { requested, current },
-        ) => (*n, *m, requested as u128, current as u128),
+        ) => (*n, *m, requested as u128, current.get() as u128),
         _ => return None,
     };
     let (n, m, a, b) = (n as i128, m as i128, a as i128, b as i128);
