@@ -326,7 +326,45 @@ pub enum Delta {
     Sync,
 }
 
+/// An informer's delivery: its `Delta` and whether the object was marked for deletion, in one
+/// byte (two would make an informer's event 32 bytes, past its family's 24:
+/// `an_event_is_at_most_48_bytes`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Delivery(u8);
+
+impl Delivery {
+    pub fn new(delta: Delta, deleting: bool) -> Delivery {
+        Delivery((delta as u8) << 1 | u8::from(deleting))
+    }
+    pub fn delta(self) -> Delta {
+        // Only `new` makes one, from a `Delta`: the index is one of `ALL`'s.
+        Delta::ALL[usize::from(self.0 >> 1)]
+    }
+    /// The object delivered has its deletion timestamp set.
+    pub fn deleting(self) -> bool {
+        self.0 & 1 == 1
+    }
+}
+
+impl std::fmt::Debug for Delivery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Delivery")
+            .field("delta", &self.delta())
+            .field("deleting", &self.deleting())
+            .finish()
+    }
+}
+
 impl Delta {
+    /// Every delta, in declaration order: `ALL[d as usize] == d`.
+    pub const ALL: [Delta; 5] = [
+        Delta::Added,
+        Delta::Updated,
+        Delta::Deleted,
+        Delta::DeletedFinalStateUnknown,
+        Delta::Sync,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Delta::Added => "add",
@@ -512,11 +550,10 @@ pub enum ReflectorEvent {
 pub enum ControllerEvent {
     Informer {
         watcher: WatcherId,
-        delta: Delta,
+        delivery: Delivery,
         name: NameId,
         rv: Rv,
         spec: i64,
-        deleting: bool,
     },
     Enqueue {
         controller: ControllerId,
@@ -524,13 +561,15 @@ pub enum ControllerEvent {
         outcome: QueueAdd,
         delay_ms: DurationMs,
     },
-    /// `spec` is the primary object's spec as the reconcile read it (`None`: absent);
-    /// `writes`: how many writes it decided to make (its steps, shown while it runs).
+    /// `spec` is the primary object's spec as the reconcile read it when `found` (else 0: a
+    /// flag, not an `Option<i64>`, which would make the event 32 bytes); `writes`: how many
+    /// writes it decided to make (its steps, shown while it runs).
     ReconcileStart {
         controller: ControllerId,
         key: NameId,
         worker: u32,
-        spec: Option<i64>,
+        found: bool,
+        spec: i64,
         writes: u32,
     },
     ReconcileEnd {
@@ -546,7 +585,9 @@ pub enum ControllerEvent {
         name: NameId,
         /// 0: absent (RVs start at 1, so no object has 0): keeps events small.
         rv: Rv,
-        truth_rv: Rv,
+        /// 0: absent. etcd issued it, so 4 bytes hold it (see `IssuedRv`'s limit): with a
+        /// second `u64` the event would be 32 bytes.
+        truth_rv: IssuedRv,
         live: bool,
     },
 }
@@ -1213,17 +1254,20 @@ fn describe_controller(kind: &ControllerEvent, l: &dyn Labels) -> String {
     use ControllerEvent::*;
     match *kind {
         Informer {
-            delta,
+            delivery,
             name,
             rv,
             spec,
-            deleting,
             ..
         } => format!(
             "informer {} {} rv {rv} (spec {spec}{})",
-            delta.as_str(),
+            delivery.delta().as_str(),
             l.name(name),
-            if deleting { ", deleting" } else { "" }
+            if delivery.deleting() {
+                ", deleting"
+            } else {
+                ""
+            }
         ),
         Enqueue {
             key,
@@ -1270,6 +1314,7 @@ fn describe_controller(kind: &ControllerEvent, l: &dyn Labels) -> String {
             };
             let from = if live { "etcd (live)" } else { "its cache" };
             let obj = format!("{}/{}", l.kind(kind), l.name(name));
+            let truth_rv = truth_rv.get();
             if rv == truth_rv {
                 format!("read {obj} from {from}: {}", seen(rv))
             } else {

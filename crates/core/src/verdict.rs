@@ -533,7 +533,8 @@ pub fn saw(
         EventKind::Controller(ControllerEvent::ReconcileStart {
             controller: c,
             key,
-            spec: Some(s),
+            found: true,
+            spec: s,
             ..
         }) => {
             c == controller

@@ -682,13 +682,13 @@ impl Objects {
             }
             EventKind::Controller(ControllerEvent::Informer {
                 watcher,
-                delta,
+                delivery,
                 name,
                 rv,
                 ..
             }) => {
                 let h = self.holder_index(Holder::Store(watcher));
-                match delta {
+                match delivery.delta() {
                     Delta::Added | Delta::Updated => put(c, h, rv, false),
                     Delta::Deleted | Delta::DeletedFinalStateUnknown => {
                         let kind = sim.reflectors()[watcher.index()].kind();
@@ -1005,7 +1005,8 @@ mod tests {
             controller,
             key,
             worker: 0,
-            spec: None,
+            found: false,
+            spec: 0,
             writes: 2,
         });
         q.apply(1, &start);

@@ -374,7 +374,9 @@ fn specs_read_after(sim: &Sim, from_ms: TimeMs) -> Vec<(TimeMs, Option<i64>)> {
     })
     .filter(|e| e.time_ms >= from_ms)
     .map(|e| match e.kind {
-        EventKind::Controller(ControllerEvent::ReconcileStart { spec, .. }) => (e.time_ms, spec),
+        EventKind::Controller(ControllerEvent::ReconcileStart { found, spec, .. }) => {
+            (e.time_ms, found.then_some(spec))
+        }
         _ => unreachable!(),
     })
     .collect()
@@ -586,10 +588,8 @@ run 10s
     let syncs: Vec<TimeMs> = events(&sim, |k| {
         matches!(
             k,
-            EventKind::Controller(ControllerEvent::Informer {
-                delta: Delta::Sync,
-                ..
-            })
+            EventKind::Controller(ControllerEvent::Informer { delivery, .. })
+                if delivery.delta() == Delta::Sync
         )
     })
     .map(|e| e.time_ms)
@@ -1051,7 +1051,7 @@ fn reads_are_in_the_trace_stale_ones_marked_and_explain_a_write() {
         .trace()
         .iter()
         .position(
-            |e| matches!(e.kind, EventKind::Controller(ControllerEvent::ReconcileRead { rv, truth_rv, .. }) if rv != truth_rv),
+            |e| matches!(e.kind, EventKind::Controller(ControllerEvent::ReconcileRead { rv, truth_rv, .. }) if rv != truth_rv.get()),
         )
         .unwrap();
     let timeline = listwatch_core::view::Timeline::new(&sim);

@@ -597,7 +597,7 @@ fn running_chip(pic: &Pic, i: usize, j: usize, k: listwatch_core::NameId, x: f64
         .filter(|(rk, _)| *rk == k)
         .map(|(_, e)| &sim.trace()[*e as usize])
         .collect();
-    let stale = reads.iter().any(|e| matches!(e.kind, listwatch_core::EventKind::Controller(listwatch_core::ControllerEvent::ReconcileRead { rv, truth_rv, .. }) if rv != truth_rv));
+    let stale = reads.iter().any(|e| matches!(e.kind, listwatch_core::EventKind::Controller(listwatch_core::ControllerEvent::ReconcileRead { rv, truth_rv, .. }) if rv != truth_rv.get()));
     let full = sim.names().resolve(k);
     let name = truncate(&short(full));
     let step = q

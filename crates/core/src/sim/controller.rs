@@ -232,7 +232,8 @@ impl Controller {
             controller,
             key,
             worker,
-            spec,
+            found: spec.is_some(),
+            spec: spec.unwrap_or(0),
             writes: plan.writes.len() as u32,
         });
         let start = st.emit(cause, started);
@@ -243,7 +244,7 @@ impl Controller {
                 kind: r.kind,
                 name: r.name,
                 rv: r.rv.unwrap_or(0),
-                truth_rv,
+                truth_rv: IssuedRv::new(truth_rv),
                 live: r.live,
             });
             st.emit(start, read);

@@ -777,11 +777,10 @@ struct ListPage {
 fn informer_event(watcher: WatcherId, delta: Delta, o: &Object) -> EventKind {
     EventKind::Controller(ControllerEvent::Informer {
         watcher,
-        delta,
+        delivery: Delivery::new(delta, o.deletion_ms.is_some()),
         name: o.name,
         rv: o.rv,
         spec: o.spec,
-        deleting: o.deletion_ms.is_some(),
     })
 }
 

@@ -97,18 +97,17 @@ impl Events<'_> {
         match *k {
             ControllerEvent::Informer {
                 watcher,
-                delta: d,
+                delivery,
                 name: n,
                 rv,
                 spec,
-                deleting,
             } => Out::Informer {
                 watcher: self.watcher(watcher),
-                delta: delta(d),
+                delta: delta(delivery.delta()),
                 name: self.object(n),
                 rv,
                 spec,
-                deleting,
+                deleting: delivery.deleting(),
             },
             ControllerEvent::Enqueue {
                 controller,
@@ -126,13 +125,14 @@ impl Events<'_> {
                 controller,
                 key,
                 worker,
+                found,
                 spec,
                 ..
             } => Out::ReconcileStart {
                 controller: self.controller(controller),
                 key: self.object(key),
                 worker,
-                spec,
+                spec: found.then_some(spec),
             },
             ControllerEvent::ReconcileRead {
                 controller,
@@ -146,7 +146,7 @@ impl Events<'_> {
                 kind: self.kind_of(k),
                 name: self.object(n),
                 rv: (rv != 0).then_some(rv),
-                truth_rv: (truth_rv != 0).then_some(truth_rv),
+                truth_rv: Some(truth_rv.get()).filter(|&rv| rv != 0),
                 live,
             },
             ControllerEvent::ReconcileEnd {
