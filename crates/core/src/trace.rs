@@ -648,10 +648,7 @@ pub enum ProbeEvent {
         probe: u32,
         apiserver: ApiserverId,
         kind: KindId,
-        request: crate::config::ProbeRequest,
-        /// A list's selectors as the script writes them (`selector app=web`), in the names
-        /// table.
-        selector: Option<NameId>,
+        ask: ProbeAsk,
     },
     /// A probe's list answered.
     ProbeListed {
@@ -670,6 +667,71 @@ pub enum ProbeEvent {
         probe: u32,
         error: ApiError,
     },
+}
+
+/// A probe's request and a list's selectors, as its event holds them: flat, in 16 bytes (a
+/// `config::ProbeRequest` and an `Option<NameId>` take 24, and the event would be 32, past its
+/// family's 24: `an_event_is_at_most_48_bytes`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct ProbeAsk {
+    /// A list's `N`, a watch's start; 0 where the shape has none.
+    rv: Rv,
+    /// The selectors' text in the names table; `NO_SELECTOR`: none.
+    selector: u32,
+    shape: ProbeShape,
+}
+
+/// `u32::MAX` is no name's id: the names table would need 4 294 967 295 strings first (over
+/// 100 GB; a wasm32 build cannot address a quarter of that). `ProbeAsk::new` checks it in debug
+/// builds.
+const NO_SELECTOR: u32 = u32::MAX;
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum ProbeShape {
+    ListConsistent,
+    ListAny,
+    ListNotOlderThan,
+    ListExact,
+    Watch,
+    WatchMostRecent,
+}
+
+impl ProbeAsk {
+    pub fn new(request: crate::config::ProbeRequest, selector: Option<NameId>) -> ProbeAsk {
+        use crate::config::ProbeRequest as R;
+        let (shape, rv) = match request {
+            R::List { rv } => match rv {
+                ListRv::Consistent => (ProbeShape::ListConsistent, 0),
+                ListRv::Any => (ProbeShape::ListAny, 0),
+                ListRv::NotOlderThan(n) => (ProbeShape::ListNotOlderThan, n),
+                ListRv::Exact(n) => (ProbeShape::ListExact, n),
+            },
+            R::Watch { from } => (ProbeShape::Watch, from),
+            R::WatchMostRecent => (ProbeShape::WatchMostRecent, 0),
+        };
+        debug_assert!(selector.is_none_or(|s| s.0 != NO_SELECTOR));
+        ProbeAsk {
+            rv,
+            selector: selector.map_or(NO_SELECTOR, |s| s.0),
+            shape,
+        }
+    }
+    pub fn request(self) -> crate::config::ProbeRequest {
+        use crate::config::ProbeRequest as R;
+        let list = |rv| R::List { rv };
+        match self.shape {
+            ProbeShape::ListConsistent => list(ListRv::Consistent),
+            ProbeShape::ListAny => list(ListRv::Any),
+            ProbeShape::ListNotOlderThan => list(ListRv::NotOlderThan(self.rv)),
+            ProbeShape::ListExact => list(ListRv::Exact(self.rv)),
+            ProbeShape::Watch => R::Watch { from: self.rv },
+            ProbeShape::WatchMostRecent => R::WatchMostRecent,
+        }
+    }
+    /// A list's selectors as the script writes them (`selector app=web`), in the names table.
+    pub fn selector(self) -> Option<NameId> {
+        (self.selector != NO_SELECTOR).then_some(NameId(self.selector))
+    }
 }
 
 /// Narration.
@@ -1374,14 +1436,14 @@ fn describe_probe(kind: &ProbeEvent, l: &dyn Labels) -> String {
             probe,
             apiserver,
             kind,
-            request,
-            selector,
-        } => match request {
+            ask,
+        } => match ask.request() {
             crate::config::ProbeRequest::List { rv } => format!(
                 "probe {probe}: list {} resourceVersion={}{} on {}",
                 l.kind(kind),
                 rv.param(),
-                selector.map_or(String::new(), |s| format!(" {}", l.name(s))),
+                ask.selector()
+                    .map_or(String::new(), |s| format!(" {}", l.name(s))),
                 l.apiserver(apiserver)
             ),
             crate::config::ProbeRequest::Watch { from } => format!(

@@ -19,8 +19,7 @@ impl Apiserver {
             probe,
             apiserver: st.api,
             kind,
-            request,
-            selector,
+            ask: ProbeAsk::new(request, selector),
         });
         let id = st.out.emit_by(Actor::Probe, cause, asked);
         self.answer_probe(st, (probe, kind), request, id);

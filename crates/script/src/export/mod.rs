@@ -56,11 +56,10 @@ pub fn json(sim: &Sim, outcomes: &[(Expectation, Outcome)]) -> String {
         if let EventKind::Store(StoreEvent::ObjectFields { body, .. }) = e.kind {
             names.fields(sim, body);
         }
-        if let EventKind::Probe(ProbeEvent::ProbeRequest {
-            selector: Some(s), ..
-        }) = e.kind
-        {
-            names.object(sim, s);
+        if let EventKind::Probe(ProbeEvent::ProbeRequest { ask, .. }) = e.kind {
+            if let Some(s) = ask.selector() {
+                names.object(sim, s);
+            }
         }
     }
     let placeholders = Placeholders::new(&names, &actors);

@@ -50,10 +50,9 @@ impl Events<'_> {
                 probe,
                 apiserver,
                 kind: k,
-                request,
-                selector,
+                ask,
             } => {
-                let (request, request_rv, exact) = match request {
+                let (request, request_rv, exact) = match ask.request() {
                     ProbeRequest::List { rv } => {
                         ("list", request_rv(rv), matches!(rv, ListRv::Exact(_)))
                     }
@@ -67,7 +66,7 @@ impl Events<'_> {
                     request,
                     request_rv,
                     exact,
-                    selector: selector.map(|s| self.object(s)),
+                    selector: ask.selector().map(|s| self.object(s)),
                 }
             }
             ProbeEvent::ProbeListed {
