@@ -4,6 +4,7 @@
 //! beat of real time (shorter when the moment holds many), so what happens in one millisecond is
 //! still seen in its order.
 
+use listwatch_core::SayEvent;
 use listwatch_core::{EventKind, Trace};
 
 /// The slowest and fastest playback, in virtual seconds per real second: slow motion to
@@ -79,7 +80,7 @@ impl Clock {
             self.cursor += 1;
             self.beat = 0.0;
             applied += 1;
-            if matches!(next.kind, EventKind::Say { wait: true, .. }) {
+            if matches!(next.kind, EventKind::Say(SayEvent { wait: true, .. })) {
                 self.beat = 1.0;
                 return Some(Stop::Wait);
             }

@@ -73,7 +73,11 @@ impl Loaded {
 fn fields_by_rv(sim: &Sim) -> Vec<(listwatch_core::Rv, listwatch_core::BodyRef)> {
     let out: Vec<_> = (sim.trace().iter())
         .filter_map(|e| match e.kind {
-            listwatch_core::EventKind::ObjectFields { rv, body, .. } => Some((rv, body)),
+            listwatch_core::EventKind::Store(listwatch_core::StoreEvent::ObjectFields {
+                rv,
+                body,
+                ..
+            }) => Some((rv, body)),
             _ => None,
         })
         .collect();
@@ -810,7 +814,7 @@ pub fn first_wait(run: &Loaded, from: usize, to: usize) -> Option<usize> {
         .find(|&i| {
             matches!(
                 run.sim.trace()[i].kind,
-                listwatch_core::EventKind::Say { wait: true, .. }
+                listwatch_core::EventKind::Say(listwatch_core::SayEvent { wait: true, .. })
             )
         })
 }

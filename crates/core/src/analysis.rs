@@ -6,6 +6,7 @@
 use crate::model::{DurationMs, TimeMs, WatcherId};
 use crate::sim::Sim;
 use crate::trace::{Actor, EventId, EventKind};
+use crate::trace::{ControllerEvent, FaultEvent, ReflectorEvent, SayEvent, StoreEvent};
 
 /// The kinds of moments the timeline marks and the jump buttons look for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -39,14 +40,16 @@ impl MarkerKind {
         match kind {
             k if k.gone().is_some() => Some(MarkerKind::Gone),
             k if k.is_relist() => Some(MarkerKind::Relist),
-            EventKind::ReconcileStart { .. } => Some(MarkerKind::Reconcile),
-            EventKind::Write { .. } => Some(MarkerKind::Write),
-            EventKind::Crash { .. }
-            | EventKind::Disconnect { .. }
-            | EventKind::CachePaused { .. }
-            | EventKind::ApiserverRestart { .. }
-            | EventKind::HoldArmed { .. } => Some(MarkerKind::Fault),
-            EventKind::Say { .. } => Some(MarkerKind::Say),
+            EventKind::Controller(ControllerEvent::ReconcileStart { .. }) => {
+                Some(MarkerKind::Reconcile)
+            }
+            EventKind::Store(StoreEvent::Write { .. }) => Some(MarkerKind::Write),
+            EventKind::Fault(FaultEvent::Crash { .. })
+            | EventKind::Fault(FaultEvent::Disconnect { .. })
+            | EventKind::Fault(FaultEvent::CachePaused { .. })
+            | EventKind::Fault(FaultEvent::ApiserverRestart { .. })
+            | EventKind::Fault(FaultEvent::HoldArmed { .. }) => Some(MarkerKind::Fault),
+            EventKind::Say(SayEvent { .. }) => Some(MarkerKind::Say),
             _ => None,
         }
     }
@@ -89,18 +92,21 @@ pub enum Direction {
 
 /// The watcher whose link an event travels on, and which way, if it is a message.
 pub fn travel(kind: &EventKind) -> Option<(WatcherId, Direction)> {
-    use EventKind::*;
     match *kind {
-        WatchEvent { watcher, .. }
-        | Bookmark { watcher, .. }
-        | ListResult { watcher, .. }
-        | InitialEventsEnd { watcher, .. }
-        | WatchOpened { watcher, .. }
-        | WatchFailed { watcher, .. } => Some((watcher, Direction::ToClient)),
-        ListRequest { watcher, .. }
-        | WatchRequest { watcher, .. }
-        | WatchListRequest { watcher, .. }
-        | ListContinue { watcher, .. } => Some((watcher, Direction::ToServer)),
+        EventKind::Reflector(ReflectorEvent::WatchEvent { watcher, .. })
+        | EventKind::Reflector(ReflectorEvent::Bookmark { watcher, .. })
+        | EventKind::Reflector(ReflectorEvent::ListResult { watcher, .. })
+        | EventKind::Reflector(ReflectorEvent::InitialEventsEnd { watcher, .. })
+        | EventKind::Reflector(ReflectorEvent::WatchOpened { watcher, .. })
+        | EventKind::Reflector(ReflectorEvent::WatchFailed { watcher, .. }) => {
+            Some((watcher, Direction::ToClient))
+        }
+        EventKind::Reflector(ReflectorEvent::ListRequest { watcher, .. })
+        | EventKind::Reflector(ReflectorEvent::WatchRequest { watcher, .. })
+        | EventKind::Reflector(ReflectorEvent::WatchListRequest { watcher, .. })
+        | EventKind::Reflector(ReflectorEvent::ListContinue { watcher, .. }) => {
+            Some((watcher, Direction::ToServer))
+        }
         _ => None,
     }
 }
@@ -142,10 +148,10 @@ fn flights(sim: &Sim) -> Vec<Flight> {
     let mut up_last: Vec<Option<TimeMs>> = vec![None; controllers.len()];
     let mut out = vec![];
     for (i, e) in sim.trace().iter().enumerate() {
-        if let EventKind::LinkDelay {
+        if let EventKind::Fault(FaultEvent::LinkDelay {
             controller,
             delay_ms,
-        } = e.kind
+        }) = e.kind
         {
             delay[controller.index()] = delay_ms;
             continue;
@@ -386,8 +392,10 @@ fn windows(sim: &Sim, faults: &[EventId]) -> Vec<FaultWindow> {
     for &i in faults {
         let e = &sim.trace()[i as usize];
         match e.kind {
-            EventKind::Disconnect { until_ms, .. } => out.push(window(i, e.time_ms, until_ms)),
-            EventKind::CachePaused { apiserver, paused } => {
+            EventKind::Fault(FaultEvent::Disconnect { until_ms, .. }) => {
+                out.push(window(i, e.time_ms, until_ms))
+            }
+            EventKind::Fault(FaultEvent::CachePaused { apiserver, paused }) => {
                 let since = &mut paused_since[apiserver.index()];
                 if paused {
                     *since = Some((i, e.time_ms));
@@ -420,8 +428,9 @@ pub fn watcher_tallies(sim: &Sim) -> Vec<WatcherTally> {
         let Some(w) = e.kind.watcher() else { continue };
         let t = &mut tally[w.index()];
         match e.kind {
-            EventKind::ListRequest { .. } | EventKind::WatchListRequest { .. } => t.lists += 1,
-            EventKind::WatchOpened { .. } => t.watches += 1,
+            EventKind::Reflector(ReflectorEvent::ListRequest { .. })
+            | EventKind::Reflector(ReflectorEvent::WatchListRequest { .. }) => t.lists += 1,
+            EventKind::Reflector(ReflectorEvent::WatchOpened { .. }) => t.watches += 1,
             k if k.gone().is_some() => t.gone.push(i as EventId),
             _ => {}
         }
@@ -433,9 +442,9 @@ pub fn watcher_tallies(sim: &Sim) -> Vec<WatcherTally> {
 pub fn reconciles_per_key(sim: &Sim) -> Vec<std::collections::BTreeMap<&str, u32>> {
     let mut per_key = vec![std::collections::BTreeMap::new(); sim.controllers().len()];
     for e in sim.trace().iter() {
-        if let EventKind::ReconcileStart {
+        if let EventKind::Controller(ControllerEvent::ReconcileStart {
             controller, key, ..
-        } = e.kind
+        }) = e.kind
         {
             *per_key[controller.index()]
                 .entry(sim.names().resolve(key))
@@ -564,7 +573,7 @@ mod tests {
         for &w in writes {
             assert!(matches!(
                 sim.trace()[w as usize].kind,
-                EventKind::Write { .. }
+                EventKind::Store(StoreEvent::Write { .. })
             ));
         }
         let last = *writes.last().unwrap() as usize;
@@ -625,7 +634,7 @@ mod tests {
             let e = &sim.trace()[w.event as usize];
             assert!(matches!(
                 e.kind,
-                EventKind::CachePaused { paused: true, .. }
+                EventKind::Fault(FaultEvent::CachePaused { paused: true, .. })
             ));
         }
         assert_eq!(a.events(MarkerKind::Fault).len(), 3);
@@ -680,7 +689,10 @@ mod tests {
         let rewatch = (0..trace.len())
             .find(|&i| {
                 trace[i].time_ms == TimeMs(2000)
-                    && matches!(trace[i].kind, EventKind::WatchRequest { .. })
+                    && matches!(
+                        trace[i].kind,
+                        EventKind::Reflector(ReflectorEvent::WatchRequest { .. })
+                    )
             })
             .expect("the Pod watcher's re-watch");
         let f = a
@@ -694,7 +706,12 @@ mod tests {
         assert_eq!((f.progress(1000.0), f.progress(3000.0)), (0.0, 1.0));
         // Answers arrive at their event and left one delay before.
         let opened = (rewatch..trace.len())
-            .find(|&i| matches!(trace[i].kind, EventKind::WatchOpened { .. }))
+            .find(|&i| {
+                matches!(
+                    trace[i].kind,
+                    EventKind::Reflector(ReflectorEvent::WatchOpened { .. })
+                )
+            })
             .expect("the watch opens");
         let back = a
             .flight_of(opened as EventId)
@@ -716,7 +733,10 @@ mod tests {
         let rewatches: Vec<usize> = (0..at_2050)
             .filter(|&i| {
                 trace[i].time_ms == TimeMs(2000)
-                    && matches!(trace[i].kind, EventKind::WatchRequest { .. })
+                    && matches!(
+                        trace[i].kind,
+                        EventKind::Reflector(ReflectorEvent::WatchRequest { .. })
+                    )
             })
             .collect();
         assert_eq!(

@@ -486,7 +486,7 @@ pub(crate) mod tests {
         );
         let st = sim.esr().get(ControllerId(0), a).unwrap();
         let last_create = sim.trace().iter().rev().find(|e| {
-            matches!(e.kind, crate::trace::EventKind::Write { op: crate::trace::WriteOp::Create, kind, .. } if kind == KindId(1))
+            matches!(e.kind, crate::trace::EventKind::Store(crate::trace::StoreEvent::Write { op: crate::trace::WriteOp::Create, kind, .. }) if kind == KindId(1))
         });
         assert!(st.holds);
         assert_eq!(Some(st.since_ms), last_create.map(|e| e.time_ms));

@@ -32,17 +32,17 @@ impl Streams {
     fn apply(&mut self, kind: &EventKind) -> Result<(), String> {
         let watch = &mut self.0;
         match *kind {
-            EventKind::WatchOpened {
+            EventKind::Reflector(ReflectorEvent::WatchOpened {
                 watcher, from_rv, ..
-            }
-            | EventKind::InitialEventsEnd {
+            })
+            | EventKind::Reflector(ReflectorEvent::InitialEventsEnd {
                 watcher,
                 rv: from_rv,
                 ..
-            } => {
+            }) => {
                 watch.insert(watcher, (from_rv, from_rv));
             }
-            EventKind::WatchEvent { watcher, rv, .. } => {
+            EventKind::Reflector(ReflectorEvent::WatchEvent { watcher, rv, .. }) => {
                 let Some((start, last)) = watch.get_mut(&watcher) else {
                     let w = watcher.0;
                     return Err(format!("watcher {w} got an event with no open watch"));
@@ -57,7 +57,7 @@ impl Streams {
                 }
                 *last = rv;
             }
-            EventKind::Bookmark { watcher, rv } => {
+            EventKind::Reflector(ReflectorEvent::Bookmark { watcher, rv }) => {
                 if let Some((_, last)) = watch.get_mut(&watcher) {
                     if rv < *last {
                         return Err(format!("bookmark rv {rv} below delivered rv {last}"));
@@ -65,15 +65,15 @@ impl Streams {
                     *last = rv;
                 }
             }
-            EventKind::WatchEnded { watcher, .. }
-            | EventKind::WatchFailed { watcher, .. }
-            | EventKind::ListRequest { watcher, .. }
-            | EventKind::WatchListRequest { watcher, .. }
-            | EventKind::State {
+            EventKind::Reflector(ReflectorEvent::WatchEnded { watcher, .. })
+            | EventKind::Reflector(ReflectorEvent::WatchFailed { watcher, .. })
+            | EventKind::Reflector(ReflectorEvent::ListRequest { watcher, .. })
+            | EventKind::Reflector(ReflectorEvent::WatchListRequest { watcher, .. })
+            | EventKind::Reflector(ReflectorEvent::State {
                 watcher,
                 state: WatcherState::Stopped,
                 ..
-            } => {
+            }) => {
                 watch.remove(&watcher);
             }
             _ => {}
@@ -89,15 +89,15 @@ fn one_worker_per_key(
     kind: &EventKind,
 ) -> Result<(), String> {
     match *kind {
-        EventKind::ReconcileStart {
+        EventKind::Controller(ControllerEvent::ReconcileStart {
             controller, key, ..
-        } if !processing.insert((controller, key)) => Err(format!(
+        }) if !processing.insert((controller, key)) => Err(format!(
             "key {} reconciled by two workers at once",
             sim.names().resolve(key)
         )),
-        EventKind::ReconcileEnd {
+        EventKind::Controller(ControllerEvent::ReconcileEnd {
             controller, key, ..
-        } => {
+        }) => {
             processing.remove(&(controller, key));
             Ok(())
         }
@@ -107,9 +107,9 @@ fn one_worker_per_key(
 
 /// A cache never holds more events than its capacity, and its capacity stays positive.
 fn cache_within_capacity(sim: &Sim, view: &View, kind: &EventKind) -> Result<(), String> {
-    let EventKind::CacheAdd {
+    let EventKind::Store(StoreEvent::CacheAdd {
         apiserver, kind, ..
-    } = *kind
+    }) = *kind
     else {
         return Ok(());
     };
@@ -135,32 +135,34 @@ mod tests {
     #[test]
     fn a_watch_stream_never_goes_back_and_needs_an_open_watch() {
         let w = WatcherId(0);
-        let event = |rv| EventKind::WatchEvent {
-            watcher: w,
-            event: crate::model::EventType::Added,
-            name: NameId(0),
-            rv,
-            spec: 0,
+        let event = |rv| {
+            EventKind::Reflector(ReflectorEvent::WatchEvent {
+                watcher: w,
+                event: crate::model::EventType::Added,
+                name: NameId(0),
+                rv,
+                spec: 0,
+            })
         };
         let mut s = Streams::default();
         assert!(s.apply(&event(5)).unwrap_err().contains("no open watch"));
-        let opened = EventKind::WatchOpened {
+        let opened = EventKind::Reflector(ReflectorEvent::WatchOpened {
             watcher: w,
             from_rv: 5,
             replayed: 0,
-        };
+        });
         s.apply(&opened).unwrap();
         assert!(s.apply(&event(5)).unwrap_err().contains("start rv 5"));
         s.apply(&event(7)).unwrap();
         assert!(s.apply(&event(6)).unwrap_err().contains("from 7 to 6"));
-        let bookmark = |rv| EventKind::Bookmark { watcher: w, rv };
+        let bookmark = |rv| EventKind::Reflector(ReflectorEvent::Bookmark { watcher: w, rv });
         assert!(s.apply(&bookmark(6)).is_err());
         s.apply(&bookmark(9)).unwrap();
-        let stopped = EventKind::State {
+        let stopped = EventKind::Reflector(ReflectorEvent::State {
             watcher: w,
             state: WatcherState::Stopped,
             last_rv: 9,
-        };
+        });
         s.apply(&stopped).unwrap();
         assert!(
             s.apply(&event(10)).is_err(),

@@ -193,16 +193,19 @@ pub enum ProbeFact {
 impl ProbeFact {
     fn matches(&self, k: &EventKind) -> bool {
         match (self, *k) {
-            (ProbeFact::Got(t), EventKind::ProbeFailed { error, .. }) => error.message() == *t,
+            (ProbeFact::Got(t), EventKind::Probe(ProbeEvent::ProbeFailed { error, .. })) => {
+                error.message() == *t
+            }
             (
                 ProbeFact::Listed { items, rv },
-                EventKind::ProbeListed {
+                EventKind::Probe(ProbeEvent::ProbeListed {
                     items: i, list_rv, ..
-                },
+                }),
             ) => *items == i && rv.is_none_or(|r| r == list_rv),
-            (ProbeFact::Opened { replayed }, EventKind::ProbeWatchOpened { replayed: r, .. }) => {
-                replayed.is_none_or(|want| want == r)
-            }
+            (
+                ProbeFact::Opened { replayed },
+                EventKind::Probe(ProbeEvent::ProbeWatchOpened { replayed: r, .. }),
+            ) => replayed.is_none_or(|want| want == r),
             _ => false,
         }
     }
@@ -224,15 +227,18 @@ impl Fact {
         match (self, &e.kind) {
             (
                 Fact::Got(text),
-                EventKind::WatchFailed { error, .. } | EventKind::ListFailed { error, .. },
+                EventKind::Reflector(ReflectorEvent::WatchFailed { error, .. })
+                | EventKind::Reflector(ReflectorEvent::ListFailed { error, .. }),
             ) => error.message() == *text,
             (
                 Fact::Sent { list: true, rv },
-                EventKind::ListRequest { rv: r, .. } | EventKind::WatchListRequest { rv: r, .. },
+                EventKind::Reflector(ReflectorEvent::ListRequest { rv: r, .. })
+                | EventKind::Reflector(ReflectorEvent::WatchListRequest { rv: r, .. }),
             ) => r.param() == *rv,
-            (Fact::Sent { list: false, rv }, EventKind::WatchRequest { from_rv, .. }) => {
-                format!("\"{from_rv}\"") == *rv
-            }
+            (
+                Fact::Sent { list: false, rv },
+                EventKind::Reflector(ReflectorEvent::WatchRequest { from_rv, .. }),
+            ) => format!("\"{from_rv}\"") == *rv,
             _ => false,
         }
     }
@@ -275,58 +281,59 @@ fn name_matches(sim: &Sim, n: NameId, scope: &Scope) -> bool {
 
 /// Does this event count for `what` within `scope`?
 pub fn counts(sim: &Sim, e: &Event, what: &Counted, scope: &Scope) -> u64 {
-    use EventKind::*;
     let of_watcher =
         |w: Option<WatcherId>| w.is_some_and(|w| watcher_matches(sim, w, scope)) as u64;
     match (what, &e.kind) {
         (Counted::Gone, k) if k.gone().is_some() => of_watcher(k.watcher()),
         (Counted::Relists, k) if k.is_relist() => of_watcher(k.watcher()),
-        (Counted::Lists, ListRequest { watcher, .. } | WatchListRequest { watcher, .. }) => {
+        (
+            Counted::Lists,
+            EventKind::Reflector(ReflectorEvent::ListRequest { watcher, .. })
+            | EventKind::Reflector(ReflectorEvent::WatchListRequest { watcher, .. }),
+        ) => watcher_matches(sim, *watcher, scope) as u64,
+        (Counted::Watches, EventKind::Reflector(ReflectorEvent::WatchOpened { watcher, .. })) => {
             watcher_matches(sim, *watcher, scope) as u64
         }
-        (Counted::Watches, WatchOpened { watcher, .. }) => {
-            watcher_matches(sim, *watcher, scope) as u64
-        }
-        (Counted::Bookmarks, Bookmark { watcher, .. }) => {
+        (Counted::Bookmarks, EventKind::Reflector(ReflectorEvent::Bookmark { watcher, .. })) => {
             watcher_matches(sim, *watcher, scope) as u64
         }
         (
             Counted::WatchEvents(want),
-            WatchEvent {
+            EventKind::Reflector(ReflectorEvent::WatchEvent {
                 watcher,
                 event,
                 name,
                 ..
-            },
+            }),
         ) if event == want => {
             (watcher_matches(sim, *watcher, scope) && name_matches(sim, *name, scope)) as u64
         }
         (
             Counted::Reconciles,
-            ReconcileStart {
+            EventKind::Controller(ControllerEvent::ReconcileStart {
                 controller, key, ..
-            },
+            }),
         ) => {
             (scope.controller.is_none_or(|c| c == *controller) && name_matches(sim, *key, scope))
                 as u64
         }
         (
             Counted::Collapsed,
-            Enqueue {
+            EventKind::Controller(ControllerEvent::Enqueue {
                 controller,
                 key,
                 outcome,
                 ..
-            },
+            }),
         ) if *outcome == QueueAdd::AlreadyQueued => {
             (scope.controller.is_none_or(|c| c == *controller) && name_matches(sim, *key, scope))
                 as u64
         }
         (
             Counted::Writes(op),
-            Write {
+            EventKind::Store(StoreEvent::Write {
                 op: o, kind, name, ..
-            },
+            }),
         ) if *op == o.counted_as() => {
             let by = match e.actor {
                 Actor::Controller(c) => Some(c),
@@ -336,7 +343,7 @@ pub fn counts(sim: &Sim, e: &Event, what: &Counted, scope: &Scope) -> u64 {
                 && scope.kind.is_none_or(|k| k == *kind)
                 && name_matches(sim, *name, scope)) as u64
         }
-        (Counted::Evictions, CacheAdd { kind, evicted, .. })
+        (Counted::Evictions, EventKind::Store(StoreEvent::CacheAdd { kind, evicted, .. }))
             if scope.kind.is_none_or(|k| k == *kind) =>
         {
             *evicted as u64
@@ -521,12 +528,13 @@ pub fn saw(
     spec: i64,
 ) -> bool {
     match e.kind {
-        EventKind::ReconcileStart {
+        EventKind::Controller(ControllerEvent::ReconcileStart {
             controller: c,
             key,
-            spec: Some(s),
+            found: true,
+            spec: s,
             ..
-        } => {
+        }) => {
             c == controller
                 && kind == sim.config().controllers[controller.index()].primary
                 && s == spec
@@ -718,9 +726,9 @@ fn check_probe(sim: &Sim, fact: &ProbeFact) -> Outcome {
         .filter(|(_, e)| {
             matches!(
                 e.kind,
-                EventKind::ProbeListed { .. }
-                    | EventKind::ProbeFailed { .. }
-                    | EventKind::ProbeWatchOpened { .. }
+                EventKind::Probe(ProbeEvent::ProbeListed { .. })
+                    | EventKind::Probe(ProbeEvent::ProbeFailed { .. })
+                    | EventKind::Probe(ProbeEvent::ProbeWatchOpened { .. })
             )
         })
         .take(3)
@@ -808,7 +816,7 @@ fn find(sim: &Sim, kind: KindId, name: &str) -> Option<crate::model::Object> {
 }
 
 fn last_write(sim: &Sim, kind: KindId, name: NameId) -> Option<EventId> {
-    sim.trace().iter().rposition(|e| matches!(e.kind, EventKind::Write { kind: k, name: n, .. } if k == kind && n == name)).map(|i| i as EventId)
+    sim.trace().iter().rposition(|e| matches!(e.kind, EventKind::Store(StoreEvent::Write { kind: k, name: n, .. }) if k == kind && n == name)).map(|i| i as EventId)
 }
 
 /// Labels for rendering a run's events.
@@ -870,8 +878,8 @@ pub fn describe_event(sim: &Sim, id: EventId) -> String {
         trace.get(id as usize + 1).map(|f| (f.cause, f.kind)),
     ) {
         (
-            EventKind::Write { rv, .. },
-            Some((cause, EventKind::ObjectFields { rv: at, body, .. })),
+            EventKind::Store(StoreEvent::Write { rv, .. }),
+            Some((cause, EventKind::Store(StoreEvent::ObjectFields { rv: at, body, .. }))),
         ) if cause == id && at == rv => {
             format!("{text}, holding {}", Labels::fields(sim, body))
         }
@@ -899,25 +907,25 @@ pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
             actor_label(e.actor, sim),
             describe_event(sim, i)
         );
-        if let EventKind::WatchFailed {
+        if let EventKind::Reflector(ReflectorEvent::WatchFailed {
             error:
                 ApiError::TooOld {
                     requested,
                     oldest_minus_one,
                 },
             watcher,
-        } = e.kind
+        }) = e.kind
         {
             // Evictions since the watcher's RV was written: a backward scan that stops there.
             let kind = sim.reflectors()[watcher.index()].kind();
             let mut evicted = 0u64;
             for x in sim.trace().range(..i as usize).rev() {
-                if let EventKind::CacheAdd {
+                if let EventKind::Store(StoreEvent::CacheAdd {
                     kind: k,
                     evicted: n,
                     rv,
                     ..
-                } = x.kind
+                }) = x.kind
                 {
                     if k == kind {
                         if rv <= requested {
@@ -929,14 +937,19 @@ pub fn explain(sim: &Sim, id: EventId) -> Vec<(EventId, String)> {
             }
             text += &format!(
                 " (the cache's oldest RV is {}: {evicted} events evicted since rv {requested} was written)",
-                oldest_minus_one + 1
+                oldest_minus_one.get() + 1
             );
         }
         out.push((i, text));
-        if let EventKind::ReconcileStart { .. } = e.kind {
+        if let EventKind::Controller(ControllerEvent::ReconcileStart { .. }) = e.kind {
             // The reads that decided what this reconcile wrote: emitted right after its start.
             for (j, r) in sim.trace().iter().enumerate().skip(i as usize + 1).take(64) {
-                if r.cause == i && matches!(r.kind, EventKind::ReconcileRead { .. }) {
+                if r.cause == i
+                    && matches!(
+                        r.kind,
+                        EventKind::Controller(ControllerEvent::ReconcileRead { .. })
+                    )
+                {
                     let line = format!("  it {}", describe(&r.kind, sim));
                     out.insert(out.len() - 1, (j as EventId, line));
                 }

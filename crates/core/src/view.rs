@@ -125,53 +125,63 @@ impl View {
     }
 
     pub fn apply(&mut self, id: EventId, e: &Event) {
-        use EventKind::*;
         self.applied = id as usize + 1;
         self.time_ms = e.time_ms;
         match e.kind {
-            Write { .. } | WriteFailed { .. } | NoOpWrite { .. } => self.apply_write(id, e),
-            CacheAdd { .. } | CacheReset { .. } | CachePaused { .. } | ApiserverRestart { .. } => {
-                self.apply_cache(&e.kind)
+            EventKind::Store(StoreEvent::Write { .. })
+            | EventKind::Store(StoreEvent::WriteFailed { .. })
+            | EventKind::Store(StoreEvent::NoOpWrite { .. }) => self.apply_write(id, e),
+            EventKind::Store(StoreEvent::CacheAdd { .. })
+            | EventKind::Store(StoreEvent::CacheReset { .. })
+            | EventKind::Fault(FaultEvent::CachePaused { .. })
+            | EventKind::Fault(FaultEvent::ApiserverRestart { .. }) => self.apply_cache(&e.kind),
+            EventKind::Reflector(ReflectorEvent::State { .. })
+            | EventKind::Reflector(ReflectorEvent::WatchEvent { .. })
+            | EventKind::Reflector(ReflectorEvent::Bookmark { .. })
+            | EventKind::Reflector(ReflectorEvent::ListResult { .. })
+            | EventKind::Reflector(ReflectorEvent::InitialEventsEnd { .. })
+            | EventKind::Reflector(ReflectorEvent::WatchOpened { .. })
+            | EventKind::Reflector(ReflectorEvent::WatchFailed { .. })
+            | EventKind::Reflector(ReflectorEvent::ListFailed { .. }) => {
+                self.apply_watcher(id, &e.kind)
             }
-            State { .. }
-            | WatchEvent { .. }
-            | Bookmark { .. }
-            | ListResult { .. }
-            | InitialEventsEnd { .. }
-            | WatchOpened { .. }
-            | WatchFailed { .. }
-            | ListFailed { .. } => self.apply_watcher(id, &e.kind),
-            Enqueue { controller, .. }
-            | ReconcileStart { controller, .. }
-            | ReconcileRead { controller, .. }
-            | ReconcileEnd { controller, .. }
-            | Crash { controller } => self.queues[controller.index()].apply(id, &e.kind),
-            Restart {
+            EventKind::Controller(ControllerEvent::Enqueue { controller, .. })
+            | EventKind::Controller(ControllerEvent::ReconcileStart { controller, .. })
+            | EventKind::Controller(ControllerEvent::ReconcileRead { controller, .. })
+            | EventKind::Controller(ControllerEvent::ReconcileEnd { controller, .. })
+            | EventKind::Fault(FaultEvent::Crash { controller }) => {
+                self.queues[controller.index()].apply(id, &e.kind)
+            }
+            EventKind::Fault(FaultEvent::Restart {
                 controller,
                 apiserver,
-            } => {
+            }) => {
                 self.controller_apiserver[controller.index()] = apiserver;
                 let q = &mut self.queues[controller.index()];
                 q.up = true;
                 q.crashed = false;
             }
-            Disconnect { controller, .. } => self.disconnected[controller.index()] = true,
-            Reconnect { controller } => self.disconnected[controller.index()] = false,
-            Say { .. } => self.last_say = Some(id),
+            EventKind::Fault(FaultEvent::Disconnect { controller, .. }) => {
+                self.disconnected[controller.index()] = true
+            }
+            EventKind::Fault(FaultEvent::Reconnect { controller }) => {
+                self.disconnected[controller.index()] = false
+            }
+            EventKind::Say(SayEvent { .. }) => self.last_say = Some(id),
             _ => {}
         }
     }
 
     /// A write, made, failed or a no-op: etcd's revision, and a step of a running reconcile.
     fn apply_write(&mut self, id: EventId, e: &Event) {
-        if let EventKind::Write { rv, .. } = e.kind {
+        if let EventKind::Store(StoreEvent::Write { rv, .. }) = e.kind {
             self.rv = self.rv.max(rv);
         }
         let Actor::Controller(c) = e.actor else {
             return;
         };
         let q = &mut self.queues[c.index()];
-        if !matches!(e.kind, EventKind::NoOpWrite { .. }) {
+        if !matches!(e.kind, EventKind::Store(StoreEvent::NoOpWrite { .. })) {
             q.last_write = Some(id);
         }
         // One of the writes a running reconcile decided.
@@ -181,16 +191,15 @@ impl View {
     }
 
     fn apply_cache(&mut self, kind: &EventKind) {
-        use EventKind::*;
         match *kind {
-            CacheAdd {
+            EventKind::Store(StoreEvent::CacheAdd {
                 apiserver,
                 kind,
                 rv,
                 name,
                 evicted,
                 capacity,
-            } => {
+            }) => {
                 let c = &mut self.caches[apiserver.index()][kind.index()];
                 c.evicted_last.clear();
                 for _ in 0..evicted {
@@ -203,23 +212,23 @@ impl View {
                 c.ring.push_back((rv, name));
                 c.capacity = capacity;
             }
-            CacheReset {
+            EventKind::Store(StoreEvent::CacheReset {
                 apiserver,
                 kind,
                 ready,
                 ..
-            } => {
+            }) => {
                 let c = &mut self.caches[apiserver.index()][kind.index()];
                 c.ring.clear();
                 c.evicted_last.clear();
                 c.ready = ready;
             }
-            CachePaused { apiserver, paused } => {
+            EventKind::Fault(FaultEvent::CachePaused { apiserver, paused }) => {
                 for c in &mut self.caches[apiserver.index()] {
                     c.paused = paused;
                 }
             }
-            ApiserverRestart { apiserver, .. } => {
+            EventKind::Fault(FaultEvent::ApiserverRestart { apiserver, .. }) => {
                 for c in &mut self.caches[apiserver.index()] {
                     c.paused = false;
                 }
@@ -229,30 +238,33 @@ impl View {
     }
 
     fn apply_watcher(&mut self, id: EventId, kind: &EventKind) {
-        use EventKind::*;
         match *kind {
-            State {
+            EventKind::Reflector(ReflectorEvent::State {
                 watcher,
                 state,
                 last_rv,
-            } => {
+            }) => {
                 let w = &mut self.watchers[watcher.index()];
                 w.state = state;
                 w.last_rv = last_rv;
             }
-            WatchEvent { watcher, rv, .. } | Bookmark { watcher, rv } => {
+            EventKind::Reflector(ReflectorEvent::WatchEvent { watcher, rv, .. })
+            | EventKind::Reflector(ReflectorEvent::Bookmark { watcher, rv }) => {
                 self.watchers[watcher.index()].last_rv = rv;
             }
-            ListResult {
+            EventKind::Reflector(ReflectorEvent::ListResult {
                 watcher, list_rv, ..
-            } => self.watchers[watcher.index()].last_rv = list_rv,
-            InitialEventsEnd { watcher, rv, .. } => {
+            }) => self.watchers[watcher.index()].last_rv = list_rv,
+            EventKind::Reflector(ReflectorEvent::InitialEventsEnd { watcher, rv, .. }) => {
                 let w = &mut self.watchers[watcher.index()];
                 w.last_rv = rv;
                 w.watching_since = Some(id);
             }
-            WatchOpened { watcher, .. } => self.watchers[watcher.index()].watching_since = Some(id),
-            WatchFailed { watcher, .. } | ListFailed { watcher, .. } => {
+            EventKind::Reflector(ReflectorEvent::WatchOpened { watcher, .. }) => {
+                self.watchers[watcher.index()].watching_since = Some(id)
+            }
+            EventKind::Reflector(ReflectorEvent::WatchFailed { watcher, .. })
+            | EventKind::Reflector(ReflectorEvent::ListFailed { watcher, .. }) => {
                 self.watchers[watcher.index()].last_error = Some(id);
             }
             _ => {}
@@ -263,19 +275,18 @@ impl View {
 impl QueueView {
     /// One event of this controller's queue and workers.
     fn apply(&mut self, id: EventId, kind: &EventKind) {
-        use EventKind::*;
         match *kind {
-            Enqueue {
+            EventKind::Controller(ControllerEvent::Enqueue {
                 key,
                 outcome,
                 delay_ms,
                 ..
-            } => match outcome {
+            }) => match outcome {
                 QueueAdd::Added if delay_ms.is_zero() => self.waiting.push(key),
                 QueueAdd::MarkedDirty => self.dirty.push(key),
                 _ => {}
             },
-            ReconcileStart { key, writes, .. } => {
+            EventKind::Controller(ControllerEvent::ReconcileStart { key, writes, .. }) => {
                 self.waiting.retain(|k| *k != key);
                 self.dirty.retain(|k| *k != key);
                 self.processing.push(key);
@@ -283,12 +294,12 @@ impl QueueView {
                 self.last_started = Some(key);
                 self.steps.push((key, id, writes, 0));
             }
-            ReconcileRead { .. } => {
+            EventKind::Controller(ControllerEvent::ReconcileRead { .. }) => {
                 if let Some(key) = self.last_started {
                     self.reads.push((key, id));
                 }
             }
-            ReconcileEnd { key, .. } => {
+            EventKind::Controller(ControllerEvent::ReconcileEnd { key, .. }) => {
                 self.processing.retain(|k| *k != key);
                 if self.done.len() == DONE_SHOWN {
                     self.done.remove(0);
@@ -302,7 +313,7 @@ impl QueueView {
                     self.waiting.push(key);
                 }
             }
-            Crash { .. } => {
+            EventKind::Fault(FaultEvent::Crash { .. }) => {
                 self.up = false;
                 self.crashed = true;
                 self.waiting.clear();
@@ -479,14 +490,14 @@ impl Versions {
         let mut first_event = vec![];
         let mut next_uid = 1;
         for (i, e) in sim.trace().iter().enumerate() {
-            let EventKind::Write {
+            let EventKind::Store(StoreEvent::Write {
                 op,
                 kind,
                 name,
                 rv,
                 spec,
                 status,
-            } = e.kind
+            }) = e.kind
             else {
                 continue;
             };
@@ -638,7 +649,6 @@ impl Objects {
     }
 
     fn apply(&self, sim: &Sim, c: &mut Copies, i: usize, e: &Event) {
-        use EventKind::*;
         c.applied = i + 1;
         let put = |c: &mut Copies, h: usize, rv: Rv, delete: bool| {
             if let Some(&(o, v)) = self.by_rv.get(&rv) {
@@ -650,35 +660,35 @@ impl Objects {
             }
         };
         match e.kind {
-            Write { rv, .. } => put(c, 0, rv, false),
-            CacheReset {
+            EventKind::Store(StoreEvent::Write { rv, .. }) => put(c, 0, rv, false),
+            EventKind::Store(StoreEvent::CacheReset {
                 apiserver,
                 kind,
                 list_rv,
                 ..
-            } => {
+            }) => {
                 let h = self.holder_index(Holder::Cache(apiserver));
                 c.copies[h] = self.relisted(&c.copies[h], kind, list_rv, i);
             }
-            CacheAdd { apiserver, rv, .. } => {
+            EventKind::Store(StoreEvent::CacheAdd { apiserver, rv, .. }) => {
                 let h = self.holder_index(Holder::Cache(apiserver));
                 put(c, h, rv, false);
             }
-            WatchEvent {
+            EventKind::Reflector(ReflectorEvent::WatchEvent {
                 watcher, event, rv, ..
-            } => {
+            }) => {
                 let h = self.holder_index(Holder::Store(watcher));
                 put(c, h, rv, event == crate::model::EventType::Deleted);
             }
-            Informer {
+            EventKind::Controller(ControllerEvent::Informer {
                 watcher,
-                delta,
+                delivery,
                 name,
                 rv,
                 ..
-            } => {
+            }) => {
                 let h = self.holder_index(Holder::Store(watcher));
-                match delta {
+                match delivery.delta() {
                     Delta::Added | Delta::Updated => put(c, h, rv, false),
                     Delta::Deleted | Delta::DeletedFinalStateUnknown => {
                         let kind = sim.reflectors()[watcher.index()].kind();
@@ -690,7 +700,8 @@ impl Objects {
                 }
             }
             // A crashed process loses its informers' memory; a restart lists afresh.
-            Crash { controller } | Restart { controller, .. } => {
+            EventKind::Fault(FaultEvent::Crash { controller })
+            | EventKind::Fault(FaultEvent::Restart { controller, .. }) => {
                 for (w, r) in sim.reflectors().iter().enumerate() {
                     if r.controller() == controller {
                         let h = self.holder_index(Holder::Store(WatcherId(w as u16)));
@@ -763,7 +774,7 @@ impl Objects {
 fn fields_after(sim: &Sim, i: usize, rv: Rv) -> Option<BodyRef> {
     let next = sim.trace().get(i + 1)?;
     match next.kind {
-        EventKind::ObjectFields { rv: at, body, .. }
+        EventKind::Store(StoreEvent::ObjectFields { rv: at, body, .. })
             if at == rv && next.cause() == Some(i as EventId) =>
         {
             Some(body)
@@ -838,16 +849,16 @@ fn owner_from_cause(
     let Actor::Controller(_) = e.actor else {
         return None;
     };
-    let EventKind::Write { kind, name, .. } = e.kind else {
+    let EventKind::Store(StoreEvent::Write { kind, name, .. }) = e.kind else {
         return None;
     };
     let mut cause = e.cause();
     for _ in 0..64 {
         let id = cause?;
         let ev = &sim.trace()[id as usize];
-        if let EventKind::ReconcileStart {
+        if let EventKind::Controller(ControllerEvent::ReconcileStart {
             controller, key, ..
-        } = ev.kind
+        }) = ev.kind
         {
             let primary = sim.config().controllers[controller.index()].primary;
             if (primary, key) == (kind, name) {
@@ -944,14 +955,14 @@ mod tests {
             time_ms: TimeMs::ZERO,
             actor: Actor::Apiserver(apiserver),
             cause: NO_CAUSE,
-            kind: EventKind::CacheAdd {
+            kind: EventKind::Store(StoreEvent::CacheAdd {
                 apiserver,
                 kind,
                 rv,
                 name: NameId(0),
                 evicted,
                 capacity: 3,
-            },
+            }),
         };
         for (i, (rv, evicted)) in [(5, 0), (7, 0), (11, 0), (12, 1)].into_iter().enumerate() {
             view.apply(i as EventId, &add(rv, evicted));
@@ -980,31 +991,34 @@ mod tests {
     fn a_queue_requeues_a_dirty_key_when_its_reconcile_ends_and_forgets_all_on_a_crash() {
         let (controller, key) = (ControllerId(0), NameId(3));
         let mut q = QueueView::default();
-        let enqueue = |outcome| EventKind::Enqueue {
-            controller,
-            key,
-            outcome,
-            delay_ms: crate::model::DurationMs(0),
+        let enqueue = |outcome| {
+            EventKind::Controller(ControllerEvent::Enqueue {
+                controller,
+                key,
+                outcome,
+                delay_ms: crate::model::DurationMs(0),
+            })
         };
         q.apply(0, &enqueue(QueueAdd::Added));
         assert_eq!(q.waiting, [key]);
-        let start = EventKind::ReconcileStart {
+        let start = EventKind::Controller(ControllerEvent::ReconcileStart {
             controller,
             key,
             worker: 0,
-            spec: None,
+            found: false,
+            spec: 0,
             writes: 2,
-        };
+        });
         q.apply(1, &start);
         assert_eq!((q.waiting.len(), q.processing.as_slice()), (0, &[key][..]));
         assert_eq!(q.steps, [(key, 1, 2, 0)]);
         q.apply(2, &enqueue(QueueAdd::MarkedDirty));
         assert_eq!(q.dirty, [key]);
-        let end = EventKind::ReconcileEnd {
+        let end = EventKind::Controller(ControllerEvent::ReconcileEnd {
             controller,
             key,
             result: ReconcileResult::Done,
-        };
+        });
         q.apply(3, &end);
         assert_eq!((q.dirty.len(), q.waiting.as_slice()), (0, &[key][..]));
         assert!(q.steps.is_empty() && q.processing.is_empty());
@@ -1018,7 +1032,7 @@ mod tests {
         }
         assert_eq!(q.done.len(), DONE_SHOWN);
         assert_eq!(q.done[0].1, 10, "the oldest finished reconcile goes first");
-        q.apply(4, &EventKind::Crash { controller });
+        q.apply(4, &EventKind::Fault(FaultEvent::Crash { controller }));
         assert!(q.crashed && !q.up && q.waiting.is_empty());
         assert_eq!(q.reconciles, 1);
     }

@@ -120,7 +120,11 @@ fn lines(sim: &Sim, w: WatcherId) -> Vec<String> {
     sim.trace()
         .iter()
         .filter(|e| {
-            e.actor == Actor::Watcher(w) || matches!(e.kind, EventKind::ReconcileStart { .. })
+            e.actor == Actor::Watcher(w)
+                || matches!(
+                    e.kind,
+                    EventKind::Controller(ControllerEvent::ReconcileStart { .. })
+                )
         })
         .map(|e| describe(&e.kind, sim))
         .collect()
@@ -150,7 +154,11 @@ fn overflow_example() {
         .trace()
         .iter()
         .find_map(|e| match e.kind {
-            EventKind::Backoff { watcher, delay_ms } if watcher == pod_watcher => Some(delay_ms),
+            EventKind::Reflector(ReflectorEvent::Backoff { watcher, delay_ms })
+                if watcher == pod_watcher =>
+            {
+                Some(delay_ms)
+            }
             _ => None,
         })
         .unwrap();
@@ -180,15 +188,21 @@ fn overflow_example() {
         .iter()
         .any(|x| x.starts_with("watch from rv 15 (timeout ")));
     // Exactly three reconciles after the relist, one per changed key; A@11 and B@12 never seen.
-    let relist_ms = sim.trace().iter().find(|e| matches!(e.kind, EventKind::ListResult { list_rv: 15, watcher, .. } if watcher == pod_watcher)).unwrap().time_ms;
+    let relist_ms = sim.trace().iter().find(|e| matches!(e.kind, EventKind::Reflector(ReflectorEvent::ListResult { list_rv: 15, watcher, .. }) if watcher == pod_watcher)).unwrap().time_ms;
     let later = sim
         .trace()
         .iter()
-        .filter(|e| e.time_ms >= relist_ms && matches!(e.kind, EventKind::ReconcileStart { .. }))
+        .filter(|e| {
+            e.time_ms >= relist_ms
+                && matches!(
+                    e.kind,
+                    EventKind::Controller(ControllerEvent::ReconcileStart { .. })
+                )
+        })
         .count();
     assert_eq!(later, 3);
     for spec_rv in [11, 12] {
-        assert!(!sim.trace().iter().any(|e| matches!(e.kind, EventKind::WatchEvent { rv, .. } | EventKind::Informer { rv, .. } if rv == spec_rv)));
+        assert!(!sim.trace().iter().any(|e| matches!(e.kind, EventKind::Reflector(ReflectorEvent::WatchEvent { rv, .. }) | EventKind::Controller(ControllerEvent::Informer { rv, .. }) if rv == spec_rv)));
     }
     let gone = verdict::check(
         &sim,
@@ -245,7 +259,7 @@ fn boundaries_example_through_the_engine() {
     assert_eq!(
         ApiError::TooOld {
             requested: 9,
-            oldest_minus_one: 10
+            oldest_minus_one: IssuedRv::new(10)
         }
         .message(),
         "too old resource version: 9 (10)"

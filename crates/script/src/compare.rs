@@ -228,51 +228,55 @@ pub fn facts(report: &Report) -> Vec<(String, String)> {
     for e in sim.trace() {
         let watcher = |w: WatcherId| Labels::watcher(sim, w);
         match e.kind {
-            EventKind::ListRequest { watcher: w, .. } => add(0, format!("{}: lists", watcher(w))),
-            EventKind::WatchListRequest { watcher: w, .. } => {
+            EventKind::Reflector(ReflectorEvent::ListRequest { watcher: w, .. }) => {
+                add(0, format!("{}: lists", watcher(w)))
+            }
+            EventKind::Reflector(ReflectorEvent::WatchListRequest { watcher: w, .. }) => {
                 add(0, format!("{}: streaming lists", watcher(w)))
             }
-            EventKind::ListResult {
+            EventKind::Reflector(ReflectorEvent::ListResult {
                 watcher: w,
                 from_etcd,
                 more: false,
                 ..
-            } => {
+            }) => {
                 let from = if from_etcd { "etcd" } else { "the watch cache" };
                 add(0, format!("{}: lists answered from {from}", watcher(w)))
             }
-            EventKind::InitialEventsEnd { watcher: w, .. } => add(
+            EventKind::Reflector(ReflectorEvent::InitialEventsEnd { watcher: w, .. }) => add(
                 0,
                 format!("{}: streaming lists ended (initial-events-end)", watcher(w)),
             ),
-            EventKind::ListFailed { watcher: w, error } => add(
+            EventKind::Reflector(ReflectorEvent::ListFailed { watcher: w, error }) => add(
                 0,
                 format!("{}: lists answered {}", watcher(w), answer(error)),
             ),
-            EventKind::WatchRequest { watcher: w, .. } => {
+            EventKind::Reflector(ReflectorEvent::WatchRequest { watcher: w, .. }) => {
                 add(0, format!("{}: watches", watcher(w)))
             }
-            EventKind::WatchOpened { watcher: w, .. } => {
+            EventKind::Reflector(ReflectorEvent::WatchOpened { watcher: w, .. }) => {
                 add(0, format!("{}: watches opened", watcher(w)))
             }
-            EventKind::WatchFailed { watcher: w, error } => add(
+            EventKind::Reflector(ReflectorEvent::WatchFailed { watcher: w, error }) => add(
                 0,
                 format!("{}: watches answered {}", watcher(w), answer(error)),
             ),
-            EventKind::Bookmark { watcher: w, .. } => add(0, format!("{}: bookmarks", watcher(w))),
-            EventKind::BookmarkExpired { watcher: w, .. } => add(
+            EventKind::Reflector(ReflectorEvent::Bookmark { watcher: w, .. }) => {
+                add(0, format!("{}: bookmarks", watcher(w)))
+            }
+            EventKind::Reflector(ReflectorEvent::BookmarkExpired { watcher: w, .. }) => add(
                 0,
                 format!("{}: \"event bookmark expired\" warnings", watcher(w)),
             ),
-            EventKind::ReconcileStart { controller, .. } => add(
+            EventKind::Controller(ControllerEvent::ReconcileStart { controller, .. }) => add(
                 1,
                 format!("{}: reconciles", Labels::controller(sim, controller)),
             ),
-            EventKind::ReconcileEnd {
+            EventKind::Controller(ControllerEvent::ReconcileEnd {
                 controller,
                 result: ReconcileResult::Error(error),
                 ..
-            } => add(
+            }) => add(
                 1,
                 format!(
                     "{}: reconciles ended with {}",
@@ -280,16 +284,17 @@ pub fn facts(report: &Report) -> Vec<(String, String)> {
                     answer(error)
                 ),
             ),
-            EventKind::Write { .. } | EventKind::WriteFailed { .. } => {
+            EventKind::Store(StoreEvent::Write { .. })
+            | EventKind::Store(StoreEvent::WriteFailed { .. }) => {
                 if let Actor::Controller(c) = e.actor {
-                    let failed = matches!(e.kind, EventKind::WriteFailed { .. });
+                    let failed = matches!(e.kind, EventKind::Store(StoreEvent::WriteFailed { .. }));
                     let what = if failed { "failed writes" } else { "writes" };
                     add(1, format!("{}: {what}", Labels::controller(sim, c)));
                 }
             }
-            EventKind::ProbeListed { probe, .. }
-            | EventKind::ProbeWatchOpened { probe, .. }
-            | EventKind::ProbeFailed { probe, .. } => {
+            EventKind::Probe(ProbeEvent::ProbeListed { probe, .. })
+            | EventKind::Probe(ProbeEvent::ProbeWatchOpened { probe, .. })
+            | EventKind::Probe(ProbeEvent::ProbeFailed { probe, .. }) => {
                 probes.push((format!("probe {probe}"), describe(&e.kind, sim)));
             }
             _ => {}

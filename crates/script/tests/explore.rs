@@ -7,6 +7,7 @@ use listwatch_core::explore::{
     Budget, CrashBetweenWrites, Explorer, Fault, Stale, FAULT_TYPES, MAX_SINGLES,
 };
 use listwatch_core::verdict::{check, Expect};
+use listwatch_core::{ControllerEvent, FaultEvent, StoreEvent};
 use listwatch_core::{DurationMs, EventKind, Sim, TimeMs, WriteOp};
 use listwatch_script::explore::{
     base_counterexample, counterexample, distinct, explorer, merge, run_threads, summary,
@@ -102,7 +103,7 @@ fn wrong_deletes(sim: &Sim, parent_kind: &str, child_kind: &str) -> usize {
     let mut alive: std::collections::HashMap<String, bool> = Default::default();
     let mut wrong = 0;
     for e in sim.trace() {
-        if let EventKind::Write { op, kind, name, .. } = e.kind {
+        if let EventKind::Store(StoreEvent::Write { op, kind, name, .. }) = e.kind {
             let name = sim.names().resolve(name).to_string();
             if kind == pk {
                 alive.insert(
@@ -262,9 +263,9 @@ fn crash_points_fall_between_every_pair_of_writes() {
         sim.run();
         let cands = listwatch_core::explore::candidates(&sim);
         for (i, e) in sim.trace().iter().enumerate() {
-            let EventKind::ReconcileStart {
+            let EventKind::Controller(ControllerEvent::ReconcileStart {
                 controller, key, ..
-            } = e.kind
+            }) = e.kind
             else {
                 continue;
             };
@@ -278,9 +279,9 @@ fn crash_points_fall_between_every_pair_of_writes() {
                 .filter(|x| {
                     matches!(
                         x.kind,
-                        EventKind::Write { .. }
-                            | EventKind::WriteFailed { .. }
-                            | EventKind::NoOpWrite { .. }
+                        EventKind::Store(StoreEvent::Write { .. })
+                            | EventKind::Store(StoreEvent::WriteFailed { .. })
+                            | EventKind::Store(StoreEvent::NoOpWrite { .. })
                     )
                 })
                 .count() as u32;
@@ -302,12 +303,14 @@ fn crash_points_fall_between_every_pair_of_writes() {
                 let crash = run
                     .trace()
                     .iter()
-                    .position(|x| x.time_ms >= e.time_ms && matches!(x.kind, EventKind::Crash { controller: c } if c == controller))
+                    .position(|x| x.time_ms >= e.time_ms && matches!(x.kind, EventKind::Fault(FaultEvent::Crash { controller: c }) if c == controller))
                     .unwrap_or_else(|| panic!("{name}: {f:?} never crashed"));
                 let start = run.trace().range(..crash)
-                    .rposition(|x| matches!(x.kind, EventKind::ReconcileStart { controller: c, .. } if c == controller))
+                    .rposition(|x| matches!(x.kind, EventKind::Controller(ControllerEvent::ReconcileStart { controller: c, .. }) if c == controller))
                     .unwrap();
-                let EventKind::ReconcileStart { key: k2, .. } = run.trace()[start].kind else {
+                let EventKind::Controller(ControllerEvent::ReconcileStart { key: k2, .. }) =
+                    run.trace()[start].kind
+                else {
                     unreachable!()
                 };
                 let done = run
@@ -317,9 +320,9 @@ fn crash_points_fall_between_every_pair_of_writes() {
                         x.cause == start as u32
                             && matches!(
                                 x.kind,
-                                EventKind::Write { .. }
-                                    | EventKind::WriteFailed { .. }
-                                    | EventKind::NoOpWrite { .. }
+                                EventKind::Store(StoreEvent::Write { .. })
+                                    | EventKind::Store(StoreEvent::WriteFailed { .. })
+                                    | EventKind::Store(StoreEvent::NoOpWrite { .. })
                             )
                     })
                     .count() as u32;
@@ -373,7 +376,7 @@ fn stale_pauses_follow_the_apiservers_lag() {
         .trace()
         .iter()
         .filter(
-            |e| matches!(e.kind, EventKind::CacheAdd { apiserver, .. } if apiserver.index() == 1),
+            |e| matches!(e.kind, EventKind::Store(StoreEvent::CacheAdd { apiserver, .. }) if apiserver.index() == 1),
         )
         .map(|e| e.time_ms + DurationMs(1))
         .collect();
@@ -857,17 +860,20 @@ fn writes_before_crash(sim: &Sim) -> (usize, usize) {
     let crash = sim
         .trace()
         .iter()
-        .position(|e| matches!(e.kind, EventKind::Crash { .. }))
+        .position(|e| matches!(e.kind, EventKind::Fault(FaultEvent::Crash { .. })))
         .expect("a crash");
     let writes = sim
         .trace()
         .range(..crash)
-        .filter(|e| e.actor == me && matches!(e.kind, EventKind::Write { .. }))
+        .filter(|e| e.actor == me && matches!(e.kind, EventKind::Store(StoreEvent::Write { .. })))
         .count();
     let restarts = sim
         .trace()
         .iter()
-        .filter(|e| e.time_ms > TimeMs(1000) && matches!(e.kind, EventKind::Restart { .. }))
+        .filter(|e| {
+            e.time_ms > TimeMs(1000)
+                && matches!(e.kind, EventKind::Fault(FaultEvent::Restart { .. }))
+        })
         .count();
     (writes, restarts)
 }

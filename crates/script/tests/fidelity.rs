@@ -5,6 +5,7 @@
 use listwatch_core::{
     ApiError, Delta, DurationMs, Event, EventKind, QueueAdd, ReconcileResult, Sim, TimeMs, WatchEnd,
 };
+use listwatch_core::{ControllerEvent, FaultEvent, ProbeEvent, ReflectorEvent, StoreEvent};
 
 /// The reconcile language's rules (issue 24).
 #[path = "fidelity/reconcile.rs"]
@@ -39,8 +40,10 @@ fn reconciles(sim: &Sim) -> Vec<(String, u32, TimeMs, TimeMs, ReconcileResult)> 
     let mut out = vec![];
     for e in sim.trace() {
         match e.kind {
-            EventKind::ReconcileStart { key, worker, .. } => open.push((key, worker, e.time_ms)),
-            EventKind::ReconcileEnd { key, result, .. } => {
+            EventKind::Controller(ControllerEvent::ReconcileStart { key, worker, .. }) => {
+                open.push((key, worker, e.time_ms))
+            }
+            EventKind::Controller(ControllerEvent::ReconcileEnd { key, result, .. }) => {
                 let i = open
                     .iter()
                     .position(|o| o.0 == key)
@@ -101,10 +104,10 @@ run 20s
     let dirty = events(&sim, |k| {
         matches!(
             k,
-            EventKind::Enqueue {
+            EventKind::Controller(ControllerEvent::Enqueue {
                 outcome: QueueAdd::MarkedDirty,
                 ..
-            }
+            })
         )
     })
     .any(|e| e.time_ms == TimeMs(1500));
@@ -225,21 +228,23 @@ run 20s
 
 /// The first watch a run sent: when, its timeout, and the bookmarks its watcher got until then.
 fn first_watch_bookmarks(sim: &Sim) -> (TimeMs, DurationMs, Vec<TimeMs>) {
-    let req = events(sim, |k| matches!(k, EventKind::WatchRequest { .. }))
-        .next()
-        .expect("a watch");
-    let EventKind::WatchRequest {
+    let req = events(sim, |k| {
+        matches!(k, EventKind::Reflector(ReflectorEvent::WatchRequest { .. }))
+    })
+    .next()
+    .expect("a watch");
+    let EventKind::Reflector(ReflectorEvent::WatchRequest {
         watcher,
         timeout_ms,
         ..
-    } = req.kind
+    }) = req.kind
     else {
         unreachable!()
     };
     let deadline = req.time_ms + timeout_ms;
     let bookmarks = events(
         sim,
-        move |k| matches!(k, EventKind::Bookmark { watcher: w, .. } if *w == watcher),
+        move |k| matches!(k, EventKind::Reflector(ReflectorEvent::Bookmark { watcher: w, .. }) if *w == watcher),
     )
     .map(|e| e.time_ms)
     .filter(|&t| t <= deadline)
@@ -286,12 +291,14 @@ at 10s disconnect ctl for 5s
 every 10ms 150 times from 11s create Pod p{i}
 run 40s
 ");
-    let replayed = events(&sim, |k| matches!(k, EventKind::WatchOpened { .. }))
-        .filter_map(|e| match e.kind {
-            EventKind::WatchOpened { replayed, .. } => Some(replayed),
-            _ => None,
-        })
-        .max();
+    let replayed = events(&sim, |k| {
+        matches!(k, EventKind::Reflector(ReflectorEvent::WatchOpened { .. }))
+    })
+    .filter_map(|e| match e.kind {
+        EventKind::Reflector(ReflectorEvent::WatchOpened { replayed, .. }) => Some(replayed),
+        _ => None,
+    })
+    .max();
     assert!(
         replayed >= Some(150),
         "a re-watch replays the 150 creates: {replayed:?}"
@@ -299,10 +306,10 @@ run 40s
     let too_slow = events(&sim, |k| {
         matches!(
             k,
-            EventKind::WatchEnded {
+            EventKind::Reflector(ReflectorEvent::WatchEnded {
                 reason: WatchEnd::TooSlow,
                 ..
-            }
+            })
         )
     })
     .count();
@@ -311,12 +318,14 @@ run 40s
 
 /// Backoff delays of every watcher, with their times.
 fn backoffs(sim: &Sim) -> Vec<(TimeMs, DurationMs)> {
-    events(sim, |k| matches!(k, EventKind::Backoff { .. }))
-        .map(|e| match e.kind {
-            EventKind::Backoff { delay_ms, .. } => (e.time_ms, delay_ms),
-            _ => unreachable!(),
-        })
-        .collect()
+    events(sim, |k| {
+        matches!(k, EventKind::Reflector(ReflectorEvent::Backoff { .. }))
+    })
+    .map(|e| match e.kind {
+        EventKind::Reflector(ReflectorEvent::Backoff { delay_ms, .. }) => (e.time_ms, delay_ms),
+        _ => unreachable!(),
+    })
+    .collect()
 }
 
 /// `client-go/tools/cache/reflector.go` with `apimachinery/pkg/util/wait/backoff.go`
@@ -361,13 +370,20 @@ run 6m
 
 /// Every reconcile start of a controller after `from_ms`, with the spec it read.
 fn specs_read_after(sim: &Sim, from_ms: TimeMs) -> Vec<(TimeMs, Option<i64>)> {
-    events(sim, |k| matches!(k, EventKind::ReconcileStart { .. }))
-        .filter(|e| e.time_ms >= from_ms)
-        .map(|e| match e.kind {
-            EventKind::ReconcileStart { spec, .. } => (e.time_ms, spec),
-            _ => unreachable!(),
-        })
-        .collect()
+    events(sim, |k| {
+        matches!(
+            k,
+            EventKind::Controller(ControllerEvent::ReconcileStart { .. })
+        )
+    })
+    .filter(|e| e.time_ms >= from_ms)
+    .map(|e| match e.kind {
+        EventKind::Controller(ControllerEvent::ReconcileStart { found, spec, .. }) => {
+            (e.time_ms, found.then_some(spec))
+        }
+        _ => unreachable!(),
+    })
+    .collect()
 }
 
 /// `apiserver/pkg/storage/cacher/cacher.go` (`waitUntilWatchCacheFreshAndForceAllEvents`) and
@@ -397,11 +413,11 @@ run 30s
     let after_restart = |e: &&Event| e.time_ms >= TimeMs(6000);
     let streams: Vec<(TimeMs, String)> = events(
         &sim,
-        |k| matches!(k, EventKind::WatchListRequest { watcher, .. } if cluster(watcher)),
+        |k| matches!(k, EventKind::Reflector(ReflectorEvent::WatchListRequest { watcher, .. }) if cluster(watcher)),
     )
     .filter(after_restart)
     .map(|e| match e.kind {
-        EventKind::WatchListRequest { rv, .. } => (e.time_ms, rv.param()),
+        EventKind::Reflector(ReflectorEvent::WatchListRequest { rv, .. }) => (e.time_ms, rv.param()),
         _ => unreachable!(),
     })
     .collect();
@@ -412,20 +428,23 @@ run 30s
         "a 504 is retried at once with another streaming list at RV \"\""
     );
     let failed = events(&sim, |k| {
-        matches!(k, EventKind::ListFailed { watcher, error } if cluster(watcher) && error.code() == 504)
+        matches!(k, EventKind::Reflector(ReflectorEvent::ListFailed { watcher, error }) if cluster(watcher) && error.code() == 504)
     })
     .filter(after_restart)
     .count();
     assert_eq!(failed, 4);
     assert!(
-        !events(&sim, |k| matches!(k, EventKind::ListRequest { .. }))
-            .filter(after_restart)
-            .any(|_| true),
+        !events(&sim, |k| matches!(
+            k,
+            EventKind::Reflector(ReflectorEvent::ListRequest { .. })
+        ))
+        .filter(after_restart)
+        .any(|_| true),
         "no fallback to a standard LIST"
     );
     let synced = events(
         &sim,
-        |k| matches!(k, EventKind::InitialEventsEnd { watcher, .. } if cluster(watcher)),
+        |k| matches!(k, EventKind::Reflector(ReflectorEvent::InitialEventsEnd { watcher, .. }) if cluster(watcher)),
     )
     .filter(after_restart)
     .map(|e| e.time_ms)
@@ -456,12 +475,17 @@ controller ctl for Pod children Other
 at 0s create Pod a
 run 20s
 ");
-    let first = events(&sim, |k| matches!(k, EventKind::InitialEventsEnd { .. }))
-        .next()
-        .map(|e| match e.kind {
-            EventKind::InitialEventsEnd { items, .. } => (e.time_ms, items),
-            _ => unreachable!(),
-        });
+    let first = events(&sim, |k| {
+        matches!(
+            k,
+            EventKind::Reflector(ReflectorEvent::InitialEventsEnd { .. })
+        )
+    })
+    .next()
+    .map(|e| match e.kind {
+        EventKind::Reflector(ReflectorEvent::InitialEventsEnd { items, .. }) => (e.time_ms, items),
+        _ => unreachable!(),
+    });
     assert_eq!(
         first,
         Some((TimeMs(2000), 1)),
@@ -489,10 +513,10 @@ expect esr
         e.actor == listwatch_core::Actor::GarbageCollector
             && matches!(
                 e.kind,
-                EventKind::Write {
+                EventKind::Store(StoreEvent::Write {
                     op: listwatch_core::WriteOp::Delete,
                     ..
-                }
+                })
             )
     });
     assert!(collected, "the stale child was collected");
@@ -568,10 +592,8 @@ run 10s
     let syncs: Vec<TimeMs> = events(&sim, |k| {
         matches!(
             k,
-            EventKind::Informer {
-                delta: Delta::Sync,
-                ..
-            }
+            EventKind::Controller(ControllerEvent::Informer { delivery, .. })
+                if delivery.delta() == Delta::Sync
         )
     })
     .map(|e| e.time_ms)
@@ -611,10 +633,10 @@ fn generated_names_stop_at_the_apiserver_name_limit() {
     let invalid = events(&sim, |k| {
         matches!(
             k,
-            EventKind::WriteFailed {
+            EventKind::Store(StoreEvent::WriteFailed {
                 error: ApiError::NameTooLong,
                 ..
-            }
+            })
         )
     })
     .count();
@@ -695,7 +717,7 @@ expect esr
 ");
     let released = events(
         &sim,
-        |k| matches!(k, EventKind::HoldReleased { superseded: true, held, .. } if *held >= 2),
+        |k| matches!(k, EventKind::Fault(FaultEvent::HoldReleased { superseded: true, held, .. }) if *held >= 2),
     )
     .count();
     assert_eq!(released, 1);
@@ -855,14 +877,16 @@ expect esr
 ");
     // b's cache stands at rv 2 when the watch from rv 3 arrives: accepted, it waits; rv 3 is
     // not sent again, and p3 (rv 4) arrives once b applied it (6 s + 3 s lag).
-    let after: Vec<(TimeMs, u64)> = events(&sim, |k| matches!(k, EventKind::WatchEvent { .. }))
-        .filter(|e| e.time_ms > TimeMs(5500))
-        .filter_map(|e| match e.kind {
-            EventKind::WatchEvent { rv, .. } => Some((e.time_ms, rv)),
-            _ => None,
-        })
-        .take(1)
-        .collect();
+    let after: Vec<(TimeMs, u64)> = events(&sim, |k| {
+        matches!(k, EventKind::Reflector(ReflectorEvent::WatchEvent { .. }))
+    })
+    .filter(|e| e.time_ms > TimeMs(5500))
+    .filter_map(|e| match e.kind {
+        EventKind::Reflector(ReflectorEvent::WatchEvent { rv, .. }) => Some((e.time_ms, rv)),
+        _ => None,
+    })
+    .take(1)
+    .collect();
     assert_eq!(after, vec![(TimeMs(9000), 4)]);
 }
 
@@ -878,10 +902,16 @@ at 0s create Pod a spec 1
 at 5s update Pod a spec 1
 run 10s
 ");
-    assert!(events(&sim, |k| matches!(k, EventKind::NoOpWrite { .. }))
-        .any(|e| e.time_ms == TimeMs(5000)));
-    assert!(!events(&sim, |k| matches!(k, EventKind::WatchEvent { .. }))
-        .any(|e| e.time_ms >= TimeMs(5000)));
+    assert!(events(&sim, |k| matches!(
+        k,
+        EventKind::Store(StoreEvent::NoOpWrite { .. })
+    ))
+    .any(|e| e.time_ms == TimeMs(5000)));
+    assert!(!events(&sim, |k| matches!(
+        k,
+        EventKind::Reflector(ReflectorEvent::WatchEvent { .. })
+    ))
+    .any(|e| e.time_ms >= TimeMs(5000)));
     assert!(starts_of(&sim, "default/a")
         .iter()
         .all(|&t| t < TimeMs(5000)));
@@ -947,7 +977,7 @@ expect probe got \"Timeout: Too large resource version: 99, current: 15\"
         .trace()
         .iter()
         .filter(|e| e.actor == listwatch_core::Actor::Probe)
-        .filter(|e| !matches!(e.kind, EventKind::ProbeRequest { .. }))
+        .filter(|e| !matches!(e.kind, EventKind::Probe(ProbeEvent::ProbeRequest { .. })))
         .map(|e| listwatch_core::describe(&e.kind, &r.sim))
         .collect();
     assert_eq!(
@@ -989,9 +1019,14 @@ fn reads_are_in_the_trace_stale_ones_marked_and_explain_a_write() {
             .join("\n")
     );
     let sim = run(&src);
-    let stale = events(&sim, |k| matches!(k, EventKind::ReconcileRead { .. }))
-        .map(|e| listwatch_core::describe(&e.kind, &sim))
-        .find(|t| t.contains("(stale: etcd has"));
+    let stale = events(&sim, |k| {
+        matches!(
+            k,
+            EventKind::Controller(ControllerEvent::ReconcileRead { .. })
+        )
+    })
+    .map(|e| listwatch_core::describe(&e.kind, &sim))
+    .find(|t| t.contains("(stale: etcd has"));
     assert!(
         stale.is_some(),
         "a read from the paused cache is marked stale"
@@ -1002,10 +1037,10 @@ fn reads_are_in_the_trace_stale_ones_marked_and_explain_a_write() {
         .rposition(|e| {
             matches!(
                 e.kind,
-                EventKind::Write {
+                EventKind::Store(StoreEvent::Write {
                     op: listwatch_core::WriteOp::Delete,
                     ..
-                }
+                })
             ) && matches!(e.actor, listwatch_core::Actor::Controller(_))
         })
         .expect("the operator deletes");
@@ -1020,7 +1055,7 @@ fn reads_are_in_the_trace_stale_ones_marked_and_explain_a_write() {
         .trace()
         .iter()
         .position(
-            |e| matches!(e.kind, EventKind::ReconcileRead { rv, truth_rv, .. } if rv != truth_rv),
+            |e| matches!(e.kind, EventKind::Controller(ControllerEvent::ReconcileRead { rv, truth_rv, .. }) if rv != truth_rv.get()),
         )
         .unwrap();
     let timeline = listwatch_core::view::Timeline::new(&sim);
@@ -1035,7 +1070,9 @@ fn reads_are_in_the_trace_stale_ones_marked_and_explain_a_write() {
     let step = |k: &listwatch_core::EventKind| {
         matches!(
             k,
-            EventKind::Write { .. } | EventKind::WriteFailed { .. } | EventKind::NoOpWrite { .. }
+            EventKind::Store(StoreEvent::Write { .. })
+                | EventKind::Store(StoreEvent::WriteFailed { .. })
+                | EventKind::Store(StoreEvent::NoOpWrite { .. })
         )
     };
     let first_write = (stale_at..sim.trace().len())
@@ -1049,7 +1086,12 @@ fn reads_are_in_the_trace_stale_ones_marked_and_explain_a_write() {
         .map(|s| s.3);
     assert_eq!(made, Some(1));
     let end = (stale_at..sim.trace().len())
-        .find(|&i| matches!(sim.trace()[i].kind, EventKind::ReconcileEnd { .. }))
+        .find(|&i| {
+            matches!(
+                sim.trace()[i].kind,
+                EventKind::Controller(ControllerEvent::ReconcileEnd { .. })
+            )
+        })
         .unwrap();
     assert!(timeline.at(&sim, end + 1).queues[0].reads.is_empty());
 }
@@ -1080,7 +1122,8 @@ expect ctl Pod got \"Timeout: Too large resource version: 3, current: 2\" by 6s
     let texts: Vec<String> = events(&sim, |k| {
         matches!(
             k,
-            EventKind::ListFailed { .. } | EventKind::ProbeFailed { .. }
+            EventKind::Reflector(ReflectorEvent::ListFailed { .. })
+                | EventKind::Probe(ProbeEvent::ProbeFailed { .. })
         )
     })
     .map(|e| listwatch_core::describe(&e.kind, &sim))
@@ -1124,16 +1167,20 @@ expect esr
         .iter()
         .filter(|e| e.time_ms > TimeMs(500))
         .filter_map(|e| match e.kind {
-            EventKind::ListRequest { watcher, rv, .. } if watcher.0 == 0 => {
+            EventKind::Reflector(ReflectorEvent::ListRequest { watcher, rv, .. })
+                if watcher.0 == 0 =>
+            {
                 Some((e.time_ms, format!("sent {}", rv.param())))
             }
-            EventKind::ListFailed { watcher, error } if watcher.0 == 0 => {
+            EventKind::Reflector(ReflectorEvent::ListFailed { watcher, error })
+                if watcher.0 == 0 =>
+            {
                 Some((e.time_ms, format!("{} {}", error.code(), error.message())))
             }
-            EventKind::ListResult {
+            EventKind::Reflector(ReflectorEvent::ListResult {
                 watcher, from_etcd, ..
-            } if watcher.0 == 0 => Some((e.time_ms, format!("listed, from etcd: {from_etcd}"))),
-            EventKind::Backoff { watcher, .. } if watcher.0 == 0 => {
+            }) if watcher.0 == 0 => Some((e.time_ms, format!("listed, from etcd: {from_etcd}"))),
+            EventKind::Reflector(ReflectorEvent::Backoff { watcher, .. }) if watcher.0 == 0 => {
                 Some((e.time_ms, "backoff".to_string()))
             }
             _ => None,
@@ -1164,10 +1211,10 @@ expect esr
     // limit) is delegated to etcd.
     let first_late = events(
         &sim,
-        |k| matches!(k, EventKind::ListResult { watcher, .. } if watcher.0 == 2),
+        |k| matches!(k, EventKind::Reflector(ReflectorEvent::ListResult { watcher, .. }) if watcher.0 == 2),
     )
     .map(|e| match e.kind {
-        EventKind::ListResult { from_etcd, .. } => (e.time_ms, from_etcd),
+        EventKind::Reflector(ReflectorEvent::ListResult { from_etcd, .. }) => (e.time_ms, from_etcd),
         _ => unreachable!(),
     })
     .next();
@@ -1195,13 +1242,13 @@ run 300s
     let reopened = |w: u16| {
         events(
             &sim,
-            |k| matches!(k, EventKind::WatchOpened { watcher, .. } if watcher.0 == w),
+            |k| matches!(k, EventKind::Reflector(ReflectorEvent::WatchOpened { watcher, .. }) if watcher.0 == w),
         )
         .find(|e| e.time_ms > TimeMs(10_000))
         .map(|e| match e.kind {
-            EventKind::WatchOpened {
+            EventKind::Reflector(ReflectorEvent::WatchOpened {
                 from_rv, replayed, ..
-            } => (e.time_ms, from_rv, replayed),
+            }) => (e.time_ms, from_rv, replayed),
             _ => unreachable!(),
         })
         .expect("the watch re-opens after the disconnect")
@@ -1209,11 +1256,11 @@ run 300s
     let bookmarks = |w: u16, after: TimeMs| -> Vec<u64> {
         events(
             &sim,
-            |k| matches!(k, EventKind::Bookmark { watcher, .. } if watcher.0 == w),
+            |k| matches!(k, EventKind::Reflector(ReflectorEvent::Bookmark { watcher, .. }) if watcher.0 == w),
         )
         .filter(|e| e.time_ms > after)
         .map(|e| match e.kind {
-            EventKind::Bookmark { rv, .. } => rv,
+            EventKind::Reflector(ReflectorEvent::Bookmark { rv, .. }) => rv,
             _ => unreachable!(),
         })
         .collect()
@@ -1247,10 +1294,10 @@ fn collected_at(settings: &str) -> Vec<TimeMs> {
             e.actor == listwatch_core::Actor::GarbageCollector
                 && matches!(
                     e.kind,
-                    EventKind::Write {
+                    EventKind::Store(StoreEvent::Write {
                         op: listwatch_core::WriteOp::Delete,
                         ..
-                    }
+                    })
                 )
         })
         .map(|e| e.time_ms)
@@ -1296,12 +1343,14 @@ controller streaming for Pod children Other
 at 0s create Pod a
 run 3h
 ");
-    let asked: Vec<DurationMs> = events(&sim, |k| matches!(k, EventKind::WatchRequest { .. }))
-        .map(|e| match e.kind {
-            EventKind::WatchRequest { timeout_ms, .. } => timeout_ms,
-            _ => unreachable!(),
-        })
-        .collect();
+    let asked: Vec<DurationMs> = events(&sim, |k| {
+        matches!(k, EventKind::Reflector(ReflectorEvent::WatchRequest { .. }))
+    })
+    .map(|e| match e.kind {
+        EventKind::Reflector(ReflectorEvent::WatchRequest { timeout_ms, .. }) => timeout_ms,
+        _ => unreachable!(),
+    })
+    .collect();
     assert!(asked.len() >= 20, "{asked:?}");
     for t in &asked {
         assert!(
@@ -1314,14 +1363,14 @@ run 3h
     let mut lasted = vec![];
     for e in sim.trace() {
         match e.kind {
-            EventKind::WatchOpened { watcher, .. }
-            | EventKind::InitialEventsEnd { watcher, .. } => {
+            EventKind::Reflector(ReflectorEvent::WatchOpened { watcher, .. })
+            | EventKind::Reflector(ReflectorEvent::InitialEventsEnd { watcher, .. }) => {
                 opened[watcher.index()] = Some(e.time_ms)
             }
-            EventKind::WatchEnded {
+            EventKind::Reflector(ReflectorEvent::WatchEnded {
                 watcher,
                 reason: WatchEnd::Timeout,
-            } => lasted.push(DurationMs::between(
+            }) => lasted.push(DurationMs::between(
                 opened[watcher.index()].expect("opened"),
                 e.time_ms,
             )),
@@ -1335,7 +1384,13 @@ run 3h
             .all(|d| d.ms() % 1000 == 0 && (300_000..600_000).contains(&d.ms())),
         "{lasted:?}"
     );
-    let streams = events(&sim, |k| matches!(k, EventKind::InitialEventsEnd { .. })).count();
+    let streams = events(&sim, |k| {
+        matches!(
+            k,
+            EventKind::Reflector(ReflectorEvent::InitialEventsEnd { .. })
+        )
+    })
+    .count();
     assert!(streams >= 2, "the streaming lists' watches count too");
 }
 
@@ -1815,7 +1870,7 @@ run 5m
     };
     let resets_of_b = |sim: &Sim| {
         events(sim, |k| {
-            matches!(k, EventKind::CacheReset { apiserver, ready: false, .. } if apiserver.0 == 1)
+            matches!(k, EventKind::Store(StoreEvent::CacheReset { apiserver, ready: false, .. }) if apiserver.0 == 1)
         })
         .count()
     };
@@ -1824,12 +1879,12 @@ run 5m
     // Nothing held before the re-initialisation reaches b's cache afterwards: the status
     // writes between 11 s and 181 s are not added one by one.
     let is_b = |k: &EventKind, add: bool| match *k {
-        EventKind::CacheReset {
+        EventKind::Store(StoreEvent::CacheReset {
             apiserver,
             ready: false,
             ..
-        } => !add && apiserver.0 == 1,
-        EventKind::CacheAdd { apiserver, .. } => add && apiserver.0 == 1,
+        }) => !add && apiserver.0 == 1,
+        EventKind::Store(StoreEvent::CacheAdd { apiserver, .. }) => add && apiserver.0 == 1,
         _ => false,
     };
     let trace = late.trace();
@@ -1869,10 +1924,13 @@ expect relists ctl Pod == 0
 expect esr
 ");
     let readied: Vec<(u16, TimeMs)> = events(&sim, |k| {
-        matches!(k, EventKind::CacheReset { ready: true, .. })
+        matches!(
+            k,
+            EventKind::Store(StoreEvent::CacheReset { ready: true, .. })
+        )
     })
     .map(|e| match e.kind {
-        EventKind::CacheReset { kind, .. } => (kind.0, e.time_ms),
+        EventKind::Store(StoreEvent::CacheReset { kind, .. }) => (kind.0, e.time_ms),
         _ => unreachable!("filtered to resets"),
     })
     .collect();

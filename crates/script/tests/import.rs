@@ -4,7 +4,7 @@
 //! every expectation it carries, and its trace must show the messages the lines show (exactly,
 //! where the numbers fit the script's writes).
 
-use listwatch_core::{ApiError, EventKind};
+use listwatch_core::{ApiError, EventKind, ReflectorEvent};
 use listwatch_script::import::{import, ImportError, Imported, LineReport, Outcome};
 use listwatch_script::Report;
 
@@ -35,9 +35,8 @@ fn errors(r: &Report) -> Vec<ApiError> {
         .trace()
         .iter()
         .filter_map(|e| match e.kind {
-            EventKind::WatchFailed { error, .. } | EventKind::ListFailed { error, .. } => {
-                Some(error)
-            }
+            EventKind::Reflector(ReflectorEvent::WatchFailed { error, .. })
+            | EventKind::Reflector(ReflectorEvent::ListFailed { error, .. }) => Some(error),
             _ => None,
         })
         .collect()
@@ -129,7 +128,7 @@ level=warn ts=2020-05-28T09:41:40.072Z caller=klog.go:86 component=k8s_client_ru
             ApiError::TooOld {
                 requested,
                 oldest_minus_one,
-            } => Some(oldest_minus_one - requested),
+            } => Some(oldest_minus_one.get() - requested),
             _ => None,
         })
         .collect();
@@ -364,7 +363,9 @@ May 13 19:44:54 k8s-node04 kubelet[598]: E0828 13:05:34.043090     598 reflector
     let too_large: Vec<(u64, u64, String)> = errors(&r)
         .into_iter()
         .filter_map(|e| match e {
-            ApiError::TooLargeRv { requested, current } => Some((requested, current, e.message())),
+            ApiError::TooLargeRv { requested, current } => {
+                Some((requested, current.get(), e.message()))
+            }
             _ => None,
         })
         .collect();
@@ -505,7 +506,7 @@ level=warn ts=2025-05-28T09:31:46.056Z msg=\"a.go:1: Watch close - *v1.Pod total
     assert!(r.sim.now_ms().ms() <= 24 * 3_600_000);
     // The 10^30 window keeps its distance of 5, shifted down.
     assert!(errors(&r).iter().any(|e| matches!(e,
-        ApiError::TooOld { requested, oldest_minus_one } if oldest_minus_one - requested == 5)));
+        ApiError::TooOld { requested, oldest_minus_one } if oldest_minus_one.get() - requested == 5)));
     assert!(
         line(&i, 2).detail.contains("shifted down by"),
         "{}",

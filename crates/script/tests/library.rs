@@ -10,7 +10,12 @@ use listwatch_script::library;
 /// The trace without the reads a program records (built-ins do not): ids renumbered.
 fn trace_text(sim: &Sim) -> String {
     let read = |e: &listwatch_core::Event| {
-        matches!(e.kind, listwatch_core::EventKind::ReconcileRead { .. })
+        matches!(
+            e.kind,
+            listwatch_core::EventKind::Controller(
+                listwatch_core::ControllerEvent::ReconcileRead { .. }
+            )
+        )
     };
     let mut ids = vec![u32::MAX; sim.trace().len()];
     let mut next = 0;

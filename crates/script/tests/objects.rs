@@ -855,10 +855,10 @@ fn a_write_of_named_fields_is_explained_with_them() {
         .position(|e| {
             matches!(
                 e.kind,
-                listwatch_core::EventKind::Write {
+                listwatch_core::EventKind::Store(listwatch_core::StoreEvent::Write {
                     op: listwatch_core::WriteOp::Patch,
                     ..
-                }
+                })
             ) && matches!(e.actor, listwatch_core::Actor::Controller(_))
         })
         .expect("the operator patches") as u32;

@@ -297,7 +297,12 @@ fn the_children_behaviour_in_the_language_reads_no_child_to_count_them() {
     let builtin = run_capped(&children_script(3, "children Child"), 5_000_000);
     // The same run: the language's trace has the reads a program records besides.
     let read = |e: &&listwatch_core::Event| {
-        matches!(e.kind, listwatch_core::EventKind::ReconcileRead { .. })
+        matches!(
+            e.kind,
+            listwatch_core::EventKind::Controller(
+                listwatch_core::ControllerEvent::ReconcileRead { .. }
+            )
+        )
     };
     let events = |r: &listwatch_script::Report| r.sim.trace().iter().filter(|e| !read(e)).count();
     assert_eq!(events(&lang), events(&builtin));

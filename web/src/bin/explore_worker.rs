@@ -13,7 +13,8 @@ use listwatch_core::analysis::{Analysis, MarkerKind};
 use listwatch_core::explore::{Budget, Explorer};
 use listwatch_core::verdict::esr_verdict;
 use listwatch_core::view::{body_entries, Copies, Holder, Mark, Objects, Version};
-use listwatch_core::{EventKind as K, Labels, Sim};
+use listwatch_core::ControllerEvent;
+use listwatch_core::{EventKind as K, Labels, ReflectorEvent, Sim, StoreEvent};
 use listwatch_script::explore::{
     broken_text, counterexample, explorer_against, MAX_BUDGET_SCHEDULES,
 };
@@ -72,7 +73,7 @@ fn run_shown(r: &listwatch_script::Report, title: String) -> CompareRun {
     let failed_writes = sim
         .trace()
         .iter()
-        .filter(|e| matches!(e.kind, K::WriteFailed { .. }))
+        .filter(|e| matches!(e.kind, K::Store(StoreEvent::WriteFailed { .. })))
         .count() as f64;
     let counts = [
         ("events", sim.trace().len() as f64),
@@ -108,7 +109,7 @@ fn run_shown(r: &listwatch_script::Report, title: String) -> CompareRun {
             .collect(),
         states: shown()
             .filter_map(|e| match e.kind {
-                K::State { watcher, state, .. } => Some((
+                K::Reflector(ReflectorEvent::State { watcher, state, .. }) => Some((
                     e.time_ms.ms() as f64,
                     sim.watcher(watcher),
                     state.as_str().to_string(),
@@ -535,12 +536,15 @@ mod tests {
             ("relists", count(&|k| k.is_relist())),
             (
                 "reconciles",
-                count(&|k| matches!(k, K::ReconcileStart { .. })),
+                count(&|k| matches!(k, K::Controller(ControllerEvent::ReconcileStart { .. }))),
             ),
-            ("writes", count(&|k| matches!(k, K::Write { .. }))),
+            (
+                "writes",
+                count(&|k| matches!(k, K::Store(StoreEvent::Write { .. }))),
+            ),
             (
                 "failed writes",
-                count(&|k| matches!(k, K::WriteFailed { .. })),
+                count(&|k| matches!(k, K::Store(StoreEvent::WriteFailed { .. }))),
             ),
         ];
         let counts = counts.map(|(w, n)| (w.to_string(), n)).to_vec();

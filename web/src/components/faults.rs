@@ -89,7 +89,12 @@ fn controller_options(
         let primary = cfg.controllers[c].primary;
         let mut seen = vec![];
         for e in sim.trace().range(..cursor.min(sim.trace().len())).rev() {
-            if let listwatch_core::EventKind::Write { kind, name: n, .. } = e.kind {
+            if let listwatch_core::EventKind::Store(listwatch_core::StoreEvent::Write {
+                kind,
+                name: n,
+                ..
+            }) = e.kind
+            {
                 if kind == primary && !seen.contains(&n) {
                     seen.push(n);
                 }

@@ -2,6 +2,7 @@
 //! caches as rings of slots, each controller's watchers as the reflector state machine, and the
 //! work queues.
 
+use listwatch_core::{ReflectorEvent, StoreEvent};
 use std::f64::consts::PI;
 use std::rc::Rc;
 
@@ -241,8 +242,8 @@ fn cache_ring(pic: &Pic, a: usize, k: usize) -> Html {
     let oldest = c.ring.front().map(|x| x.0);
     let newest = c.ring.back().map(|x| x.0);
     let fill = c.ring.len();
-    let just_added = matches!(current, Some((_, e)) if matches!(e.kind, EventKind::CacheAdd { apiserver, kind, .. } if apiserver.index() == a && kind.index() == k));
-    let evicting = matches!(current, Some((_, e)) if matches!(e.kind, EventKind::CacheAdd { apiserver, kind, evicted, .. } if apiserver.index() == a && kind.index() == k && evicted > 0));
+    let just_added = matches!(current, Some((_, e)) if matches!(e.kind, EventKind::Store(StoreEvent::CacheAdd { apiserver, kind, .. }) if apiserver.index() == a && kind.index() == k));
+    let evicting = matches!(current, Some((_, e)) if matches!(e.kind, EventKind::Store(StoreEvent::CacheAdd { apiserver, kind, evicted, .. }) if apiserver.index() == a && kind.index() == k && evicted > 0));
     let mode = match kind.cache {
         listwatch_core::CacheMode::Fixed { .. } => "fixed",
         listwatch_core::CacheMode::Dynamic { .. } => "dynamic",
@@ -352,8 +353,8 @@ fn link_messages(pic: &Pic, i: usize) -> Html {
     let dots = messages(pic, WatcherId(i as u16)).into_iter().map(|m| {
         let down = m.direction == Direction::ToClient;
         let class = match pic.sim.trace()[m.event as usize].kind {
-            EventKind::WatchFailed { .. } => "msg msg-error",
-            EventKind::Bookmark { .. } => "msg msg-bookmark",
+            EventKind::Reflector(ReflectorEvent::WatchFailed { .. }) => "msg msg-error",
+            EventKind::Reflector(ReflectorEvent::Bookmark { .. }) => "msg msg-bookmark",
             _ if !down => "msg msg-request",
             _ => "msg",
         };
@@ -525,7 +526,9 @@ fn queue_box(pic: &Pic, i: usize) -> Html {
         .rev()
         .map(|&(k, e)| {
             let result = match sim.trace()[e as usize].kind {
-                listwatch_core::EventKind::ReconcileEnd { result, .. } => result,
+                listwatch_core::EventKind::Controller(
+                    listwatch_core::ControllerEvent::ReconcileEnd { result, .. },
+                ) => result,
                 _ => listwatch_core::ReconcileResult::Done,
             };
             let (mark, how) = match result {
@@ -594,7 +597,7 @@ fn running_chip(pic: &Pic, i: usize, j: usize, k: listwatch_core::NameId, x: f64
         .filter(|(rk, _)| *rk == k)
         .map(|(_, e)| &sim.trace()[*e as usize])
         .collect();
-    let stale = reads.iter().any(|e| matches!(e.kind, listwatch_core::EventKind::ReconcileRead { rv, truth_rv, .. } if rv != truth_rv));
+    let stale = reads.iter().any(|e| matches!(e.kind, listwatch_core::EventKind::Controller(listwatch_core::ControllerEvent::ReconcileRead { rv, truth_rv, .. }) if rv != truth_rv.get()));
     let full = sim.names().resolve(k);
     let name = truncate(&short(full));
     let step = q
@@ -607,12 +610,12 @@ fn running_chip(pic: &Pic, i: usize, j: usize, k: listwatch_core::NameId, x: f64
         .chain(reads.iter().map(|e| {
             let read = listwatch_core::describe(&e.kind, sim);
             match e.kind {
-                listwatch_core::EventKind::ReconcileRead { rv, .. } => {
-                    match pic.run.fields_at(rv) {
-                        Some(f) => format!("{read}, holding {f}"),
-                        None => read,
-                    }
-                }
+                listwatch_core::EventKind::Controller(
+                    listwatch_core::ControllerEvent::ReconcileRead { rv, .. },
+                ) => match pic.run.fields_at(rv) {
+                    Some(f) => format!("{read}, holding {f}"),
+                    None => read,
+                },
                 _ => read,
             }
         }))

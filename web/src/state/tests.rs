@@ -296,7 +296,10 @@ fn another_scenario_opens_at_its_start_and_an_edit_keeps_the_moment() {
     }
     let said = &tour.run.as_ref().unwrap().sim.trace()[tour.cursor - 1].kind;
     assert!(
-        matches!(said, listwatch_core::EventKind::Say { wait: true, .. }),
+        matches!(
+            said,
+            listwatch_core::EventKind::Say(listwatch_core::SayEvent { wait: true, .. })
+        ),
         "stopped at the tour's first remark: {said:?}"
     );
     assert!(waiting_at(tour.run.as_ref().unwrap(), tour.cursor));

@@ -35,6 +35,7 @@
 //! explores only the numbers `k` with `k % n == i`, and a failure carries its number and state
 //! hash so shards' results can be merged into the unsharded one.
 
+use crate::trace::{FaultEvent, StoreEvent};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
@@ -848,8 +849,12 @@ pub fn all_up(sim: &Sim) -> bool {
     let mut up = vec![None; sim.config().controllers.len()];
     for e in sim.trace() {
         match e.kind {
-            EventKind::Crash { controller } => up[controller.index()] = Some(false),
-            EventKind::Restart { controller, .. } => up[controller.index()] = Some(true),
+            EventKind::Fault(FaultEvent::Crash { controller }) => {
+                up[controller.index()] = Some(false)
+            }
+            EventKind::Fault(FaultEvent::Restart { controller, .. }) => {
+                up[controller.index()] = Some(true)
+            }
             _ => {}
         }
     }
@@ -862,6 +867,9 @@ pub fn all_up(sim: &Sim) -> bool {
 pub fn user_failures(sim: &Sim) -> usize {
     sim.trace()
         .iter()
-        .filter(|e| e.actor == Actor::User && matches!(e.kind, EventKind::WriteFailed { .. }))
+        .filter(|e| {
+            e.actor == Actor::User
+                && matches!(e.kind, EventKind::Store(StoreEvent::WriteFailed { .. }))
+        })
         .count()
 }

@@ -3,6 +3,7 @@
 use crate::model::{ControllerId, KindId, Rv, TimeMs, WatcherId};
 use crate::sim::Sim;
 use crate::trace::{EventKind, ListRv};
+use crate::trace::{ReflectorEvent, StoreEvent};
 
 pub(super) fn cname(sim: &Sim, c: ControllerId) -> &str {
     &sim.config().controllers[c.index()].name
@@ -24,8 +25,8 @@ pub(super) fn rev_at(sim: &Sim, i: usize) -> Rv {
     sim.trace()
         .range(..i)
         .filter_map(|e| match e.kind {
-            EventKind::Write { rv, .. } => Some(rv),
-            EventKind::Compacted { rev } => Some(rev),
+            EventKind::Store(StoreEvent::Write { rv, .. }) => Some(rv),
+            EventKind::Store(StoreEvent::Compacted { rev }) => Some(rev),
             _ => None,
         })
         .max()
@@ -37,7 +38,7 @@ pub(super) fn writes_between(sim: &Sim, from_ms: TimeMs, until_ms: TimeMs) -> us
     sim.trace()
         .iter()
         .filter(|e| e.time_ms >= from_ms && e.time_ms < until_ms)
-        .filter(|e| matches!(e.kind, EventKind::Write { .. }))
+        .filter(|e| matches!(e.kind, EventKind::Store(StoreEvent::Write { .. })))
         .count()
 }
 
@@ -51,8 +52,8 @@ pub(super) fn first_list(
         .iter()
         .enumerate()
         .find_map(|(i, e)| match e.kind {
-            EventKind::ListRequest { watcher, rv, .. }
-            | EventKind::WatchListRequest { watcher, rv, .. }
+            EventKind::Reflector(ReflectorEvent::ListRequest { watcher, rv, .. })
+            | EventKind::Reflector(ReflectorEvent::WatchListRequest { watcher, rv, .. })
                 if e.time_ms >= at_ms && mine(sim, watcher, controller) =>
             {
                 Some((i, watcher, rv))

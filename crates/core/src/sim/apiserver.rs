@@ -250,14 +250,14 @@ impl Apiserver {
         let (kind, rv, name) = (change.object.kind, change.object.rv, change.object.name);
         let progress_notify = st.config.server.progress_notify;
         let (evicted, capacity) = self.apply_change(change, progress_notify)?;
-        let add = EventKind::CacheAdd {
+        let add = EventKind::Store(StoreEvent::CacheAdd {
             apiserver: st.api,
             kind,
             rv,
             name,
             evicted,
             capacity,
-        };
+        });
         let id = st.emit(cause, add);
         self.wake_reads(st, id);
         Some(id)
@@ -299,7 +299,10 @@ impl Apiserver {
         cause: EventId,
     ) -> (EventId, Vec<Change>, Rv) {
         let apiserver = st.api;
-        let id = st.emit(cause, EventKind::CachePaused { apiserver, paused });
+        let id = st.emit(
+            cause,
+            EventKind::Fault(FaultEvent::CachePaused { apiserver, paused }),
+        );
         let (mut held, progress) = self.set_paused(paused);
         // The cache's etcd watch resumes from the cache's revision + 1; if etcd compacted past
         // it the watch fails with ErrCompacted and the cacher relists etcd (`cacher.go`: its
@@ -328,7 +331,7 @@ impl Apiserver {
     /// The apiserver restarts: every cache re-initialises.
     pub(super) fn restart(&mut self, st: &mut StepContext, down_ms: DurationMs, cause: EventId) {
         let apiserver = st.api;
-        let restart = EventKind::ApiserverRestart { apiserver, down_ms };
+        let restart = EventKind::Fault(FaultEvent::ApiserverRestart { apiserver, down_ms });
         let id = st.emit(cause, restart);
         self.reinit(st, None, down_ms, id);
     }
@@ -363,12 +366,12 @@ impl Apiserver {
             .collect();
         for &kind in &kinds {
             let list_rv = self.caches[kind.index()].list_rv();
-            let reset = EventKind::CacheReset {
+            let reset = EventKind::Store(StoreEvent::CacheReset {
                 apiserver: api,
                 kind,
                 list_rv,
                 ready: false,
-            };
+            });
             st.emit(cause, reset);
         }
         for w in to_close {
@@ -414,12 +417,12 @@ impl Apiserver {
             }
             let rev = st.etcd.rev();
             cache.replace(EtcdReader(st.etcd).kind_objects(kind).into_iter(), rev);
-            let reset = EventKind::CacheReset {
+            let reset = EventKind::Store(StoreEvent::CacheReset {
                 apiserver: st.api,
                 kind,
                 list_rv: rev,
                 ready: true,
-            };
+            });
             st.emit(cause, reset);
         }
         self.unpark(st, cause);
@@ -530,7 +533,7 @@ impl Apiserver {
         let current = self.caches[r.requester.kind(&st.clients).index()].rv();
         let err = ApiError::TooLargeRv {
             requested: r.rv,
-            current,
+            current: IssuedRv::new(current),
         };
         match r.read {
             ReadKind::NotOlderThan => self.list_refused(st, r.requester, err, cause),
@@ -729,12 +732,12 @@ pub(super) mod tests {
             .kinds()
             .iter()
             .filter_map(|k| match *k {
-                EventKind::CacheAdd {
+                EventKind::Store(StoreEvent::CacheAdd {
                     rv,
                     evicted,
                     capacity,
                     ..
-                } => Some((rv, evicted, capacity)),
+                }) => Some((rv, evicted, capacity)),
                 _ => None,
             })
             .collect();
@@ -806,7 +809,7 @@ pub(super) mod tests {
         });
         let too_large = ApiError::TooLargeRv {
             requested: 9,
-            current: 2,
+            current: IssuedRv::new(2),
         };
         assert_eq!(out.sent(), [Msg::ListErr(too_large)]);
         assert!(api.waiting_reads.is_empty());

@@ -40,7 +40,10 @@ impl WrittenRvs {
         for &(kind, written) in written {
             match read(kind) {
                 Some(read) if read < written => {
-                    return Err(ApiError::StaleRead { read, written });
+                    return Err(ApiError::StaleRead {
+                        read: IssuedRv::new(read),
+                        written,
+                    });
                 }
                 _ => {}
             }
@@ -67,7 +70,9 @@ impl Sim {
             return;
         }
         let Ok(id) = result else { return };
-        let EventKind::Write { kind, rv, .. } = self.sink.trace[*id as usize].kind else {
+        let EventKind::Store(StoreEvent::Write { kind, rv, .. }) =
+            self.sink.trace[*id as usize].kind
+        else {
             return; // a no-op update writes nothing
         };
         let ctl = &mut self.controllers[c.index()];
@@ -91,7 +96,7 @@ mod tests {
         w.wrote_at(key, pods, 9);
         w.wrote_at(key, sets, 5);
         let stale = ApiError::StaleRead {
-            read: 6,
+            read: IssuedRv::new(6),
             written: 7,
         };
         assert_eq!(w.ensure_ready(key, |_| Some(6)), Err(stale));
@@ -101,7 +106,7 @@ mod tests {
             "never written"
         );
         let stale_pods = ApiError::StaleRead {
-            read: 8,
+            read: IssuedRv::new(8),
             written: 9,
         };
         let read = |k: KindId| Some(if k == sets { 7 } else { 8 });

@@ -157,12 +157,12 @@ impl Controller {
             return;
         }
         let outcome = self.queue.add(key, low_priority);
-        let event = EventKind::Enqueue {
+        let event = EventKind::Controller(ControllerEvent::Enqueue {
             controller,
             key,
             outcome,
             delay_ms: DurationMs::ZERO,
-        };
+        });
         let id = out.emit(cause, event);
         if outcome == QueueAdd::Added {
             self.kick(controller, out, id);
@@ -228,24 +228,25 @@ impl Controller {
             self.exceeded = Some((key, e));
             return;
         }
-        let started = EventKind::ReconcileStart {
+        let started = EventKind::Controller(ControllerEvent::ReconcileStart {
             controller,
             key,
             worker,
-            spec,
+            found: spec.is_some(),
+            spec: spec.unwrap_or(0),
             writes: plan.writes.len() as u32,
-        };
+        });
         let start = st.emit(cause, started);
         for r in &plan.reads {
             let truth_rv = st.etcd.get(r.kind, r.name).map_or(0, |o| o.rv);
-            let read = EventKind::ReconcileRead {
+            let read = EventKind::Controller(ControllerEvent::ReconcileRead {
                 controller,
                 kind: r.kind,
                 name: r.name,
                 rv: r.rv.unwrap_or(0),
-                truth_rv,
+                truth_rv: IssuedRv::new(truth_rv),
                 live: r.live,
-            };
+            });
             st.emit(start, read);
         }
         let steps = plan.writes.len() as u64 + 1;
@@ -447,11 +448,11 @@ impl Controller {
     /// the worker takes the next key.
     fn finish(&mut self, st: &mut StepContext, worker: u32, run: Running, result: ReconcileResult) {
         let (controller, key, now) = (st.controller, run.key, st.now_ms);
-        let end = EventKind::ReconcileEnd {
+        let end = EventKind::Controller(ControllerEvent::ReconcileEnd {
             controller,
             key,
             result,
-        };
+        });
         let id = st.emit(run.start_event, end);
         self.workers[worker as usize] = None;
         self.queue.done(key);
@@ -462,12 +463,12 @@ impl Controller {
         };
         if let Some(delay_ms) = delay_ms {
             let outcome = self.queue.add_after(key, now + delay_ms);
-            let event = EventKind::Enqueue {
+            let event = EventKind::Controller(ControllerEvent::Enqueue {
                 controller,
                 key,
                 outcome,
                 delay_ms,
-            };
+            });
             let id = st.emit(id, event);
             if outcome == QueueAdd::Added {
                 let due = Action::Controller(ControllerAction::QueueAfter {
@@ -487,10 +488,10 @@ impl Controller {
     /// listing from scratch (Anvil's: its periodic tick instead).
     pub(super) fn start(&mut self, st: &mut StepContext, cause: EventId) {
         let controller = st.controller;
-        let restarted = EventKind::Restart {
+        let restarted = EventKind::Fault(FaultEvent::Restart {
             controller,
             apiserver: st.apiserver,
-        };
+        });
         let id = st.emit(cause, restarted);
         let cfg = st.cfg();
         let (anvil, queue_kind) = (cfg.anvil, cfg.queue);
@@ -546,14 +547,14 @@ impl Controller {
             return;
         }
         let controller = st.controller;
-        let id = st.emit(cause, EventKind::Crash { controller });
+        let id = st.emit(cause, EventKind::Fault(FaultEvent::Crash { controller }));
         for key in self.running_keys() {
             let result = ReconcileResult::Crashed;
-            let end = EventKind::ReconcileEnd {
+            let end = EventKind::Controller(ControllerEvent::ReconcileEnd {
                 controller,
                 key,
                 result,
-            };
+            });
             st.emit(id, end);
         }
         if let Some(d) = self.restart_after_ms.take() {
@@ -717,12 +718,12 @@ impl Sim {
             // any failed write is, so the reader sees the write that did not happen.
             let error = ApiError::ConnectionRefused;
             let op = write.op();
-            let failed = EventKind::WriteFailed {
+            let failed = EventKind::Store(StoreEvent::WriteFailed {
                 op,
                 kind,
                 name,
                 error,
-            };
+            });
             self.emit(Actor::Controller(c), cause, failed);
             Err(error)
         };
@@ -835,11 +836,13 @@ mod tests {
                 c.enqueue(st.controller, &mut st.out, key, 0, false);
             }
         });
-        let enqueued = |key| EventKind::Enqueue {
-            controller: C,
-            key: NameId(key),
-            outcome: QueueAdd::Added,
-            delay_ms: DurationMs::ZERO,
+        let enqueued = |key| {
+            EventKind::Controller(ControllerEvent::Enqueue {
+                controller: C,
+                key: NameId(key),
+                outcome: QueueAdd::Added,
+                delay_ms: DurationMs::ZERO,
+            })
         };
         check(&out, &[enqueued(1), enqueued(2), enqueued(3)]);
         let work = |worker| {
@@ -870,21 +873,21 @@ mod tests {
             c.written(st, 0, Err(ApiError::Conflict), None, 9)
         });
         let events = out.kinds();
-        let EventKind::Enqueue { delay_ms, .. } = events[1] else {
+        let EventKind::Controller(ControllerEvent::Enqueue { delay_ms, .. }) = events[1] else {
             panic!("the key is requeued: {events:?}")
         };
         assert!(!delay_ms.is_zero(), "rate-limited, not at once");
-        let end = EventKind::ReconcileEnd {
+        let end = EventKind::Controller(ControllerEvent::ReconcileEnd {
             controller: C,
             key,
             result: ReconcileResult::Error(ApiError::Conflict),
-        };
-        let requeued = EventKind::Enqueue {
+        });
+        let requeued = EventKind::Controller(ControllerEvent::Enqueue {
             controller: C,
             key,
             outcome: QueueAdd::Added,
             delay_ms,
-        };
+        });
         check(&out, &[end, requeued]);
         assert_eq!(
             out.events[0].cause, 7,
@@ -924,12 +927,15 @@ mod tests {
         let out = run_step(&mut c, TimeMs(0), |c, st| c.step(st, 0, 4));
         assert_eq!(out.calls(), [Call::Crash { controller: C }]);
         let out = run_step(&mut c, TimeMs(0), |c, st| c.crash(st, 4));
-        let ended = EventKind::ReconcileEnd {
+        let ended = EventKind::Controller(ControllerEvent::ReconcileEnd {
             controller: C,
             key: NameId(1),
             result: ReconcileResult::Crashed,
-        };
-        check(&out, &[EventKind::Crash { controller: C }, ended]);
+        });
+        check(
+            &out,
+            &[EventKind::Fault(FaultEvent::Crash { controller: C }), ended],
+        );
         assert!(!c.up && c.running_keys().is_empty());
     }
 
@@ -976,13 +982,16 @@ mod tests {
         check(&out, &[]);
         assert_eq!(c.crash_after_writes, [(2, restart)]);
         let out = run_step(&mut c, TimeMs(0), |c, st| c.crash_fault(st, None, None, 0));
-        check(&out, &[EventKind::Crash { controller: C }]);
+        check(
+            &out,
+            &[EventKind::Fault(FaultEvent::Crash { controller: C })],
+        );
         assert!(!c.up);
         let out = run_step(&mut c, TimeMs(10), |c, st| c.restart(st, 1));
-        let restarted = EventKind::Restart {
+        let restarted = EventKind::Fault(FaultEvent::Restart {
             controller: C,
             apiserver: ApiserverId(0),
-        };
+        });
         check(&out, &[restarted]);
         assert!(c.up);
         let out = run_step(&mut c, TimeMs(20), |c, st| c.restart(st, 2));

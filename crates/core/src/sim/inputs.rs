@@ -115,7 +115,11 @@ impl Sim {
     /// The narrator's line.
     fn say(&mut self, text: &str, wait: bool, cause: EventId) {
         let text = self.names.intern(text);
-        self.emit(Actor::Narrator, cause, EventKind::Say { text, wait });
+        self.emit(
+            Actor::Narrator,
+            cause,
+            EventKind::Say(SayEvent { text, wait }),
+        );
     }
 
     fn user_create(&mut self, kind: KindId, name: &str, spec: i64, cause: EventId) {
@@ -159,12 +163,12 @@ impl Sim {
             }
             (_, Some(o)) => o.clone(),
             (_, None) => {
-                let failed = EventKind::WriteFailed {
+                let failed = EventKind::Store(StoreEvent::WriteFailed {
                     op: WriteOp::Update,
                     kind,
                     name,
                     error: ApiError::NotFound,
-                };
+                });
                 self.emit(Actor::User, cause, failed);
                 return;
             }
@@ -317,12 +321,12 @@ impl Sim {
                 self.emit(
                     Actor::User,
                     cause,
-                    EventKind::WriteFailed {
+                    EventKind::Store(StoreEvent::WriteFailed {
                         op: WriteOp::Update,
                         kind,
                         name,
                         error: ApiError::NotFound,
-                    },
+                    }),
                 );
             }
         }
@@ -484,11 +488,11 @@ mod tests {
         sim.handle_input(missing);
         assert!(matches!(
             sim.sink.trace.last().unwrap().kind,
-            EventKind::WriteFailed {
+            EventKind::Store(StoreEvent::WriteFailed {
                 op: WriteOp::Update,
                 error: ApiError::NotFound,
                 ..
-            }
+            })
         ));
     }
 }

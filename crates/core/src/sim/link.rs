@@ -253,11 +253,11 @@ impl Sim {
         let Some(held) = self.links[c.index()].release_hold() else {
             return;
         };
-        let released = EventKind::HoldReleased {
+        let released = EventKind::Fault(FaultEvent::HoldReleased {
             controller: c,
             held: held.len() as u32,
             superseded,
-        };
+        });
         let id = self.emit(Actor::Controller(c), cause, released);
         for (_, w, session, msg) in held {
             if self.reflectors[w.index()].session == session {
@@ -277,7 +277,7 @@ impl Sim {
         match timer {
             LinkTimer::Reconnect { until_ms } => {
                 if self.links[c.index()].reconnect(until_ms) {
-                    let event = EventKind::Reconnect { controller: c };
+                    let event = EventKind::Fault(FaultEvent::Reconnect { controller: c });
                     self.emit(Actor::Controller(c), cause, event);
                 }
             }
@@ -297,10 +297,10 @@ impl Sim {
         cause: EventId,
     ) {
         let until_ms = self.now_ms + duration_ms;
-        let event = EventKind::Disconnect {
+        let event = EventKind::Fault(FaultEvent::Disconnect {
             controller,
             until_ms,
-        };
+        });
         let id = self.emit(Actor::Controller(controller), cause, event);
         let until_ms = self.links[controller.index()].disconnect(until_ms);
         let timer = LinkTimer::Reconnect { until_ms };
@@ -324,10 +324,10 @@ impl Sim {
         apiserver: ApiserverId,
         cause: EventId,
     ) {
-        let event = EventKind::Failover {
+        let event = EventKind::Fault(FaultEvent::Failover {
             controller,
             apiserver,
-        };
+        });
         let id = self.emit(Actor::Controller(controller), cause, event);
         self.links[controller.index()].fail_over(apiserver);
         self.break_watches(controller, id);
@@ -340,10 +340,10 @@ impl Sim {
         cause: EventId,
     ) {
         self.links[controller.index()].set_delay(delay_ms);
-        let event = EventKind::LinkDelay {
+        let event = EventKind::Fault(FaultEvent::LinkDelay {
             controller,
             delay_ms,
-        };
+        });
         self.emit(Actor::Controller(controller), cause, event);
     }
 
@@ -358,11 +358,11 @@ impl Sim {
         cause: EventId,
     ) {
         let name = self.intern_object(kind, name);
-        let event = EventKind::HoldArmed {
+        let event = EventKind::Fault(FaultEvent::HoldArmed {
             controller,
             kind,
             name,
-        };
+        });
         let id = self.emit(Actor::Controller(controller), cause, event);
         self.release_hold(controller, false, id);
         let generation = self.links[controller.index()].arm_hold(kind, name);
@@ -509,8 +509,7 @@ mod tests {
 
     fn ended(sim: &Sim, from: usize, why: WatchEnd) -> usize {
         let events = events_from(sim, from).into_iter();
-        let ends =
-            |k: &EventKind| matches!(k, EventKind::WatchEnded { reason, .. } if *reason == why);
+        let ends = |k: &EventKind| matches!(k, EventKind::Reflector(ReflectorEvent::WatchEnded { reason, .. }) if *reason == why);
         events.filter(|(_, _, k)| ends(k)).count()
     }
 
@@ -542,7 +541,7 @@ mod tests {
         assert!(!sim.connected(C), "the shorter disconnect's end is stale");
         sim.handle_timeout(TimeMs(6000));
         assert!(sim.connected(C));
-        let reconnect = EventKind::Reconnect { controller: C };
+        let reconnect = EventKind::Fault(FaultEvent::Reconnect { controller: C });
         let reconnects = events_from(&sim, from)
             .into_iter()
             .filter(|e| e.2 == reconnect)
@@ -570,10 +569,10 @@ mod tests {
         });
         sim.handle_input(delay);
         assert_eq!(sim.links[0].delay_ms(), DurationMs(250));
-        let delayed = EventKind::LinkDelay {
+        let delayed = EventKind::Fault(FaultEvent::LinkDelay {
             controller: C,
             delay_ms: DurationMs(250),
-        };
+        });
         assert_eq!(sim.sink.trace.last().unwrap().kind, delayed);
     }
 
@@ -617,12 +616,16 @@ mod tests {
     /// that reached the reflector (by RV), with their moments and causes.
     fn seen(sim: &Sim, from: usize) -> Vec<(TimeMs, EventId, String)> {
         let text = |k: EventKind| match k {
-            EventKind::HoldReleased {
+            EventKind::Fault(FaultEvent::HoldReleased {
                 held, superseded, ..
-            } => Some(format!("released {held} superseded {superseded}")),
-            EventKind::WatchEvent { rv, .. } => Some(format!("event {rv}")),
-            EventKind::Bookmark { rv, .. } => Some(format!("bookmark {rv}")),
-            EventKind::WatchEnded { .. } => Some("ended".into()),
+            }) => Some(format!("released {held} superseded {superseded}")),
+            EventKind::Reflector(ReflectorEvent::WatchEvent { rv, .. }) => {
+                Some(format!("event {rv}"))
+            }
+            EventKind::Reflector(ReflectorEvent::Bookmark { rv, .. }) => {
+                Some(format!("bookmark {rv}"))
+            }
+            EventKind::Reflector(ReflectorEvent::WatchEnded { .. }) => Some("ended".into()),
             _ => None,
         };
         let events = events_from(sim, from).into_iter();

@@ -659,11 +659,11 @@ impl Sim {
     /// up, random errors) is not noted.
     fn note_failed_reconciles(&self, from: usize, futile: &mut Futile) {
         for e in self.sink.trace.range(from..) {
-            if let EventKind::ReconcileEnd {
+            if let EventKind::Controller(ControllerEvent::ReconcileEnd {
                 controller,
                 key,
                 result: ReconcileResult::Error(_),
-            } = e.kind
+            }) = e.kind
             {
                 let cfg = &self.config.controllers[controller.index()];
                 let c = &self.controllers[controller.index()];
@@ -1149,8 +1149,7 @@ mod tests {
                 running_seen += 1;
                 let (id, len) = (run.start_event as usize, sim.sink.trace.len());
                 let start = sim.sink.trace.get(id).map(|e| e.kind);
-                let named =
-                    matches!(start, Some(EventKind::ReconcileStart { key, .. }) if key == run.key);
+                let named = matches!(start, Some(EventKind::Controller(ControllerEvent::ReconcileStart { key, .. })) if key == run.key);
                 assert!(
                     named || id + 1 == len,
                     "cap {cap}: start event {id} of {len}"

@@ -16,13 +16,12 @@ impl Apiserver {
         selector: Option<NameId>,
         cause: EventId,
     ) {
-        let asked = EventKind::ProbeRequest {
+        let asked = EventKind::Probe(ProbeEvent::ProbeRequest {
             probe,
             apiserver: st.api,
             kind,
-            request,
-            selector,
-        };
+            ask: ProbeAsk::new(request, selector),
+        });
         let id = st.out.emit_by(Actor::Probe, cause, asked);
         self.answer_probe(st, (probe, kind), request, id);
     }
@@ -60,7 +59,7 @@ impl Apiserver {
         cause: EventId,
     ) {
         Apiserver::take_probe_selector(&mut self.probe_selectors, probe);
-        let failed = EventKind::ProbeFailed { probe, error };
+        let failed = EventKind::Probe(ProbeEvent::ProbeFailed { probe, error });
         st.out.emit_by(Actor::Probe, cause, failed);
     }
 
@@ -79,12 +78,12 @@ impl Apiserver {
                 .count(),
             None => cache.store().len(),
         };
-        let listed = EventKind::ProbeListed {
+        let listed = EventKind::Probe(ProbeEvent::ProbeListed {
             probe,
             items: items as u32,
             list_rv: cache.rv(),
             from_etcd: false,
-        };
+        });
         st.out.emit_by(Actor::Probe, cause, listed);
     }
 
@@ -113,12 +112,12 @@ impl Apiserver {
             // `decide_list` sends etcd only revisions it still has, up to now.
             Some(n) => (etcd.objects_at(kind, n).unwrap_or(0), n),
         };
-        let listed = EventKind::ProbeListed {
+        let listed = EventKind::Probe(ProbeEvent::ProbeListed {
             probe,
             items: items as u32,
             list_rv,
             from_etcd: true,
-        };
+        });
         st.out.emit_by(Actor::Probe, cause, listed);
     }
 
@@ -151,11 +150,11 @@ impl Apiserver {
                 (request.from.rv_or(cache.rv()), cache.store().len())
             }
         };
-        let opened = EventKind::ProbeWatchOpened {
+        let opened = EventKind::Probe(ProbeEvent::ProbeWatchOpened {
             probe,
             from_rv,
             replayed: replayed as u32,
-        };
+        });
         st.out.emit_by(Actor::Probe, cause, opened);
     }
 }
@@ -185,39 +184,39 @@ impl Apiserver {
             None => objects.len(),
         };
         let answer = match (request, tracker) {
-            (ProbeRequest::List { .. }, _) => EventKind::ProbeListed {
+            (ProbeRequest::List { .. }, _) => EventKind::Probe(ProbeEvent::ProbeListed {
                 probe,
                 items: listed as u32,
                 list_rv: counter,
                 from_etcd: true,
-            },
+            }),
             (ProbeRequest::Watch { from }, FakeTracker::ReplaysFromResourceVersion) => {
-                EventKind::ProbeWatchOpened {
+                EventKind::Probe(ProbeEvent::ProbeWatchOpened {
                     probe,
                     from_rv: from,
                     replayed: objects.iter().filter(|o| o.rv > from).count() as u32,
-                }
+                })
             }
             (ProbeRequest::WatchMostRecent, FakeTracker::ReplaysFromResourceVersion) => {
-                EventKind::ProbeWatchOpened {
+                EventKind::Probe(ProbeEvent::ProbeWatchOpened {
                     probe,
                     from_rv: 0,
                     replayed: objects.len() as u32,
-                }
+                })
             }
             (ProbeRequest::Watch { from }, FakeTracker::NoResourceVersion) => {
-                EventKind::ProbeWatchOpened {
+                EventKind::Probe(ProbeEvent::ProbeWatchOpened {
                     probe,
                     from_rv: from,
                     replayed: 0,
-                }
+                })
             }
             (ProbeRequest::WatchMostRecent, FakeTracker::NoResourceVersion) => {
-                EventKind::ProbeWatchOpened {
+                EventKind::Probe(ProbeEvent::ProbeWatchOpened {
                     probe,
                     from_rv: 0,
                     replayed: 0,
-                }
+                })
             }
         };
         st.out.emit_by(Actor::Probe, cause, answer);
@@ -234,7 +233,7 @@ mod tests {
     /// What the probe was answered in a step (its events other than its request).
     fn answers(out: &Stepped) -> Vec<EventKind> {
         let answer = |e: &Event| match e.kind {
-            EventKind::ProbeRequest { .. } => None,
+            EventKind::Probe(ProbeEvent::ProbeRequest { .. }) => None,
             kind => (e.actor == Actor::Probe).then_some(kind),
         };
         out.events.iter().filter_map(answer).collect()
@@ -251,12 +250,12 @@ mod tests {
     }
 
     fn listed(probe: u32, items: u32, list_rv: Rv, from_etcd: bool) -> EventKind {
-        EventKind::ProbeListed {
+        EventKind::Probe(ProbeEvent::ProbeListed {
             probe,
             items,
             list_rv,
             from_etcd,
-        }
+        })
     }
 
     /// semantics.md §2 (`cacher.go`): RV "0" is the cache's answer now; RV "N" waits for the
@@ -293,12 +292,12 @@ mod tests {
         });
         let too_large = ApiError::TooLargeRv {
             requested: 9,
-            current: 4,
+            current: IssuedRv::new(4),
         };
-        let failed = EventKind::ProbeFailed {
+        let failed = EventKind::Probe(ProbeEvent::ProbeFailed {
             probe: 2,
             error: too_large,
-        };
+        });
         assert_eq!(answers(&out), [failed]);
     }
 
@@ -330,9 +329,9 @@ mod tests {
         assert_eq!(at(&mut world, &mut api, 4), [listed(0, 1, 4, true)]);
         let too_large = ApiError::TooLargeRv {
             requested: 9,
-            current: 4,
+            current: IssuedRv::new(4),
         };
-        let failed = |error| EventKind::ProbeFailed { probe: 0, error };
+        let failed = |error| EventKind::Probe(ProbeEvent::ProbeFailed { probe: 0, error });
         assert_eq!(at(&mut world, &mut api, 9), [failed(too_large)]);
         world.etcd.compact_tick();
         assert_eq!(world.etcd.compact_tick(), Some(5));
@@ -354,18 +353,20 @@ mod tests {
             }
         });
         let watch = |from| ProbeRequest::Watch { from };
-        let opened = |from_rv, replayed| EventKind::ProbeWatchOpened {
-            probe: 0,
-            from_rv,
-            replayed,
+        let opened = |from_rv, replayed| {
+            EventKind::Probe(ProbeEvent::ProbeWatchOpened {
+                probe: 0,
+                from_rv,
+                replayed,
+            })
         };
-        let failed = |error| EventKind::ProbeFailed { probe: 0, error };
+        let failed = |error| EventKind::Probe(ProbeEvent::ProbeFailed { probe: 0, error });
         let mut from = |from| answers(&ask(&mut world, &mut api, 0, watch(from)));
         assert_eq!(from(0), [opened(0, 6)], "the current state: six pods");
         assert_eq!(from(4), [opened(4, 3)]);
         let too_old = ApiError::TooOld {
             requested: 3,
-            oldest_minus_one: 4,
+            oldest_minus_one: IssuedRv::new(4),
         };
         assert_eq!(from(3), [failed(too_old)]);
         api.caches[0].reinitialise();
@@ -381,10 +382,10 @@ mod tests {
         let mut world = World::new(3);
         let mut api = world.apiserver();
         api.caches[0].reinitialise();
-        let refused = EventKind::ProbeFailed {
+        let refused = EventKind::Probe(ProbeEvent::ProbeFailed {
             probe: 0,
             error: ApiError::TooManyRequests,
-        };
+        });
         for rv in [ListRv::Any, ListRv::Consistent, ListRv::NotOlderThan(1)] {
             assert_eq!(answers(&ask(&mut world, &mut api, 0, list(rv))), [refused]);
         }

@@ -201,11 +201,11 @@ impl StepContext<'_> {
 impl Reflector {
     fn set_state(&mut self, st: &mut StepContext, state: WatcherState, cause: EventId) -> EventId {
         self.state = state;
-        let kind = EventKind::State {
+        let kind = EventKind::Reflector(ReflectorEvent::State {
             watcher: st.watcher,
             state,
             last_rv: self.last_rv,
-        };
+        });
         st.emit(cause, kind)
     }
 
@@ -247,11 +247,11 @@ impl Reflector {
             };
             let timeout_ms = st.watch_timeout();
             self.watch_list_sent_ms = st.now_ms;
-            let request = EventKind::WatchListRequest {
+            let request = EventKind::Reflector(ReflectorEvent::WatchListRequest {
                 watcher,
                 rv,
                 relist,
-            };
+            });
             let serve = Action::Server(ServerAction::ServeWatchList {
                 watcher,
                 session,
@@ -280,11 +280,11 @@ impl Reflector {
     ) {
         self.paging = (limit > 0).then(|| (rv, vec![]));
         let watcher = st.watcher;
-        let request = EventKind::ListRequest {
+        let request = EventKind::Reflector(ReflectorEvent::ListRequest {
             watcher,
             rv,
             relist,
-        };
+        });
         let serve = Action::Server(ServerAction::ServeList {
             watcher,
             session,
@@ -298,11 +298,11 @@ impl Reflector {
         let (session, from) = (self.new_session(), self.last_rv);
         let timeout_ms = st.watch_timeout();
         let watcher = st.watcher;
-        let request = EventKind::WatchRequest {
+        let request = EventKind::Reflector(ReflectorEvent::WatchRequest {
             watcher,
             from_rv: from,
             timeout_ms,
-        };
+        });
         let serve = Action::Server(ServerAction::ServeWatch {
             watcher,
             session,
@@ -336,11 +336,11 @@ impl Reflector {
         let since_ms = DurationMs::between(last, st.now_ms);
         if since_ms >= BOOKMARK_TICKER_MS {
             let watcher = st.watcher;
-            let expired = EventKind::BookmarkExpired {
+            let expired = EventKind::Reflector(ReflectorEvent::BookmarkExpired {
                 watcher,
                 received: true,
                 since_ms,
-            };
+            });
             st.emit(cause, expired);
         }
         self.arm_bookmark_ticker(st, cause);
@@ -365,7 +365,10 @@ impl Reflector {
         let delay_ms = base + DurationMs(st.rng.below(base.ms()));
         let id = self.set_state(st, state, cause);
         let watcher = st.watcher;
-        let id = st.emit(id, EventKind::Backoff { watcher, delay_ms });
+        let id = st.emit(
+            id,
+            EventKind::Reflector(ReflectorEvent::Backoff { watcher, delay_ms }),
+        );
         let wake = Action::Reflector(ReflectorAction::Wake { watcher, session });
         st.out.timer(st.now_ms + delay_ms, id, wake);
     }
@@ -444,13 +447,13 @@ impl Reflector {
             rest,
         } = page;
         let (watcher, more) = (st.watcher, !rest.is_empty());
-        let result = EventKind::ListResult {
+        let result = EventKind::Reflector(ReflectorEvent::ListResult {
             watcher,
             list_rv,
             items: items.len() as u32,
             from_etcd,
             more,
-        };
+        });
         let id = st.emit(cause, result);
         let mut collected = self.paging.take();
         let items = match collected.as_mut() {
@@ -465,7 +468,10 @@ impl Reflector {
             let rv = collected.map(|c| c.0).unwrap_or(ListRv::Consistent);
             self.paging = Some((rv, items));
             let limit = st.config.reflector.page_size.max(1);
-            let id = st.emit(id, EventKind::ListContinue { watcher, list_rv });
+            let id = st.emit(
+                id,
+                EventKind::Reflector(ReflectorEvent::ListContinue { watcher, list_rv }),
+            );
             let page = Action::Server(ServerAction::ServeListPage {
                 watcher,
                 session,
@@ -492,11 +498,11 @@ impl Reflector {
         rv: Rv,
         cause: EventId,
     ) {
-        let end = EventKind::InitialEventsEnd {
+        let end = EventKind::Reflector(ReflectorEvent::InitialEventsEnd {
             watcher: st.watcher,
             rv,
             items: items.len() as u32,
-        };
+        });
         let id = st.emit(cause, end);
         self.replace_store(st, items, id);
         self.listed_at(rv);
@@ -513,7 +519,10 @@ impl Reflector {
         self.watch_opened_ms = st.now_ms;
         self.unended_since_ms = Some(st.now_ms);
         let watcher = st.watcher;
-        let id = st.emit(cause, EventKind::Bookmark { watcher, rv });
+        let id = st.emit(
+            cause,
+            EventKind::Reflector(ReflectorEvent::Bookmark { watcher, rv }),
+        );
         self.arm_bookmark_ticker(st, id);
     }
 
@@ -563,10 +572,10 @@ impl Reflector {
         error: ApiError,
         cause: EventId,
     ) {
-        let failed = EventKind::ListFailed {
+        let failed = EventKind::Reflector(ReflectorEvent::ListFailed {
             watcher: st.watcher,
             error,
-        };
+        });
         let id = st.emit(cause, failed);
         if let (ApiError::ContinueExpired, Some((rv, _))) = (error, self.paging.take()) {
             // pager.FullListIfExpired: the same list again, without paging.
@@ -589,10 +598,10 @@ impl Reflector {
     /// `watchList` and `ListAndWatch` falls back to a standard LIST ("The watchlist request ended
     /// with an error, falling back to the standard LIST/WATCH semantics").
     fn on_watch_list_failed(&mut self, st: &mut StepContext, error: ApiError, cause: EventId) {
-        let failed = EventKind::ListFailed {
+        let failed = EventKind::Reflector(ReflectorEvent::ListFailed {
             watcher: st.watcher,
             error,
-        };
+        });
         let id = st.emit(cause, failed);
         let retry = unavailable_rv(error);
         self.rv_unavailable |= retry;
@@ -608,11 +617,11 @@ impl Reflector {
         cause: EventId,
     ) {
         self.watching(st.now_ms, watch);
-        let opened = EventKind::WatchOpened {
+        let opened = EventKind::Reflector(ReflectorEvent::WatchOpened {
             watcher: st.watcher,
             from_rv,
             replayed,
-        };
+        });
         let id = st.emit(cause, opened);
         self.set_state(st, WatcherState::Watching, id);
     }
@@ -621,12 +630,18 @@ impl Reflector {
         self.last_rv = self.last_rv.max(rv);
         self.watch_events += 1;
         let watcher = st.watcher;
-        st.emit(cause, EventKind::Bookmark { watcher, rv });
+        st.emit(
+            cause,
+            EventKind::Reflector(ReflectorEvent::Bookmark { watcher, rv }),
+        );
     }
 
     fn watch_failed(&mut self, st: &mut StepContext, error: ApiError, cause: EventId) -> EventId {
         let watcher = st.watcher;
-        st.emit(cause, EventKind::WatchFailed { watcher, error })
+        st.emit(
+            cause,
+            EventKind::Reflector(ReflectorEvent::WatchFailed { watcher, error }),
+        )
     }
 
     /// A stream that ended without an error: re-watch at once, unless it was a very short watch
@@ -634,7 +649,10 @@ impl Reflector {
     /// connection is a close too (`StreamWatcher.receive`).
     fn on_watch_end(&mut self, st: &mut StepContext, reason: WatchEnd, cause: EventId) {
         let watcher = st.watcher;
-        let id = st.emit(cause, EventKind::WatchEnded { watcher, reason });
+        let id = st.emit(
+            cause,
+            EventKind::Reflector(ReflectorEvent::WatchEnded { watcher, reason }),
+        );
         if self.unended_since_ms.is_some() {
             // `watchList`: a stream that ends without the bookmark is simply asked for again,
             // with a fresh temporary store.
@@ -657,13 +675,13 @@ impl Reflector {
             EventType::Deleted => self.store.remove(&o.name),
             _ => self.store.insert(o.name, Arc::clone(o)),
         };
-        let event = EventKind::WatchEvent {
+        let event = EventKind::Reflector(ReflectorEvent::WatchEvent {
             watcher: st.watcher,
             event: change.event,
             name: o.name,
             rv: o.rv,
             spec: o.spec,
-        };
+        });
         let id = st.emit(cause, event);
         let update = (change.event == EventType::Modified)
             .then_some(old)
@@ -757,14 +775,13 @@ struct ListPage {
 }
 
 fn informer_event(watcher: WatcherId, delta: Delta, o: &Object) -> EventKind {
-    EventKind::Informer {
+    EventKind::Controller(ControllerEvent::Informer {
         watcher,
-        delta,
+        delivery: Delivery::new(delta, o.deletion_ms.is_some()),
         name: o.name,
         rv: o.rv,
         spec: o.spec,
-        deleting: o.deletion_ms.is_some(),
-    }
+    })
 }
 
 #[cfg(test)]
@@ -819,18 +836,18 @@ mod tests {
 
     fn states(out: &Stepped) -> Vec<WatcherState> {
         let state = |k: &EventKind| match k {
-            EventKind::State { state, .. } => Some(*state),
+            EventKind::Reflector(ReflectorEvent::State { state, .. }) => Some(*state),
             _ => None,
         };
         out.kinds().iter().filter_map(state).collect()
     }
 
     fn state(state: WatcherState, last_rv: Rv) -> EventKind {
-        EventKind::State {
+        EventKind::Reflector(ReflectorEvent::State {
             watcher: W,
             state,
             last_rv,
-        }
+        })
     }
 
     /// `reflector.go` `watchHandler` returns the 410 (`IsExpired`/`IsGone`) and `ListAndWatch`
@@ -841,7 +858,7 @@ mod tests {
         let mut r = watching();
         let too_old = ApiError::TooOld {
             requested: 7,
-            oldest_minus_one: 9,
+            oldest_minus_one: IssuedRv::new(9),
         };
         let out = run_step(&mut r, TimeMs(1000), |r, st| {
             r.receive(st, Session(0), Msg::WatchErr(too_old), 3)
@@ -856,14 +873,14 @@ mod tests {
             (DurationMs(800)..DurationMs(1600)).contains(&delay_ms),
             "800 ms and up to 100% jitter: {delay_ms}"
         );
-        let failed = EventKind::WatchFailed {
+        let failed = EventKind::Reflector(ReflectorEvent::WatchFailed {
             watcher: W,
             error: too_old,
-        };
-        let backoff = EventKind::Backoff {
+        });
+        let backoff = EventKind::Reflector(ReflectorEvent::Backoff {
             watcher: W,
             delay_ms,
-        };
+        });
         let expect = [
             failed,
             state(WatcherState::Empty, 7),
@@ -911,24 +928,26 @@ mod tests {
         };
         let informer = |delta, o: Object| informer_event(W, delta, &o);
         // Each delta's handler adds its key at once: the controller's `Enqueue` follows it.
-        let enqueued = |key| EventKind::Enqueue {
-            controller: ControllerId(0),
-            key: NameId(key),
-            outcome: QueueAdd::Added,
-            delay_ms: DurationMs::ZERO,
+        let enqueued = |key| {
+            EventKind::Controller(ControllerEvent::Enqueue {
+                controller: ControllerId(0),
+                key: NameId(key),
+                outcome: QueueAdd::Added,
+                delay_ms: DurationMs::ZERO,
+            })
         };
-        let listed = EventKind::ListResult {
+        let listed = EventKind::Reflector(ReflectorEvent::ListResult {
             watcher: W,
             list_rv: 12,
             items: 3,
             from_etcd: false,
             more: false,
-        };
-        let watch = EventKind::WatchRequest {
+        });
+        let watch = EventKind::Reflector(ReflectorEvent::WatchRequest {
             watcher: W,
             from_rv: 12,
             timeout_ms,
-        };
+        });
         let expect = [
             listed,
             informer(Delta::DeletedFinalStateUnknown, pod(1, 5)),
@@ -966,7 +985,7 @@ mod tests {
     fn a_streaming_list_retries_504_as_a_stream_and_falls_back_to_a_list_on_other_errors() {
         let too_large = ApiError::TooLargeRv {
             requested: 9,
-            current: 7,
+            current: IssuedRv::new(7),
         };
         for (error, streams) in [(too_large, true), (ApiError::NotFound, false)] {
             let mut r = watching();
@@ -1010,17 +1029,17 @@ mod tests {
             limit: 500,
         });
         assert_eq!(out.requests(), [next], "the next page is asked for");
-        let page = EventKind::ListResult {
+        let page = EventKind::Reflector(ReflectorEvent::ListResult {
             watcher: W,
             list_rv: 4,
             items: 1,
             from_etcd: true,
             more: true,
-        };
-        let next = EventKind::ListContinue {
+        });
+        let next = EventKind::Reflector(ReflectorEvent::ListContinue {
             watcher: W,
             list_rv: 4,
-        };
+        });
         check(&out, &[page, next]);
         assert_eq!(r.paging.as_ref().map(|p| p.1.len()), Some(1));
         assert!(

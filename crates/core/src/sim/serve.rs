@@ -85,7 +85,7 @@ pub(super) fn decide_list(
 ) -> ListDecision {
     use ListDecision::*;
     let too_large = |requested| {
-        let current = etcd_rev;
+        let current = IssuedRv::new(etcd_rev);
         Refuse(ApiError::TooLargeRv { requested, current })
     };
     let resilient = features.resilient_cache_init;
@@ -213,7 +213,7 @@ pub(super) fn decide_watch(
                 oldest_minus_one,
             } => Fail(ApiError::TooOld {
                 requested,
-                oldest_minus_one,
+                oldest_minus_one: IssuedRv::new(oldest_minus_one),
             }),
             WatchStart::Ok => Replay {
                 after,
@@ -932,7 +932,10 @@ mod tests {
         let etcd = |at| FromEtcd { at };
         let too_large = |requested| {
             let current = 10;
-            Refuse(ApiError::TooLargeRv { requested, current })
+            Refuse(ApiError::TooLargeRv {
+                requested,
+                current: IssuedRv::new(current),
+            })
         };
         let (consistent, not_older) = (ReadKind::Consistent { limit: 500 }, ReadKind::NotOlderThan);
         let rows = [
@@ -1038,7 +1041,7 @@ mod tests {
                 WatchFrom::Rv(3),
                 Fail(ApiError::TooOld {
                     requested: 3,
-                    oldest_minus_one: 4,
+                    oldest_minus_one: IssuedRv::new(4),
                 }),
             ),
             // RV "0" is never too old: it starts with the cache's state (semantics.md §4); so
@@ -1093,7 +1096,7 @@ mod tests {
         let out = watch(&mut api, &mut world, 3);
         let too_old = ApiError::TooOld {
             requested: 3,
-            oldest_minus_one: 4,
+            oldest_minus_one: IssuedRv::new(4),
         };
         assert_eq!(out.sent(), [Msg::WatchErr(too_old)]);
         assert!(world.watches.is_empty() && api.watches_by_kind[0].is_empty());

@@ -29,21 +29,23 @@ impl Sim {
             Ok(Decision::Commit { op, event, obj }) => {
                 Ok(self.commit(actor, cause, op, event, obj))
             }
-            Ok(Decision::NoOp { kind, name }) => {
-                Ok(self.emit(actor, cause, EventKind::NoOpWrite { kind, name }))
-            }
+            Ok(Decision::NoOp { kind, name }) => Ok(self.emit(
+                actor,
+                cause,
+                EventKind::Store(StoreEvent::NoOpWrite { kind, name }),
+            )),
             Err(Refusal {
                 op,
                 kind,
                 name,
                 error,
             }) => {
-                let failed = EventKind::WriteFailed {
+                let failed = EventKind::Store(StoreEvent::WriteFailed {
                     op,
                     kind,
                     name,
                     error,
-                };
+                });
                 self.emit(actor, cause, failed);
                 Err(error)
             }
@@ -62,14 +64,14 @@ impl Sim {
     ) -> EventId {
         let change = self.etcd.commit(obj, event, self.now_ms);
         let obj = change.object.clone();
-        let write = EventKind::Write {
+        let write = EventKind::Store(StoreEvent::Write {
             op,
             kind: obj.kind,
             name: obj.name,
             rv: obj.rv,
             spec: obj.spec,
             status: obj.status,
-        };
+        });
         let id = self.emit(actor, cause, write);
         let owned = matches!(op, WriteOp::Adopt | WriteOp::Release);
         if (owned || !obj.body.is_empty()) && event != EventType::Deleted {
@@ -80,12 +82,12 @@ impl Sim {
             };
             let body = self.sink.trace.keep_body(kept);
             let (kind, name, rv) = (obj.kind, obj.name, obj.rv);
-            let fields = EventKind::ObjectFields {
+            let fields = EventKind::Store(StoreEvent::ObjectFields {
                 kind,
                 name,
                 rv,
                 body,
-            };
+            });
             self.emit(actor, id, fields);
         }
         self.gc_notice(&obj, event, id);
@@ -239,12 +241,12 @@ impl Sim {
             .map(|r| r.owner)
             .collect();
         for o in invalid {
-            let warning = EventKind::OwnerRefInvalid {
+            let warning = EventKind::Store(StoreEvent::OwnerRefInvalid {
                 kind,
                 name,
                 owner_kind: o.kind,
                 owner_name: o.name,
-            };
+            });
             self.emit(Actor::GarbageCollector, cause, warning);
         }
     }
@@ -287,7 +289,11 @@ impl Sim {
     /// etcd's compaction tick: the compaction's event when it moved, and the next tick.
     pub(super) fn compact_tick(&mut self) {
         if let Some(rev) = self.etcd.compact_tick() {
-            self.emit(Actor::Etcd, NO_CAUSE, EventKind::Compacted { rev });
+            self.emit(
+                Actor::Etcd,
+                NO_CAUSE,
+                EventKind::Store(StoreEvent::Compacted { rev }),
+            );
         }
         let next = self.now_ms + self.config.compaction_ms;
         self.schedule(next, NO_CAUSE, Action::Etcd(EtcdAction::CompactTick));
@@ -518,18 +524,20 @@ mod tests {
         let adds = |sim: &Sim| -> Vec<(TimeMs, EventId, ApiserverId, Rv)> {
             let events = events_from(sim, 0).into_iter();
             let add = |(at, cause, k)| match k {
-                EventKind::CacheAdd { apiserver, rv, .. } => Some((at, cause, apiserver, rv)),
+                EventKind::Store(StoreEvent::CacheAdd { apiserver, rv, .. }) => {
+                    Some((at, cause, apiserver, rv))
+                }
                 _ => None,
             };
             events.filter_map(add).collect()
         };
         assert!(matches!(
             sim.sink.trace[0].kind,
-            EventKind::Write {
+            EventKind::Store(StoreEvent::Write {
                 op: WriteOp::Create,
                 rv: 2,
                 ..
-            }
+            })
         ));
         assert_eq!(adds(&sim), [(TimeMs(0), 0, ApiserverId(0), 2)]);
         sim.handle_timeout(TimeMs(500));
@@ -573,7 +581,7 @@ mod tests {
         sim.handle_input(delete);
         let deleted_at = sim.sink.trace.iter().rposition(|e| {
             let delete = WriteOp::Delete;
-            matches!(e.kind, EventKind::Write { op, .. } if op == delete)
+            matches!(e.kind, EventKind::Store(StoreEvent::Write { op, .. }) if op == delete)
         });
         let deleted_at = deleted_at.expect("the owner's delete") as EventId;
         assert!(sim.schedule_input(TimeMs(1000), create_pod("p", 1)));
@@ -591,11 +599,11 @@ mod tests {
             .iter()
             .filter(|e| e.actor == Actor::GarbageCollector)
             .filter_map(|e| match e.kind {
-                EventKind::Write {
+                EventKind::Store(StoreEvent::Write {
                     op: WriteOp::Delete,
                     name,
                     ..
-                } => Some((e.time_ms, e.cause, name)),
+                }) => Some((e.time_ms, e.cause, name)),
                 _ => None,
             })
             .collect();
@@ -650,7 +658,7 @@ mod tests {
             .trace
             .iter()
             .filter_map(|e| match e.kind {
-                EventKind::Compacted { rev } => Some((e.time_ms, rev)),
+                EventKind::Store(StoreEvent::Compacted { rev }) => Some((e.time_ms, rev)),
                 _ => None,
             })
             .collect();
@@ -665,28 +673,28 @@ mod tests {
             .iter()
             .filter(|e| e.actor == Actor::Probe)
             .map(|e| e.kind)
-            .filter(|k| !matches!(k, EventKind::ProbeRequest { .. }))
+            .filter(|k| !matches!(k, EventKind::Probe(ProbeEvent::ProbeRequest { .. })))
             .collect();
         let expected = [
-            EventKind::ProbeFailed {
+            EventKind::Probe(ProbeEvent::ProbeFailed {
                 probe: 0,
                 error: ApiError::WatchCompacted,
-            },
-            EventKind::ProbeWatchOpened {
+            }),
+            EventKind::Probe(ProbeEvent::ProbeWatchOpened {
                 probe: 1,
                 from_rv: 3,
                 replayed: 1,
-            },
-            EventKind::ProbeFailed {
+            }),
+            EventKind::Probe(ProbeEvent::ProbeFailed {
                 probe: 2,
                 error: ApiError::ListCompacted,
-            },
-            EventKind::ProbeListed {
+            }),
+            EventKind::Probe(ProbeEvent::ProbeListed {
                 probe: 3,
                 items: 2,
                 list_rv: 4,
                 from_etcd: true,
-            },
+            }),
         ];
         assert_eq!(answers, expected);
     }
@@ -716,7 +724,11 @@ mod tests {
         let got: Vec<WatcherId> = events_from(&sim, from)
             .into_iter()
             .filter_map(|(_, _, k)| match k {
-                EventKind::WatchEvent { watcher, rv, .. } if rv == sim.etcd.rev() => Some(watcher),
+                EventKind::Reflector(ReflectorEvent::WatchEvent { watcher, rv, .. })
+                    if rv == sim.etcd.rev() =>
+                {
+                    Some(watcher)
+                }
                 _ => None,
             })
             .collect();
@@ -745,7 +757,7 @@ mod tests {
         let ended = sim.sink.trace.iter().any(|e| {
             let too_slow = WatchEnd::TooSlow;
             let w = WatcherId(2);
-            matches!(e.kind, EventKind::WatchEnded { watcher, reason } if watcher == w && reason == too_slow)
+            matches!(e.kind, EventKind::Reflector(ReflectorEvent::WatchEnded { watcher, reason }) if watcher == w && reason == too_slow)
         });
         assert!(ended, "the client learns its watch ended as too slow");
     }

@@ -414,7 +414,7 @@ mod tests {
     use super::*;
 
     fn compacted(rev: Rv) -> EventKind {
-        EventKind::Compacted { rev }
+        EventKind::Store(StoreEvent::Compacted { rev })
     }
 
     /// The causes and kinds the trace holds from `from` on.
@@ -488,12 +488,12 @@ mod tests {
         ctl.enqueue(c, &mut out.as_actor(Actor::Controller(c)), key, seen, false);
         out.emit(seen, compacted(2));
         sim.run_outbox(from);
-        let enqueued = EventKind::Enqueue {
+        let enqueued = EventKind::Controller(ControllerEvent::Enqueue {
             controller: c,
             key,
             outcome: QueueAdd::Added,
             delay_ms: DurationMs::ZERO,
-        };
+        });
         let expected = [(NO_CAUSE, compacted(1)), (0, enqueued), (0, compacted(2))];
         assert_eq!(recorded(&sim, 0), expected);
         let actors: Vec<Actor> = sim.sink.trace.iter().map(|e| e.actor).collect();
@@ -525,10 +525,10 @@ mod tests {
         sim.handle_timeout(TimeMs::ZERO);
         // The start: Restart, then per informer its state, its list request and the resync.
         let first_list = sim.sink.trace.iter().position(
-            |e| matches!(e.kind, EventKind::ListRequest { watcher, .. } if watcher == WatcherId(0)),
+            |e| matches!(e.kind, EventKind::Reflector(ReflectorEvent::ListRequest { watcher, .. }) if watcher == WatcherId(0)),
         );
         let second_state = sim.sink.trace.iter().position(
-            |e| matches!(e.kind, EventKind::State { watcher, .. } if watcher == WatcherId(1)),
+            |e| matches!(e.kind, EventKind::Reflector(ReflectorEvent::State { watcher, .. }) if watcher == WatcherId(1)),
         );
         assert!(first_list.unwrap() < second_state.unwrap());
         assert_eq!(sim.outbox.len(), 0);

@@ -1,5 +1,5 @@
-//! Events of informers, queues and reconciles (`Family::Controller`), and of what a reconcile
-//! read (`Family::Read`).
+//! Events of informers, queues and reconciles, and of what a reconcile read
+//! (`ControllerEvent`).
 
 use listwatch_core::*;
 use serde::Serialize;
@@ -52,13 +52,14 @@ pub(super) enum Out {
 }
 
 /// The object or queue key an event of this family names.
-pub(super) fn name(k: &EventKind) -> Option<NameId> {
+pub(super) fn name(k: &ControllerEvent) -> NameId {
     match *k {
-        EventKind::ReconcileRead { name, .. } | EventKind::Informer { name, .. } => Some(name),
-        EventKind::Enqueue { key, .. }
-        | EventKind::ReconcileStart { key, .. }
-        | EventKind::ReconcileEnd { key, .. } => Some(key),
-        _ => None,
+        ControllerEvent::ReconcileRead { name, .. } | ControllerEvent::Informer { name, .. } => {
+            name
+        }
+        ControllerEvent::Enqueue { key, .. }
+        | ControllerEvent::ReconcileStart { key, .. }
+        | ControllerEvent::ReconcileEnd { key, .. } => key,
     }
 }
 
@@ -91,25 +92,24 @@ fn reconcile_result(result: ReconcileResult) -> (&'static str, Option<u64>, Opti
 }
 
 impl Events<'_> {
-    /// Informers and queues; reconciles in `reconcile`.
-    pub(super) fn controller_event(&self, k: &EventKind) -> Out {
+    /// Informers, queues and reconciles.
+    pub(super) fn controller_event(&self, k: &ControllerEvent) -> Out {
         match *k {
-            EventKind::Informer {
+            ControllerEvent::Informer {
                 watcher,
-                delta: d,
+                delivery,
                 name: n,
                 rv,
                 spec,
-                deleting,
             } => Out::Informer {
                 watcher: self.watcher(watcher),
-                delta: delta(d),
+                delta: delta(delivery.delta()),
                 name: self.object(n),
                 rv,
                 spec,
-                deleting,
+                deleting: delivery.deleting(),
             },
-            EventKind::Enqueue {
+            ControllerEvent::Enqueue {
                 controller,
                 key,
                 outcome,
@@ -120,26 +120,21 @@ impl Events<'_> {
                 outcome: queue_add(outcome),
                 delay_ms: delay_ms.ms(),
             },
-            _ => self.reconcile(k),
-        }
-    }
-
-    /// A reconcile's start, its reads and its end.
-    fn reconcile(&self, k: &EventKind) -> Out {
-        match *k {
-            EventKind::ReconcileStart {
+            // A reconcile's start, its reads and its end.
+            ControllerEvent::ReconcileStart {
                 controller,
                 key,
                 worker,
+                found,
                 spec,
                 ..
             } => Out::ReconcileStart {
                 controller: self.controller(controller),
                 key: self.object(key),
                 worker,
-                spec,
+                spec: found.then_some(spec),
             },
-            EventKind::ReconcileRead {
+            ControllerEvent::ReconcileRead {
                 controller,
                 kind: k,
                 name: n,
@@ -151,10 +146,10 @@ impl Events<'_> {
                 kind: self.kind_of(k),
                 name: self.object(n),
                 rv: (rv != 0).then_some(rv),
-                truth_rv: (truth_rv != 0).then_some(truth_rv),
+                truth_rv: Some(truth_rv.get()).filter(|&rv| rv != 0),
                 live,
             },
-            EventKind::ReconcileEnd {
+            ControllerEvent::ReconcileEnd {
                 controller,
                 key,
                 result,
@@ -168,7 +163,6 @@ impl Events<'_> {
                     error,
                 }
             }
-            _ => unreachable!("not one of informers, queues and reconciles"),
         }
     }
 }

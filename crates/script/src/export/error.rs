@@ -26,11 +26,11 @@ pub(super) fn error_out(e: ApiError) -> ErrorOut {
         ApiError::TooOld {
             requested,
             oldest_minus_one,
-        } => ("too_old", Some(requested), Some(oldest_minus_one)),
+        } => ("too_old", Some(requested), Some(oldest_minus_one.get())),
         ApiError::WatchCompacted => ("watch_compacted", None, None),
         ApiError::ContinueExpired => ("continue_expired", None, None),
         ApiError::TooLargeRv { requested, current } => {
-            ("too_large_rv", Some(requested), Some(current))
+            ("too_large_rv", Some(requested), Some(current.get()))
         }
         ApiError::TooManyRequests => ("too_many_requests", None, None),
         ApiError::ConnectionRefused => ("connection_refused", None, None),
@@ -40,7 +40,7 @@ pub(super) fn error_out(e: ApiError) -> ErrorOut {
         ApiError::WatchListForbidden => ("watch_list_forbidden", None, None),
         ApiError::FinalizerWhileDeleting => ("finalizer_while_deleting", None, None),
         ApiError::TooManyEntries => ("too_many_entries", None, None),
-        ApiError::StaleRead { read, written } => ("stale_read", Some(written), Some(read)),
+        ApiError::StaleRead { read, written } => ("stale_read", Some(written), Some(read.get())),
     };
     ErrorOut {
         error,

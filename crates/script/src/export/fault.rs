@@ -1,4 +1,4 @@
-//! Events of faults and their ends (`Family::Fault`).
+//! Events of faults and their ends (`FaultEvent`).
 
 use listwatch_core::*;
 use serde::Serialize;
@@ -51,51 +51,51 @@ pub(super) enum Out {
 }
 
 /// The object an event of this family names.
-pub(super) fn name(k: &EventKind) -> Option<NameId> {
+pub(super) fn name(k: &FaultEvent) -> Option<NameId> {
     match *k {
-        EventKind::HoldArmed { name, .. } => Some(name),
+        FaultEvent::HoldArmed { name, .. } => Some(name),
         _ => None,
     }
 }
 
 impl Events<'_> {
-    pub(super) fn fault(&self, k: &EventKind) -> Out {
+    pub(super) fn fault(&self, k: &FaultEvent) -> Out {
         match *k {
-            EventKind::Crash { controller } => Out::Crash {
+            FaultEvent::Crash { controller } => Out::Crash {
                 controller: self.controller(controller),
             },
-            EventKind::Restart {
+            FaultEvent::Restart {
                 controller,
                 apiserver,
             } => Out::Restart {
                 controller: self.controller(controller),
                 apiserver: self.apiserver(apiserver),
             },
-            EventKind::Disconnect {
+            FaultEvent::Disconnect {
                 controller,
                 until_ms,
             } => Out::Disconnect {
                 controller: self.controller(controller),
                 until_ms: until_ms.ms(),
             },
-            EventKind::Failover {
+            FaultEvent::Failover {
                 controller,
                 apiserver,
             } => Out::Failover {
                 controller: self.controller(controller),
                 apiserver: self.apiserver(apiserver),
             },
-            EventKind::Reconnect { controller } => Out::Reconnect {
+            FaultEvent::Reconnect { controller } => Out::Reconnect {
                 controller: self.controller(controller),
             },
-            EventKind::LinkDelay {
+            FaultEvent::LinkDelay {
                 controller,
                 delay_ms,
             } => Out::LinkDelay {
                 controller: self.controller(controller),
                 delay_ms: delay_ms.ms(),
             },
-            EventKind::HoldArmed {
+            FaultEvent::HoldArmed {
                 controller,
                 kind: k,
                 name: n,
@@ -104,7 +104,7 @@ impl Events<'_> {
                 kind: self.kind_of(k),
                 name: self.object(n),
             },
-            EventKind::HoldReleased {
+            FaultEvent::HoldReleased {
                 controller,
                 held,
                 superseded,
@@ -113,15 +113,14 @@ impl Events<'_> {
                 held,
                 superseded,
             },
-            EventKind::CachePaused { apiserver, paused } => Out::CachePaused {
+            FaultEvent::CachePaused { apiserver, paused } => Out::CachePaused {
                 apiserver: self.apiserver(apiserver),
                 paused,
             },
-            EventKind::ApiserverRestart { apiserver, down_ms } => Out::ApiserverRestart {
+            FaultEvent::ApiserverRestart { apiserver, down_ms } => Out::ApiserverRestart {
                 apiserver: self.apiserver(apiserver),
                 down_ms: down_ms.ms(),
             },
-            _ => unreachable!("not one of faults and their ends"),
         }
     }
 }

@@ -53,14 +53,13 @@ pub fn json(sim: &Sim, outcomes: &[(Expectation, Outcome)]) -> String {
             names.object(sim, id);
         }
         // An object's fields are words of their own, after its name.
-        if let EventKind::ObjectFields { body, .. } = e.kind {
+        if let EventKind::Store(StoreEvent::ObjectFields { body, .. }) = e.kind {
             names.fields(sim, body);
         }
-        if let EventKind::ProbeRequest {
-            selector: Some(s), ..
-        } = e.kind
-        {
-            names.object(sim, s);
+        if let EventKind::Probe(ProbeEvent::ProbeRequest { ask, .. }) = e.kind {
+            if let Some(s) = ask.selector() {
+                names.object(sim, s);
+            }
         }
     }
     let placeholders = Placeholders::new(&names, &actors);
@@ -168,13 +167,13 @@ enum Kind {
 
 /// The `NameId` an event refers to: an object's name, a queue key or narration.
 fn name_id(k: &EventKind) -> Option<NameId> {
-    match k.family() {
-        Family::Store => store::name(k),
-        Family::Reflector => reflector::name(k),
-        Family::Controller | Family::Read => controller::name(k),
-        Family::Fault => fault::name(k),
-        Family::Probe => None,
-        Family::Say => say::name(k),
+    match k {
+        EventKind::Store(e) => store::name(e),
+        EventKind::Reflector(e) => reflector::name(e),
+        EventKind::Controller(e) => Some(controller::name(e)),
+        EventKind::Fault(e) => fault::name(e),
+        EventKind::Probe(_) => None,
+        EventKind::Say(e) => Some(say::name(e)),
     }
 }
 
@@ -196,13 +195,13 @@ impl Events<'_> {
     }
 
     fn kind(&self, k: &EventKind) -> Kind {
-        match k.family() {
-            Family::Store => Kind::Store(self.store(k)),
-            Family::Reflector => Kind::Reflector(self.reflector(k)),
-            Family::Controller | Family::Read => Kind::Controller(self.controller_event(k)),
-            Family::Fault => Kind::Fault(self.fault(k)),
-            Family::Probe => Kind::Probe(self.probe(k)),
-            Family::Say => Kind::Say(self.say(k)),
+        match k {
+            EventKind::Store(e) => Kind::Store(self.store(e)),
+            EventKind::Reflector(e) => Kind::Reflector(self.reflector(e)),
+            EventKind::Controller(e) => Kind::Controller(self.controller_event(e)),
+            EventKind::Fault(e) => Kind::Fault(self.fault(e)),
+            EventKind::Probe(e) => Kind::Probe(self.probe(e)),
+            EventKind::Say(e) => Kind::Say(self.say(e)),
         }
     }
 }

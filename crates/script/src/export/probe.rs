@@ -1,4 +1,4 @@
-//! Events of probes of an apiserver (`Family::Probe`).
+//! Events of probes of an apiserver (`ProbeEvent`).
 
 use listwatch_core::*;
 use serde::Serialize;
@@ -44,16 +44,15 @@ pub(super) enum Out {
 }
 
 impl Events<'_> {
-    pub(super) fn probe(&self, k: &EventKind) -> Out {
+    pub(super) fn probe(&self, k: &ProbeEvent) -> Out {
         match *k {
-            EventKind::ProbeRequest {
+            ProbeEvent::ProbeRequest {
                 probe,
                 apiserver,
                 kind: k,
-                request,
-                selector,
+                ask,
             } => {
-                let (request, request_rv, exact) = match request {
+                let (request, request_rv, exact) = match ask.request() {
                     ProbeRequest::List { rv } => {
                         ("list", request_rv(rv), matches!(rv, ListRv::Exact(_)))
                     }
@@ -67,10 +66,10 @@ impl Events<'_> {
                     request,
                     request_rv,
                     exact,
-                    selector: selector.map(|s| self.object(s)),
+                    selector: ask.selector().map(|s| self.object(s)),
                 }
             }
-            EventKind::ProbeListed {
+            ProbeEvent::ProbeListed {
                 probe,
                 items,
                 list_rv,
@@ -81,7 +80,7 @@ impl Events<'_> {
                 list_rv,
                 from_etcd,
             },
-            EventKind::ProbeWatchOpened {
+            ProbeEvent::ProbeWatchOpened {
                 probe,
                 from_rv,
                 replayed,
@@ -90,11 +89,10 @@ impl Events<'_> {
                 from_rv,
                 replayed,
             },
-            EventKind::ProbeFailed { probe, error } => Out::ProbeFailed {
+            ProbeEvent::ProbeFailed { probe, error } => Out::ProbeFailed {
                 probe,
                 error: error_out(error),
             },
-            _ => unreachable!("not one of probes"),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Events of lists, watches and reflectors (`Family::Reflector`).
+//! Events of lists, watches and reflectors (`ReflectorEvent`).
 
 use listwatch_core::*;
 use serde::Serialize;
@@ -87,9 +87,9 @@ pub(super) enum Out {
 }
 
 /// The object an event of this family names.
-pub(super) fn name(k: &EventKind) -> Option<NameId> {
+pub(super) fn name(k: &ReflectorEvent) -> Option<NameId> {
     match *k {
-        EventKind::WatchEvent { name, .. } => Some(name),
+        ReflectorEvent::WatchEvent { name, .. } => Some(name),
         _ => None,
     }
 }
@@ -113,11 +113,10 @@ fn watch_end(reason: WatchEnd) -> &'static str {
 }
 
 impl Events<'_> {
-    /// Lists (a watch-list too, up to its initial events) here, watches and the reflector's
-    /// state in `watch`.
-    pub(super) fn reflector(&self, k: &EventKind) -> Out {
+    /// Lists (a watch-list too, up to its initial events), watches and the reflector's state.
+    pub(super) fn reflector(&self, k: &ReflectorEvent) -> Out {
         match *k {
-            EventKind::ListRequest {
+            ReflectorEvent::ListRequest {
                 watcher,
                 rv,
                 relist,
@@ -126,7 +125,7 @@ impl Events<'_> {
                 request_rv: request_rv(rv),
                 relist,
             },
-            EventKind::ListResult {
+            ReflectorEvent::ListResult {
                 watcher,
                 list_rv,
                 items,
@@ -139,15 +138,15 @@ impl Events<'_> {
                 from_etcd,
                 more,
             },
-            EventKind::ListContinue { watcher, list_rv } => Out::ListContinue {
+            ReflectorEvent::ListContinue { watcher, list_rv } => Out::ListContinue {
                 watcher: self.watcher(watcher),
                 list_rv,
             },
-            EventKind::ListFailed { watcher, error } => Out::ListFailed {
+            ReflectorEvent::ListFailed { watcher, error } => Out::ListFailed {
                 watcher: self.watcher(watcher),
                 error: error_out(error),
             },
-            EventKind::WatchListRequest {
+            ReflectorEvent::WatchListRequest {
                 watcher,
                 rv,
                 relist,
@@ -156,12 +155,12 @@ impl Events<'_> {
                 request_rv: request_rv(rv),
                 relist,
             },
-            EventKind::InitialEventsEnd { watcher, rv, items } => Out::InitialEventsEnd {
+            ReflectorEvent::InitialEventsEnd { watcher, rv, items } => Out::InitialEventsEnd {
                 watcher: self.watcher(watcher),
                 rv,
                 items,
             },
-            EventKind::BookmarkExpired {
+            ReflectorEvent::BookmarkExpired {
                 watcher,
                 received,
                 since_ms,
@@ -170,14 +169,8 @@ impl Events<'_> {
                 received,
                 since_ms: since_ms.ms(),
             },
-            _ => self.watch(k),
-        }
-    }
-
-    /// Watches and the reflector's state.
-    fn watch(&self, k: &EventKind) -> Out {
-        match *k {
-            EventKind::WatchRequest {
+            // Watches and the reflector's state.
+            ReflectorEvent::WatchRequest {
                 watcher,
                 from_rv,
                 timeout_ms,
@@ -186,7 +179,7 @@ impl Events<'_> {
                 rv: from_rv,
                 timeout_ms: timeout_ms.ms(),
             },
-            EventKind::WatchOpened {
+            ReflectorEvent::WatchOpened {
                 watcher,
                 from_rv,
                 replayed,
@@ -195,11 +188,11 @@ impl Events<'_> {
                 rv: from_rv,
                 replayed,
             },
-            EventKind::WatchFailed { watcher, error } => Out::WatchFailed {
+            ReflectorEvent::WatchFailed { watcher, error } => Out::WatchFailed {
                 watcher: self.watcher(watcher),
                 error: error_out(error),
             },
-            EventKind::WatchEvent {
+            ReflectorEvent::WatchEvent {
                 watcher,
                 event,
                 name: n,
@@ -212,15 +205,15 @@ impl Events<'_> {
                 rv,
                 spec,
             },
-            EventKind::Bookmark { watcher, rv } => Out::Bookmark {
+            ReflectorEvent::Bookmark { watcher, rv } => Out::Bookmark {
                 watcher: self.watcher(watcher),
                 rv,
             },
-            EventKind::WatchEnded { watcher, reason } => Out::WatchEnded {
+            ReflectorEvent::WatchEnded { watcher, reason } => Out::WatchEnded {
                 watcher: self.watcher(watcher),
                 reason: watch_end(reason),
             },
-            EventKind::State {
+            ReflectorEvent::State {
                 watcher,
                 state,
                 last_rv,
@@ -229,11 +222,10 @@ impl Events<'_> {
                 state: state.as_str(),
                 rv: last_rv,
             },
-            EventKind::Backoff { watcher, delay_ms } => Out::Backoff {
+            ReflectorEvent::Backoff { watcher, delay_ms } => Out::Backoff {
                 watcher: self.watcher(watcher),
                 delay_ms: delay_ms.ms(),
             },
-            _ => unreachable!("not one of lists, watches and reflectors"),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Narration (`Family::Say`).
+//! Narration (`EventKind::Say`).
 
 use listwatch_core::*;
 use serde::Serialize;
@@ -18,21 +18,15 @@ pub(super) enum Out {
 }
 
 /// The narration's words, kept in the names table.
-pub(super) fn name(k: &EventKind) -> Option<NameId> {
-    match *k {
-        EventKind::Say { text, .. } => Some(text),
-        _ => None,
-    }
+pub(super) fn name(k: &SayEvent) -> NameId {
+    k.text
 }
 
 impl Events<'_> {
-    pub(super) fn say(&self, k: &EventKind) -> Out {
-        match *k {
-            EventKind::Say { text, wait } => Out::Say {
-                narration: self.object(text),
-                wait,
-            },
-            _ => unreachable!("not narration"),
+    pub(super) fn say(&self, k: &SayEvent) -> Out {
+        Out::Say {
+            narration: self.object(k.text),
+            wait: k.wait,
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Events of etcd and the watch caches (`Family::Store`).
+//! Events of etcd and the watch caches (`StoreEvent`).
 
 use listwatch_core::*;
 use serde::Serialize;
@@ -63,14 +63,14 @@ pub(super) enum Out {
 }
 
 /// The object an event of this family names.
-pub(super) fn name(k: &EventKind) -> Option<NameId> {
+pub(super) fn name(k: &StoreEvent) -> Option<NameId> {
     match *k {
-        EventKind::Write { name, .. }
-        | EventKind::WriteFailed { name, .. }
-        | EventKind::NoOpWrite { name, .. }
-        | EventKind::ObjectFields { name, .. }
-        | EventKind::OwnerRefInvalid { name, .. }
-        | EventKind::CacheAdd { name, .. } => Some(name),
+        StoreEvent::Write { name, .. }
+        | StoreEvent::WriteFailed { name, .. }
+        | StoreEvent::NoOpWrite { name, .. }
+        | StoreEvent::ObjectFields { name, .. }
+        | StoreEvent::OwnerRefInvalid { name, .. }
+        | StoreEvent::CacheAdd { name, .. } => Some(name),
         _ => None,
     }
 }
@@ -93,9 +93,9 @@ fn op(op: WriteOp) -> &'static str {
 }
 
 impl Events<'_> {
-    pub(super) fn store(&self, k: &EventKind) -> Out {
+    pub(super) fn store(&self, k: &StoreEvent) -> Out {
         match *k {
-            EventKind::Write {
+            StoreEvent::Write {
                 op: o,
                 kind: k,
                 name: n,
@@ -110,7 +110,7 @@ impl Events<'_> {
                 spec,
                 status,
             },
-            EventKind::WriteFailed {
+            StoreEvent::WriteFailed {
                 op: o,
                 kind: k,
                 name: n,
@@ -121,11 +121,11 @@ impl Events<'_> {
                 name: self.object(n),
                 error: error_out(error),
             },
-            EventKind::NoOpWrite { kind: k, name: n } => Out::NoOpWrite {
+            StoreEvent::NoOpWrite { kind: k, name: n } => Out::NoOpWrite {
                 kind: self.kind_of(k),
                 name: self.object(n),
             },
-            EventKind::OwnerRefInvalid {
+            StoreEvent::OwnerRefInvalid {
                 kind: k,
                 name: n,
                 owner_kind,
@@ -136,7 +136,7 @@ impl Events<'_> {
                 owner_kind: self.kind_of(owner_kind),
                 owner_name: self.object(owner_name),
             },
-            EventKind::ObjectFields {
+            StoreEvent::ObjectFields {
                 kind: k,
                 name: n,
                 rv,
@@ -147,7 +147,7 @@ impl Events<'_> {
                 rv,
                 fields: self.names.fields[&body],
             },
-            EventKind::CacheAdd {
+            StoreEvent::CacheAdd {
                 apiserver,
                 kind: k,
                 rv,
@@ -162,7 +162,7 @@ impl Events<'_> {
                 evicted,
                 capacity,
             },
-            EventKind::CacheReset {
+            StoreEvent::CacheReset {
                 apiserver,
                 kind: k,
                 list_rv,
@@ -173,8 +173,7 @@ impl Events<'_> {
                 list_rv,
                 ready,
             },
-            EventKind::Compacted { rev } => Out::Compacted { rv: rev },
-            _ => unreachable!("not one of etcd and the watch caches"),
+            StoreEvent::Compacted { rev } => Out::Compacted { rv: rev },
         }
     }
 }

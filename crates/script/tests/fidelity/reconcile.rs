@@ -2,7 +2,9 @@
 //! where it once did not (issue 24), a scenario in, its verdict and the trace's facts out. Each
 //! test names the Go source (controller-runtime's client, client-go, the apiserver) it pins.
 
-use listwatch_core::{ApiError, EventKind, ReconcileResult, Sim, WriteOp};
+use listwatch_core::{
+    ApiError, ControllerEvent, EventKind, ReconcileResult, Sim, StoreEvent, WriteOp,
+};
 
 use super::run;
 
@@ -26,7 +28,7 @@ fn each_refused_where_it_says(head: &str, table: &[(&str, &str, &str)]) {
 /// How many writes of `op` the controllers made.
 fn writes(sim: &Sim, op: WriteOp) -> usize {
     (sim.trace().iter())
-        .filter(|e| matches!(e.kind, EventKind::Write { op: o, .. } if o == op))
+        .filter(|e| matches!(e.kind, EventKind::Store(StoreEvent::Write { op: o, .. }) if o == op))
         .count()
 }
 
@@ -87,7 +89,7 @@ controller op for Database
 fn ends(sim: &Sim) -> Vec<ReconcileResult> {
     (sim.trace().iter())
         .filter_map(|e| match e.kind {
-            EventKind::ReconcileEnd { result, .. } => Some(result),
+            EventKind::Controller(ControllerEvent::ReconcileEnd { result, .. }) => Some(result),
             _ => None,
         })
         .collect()
@@ -201,7 +203,7 @@ expect final Database a spec == 5
 expect final Database a status == 5
 ");
     let failed = (sim.trace().iter())
-        .filter(|e| matches!(e.kind, EventKind::WriteFailed { .. }))
+        .filter(|e| matches!(e.kind, EventKind::Store(StoreEvent::WriteFailed { .. })))
         .count();
     assert_eq!(failed, 0, "no 409 between the writes of one reconcile");
     let db = sim.etcd().objects().values().next().expect("the database");
@@ -211,7 +213,12 @@ expect final Database a status == 5
     );
     assert_eq!(db.generation, 2);
     let starts = (sim.trace().iter())
-        .filter(|e| matches!(e.kind, EventKind::ReconcileStart { writes: 3, .. }))
+        .filter(|e| {
+            matches!(
+                e.kind,
+                EventKind::Controller(ControllerEvent::ReconcileStart { writes: 3, .. })
+            )
+        })
         .count();
     assert_eq!(starts, 1, "one reconcile makes all three writes");
 }
@@ -317,7 +324,7 @@ at 1s create Db a
 run 10s
 ");
     let lines: Vec<String> = (sim.trace().iter())
-        .filter(|e| matches!(e.kind, EventKind::WriteFailed { .. }))
+        .filter(|e| matches!(e.kind, EventKind::Store(StoreEvent::WriteFailed { .. })))
         .map(|e| listwatch_core::describe(&e.kind, &sim))
         .collect();
     assert!(!lines.is_empty(), "the write was refused");
@@ -347,11 +354,11 @@ run 2s
 ");
     let first: Vec<WriteOp> = (sim.trace().iter())
         .filter_map(|e| match e.kind {
-            EventKind::WriteFailed {
+            EventKind::Store(StoreEvent::WriteFailed {
                 op,
                 error: ApiError::ConnectionRefused,
                 ..
-            } => Some(op),
+            }) => Some(op),
             _ => None,
         })
         .collect();
@@ -386,10 +393,10 @@ expect final Db a status == 9
         .filter(|e| {
             matches!(
                 e.kind,
-                EventKind::WriteFailed {
+                EventKind::Store(StoreEvent::WriteFailed {
                     error: ApiError::Conflict,
                     ..
-                }
+                })
             )
         })
         .count();
@@ -1096,7 +1103,7 @@ fn each_on_error_kind_swallows_only_its_error() {
         // The fault happened: the write failed with that error.
         assert!(
             (sim.trace().iter())
-                .any(|e| matches!(e.kind, EventKind::WriteFailed { error: x, .. } if x == error)),
+                .any(|e| matches!(e.kind, EventKind::Store(StoreEvent::WriteFailed { error: x, .. }) if x == error)),
             "{write} on-error {how}, {fault}: it never failed with {error:?}"
         );
     }
@@ -1389,10 +1396,10 @@ fn a_refused_event_write_never_fails_the_reconcile() {
     let refused = (r.sim.trace().iter()).any(|e| {
         matches!(
             e.kind,
-            EventKind::WriteFailed {
+            EventKind::Store(StoreEvent::WriteFailed {
                 error: ApiError::ConnectionRefused,
                 ..
-            }
+            })
         )
     });
     assert!(refused, "the repeat at 11.3 s was refused");
@@ -1623,7 +1630,7 @@ expect final Pod a-p owners == 1
 ");
     assert_eq!(writes(&sim, WriteOp::AddFinalizer), 2, "one per finalizer");
     let no_ops = (sim.trace().iter())
-        .filter(|e| matches!(e.kind, EventKind::NoOpWrite { .. }))
+        .filter(|e| matches!(e.kind, EventKind::Store(StoreEvent::NoOpWrite { .. })))
         .count();
     assert_eq!(no_ops, 0, "no request that changes nothing");
     assert_eq!(writes(&sim, WriteOp::Adopt), 1);

@@ -4,6 +4,7 @@
 use crate::config::{Config, FaultInput, Input, TimedInput};
 use crate::model::{ControllerId, DurationMs, TimeMs};
 use crate::sim::Sim;
+use crate::trace::{ControllerEvent, FaultEvent, StoreEvent};
 use crate::trace::{EventKind, ReconcileResult};
 
 use super::super::candidates::Source;
@@ -91,27 +92,29 @@ impl FaultType for CrashBetweenWrites {
         let controller = self.controller;
         let crash = sim.trace().iter().enumerate().find(|(_, e)| {
             e.time_ms >= self.at_ms
-                && matches!(e.kind, EventKind::Crash { controller: c } if c == controller)
+                && matches!(e.kind, EventKind::Fault(FaultEvent::Crash { controller: c }) if c == controller)
         });
         let Some((ci, ce)) = crash else {
             return format!("{} never reached the crash point", cname(sim, controller));
         };
         let cut = sim.trace().range(ci..).find_map(|e| match e.kind {
-            EventKind::ReconcileEnd {
+            EventKind::Controller(ControllerEvent::ReconcileEnd {
                 controller: c,
                 key,
                 result: ReconcileResult::Crashed,
-            } if c == controller => Some(key),
+            }) if c == controller => Some(key),
             _ => None,
         });
         let start = cut.and_then(|key| {
             sim.trace().range(..ci).rposition(|e| {
-                matches!(e.kind, EventKind::ReconcileStart { controller: c, key: k, .. } if c == controller && k == key)
+                matches!(e.kind, EventKind::Controller(ControllerEvent::ReconcileStart { controller: c, key: k, .. }) if c == controller && k == key)
             })
         });
         let writes = start.map_or(vec![], |s| writes_of_reconcile(sim, s, ci));
         let restart = sim.trace().range(ci..).find_map(|e| match e.kind {
-            EventKind::Restart { controller: c, .. } if c == controller => Some(e.time_ms),
+            EventKind::Fault(FaultEvent::Restart { controller: c, .. }) if c == controller => {
+                Some(e.time_ms)
+            }
             _ => None,
         });
         format!(
@@ -135,7 +138,7 @@ fn writes_of_reconcile(sim: &Sim, start: usize, end: usize) -> Vec<String> {
         .range(start..end)
         .filter(|e| e.cause == start as u32)
         .filter_map(|e| match e.kind {
-            EventKind::Write { op, kind, name, .. } => Some(format!(
+            EventKind::Store(StoreEvent::Write { op, kind, name, .. }) => Some(format!(
                 "{} {}/{}",
                 op.as_str(),
                 kname(sim, kind),

@@ -6,6 +6,7 @@
 use crate::config::{Config, FaultInput, Input, TimedInput};
 use crate::model::{ControllerId, DurationMs, TimeMs};
 use crate::sim::Sim;
+use crate::trace::StoreEvent;
 use crate::trace::{EventKind, WriteOp};
 
 use super::super::candidates::Source;
@@ -40,12 +41,12 @@ impl Disconnect {
             .filter(|(_, e)| e.time_ms >= self.at_ms && e.actor == me)
             .take_while(|(_, e)| self.after_writes.is_some() || e.time_ms < self.end_ms())
             .find_map(|(i, e)| match e.kind {
-                EventKind::WriteFailed {
+                EventKind::Store(StoreEvent::WriteFailed {
                     op,
                     kind,
                     name,
                     error: crate::trace::ApiError::ConnectionRefused,
-                } if self
+                }) if self
                     .after_writes
                     .is_none_or(|n| writes_before(sim, e.cause, i) == n) =>
                 {
@@ -65,9 +66,9 @@ fn writes_before(sim: &Sim, start: u32, end: usize) -> u32 {
         .filter(|e| {
             matches!(
                 e.kind,
-                EventKind::Write { .. }
-                    | EventKind::WriteFailed { .. }
-                    | EventKind::NoOpWrite { .. }
+                EventKind::Store(StoreEvent::Write { .. })
+                    | EventKind::Store(StoreEvent::WriteFailed { .. })
+                    | EventKind::Store(StoreEvent::NoOpWrite { .. })
             )
         })
         .count() as u32

@@ -6,6 +6,7 @@ use crate::config::{Config, FaultInput, Input, TimedInput};
 use crate::model::{ControllerId, DurationMs, KindId, TimeMs};
 use crate::sim::Sim;
 use crate::trace::EventKind;
+use crate::trace::{FaultEvent, StoreEvent};
 
 use super::super::candidates::Source;
 use super::super::reading::{cname, kname};
@@ -98,7 +99,7 @@ impl FaultType for Hold {
     fn had_effect(&self, sim: &Sim) -> bool {
         sim.trace().iter().any(|e| {
             e.time_ms >= self.at_ms
-                && matches!(e.kind, EventKind::HoldReleased { controller: c, superseded: true, .. } if c == self.controller)
+                && matches!(e.kind, EventKind::Fault(FaultEvent::HoldReleased { controller: c, superseded: true, .. }) if c == self.controller)
         })
     }
 
@@ -107,14 +108,14 @@ impl FaultType for Hold {
         let (controller, at_ms, kind, name) = (self.controller, self.at_ms, self.kind, &self.name);
         let armed = sim.trace().iter().find(|e| {
             e.time_ms >= at_ms
-                && matches!(e.kind, EventKind::HoldArmed { controller: c, .. } if c == controller)
+                && matches!(e.kind, EventKind::Fault(FaultEvent::HoldArmed { controller: c, .. }) if c == controller)
         });
         let released = sim.trace().iter().find_map(|e| match e.kind {
-            EventKind::HoldReleased {
+            EventKind::Fault(FaultEvent::HoldReleased {
                 controller: c,
                 held,
                 superseded,
-            } if c == controller && e.time_ms >= at_ms => Some((e.time_ms, held, superseded)),
+            }) if c == controller && e.time_ms >= at_ms => Some((e.time_ms, held, superseded)),
             _ => None,
         });
         let Some((t, held, superseded)) = released else {
@@ -130,12 +131,12 @@ impl FaultType for Hold {
             .iter()
             .filter(|e| e.time_ms >= at_ms && e.time_ms <= t)
             .find_map(|e| match e.kind {
-                EventKind::Write {
+                EventKind::Store(StoreEvent::Write {
                     kind: k,
                     name: n,
                     spec,
                     ..
-                } if k == kind && sim.names().resolve(n) == name => Some(spec.to_string()),
+                }) if k == kind && sim.names().resolve(n) == name => Some(spec.to_string()),
                 _ => None,
             });
         format!(

@@ -4,6 +4,7 @@
 //! [`Fault`], and its line in `each!` and in [`sources`]; every match on `Fault` is exhaustive,
 //! so the compiler lists whatever else is missing.
 
+use crate::trace::{ControllerEvent, FaultEvent, StoreEvent};
 use std::collections::HashSet;
 
 use crate::config::{Config, TimedInput};
@@ -217,10 +218,14 @@ impl<'a> Scan<'a> {
         let mut out = vec![];
         for (i, e) in self.sim.trace().iter().enumerate() {
             match e.kind {
-                EventKind::Restart { controller: rc, .. } if rc == controller => {
+                EventKind::Fault(FaultEvent::Restart { controller: rc, .. })
+                    if rc == controller =>
+                {
                     up_since = e.time_ms;
                 }
-                EventKind::ReconcileStart { controller: rc, .. } if rc == controller => {
+                EventKind::Controller(ControllerEvent::ReconcileStart {
+                    controller: rc, ..
+                }) if rc == controller => {
                     let at_ms = e.time_ms.saturating_sub(DurationMs(1)).max(up_since);
                     out.push((at_ms, self.writes_of[i]));
                 }
@@ -248,7 +253,9 @@ fn writes_per_reconcile(sim: &Sim) -> Vec<u32> {
     for e in sim.trace() {
         if let (
             Actor::Controller(_),
-            EventKind::Write { .. } | EventKind::WriteFailed { .. } | EventKind::NoOpWrite { .. },
+            EventKind::Store(StoreEvent::Write { .. })
+            | EventKind::Store(StoreEvent::WriteFailed { .. })
+            | EventKind::Store(StoreEvent::NoOpWrite { .. }),
         ) = (e.actor, e.kind)
         {
             if let Some(n) = writes_of.get_mut(e.cause as usize) {
@@ -269,7 +276,7 @@ fn writes_by_others(
         .iter()
         .filter(|e| e.actor != Actor::Controller(controller))
         .filter_map(|e| match e.kind {
-            EventKind::Write { kind, name, .. } if read.contains(&kind) => {
+            EventKind::Store(StoreEvent::Write { kind, name, .. }) if read.contains(&kind) => {
                 Some((e.time_ms, kind, name))
             }
             _ => None,

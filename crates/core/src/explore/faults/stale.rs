@@ -8,6 +8,7 @@ use crate::config::{Config, FaultInput, Input, TimedInput};
 use crate::model::{ApiserverId, ControllerId, DurationMs, KindId, TimeMs};
 use crate::sim::Sim;
 use crate::trace::{Actor, EventKind, ListRv};
+use crate::trace::{ReflectorEvent, StoreEvent};
 
 use super::super::candidates::Source;
 use super::super::reading::{cname, first_list, kname, reads, rev_at, writes_between};
@@ -110,7 +111,7 @@ impl FaultType for Stale {
         sim.trace().iter().any(|e| {
             e.time_ms >= self.pause_ms
                 && e.time_ms < self.restart_ms
-                && matches!(e.kind, EventKind::Write { kind, .. } if read.contains(&kind))
+                && matches!(e.kind, EventKind::Store(StoreEvent::Write { kind, .. }) if read.contains(&kind))
         })
     }
 
@@ -130,9 +131,9 @@ impl FaultType for Stale {
             .range(i..)
             .enumerate()
             .find_map(|(d, e)| match e.kind {
-                EventKind::ListResult {
+                EventKind::Reflector(ReflectorEvent::ListResult {
                     watcher, list_rv, ..
-                } if watcher == w => Some((i + d, list_rv)),
+                }) if watcher == w => Some((i + d, list_rv)),
                 _ => None,
             });
         let kind = kname(sim, sim.reflectors()[w.index()].kind());
@@ -215,9 +216,9 @@ fn stale_gens(sim: &Sim, controller: ControllerId, read: &[KindId]) -> Vec<Stale
             .trace()
             .iter()
             .filter_map(|e| match e.kind {
-                EventKind::CacheAdd {
+                EventKind::Store(StoreEvent::CacheAdd {
                     apiserver, kind, ..
-                } if apiserver == a && read.contains(&kind) => Some(e.time_ms),
+                }) if apiserver == a && read.contains(&kind) => Some(e.time_ms),
                 _ => None,
             })
             .collect();
@@ -256,10 +257,14 @@ fn stale_restarts(sim: &Sim, controller: ControllerId, read: &[KindId]) -> Vec<T
         .trace()
         .iter()
         .filter_map(|e| match (e.actor, e.kind) {
-            (Actor::Controller(a), EventKind::Write { .. }) if a == controller => {
+            (Actor::Controller(a), EventKind::Store(StoreEvent::Write { .. }))
+                if a == controller =>
+            {
                 Some(e.time_ms + DurationMs(1))
             }
-            (Actor::User, EventKind::Write { kind, .. }) if read.contains(&kind) => {
+            (Actor::User, EventKind::Store(StoreEvent::Write { kind, .. }))
+                if read.contains(&kind) =>
+            {
                 Some(e.time_ms + DurationMs(1_000))
             }
             _ => None,

@@ -4,6 +4,7 @@
 use crate::config::{Config, FaultInput, Input, TimedInput};
 use crate::model::{ControllerId, DurationMs, TimeMs};
 use crate::sim::Sim;
+use crate::trace::ReflectorEvent;
 use crate::trace::{EventKind, WatchEnd};
 
 use super::super::candidates::Source;
@@ -86,10 +87,12 @@ pub(super) fn cut_effect(
         .trace()
         .iter()
         .filter(after)
-        .filter(|e| matches!(e.kind, EventKind::WatchEnded { watcher, reason: WatchEnd::Disconnected } if mine(sim, watcher, controller)))
+        .filter(|e| matches!(e.kind, EventKind::Reflector(ReflectorEvent::WatchEnded { watcher, reason: WatchEnd::Disconnected }) if mine(sim, watcher, controller)))
         .count();
     let gone = sim.trace().iter().filter(after).find_map(|e| match e.kind {
-        EventKind::WatchFailed { watcher, error } if mine(sim, watcher, controller) => {
+        EventKind::Reflector(ReflectorEvent::WatchFailed { watcher, error })
+            if mine(sim, watcher, controller) =>
+        {
             error.code().eq(&410).then(|| error.message())
         }
         _ => None,
@@ -99,12 +102,12 @@ pub(super) fn cut_effect(
         .iter()
         .filter(after)
         .filter(|e| match e.kind {
-            EventKind::ListRequest {
+            EventKind::Reflector(ReflectorEvent::ListRequest {
                 watcher, relist, ..
-            }
-            | EventKind::WatchListRequest {
+            })
+            | EventKind::Reflector(ReflectorEvent::WatchListRequest {
                 watcher, relist, ..
-            } => relist && mine(sim, watcher, controller),
+            }) => relist && mine(sim, watcher, controller),
             _ => false,
         })
         .count();

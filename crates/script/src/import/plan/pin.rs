@@ -1,6 +1,7 @@
 //! The run's side: what each reflector got and sent, and the expectations and comments read
 //! off it where it reproduces the input.
 
+use listwatch_core::ReflectorEvent;
 use std::collections::{BTreeMap, BTreeSet};
 
 use listwatch_core::verdict::{counts, Counted, Scope};
@@ -29,15 +30,17 @@ fn per_watcher(sim: &Sim) -> BTreeMap<u16, Seen2> {
     for e in sim.trace().iter() {
         let t = e.time_ms.ms();
         let (w, failure, request) = match e.kind {
-            EventKind::WatchFailed { watcher, error }
-            | EventKind::ListFailed { watcher, error } => (watcher, Some(error), None),
-            EventKind::ListRequest { watcher, rv, .. }
-            | EventKind::WatchListRequest { watcher, rv, .. } => {
+            EventKind::Reflector(ReflectorEvent::WatchFailed { watcher, error })
+            | EventKind::Reflector(ReflectorEvent::ListFailed { watcher, error }) => {
+                (watcher, Some(error), None)
+            }
+            EventKind::Reflector(ReflectorEvent::ListRequest { watcher, rv, .. })
+            | EventKind::Reflector(ReflectorEvent::WatchListRequest { watcher, rv, .. }) => {
                 (watcher, None, Some((rv.param(), true)))
             }
-            EventKind::WatchRequest {
+            EventKind::Reflector(ReflectorEvent::WatchRequest {
                 watcher, from_rv, ..
-            } => (watcher, None, Some((format!("\"{from_rv}\""), false))),
+            }) => (watcher, None, Some((format!("\"{from_rv}\""), false))),
             _ => continue,
         };
         let seen = out.entry(w.0).or_insert_with(|| Seen2 {
@@ -78,14 +81,14 @@ fn shifted_by(kind: &EpKind, err: &ApiError) -> Option<i128> {
                 requested,
                 oldest_minus_one,
             },
-        ) => (*n, *m, requested as u128, oldest_minus_one as u128),
+        ) => (*n, *m, requested as u128, oldest_minus_one.get() as u128),
         (
             EpKind::TooLarge {
                 rv: Some(n),
                 current: Some(m),
             },
             ApiError::TooLargeRv { requested, current },
-        ) => (*n, *m, requested as u128, current as u128),
+        ) => (*n, *m, requested as u128, current.get() as u128),
         _ => return None,
     };
     let (n, m, a, b) = (n as i128, m as i128, a as i128, b as i128);
