@@ -4,6 +4,7 @@
 // kubernetes=1.34,1.35`), with the facts that differ and where the traces diverge. Both run in
 // the explorer's worker. DOM text and attributes only.
 import { h, redraw } from './panels.js';
+import { ask } from './worker.js';
 const secs = (ms) => `${Math.floor(ms / 1000)}.${String(ms % 1000).padStart(3, '0')}s`;
 const fetchScript = (file) => fetch(new URL(`scenarios/${file}`, document.baseURI).href).then((r) => (r.ok ? r.text() : Promise.reject(new Error(`${file}: ${r.status}`))));
 
@@ -206,14 +207,8 @@ export function open(host, index, currentScript) {
     try {
       const [sa, sb] = await Promise.all([a ? fetchScript(a) : Promise.resolve(currentScript()), versions ? '' : fetchScript(b)]);
       const job = versions ? { kind: 'compare_versions', script: sa, versions: `${setting}=${va},${vb}` } : { kind: 'compare', script: sa, other: sb };
-      const w = new Worker('./explore_worker_loader.js');
-      const answer = await new Promise((resolve, reject) => {
-        w.onmessage = (e) => {
-          if (e.data.kind === 'ready') w.postMessage(job);
-          else if (e.data.kind === 'compare') { w.terminate(); resolve(e.data); }
-          else if (e.data.kind === 'error') { w.terminate(); reject(new Error(e.data.message)); }
-        };
-      });
+      const answer = await ask('compare', job).answer;
+      if (answer.kind !== 'compare') throw new Error(answer.message);
       ({ runs } = answer);
       facts = answer.differences || [];
       divergence = answer.divergence || null;

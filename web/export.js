@@ -1,6 +1,8 @@
 // The page's exports: the trace's JSON (written by the worker), the view as SVG or PNG. Loaded on
 // the first click (panels.js's `export_json` and `download_view`), so the first load does not
 // carry it.
+import { ask } from './worker.js';
+
 function save(name, blob) {
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);
@@ -17,17 +19,16 @@ let exporting = null;
 /// serde_json) and saved as `listwatch-trace.json`; a newer call cancels an older one. `notice`
 /// says a failure in words.
 export function export_json(script, notice) {
-  exporting?.terminate();
-  let w;
-  try { w = new Worker('./explore_worker_loader.js'); } catch { notice('The export could not start'); return; }
-  exporting = w;
-  // The worker's messages (protocol.rs): ready, then the export or an error.
-  w.onmessage = (e) => {
-    if (e.data.kind === 'ready') return w.postMessage({ kind: 'export', script });
-    if (e.data.kind === 'export') download_text('listwatch-trace.json', 'application/json', e.data.json);
-    else notice(`The export failed: ${e.data.message}`);
-    w.terminate();
-  };
+  exporting?.cancel();
+  const job = ask('export', { kind: 'export', script });
+  exporting = job;
+  job.answer.then((m) => {
+    if (m.kind === 'export') download_text('listwatch-trace.json', 'application/json', m.json);
+    else notice(`The export failed: ${m.message}`);
+  }, (e) => {
+    if (e.why === 'start') notice('The export could not start');
+    else if (e.why === 'stopped') notice(`The export failed: ${e.message}`);
+  });
 }
 
 /// The view as a standalone SVG: the page's rules inlined with the theme's colours resolved,

@@ -4,6 +4,7 @@
 // the editor through the page, which keeps the user's script for Restore. DOM text and
 // attributes only: nothing pasted ever becomes HTML.
 import { h, redraw } from './panels.js';
+import { ask } from './worker.js';
 
 // A paste over this is not sent to the worker: only its size goes, and the importer's own
 // message (its limit is 1 MiB) says why it is refused. Generous, so the importer alone decides.
@@ -58,7 +59,7 @@ export function open(on) {
 }
 
 function make(on) {
-  const st = { on, busy: false, error: '', doc: null, worker: null, timer: 0, source: '' };
+  const st = { on, busy: false, error: '', doc: null, job: null, timer: 0, source: '' };
   const el = h('dialog', { class: 'import-dialog', 'data-testid': 'import-dialog', 'aria-labelledby': 'import-title' });
   const text = h('textarea', {
     'data-testid': 'import-text', 'aria-label': 'Log lines', spellcheck: 'false', autocomplete: 'off',
@@ -75,8 +76,8 @@ function make(on) {
   text.onkeydown = (e) => { if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') { e.preventDefault(); run(text.value, null); } };
   const stop = () => {
     clearTimeout(st.timer);
-    if (st.worker) st.worker.terminate();
-    st.worker = null;
+    st.job?.cancel();
+    st.job = null;
     st.busy = false;
   };
   const run = (value, size, what = 'the paste') => {
@@ -84,17 +85,17 @@ function make(on) {
     const bytes = size ?? utf8Bytes(value);
     Object.assign(st, { busy: true, error: '', doc: null, source: what });
     draw();
-    let w;
-    try { w = new Worker('./explore_worker_loader.js'); } catch { return done({ error: 'the importer\'s worker could not start' }); }
-    st.worker = w;
+    const job = ask('import', { kind: 'import', text: bytes > SEND_BYTES_MAX ? '' : value, bytes });
+    st.job = job;
     st.timer = setTimeout(() => done({ error: `the import took longer than ${TIMEOUT_MS / 1000} s and was stopped` }), TIMEOUT_MS);
-    w.onmessage = (e) => {
-      if (w !== st.worker) return;
-      if (e.data.kind === 'ready') w.postMessage({ kind: 'import', text: bytes > SEND_BYTES_MAX ? '' : value, bytes });
-      else if (e.data.kind === 'import') done(e.data);
-      else if (e.data.kind === 'error') done({ error: e.data.message });
-    };
-    w.onerror = (e) => { e.preventDefault?.(); if (w === st.worker) done({ error: 'the importer\'s worker stopped: ' + (e.message || 'it failed to load or crashed') }); };
+    job.answer.then((m) => {
+      if (job !== st.job) return;
+      if (m.kind === 'import') done(m);
+      else done({ error: m.message });
+    }, (e) => {
+      if (job !== st.job || e.why === 'cancelled') return;
+      done({ error: e.why === 'start' ? 'the importer\'s worker could not start' : `the importer's worker stopped: ${e.message}` });
+    });
   };
   const done = (r) => {
     stop();

@@ -2,10 +2,11 @@
 // then): each holder's copy of every object at the moment on screen, folded in the explorer's
 // worker, and the picked object's history. DOM text and attributes only.
 import { h, redraw } from './panels.js';
+import { ask, stop } from './worker.js';
 
 const MARKS = { fresh: '✓ current', stale: '⚠ stale', missing: '∅ missing', ghost: '✗ ghost' };
 const isStale = (m) => m === 'stale' || m === 'ghost';
-let obj = { host: null, open: false, worker: null, ready: false, pending: null, script: '', cursor: 0, pick: null, page: 0, table: null, jump: null };
+let obj = { host: null, open: false, script: '', cursor: 0, pick: null, page: 0, table: null, jump: null };
 
 // The table's columns: a copy's cells (`CopyRow::cells`) go to the first column whose test takes
 // their key; a column none of an object's copies fills is left out.
@@ -27,19 +28,10 @@ const entryText = (key, value, col) => (key === COLUMNS[col][0] || key === 'owne
 
 function objectsJob() {
   if (!obj.open || !obj.script) return;
-  if (!obj.worker) {
-    obj.worker = new Worker('./explore_worker_loader.js');
-    obj.ready = false;
-    obj.worker.onmessage = (e) => {
-      if (e.data.kind === 'ready') {
-        obj.ready = true;
-        if (obj.pending) obj.worker.postMessage(obj.pending);
-        obj.pending = null;
-      } else { obj.table = e.data; drawObjects(); }
-    };
-  }
   const job = { kind: 'objects', script: obj.script, cursor: obj.cursor, pick_kind: obj.pick ? obj.pick[0] : '', pick_name: obj.pick ? obj.pick[1] : '', page: obj.page };
-  if (obj.ready) obj.worker.postMessage(job); else obj.pending = job;
+  // Every answer is drawn: the table says which moment it is of (`settled` below). A job refused
+  // as stale, or dropped when the panel closes, draws nothing.
+  ask('objects', job, { keep: true }).answer.then((table) => { if (obj.open) { obj.table = table; drawObjects(); } }, () => {});
 }
 
 function drawObjects() {
@@ -47,7 +39,7 @@ function drawObjects() {
   const head = h('h2', { class: 'panel-head' },
     h('button', { class: 'disclose', 'aria-expanded': String(obj.open), 'aria-controls': 'objects-body', 'data-testid': 'objects-toggle', onclick: () => {
       obj.open = !obj.open;
-      if (!obj.open && obj.worker) { obj.worker.terminate(); obj.worker = null; obj.table = null; }
+      if (!obj.open) { stop('objects'); obj.table = null; }
       drawObjects(); objectsJob();
     } }, `${obj.open ? '▾' : '▸'} Objects`),
     h('span', { class: 'hint' }, ' each holder\'s copy, now'));

@@ -5,6 +5,7 @@
 // screen is marked and scrolled to) and a click on an arrow jumps there. The trace comes from the
 // explorer's worker as the CLI's JSON (docs/trace-format.md). DOM text and attributes only.
 import { h, redraw } from './panels.js';
+import { ask } from './worker.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 /// Rows drawn at most: the window around the moment on screen.
@@ -26,16 +27,8 @@ const cut = (t, n) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
 const docs = new Map();
 function traceOf(script) {
   if (docs.has(script)) return docs.get(script);
-  const p = new Promise((resolve, reject) => {
-    let w;
-    try { w = new Worker('./explore_worker_loader.js'); } catch (e) { return reject(e); }
-    w.onmessage = (e) => {
-      if (e.data.kind === 'ready') return w.postMessage({ kind: 'export', script });
-      w.terminate();
-      if (e.data.kind === 'export') resolve(JSON.parse(e.data.json));
-      else reject(new Error(e.data.message));
-    };
-  });
+  const p = ask('sequence', { kind: 'export', script }).answer
+    .then((m) => (m.kind === 'export' ? JSON.parse(m.json) : Promise.reject(new Error(m.message))));
   docs.clear();
   docs.set(script, p);
   return p;
