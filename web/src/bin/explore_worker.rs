@@ -13,7 +13,6 @@ use listwatch_core::analysis::{Analysis, MarkerKind};
 use listwatch_core::explore::{Budget, Explorer};
 use listwatch_core::verdict::esr_verdict;
 use listwatch_core::view::{body_entries, Copies, Holder, Mark, Objects, Version};
-use listwatch_core::ControllerEvent;
 use listwatch_core::{EventKind as K, Labels, ReflectorEvent, Sim, StoreEvent};
 use listwatch_script::explore::{
     broken_text, counterexample, explorer_against, MAX_BUDGET_SCHEDULES,
@@ -536,7 +535,12 @@ mod tests {
             ("relists", count(&|k| k.is_relist())),
             (
                 "reconciles",
-                count(&|k| matches!(k, K::Controller(ControllerEvent::ReconcileStart { .. }))),
+                count(&|k| {
+                    matches!(
+                        k,
+                        K::Controller(listwatch_core::ControllerEvent::ReconcileStart { .. })
+                    )
+                }),
             ),
             (
                 "writes",
