@@ -6,8 +6,9 @@
 //! one-line `text`. Names (objects, kinds, controllers, apiservers, watchers, actors, narration)
 //! are written once, in `names` (`names.rs`), and events refer to them by index, the text too
 //! (`{12}` stands for `names[12]`), so an event's size does not grow with the length of the
-//! names it mentions. Each family of events (core's `EventKind::family`) has its file, with its
-//! types' fields: `store.rs`, `reflector.rs`, `controller.rs`, `fault.rs`, `probe.rs`, `say.rs`.
+//! names it mentions. Each family of events (a variant of core's `EventKind`, with its own
+//! sub-enum) has its file, with its types' fields: `store.rs`, `reflector.rs`, `controller.rs`,
+//! `fault.rs`, `probe.rs`, `say.rs`.
 
 use listwatch_core::verdict::Outcome;
 use listwatch_core::*;
