@@ -698,6 +698,31 @@ const tests = [
     console.log(`     a move of the moment with over 1,000 objects settles in ${each.toFixed(0)} ms`);
     assert(each < 1500, `a move of the moment with over 1,000 objects settles in ${each.toFixed(0)} ms`);
   }],
+  ['worker.js: a lane past its limit drops its oldest job not yet sent, and keeps the worker it has warm', async () => {
+    const p = await context.newPage();
+    await p.addInitScript(() => {
+      const W = window.Worker;
+      window.workersStarted = 0;
+      window.Worker = class extends W { constructor(...a) { super(...a); window.workersStarted += 1; } };
+    });
+    await gotoReady(p, base);
+    const r = await p.evaluate(async () => {
+      const { ask, stop, IN_FLIGHT_MAX } = await import('./worker.js');
+      const job = (cursor) => ({ kind: 'objects', script: 'kind Pod\nat 0s create Pod a\nrun 1s\n', cursor, pick_kind: '', pick_name: '', page: 0 });
+      await ask('lane-test', job(0), { keep: true }).answer;
+      const started = window.workersStarted;
+      // Six at once to a warm lane, as fast playback asks the objects panel.
+      const burst = [1, 2, 3, 4, 5, 6].map((n) => ask('lane-test', job(n), { keep: true }).answer);
+      const outcomes = (await Promise.allSettled(burst)).map((o) => (o.status === 'fulfilled' ? `${o.value.kind}@${o.value.cursor}` : o.reason.why));
+      stop('lane-test');
+      return { limit: IN_FLIGHT_MAX, started, after: window.workersStarted, outcomes };
+    });
+    await p.close();
+    assert(r.after === r.started, `the lane kept its worker: ${JSON.stringify(r)}`);
+    // The first is on the worker; the two oldest waiting are dropped; the newest four answered.
+    assert(JSON.stringify(r.outcomes) === JSON.stringify(['objects@1', 'refused', 'refused', 'objects@4', 'objects@5', 'objects@6']), `dropped the oldest waiting: ${JSON.stringify(r)}`);
+  }],
+
   ['objects: marks move with time travel (a watcher behind etcd during the 410)', async () => {
     await pickGallery('02-overflow');
     await openObjects();

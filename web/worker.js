@@ -3,9 +3,10 @@
 // `ask` for a job. The messages themselves are protocol.rs's (a `ToWorker` out, `FromWorker`s
 // back; its tests pin their shapes): this module adds what the protocol leaves to the page.
 //
-// - Request ids. The worker answers its jobs one after the other, in the order they came, each
-//   with any number of `progress` reports and then one last message (the answer or an `error`):
-//   so the first job still unanswered is the one a message is about, and no id travels.
+// - Request ids. A lane sends its worker one job at a time, the next when the last message of
+//   the one before came (its answer or an `error`, after any number of `progress` reports): so a
+//   message is about the lane's first job, and no id travels. The jobs waiting stay here, where
+//   dropping one costs nothing.
 // - Lanes. Each part of the page has a lane (`'explore'`, `'objects'`, ...) with a worker of its
 //   own, so a long search never holds up an export. A lane asked to `keep` its worker keeps it
 //   between jobs (V8 compiles a new worker's wasm in tiers, and a search in a fresh worker runs
@@ -14,8 +15,9 @@
 // - Cancel. A job not sent yet is dropped; one the worker is on stops only with its worker, so the
 //   worker is ended and a new one takes the lane's jobs still waiting.
 // - Errors. A worker that cannot start, cannot load its wasm or traps fails every job it held.
-// - A limit: at most IN_FLIGHT_MAX jobs a lane; a new one past it refuses the lane's oldest, which
-//   is stale by then (the objects panel asks for a table on every step of the clock).
+// - A limit: at most IN_FLIGHT_MAX jobs a lane; a new one past it refuses the oldest job still
+//   waiting, which is stale by then (the objects panel asks for a table on every step of the
+//   clock), never the one the worker is on: that would end the worker the lane keeps warm.
 
 const LOADER = './explore_worker_loader.js';
 export const IN_FLIGHT_MAX = 4;
@@ -36,13 +38,13 @@ function worker(name, lane) {
     if (lane.worker !== w) return;
     const m = e.data;
     if (m.kind === 'ready') { lane.ready = true; return send(lane); }
-    const i = lane.jobs.findIndex((j) => j.sent);
-    if (i < 0) return;
-    const j = lane.jobs[i];
+    const j = lane.jobs[0];
+    if (!j?.sent) return;
     if (m.kind === 'progress') return j.onProgress?.(m);
-    lane.jobs.splice(i, 1);
+    lane.jobs.shift();
     j.resolve(m);
     if (!lane.keep && !lane.jobs.length) end(name, lane);
+    else send(lane);
   };
   w.onerror = (e) => {
     e.preventDefault?.();
@@ -52,9 +54,12 @@ function worker(name, lane) {
   };
 }
 
+/// Sends the lane's first job if the worker is ready and on none: only the first is ever sent.
 function send(lane) {
-  if (!lane.ready) return;
-  for (const j of lane.jobs) if (!j.sent) j.sent = true, lane.worker.postMessage(j.job);
+  const j = lane.jobs[0];
+  if (!lane.ready || !j || j.sent) return;
+  j.sent = true;
+  lane.worker.postMessage(j.job);
 }
 
 function fail(lane, why, message) {
@@ -76,7 +81,7 @@ export function ask(name, job, { onProgress, keep = false } = {}) {
   lane.keep = keep;
   const id = ++ids;
   const answer = new Promise((resolve, reject) => lane.jobs.push({ id, job, sent: false, onProgress, resolve, reject }));
-  if (lane.jobs.length > IN_FLIGHT_MAX) cancelJob(name, lane.jobs[0].id, 'refused');
+  if (lane.jobs.length > IN_FLIGHT_MAX) cancelJob(name, lane.jobs[lane.jobs[0].sent ? 1 : 0].id, 'refused');
   if (lane.worker) send(lane); else worker(name, lane);
   return { id, answer, cancel: () => cancelJob(name, id, 'cancelled') };
 }
@@ -88,13 +93,12 @@ function cancelJob(name, id, why) {
   const [j] = lane.jobs.splice(i, 1);
   j.reject(failure(why, why === 'refused' ? 'too many jobs at once' : 'cancelled'));
   if (!j.sent) return;
-  // The worker is on it (or holds it): only ending the worker stops it. The jobs it held are
-  // sent again to a new worker, which starts if any are left.
+  // The worker is on it: only ending the worker stops it. A new worker takes the jobs waiting,
+  // if any are left.
   const rest = lane.jobs;
   lane.jobs = [];
   end(name, lane);
   if (!rest.length) return;
-  for (const r of rest) r.sent = false;
   lanes.set(name, Object.assign(lane, { jobs: rest }));
   worker(name, lane);
 }
