@@ -550,7 +550,7 @@ fn queue_box(pic: &Pic, i: usize) -> Html {
             data-done={done.iter().map(|d| d.0.clone()).collect::<Vec<_>>().join(",")} class="queue"
             onclick={ac.onclick}>
             <rect class="hit" tabindex={ac.tabindex} role={ac.role} aria-label={ac.label.clone()} onkeydown={ac.onkeydown.clone()} x={num(x - 8.0)} y={num(y)} width={num(box_w)} height={num(layout::QUEUE_BOX_H)} rx="6" />
-            <text x={num(x)} y={num(y + 14.0)} class="watcher-name">{fit(&format!("{} queue ({} reconciles)", c.name, q.reconciles), title_chars)}</text>
+            <text x={num(x)} y={num(y + 14.0)} class="watcher-name">{fit(&format!("{} queue ({} reconcile{})", c.name, q.reconciles, if q.reconciles == 1 { "" } else { "s" }), title_chars)}</text>
             { lane(0, "waiting", keys.len()) }
             { lane(1, "running", q.processing.len()) }
             { lane(2, "done", done.len()) }
