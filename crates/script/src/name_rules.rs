@@ -1,7 +1,11 @@
-//! The rules of a declared name (a kind, controller, apiserver or namespace): shared by the
-//! scenario's parser and the reconcile language, which sits below it.
+//! The rules of a declared name (a kind, controller, apiserver or namespace) and of a key (a
+//! label's, an annotation's, a field's, a finalizer's name): shared by the scenario's parser,
+//! the selectors and the reconcile language, which sits below it.
+
+use listwatch_core::object::MAX_KEY_LEN;
 
 use crate::cursor::{Cursor, R};
+use crate::diag::Diagnostic;
 use crate::lexer::Word;
 
 /// Kind, controller and apiserver names are at most this many characters (a DNS label).
@@ -41,6 +45,23 @@ pub(crate) fn check_name(p: &Cursor, w: &Word, what: &str, allowed: fn(char) -> 
                 w.text.len()
             ),
         ));
+    }
+    Ok(())
+}
+
+/// A key, as `validateLabelKey` reads a qualified name: its characters, at most `MAX_KEY_LEN`
+/// (`what` names it: "label", "finalizer"...). `err` places the error where the key was read.
+pub(crate) fn check_key(key: &str, what: &str, err: impl FnOnce(String) -> Diagnostic) -> R<()> {
+    let ok = |c: char| c.is_ascii_alphanumeric() || "-_./".contains(c);
+    if key.is_empty() || !key.chars().all(ok) {
+        return Err(err(format!("`{key}` is not a valid {what} name"))
+            .help("a name is ASCII letters, digits, `-`, `_`, `.` and `/`"));
+    }
+    if key.len() > MAX_KEY_LEN {
+        let len = key.len();
+        return Err(err(format!(
+            "the {what} name is {len} characters long, more than the limit of {MAX_KEY_LEN}"
+        )));
     }
     Ok(())
 }

@@ -7,7 +7,7 @@ use listwatch_core::config::{
     FieldRequirement, FieldSelector, LabelRequirement, LabelSelector, SelectorField, SelectorOp,
     MAX_REQUIREMENTS, MAX_SELECTOR_VALUES,
 };
-use listwatch_core::object::{MAX_KEY_LEN, MAX_LABEL_VALUE_LEN};
+use listwatch_core::object::MAX_LABEL_VALUE_LEN;
 
 use crate::cursor::{Cursor, R};
 use crate::diag::Diagnostic;
@@ -327,23 +327,7 @@ impl Parser<'_> {
 
     /// `validateLabelKey` (a qualified name), as the timeline's labels are checked.
     fn check_key(&self, i: usize) -> R<()> {
-        let key = self.text(i);
-        let ok = |c: char| c.is_ascii_alphanumeric() || "-_./".contains(c);
-        if !key.chars().all(ok) {
-            return Err(self
-                .err(i, format!("`{key}` is not a valid label name"))
-                .help("a name is ASCII letters, digits, `-`, `_`, `.` and `/`"));
-        }
-        if key.len() > MAX_KEY_LEN {
-            return Err(self.err(
-                i,
-                format!(
-                    "the label name is {} characters long, more than the limit of {MAX_KEY_LEN}",
-                    key.len()
-                ),
-            ));
-        }
-        Ok(())
+        crate::name_rules::check_key(self.text(i), "label", |m| self.err(i, m))
     }
 
     /// `validateLabelValue`: at most 63 of letters, digits, `-`, `_`, `.`.

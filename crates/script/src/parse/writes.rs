@@ -9,7 +9,7 @@ use super::table::{row, ActionFn, Row};
 use super::Builder;
 use crate::cursor::{unknown, Cursor, R};
 use crate::lexer::Word;
-use listwatch_core::object::{MAX_ENTRIES, MAX_KEY_LEN, MAX_LABEL_VALUE_LEN, MAX_VALUE_LEN};
+use listwatch_core::object::{MAX_ENTRIES, MAX_LABEL_VALUE_LEN, MAX_VALUE_LEN};
 
 /// The largest spec or status a script writes or expects.
 pub(super) const MAX_SPEC: i64 = 1_000_000_000;
@@ -330,25 +330,9 @@ const WRITE_CLAUSES: &[&str] = &[
     "generate-name",
 ];
 
-/// A key (a label's, an annotation's, a field's, a finalizer's name): a qualified name's
-/// characters, at most `MAX_KEY_LEN`.
+/// A key (a label's, an annotation's, a field's, a finalizer's name) read in `w`.
 pub(super) fn check_key(p: &Cursor, w: &Word, key: &str, what: &str) -> R<()> {
-    let ok = |c: char| c.is_ascii_alphanumeric() || "-_./".contains(c);
-    if key.is_empty() || !key.chars().all(ok) {
-        return Err(p
-            .err_at(w, format!("`{key}` is not a valid {what} name"))
-            .help("a name is ASCII letters, digits, `-`, `_`, `.` and `/`"));
-    }
-    if key.len() > MAX_KEY_LEN {
-        return Err(p.err_at(
-            w,
-            format!(
-                "the {what} name is {} characters long, more than the limit of {MAX_KEY_LEN}",
-                key.len()
-            ),
-        ));
-    }
-    Ok(())
+    crate::name_rules::check_key(key, what, |m| p.err_at(w, m))
 }
 
 /// A value's text: at most `max` characters, no commas or quotes (they separate and delimit).
