@@ -656,19 +656,19 @@ impl Etcd {
     }
 
     /// A delete with a propagation policy (`registry/generic/registry/store.go`
-    /// `deletionFinalizersForGarbageCollection`): the finalizers of the other policies
-    /// (`policy_finalizers`) are dropped and the policy's own (`finalizer`; none for background)
-    /// is added, also on an object already being deleted (`updateForGracefulDeletionAndFinalizers`:
-    /// only a graceful deletion in progress, which no modelled kind has, stops it). An object
-    /// left with no finalizer is deleted now (`errDeleteNow`); one whose finalizers did not
-    /// change and is already deleting is not written; otherwise it is marked deleting (its
-    /// timestamp kept if set, `markAsDeleting`) with the new finalizers.
+    /// `deletionFinalizersForGarbageCollection`): the finalizers of the policies
+    /// (`policy_finalizers`, those already named) are dropped and this policy's own (`finalizer`;
+    /// none for background) is added, also on an object already being deleted
+    /// (`updateForGracefulDeletionAndFinalizers`: only a graceful deletion in progress, which no
+    /// modelled kind has, stops it). Finalizers unchanged, it is the plain delete; changed, the
+    /// object is marked deleting (its timestamp kept if set, `markAsDeleting`) with them, or
+    /// deleted now if none at all remain, a controller's included (`errDeleteNow`).
     pub(crate) fn decide_delete_with(
         &self,
         kind: KindId,
         name: NameId,
         finalizer: Option<NameId>,
-        policy_finalizers: &[NameId],
+        policy_finalizers: &[Option<NameId>],
         now_ms: TimeMs,
     ) -> Result<Decision, Refusal> {
         let Some(cur) = self.stored(&(kind, name)) else {
@@ -676,23 +676,23 @@ impl Etcd {
         };
         let old = &cur.body.data().finalizers;
         let mut new: Vec<NameId> = (old.iter().copied())
-            .filter(|f| !policy_finalizers.contains(f))
+            .filter(|f| !policy_finalizers.contains(&Some(*f)))
             .collect();
         new.extend(finalizer);
-        if new.is_empty() {
+        let within = |a: &[NameId], b: &[NameId]| a.iter().all(|f| b.contains(f));
+        if within(old, &new) && within(&new, old) {
+            return self.decide_delete(kind, name, None, now_ms);
+        }
+        let mut obj = cur.clone();
+        obj.body.edit(|d| d.finalizers = new);
+        if obj.finalizer_count() == 0 {
             let (op, event) = (WriteOp::Delete, EventType::Deleted);
             let obj = cur.clone();
             return Ok(Decision::Commit { op, event, obj });
         }
-        let same = |a: &[NameId], b: &[NameId]| a.iter().all(|f| b.contains(f));
-        if cur.deletion_ms.is_some() && same(old, &new) && same(&new, old) {
-            return Ok(Decision::NoOp { kind, name });
-        }
-        let mut obj = cur.clone();
         if obj.deletion_ms.is_none() {
             mark_deleting(&mut obj, now_ms);
         }
-        obj.body.edit(|d| d.finalizers = new);
         let (op, event) = (WriteOp::MarkDeleting, EventType::Modified);
         Ok(Decision::Commit { op, event, obj })
     }

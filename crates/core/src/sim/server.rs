@@ -277,10 +277,7 @@ impl Sim {
             Propagation::Orphan => Some(self.names.intern(ORPHAN_FINALIZER)),
         };
         // Only a name already interned can be among an object's finalizers.
-        let policy_finalizers: Vec<NameId> = [ORPHAN_FINALIZER, FOREGROUND_FINALIZER]
-            .iter()
-            .filter_map(|f| self.names.get(f))
-            .collect();
+        let policy_finalizers = [ORPHAN_FINALIZER, FOREGROUND_FINALIZER].map(|f| self.names.get(f));
         let decision =
             (self.etcd).decide_delete_with(kind, name, finalizer, &policy_finalizers, self.now_ms);
         let _ = self.settle(actor, cause, decision);

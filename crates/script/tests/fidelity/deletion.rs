@@ -53,6 +53,24 @@ expect final Pod web-0 finalizers == 1
 ",
     ),
     (
+        "a delete with `propagation background` of an object a controller's finalizer holds only marks it: the object goes when its last finalizer does, whoever's it is",
+        "apiserver/pkg/registry/generic/registry/store.go (updateForGracefulDeletionAndFinalizers: pendingFinalizers is len(finalizers) != 0, every finalizer counted)",
+        "kind Db
+controller c for Db
+  logic
+    get db = Db key
+    if db absent
+      done
+    if not db has-finalizer
+      add-finalizer db
+at 0s create Db web
+at 5s delete Db web propagation background
+run 10s
+expect exists Db web
+expect final Db web finalizers == 1
+",
+    ),
+    (
         "a second delete without a policy, or with the policy the object already carries, writes nothing",
         "apiserver/pkg/registry/generic/registry/store.go (deletionFinalizersForGarbageCollection: equal finalizer sets -> no update)",
         "kind ReplicaSet
