@@ -462,12 +462,17 @@ impl Apiserver {
     /// A read the cache answers once it has seen `r.rv` (`cacher.go` `waitUntilFreshAndBlock`):
     /// now if it has, else when it does, within 3 s.
     pub(super) fn read_when_fresh(&mut self, st: &mut StepContext, r: WaitingRead, cause: EventId) {
-        let cache = &self.caches[r.requester.kind(&st.clients).index()];
-        if cache.ready() && cache.rv() >= r.rv {
+        if self.fresh_for(&st.clients, &r) {
             self.answer_read(st, r, cause);
         } else {
             self.wait_for_cache(st, r, cause);
         }
+    }
+
+    /// Whether the cache `r` reads is ready and has seen `r.rv`.
+    fn fresh_for(&self, clients: &Clients<'_>, r: &WaitingRead) -> bool {
+        let cache = &self.caches[r.requester.kind(clients).index()];
+        cache.ready() && cache.rv() >= r.rv
     }
 
     /// A fresh cache answers a read: a list, or a streaming list's initial events (only
@@ -502,12 +507,8 @@ impl Apiserver {
         if self.waiting_reads.is_empty() {
             return;
         }
-        let fresh = |r: &WaitingRead| {
-            let cache = &self.caches[r.requester.kind(&st.clients).index()];
-            cache.ready() && cache.rv() >= r.rv
-        };
         let (done, keep): (Vec<WaitingRead>, Vec<WaitingRead>) =
-            self.waiting_reads.iter().partition(|r| fresh(r));
+            (self.waiting_reads.iter()).partition(|r| self.fresh_for(&st.clients, r));
         self.waiting_reads = keep;
         for r in done {
             self.answer_read(st, r, cause);

@@ -49,11 +49,11 @@ use link::{LinkTimer, Toward};
 pub use reflector::Reflector;
 use step::{Call, Out, Outbox, Sink};
 
-/// An informer to build: its kind, its handlers (a key mapping and a predicate each), its
-/// namespace.
 /// Per controller, by key: what a retry that is futile could read (`run_until_settled`).
 type Futile = Vec<NameMap<u64>>;
 
+/// An informer to build: its kind, its handlers (a key mapping and a predicate each), its
+/// namespace.
 type Informer = (
     KindId,
     Vec<(KeyMap, Predicate)>,

@@ -322,9 +322,7 @@ impl Apiserver {
             }
         };
         let cache = &self.caches[st.clients.kind(watcher).index()];
-        let items: Vec<Object> = cache.store().values().map(|o| Object::clone(o)).collect();
-        let list_rv = cache.rv();
-        let items = filter_namespace(st, watcher, items);
+        let (list_rv, items) = (cache.rv(), cached_items(st, watcher, cache));
         let answer = Msg::ListOk {
             list_rv,
             items,
@@ -418,9 +416,7 @@ impl Apiserver {
     ) {
         let kind = st.clients.kind(watcher);
         let cache = &self.caches[kind.index()];
-        let items: Vec<Object> = cache.store().values().map(|o| Object::clone(o)).collect();
-        let at = cache.rv();
-        let items = filter_namespace(st, watcher, items);
+        let (at, items) = (cache.rv(), cached_items(st, watcher, cache));
         let watch = self.open_watch(st, watcher, session, false, (at, at));
         if self.omits_initial_events_end {
             // antrea #8123: the initial events end with a plain BOOKMARK; no periodic
@@ -540,13 +536,12 @@ impl Apiserver {
     ) {
         let kind = st.clients.kind(watcher);
         let (rv, objects) = if from_etcd {
-            (st.etcd.rev(), EtcdReader(st.etcd).kind_objects(kind))
+            let objects = EtcdReader(st.etcd).kind_objects(kind);
+            (st.etcd.rev(), filter_namespace(st, watcher, objects))
         } else {
             let cache = &self.caches[kind.index()];
-            let objects = cache.store().values().map(|o| Object::clone(o)).collect();
-            (cache.rv(), objects)
+            (cache.rv(), cached_items(st, watcher, cache))
         };
-        let objects = filter_namespace(st, watcher, objects);
         let watch = self.open_watch(st, watcher, session, from_etcd, (rv, rv));
         send_added(st, watch, request.from.rv_or(rv), objects, cause);
         self.arm_watch_timers(st, watch, request.timeout_ms, cause);
@@ -825,16 +820,27 @@ impl Apiserver {
     }
 }
 
-/// A list's items in the request's namespace and, with a label selector, matching it
+/// Whether an object is in the request's namespace and, with a label selector, matches it
 /// (`cacher.go` `GetList` filters with the request's predicate).
+fn requested(st: &StepContext, watcher: WatcherId, o: &Object) -> bool {
+    st.clients
+        .namespace(watcher)
+        .is_none_or(|ns| o.namespace == ns)
+        && (st.clients.selector(watcher)).is_none_or(|sel| sel.matches_object(o, st.names))
+}
+
+/// A list's items (`requested`), of objects etcd read out.
 fn filter_namespace(st: &StepContext, watcher: WatcherId, mut items: Vec<Object>) -> Vec<Object> {
-    if let Some(ns) = st.clients.namespace(watcher) {
-        items.retain(|o| o.namespace == ns);
-    }
-    if let Some(sel) = st.clients.selector(watcher) {
-        items.retain(|o| sel.matches_object(o, st.names));
-    }
+    items.retain(|o| requested(st, watcher, o));
     items
+}
+
+/// A list's items (`requested`) from a cache's store: only those are copied.
+fn cached_items(st: &StepContext, watcher: WatcherId, cache: &WatchCache) -> Vec<Object> {
+    (cache.store().values())
+        .filter(|o| requested(st, watcher, o))
+        .map(|o| Object::clone(o))
+        .collect()
 }
 
 /// A watch opens at `from_rv` with synthetic ADDED events for `objects` (a replay: blocking
