@@ -42,7 +42,17 @@ impl Apiserver {
         let requester = Requester::Probe { probe, kind };
         let from = match request {
             ProbeRequest::List { rv } => {
-                return self.list(st, requester, ListRequest { rv, limit: 0 }, id)
+                let selected = false; // a probe's list has no limit: its selector decides nothing here
+                return self.list(
+                    st,
+                    requester,
+                    ListRequest {
+                        rv,
+                        limit: 0,
+                        selected,
+                    },
+                    id,
+                );
             }
             ProbeRequest::Watch { from } => WatchFrom::Rv(from),
             ProbeRequest::WatchMostRecent => WatchFrom::MostRecent,

@@ -48,12 +48,14 @@ impl Requester {
     }
 }
 
-/// A list as the decision reads it: its resourceVersion and `limit` (0: none; a probe's list
-/// has none, a reflector's pager sets one unless it lists at an RV).
+/// A list as the decision reads it: its resourceVersion, `limit` (0: none; a probe's list
+/// has none, a reflector's pager sets one unless it lists at an RV) and whether it carries a
+/// label or field selector (`selected`).
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
 pub(super) struct ListRequest {
     pub rv: ListRv,
     pub limit: u32,
+    pub selected: bool,
 }
 
 /// What the apiserver does with a list (`delegator.go` `GetList`, `cacher.go` `GetList`).
@@ -105,9 +107,13 @@ pub(super) fn decide_list(
         ListRv::Exact(n) if n < compact_rev => Refuse(ApiError::ListCompacted),
         ListRv::Exact(n) if n > etcd_rev => too_large(n),
         ListRv::Exact(n) => FromEtcd { at: Some(n) },
+        // `delegator.go` `shouldDelegateList` ("Consistent Read"), before the readiness check:
+        // without ConsistentListFromCache an RV "" list is etcd's, ready or not.
+        ListRv::Consistent if !features.consistent_list_from_cache => FromEtcd { at: None },
         // `delegator.go` `shouldDelegateListOnNotReadyCache`: a cache re-initialising hands
-        // etcd only lists with a `limit`; one without (a relist at an RV, a probe) gets 429.
-        _ if cache.reinitialising() && resilient && request.limit == 0 => {
+        // etcd only lists with a `limit` and no selector; the others (a relist at an RV, a
+        // probe, a selector's list) get 429 (`c.ready.wait`).
+        _ if cache.reinitialising() && resilient && (request.limit == 0 || request.selected) => {
             Refuse(ApiError::TooManyRequests)
         }
         ListRv::Any if ready => FromCache,
@@ -183,16 +189,17 @@ pub(super) fn decide_watch(
     compact_rev: Rv,
 ) -> WatchDecision {
     use WatchDecision::*;
+    let off = cache.mode() == CacheMode::Off;
+    // `cacher.go` `Watch`: with WatchFromStorageWithoutResourceVersion an RV "" watch is
+    // etcd's, a consistent start at etcd's revision, sent there before the cache's readiness is
+    // looked at (`c.ready.wait`); so is every watch of a kind without a cache.
+    if from == WatchFrom::MostRecent && (off || features.watch_from_storage_without_rv) {
+        return CurrentState { from_etcd: true };
+    }
     if cache.reinitialising() && !features.resilient_cache_init {
         return Park;
     }
-    let off = cache.mode() == CacheMode::Off;
     match from {
-        // `delegator.go` `Watch`: with WatchFromStorageWithoutResourceVersion an RV "" watch
-        // is etcd's, a consistent start at etcd's revision.
-        WatchFrom::MostRecent if off || features.watch_from_storage_without_rv => {
-            CurrentState { from_etcd: true }
-        }
         // `etcd3/watcher.go`: from revision 0 etcd first sends its current state (`sync`).
         WatchFrom::Rv(0) if off => CurrentState { from_etcd: true },
         // `etcd3/watcher.go`: `WithRev(from + 1)` fails once that revision is compacted.
@@ -237,7 +244,17 @@ impl Apiserver {
             return self.fake_list(st, watcher, session, tracker, cause);
         }
         let requester = Requester::Reflector { watcher, session };
-        self.list(st, requester, ListRequest { rv, limit }, cause);
+        let selected = st.clients.selector(watcher).is_some();
+        self.list(
+            st,
+            requester,
+            ListRequest {
+                rv,
+                limit,
+                selected,
+            },
+            cause,
+        );
     }
 
     /// A list, a reflector's or a probe's: the list decision, answered to whoever asked.
@@ -934,7 +951,11 @@ mod tests {
         use ListDecision::*;
         use ListRv::*;
         let (off, reinit, at_7) = (Cache::Off, Cache::Reinitialising, Cache::At7);
-        let req = |rv, limit| ListRequest { rv, limit };
+        let req = |rv, limit| ListRequest {
+            rv,
+            limit,
+            selected: false,
+        };
         let etcd = |at| FromEtcd { at };
         let too_large = |requested| {
             let current = 10;
@@ -1008,6 +1029,33 @@ mod tests {
             let got = decide_list(&cache(c), &features(minor), request, (10, 3));
             assert_eq!(got, want, "{c:?} at 1.{minor}: {request:?}");
         }
+        // `delegator.go`: `shouldDelegateList` ("Consistent Read" without
+        // ConsistentListFromCache) hands etcd an RV "" list before the not-ready check, so a
+        // re-initialising cache's 429 never reaches it (ResilientWatchCacheInitialization on,
+        // ConsistentListFromCache off: both set as features of their own).
+        let mut resilient_only = features(34);
+        resilient_only.consistent_list_from_cache = false;
+        let got = decide_list(&cache(reinit), &resilient_only, req(Consistent, 0), (10, 3));
+        assert_eq!(
+            got,
+            etcd(None),
+            "consistent read without the cache's consistent lists"
+        );
+        // `shouldDelegateListOnNotReadyCache`: only a list with a limit and no label or field
+        // selector goes to etcd while the cache re-initialises; a selector's list waits for the
+        // cache (`c.ready.wait`), which answers 429.
+        let selected = ListRequest {
+            selected: true,
+            ..req(Any, 500)
+        };
+        let got = decide_list(&cache(reinit), &features(34), selected, (10, 3));
+        assert_eq!(
+            got,
+            Refuse(ApiError::TooManyRequests),
+            "a selector's list, not ready"
+        );
+        let got = decide_list(&cache(at_7), &features(34), selected, (10, 3));
+        assert_eq!(got, FromCache, "a selector's list, ready");
     }
 
     /// The watch decision's table, as the list's: etcd's compact revision is 3.
@@ -1024,6 +1072,19 @@ mod tests {
         let rows = [
             // `cacher.go` `Watch` before 1.31: the watch waits for the cache (`c.ready.wait`).
             (Cache::Reinitialising, features(30), WatchFrom::Rv(5), Park),
+            (
+                Cache::Reinitialising,
+                features(30),
+                WatchFrom::MostRecent,
+                Park,
+            ),
+            // ... but an RV "" watch that goes to etcd (1.29) does so before that wait.
+            (
+                Cache::Reinitialising,
+                features(29),
+                WatchFrom::MostRecent,
+                etcd_state,
+            ),
             // ... and from 1.31 (ResilientWatchCacheInitialization) it gets 429.
             (
                 Cache::Reinitialising,
