@@ -261,10 +261,15 @@ pub enum Stmt {
         body: Vec<Stmt>,
         line: u32,
     },
+    /// `create KIND TARGET [generate-name] [spec V] [PATH = V]... [owner O]`: `fields` are the
+    /// named fields, labels and annotations the object is created with (Go's object literal);
+    /// with `generate_name` the name is a prefix (`metadata.generateName`).
     Create {
         kind: KindId,
         target: Target,
         spec: Value,
+        fields: Vec<(Section, String, Value)>,
+        generate_name: bool,
         owner: Option<Slot>,
         on_error: OnError,
         line: u32,
@@ -395,6 +400,19 @@ impl ConditionStmt {
             format!("conditions.{t}.lastTransitionTime"),
         ]
     }
+}
+
+/// `names.MaxGeneratedNameLength` (`apiserver/pkg/storage/names/generate.go`): a
+/// `generateName` prefix is cut to 58 bytes (63 less the 5 random characters).
+pub const MAX_GENERATED_PREFIX_LEN: usize = 58;
+
+/// How much of a `generateName` prefix the apiserver keeps (see [`MAX_GENERATED_PREFIX_LEN`]).
+pub fn generated_prefix_len(prefix: &str) -> usize {
+    let mut n = prefix.len().min(MAX_GENERATED_PREFIX_LEN);
+    while !prefix.is_char_boundary(n) {
+        n -= 1;
+    }
+    n
 }
 
 /// The script line of a statement that writes (the line a limit it reaches is reported at).
@@ -830,19 +848,31 @@ impl<'a> Run<'a> {
     /// cluster-scoped kind. Built in `name_buf`, which every run reuses: this runs for most
     /// statements of every reconcile, and a string per piece was a third of a search's time.
     fn target_name(&mut self, t: &Target, kind: KindId) -> Option<Option<NameId>> {
+        self.target_name_as(t, kind, false)
+    }
+
+    /// [`Run::target_name`], or with `prefix` the prefix of a `generateName` (checked as the
+    /// name it starts).
+    fn target_name_as(&mut self, t: &Target, kind: KindId, prefix: bool) -> Option<Option<NameId>> {
         if let Target::OwnerOf(slot) = t {
             return self.one(*slot).and_then(|o| o.owner).map(|o| Some(o.name));
         }
         let cluster_scoped = self.cluster_scoped.contains(&kind);
         let mut buf = std::mem::take(&mut self.name_buf);
         buf.clear();
-        let built = self.build_name(t, cluster_scoped, &mut buf);
+        let built = self.build_name(t, cluster_scoped, prefix, &mut buf);
         let id = built.map(|()| self.names.name(&buf));
         self.name_buf = buf;
         id
     }
     /// [`Run::target_name`]'s text into `buf` (empty); `None` when it names nothing.
-    fn build_name(&self, t: &Target, cluster_scoped: bool, buf: &mut String) -> Option<()> {
+    fn build_name(
+        &self,
+        t: &Target,
+        cluster_scoped: bool,
+        prefix: bool,
+        buf: &mut String,
+    ) -> Option<()> {
         // The key's namespace (`default` for a cluster-scoped key) and name.
         let key = self.names.resolve(self.key);
         let (key_ns, key_name) = key.split_once('/').unwrap_or(("default", key));
@@ -891,7 +921,16 @@ impl<'a> Run<'a> {
                             c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.'
                         })
                 };
-                dns(&buf[start..]).then_some(())
+                if !prefix {
+                    return dns(&buf[start..]).then_some(());
+                }
+                // The name the apiserver makes of it: the prefix, cut, then five of
+                // `utilrand.String`'s letters (any one stands for them here).
+                buf.truncate(start + generated_prefix_len(&buf[start..]));
+                buf.push('b');
+                let ok = dns(&buf[start..]);
+                buf.pop();
+                ok.then_some(())
             }
         }
     }
@@ -1252,10 +1291,17 @@ impl<'a> Run<'a> {
                 kind,
                 target,
                 spec,
+                fields,
+                generate_name,
                 owner,
                 on_error,
                 ..
-            } => self.stmt_create(kind, target, spec, owner, on_error)?,
+            } => self.stmt_create(
+                (kind, target, *generate_name),
+                (spec, fields),
+                owner,
+                on_error,
+            )?,
             Stmt::Update {
                 slot,
                 spec,
@@ -1352,9 +1398,8 @@ impl<'a> Run<'a> {
     /// `Create`: a create, owned by the object in `owner` if any.
     fn stmt_create(
         &mut self,
-        kind: &KindId,
-        target: &Target,
-        spec: &Value,
+        (kind, target, generate_name): (&KindId, &Target, bool),
+        (spec, fields): (&Value, &[(Section, String, Value)]),
         owner: &Option<Slot>,
         on_error: &OnError,
     ) -> Result<(), Stop> {
@@ -1373,7 +1418,7 @@ impl<'a> Run<'a> {
             },
             None => None,
         };
-        let Some(name) = self.target_name(target, *kind) else {
+        let Some(name) = self.target_name_as(target, *kind, generate_name) else {
             return Ok(());
         };
         let spec = self.value(spec, self.key).unwrap_or(0);
@@ -1384,14 +1429,56 @@ impl<'a> Run<'a> {
             }
             owner => owner.map(|(by, _)| by),
         };
+        let fields = match fields {
+            [] => None,
+            fields => Some(self.create_fields(fields)?),
+        };
         let create = name.map(|name| Write::Create {
             kind: *kind,
             name,
             namespace,
             spec,
             owner,
+            fields,
+            generate_name,
         });
         self.push(create, *on_error)
+    }
+
+    /// A create's named fields, as `stmt_set_field` writes one: a number in a label or an
+    /// annotation is its digits, a none value is no field at all, and a key or a string never
+    /// interned (ESR's look-up mode) is a write all the same.
+    fn create_fields(
+        &mut self,
+        fields: &[(Section, String, Value)],
+    ) -> Result<std::sync::Arc<[crate::reconcile::CreateField]>, Stop> {
+        let mut out = Vec::with_capacity(fields.len());
+        for (section, key, value) in fields {
+            let Some(v) = self.field_value(*section, value) else {
+                continue;
+            };
+            let (Some(v), Some(key)) = (v, self.names.name(key)) else {
+                return Err(Stop::Wrote);
+            };
+            out.push((*section, key, v));
+        }
+        Ok(out.into())
+    }
+
+    /// The value a named field is written as (see `create_fields`): `None` when it is none
+    /// (nothing is written), `Some(None)` when a string it needs was never interned.
+    fn field_value(&mut self, section: Section, value: &Value) -> Option<Option<Scalar>> {
+        let v = self.scalar(value, self.key)?;
+        Some(match (section, v) {
+            (Section::Label | Section::Annotation, Scalar::Int(n)) => {
+                self.names.name(&n.to_string()).map(Scalar::Str)
+            }
+            (_, Scalar::Str(NO_NAME)) => match value {
+                Value::Str(text) => self.names.name(text).map(Scalar::Str),
+                _ => None,
+            },
+            (_, v) => Some(v),
+        })
     }
 
     /// `Update`: an update of the object in `slot`.
@@ -1433,20 +1520,10 @@ impl<'a> Run<'a> {
         let Some(o) = self.one(slot) else {
             return Ok(());
         };
-        let Some(v) = self.scalar(value, self.key) else {
-            return Ok(());
-        };
         // Labels and annotations are strings: a number is written as its digits. A string read
         // or written here is interned (`None` only in ESR's look-up mode: a write all the same).
-        let v = match (section, v) {
-            (Section::Label | Section::Annotation, Scalar::Int(n)) => {
-                self.names.name(&n.to_string()).map(Scalar::Str)
-            }
-            (_, Scalar::Str(NO_NAME)) => match value {
-                Value::Str(text) => self.names.name(text).map(Scalar::Str),
-                _ => None,
-            },
-            (_, v) => Some(v),
+        let Some(v) = self.field_value(section, value) else {
+            return Ok(());
         };
         let (Some(v), Some(key)) = (v, self.names.name(key)) else {
             return Err(Stop::Wrote);
@@ -1733,6 +1810,8 @@ fn scale(
                             name: parent.name,
                             uid: parent.uid,
                         }),
+                        fields: None,
+                        generate_name: false,
                     }));
                     missing -= 1;
                 }

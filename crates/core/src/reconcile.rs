@@ -9,14 +9,19 @@ use crate::program::{self, Plan};
 pub const MAX_CHILDREN: i64 = 1000;
 
 /// One write a reconcile makes, in order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Write {
+    /// A create: `fields` are the named fields, labels and annotations the new object carries
+    /// (shared, not copied, as the plan's writes are cloned); with `generate_name` the name is a
+    /// prefix to which the apiserver appends five random characters (`metadata.generateName`).
     Create {
         kind: KindId,
         name: NameId,
         namespace: NameId,
         spec: i64,
         owner: Option<Owner>,
+        fields: Option<std::sync::Arc<[CreateField]>>,
+        generate_name: bool,
     },
     /// A write to the object or to its `/status`, guarded by the RV the controller read (0: no
     /// precondition, a merge patch).
@@ -192,6 +197,9 @@ impl ConditionSet {
     }
 }
 
+/// One named field a create sets: where, its key, its value.
+pub type CreateField = (Section, NameId, crate::object::Value);
+
 /// Where a named field lives in an object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Section {
@@ -210,6 +218,19 @@ impl Section {
             Section::Label => "metadata.labels.",
             Section::Annotation => "metadata.annotations.",
         }
+    }
+
+    /// Sets `key` in this section of `d` to `value`.
+    pub fn set(self, d: &mut crate::object::BodyData, key: NameId, value: crate::object::Value) {
+        use crate::object::{set, Value};
+        match (self, value) {
+            (Section::Spec, v) => set(&mut d.spec, key, Some(v)),
+            (Section::Status, v) => set(&mut d.status, key, Some(v)),
+            (Section::Label, Value::Str(v)) => set(&mut d.labels, key, Some(v)),
+            (Section::Annotation, Value::Str(v)) => set(&mut d.annotations, key, Some(v)),
+            // The planner writes labels and annotations as strings.
+            (Section::Label | Section::Annotation, Value::Int(_)) => false,
+        };
     }
 
     /// The value of `key` in this section of `o` (a label or annotation is a string).
@@ -276,21 +297,7 @@ impl UpdateTo {
                 section,
                 key,
                 value,
-            } => {
-                use crate::object::{set, Value};
-                now.body.edit(|d| {
-                    match (section, value) {
-                        (Section::Spec, v) => set(&mut d.spec, key, Some(v)),
-                        (Section::Status, v) => set(&mut d.status, key, Some(v)),
-                        (Section::Label, Value::Str(v)) => set(&mut d.labels, key, Some(v)),
-                        (Section::Annotation, Value::Str(v)) => {
-                            set(&mut d.annotations, key, Some(v))
-                        }
-                        // The planner writes labels and annotations as strings.
-                        (Section::Label | Section::Annotation, Value::Int(_)) => false,
-                    };
-                });
-            }
+            } => now.body.edit(|d| section.set(d, key, value)),
         }
         now
     }
@@ -395,6 +402,8 @@ fn owned_child(parent: &Object, kind: KindId, name: NameId, spec: i64) -> Write 
         namespace: parent.namespace,
         spec,
         owner: owner_of(parent),
+        fields: None,
+        generate_name: false,
     }
 }
 

@@ -55,6 +55,7 @@ pub const LOGIC_WORDS: &[&str] = &[
     "ignore-already-exists",
     "ignore-conflict",
     "if-uid",
+    "generate-name",
     "deleting",
     "has-finalizer",
     "memory",
@@ -312,6 +313,9 @@ pub struct Helper {
     pub line: usize,
     pub lines: Vec<BlockLine>,
 }
+
+/// Most named fields, labels and annotations one `create` line sets.
+pub const MAX_CREATE_FIELDS: usize = 16;
 
 /// Most helpers a controller has, and calls in progress at once (a helper calling a helper ...).
 pub const MAX_HELPERS: usize = 16;
@@ -1882,9 +1886,23 @@ impl<'a> Compiler<'a> {
     fn create_stmt(&mut self, c: &mut Cursor, w: &Word) -> R<Stmt> {
         self.writes_allowed(c, w)?;
         let kind = self.next_kind(c)?;
-        let target = self.target(c, kind, false)?;
+        // A `generateName` prefix may be the key's name and a dash (`key-`).
+        let generating = (c.words[c.pos..])
+            .iter()
+            .any(|w| !w.quoted && w.text == "generate-name");
+        let target = match c.peek() {
+            Some(w) if generating && !w.quoted && w.text == "key-" => {
+                c.pos += 1;
+                let namespace = self.in_namespace(c, kind)?;
+                let parts = vec![NamePart::Key, NamePart::Text("-".into())];
+                Target::Built { parts, namespace }
+            }
+            _ => self.target(c, kind, false)?,
+        };
         let mut spec = None;
         let mut owner = None;
+        let mut generate_name = None;
+        let mut fields: Vec<(Section, String, Value)> = vec![];
         loop {
             let at = c.peek();
             if c.eat("spec") {
@@ -1894,6 +1912,17 @@ impl<'a> Compiler<'a> {
                 once(c, at, &owner)?;
                 let o = c.next("the owner's name (read above)")?;
                 owner = Some(self.bound(c, o, Some(false))?);
+            } else if c.eat("generate-name") {
+                once(c, at, &generate_name)?;
+                generate_name = Some(());
+            } else if let Some(fw) = at.filter(|p| !p.quoted).cloned() {
+                let Some((section, key)) = self.path(c, &fw)? else {
+                    break;
+                };
+                c.pos += 1;
+                self.create_field(c, kind, &fw, (section, &key), &fields)?;
+                c.expect_kw("=")?;
+                fields.push((section, key, self.value(c)?));
             } else {
                 break;
             }
@@ -1904,10 +1933,51 @@ impl<'a> Compiler<'a> {
             kind,
             target,
             spec: spec.unwrap_or(Value::Int(0)),
+            fields,
+            generate_name: generate_name.is_some(),
             owner,
             on_error,
             line: c.line as u32,
         })
+    }
+
+    /// A named field a create sets (`spec.replicas = 3`, `metadata.labels.app = "web"`), read
+    /// in `fw`: once each, at most `MAX_CREATE_FIELDS`, a label's or an annotation's key as
+    /// `validateLabelKey` reads it, and no status with the status subresource
+    /// (apiextensions-apiserver `customresource/strategy.go` `PrepareForCreate`: "create cannot
+    /// set status").
+    fn create_field(
+        &self,
+        c: &Cursor,
+        kind: KindId,
+        fw: &Word,
+        (section, key): (Section, &str),
+        fields: &[(Section, String, Value)],
+    ) -> R<()> {
+        if fields.iter().any(|(s, k, _)| *s == section && k == key) {
+            return Err(c
+                .err_at(fw, format!("`{}` is given twice", fw.text))
+                .help("say it once; the last would silently win"));
+        }
+        if fields.len() >= MAX_CREATE_FIELDS {
+            return Err(c.err_at(
+                fw,
+                format!("a create sets at most {MAX_CREATE_FIELDS} named fields, labels and annotations"),
+            ));
+        }
+        match section {
+            Section::Label => crate::name_rules::check_key(key, "label", |m| c.err_at(fw, m))?,
+            Section::Annotation => {
+                crate::name_rules::check_key(key, "annotation", |m| c.err_at(fw, m))?
+            }
+            Section::Status if self.kinds[kind.index()].status_subresource => {
+                return Err(c
+                    .err_at(fw, "a create ignores the status (the status subresource)")
+                    .help("set it afterwards: `patch NAME status.FIELD = V` on the object read"))
+            }
+            Section::Spec | Section::Status => {}
+        }
+        Ok(())
     }
 
     /// `list NAME = KIND owned-by OWNER [live]`.

@@ -317,7 +317,7 @@ impl Controller {
                     },
                 );
             }
-            let mut write = run.writes[run.done];
+            let mut write = run.writes[run.done].clone();
             // controller-runtime's client fills the object with the response, so a second
             // update of it sends the RV the first one got back; a write that failed left the
             // object as it was (`Into` is skipped on an error), so look further back, to the
@@ -344,7 +344,7 @@ impl Controller {
             if let Write::Event(e) = &mut write {
                 let send = self.correlate(st, e);
                 // As sent, for `UpdateState` once it is answered.
-                run.writes[run.done] = write;
+                run.writes[run.done] = write.clone();
                 if !send {
                     // The spam filter drops it: no request, the reconcile goes on.
                     run.done += 1;
@@ -915,7 +915,7 @@ mod tests {
         let write = Call::Write {
             controller: C,
             worker: 0,
-            write: running(NameId(1), 1, 0).writes[0],
+            write: running(NameId(1), 1, 0).writes[0].clone(),
             then: 3,
         };
         assert_eq!(

@@ -441,7 +441,26 @@ impl Etcd {
                 namespace,
                 spec,
                 owner,
-            } => self.decide_create(kind, name, namespace, spec, owner, names),
+                fields,
+                ..
+            } => match fields {
+                None => self.decide_create(kind, name, namespace, spec, owner, names),
+                // A create that names fields: the object as the writer built it, through the
+                // rules a user's create with fields goes through (entries, `PrepareForCreate`).
+                Some(fields) => {
+                    let mut obj = Object {
+                        spec,
+                        owner,
+                        ..Object::new(kind, name, namespace)
+                    };
+                    obj.body.edit(|d| {
+                        for &(section, key, value) in fields.iter() {
+                            section.set(d, key, value);
+                        }
+                    });
+                    self.decide_put(Verb::Create, obj, names)
+                }
+            },
             Write::Update {
                 kind,
                 name,
@@ -578,11 +597,16 @@ impl Etcd {
                 let mut decision =
                     self.decide_create(kind, name, obj.namespace, obj.spec, obj.owner, names)?;
                 if let Decision::Commit { obj: made, .. } = &mut decision {
-                    // `PrepareForCreate` drops the status only with the status subresource.
+                    // `PrepareForCreate` drops the status only with the status subresource
+                    // (apiextensions-apiserver `customresource/strategy.go`: "create cannot
+                    // set status"), its named fields with it.
+                    let mut body = obj.body;
                     if !self.status_subresource[kind.index()] {
                         made.status = obj.status;
+                    } else if !body.data().status.is_empty() {
+                        body.edit(|d| d.status.clear());
                     }
-                    made.body = obj.body;
+                    made.body = body;
                 }
                 Ok(decision)
             }
@@ -806,6 +830,8 @@ mod tests {
             namespace: names.intern("default"),
             spec: 1,
             owner: None,
+            fields: None,
+            generate_name: false,
         };
         let Ok(Decision::Commit { mut obj, .. }) = etcd.decide(create, names, TimeMs(0)) else {
             panic!("a create of a new name is accepted");
@@ -844,6 +870,8 @@ mod tests {
             namespace: o.namespace,
             spec: 1,
             owner: None,
+            fields: None,
+            generate_name: false,
         };
         let refused = etcd.decide(again, &names, TimeMs(0)).unwrap_err();
         assert_eq!(refused.error, ApiError::AlreadyExists);
@@ -854,6 +882,8 @@ mod tests {
             namespace: o.namespace,
             spec: 1,
             owner: None,
+            fields: None,
+            generate_name: false,
         };
         assert_eq!(
             etcd.decide(long, &names, TimeMs(0)).unwrap_err().error,

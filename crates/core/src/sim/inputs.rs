@@ -131,6 +131,8 @@ impl Sim {
             namespace,
             spec,
             owner: None,
+            fields: None,
+            generate_name: false,
         };
         let _ = self.write(Actor::User, cause, create);
     }
@@ -180,12 +182,15 @@ impl Sim {
         let _ = self.settle(Actor::User, cause, decision);
     }
 
-    /// `generateName` (`apiserver/pkg/storage/names/generate.go`): the prefix and five
-    /// characters of `utilrand.String` (`apimachinery/pkg/util/rand`: consonants and digits
-    /// that spell no words), from the run's seeded generator.
-    fn generate_name(&mut self, prefix: &str) -> String {
+    /// `generateName` (`apiserver/pkg/storage/names/generate.go`): the prefix, cut to
+    /// `MaxGeneratedNameLength` (58: 63 less the 5 it adds), and five characters of
+    /// `utilrand.String` (`apimachinery/pkg/util/rand`: consonants and digits that spell no
+    /// words), from the run's seeded generator. A `namespace/` before the name is kept whole.
+    pub(super) fn generate_name(&mut self, prefix: &str) -> String {
         const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-        let mut name = prefix.to_string();
+        let short_at = prefix.rfind('/').map_or(0, |i| i + 1);
+        let end = short_at + crate::program::generated_prefix_len(&prefix[short_at..]);
+        let mut name = prefix[..end].to_string();
         for _ in 0..5 {
             name.push(ALPHANUMS[self.rng.below(ALPHANUMS.len() as u64) as usize] as char);
         }

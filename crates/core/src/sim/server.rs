@@ -12,8 +12,22 @@ impl Sim {
         &mut self,
         actor: Actor,
         cause: EventId,
-        w: Write,
+        mut w: Write,
     ) -> Result<EventId, ApiError> {
+        // `metadata.generateName` (`registry/rest/create.go` `BeforeCreate`): the apiserver
+        // names the object before storing it.
+        if let Write::Create {
+            kind,
+            name,
+            generate_name: generate @ true,
+            ..
+        } = &mut w
+        {
+            let prefix = self.names.resolve(*name).to_string();
+            let generated = self.generate_name(&prefix);
+            *name = self.intern_object(*kind, &generated);
+            *generate = false;
+        }
         let decision = self.etcd.decide(w, &self.names, self.now_ms);
         self.settle(actor, cause, decision)
     }
@@ -566,6 +580,8 @@ mod tests {
                 namespace: p.namespace,
                 spec: 0,
                 owner,
+                fields: None,
+                generate_name: false,
             };
             sim.write(Actor::User, NO_CAUSE, create).unwrap();
             name

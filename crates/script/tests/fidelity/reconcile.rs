@@ -1666,3 +1666,142 @@ expect final Pod a-p owners == 1
     );
     listwatch_script::parse(&ok).expect("a finalizer without a prefix, then `and`, parses");
 }
+
+/// A create carries the object as Go's literal builds it (issue 24): controller-runtime's
+/// `r.Create(ctx, &corev1.Pod{ObjectMeta: {GenerateName: "web-", Labels: ...}, Spec: ...})`
+/// is one request whose object already holds its labels and fields, and with `generateName`
+/// the apiserver names it: the prefix and five of `utilrand.String`'s characters
+/// (`apiserver/pkg/storage/names/generate.go`, `apimachinery/pkg/util/rand/rand.go`). The
+/// selector's list then counts them, so the controller stops at the Db's spec.
+#[test]
+fn a_create_carries_its_fields_and_labels_and_generate_name_names_it() {
+    let sim = run("
+kind Db
+kind Pod
+controller op for Db
+  logic
+    get db = Db key
+    if db absent
+      done
+    list pods = Pod selector app=web
+    if pods.count < db.spec
+      create Pod key- generate-name metadata.labels.app = \"web\" metadata.annotations.note = db.spec spec.replicas = db.spec + 1 spec.image = \"v1\" owner db
+at 0s create Db web spec 2
+run 10s
+expect creates op Pod == 2
+expect updates op Pod == 0
+");
+    let names = sim.names();
+    let pod = sim.config().kind_id("Pod").expect("Pod");
+    let pods: Vec<_> = (sim.etcd().objects().values())
+        .filter(|o| o.kind == pod)
+        .collect();
+    assert_eq!(
+        pods.len(),
+        2,
+        "two pods, then the selector's list counts them"
+    );
+    for p in pods {
+        let name = names.resolve(p.name);
+        let suffix = name.strip_prefix("default/web-").expect(name);
+        assert!(
+            suffix.len() == 5
+                && suffix
+                    .chars()
+                    .all(|c| "bcdfghjklmnpqrstvwxz2456789".contains(c)),
+            "{name}: five of utilrand's characters"
+        );
+        let d = p.body.data();
+        let text = |id| names.resolve(id).to_string();
+        let labels: Vec<_> = d.labels.iter().map(|&(k, v)| (text(k), text(v))).collect();
+        assert_eq!(labels, [("app".to_string(), "web".to_string())], "{name}");
+        let notes: Vec<_> = d
+            .annotations
+            .iter()
+            .map(|&(k, v)| (text(k), text(v)))
+            .collect();
+        assert_eq!(
+            notes,
+            [("note".to_string(), "2".to_string())],
+            "a number as its digits"
+        );
+        let spec: Vec<_> = d.spec.iter().map(|(k, v)| (text(*k), *v)).collect();
+        assert!(spec.contains(&(
+            "replicas".to_string(),
+            listwatch_core::object::Value::Int(3)
+        )));
+        assert_eq!(p.generation, 1);
+    }
+}
+
+/// `generateName` prefixes are cut to `MaxGeneratedNameLength` (58) before the five characters
+/// (`apiserver/pkg/storage/names/generate.go`), so a long prefix still makes a valid name; a
+/// prefix that cannot start a DNS subdomain names nothing (the create is skipped).
+#[test]
+fn a_long_generate_name_prefix_is_cut_to_58() {
+    let long = "p".repeat(70);
+    let sim = run(&format!(
+        "
+kind Db
+kind Pod
+controller op for Db
+  logic
+    get db = Db key
+    if db absent
+      done
+    list pods = Pod owned-by db
+    if pods.count == 0
+      create Pod \"{long}\" generate-name owner db
+      create Pod \"-bad-\" generate-name owner db
+at 0s create Db web
+run 5s
+expect creates op Pod == 1
+"
+    ));
+    let names = sim.names();
+    let made: Vec<_> = (sim.etcd().objects().values())
+        .map(|o| names.resolve(o.name))
+        .filter(|n| n.starts_with("default/p"))
+        .collect();
+    assert_eq!(made.len(), 1, "{made:?}");
+    assert_eq!(made[0].len(), "default/".len() + 58 + 5, "{}", made[0]);
+}
+
+/// A create's mistakes, each located at the word at fault; with the status subresource a
+/// create cannot set the status (apiextensions-apiserver `customresource/strategy.go`
+/// `PrepareForCreate`: "create cannot set status"), so the line that tries is refused.
+#[test]
+fn create_field_errors_name_their_place() {
+    let head = "kind Db\nkind Pod\nkind Bare status-subresource off\ncontroller op for Db\n  logic\n    get db = Db key\n";
+    let table = [
+        (
+            "    create Pod key status.ready = 1\n",
+            "7:20",
+            "a create ignores the status",
+        ),
+        (
+            "    create Pod key spec.a = 1 spec.a = 2\n",
+            "7:31",
+            "`spec.a` is given twice",
+        ),
+        (
+            "    create Pod key generate-name generate-name\n",
+            "7:34",
+            "`generate-name` is given twice",
+        ),
+        (
+            "    create Pod key metadata.labels.a:b = 1\n",
+            "7:20",
+            "not a valid label name",
+        ),
+        ("    create Pod key spec.a 1\n", "7:", "expected `=`"),
+    ];
+    each_refused_where_it_says(head, &table);
+    let many: String = (0..17).map(|i| format!(" spec.f{i} = {i}")).collect();
+    let err = refused(&format!("{head}    create Pod key{many}\n"));
+    assert!(err.contains("at most 16 named fields"), "{err}");
+    // Without the subresource a create keeps the status it sends.
+    run(&format!(
+        "{head}    if db absent\n      done\n    create Bare key status.ready = 1 on-error ignore-already-exists\nat 0s create Db a\nrun 2s\nexpect final Bare a status.ready == 1\n"
+    ));
+}
