@@ -309,6 +309,15 @@ const ok = await runTests(([
     assert(slanted, 'a delayed request slants down to its arrival');
     await page.locator('svg.sequence [data-testid="seq-arrow"][data-event="54"] text').first().click({ timeout: 5000 });
     assert(await cursor() === 55, `a click jumps there: ${await cursor()}`);
+    // Every label inside the picture (the last lane's on its left), and the event on screen's
+    // in bold, not outlined by the timeline's `.now` rule.
+    const outside = await page.$eval('svg.sequence', (svg) => {
+      const w = Number(svg.getAttribute('width'));
+      return [...svg.querySelectorAll('.seq-item text')].filter((t) => { const b = t.getBBox(); return b.x < 0 || b.x + b.width > w + 0.5; }).map((t) => t.textContent);
+    });
+    assert(outside.length === 0, `labels inside the picture: ${outside.join(' | ')}`);
+    const outline = await page.$eval('svg.sequence .seq-item.now text', (t) => getComputedStyle(t).stroke);
+    assert(outline === 'none', `the bold label is not outlined: ${outline}`);
     const [download] = await Promise.all([page.waitForEvent('download'), $('sequence-export').click()]);
     const path = await download.path();
     const text = (await import('node:fs')).readFileSync(path, 'utf8');

@@ -133,9 +133,11 @@ function picture(seq, now, onJump) {
         title);
     } else if (it.from !== null && it.from !== undefined) {
       const x = laneX(it.from);
+      // Beside its lane, on the left of the last one: past it there is only the margin.
+      const left = it.from === seq.lanes.length - 1;
       g = s('g', { class: cls, 'data-event': it.id, 'data-testid': 'seq-mark' },
         s('circle', { cx: x, cy: y(i), r: 4 }),
-        s('text', { x: x + 8, y: y(i) + 4 }, cut(it.text, 17)), title);
+        s('text', { x: left ? x - 8 : x + 8, y: y(i) + 4, 'text-anchor': left ? 'end' : 'start' }, cut(it.text, 17)), title);
     } else {
       g = s('g', { class: cls, 'data-event': it.id, 'data-testid': 'seq-mark' },
         s('text', { x: LEFT + 4, y: y(i) + 4, class: 'seq-say' }, cut(it.text, 90)), title);
