@@ -1244,8 +1244,9 @@ const tests = [
     assert(diffs.some((d) => /deletes operator Pvc|exists Pvc rabbit-data|only in/.test(d)), `differences listed: ${diffs.join(' | ')}`);
     // One clock: moving it moves both.
     await $('compare-clock').evaluate((el) => { el.value = '22000'; el.dispatchEvent(new Event('input', { bubbles: true })); });
-    const texts = await runs.locator('p.hint').first().allTextContents();
-    assert((await runs.nth(0).locator('p.hint').first().textContent()).startsWith('21.') || (await runs.nth(0).locator('p.hint').first().textContent()).startsWith('22.'), `A at the clock: ${texts}`);
+    const last = runs.nth(0).locator('[data-testid="compare-last"]');
+    const texts = await last.allTextContents();
+    assert((await last.textContent()).startsWith('21.') || (await last.textContent()).startsWith('22.'), `A at the clock: ${texts}`);
     // Side by side, wide: a dialog over the page, not the narrow column; each run's watchers as
     // lanes of states on the clock both share, its moment at the same place in both.
     const boxes = await runs.evaluateAll((rs) => rs.map((r) => r.getBoundingClientRect().toJSON()));
@@ -1264,6 +1265,12 @@ const tests = [
       await page.setViewportSize({ width: w, height: 900 });
       const scale = await page.$eval('[data-testid="compare-lanes"]', (s) => s.getBoundingClientRect().width / s.viewBox.baseVal.width);
       assert(scale >= 0.95, `at ${w} px the lanes draw at ${scale.toFixed(2)} of their size (text under 12 px)`);
+      // Lanes wider than their box say they scroll (on a phone), and only then.
+      const [wider, said] = await page.$eval('[data-testid="compare-lanes"]', (s) => {
+        const box = s.parentElement, hint = box.nextElementSibling;
+        return [box.scrollWidth > box.clientWidth + 1, getComputedStyle(hint).display !== 'none'];
+      });
+      assert(wider === said && (w !== 390 || said), `at ${w} px: lanes wider than their box ${wider}, hint shown ${said}`);
     }
     await page.setViewportSize({ width: 1400, height: 900 });
     await shots3('15-compare', 'compare');

@@ -127,6 +127,9 @@ const STYLE = `
    clock still), and on a phone a lane scrolls sideways rather than shrink its text. */
 @media (max-width: 1100px) { .compare-dialog .compare-runs { grid-template-columns: minmax(0, 1fr); } .compare-lanes { min-width: 640px; } }
 .compare-lanes-box { overflow-x: auto; }
+/* Below 720 px the lanes (at least 640 px, so their text stays 12 px) are wider than their box. */
+.compare-lanes-hint { display: none; margin: 2px 0 0; }
+@media (max-width: 720px) { .compare-lanes-hint { display: block; } }
 .compare-lanes { width: 100%; height: auto; display: block; cursor: crosshair; }
 .compare-lanes text { font-size: 12px; fill: var(--fg); }
 .compare-lanes .axis { fill: var(--muted); }
@@ -187,6 +190,7 @@ export function open(host, index, currentScript) {
           h('h3', {}, `${i ? 'B' : 'A'}: ${r.title || '(untitled)'}`),
           r.error ? h('p', { class: 'fail' }, r.error) : [
             h('div', { class: 'compare-lanes-box', tabindex: '0', role: 'region', 'aria-label': `Run ${i ? 'B' : 'A'}'s lanes` }, lanes(r, end, t, setT)),
+            h('p', { class: 'hint compare-lanes-hint', 'data-testid': 'compare-lanes-hint' }, 'The lanes are wider than the screen: scroll them sideways ↔'),
             h('p', { class: 'hint', 'data-testid': 'compare-last' }, now.last ? `${secs(now.last[0])} ${now.last[1]}` : 'nothing yet'),
             h('ul', { class: 'run-states' }, [...now.states].map(([w, s]) => h('li', {}, `${w}: ${s}`))),
             h('ul', { class: 'run-outcomes' }, (r.outcomes || []).map(([text, pass, found]) =>
