@@ -402,6 +402,10 @@ pub fn summary(r: &Report, tty: bool) -> String {
             " (stopped at the event cap of {} events)",
             sim.config().limits.max_events
         ),
+        Some(Stop::ReadCap) => format!(
+            " (stopped at the cap on reads: its selector lists looked at more than {} objects in all)",
+            sim.config().limits.max_objects_read
+        ),
         Some(Stop::Limit { .. }) => " (stopped at the limit of children per object)".into(),
         _ => String::new(),
     };

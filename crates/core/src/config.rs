@@ -642,6 +642,10 @@ pub struct TimedInput {
 pub struct Limits {
     pub max_events: u64,
     pub max_time_ms: DurationMs,
+    /// Objects the run's selector lists may look at in all (each `list ... selector` of a
+    /// reconcile or of ESR's check walks every object of its kind): lists that grow with every
+    /// reconcile cost the square of the objects, and this stops them (`Stop::ReadCap`).
+    pub max_objects_read: u64,
 }
 
 impl Default for Limits {
@@ -649,6 +653,7 @@ impl Default for Limits {
         Limits {
             max_events: 5_000_000,
             max_time_ms: DurationMs(24 * 3_600_000),
+            max_objects_read: 200_000_000,
         }
     }
 }

@@ -1039,11 +1039,13 @@ impl<'a> Run<'a> {
     ) -> Vec<Object> {
         let names = &*self.names;
         let ns = namespace.map(|n| names.find(n));
+        // Each requirement's key looked up once, not once an object.
+        let keys: Vec<Option<NameId>> = (selector.0.iter()).map(|r| names.find(&r.key)).collect();
         let keep = |o: &Object| {
             ns.is_none_or(|n| n == Some(o.namespace))
-                && selector.matches(|k| {
-                    let v = names.find(k).and_then(|k| o.body.label(k));
-                    v.map(|v| names.resolve(v))
+                && (selector.0.iter().zip(&keys)).all(|(r, k)| {
+                    let v = k.and_then(|k| o.body.label(k));
+                    r.matches(v.map(|v| names.resolve(v)))
                 })
         };
         reader.select(kind, &keep)

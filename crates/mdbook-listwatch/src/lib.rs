@@ -65,7 +65,7 @@ pub fn run_facts(script: &str) -> Result<RunFacts, Vec<Diagnostic>> {
         title: scenario.title.clone(),
         end_ms: sim.now_ms(),
         events: sim.trace().len(),
-        at_cap: matches!(sim.stopped(), Some(Stop::EventCap)),
+        at_cap: matches!(sim.stopped(), Some(Stop::EventCap | Stop::ReadCap)),
         gone: analysis.events(MarkerKind::Gone).len(),
         relists: analysis.events(MarkerKind::Relist).len(),
         reconciles: analysis.events(MarkerKind::Reconcile).len(),

@@ -182,9 +182,11 @@ pub fn explanation(p: &ExplanationProps) -> Html {
     }
 }
 
-/// The virtual time at which the run stopped, when it stopped at the event cap.
+/// The virtual time at which the run stopped, when it stopped at the event cap or the cap on
+/// reads.
 pub fn cut_at(sim: &listwatch_core::Sim) -> Option<listwatch_core::TimeMs> {
-    (sim.stopped() == Some(listwatch_core::sim::Stop::EventCap)).then(|| {
+    use listwatch_core::sim::Stop;
+    matches!(sim.stopped(), Some(Stop::EventCap | Stop::ReadCap)).then(|| {
         sim.trace()
             .last()
             .map(|e| e.time_ms)
@@ -217,11 +219,22 @@ pub fn cut_off(p: &RunProps) -> Html {
     let Some(t) = cut_at(sim) else {
         return html! {};
     };
+    let (cap, why) = match sim.stopped() {
+        Some(listwatch_core::sim::Stop::ReadCap) => (
+            "Cut off at the cap on reads. ",
+            format!(
+                "Its selector lists looked at more than {} objects in all (lists that grow with every reconcile cost the square of the objects).",
+                thousands(sim.config().limits.max_objects_read as usize)
+            ),
+        ),
+        _ => ("Cut off at the event cap. ", String::new()),
+    };
     html! {
         <div class="banner cap" role="status" data-testid="event-cap">
-            <b>{"Cut off at the event cap. "}</b>
+            <b>{cap}</b>
             {format!(
-                "The run stopped after {} events, at {} of virtual time, before its end at {}. Nothing after that moment was simulated, so ESR is not judged.",
+                "{why}{}The run stopped after {} events, at {} of virtual time, before its end at {}. Nothing after that moment was simulated, so ESR is not judged.",
+                if why.is_empty() { "" } else { " " },
                 thousands(sim.trace().len()),
                 super::clock(t),
                 super::clock(sim.config().end_ms),

@@ -584,7 +584,8 @@ impl Sim {
         let from = self.outbox.len();
         let anvil = self.config.controllers[c.index()].anvil;
         let etcd = EtcdReader(&self.etcd);
-        let stores = StoreReader::of(&self.reflectors, &self.controllers[c.index()]);
+        let (reflectors, ctl) = (&self.reflectors, &self.controllers[c.index()]);
+        let stores = StoreReader::of(reflectors, ctl, &self.etcd.read);
         let cache: &dyn Reader = if anvil { &etcd } else { &stores };
         let link = &self.links[c.index()];
         let connected = link.connected();

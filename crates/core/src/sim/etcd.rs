@@ -4,9 +4,38 @@ use super::*;
 use crate::store::KindNameMap;
 use std::collections::vec_deque;
 
+/// How many objects the run's selector lists looked at: a count of work, not of state, so it
+/// hashes and compares as nothing (a fork's state hash is its state's); atomic only so a `Sim`
+/// can be shared between the explorer's threads (each fork counts alone).
+#[derive(Debug, Default)]
+pub(crate) struct ObjectsRead(std::sync::atomic::AtomicU64);
+
+impl ObjectsRead {
+    pub(crate) fn add(&self, n: usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.0.fetch_add(n as u64, Relaxed);
+    }
+    pub(crate) fn get(&self) -> u64 {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Clone for ObjectsRead {
+    fn clone(&self) -> Self {
+        ObjectsRead(self.get().into())
+    }
+}
+
+impl std::hash::Hash for ObjectsRead {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
 /// etcd: the one store every apiserver shares.
 #[derive(Clone, Debug, Hash)]
 pub struct Etcd {
+    /// Objects the run's selector lists looked at (see `Limits::max_objects_read`): the run's
+    /// work, not etcd's state.
+    pub(super) read: ObjectsRead,
     rev: Rv,
     /// Indexed by kind and name for the lookups every write and every ESR judgment makes, walked
     /// in key order.
@@ -56,6 +85,7 @@ impl Etcd {
         });
         let kinds = config.kinds.len();
         Etcd {
+            read: ObjectsRead::default(),
             rev: 1,
             objects: KindNameMap::default(),
             compact_rev: 0,
@@ -802,7 +832,12 @@ impl Reader for EtcdReader<'_> {
         self.0.owned.get(&(uid, kind)).copied().unwrap_or(0) as usize
     }
     fn select(&self, kind: KindId, keep: &dyn Fn(&Object) -> bool) -> Vec<Object> {
-        self.of_kind(kind).filter(|o| keep(o)).collect()
+        self.0.read.add(self.0.kind_len[kind.index()] as usize);
+        // Copies only of what it keeps.
+        (self.0.objects.of_kind(kind))
+            .filter(|(_, o)| keep(o))
+            .map(|(_, o)| Object::clone(o))
+            .collect()
     }
 }
 

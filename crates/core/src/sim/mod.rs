@@ -42,7 +42,7 @@ mod timers;
 pub use apiserver::{Apiserver, ServerWatch};
 use apiserver::{Clients, Offer, Parked, ReadKind, WaitingRead, PROBE_WATCHER};
 pub use controller::Controller;
-pub(crate) use etcd::{Decision, Refusal};
+pub(crate) use etcd::{Decision, ObjectsRead, Refusal};
 pub use etcd::{Etcd, EtcdReader};
 pub use link::Link;
 use link::{LinkTimer, Toward};
@@ -257,6 +257,8 @@ pub enum Stop {
     End,
     /// It hit the cap on events.
     EventCap,
+    /// Its selector lists looked at more objects than `Limits::max_objects_read`.
+    ReadCap,
     /// A reconcile of this controller ran into a limit of the reconcile language (it made no
     /// write of that reconcile).
     Limit {
@@ -309,12 +311,14 @@ pub struct Sim {
 struct StoreReader<'a> {
     /// The controller's own reflectors (`StoreReader::of`).
     reflectors: &'a [Reflector],
+    /// Where a selector's list counts the objects it looked at (etcd's count of the run's).
+    read: &'a ObjectsRead,
 }
 
 impl<'a> StoreReader<'a> {
     /// Controller `c`'s stores. `Sim::new` makes each controller's reflectors one after another,
     /// so they are a slice of all of them: a read scans its controller's few, not every one.
-    fn of(reflectors: &'a [Reflector], c: &Controller) -> StoreReader<'a> {
+    fn of(reflectors: &'a [Reflector], c: &Controller, read: &'a ObjectsRead) -> StoreReader<'a> {
         let first = c.reflectors.first().map_or(0, |w| w.index());
         let mine = &reflectors[first..first + c.reflectors.len()];
         debug_assert!(c
@@ -322,7 +326,10 @@ impl<'a> StoreReader<'a> {
             .iter()
             .enumerate()
             .all(|(i, w)| w.index() == first + i));
-        StoreReader { reflectors: mine }
+        StoreReader {
+            reflectors: mine,
+            read,
+        }
     }
 
     fn informer(&self, kind: KindId) -> Option<&Reflector> {
@@ -347,6 +354,7 @@ impl Reader for StoreReader<'_> {
         let Some(r) = self.informer(kind) else {
             return vec![];
         };
+        self.read.add(r.store.len());
         let mut out: Vec<Object> = r.store.values().filter(|o| keep(o)).cloned().collect();
         crate::order::sort_by_u64(&mut out, |o| o.name.0 as u64);
         out
@@ -792,6 +800,8 @@ impl Sim {
             .saturating_mul(ACTIONS_PER_EVENT_MAX);
         if self.actions > cap {
             self.sink.stopped = Some(Stop::EventCap);
+        } else if self.etcd.read.get() > self.config.limits.max_objects_read {
+            self.sink.stopped = Some(Stop::ReadCap);
         }
     }
 
