@@ -471,21 +471,20 @@ impl Apiserver {
 
     /// Whether the cache `r` reads is ready and has seen `r.rv`.
     fn fresh_for(&self, clients: &Clients<'_>, r: &WaitingRead) -> bool {
-        let cache = &self.caches[r.requester.kind(clients).index()];
+        let cache = &self.caches[r.requester().kind(clients).index()];
         cache.ready() && cache.rv() >= r.rv
     }
 
     /// A fresh cache answers a read: a list, or a streaming list's initial events (only
     /// reflectors stream).
     fn answer_read(&mut self, st: &mut StepContext, r: WaitingRead, cause: EventId) {
-        match (r.read, r.requester) {
-            (ReadKind::NotOlderThan | ReadKind::Consistent { .. }, requester) => {
-                self.answer_list_from_cache(st, requester, cause)
-            }
-            (ReadKind::WatchList { timeout_ms }, Requester::Reflector { watcher, session }) => {
-                self.answer_watch_list(st, watcher, session, timeout_ms, cause)
-            }
-            (ReadKind::WatchList { .. }, Requester::Probe { .. }) => {}
+        match r.read {
+            Waiting::List { requester, .. } => self.answer_list_from_cache(st, requester, cause),
+            Waiting::WatchList {
+                watcher,
+                session,
+                timeout_ms,
+            } => self.answer_watch_list(st, watcher, session, timeout_ms, cause),
         }
     }
 
@@ -493,7 +492,7 @@ impl Apiserver {
     /// `waitUntilFreshAndBlock`).
     fn wait_for_cache(&mut self, st: &mut StepContext, r: WaitingRead, cause: EventId) {
         self.waiting_reads.push(r);
-        let (watcher, session) = r.requester.deadline_key();
+        let (watcher, session) = r.requester().deadline_key();
         let deadline = Action::Server(ServerAction::ListDeadline {
             watcher,
             session,
@@ -526,22 +525,26 @@ impl Apiserver {
     ) {
         let waiting = &mut self.waiting_reads;
         let Some(i) =
-            (waiting.iter()).position(|w| w.requester.deadline_key() == (watcher, session))
+            (waiting.iter()).position(|w| w.requester().deadline_key() == (watcher, session))
         else {
             return;
         };
         let r = waiting.remove(i);
-        let current = self.caches[r.requester.kind(&st.clients).index()].rv();
+        let current = self.caches[r.requester().kind(&st.clients).index()].rv();
         let err = ApiError::TooLargeRv {
             requested: r.rv,
             current: IssuedRv::new(current),
         };
         match r.read {
-            ReadKind::NotOlderThan => self.list_refused(st, r.requester, err, cause),
-            ReadKind::WatchList { .. } => st.send(cause, watcher, session, Msg::WatchListErr(err)),
-            ReadKind::Consistent { limit } => {
-                self.answer_list_from_etcd(st, r.requester, (None, limit), cause)
-            }
+            Waiting::List {
+                requester,
+                read: ReadKind::NotOlderThan,
+            } => self.list_refused(st, requester, err, cause),
+            Waiting::WatchList { .. } => st.send(cause, watcher, session, Msg::WatchListErr(err)),
+            Waiting::List {
+                requester,
+                read: ReadKind::Consistent { limit },
+            } => self.answer_list_from_etcd(st, requester, (None, limit), cause),
         }
     }
 }
@@ -549,19 +552,45 @@ impl Apiserver {
 /// A read the cache answers once it has seen `rv` (`cacher.go` `waitUntilFreshAndBlock`).
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
 pub(super) struct WaitingRead {
-    pub(super) requester: Requester,
     pub(super) rv: Rv,
-    pub(super) read: ReadKind,
+    pub(super) read: Waiting,
 }
 
+/// What waits: a list (a reflector's or a probe's), or a streaming list's initial events,
+/// which only a reflector asks for.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+pub(super) enum Waiting {
+    List {
+        requester: Requester,
+        read: ReadKind,
+    },
+    /// 504 after 3 s.
+    WatchList {
+        watcher: WatcherId,
+        session: Session,
+        timeout_ms: DurationMs,
+    },
+}
+
+impl WaitingRead {
+    /// Who asked.
+    pub(super) fn requester(&self) -> Requester {
+        match self.read {
+            Waiting::List { requester, .. } => requester,
+            Waiting::WatchList {
+                watcher, session, ..
+            } => Requester::Reflector { watcher, session },
+        }
+    }
+}
+
+/// How a waiting list is answered once its 3 s are up.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
 pub(super) enum ReadKind {
     /// `resourceVersion=N`: 504 "Too large resource version" after 3 s.
     NotOlderThan,
     /// `resourceVersion=""` (ConsistentListFromCache): after 3 s delegated to etcd.
     Consistent { limit: u32 },
-    /// A streaming list's initial events (a reflector's): 504 after 3 s.
-    WatchList { timeout_ms: DurationMs },
 }
 
 /// The `watcher` of a probe's waiting read: probes are not reflectors.

@@ -40,7 +40,7 @@ mod step;
 mod timers;
 
 pub use apiserver::{Apiserver, ServerWatch};
-use apiserver::{Clients, Offer, Parked, ReadKind, WaitingRead, PROBE_WATCHER};
+use apiserver::{Clients, Offer, Parked, ReadKind, Waiting, WaitingRead, PROBE_WATCHER};
 pub use controller::Controller;
 pub(crate) use etcd::{Decision, ObjectsRead, Refusal};
 pub use etcd::{Etcd, EtcdReader};

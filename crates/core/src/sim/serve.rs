@@ -276,9 +276,8 @@ impl Apiserver {
                     self.request_progress(st, cause);
                 }
                 let r = WaitingRead {
-                    requester,
                     rv,
-                    read,
+                    read: Waiting::List { requester, read },
                 };
                 self.read_when_fresh(st, r, cause);
             }
@@ -415,9 +414,12 @@ impl Apiserver {
             }
         };
         let r = WaitingRead {
-            requester: Requester::Reflector { watcher, session },
             rv: want,
-            read: ReadKind::WatchList { timeout_ms },
+            read: Waiting::WatchList {
+                watcher,
+                session,
+                timeout_ms,
+            },
         };
         self.read_when_fresh(st, r, cause);
     }
