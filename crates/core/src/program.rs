@@ -76,6 +76,10 @@ pub enum Field {
     Uid,
     /// The owner's UID (none without an owner).
     Owner,
+    /// `metadata.name` (without its namespace) and `metadata.namespace` (none for a
+    /// cluster-scoped object): strings, as Go's `db.Name` and `db.Namespace`.
+    Name,
+    Namespace,
     /// Of a list: how many items.
     Count,
     /// Of a list: how many items are not marked for deletion.
@@ -901,6 +905,9 @@ impl<'a> Run<'a> {
                     match p {
                         NamePart::Text(t) => buf.push_str(t),
                         NamePart::Key => buf.push_str(key_name),
+                        NamePart::Value(Value::Field(s, Field::Name)) => {
+                            buf.push_str(self.short_name(*s)?)
+                        }
                         NamePart::Value(v) => match self.scalar(v, self.key)? {
                             Scalar::Int(n) => {
                                 use std::fmt::Write;
@@ -934,6 +941,12 @@ impl<'a> Run<'a> {
             }
         }
     }
+    /// The name of the object in `slot`, without its namespace (`metadata.name`).
+    fn short_name(&self, slot: Slot) -> Option<&str> {
+        let o = self.one(slot)?;
+        let full = self.names.resolve(o.name);
+        Some(full.rsplit_once('/').map_or(full, |(_, n)| n))
+    }
     /// A value as an integer (none for a string).
     fn value(&self, v: &Value, memory_key: NameId) -> Option<i64> {
         match self.scalar(v, memory_key)? {
@@ -946,6 +959,14 @@ impl<'a> Run<'a> {
     fn scalar(&self, v: &Value, memory_key: NameId) -> Option<Scalar> {
         match v {
             Value::Str(text) => Some(Scalar::Str(self.names.find(text).unwrap_or(NO_NAME))),
+            Value::Field(s, Field::Name) => {
+                let short = self.short_name(*s)?;
+                Some(Scalar::Str(self.names.find(short).unwrap_or(NO_NAME)))
+            }
+            Value::Field(s, Field::Namespace) => {
+                let o = self.one(*s)?;
+                (!self.names.resolve(o.namespace).is_empty()).then_some(Scalar::Str(o.namespace))
+            }
             Value::Path(s, section, key) => {
                 let o = self.one(*s)?;
                 section.get(&o, self.names.find(key)?)
@@ -975,7 +996,7 @@ impl<'a> Run<'a> {
                         Field::Rv => Some(o.rv as i64),
                         Field::Uid => Some(o.uid as i64),
                         Field::Owner => o.owner.map(|w| w.uid as i64),
-                        Field::Count | Field::Alive => None,
+                        Field::Count | Field::Alive | Field::Name | Field::Namespace => None,
                     }
                 }
             },
@@ -1477,6 +1498,10 @@ impl<'a> Run<'a> {
             }
             (_, Scalar::Str(NO_NAME)) => match value {
                 Value::Str(text) => self.names.name(text).map(Scalar::Str),
+                Value::Field(s, Field::Name) => {
+                    let short = self.short_name(*s)?.to_string();
+                    self.names.name(&short).map(Scalar::Str)
+                }
                 _ => None,
             },
             (_, v) => Some(v),

@@ -76,6 +76,8 @@ pub const FIELDS: &[&str] = &[
     "generation",
     "rv",
     "uid",
+    "name",
+    "namespace",
     "owner",
     "count",
     "alive",
@@ -137,9 +139,18 @@ pub const MAX_CONDITION_TYPE: usize = MAX_KEY_LEN - "conditions..lastTransitionT
 pub const MAX_OPERATORS: usize = 16;
 pub const MAX_PARENS: usize = 4;
 
+/// Is `v` a string by its kind (a literal, an object's name or namespace)? A named field may be
+/// either, which only the object read says.
+fn string_valued(v: &Value) -> bool {
+    matches!(
+        v,
+        Value::Str(_) | Value::Field(_, Field::Name | Field::Namespace)
+    )
+}
+
 /// `A op B`; arithmetic is on integers only (a string literal is an error at `at`).
 fn arith(c: &Cursor, at: &Word, op: ArithOp, a: Value, b: Value) -> R<Value> {
-    if matches!(a, Value::Str(_)) || matches!(b, Value::Str(_)) {
+    if string_valued(&a) || string_valued(&b) {
         return Err(c.err_at(at, "arithmetic is on numbers, not strings"));
     }
     if let Some(what) = opaque(&a).or(opaque(&b)) {
@@ -1207,6 +1218,9 @@ impl<'a> Compiler<'a> {
             true => {
                 let at = c.peek().cloned();
                 let v = self.value(c)?;
+                if let (true, Some(at)) = (string_valued(&v), &at) {
+                    return Err(c.err_at(at, "a sum is of numbers, not strings"));
+                }
                 if let (Some(what), Some(at)) = (opaque(&v), &at) {
                     return Err(c
                         .err_at(at, format!("a sum of {what}, which is no number"))
@@ -1291,6 +1305,8 @@ impl<'a> Compiler<'a> {
             "generation" | "metadata.generation" => Field::Generation,
             "rv" | "resourceVersion" | "metadata.resourceVersion" => Field::Rv,
             "uid" | "metadata.uid" => Field::Uid,
+            "name" | "metadata.name" => Field::Name,
+            "namespace" | "metadata.namespace" => Field::Namespace,
             "owner" => Field::Owner,
             "count" => Field::Count,
             "alive" => Field::Alive,
@@ -1420,8 +1436,7 @@ impl<'a> Compiler<'a> {
 
     /// A comparison; a string compares only with `==` and `!=`.
     fn cmp(&self, c: &Cursor, at: &Word, a: Value, op: CmpOp, b: Value) -> R<Cond> {
-        let string = |v: &Value| matches!(v, Value::Str(_));
-        if !matches!(op, CmpOp::Eq | CmpOp::Ne) && (string(&a) || string(&b)) {
+        if !matches!(op, CmpOp::Eq | CmpOp::Ne) && (string_valued(&a) || string_valued(&b)) {
             return Err(c
                 .err_at(at, "a string compares only with `==` and `!=`")
                 .help("order numbers: `db.spec.replicas < 3`"));

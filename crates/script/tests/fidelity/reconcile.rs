@@ -1805,3 +1805,68 @@ fn create_field_errors_name_their_place() {
         "{head}    if db absent\n      done\n    create Bare key status.ready = 1 on-error ignore-already-exists\nat 0s create Db a\nrun 2s\nexpect final Bare a status.ready == 1\n"
     ));
 }
+
+/// `NAME.metadata.name` and `NAME.metadata.namespace` are Go's `db.Name` and `db.Namespace`
+/// (strings; the name without its namespace, none for a cluster-scoped object's namespace):
+/// the usual `Labels: map[string]string{"app": db.Name}` and a name built from another
+/// object's, and a list filtered on them.
+#[test]
+fn an_object_s_name_and_namespace_are_values() {
+    let sim = run("
+kind Db
+kind Pod
+kind Node cluster-scoped
+controller op for Db
+  logic
+    get db = Db key
+    if db absent
+      done
+    get node = Node \"n1\"
+    list pods = Pod selector tier=db in prod
+    if count(p in pods where p.metadata.labels.app == db.metadata.name) == 0
+      create Pod \"{db.metadata.name}-pod\" metadata.labels.app = db.metadata.name metadata.labels.tier = \"db\" metadata.annotations.ns = db.metadata.namespace metadata.annotations.node = node.metadata.name metadata.annotations.nodens = node.metadata.namespace owner db
+    if db.status.pods != pods.count
+      patch db status.pods = pods.count
+at 0s create Node n1
+at 0s create Db prod/web
+run 5s
+expect final Pod prod/web-pod has-label app=web
+expect final Db prod/web status.pods == 1
+expect creates op Pod == 1
+");
+    let pod = (sim.etcd().objects().values())
+        .find(|o| sim.names().resolve(o.name) == "prod/web-pod")
+        .expect("the pod");
+    let text = |id| sim.names().resolve(id).to_string();
+    let notes: Vec<_> = (pod.body.data().annotations.iter())
+        .map(|&(k, v)| (text(k), text(v)))
+        .collect();
+    assert!(notes.contains(&("ns".into(), "prod".into())), "{notes:?}");
+    assert!(notes.contains(&("node".into(), "n1".into())), "{notes:?}");
+    // A cluster-scoped object has no namespace: none, so no annotation.
+    assert!(!notes.iter().any(|(k, _)| k == "nodens"), "{notes:?}");
+}
+
+/// A name or a namespace is a string: no ordering, no arithmetic, no sum.
+#[test]
+fn name_value_errors_name_their_place() {
+    let head = "kind Db\ncontroller op for Db\n  logic\n    get db = Db key\n    list all = Db owned-by db\n";
+    let table = [
+        (
+            "    if db.metadata.name < \"b\"\n      done\n",
+            "6:",
+            "a string compares only with",
+        ),
+        (
+            "    update db status.x = db.metadata.namespace + 1\n",
+            "6:",
+            "arithmetic is on numbers, not strings",
+        ),
+        (
+            "    update db status.x = sum(p.metadata.name for p in all)\n",
+            "6:",
+            "a sum is of numbers, not strings",
+        ),
+    ];
+    each_refused_where_it_says(head, &table);
+}
