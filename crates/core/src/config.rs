@@ -90,6 +90,11 @@ pub struct ServerFeatures {
     /// `WatchList` (server side): `sendInitialEvents=true` is accepted. Off (1.27-1.31, 1.33):
     /// such a watch is refused with 422, and client-go falls back to a list.
     pub watch_list: bool,
+    /// `RetryGenerateName` (beta, on, 1.31; GA 1.32): a create with `generateName` whose drawn
+    /// name is taken is tried again with a new one, up to 8 times
+    /// (`registry/generic/registry/store.go` `createWithGenerateNameRetry`). Off: one name, and
+    /// a taken one is 409 AlreadyExists.
+    pub retry_generate_name: bool,
     /// `EfficientWatchResumption` (beta, on, 1.21): etcd progress notifications move every
     /// cache's RV with the revision. Off (before 1.21): a cache's RV moves only with its own
     /// kind's events, so a quiet kind's cache (and its bookmarks and list RVs) stays behind.
@@ -110,6 +115,7 @@ impl ServerFeatures {
             resilient_cache_init: minor >= 31,
             watch_from_storage_without_rv: minor < 30,
             watch_list: minor == 32 || minor >= 34,
+            retry_generate_name: minor >= 31,
             progress_notify: minor >= 21,
         }
     }
@@ -637,14 +643,21 @@ pub struct TimedInput {
     pub input: Input,
 }
 
+/// Objects a run's selector lists may look at per event, on average, once past
+/// `Limits::max_objects_read`.
+pub const READS_PER_EVENT_MAX: u64 = 1000;
+
 /// Caps that bound every run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Limits {
     pub max_events: u64,
     pub max_time_ms: DurationMs,
-    /// Objects the run's selector lists may look at in all (each `list ... selector` of a
-    /// reconcile or of ESR's check walks every object of its kind): lists that grow with every
-    /// reconcile cost the square of the objects, and this stops them (`Stop::ReadCap`).
+    /// Objects the run's selector lists may look at (each `list ... selector` of a reconcile or
+    /// of ESR's check walks every object of its kind) before the run is judged by their rate:
+    /// past it, a run whose lists looked at more than `READS_PER_EVENT_MAX` objects an event
+    /// (lists that grow with every reconcile cost the square of the objects) stops
+    /// (`Stop::ReadCap`), and any run past ten times it. A steady 1,000-object list every
+    /// 200 ms for a day (about 200 an event) runs to its end.
     pub max_objects_read: u64,
 }
 

@@ -191,7 +191,8 @@ impl Namer for RecordingNames<'_> {
 /// Does every controller's desired state hold at the end of the run?
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EsrOutcome {
-    /// The run stopped at its cap on events at this moment: its end is unknown.
+    /// The run stopped at a cap (on events, on reads) or a limit at this moment: its end is
+    /// unknown.
     NotJudged { at_ms: TimeMs },
     /// This key's desired state does not hold, wrong since then (the first such key).
     Violated {
@@ -417,6 +418,7 @@ pub fn esr_verdict(sim: &Sim, outcome: EsrOutcome) -> crate::verdict::Outcome {
                 "not judged: the run stopped at {} at {at_ms}, so its end is unknown",
                 match sim.stopped() {
                     Some(Stop::Limit { .. }) => "a limit of the reconcile language",
+                    Some(Stop::ReadCap) => "its cap on reads",
                     _ => "its cap on events",
                 }
             ),

@@ -102,7 +102,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 /// What the run did, in words: the fallback's first paragraph.
 pub fn facts_text(f: &RunFacts) -> String {
     let cap = if f.at_cap {
-        " (stopped at the event cap)"
+        " (stopped at a cap on its work)"
     } else {
         ""
     };

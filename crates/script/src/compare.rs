@@ -286,10 +286,14 @@ pub fn facts(report: &Report) -> Vec<(String, String)> {
             ),
             EventKind::Store(StoreEvent::Write { .. })
             | EventKind::Store(StoreEvent::WriteFailed { .. }) => {
-                if let Actor::Controller(c) = e.actor {
-                    let failed = matches!(e.kind, EventKind::Store(StoreEvent::WriteFailed { .. }));
-                    let what = if failed { "failed writes" } else { "writes" };
-                    add(1, format!("{}: {what}", Labels::controller(sim, c)));
+                let failed = matches!(e.kind, EventKind::Store(StoreEvent::WriteFailed { .. }));
+                let what = if failed { "failed writes" } else { "writes" };
+                match e.actor {
+                    Actor::Controller(c) => {
+                        add(1, format!("{}: {what}", Labels::controller(sim, c)))
+                    }
+                    Actor::User => add(1, format!("the timeline: {what}")),
+                    _ => {}
                 }
             }
             EventKind::Probe(ProbeEvent::ProbeListed { probe, .. })

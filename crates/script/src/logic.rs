@@ -1883,7 +1883,7 @@ impl<'a> Compiler<'a> {
         (section, key): (Section, String),
     ) -> R<Stmt> {
         c.expect_kw("=")?;
-        let value = self.value(c)?;
+        let value = self.label_value(c, section)?;
         let on_error = self.on_error(c)?;
         c.done()?;
         Ok(Stmt::SetField {
@@ -1937,7 +1937,8 @@ impl<'a> Compiler<'a> {
                 c.pos += 1;
                 self.create_field(c, kind, &fw, (section, &key), &fields)?;
                 c.expect_kw("=")?;
-                fields.push((section, key, self.value(c)?));
+                let value = self.label_value(c, section)?;
+                fields.push((section, key, value));
             } else {
                 break;
             }
@@ -1954,6 +1955,17 @@ impl<'a> Compiler<'a> {
             on_error,
             line: c.line as u32,
         })
+    }
+
+    /// The value written to a field of `section`: a label's, written as a literal, is checked
+    /// as the apiserver checks it (a computed one is as the object read holds it).
+    fn label_value(&mut self, c: &mut Cursor, section: Section) -> R<Value> {
+        let at = c.peek().cloned();
+        let value = self.value(c)?;
+        if let (Section::Label, Value::Str(text), Some(at)) = (section, &value, &at) {
+            crate::name_rules::check_label_value(text, |m| c.err_at(at, m))?;
+        }
+        Ok(value)
     }
 
     /// A named field a create sets (`spec.replicas = 3`, `metadata.labels.app = "web"`), read

@@ -65,3 +65,16 @@ pub(crate) fn check_key(key: &str, what: &str, err: impl FnOnce(String) -> Diagn
     }
     Ok(())
 }
+
+/// A label value written as a literal in a `logic` block (`metadata.labels.app = "web"`), as
+/// `validation.IsValidLabelValue` reads it: at most `MAX_LABEL_VALUE_LEN` characters of ASCII
+/// letters, digits, `-`, `_` and `.` (the apiserver answers 422 otherwise).
+pub(crate) fn check_label_value(value: &str, err: impl FnOnce(String) -> Diagnostic) -> R<()> {
+    use listwatch_core::object::MAX_LABEL_VALUE_LEN;
+    let ok = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
+    if value.chars().count() > MAX_LABEL_VALUE_LEN || !value.chars().all(ok) {
+        return Err(err(format!("`{value}` is not a valid label value"))
+            .help(format!("a label value is at most {MAX_LABEL_VALUE_LEN} ASCII letters, digits, `-`, `_` and `.`")));
+    }
+    Ok(())
+}

@@ -516,3 +516,16 @@ fn selector_lists_that_grow_every_reconcile_stop_at_the_cap_on_reads() {
     let longer = listwatch_script::run_scenario(&s).unwrap();
     assert!(longer.sim.trace().len() > r.sim.trace().len());
 }
+
+/// A list that does not grow is never stopped by the cap on reads, however long the run: 100
+/// children listed every 200 ms for two hours look at 3.6 M objects, past a cap of 2 M, but at
+/// far fewer than `READS_PER_EVENT_MAX` an event, so the run ends and ESR is judged.
+#[test]
+fn a_steady_selector_list_runs_to_its_end_past_the_cap_on_reads() {
+    let src = "kind Db\nkind Pod\ncontroller op for Db\n  reconcile 1ms\n  logic\n    get db = Db key\n    if db absent\n      done\n    scale Pod owned-by db to 100\n    list pods = Pod selector x=y\n    requeue after 200ms\nat 0s create Db web\nrun 2h\nexpect esr\n";
+    let mut s = listwatch_script::parse(src).unwrap_or_else(|d| panic!("{d:?}"));
+    s.config.limits.max_objects_read = 2_000_000;
+    let r = listwatch_script::run_scenario(&s).unwrap();
+    assert_eq!(r.sim.stopped(), Some(listwatch_core::Stop::End));
+    assert!(r.outcomes.iter().all(|(_, o)| o.pass), "{:?}", r.outcomes);
+}

@@ -430,7 +430,7 @@ fn every_version_default_is_also_an_option_of_its_own() {
         "feature ConsistentListFromCache off\nfeature ResilientWatchCacheInitialization off\n\
          feature WatchFromStorageWithoutResourceVersion on\nfeature WatchList off\n\
          feature EfficientWatchResumption off\nfeature WatchListClient off\ntoo-large-rv retry\n\
-         bookmarks off",
+         feature RetryGenerateName off\nbookmarks off",
     );
     assert_eq!(
         old.server,
@@ -443,7 +443,7 @@ fn every_version_default_is_also_an_option_of_its_own() {
         "1.18",
         "feature ConsistentListFromCache on\nfeature ResilientWatchCacheInitialization on\n\
          feature WatchFromStorageWithoutResourceVersion off\nfeature WatchList on\n\
-         feature EfficientWatchResumption on\ntoo-large-rv relist",
+         feature EfficientWatchResumption on\nfeature RetryGenerateName on\ntoo-large-rv relist",
     );
     assert_eq!(new.server, listwatch_core::ServerFeatures::of_version(36));
     assert!(new.reflector.too_large_relists_consistent);
@@ -537,4 +537,31 @@ fn version_settings_refuse_bad_input_at_its_place() {
             assert!(rendered.contains(help), "{rendered}");
         }
     }
+}
+
+/// apiserver `registry/generic/registry/store.go` `createWithGenerateNameRetry`
+/// (`RetryGenerateName`, beta on in 1.31, GA in 1.32; `kube_features.go`): a create with
+/// `generateName` whose five drawn characters name an object that exists is tried again with
+/// new ones, up to `maxNameGenerationCreateAttempts` (8); before, it fails 409 AlreadyExists.
+/// 9,000 names from 27^5 collide a few times (the birthday bound).
+#[test]
+fn generate_name_retries_a_taken_name_from_1_31() {
+    let src = "
+kind Pod cache fixed 10
+compaction off
+every 1ms 9000 times create Pod web- generate-name
+run 10s
+";
+    let got = differences(src, "kubernetes=1.30,1.31");
+    let failed = got
+        .iter()
+        .find(|(f, ..)| f == "the timeline: failed writes");
+    let writes = got.iter().find(|(f, ..)| f == "the timeline: writes");
+    let (Some((_, failed_a, failed_b)), Some((_, writes_a, writes_b))) = (failed, writes) else {
+        panic!("the timeline's writes differ: {got:?}");
+    };
+    assert_eq!(failed_b, "0", "{got:?}");
+    let (n, m): (u64, u64) = (failed_a.parse().unwrap(), writes_a.parse().unwrap());
+    assert!(n > 0 && n + m == 9000 && writes_b == "9000", "{got:?}");
+    assert_eq!(got.len(), 2, "only the timeline's writes differ: {got:?}");
 }

@@ -110,7 +110,7 @@ pub fn controls(p: &Props) -> Html {
             <span data-testid="clock" class="clock" aria-label="Virtual time">{super::clock(now)}</span>
             <span class="count">{format!("event {}/{}", p.cursor, len)}
                 if super::panels::cut_at(&p.run.sim).is_some() {
-                    <span class="cut" title="The run stopped at the event cap">{" · cut off"}</span>
+                    <span class="cut" title="The run stopped at a cap on its work (events or reads)">{" · cut off"}</span>
                 }
             </span>
             { jumps(p) }

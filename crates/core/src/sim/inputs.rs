@@ -150,14 +150,11 @@ impl Sim {
     /// `WriteInput::Edits`: the edits applied to a new object or to etcd's, then written as the verb
     /// says. A write to an object that is not there is a 404, as `user_update`'s.
     fn user_write(&mut self, verb: Verb, kind: KindId, name: &str, edits: &[Edit], cause: EventId) {
-        let generated;
         let name = if verb == Verb::Create && edits.contains(&Edit::GenerateName) {
-            generated = self.generate_name(name);
-            &generated
+            self.generated_name(kind, name)
         } else {
-            name
+            self.intern_object(kind, name)
         };
-        let name = self.intern_object(kind, name);
         let mut obj = match (verb, self.etcd.get(kind, name)) {
             (Verb::Create, _) => {
                 let namespace = self.namespace_of(kind, name);
@@ -182,11 +179,30 @@ impl Sim {
         let _ = self.settle(Actor::User, cause, decision);
     }
 
+    /// The name a create with `generateName` gets: drawn again while it is taken, up to
+    /// `GENERATE_NAME_ATTEMPTS` names with RetryGenerateName (`registry/generic/registry/
+    /// store.go` `createWithGenerateNameRetry`), one without (a taken name is then 409).
+    pub(super) fn generated_name(&mut self, kind: KindId, prefix: &str) -> NameId {
+        let attempts = match self.config.server.retry_generate_name {
+            true => GENERATE_NAME_ATTEMPTS,
+            false => 1,
+        };
+        let mut tries = 1;
+        loop {
+            let drawn = self.generate_name(prefix);
+            let name = self.intern_object(kind, &drawn);
+            if tries == attempts || self.etcd.get(kind, name).is_none() {
+                return name;
+            }
+            tries += 1;
+        }
+    }
+
     /// `generateName` (`apiserver/pkg/storage/names/generate.go`): the prefix, cut to
     /// `MaxGeneratedNameLength` (58: 63 less the 5 it adds), and five characters of
     /// `utilrand.String` (`apimachinery/pkg/util/rand`: consonants and digits that spell no
     /// words), from the run's seeded generator. A `namespace/` before the name is kept whole.
-    pub(super) fn generate_name(&mut self, prefix: &str) -> String {
+    fn generate_name(&mut self, prefix: &str) -> String {
         const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
         let short_at = prefix.rfind('/').map_or(0, |i| i + 1);
         let end = short_at + crate::program::generated_prefix_len(&prefix[short_at..]);

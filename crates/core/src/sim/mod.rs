@@ -377,6 +377,9 @@ pub const MAX_NAME_LEN: usize = 253;
 pub const CACHE_RELIST_MS: DurationMs = DurationMs(1000);
 /// `client-go/tools/cache/shared_informer.go` `minimumResyncPeriod`.
 pub const RESYNC_MS_MIN: DurationMs = DurationMs(1000);
+/// `maxNameGenerationCreateAttempts` (`registry/generic/registry/store.go`): names a create
+/// with `generateName` tries with RetryGenerateName.
+pub const GENERATE_NAME_ATTEMPTS: u32 = 8;
 /// Scheduled actions a run may dispatch per event it may emit: timers that fire without
 /// emitting (a resync of an empty store, an Anvil tick with no objects) are bounded too.
 const ACTIONS_PER_EVENT_MAX: u64 = 4;
@@ -800,9 +803,19 @@ impl Sim {
             .saturating_mul(ACTIONS_PER_EVENT_MAX);
         if self.actions > cap {
             self.sink.stopped = Some(Stop::EventCap);
-        } else if self.etcd.read.get() > self.config.limits.max_objects_read {
+        } else if self.read_cap_reached() {
             self.sink.stopped = Some(Stop::ReadCap);
         }
+    }
+
+    /// Past `Limits::max_objects_read`, have the selector lists looked at too many objects for
+    /// the events made (or ten times the cap in all)?
+    fn read_cap_reached(&self) -> bool {
+        let (read, cap) = (self.etcd.read.get(), self.config.limits.max_objects_read);
+        let events = self.sink.trace.len() as u64;
+        read > cap
+            && (read > events.saturating_mul(crate::config::READS_PER_EVENT_MAX)
+                || read > cap.saturating_mul(10))
     }
 
     fn emit(&mut self, actor: Actor, cause: EventId, kind: EventKind) -> EventId {

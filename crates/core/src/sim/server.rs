@@ -24,8 +24,7 @@ impl Sim {
         } = &mut w
         {
             let prefix = self.names.resolve(*name).to_string();
-            let generated = self.generate_name(&prefix);
-            *name = self.intern_object(*kind, &generated);
+            *name = self.generated_name(*kind, &prefix);
             *generate = false;
         }
         let decision = self.etcd.decide(w, &self.names, self.now_ms);

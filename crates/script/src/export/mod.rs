@@ -71,6 +71,7 @@ pub fn json(sim: &Sim, outcomes: &[(Expectation, Outcome)]) -> String {
         trace_hash: format!("{:016x}", listwatch_core::sim::trace_hash(sim)),
         passed: outcomes.iter().all(|(_, o)| o.pass),
         stopped_at_event_cap: matches!(sim.stopped(), Some(Stop::EventCap)),
+        stopped_at_read_cap: matches!(sim.stopped(), Some(Stop::ReadCap)),
         names: &names.strings,
         expectations: outcomes
             .iter()
@@ -101,6 +102,7 @@ struct Document<'a> {
     trace_hash: String,
     passed: bool,
     stopped_at_event_cap: bool,
+    stopped_at_read_cap: bool,
     names: &'a [String],
     expectations: Vec<ExpectationOut<'a>>,
     events: Events<'a>,

@@ -21,6 +21,7 @@ pub const FEATURES: &[&str] = &[
     "WatchList",
     "WatchListClient",
     "EfficientWatchResumption",
+    "RetryGenerateName",
     "StaleControllerConsistency",
 ];
 
@@ -99,6 +100,7 @@ impl Builder {
             "WatchFromStorageWithoutResourceVersion" => f.watch_from_storage_without_rv = on,
             "WatchList" => f.watch_list = on,
             "EfficientWatchResumption" => f.progress_notify = on,
+            "RetryGenerateName" => f.retry_generate_name = on,
             "WatchListClient" => self.config.reflector.streaming_list = on,
             _ => self.stale_read_check = Some(on),
         }
@@ -154,7 +156,7 @@ impl Builder {
         }
         let version = ServerFeatures::of_version(minor);
         let f = &mut self.config.server;
-        let gates: [(&str, &mut bool, bool); 5] = [
+        let gates: [(&str, &mut bool, bool); 6] = [
             (
                 "ConsistentListFromCache",
                 &mut f.consistent_list_from_cache,
@@ -175,6 +177,11 @@ impl Builder {
                 "EfficientWatchResumption",
                 &mut f.progress_notify,
                 version.progress_notify,
+            ),
+            (
+                "RetryGenerateName",
+                &mut f.retry_generate_name,
+                version.retry_generate_name,
             ),
         ];
         for (gate, value, default) in gates {

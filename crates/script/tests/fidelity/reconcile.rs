@@ -1795,8 +1795,24 @@ fn create_field_errors_name_their_place() {
             "not a valid label name",
         ),
         ("    create Pod key spec.a 1\n", "7:", "expected `=`"),
+        // `validation.IsValidLabelValue`: the apiserver answers 422 to these.
+        (
+            "    create Pod key metadata.labels.a = \"Hello World!\"\n",
+            "7:40",
+            "is not a valid label value",
+        ),
+        (
+            "    patch db metadata.labels.a = \"x/y\"\n",
+            "7:34",
+            "is not a valid label value",
+        ),
     ];
     each_refused_where_it_says(head, &table);
+    let long = format!(
+        "    create Pod key metadata.labels.a = \"{}\"\n",
+        "v".repeat(64)
+    );
+    assert!(refused(&format!("{head}{long}")).contains("at most 63"));
     let many: String = (0..17).map(|i| format!(" spec.f{i} = {i}")).collect();
     let err = refused(&format!("{head}    create Pod key{many}\n"));
     assert!(err.contains("at most 16 named fields"), "{err}");
