@@ -339,7 +339,47 @@ impl std::hash::Hasher for Fnv {
     }
 }
 
+/// What follows a `-` in a name a controller derives from its parent's (see
+/// [`Names::get_suffixed`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Suffix<'a> {
+    Text(&'a str),
+    Number(u64),
+}
+
 impl Names {
+    /// The id of `base`'s name, a `-` and `suffix` (`p-data`, `p-3`), if interned. Reconciles
+    /// look their children's names up on every run, so the name is put together on the stack,
+    /// without `format!` and an allocation.
+    pub fn get_suffixed(&self, base: NameId, suffix: Suffix) -> Option<NameId> {
+        let base = self.resolve(base);
+        let mut digits = [0u8; 20];
+        let tail = match suffix {
+            Suffix::Text(t) => t,
+            Suffix::Number(mut n) => {
+                let mut at = digits.len();
+                loop {
+                    at -= 1;
+                    digits[at] = b'0' + (n % 10) as u8;
+                    n /= 10;
+                    if n == 0 {
+                        break;
+                    }
+                }
+                std::str::from_utf8(&digits[at..]).unwrap_or_default()
+            }
+        };
+        let mut buf = [0u8; 2 * crate::sim::MAX_NAME_LEN];
+        let len = base.len() + 1 + tail.len();
+        let Some(out) = buf.get_mut(..len) else {
+            return self.get(&format!("{base}-{tail}"));
+        };
+        out[..base.len()].copy_from_slice(base.as_bytes());
+        out[base.len()] = b'-';
+        out[base.len() + 1..].copy_from_slice(tail.as_bytes());
+        self.get(std::str::from_utf8(out).ok()?)
+    }
+
     pub fn intern(&mut self, s: &str) -> NameId {
         if let Some(&i) = self.0.index.get(s) {
             return NameId(i);

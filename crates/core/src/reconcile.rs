@@ -2,7 +2,7 @@
 //! state read (and, for the history-dependent variants, the controller's in-memory notes).
 
 use crate::config::{Behaviour, ControllerConfig};
-use crate::model::{KindId, NameId, Names, Object, Owner, Rv};
+use crate::model::{KindId, NameId, Names, Object, Owner, Rv, Suffix};
 use crate::program::{self, Plan};
 
 /// Most children one parent may ask for: a limit on every run.
@@ -382,8 +382,10 @@ impl Memory {
 }
 
 fn data_name(names: &mut Names, parent: &Object) -> NameId {
-    let s = format!("{}-data", names.resolve(parent.name));
-    names.intern(&s)
+    match names.get_suffixed(parent.name, Suffix::Text("data")) {
+        Some(name) => name,
+        None => names.intern(&format!("{}-data", names.resolve(parent.name))),
+    }
 }
 
 fn owner_of(parent: &Object) -> Option<Owner> {
@@ -529,11 +531,13 @@ fn children(
     }
     let desired = parent.spec.clamp(0, MAX_CHILDREN) as usize;
     if children.len() < desired {
-        let base = names.resolve(parent.name).to_string();
         let mut i = 0u64;
         let mut missing = desired - children.len();
         while missing > 0 {
-            let name = names.intern(&format!("{base}-{i}"));
+            let name = match names.get_suffixed(parent.name, Suffix::Number(i)) {
+                Some(name) => name,
+                None => names.intern(&format!("{}-{i}", names.resolve(parent.name))),
+            };
             if read.get(child, name).is_none() {
                 writes.push(owned_child(parent, child, name, 0));
                 missing -= 1;
@@ -701,7 +705,7 @@ pub fn desired_holds(
     }
     let data = |child: KindId| {
         names
-            .get(&format!("{}-data", names.resolve(parent.name)))
+            .get_suffixed(parent.name, Suffix::Text("data"))
             .and_then(|n| read.get(child, n))
             .filter(|c| c.owner.map(|o| o.uid) == Some(parent.uid))
     };
