@@ -100,7 +100,7 @@ execFileSync('wasm-opt', ['--enable-bulk-memory', '--enable-nontrapping-float-to
   // The levels of index.html's -Oz, so wasm-opt writes the functions as compactly as it did there
   // (without them a plain rewrite adds 0.8 KB).
   '--optimize-level=2', '--shrink-level=2', '--generate-stack-ir', '--optimize-stack-ir',
-  '--reorder-functions-by-name', '--strip-debug', '--strip-producers', tmp, '-o', path]);
+  '--reorder-functions-by-name', '--strip-debug', '--strip-producers', '--strip-target-features', tmp, '-o', path]);
 rmSync(tmp);
 
 redigest(dir, wasm, readFileSync(path));
