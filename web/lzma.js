@@ -2,7 +2,39 @@
 // the page's wasm, which web/pack-wasm.mjs ships LZMA-compressed: 20% fewer bytes than gzip -9
 // finds, on every first visit. A port of the reference decoder's logic (LzmaSpec.cpp in the LZMA
 // SDK); the header must give the unpacked size.
+
+/// Unpacks a whole .lzma file.
 export function unlzma(src) {
+  return lzma({ bytes: src, have: src.length, done: true }).next().value;
+}
+
+/// Unpacks the .lzma file a response carries as its bytes arrive, so that unpacking overlaps
+/// the download; a response that is not LZMA (a wasm starts with "\0asm") comes back as it is.
+export async function unlzmaResponse(response) {
+  const reader = response.body.getReader();
+  const input = { bytes: new Uint8Array(Number(response.headers.get('content-length')) || 1 << 20), have: 0, done: false };
+  let run = null;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    if (input.have + value.length > input.bytes.length) {
+      const bigger = new Uint8Array(Math.max(2 * input.bytes.length, input.have + value.length));
+      bigger.set(input.bytes.subarray(0, input.have));
+      input.bytes = bigger;
+    }
+    input.bytes.set(value, input.have);
+    input.have += value.length;
+    if (input.bytes[0] !== 0) (run ??= lzma(input)).next();
+  }
+  input.done = true;
+  return input.bytes[0] === 0 ? input.bytes.subarray(0, input.have) : (run ?? lzma(input)).next().value;
+}
+
+/// The decoder over `input` ({bytes, have, done}): it pauses (yields) when fewer bytes than one
+/// step can read are in, until `done`, and returns the unpacked bytes.
+function* lzma(input) {
+  while (input.have < 18 && !input.done) yield;
+  let src = input.bytes;
   let d = src[0];
   const lc = d % 9; d = (d / 9) | 0;
   const lp = d % 5, pb = (d / 5) | 0;
@@ -58,6 +90,11 @@ export function unlzma(src) {
   const pbMask = (1 << pb) - 1, lpMask = (1 << lp) - 1;
 
   while (pos < size) {
+    // A step reads at most a few dozen bytes.
+    if (at + 64 > input.have && !input.done) {
+      do yield; while (at + 64 > input.have && !input.done);
+      src = input.bytes;
+    }
     const posState = pos & pbMask;
     if (bit(IS_MATCH + (state << 4) + posState) === 0) {
       const prev = pos > 0 ? out[pos - 1] : 0;
