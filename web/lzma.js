@@ -11,6 +11,7 @@ export function unlzma(src) {
 /// Unpacks the .lzma file a response carries as its bytes arrive, so that unpacking overlaps
 /// the download; a response that is not LZMA (a wasm starts with "\0asm") comes back as it is.
 export async function unlzmaResponse(response) {
+  if (!response.ok) throw new Error(`${response.url}: ${response.status}`);
   const reader = response.body.getReader();
   const input = { bytes: new Uint8Array(Number(response.headers.get('content-length')) || 1 << 20), have: 0, done: false };
   let run = null;
@@ -95,6 +96,8 @@ function* lzma(input) {
       do yield; while (at + 64 > input.have && !input.done);
       src = input.bytes;
     }
+    // Past the end: a cut or damaged file (whose size field may say gigabytes).
+    if (at > input.have) throw new Error('lzma: the data ends early');
     const posState = pos & pbMask;
     if (bit(IS_MATCH + (state << 4) + posState) === 0) {
       const prev = pos > 0 ? out[pos - 1] : 0;
