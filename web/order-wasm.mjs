@@ -9,27 +9,14 @@
 // `integrity` attribute.
 // Usage: node web/order-wasm.mjs STAGING_DIR   (wasm-opt on PATH)
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { leb, lebOut, pageWasm, readImport, redigest } from './wasm-file.mjs';
 
 const dir = process.argv[2];
-const sri = (buf) => 'sha384-' + createHash('sha384').update(buf).digest('base64');
-// The page's wasm, not the worker's (loaded on demand, ordered for speed, not size).
-const [file] = readdirSync(dir).filter((f) => /^listwatch-web-[0-9a-f]+_bg\.wasm$/.test(f));
+const file = pageWasm(dir);
 if (!file) process.exit(0);
 const path = `${dir}/${file}`;
 const wasm = readFileSync(path);
-
-const leb = (buf, at) => {
-  let v = 0, shift = 0, b;
-  do { b = buf[at++]; v += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80);
-  return [v, at];
-};
-const lebOut = (v) => {
-  const out = [];
-  do { let b = v & 0x7f; v = Math.floor(v / 128); if (v) b |= 0x80; out.push(b); } while (v);
-  return out;
-};
 
 // Sections: the imported functions come first in the index space, the code section's bodies after.
 // A name section already there (a build with `-g`) is left out: the order's names replace it.
@@ -43,15 +30,9 @@ for (let at = 8; at < wasm.length;) {
   if (id === 2) {
     let [n, p] = leb(wasm, start);
     for (let i = 0; i < n; i++) {
-      let len;
-      [len, p] = leb(wasm, p); p += len; // module
-      [len, p] = leb(wasm, p); p += len; // field
-      const kind = wasm[p++];
-      if (kind === 0) { [, p] = leb(wasm, p); importedFns++; }
-      else if (kind === 1) { p++; const flags = wasm[p++]; [, p] = leb(wasm, p); if (flags & 1) [, p] = leb(wasm, p); }
-      else if (kind === 2) { const flags = wasm[p++]; [, p] = leb(wasm, p); if (flags & 1) [, p] = leb(wasm, p); }
-      else if (kind === 3) p += 2;
-      else throw new Error(`order-wasm: import kind ${kind} not known`);
+      const imp = readImport(wasm, p);
+      if (imp.kind === 0) importedFns++;
+      p = imp.end;
     }
   } else if (id === 10) {
     let [n, p] = leb(wasm, start);
@@ -119,10 +100,7 @@ execFileSync('wasm-opt', ['--enable-bulk-memory', '--enable-nontrapping-float-to
   // The levels of index.html's -Oz, so wasm-opt writes the functions as compactly as it did there
   // (without them a plain rewrite adds 0.8 KB).
   '--optimize-level=2', '--shrink-level=2', '--generate-stack-ir', '--optimize-stack-ir',
-  '--reorder-functions-by-name', '--strip-debug', '--strip-producers', tmp, '-o', path]);
+  '--reorder-functions-by-name', '--strip-debug', '--strip-producers', '--strip-target-features', tmp, '-o', path]);
 rmSync(tmp);
 
-const html = `${dir}/index.html`;
-const before = sri(wasm);
-const index = readFileSync(html, 'utf8');
-if (index.includes(before)) writeFileSync(html, index.split(before).join(sri(readFileSync(path))));
+redigest(dir, wasm, readFileSync(path));

@@ -23,11 +23,13 @@ use crate::components::{
     export::Export,
     faults::FaultMenu,
     legend::Legend,
+    nothing,
     objects::{History, ObjectsPanel, Tour},
     panels::*,
     sequence::SequencePanel,
     system::{Motion, SystemView, ViewRef},
     timeline::TimelineView,
+    use_mount,
 };
 use crate::link;
 use crate::reducer::Latest;
@@ -138,13 +140,14 @@ fn use_latest(state: &UseReducerHandle<State>) -> Latest {
 fn use_first_visit(state: &UseReducerHandle<State>) {
     let dispatch = state.dispatcher();
     let empty = state.source.is_empty();
-    use_effect_with((), move |_| {
+    use_mount(Box::new(move || {
         if empty {
             crate::gallery::load(crate::gallery::DEFAULT, move |src| {
                 dispatch.dispatch(Action::Script(Script::FirstVisit(src)))
             });
         }
-    });
+        nothing()
+    }));
 }
 
 /// Autosaves the text (not in embeds: they must not touch the reader's own work), except while a
@@ -214,11 +217,12 @@ fn use_timers(state: &UseReducerHandle<State>, autoplay: bool) {
         move || drop(interval)
     });
     let d = state.dispatcher();
-    use_effect_with((), move |_| {
+    use_mount(Box::new(move || {
         if autoplay {
             d.dispatch(Action::Moment(Moment::Play));
         }
-    });
+        nothing()
+    }));
 }
 
 /// A link pasted into the address bar of an open page changes only the fragment: follow it, with
@@ -227,7 +231,7 @@ fn use_timers(state: &UseReducerHandle<State>, autoplay: bool) {
 #[hook]
 fn use_hashchange(dispatch: UseReducerDispatcher<State>, embed: &link::Embed) {
     let (embed_on, from_parent) = (embed.on, embed.from_parent);
-    use_effect_with((), move |_| {
+    use_mount(Box::new(move || {
         let listener = web_sys::window().filter(|_| !from_parent).map(|w| {
             EventListener::new(&w, "hashchange", move |_| match link::from_fragment() {
                 Some(Ok(shared)) => dispatch.dispatch(Action::Script(Script::OpenLink {
@@ -240,8 +244,8 @@ fn use_hashchange(dispatch: UseReducerDispatcher<State>, embed: &link::Embed) {
                 None => {}
             })
         });
-        move || drop(listener)
-    });
+        Box::new(move || drop(listener))
+    }));
 }
 
 /// Embeds opened with `source=parent` take their script from the parent page (embed.js), and
@@ -250,7 +254,7 @@ fn use_hashchange(dispatch: UseReducerDispatcher<State>, embed: &link::Embed) {
 fn use_embed_messages(dispatch: UseReducerDispatcher<State>, embed: &link::Embed) {
     let on = embed.on && embed.from_parent;
     let autoplay = embed.autoplay;
-    use_effect_with((), move |_| {
+    use_mount(Box::new(move || {
         let listener = web_sys::window().filter(|_| on).map(|w| {
             let window = w.clone();
             let l = EventListener::new(&w, "message", move |e| {
@@ -276,12 +280,12 @@ fn use_embed_messages(dispatch: UseReducerDispatcher<State>, embed: &link::Embed
             }
             l
         });
-        move || drop(listener)
-    });
+        Box::new(move || drop(listener))
+    }));
     // The content's own height (`panels.js`, whenever it changes: a redraw, a panel drawn
     // later, a new width): the document's would never shrink below the iframe's.
     let on = embed.on;
-    use_effect_with((), move |_| {
+    use_mount(Box::new(move || {
         let app = web_sys::window()
             .filter(|_| on)
             .and_then(|w| w.document())
@@ -291,7 +295,8 @@ fn use_embed_messages(dispatch: UseReducerDispatcher<State>, embed: &link::Embed
                 crate::components::objects::call(m, "report_height", &[app.into()])
             });
         }
-    });
+        nothing()
+    }));
 }
 
 /// The script embed.js sends, opened at the block's `at=` moment when it has one (embed.js reads
@@ -328,7 +333,7 @@ fn load_from_parent(
 /// is pressed.
 #[hook]
 fn use_keyboard(latest: Latest) {
-    use_effect_with((), move |_| {
+    use_mount(Box::new(move || {
         let doc = web_sys::window().and_then(|w| w.document());
         let options = EventListenerOptions::enable_prevent_default();
         let listener = doc.map(|d| {
@@ -338,8 +343,8 @@ fn use_keyboard(latest: Latest) {
                 }
             })
         });
-        move || drop(listener)
-    });
+        Box::new(move || drop(listener))
+    }));
 }
 
 fn on_key(e: &web_sys::KeyboardEvent, st: &UseReducerHandle<State>) {

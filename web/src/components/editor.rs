@@ -168,13 +168,13 @@ fn use_live_sync(
 ) {
     {
         let live = live.clone();
-        use_effect_with((), move |_| {
-            move || {
+        super::use_mount(Box::new(move || {
+            Box::new(move || {
                 if let Some(l) = live.borrow_mut().take() {
                     l.call("destroy", &[]);
                 }
-            }
-        });
+            })
+        }));
     }
     {
         let live = live.clone();

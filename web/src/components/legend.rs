@@ -11,13 +11,14 @@ pub fn legend() -> Html {
     let host = use_node_ref();
     {
         let host = host.clone();
-        use_effect_with((), move |_| {
+        super::use_mount(Box::new(move || {
             with_module(move |m| {
                 if let Some(el) = host.get() {
                     call(m, "legend", &[el.into()]);
                 }
             });
-        });
+            super::nothing()
+        }));
     }
     html! { <div class="legend-host" ref={host} /> }
 }

@@ -70,7 +70,7 @@ pub fn tour(p: &TourProps) -> Html {
             host.clone(),
             Callback::from(move |s| d.dispatch(Action::Script(Script::Open(s)))),
         );
-        use_effect_with((), move |_| {
+        super::use_mount(Box::new(move || {
             with_module(move |m| {
                 let gallery: Array = crate::gallery::INDEX
                     .iter()
@@ -86,7 +86,8 @@ pub fn tour(p: &TourProps) -> Html {
                     );
                 }
             });
-        });
+            super::nothing()
+        }));
     }
     html! { <div class="tour-host" ref={host} /> }
 }
@@ -102,13 +103,14 @@ pub fn history(p: &HistoryProps) -> Html {
     let host = use_node_ref();
     {
         let (host, restore) = (host.clone(), p.on_restore.clone());
-        use_effect_with((), move |_| {
+        super::use_mount(Box::new(move || {
             with_module(move |m| {
                 if let Some(el) = host.get() {
                     call(m, "history", &[el.into(), string_callback(restore)]);
                 }
             });
-        });
+            super::nothing()
+        }));
     }
     use_effect_with(p.source.clone(), |src| {
         let src = src.clone();

@@ -378,12 +378,12 @@ pub fn timeline_view(p: &Props) -> Html {
     let svg = use_node_ref();
     {
         let (svg, shown, set) = (svg.clone(), shown.clone(), set.clone());
-        use_effect_with((), move |_| {
+        super::use_mount(Box::new(move || {
             let listeners = svg
                 .cast::<web_sys::Element>()
                 .map(|el| listen(&el, shown, set));
-            move || drop(listeners)
-        });
+            Box::new(move || drop(listeners))
+        }));
     }
     // A zoom key redraws the markers: the one that had the focus may be outside the new window.
     // Once redrawn (a task later), the focus goes back to that marker if it is still shown,
