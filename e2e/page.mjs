@@ -626,7 +626,7 @@ const tests = [
     assert(left > 0 && await table.evaluate((t) => t.scrollLeft) === left, `the table keeps its scroll: ${left}`);
     await wide.evaluate((s) => s.remove());
   }],
-  ['objects: a copy shows its fields, labels, annotations, finalizers and deletionTimestamp; a stale one marks the fields that differ; 25 objects a page', async () => {
+  ['objects: a copy shows its fields, labels, annotations, finalizers, creationTimestamp and deletionTimestamp; a stale one marks the fields that differ; 25 objects a page', async () => {
     await gotoReady(page, base);
     await setEditor(page, [
       'kind Pod', 'kind Copy', 'controller ctl for Pod mirror Copy', '  link-delay 600ms',
@@ -656,6 +656,7 @@ const tests = [
     assert(await col(etcd, 'labels') === 'app=db', `etcd's labels: ${await col(etcd, 'labels')}`);
     assert(await col(etcd, 'annotations') === 'note=a', 'annotations');
     assert(await col(etcd, 'finalizers') === 'example.com/keep', 'finalizers');
+    assert(await col(etcd, 'creationTimestamp') === '1.000s', `created at 1s: ${await col(etcd, 'creationTimestamp')}`);
     const stale = web.locator('[data-testid="object-copy"][data-mark="stale"]');
     assert(await stale.count() === 1, 'the informer 600 ms behind holds a stale copy');
     const differs = (await stale.getAttribute('data-differs')).split(',');

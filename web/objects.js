@@ -19,6 +19,7 @@ const COLUMNS = [
   ['annotations', (k) => k.startsWith('annotations.')],
   ['finalizers', (k) => k === 'finalizers'],
   ['owners', (k) => k === 'ownerReferences'],
+  ['creationTimestamp', (k) => k === 'creationTimestamp'],
   ['deletionTimestamp', (k) => k === 'deletionTimestamp'],
   ['uid', (k) => k === 'uid'],
 ];

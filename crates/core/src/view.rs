@@ -379,6 +379,9 @@ pub struct Version {
     pub deleting: bool,
     /// `(kind, name, uid)` of the owner: read off the reconcile that created the object.
     pub owner: Option<(KindId, NameId, u64)>,
+    /// When it was created (`metadata.creationTimestamp`, set by the apiserver on the create,
+    /// `registry/rest/create.go` `FillObjectMetaSystemFields`), kept by later versions.
+    pub created_ms: TimeMs,
     /// When its deletion was requested (`metadata.deletionTimestamp`), kept by later versions.
     pub deletion_ms: Option<TimeMs>,
     /// What it holds beyond `spec N`/`status N`: the body the `ObjectFields` event its write
@@ -511,17 +514,18 @@ impl Versions {
                 objects.len() as u32 - 1
             });
             let prev = objects[o as usize].versions.last().copied();
-            let (uid, deleting, owner, deletion_ms) = match (op, prev) {
+            let (uid, deleting, owner, created_ms, deletion_ms) = match (op, prev) {
                 (WriteOp::Create, _) | (_, None) => {
                     let uid = next_uid;
                     next_uid += 1;
                     let owner = owner_from_cause(sim, &objects, &by_key, i);
-                    (uid, false, owner, None)
+                    (uid, false, owner, e.time_ms, None)
                 }
                 (_, Some(p)) => {
                     let marked = (op == WriteOp::MarkDeleting).then_some(e.time_ms);
                     let deleting = p.deleting || marked.is_some();
-                    (p.uid, deleting, p.owner, p.deletion_ms.or(marked))
+                    let deletion_ms = p.deletion_ms.or(marked);
+                    (p.uid, deleting, p.owner, p.created_ms, deletion_ms)
                 }
             };
             let v = Version {
@@ -535,6 +539,7 @@ impl Versions {
                 uid,
                 deleting,
                 owner,
+                created_ms,
                 deletion_ms,
                 fields: fields_after(sim, i, rv),
             };
@@ -933,6 +938,55 @@ mod tests {
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
         assert_eq!(got, want, "{described}");
+    }
+
+    /// `metadata.creationTimestamp` is the create's moment (`registry/rest/create.go`
+    /// `FillObjectMetaSystemFields`), kept by every later version, the delete's too; an object
+    /// created again under the same name is a new object, with its own.
+    #[test]
+    fn a_version_keeps_its_object_s_creation_time() {
+        use crate::config::{Config, Input, TimedInput, WriteInput};
+        let mut c = Config::new(&["Pod"]);
+        let at = |ms: u64, w: WriteInput| TimedInput {
+            at_ms: TimeMs(ms),
+            input: Input::Write(w),
+        };
+        let (kind, name) = (KindId(0), || "a".to_string());
+        c.timeline = vec![
+            at(
+                1000,
+                WriteInput::Create {
+                    kind,
+                    name: name(),
+                    spec: 1,
+                },
+            ),
+            at(
+                2000,
+                WriteInput::Update {
+                    kind,
+                    name: name(),
+                    spec: 2,
+                },
+            ),
+            at(3000, WriteInput::Delete { kind, name: name() }),
+            at(
+                4000,
+                WriteInput::Create {
+                    kind,
+                    name: name(),
+                    spec: 1,
+                },
+            ),
+        ];
+        c.end_ms = TimeMs(5000);
+        let mut sim = Sim::new(c).expect("a valid configuration");
+        sim.run();
+        let objects = Objects::new(&sim);
+        let created: Vec<u64> = (objects.objects[0].versions.iter())
+            .map(|v| v.created_ms.ms())
+            .collect();
+        assert_eq!(created, [1000, 1000, 1000, 4000]);
     }
 
     /// A full ring evicts its oldest entry for each new one: the view names the one evicted

@@ -237,12 +237,10 @@ fn cells(sim: &Sim, v: &Version) -> Vec<(String, String)> {
     if !owners.is_empty() {
         out.push(("ownerReferences".into(), owners.join(", ")));
     }
+    let moment = |at: listwatch_core::TimeMs| format!("{}.{:03}s", at.ms() / 1000, at.ms() % 1000);
+    out.push(("creationTimestamp".into(), moment(v.created_ms)));
     if let Some(at) = v.deletion_ms {
-        let ms = at.ms();
-        out.push((
-            "deletionTimestamp".into(),
-            format!("{}.{:03}s", ms / 1000, ms % 1000),
-        ));
+        out.push(("deletionTimestamp".into(), moment(at)));
     }
     out.push(("uid".into(), v.uid.to_string()));
     out
