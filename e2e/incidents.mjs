@@ -213,7 +213,9 @@ const tests = [
   }],
   ['a long run keeps its progress bar, and Cancel stops it', async () => {
     await fresh();
-    const runaway = '# Runaway\nkind Pod cache fixed 3\nkind Other cache fixed 3\ncontroller c for Pod mirror Other\n  requeue-after 1ms\n  reconcile 1ms\n  workers 64\nevery 1ms 200 times create Pod p{i}\nrun 24h\n';
+    // Long on any machine: every reconcile lists 300 Pods (5 M events take about 7 s natively,
+    // more in the page), so the bar is on screen and moving when the test reads it.
+    const runaway = '# Runaway\nkind Pod cache fixed 3\nkind Other cache fixed 3\ncontroller c for Pod\n  reconcile 1ms\n  workers 64\n  logic\n    get p = Pod key\n    list all = Pod selector app=x\n    requeue after 1ms\nevery 1ms 300 times create Pod p{i} labels app=x\nrun 24h\n';
     await setEditor(page, runaway);
     await $('computing').waitFor({ timeout: 20000 });
     const value = () => $('computing-progress').evaluate((p) => [Number(p.value), Number(p.max)]);
