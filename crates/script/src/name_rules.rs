@@ -16,6 +16,12 @@ pub(crate) fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || "-_.".contains(c)
 }
 
+/// A label value's characters (`validation.IsValidLabelValue`): ASCII letters, digits, `-`, `_`
+/// and `.`; every place that reads one checks it so (the timeline, selectors, `logic`).
+pub(crate) fn is_label_value_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "-_.".contains(c)
+}
+
 /// A declared name starts with an ASCII letter, holds only `allowed` characters and is at most
 /// `MAX_NAME_CHARS` long.
 pub(crate) fn check_name(p: &Cursor, w: &Word, what: &str, allowed: fn(char) -> bool) -> R<()> {
@@ -71,8 +77,7 @@ pub(crate) fn check_key(key: &str, what: &str, err: impl FnOnce(String) -> Diagn
 /// letters, digits, `-`, `_` and `.` (the apiserver answers 422 otherwise).
 pub(crate) fn check_label_value(value: &str, err: impl FnOnce(String) -> Diagnostic) -> R<()> {
     use listwatch_core::object::MAX_LABEL_VALUE_LEN;
-    let ok = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
-    if value.chars().count() > MAX_LABEL_VALUE_LEN || !value.chars().all(ok) {
+    if value.chars().count() > MAX_LABEL_VALUE_LEN || !value.chars().all(is_label_value_char) {
         return Err(err(format!("`{value}` is not a valid label value"))
             .help(format!("a label value is at most {MAX_LABEL_VALUE_LEN} ASCII letters, digits, `-`, `_` and `.`")));
     }

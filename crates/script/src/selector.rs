@@ -342,10 +342,7 @@ impl Parser<'_> {
                 ),
             ));
         }
-        if !value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-        {
+        if !value.chars().all(crate::name_rules::is_label_value_char) {
             return Err(self
                 .err(i, format!("`{value}` is not a valid label value"))
                 .help("a label value is ASCII letters, digits, `-`, `_` and `.`"));

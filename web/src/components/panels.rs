@@ -223,7 +223,7 @@ pub fn cut_off(p: &RunProps) -> Html {
         Some(listwatch_core::sim::Stop::ReadCap) => (
             "Cut off at the cap on reads. ",
             format!(
-                "Its selector lists looked at more than {} objects in all (lists that grow with every reconcile cost the square of the objects).",
+                "Its selector lists looked at more than {} objects in all (lists that grow with every reconcile cost the square of the objects). ",
                 thousands(sim.config().limits.max_objects_read as usize)
             ),
         ),
@@ -233,8 +233,7 @@ pub fn cut_off(p: &RunProps) -> Html {
         <div class="banner cap" role="status" data-testid="event-cap">
             <b>{cap}</b>
             {format!(
-                "{why}{}The run stopped after {} events, at {} of virtual time, before its end at {}. Nothing after that moment was simulated, so ESR is not judged.",
-                if why.is_empty() { "" } else { " " },
+                "{why}The run stopped after {} events, at {} of virtual time, before its end at {}. Nothing after that moment was simulated, so ESR is not judged.",
                 thousands(sim.trace().len()),
                 super::clock(t),
                 super::clock(sim.config().end_ms),

@@ -346,9 +346,7 @@ pub(super) fn check_value(p: &Cursor, w: &Word, value: &str, what: &str, max: us
             ),
         ));
     }
-    // `validation.IsValidLabelValue`: alphanumerics, `-`, `_` and `.`.
-    let label_char = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
-    if what == "label" && !value.chars().all(label_char) {
+    if what == "label" && !value.chars().all(crate::name_rules::is_label_value_char) {
         return Err(p
             .err_at(w, format!("`{value}` is not a valid label value"))
             .help("a label value is ASCII letters, digits, `-`, `_` and `.`"));
