@@ -103,6 +103,11 @@ impl FaultType for Hold {
         })
     }
 
+    /// The held object's name.
+    fn heap_bytes(&self) -> usize {
+        self.name.len()
+    }
+
     /// How many notifications were held, from when to when, and the state never acted on.
     fn effect(&self, sim: &Sim) -> String {
         let (controller, at_ms, kind, name) = (self.controller, self.at_ms, self.kind, &self.name);

@@ -1,8 +1,8 @@
 //! The fault types the explorer injects, one file each, all behind [`FaultType`].
 //!
-//! Adding a fault type: a file here with its struct and its `impl FaultType`, a variant of
-//! [`Fault`], and its line in `each!` and in [`sources`]; every match on `Fault` is exhaustive,
-//! so the compiler lists whatever else is missing.
+//! Adding a fault type: a file here with its struct and its `impl FaultType`, and its name in
+//! `fault_types!`, which makes the [`Fault`] variant, [`FAULT_TYPES`], [`sources`] and every
+//! dispatch from that one list; every other match on `Fault` is exhaustive.
 
 use crate::trace::{ControllerEvent, FaultEvent, StoreEvent};
 use std::collections::HashSet;
@@ -56,116 +56,96 @@ pub trait FaultType: Clone + Into<Fault> {
     }
     /// What it did in a run, read from the run's trace.
     fn effect(&self, sim: &Sim) -> String;
+    /// About the memory it takes beyond its own size, for the explorer's memory figure.
+    fn heap_bytes(&self) -> usize {
+        0
+    }
 }
 
-/// One perturbation, as the timeline inputs that cause it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Fault {
-    CrashBetweenWrites(CrashBetweenWrites),
-    Hold(Hold),
-    Stale(Stale),
-    Unobserved(Unobserved),
-    Disconnect(Disconnect),
-}
+/// The fault types, once: the order here is the order the round-robin visits them, their
+/// [`FAULT_TYPES`] and `Fault::type_index`. A type left out of this list does not compile
+/// wherever a `Fault` is built from it.
+macro_rules! fault_types {
+    ($($t:ident),* $(,)?) => {
+        /// One perturbation, as the timeline inputs that cause it.
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum Fault {
+            $($t($t)),*
+        }
 
-macro_rules! into_fault {
-    ($($t:ident),*) => {
         $(impl From<$t> for Fault {
             fn from(f: $t) -> Fault {
                 Fault::$t(f)
             }
         })*
-    };
-}
 
-into_fault!(CrashBetweenWrites, Hold, Stale, Unobserved, Disconnect);
+        /// The types' positions in the list, for `Fault::type_index`.
+        #[allow(dead_code)]
+        enum TypeIndex {
+            $($t),*
+        }
 
-/// Calls `$body` with `$f` bound to the fault's own type, whatever it is.
-macro_rules! each {
-    ($fault:expr, $f:ident => $body:expr) => {
-        match $fault {
-            Fault::CrashBetweenWrites($f) => $body,
-            Fault::Hold($f) => $body,
-            Fault::Stale($f) => $body,
-            Fault::Unobserved($f) => $body,
-            Fault::Disconnect($f) => $body,
+        /// The fault types' names, in the order the round-robin visits them
+        /// (and `Fault::type_index`).
+        pub const FAULT_TYPES: [&str; [$($t::NAME),*].len()] = [$($t::NAME),*];
+
+        /// The candidate sources, one per fault type in [`FAULT_TYPES`]'s order.
+        pub(super) fn sources(sim: &Sim, only: Option<ControllerId>) -> Vec<Source> {
+            let scan = Scan::new(sim, only);
+            vec![$($t::source(&scan)),*]
+        }
+
+        impl Fault {
+            /// Its index in [`FAULT_TYPES`].
+            pub fn type_index(&self) -> usize {
+                match self {
+                    $(Fault::$t(_) => TypeIndex::$t as usize),*
+                }
+            }
+
+            pub fn controller(&self) -> ControllerId {
+                match self { $(Fault::$t(f) => f.controller()),* }
+            }
+
+            pub fn start_ms(&self) -> TimeMs {
+                match self { $(Fault::$t(f) => f.start_ms()),* }
+            }
+
+            pub fn end_ms(&self) -> TimeMs {
+                match self { $(Fault::$t(f) => f.end_ms()),* }
+            }
+
+            pub fn inputs(&self) -> Vec<TimedInput> {
+                match self { $(Fault::$t(f) => f.inputs()),* }
+            }
+
+            pub fn describe(&self, config: &Config) -> String {
+                match self { $(Fault::$t(f) => f.describe(config)),* }
+            }
+
+            pub(super) fn shrinks(&self) -> Vec<Fault> {
+                match self {
+                    $(Fault::$t(f) => f.shrinks().into_iter().map(Into::into).collect()),*
+                }
+            }
+
+            pub fn had_effect(&self, sim: &Sim) -> bool {
+                match self { $(Fault::$t(f) => f.had_effect(sim)),* }
+            }
+
+            pub fn effect(&self, sim: &Sim) -> String {
+                match self { $(Fault::$t(f) => f.effect(sim)),* }
+            }
+
+            /// About the memory it takes beyond its own size (a hold's object name).
+            pub(super) fn heap_bytes(&self) -> usize {
+                match self { $(Fault::$t(f) => f.heap_bytes()),* }
+            }
         }
     };
 }
 
-/// The fault types, in the order the round-robin visits them (and `Fault::type_index`).
-pub const FAULT_TYPES: [&str; 5] = [
-    CrashBetweenWrites::NAME,
-    Hold::NAME,
-    Stale::NAME,
-    Unobserved::NAME,
-    Disconnect::NAME,
-];
-
-/// The candidate sources, one per fault type in [`FAULT_TYPES`]'s order.
-pub(super) fn sources(sim: &Sim, only: Option<ControllerId>) -> Vec<Source> {
-    let scan = Scan::new(sim, only);
-    vec![
-        CrashBetweenWrites::source(&scan),
-        Hold::source(&scan),
-        Stale::source(&scan),
-        Unobserved::source(&scan),
-        Disconnect::source(&scan),
-    ]
-}
-
-impl Fault {
-    /// Its index in [`FAULT_TYPES`].
-    pub fn type_index(&self) -> usize {
-        match self {
-            Fault::CrashBetweenWrites(_) => 0,
-            Fault::Hold(_) => 1,
-            Fault::Stale(_) => 2,
-            Fault::Unobserved(_) => 3,
-            Fault::Disconnect(_) => 4,
-        }
-    }
-
-    pub fn controller(&self) -> ControllerId {
-        each!(self, f => f.controller())
-    }
-
-    pub fn start_ms(&self) -> TimeMs {
-        each!(self, f => f.start_ms())
-    }
-
-    pub fn end_ms(&self) -> TimeMs {
-        each!(self, f => f.end_ms())
-    }
-
-    pub fn inputs(&self) -> Vec<TimedInput> {
-        each!(self, f => f.inputs())
-    }
-
-    pub fn describe(&self, config: &Config) -> String {
-        each!(self, f => f.describe(config))
-    }
-
-    pub(super) fn shrinks(&self) -> Vec<Fault> {
-        each!(self, f => f.shrinks().into_iter().map(Into::into).collect())
-    }
-
-    pub fn had_effect(&self, sim: &Sim) -> bool {
-        each!(self, f => f.had_effect(sim))
-    }
-
-    pub fn effect(&self, sim: &Sim) -> String {
-        each!(self, f => f.effect(sim))
-    }
-
-    /// About the memory it takes beyond its own size (a hold's object name).
-    pub(super) fn heap_bytes(&self) -> usize {
-        match self {
-            Fault::Hold(h) => h.name.len(),
-            _ => 0,
-        }
-    }
-}
+fault_types!(CrashBetweenWrites, Hold, Stale, Unobserved, Disconnect);
 
 /// What the fault types read off the fault-free run to find their candidates, computed once.
 pub struct Scan<'a> {
@@ -316,4 +296,25 @@ pub(super) const WINDOWS: [DurationMs; 6] = [
 /// The windows minimisation tries that are shorter than `was`, shortest first.
 fn shorter(was: DurationMs) -> impl Iterator<Item = DurationMs> {
     WINDOWS.into_iter().filter(move |&w| w < was)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The CLI's and the summary's per-type counts name a type by `FAULT_TYPES`: two types
+    /// of one name would read as one.
+    #[test]
+    fn fault_type_names_are_distinct_words() {
+        let mut names: Vec<&str> = FAULT_TYPES.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), FAULT_TYPES.len(), "{FAULT_TYPES:?}");
+        for n in FAULT_TYPES {
+            assert!(
+                !n.is_empty() && n.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'),
+                "{n}"
+            );
+        }
+    }
 }
