@@ -82,14 +82,12 @@ impl View {
             applied: 0,
             time_ms: TimeMs::ZERO,
             rv: 1,
-            caches: sim
-                .apiservers()
-                .iter()
-                .map(|a| {
-                    a.caches()
-                        .iter()
-                        .map(|c| CacheView {
-                            capacity: match c.mode() {
+            // Every apiserver has a cache of each kind, in the kind's configured mode.
+            caches: (sim.config().apiservers.iter())
+                .map(|_| {
+                    (sim.config().kinds.iter())
+                        .map(|k| CacheView {
+                            capacity: match k.cache {
                                 crate::config::CacheMode::Fixed { capacity } => capacity,
                                 crate::config::CacheMode::Dynamic { capacity_min, .. } => {
                                     capacity_min
@@ -112,8 +110,8 @@ impl View {
                     watching_since: None,
                 })
                 .collect(),
-            queues: vec![QueueView::default(); sim.controllers().len()],
-            disconnected: vec![false; sim.controllers().len()],
+            queues: vec![QueueView::default(); sim.config().controllers.len()],
+            disconnected: vec![false; sim.config().controllers.len()],
             controller_apiserver: sim
                 .config()
                 .controllers
@@ -299,7 +297,7 @@ impl QueueView {
                     self.reads.push((key, id));
                 }
             }
-            EventKind::Controller(ControllerEvent::ReconcileEnd { key, .. }) => {
+            EventKind::Controller(ControllerEvent::ReconcileEnd { key, requeued, .. }) => {
                 self.processing.retain(|k| *k != key);
                 if self.done.len() == DONE_SHOWN {
                     self.done.remove(0);
@@ -307,9 +305,9 @@ impl QueueView {
                 self.done.push((key, id));
                 self.reads.retain(|(k, _)| *k != key);
                 self.steps.retain(|s| s.0 != key);
-                // A dirty key is queued again when its reconcile ends.
-                if self.dirty.contains(&key) {
-                    self.dirty.retain(|k| *k != key);
+                // The engine says whether the queue took the key back (a dirty key).
+                self.dirty.retain(|k| *k != key);
+                if requeued {
                     self.waiting.push(key);
                 }
             }
@@ -373,11 +371,11 @@ pub struct Version {
     pub rv: Rv,
     pub spec: i64,
     pub status: i64,
-    /// UIDs count successful creates from 1, as etcd assigns them.
+    /// The UID etcd gave the object on its create.
     pub uid: u64,
     /// The deletion mark (a deletion requested while finalizers remain).
     pub deleting: bool,
-    /// `(kind, name, uid)` of the owner: read off the reconcile that created the object.
+    /// `(kind, name, uid)` of its controller owner, as etcd committed it.
     pub owner: Option<(KindId, NameId, u64)>,
     /// When it was created (`metadata.creationTimestamp`, set by the apiserver on the create,
     /// `registry/rest/create.go` `FillObjectMetaSystemFields`), kept by later versions.
@@ -491,7 +489,7 @@ impl Versions {
         let mut by_key: HashMap<(KindId, NameId), u32> = HashMap::new();
         let mut by_rv = HashMap::new();
         let mut first_event = vec![];
-        let mut next_uid = 1;
+        let mut created = sim.trace().created().peekable();
         for (i, e) in sim.trace().iter().enumerate() {
             let EventKind::Store(StoreEvent::Write {
                 op,
@@ -514,19 +512,27 @@ impl Versions {
                 objects.len() as u32 - 1
             });
             let prev = objects[o as usize].versions.last().copied();
-            let (uid, deleting, owner, created_ms, deletion_ms) = match (op, prev) {
-                (WriteOp::Create, _) | (_, None) => {
-                    let uid = next_uid;
-                    next_uid += 1;
-                    let owner = owner_from_cause(sim, &objects, &by_key, i);
-                    (uid, false, owner, e.time_ms, None)
+            let fields = fields_after(sim, i, rv);
+            // What etcd decided on a create (its UID and controller reference) is kept beside
+            // the create's event; an adopt or a release says the reference it leaves.
+            let made = created.next_if(|c| c.event as usize == i);
+            let (uid, deleting, owner, created_ms, deletion_ms) = match (made, prev) {
+                (Some(c), _) => {
+                    let owner = c.owner.map(|w| (w.kind, w.name, w.uid));
+                    (c.uid, false, owner, e.time_ms, None)
                 }
-                (_, Some(p)) => {
+                (None, Some(p)) => {
                     let marked = (op == WriteOp::MarkDeleting).then_some(e.time_ms);
                     let deleting = p.deleting || marked.is_some();
                     let deletion_ms = p.deletion_ms.or(marked);
-                    (p.uid, deleting, p.owner, p.created_ms, deletion_ms)
+                    let owner = match fields.map(|b| sim.trace().body(b).controller_owner) {
+                        Some(Some(left)) => left.map(|w| (w.kind, w.name, w.uid)),
+                        _ => p.owner,
+                    };
+                    (p.uid, deleting, owner, p.created_ms, deletion_ms)
                 }
+                // A version with no create before it: not a trace the engine writes.
+                (None, None) => (0, false, None, e.time_ms, None),
             };
             let v = Version {
                 event: i as EventId,
@@ -541,18 +547,10 @@ impl Versions {
                 owner,
                 created_ms,
                 deletion_ms,
-                fields: fields_after(sim, i, rv),
+                fields,
             };
             by_rv.insert(rv, (o, objects[o as usize].versions.len() as u32));
             objects[o as usize].versions.push(v);
-        }
-        // The final state knows the owners of the objects still there: trust it over inference.
-        for h in objects.iter_mut() {
-            if let Some(o) = sim.etcd().get(h.kind, h.name) {
-                for v in h.versions.iter_mut().filter(|v| v.uid == o.uid) {
-                    v.owner = o.owner.map(|w| (w.kind, w.name, w.uid));
-                }
-            }
         }
         Versions {
             objects,
@@ -842,46 +840,6 @@ fn split_unquoted<'a>(text: &'a str, sep: &str) -> Vec<&'a str> {
     out
 }
 
-/// A controller's create names its reconcile's primary object as owner (when the child is not
-/// the primary itself); everything else has none.
-fn owner_from_cause(
-    sim: &Sim,
-    objects: &[ObjectHistory],
-    by_key: &std::collections::HashMap<(KindId, NameId), u32>,
-    i: usize,
-) -> Option<(KindId, NameId, u64)> {
-    let e = &sim.trace()[i];
-    let Actor::Controller(_) = e.actor else {
-        return None;
-    };
-    let EventKind::Store(StoreEvent::Write { kind, name, .. }) = e.kind else {
-        return None;
-    };
-    let mut cause = e.cause();
-    for _ in 0..64 {
-        let id = cause?;
-        let ev = &sim.trace()[id as usize];
-        if let EventKind::Controller(ControllerEvent::ReconcileStart {
-            controller, key, ..
-        }) = ev.kind
-        {
-            let primary = sim.config().controllers[controller.index()].primary;
-            if (primary, key) == (kind, name) {
-                return None;
-            }
-            let p = by_key.get(&(primary, key))?;
-            let v = objects[*p as usize]
-                .versions
-                .iter()
-                .rev()
-                .find(|v| (v.event as usize) < i)?;
-            return (!v.is_delete()).then_some((primary, key, v.uid));
-        }
-        cause = ev.cause();
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1072,6 +1030,7 @@ mod tests {
             controller,
             key,
             result: ReconcileResult::Done,
+            requeued: true,
         });
         q.apply(3, &end);
         assert_eq!((q.dirty.len(), q.waiting.as_slice()), (0, &[key][..]));

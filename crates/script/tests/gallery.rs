@@ -74,6 +74,11 @@ fn check_scenario(name: &str) {
             ));
         }
     }
+    failures.extend(
+        fold_disagreements(&report.sim)
+            .into_iter()
+            .map(|d| format!("{name}: {d}")),
+    );
     let text = trace_text(&report.sim);
     let path = snapshot_path(name);
     let hash = format!("{:016x}", trace_hash(&report.sim));
@@ -103,6 +108,38 @@ fn check_scenario(name: &str) {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The objects panel is a fold of the events (`view::Objects`): at the run's end its last
+/// version of each object must be what etcd holds, UID and controller owner included (the
+/// engine keeps them beside each create's event, and an adopt or release says the owner it
+/// leaves), and every object it shows alive must be in etcd.
+fn fold_disagreements(sim: &listwatch_core::Sim) -> Vec<String> {
+    let objects = listwatch_core::view::Objects::new(sim);
+    let mut out = vec![];
+    for h in &objects.objects {
+        let key = format!(
+            "{}/{}",
+            sim.config().kinds[h.kind.index()].name,
+            sim.names().resolve(h.name)
+        );
+        let last = h.versions.last().filter(|v| !v.is_delete());
+        let held = sim.etcd().get(h.kind, h.name);
+        match (last, held) {
+            (Some(v), Some(o)) => {
+                let owner = o.owner.map(|w| (w.kind, w.name, w.uid));
+                if (v.uid, v.owner, v.rv) != (o.uid, owner, o.rv) {
+                    out.push(format!(
+                        "the fold's {key} is uid {} owner {:?} rv {}, etcd's uid {} owner {owner:?} rv {}",
+                        v.uid, v.owner, v.rv, o.uid, o.rv
+                    ));
+                }
+            }
+            (None, None) => {}
+            (v, o) => out.push(format!("the fold's {key} is {v:?}, etcd's {o:?}")),
+        }
+    }
+    out
 }
 
 macro_rules! gallery_test {

@@ -448,14 +448,15 @@ impl Controller {
     /// the worker takes the next key.
     fn finish(&mut self, st: &mut StepContext, worker: u32, run: Running, result: ReconcileResult) {
         let (controller, key, now) = (st.controller, run.key, st.now_ms);
+        let requeued = self.queue.done(key);
         let end = EventKind::Controller(ControllerEvent::ReconcileEnd {
             controller,
             key,
             result,
+            requeued,
         });
         let id = st.emit(run.start_event, end);
         self.workers[worker as usize] = None;
-        self.queue.done(key);
         let delay_ms = match result {
             // Anvil's controllers requeue 10 s after an error, not rate-limited (semantics.md §8).
             ReconcileResult::Error(_) if st.cfg().anvil => Some(ANVIL_ERROR_REQUEUE_MS),
@@ -554,6 +555,7 @@ impl Controller {
                 controller,
                 key,
                 result,
+                requeued: false,
             });
             st.emit(id, end);
         }
@@ -861,6 +863,34 @@ mod tests {
         assert_eq!(c.queue.len(), 3);
     }
 
+    /// client-go `util/workqueue/queue.go` `Done`: a key added while it was processed (dirty)
+    /// goes back in the queue when its reconcile ends; the end says so, and the page's queue
+    /// shows what the event says rather than working the rule out again.
+    #[test]
+    fn a_reconcile_end_says_whether_the_queue_took_its_dirty_key_back() {
+        for dirty in [false, true] {
+            let mut c = controller(1);
+            let key = NameId(1);
+            c.queue.add(key, false);
+            c.queue.get();
+            if dirty {
+                assert_eq!(c.queue.add(key, false), QueueAdd::MarkedDirty);
+            }
+            c.workers[0] = Some(running(key, 1, 1));
+            let out = run_step(&mut c, TimeMs(1000), |c, st| {
+                c.written(st, 0, Err(ApiError::Conflict), None, 9)
+            });
+            let requeued = out.kinds().into_iter().find_map(|k| match k {
+                EventKind::Controller(ControllerEvent::ReconcileEnd { requeued, .. }) => {
+                    Some(requeued)
+                }
+                _ => None,
+            });
+            assert_eq!(requeued, Some(dirty), "dirty {dirty}: {:?}", out.kinds());
+            assert_eq!(c.queue.queue.len(), dirty as usize, "waiting now");
+        }
+    }
+
     /// `reconcileHandler`: an error ends the reconcile and re-adds the key rate-limited
     /// (`AddRateLimited`), so a failed write is retried after the limiter's delay.
     #[test]
@@ -882,6 +912,7 @@ mod tests {
             controller: C,
             key,
             result: ReconcileResult::Error(ApiError::Conflict),
+            requeued: false,
         });
         let requeued = EventKind::Controller(ControllerEvent::Enqueue {
             controller: C,
@@ -932,6 +963,7 @@ mod tests {
             controller: C,
             key: NameId(1),
             result: ReconcileResult::Crashed,
+            requeued: false,
         });
         check(
             &out,

@@ -674,6 +674,7 @@ impl Sim {
                 controller,
                 key,
                 result: ReconcileResult::Error(_),
+                ..
             }) = e.kind
             {
                 let cfg = &self.config.controllers[controller.index()];

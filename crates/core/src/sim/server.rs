@@ -85,7 +85,16 @@ impl Sim {
             spec: obj.spec,
             status: obj.status,
         });
+        let before = self.sink.trace.len();
         let id = self.emit(actor, cause, write);
+        if event == EventType::Added && self.sink.trace.len() > before {
+            // The UID and owner etcd gave it, for the view (a `Write` event has no room).
+            self.sink.trace.keep_created(crate::trace::Created {
+                event: id,
+                uid: obj.uid,
+                owner: obj.owner,
+            });
+        }
         let owned = matches!(op, WriteOp::Adopt | WriteOp::Release);
         if (owned || !obj.body.is_empty()) && event != EventType::Deleted {
             // An adopt or a release says the controller reference it leaves.

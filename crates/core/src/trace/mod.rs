@@ -572,10 +572,13 @@ pub enum ControllerEvent {
         spec: i64,
         writes: u32,
     },
+    /// `requeued`: the key was added while it ran (client-go's dirty set), so the queue took
+    /// it back when the reconcile ended.
     ReconcileEnd {
         controller: ControllerId,
         key: NameId,
         result: ReconcileResult,
+        requeued: bool,
     },
     /// What a reconcile (of the user's own logic) read when it started: `rv` as it found it,
     /// `truth_rv` as etcd had it then, so a stale read shows.

@@ -40,36 +40,61 @@ impl KeptBody {
     }
 }
 
-/// The bodies `ObjectFields` events point to, chunked as the events are: a clone shares the
-/// full chunks and copies (reference counts of) at most one chunk's worth.
-#[derive(Clone, Default)]
-struct Bodies {
-    chunks: Vec<std::sync::Arc<Vec<KeptBody>>>,
-    tail: Vec<KeptBody>,
+/// What a trace keeps beside its events (bodies, creations), chunked as the events are: a
+/// clone shares the full chunks and copies at most one chunk's worth.
+#[derive(Clone)]
+struct Kept<T> {
+    chunks: Vec<std::sync::Arc<Vec<T>>>,
+    tail: Vec<T>,
 }
 
-impl Bodies {
-    fn push(&mut self, body: KeptBody) -> BodyRef {
-        let at = BodyRef((self.chunks.len() * BODY_CHUNK + self.tail.len()) as u32);
-        self.tail.push(body);
-        if self.tail.len() == BODY_CHUNK {
-            let full = std::mem::replace(&mut self.tail, Vec::with_capacity(BODY_CHUNK));
+impl<T> Default for Kept<T> {
+    fn default() -> Self {
+        Kept {
+            chunks: vec![],
+            tail: vec![],
+        }
+    }
+}
+
+impl<T> Kept<T> {
+    /// Entries per frozen chunk: fewer than events, as few events carry one.
+    const CHUNK: usize = 64;
+
+    fn len(&self) -> usize {
+        self.chunks.len() * Self::CHUNK + self.tail.len()
+    }
+
+    fn push(&mut self, x: T) -> u32 {
+        let at = self.len() as u32;
+        self.tail.push(x);
+        if self.tail.len() == Self::CHUNK {
+            let full = std::mem::replace(&mut self.tail, Vec::with_capacity(Self::CHUNK));
             self.chunks.push(std::sync::Arc::new(full));
         }
         at
     }
 
-    fn get(&self, at: BodyRef) -> Option<&KeptBody> {
-        let i = at.0 as usize;
-        match self.chunks.get(i / BODY_CHUNK) {
-            Some(c) => c.get(i % BODY_CHUNK),
-            None => self.tail.get(i - self.chunks.len() * BODY_CHUNK),
+    fn get(&self, i: usize) -> Option<&T> {
+        match self.chunks.get(i / Self::CHUNK) {
+            Some(c) => c.get(i % Self::CHUNK),
+            None => self.tail.get(i - self.chunks.len() * Self::CHUNK),
         }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &T> {
+        (self.chunks.iter().flat_map(|c| c.iter())).chain(self.tail.iter())
     }
 }
 
-/// Bodies per frozen chunk: fewer than events, as few events carry one.
-const BODY_CHUNK: usize = 64;
+/// What etcd decided when it created an object, kept for the create's `Write` event (an
+/// event has no room for it): its UID and its controller reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Created {
+    pub event: EventId,
+    pub uid: u64,
+    pub owner: Option<crate::model::Owner>,
+}
 
 /// A run's events in order. Full chunks of [`CHUNK`] events are frozen and shared (`Arc`), so a
 /// clone of a run (the explorer's fork) copies pointers and at most one chunk's worth of recent
@@ -79,7 +104,8 @@ const BODY_CHUNK: usize = 64;
 pub struct Trace {
     chunks: Vec<std::sync::Arc<Vec<Event>>>,
     tail: Vec<Event>,
-    bodies: Bodies,
+    bodies: Kept<KeptBody>,
+    created: Kept<Created>,
 }
 
 impl Clone for Trace {
@@ -91,6 +117,7 @@ impl Clone for Trace {
             chunks: self.chunks.clone(),
             tail,
             bodies: self.bodies.clone(),
+            created: self.created.clone(),
         }
     }
 }
@@ -122,7 +149,19 @@ impl Trace {
 
     /// Keeps an object's body for an event to point to (a reference count, not a copy).
     pub fn keep_body(&mut self, body: KeptBody) -> BodyRef {
-        self.bodies.push(body)
+        BodyRef(self.bodies.push(body))
+    }
+
+    /// Keeps what etcd decided on a create, for its `Write` event `created.event` (the last
+    /// event so far).
+    pub fn keep_created(&mut self, created: Created) {
+        debug_assert_eq!(created.event as usize + 1, self.len());
+        self.created.push(created);
+    }
+
+    /// What etcd decided on each create, in event order.
+    pub fn created(&self) -> impl Iterator<Item = &Created> {
+        self.created.iter()
     }
 
     /// The body an `ObjectFields` event points to (empty for one this trace does not hold).
@@ -131,7 +170,7 @@ impl Trace {
             body: crate::object::Body::EMPTY,
             controller_owner: None,
         };
-        self.bodies.get(at).unwrap_or(&EMPTY)
+        self.bodies.get(at.0 as usize).unwrap_or(&EMPTY)
     }
 
     pub fn get(&self, i: usize) -> Option<&Event> {

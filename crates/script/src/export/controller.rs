@@ -153,6 +153,7 @@ impl Events<'_> {
                 controller,
                 key,
                 result,
+                ..
             } => {
                 let (result, requeue_after_ms, error) = reconcile_result(result);
                 Out::ReconcileEnd {

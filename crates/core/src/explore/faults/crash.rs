@@ -102,6 +102,7 @@ impl FaultType for CrashBetweenWrites {
                 controller: c,
                 key,
                 result: ReconcileResult::Crashed,
+                ..
             }) if c == controller => Some(key),
             _ => None,
         });
