@@ -161,51 +161,6 @@ fn arith(c: &Cursor, at: &Word, op: ArithOp, a: Value, b: Value) -> R<Value> {
     Ok(Value::Arith(op, Box::new(a), Box::new(b)))
 }
 
-/// Why `s` is not a qualified name, in the words of apimachinery
-/// `pkg/util/validation/validation.go` `IsQualifiedName` (a finalizer's name is one:
-/// `pkg/api/validation/objectmeta.go` `ValidateFinalizerName`): an optional DNS-1123 subdomain
-/// prefix and `/`, then a name of at most 63 alphanumerics, `-`, `_`, `.`, alphanumeric at both
-/// ends.
-pub fn qualified_name_error(s: &str) -> Option<&'static str> {
-    let (prefix, name) = match s.split_once('/') {
-        Some((p, n)) => (Some(p), n),
-        None => (None, s),
-    };
-    if s.matches('/').count() > 1 {
-        return Some("a qualified name has at most one `/`");
-    }
-    if let Some(p) = prefix {
-        let label_ok = |l: &str| {
-            !l.is_empty()
-                && l.len() <= 63
-                && l.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
-                && l.ends_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
-                && l.chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        };
-        if p.is_empty() {
-            return Some("prefix part must be non-empty");
-        }
-        if p.len() > 253 || !p.split('.').all(label_ok) {
-            return Some("prefix part must be a lowercase RFC 1123 subdomain");
-        }
-    }
-    if name.is_empty() {
-        return Some("name part must be non-empty");
-    }
-    if name.len() > 63 {
-        return Some("name part must be no more than 63 characters");
-    }
-    let alnum = |c: char| c.is_ascii_alphanumeric();
-    if !(name.starts_with(alnum)
-        && name.ends_with(alnum)
-        && name.chars().all(|c| alnum(c) || "-_.".contains(c)))
-    {
-        return Some("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character");
-    }
-    None
-}
-
 /// A resourceVersion or a UID (an object's own, or its owner's) is an opaque string in
 /// Kubernetes: "clients must not assume that resource versions are numeric or collatable"
 /// (community `contributors/devel/sig-architecture/api-conventions.md`, apimachinery
@@ -1571,7 +1526,10 @@ impl<'a> Compiler<'a> {
             return Ok(None);
         };
         c.pos += 1;
-        if let Some(why) = (!f.quoted).then(|| qualified_name_error(&f.text)).flatten() {
+        if let Some(why) = (!f.quoted)
+            .then(|| crate::name_rules::qualified_name_error(&f.text))
+            .flatten()
+        {
             return Err(c
                 .err_at(f, format!("`{}` is not a finalizer name: {why}", f.text))
                 .help("a qualified name: `example.com/cleanup` (the apiserver warns on one without a `/` prefix)"));

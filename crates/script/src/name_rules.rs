@@ -55,9 +55,12 @@ pub(crate) fn check_name(p: &Cursor, w: &Word, what: &str, allowed: fn(char) -> 
     Ok(())
 }
 
-/// A key, as `validateLabelKey` reads a qualified name: its characters, at most `MAX_KEY_LEN`
-/// (`what` names it: "label", "finalizer"...). `err` places the error where the key was read.
-pub(crate) fn check_key(key: &str, what: &str, err: impl FnOnce(String) -> Diagnostic) -> R<()> {
+/// A named field's path (`spec.image`, `replicas`): its characters, at most `MAX_KEY_LEN`.
+pub(crate) fn check_field_path(
+    key: &str,
+    what: &str,
+    err: impl FnOnce(String) -> Diagnostic,
+) -> R<()> {
     let ok = |c: char| c.is_ascii_alphanumeric() || "-_./".contains(c);
     if key.is_empty() || !key.chars().all(ok) {
         return Err(err(format!("`{key}` is not a valid {what} name"))
@@ -72,6 +75,66 @@ pub(crate) fn check_key(key: &str, what: &str, err: impl FnOnce(String) -> Diagn
     Ok(())
 }
 
+/// A label's, an annotation's or a finalizer's key, as apimachinery's
+/// `util/validation/validation.go` `IsQualifiedName` reads it (the apiserver answers 422
+/// otherwise). `what` names it ("label", "finalizer"...); `err` places the error where the key
+/// was read.
+pub(crate) fn check_key(key: &str, what: &str, err: impl FnOnce(String) -> Diagnostic) -> R<()> {
+    let Some(why) = qualified_name_error(key) else {
+        return Ok(());
+    };
+    let shown: String = key.chars().take(80).collect();
+    let more = if shown.len() < key.len() { "..." } else { "" };
+    Err(err(format!("`{shown}{more}` is not a valid {what} name: {why}")).help(
+        "a key is `name` or `prefix/name`: the name at most 63 letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit; the prefix a lowercase DNS subdomain like `example.com`",
+    ))
+}
+
+/// Why `s` is not a qualified name, in the words of apimachinery
+/// `pkg/util/validation/validation.go` `IsQualifiedName` (a finalizer's name is one:
+/// `pkg/api/validation/objectmeta.go` `ValidateFinalizerName`): an optional DNS-1123 subdomain
+/// prefix and `/`, then a name of at most 63 alphanumerics, `-`, `_`, `.`, alphanumeric at both
+/// ends.
+pub fn qualified_name_error(s: &str) -> Option<&'static str> {
+    let (prefix, name) = match s.split_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, s),
+    };
+    if s.matches('/').count() > 1 {
+        return Some("a qualified name has at most one `/`");
+    }
+    if let Some(p) = prefix {
+        // `IsDNS1123Subdomain`: 253 characters in all and its pattern (no limit per part).
+        let label_ok = |l: &str| {
+            !l.is_empty()
+                && l.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+                && l.ends_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+                && l.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        };
+        if p.is_empty() {
+            return Some("prefix part must be non-empty");
+        }
+        if p.len() > 253 || !p.split('.').all(label_ok) {
+            return Some("prefix part must be a lowercase RFC 1123 subdomain");
+        }
+    }
+    if name.is_empty() {
+        return Some("name part must be non-empty");
+    }
+    if name.len() > 63 {
+        return Some("name part must be no more than 63 characters");
+    }
+    let alnum = |c: char| c.is_ascii_alphanumeric();
+    if !(name.starts_with(alnum)
+        && name.ends_with(alnum)
+        && name.chars().all(|c| alnum(c) || "-_.".contains(c)))
+    {
+        return Some("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character");
+    }
+    None
+}
+
 /// A label value written as a literal in a `logic` block (`metadata.labels.app = "web"`), as
 /// `validation.IsValidLabelValue` reads it: at most `MAX_LABEL_VALUE_LEN` characters of ASCII
 /// letters, digits, `-`, `_` and `.` (the apiserver answers 422 otherwise).
@@ -82,4 +145,58 @@ pub(crate) fn check_label_value(value: &str, err: impl FnOnce(String) -> Diagnos
             .help(format!("a label value is at most {MAX_LABEL_VALUE_LEN} ASCII letters, digits, `-`, `_` and `.`")));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// apimachinery `pkg/util/validation/validation_test.go` `TestIsQualifiedName`: its good
+    /// and bad values, row by row.
+    #[test]
+    fn keys_are_qualified_names_as_is_qualified_name_reads_them() {
+        let good = [
+            "simple",
+            "now-with-dashes",
+            "1-starts-with-num",
+            "1234",
+            "simple/simple",
+            "now-with-dashes/simple",
+            "now-with-dashes/now-with-dashes",
+            "now.with.dots/simple",
+            "now-with.dashes-and.dots/simple",
+            "1-num.2-num/3-num",
+            "1234/5678",
+            "1.2.3.4/5678",
+            "Uppercase_Is_OK_123",
+            "example.com/Uppercase_Is_OK_123",
+            "requests.storage-foo",
+        ];
+        for k in good {
+            assert_eq!(qualified_name_error(k), None, "{k}");
+        }
+        let long_name = "a".repeat(64);
+        let long_prefix = format!("{}/a", "a".repeat(254));
+        let bad = [
+            "nospecialchars%^=@",
+            "cantendwithadash-",
+            "-cantstartwithadash-",
+            "only/one/slash",
+            "Example.com/abc",
+            "example_com/abc",
+            "example.com/",
+            "/simple",
+            long_name.as_str(),
+            long_prefix.as_str(),
+            "",
+        ];
+        for k in bad {
+            assert!(qualified_name_error(k).is_some(), "{k} is refused");
+        }
+        let name63 = "a".repeat(63);
+        assert_eq!(qualified_name_error(&format!("example.com/{name63}")), None);
+        // `IsDNS1123Subdomain` limits the whole prefix, not each of its parts.
+        let part64 = "a".repeat(64);
+        assert_eq!(qualified_name_error(&format!("{part64}.com/x")), None);
+    }
 }

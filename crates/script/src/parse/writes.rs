@@ -419,7 +419,7 @@ fn field_edit(p: &Cursor, w: &Word) -> R<Edit> {
         Some(rest) => (true, rest),
         None => (false, path.strip_prefix("spec.").unwrap_or(path)),
     };
-    check_key(p, w, path, "field")?;
+    crate::name_rules::check_field_path(path, "field", |m| p.err_at(w, m))?;
     if path.split('.').any(str::is_empty) {
         return Err(p.err_at(w, format!("`{path}` has an empty part")));
     }
