@@ -1003,6 +1003,29 @@ impl<'a> Compiler<'a> {
         if parts.is_empty() {
             return Err(bad("an empty name".to_string()));
         }
+        // A name with no values in it is checked now as the apiserver would (422 otherwise).
+        let literal: Option<String> = (parts.iter())
+            .map(|p| match p {
+                NamePart::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        if let Some(name) = literal {
+            let full = match &namespace {
+                Some(ns) => format!("{ns}/{name}"),
+                None => name,
+            };
+            let generate = c
+                .words
+                .iter()
+                .any(|w| !w.quoted && w.text == "generate-name");
+            if let Some(why) = crate::name_rules::object_name_error(&full, generate) {
+                return Err(bad(format!(
+                    "`{}` is not a valid object name: {why}",
+                    w.text
+                )));
+            }
+        }
         Ok(Some(Target::Built { parts, namespace }))
     }
 

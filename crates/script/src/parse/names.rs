@@ -24,6 +24,18 @@ pub(super) fn object_name(p: &mut Cursor) -> R<String> {
             .err_at(w, format!("`{}` is not a valid object name", w.text))
             .help("use letters, digits, `-` and `.`, optionally `namespace/name`"));
     }
+    // The apiserver's rule (422 otherwise); a create with `generate-name` names a prefix.
+    let generate = p
+        .words
+        .iter()
+        .any(|w| !w.quoted && w.text == "generate-name");
+    if !name.contains(['{', '}']) {
+        if let Some(why) = crate::name_rules::object_name_error(&name, generate) {
+            return Err(p
+                .err_at(w, format!("`{}` is not a valid object name: {why}", w.text))
+                .help("an object's name is lowercase letters, digits, `-` and `.` (like `web-0`), its namespace lowercase letters, digits and `-`"));
+        }
+    }
     Ok(name)
 }
 
