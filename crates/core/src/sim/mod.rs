@@ -40,13 +40,14 @@ mod step;
 mod timers;
 
 pub use apiserver::{Apiserver, ServerWatch};
-use apiserver::{Clients, Offer, Parked, ReadKind, Waiting, WaitingRead, PROBE_WATCHER};
+use apiserver::{Offer, Parked, ReadKind, Waiting, WaitingRead, PROBE_WATCHER};
 pub use controller::Controller;
 pub(crate) use etcd::{Decision, ObjectsRead, Refusal};
 pub use etcd::{Etcd, EtcdReader};
 pub use link::Link;
 use link::{LinkTimer, Toward};
 pub use reflector::Reflector;
+use serve::RequestScope;
 use step::{Call, Out, Outbox, Sink};
 
 /// Per controller, by key: what a retry that is futile could read (`run_until_settled`).
@@ -160,11 +161,13 @@ enum ServerAction {
         kind: Option<KindId>,
         generation: Generation,
     },
+    /// The requests carry what they name (`RequestScope`), as a request's path and options do.
     ServeList {
         watcher: WatcherId,
         session: Session,
         rv: ListRv,
         limit: u32,
+        scope: RequestScope,
     },
     /// The next page: etcd reads the first page's revision again, unless it was compacted.
     ServeListPage {
@@ -179,12 +182,14 @@ enum ServerAction {
         session: Session,
         rv: ListRv,
         timeout_ms: DurationMs,
+        scope: RequestScope,
     },
     ServeWatch {
         watcher: WatcherId,
         session: Session,
         from: Rv,
         timeout_ms: DurationMs,
+        scope: RequestScope,
     },
     ListDeadline {
         watcher: WatcherId,
@@ -880,8 +885,10 @@ impl Sim {
                 session,
                 rv,
                 limit,
+                scope,
             } => self.serve((watcher, session), Msg::ListErr, cause, |a, st, by| {
-                a.serve_list(st, watcher, session, (rv, limit), by)
+                let request = serve::ListRequest { rv, limit, scope };
+                a.serve_list(st, watcher, session, request, by)
             }),
             ServerAction::ServeListPage {
                 watcher,
@@ -897,16 +904,24 @@ impl Sim {
                 session,
                 rv,
                 timeout_ms,
+                scope,
             } => self.serve((watcher, session), Msg::ListErr, cause, |a, st, by| {
-                a.serve_watch_list(st, watcher, session, (rv, timeout_ms), by)
+                a.serve_watch_list(st, (watcher, session), (rv, timeout_ms), scope, by)
             }),
             ServerAction::ServeWatch {
                 watcher,
                 session,
                 from,
                 timeout_ms,
+                scope,
             } => self.serve((watcher, session), Msg::Refused, cause, |a, st, by| {
-                a.serve_watch(st, watcher, session, (from, timeout_ms), by)
+                let from = serve::WatchFrom::Rv(from);
+                let request = serve::WatchRequest {
+                    from,
+                    timeout_ms,
+                    scope,
+                };
+                a.serve_watch(st, watcher, session, request, by)
             }),
             ServerAction::ListDeadline {
                 watcher,

@@ -94,6 +94,17 @@ impl Reflector {
         self.selector.as_deref()
     }
 
+    /// What its requests name (its ListWatch's path and options): its kind, namespace and
+    /// selector, and whether it allows bookmarks.
+    pub(super) fn scope(&self, config: &Config) -> RequestScope {
+        RequestScope {
+            kind: self.kind,
+            namespace: self.namespace,
+            selector: self.selector.clone(),
+            bookmarks: config.reflector_of(self.controller).bookmarks,
+        }
+    }
+
     pub fn state(&self) -> WatcherState {
         self.state
     }
@@ -257,6 +268,7 @@ impl Reflector {
                 session,
                 rv,
                 timeout_ms,
+                scope: self.scope(st.config),
             });
             return st.request(id, request, serve);
         }
@@ -290,6 +302,7 @@ impl Reflector {
             session,
             rv,
             limit,
+            scope: self.scope(st.config),
         });
         st.request(cause, request, serve);
     }
@@ -308,6 +321,7 @@ impl Reflector {
             session,
             from,
             timeout_ms,
+            scope: self.scope(st.config),
         });
         st.request(cause, request, serve);
     }
@@ -897,6 +911,7 @@ mod tests {
             session: Session(2),
             rv: ListRv::NotOlderThan(7),
             limit: 0,
+            scope: r.scope(&Config::new(&["Pod"])),
         });
         assert_eq!(out.requests(), [list], "relistResourceVersion: the last RV");
     }

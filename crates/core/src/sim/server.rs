@@ -323,10 +323,6 @@ impl Sim {
             now_ms: self.now_ms,
             config: &self.config,
             etcd: &self.etcd,
-            clients: Clients {
-                reflectors: &self.reflectors,
-                links: &self.links,
-            },
             watches: &mut self.watches,
             names: &self.names,
             out: Out::new(
@@ -437,7 +433,9 @@ impl Sim {
             let w = &self.watches[i];
             if w.open && w.from_etcd && w.kind == change.object.kind {
                 let (api, watch) = (w.apiserver, WatchId(i as u32));
-                self.step_server(api, |a, st| a.relay(st, watch, change.clone(), cause));
+                let backed_up = self.links[self.controller_of(w.watcher).index()].slow();
+                let relayed = (change.clone(), backed_up);
+                self.step_server(api, |a, st| a.relay(st, watch, relayed, cause));
             }
         }
     }
@@ -500,11 +498,9 @@ impl Sim {
             let names = &mut self.names;
             crate::object::Selector::resolve(s.labels.as_ref(), s.fields.as_ref(), names)
         });
+        let selector = (text, selector.map(Arc::new));
         self.step_server(api, |a, st| {
-            if let Some(s) = selector {
-                a.hold_probe_selector(probe, Arc::new(s));
-            }
-            a.probe(st, (probe, kind), request, text, cause)
+            a.probe(st, (probe, kind), request, selector, cause)
         });
     }
 }
