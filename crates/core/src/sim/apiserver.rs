@@ -10,6 +10,9 @@ pub struct Apiserver {
     /// Changes held back while paused, applied on resume.
     pub(super) held: VecDeque<Change>,
     pub(super) lag_ms: DurationMs,
+    /// The watches it has served, by `WatchId` (its own numbering: they opened in that order);
+    /// closed ones stay, as a `WatchId` in a late message or timer still names one.
+    pub(super) watches: Vec<ServerWatch>,
     /// Open watches served by each kind's cache.
     pub(super) watches_by_kind: Vec<Vec<WatchId>>,
     /// Reads waiting (at most 3 s) for the cache to reach a revision.
@@ -64,6 +67,7 @@ impl Apiserver {
             paused: false,
             held: VecDeque::new(),
             lag_ms: a.lag_ms,
+            watches: vec![],
             watches_by_kind: vec![vec![]; config.kinds.len()],
             waiting_reads: vec![],
             held_progress: 0,
@@ -81,17 +85,29 @@ impl Apiserver {
     pub fn caches(&self) -> &[WatchCache] {
         &self.caches
     }
+
+    /// The watches it has served (open or closed), in the order they opened.
+    pub fn watches(&self) -> &[ServerWatch] {
+        &self.watches
+    }
+}
+
+/// A watch as the engine and its client name it: the apiserver that serves it and its
+/// `WatchId` there. The messages of a watch's stream and its timers carry it.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+pub(super) struct WatchRef {
+    pub api: ApiserverId,
+    pub id: WatchId,
 }
 
 /// What an apiserver reads of the world during one step, and where it writes: never its
-/// clients (a request carries what it names, `RequestScope`). The watches table spans the
-/// apiservers (a `WatchId` is global); a step changes only the watches of its own apiserver.
+/// clients (a request carries what it names, `RequestScope`), nor another apiserver's watches
+/// (each `Apiserver` owns its own).
 pub(super) struct StepContext<'a> {
     pub api: ApiserverId,
     pub now_ms: TimeMs,
     pub config: &'a Config,
     pub etcd: &'a Etcd,
-    pub watches: &'a mut Vec<ServerWatch>,
     /// Names, for a field selector on `metadata.name` (objects are named `namespace/name`).
     pub names: &'a crate::model::Names,
     pub out: Out<'a>,
@@ -107,16 +123,19 @@ impl StepContext<'_> {
         self.out.send_to_client(cause, watcher, session, msg)
     }
 
+    /// How its apiserver's watch `id` is named outside it.
+    pub fn watch_ref(&self, id: WatchId) -> WatchRef {
+        WatchRef { api: self.api, id }
+    }
+
     /// Sends one change to a watch's client over its link.
-    pub fn watch_event(&mut self, cause: EventId, watch: WatchId, change: Change, live: bool) {
-        let w = &self.watches[watch.index()];
-        let (watcher, session) = (w.watcher, w.session);
+    pub fn watch_event(&mut self, cause: EventId, w: &ServerWatch, change: Change, live: bool) {
         let msg = Msg::Event {
-            watch,
+            watch: self.watch_ref(w.id),
             change: Arc::new(change),
             live,
         };
-        self.send(cause, watcher, session, msg);
+        self.send(cause, w.watcher, w.session, msg);
     }
 }
 
@@ -301,12 +320,9 @@ impl Apiserver {
             self.paused = false;
         }
         let api = st.api;
-        let to_close: Vec<WatchId> = (0..st.watches.len() as u32)
-            .map(WatchId)
-            .filter(|&i| {
-                let w = &st.watches[i.index()];
-                w.open && w.apiserver == api && only.is_none_or(|k| w.kind == k)
-            })
+        let to_close: Vec<WatchId> = (self.watches.iter())
+            .filter(|w| w.open && only.is_none_or(|k| w.kind == k))
+            .map(|w| w.id)
             .collect();
         for &kind in &kinds {
             let list_rv = self.caches[kind.index()].list_rv();
@@ -549,9 +565,10 @@ pub(super) const PROBE_WATCHER: WatcherId = WatcherId(u16::MAX);
 /// A watch as the server holds it.
 #[derive(Clone, Debug, Hash)]
 pub struct ServerWatch {
+    /// Its number at its apiserver (its index in `Apiserver::watches`).
+    pub(super) id: WatchId,
     pub(super) watcher: WatcherId,
     pub(super) session: Session,
-    pub(super) apiserver: ApiserverId,
     pub(super) kind: KindId,
     pub(super) namespace: Option<NameId>,
     /// Its label selector: a change is converted (`Selector::convert`) or skipped.
@@ -636,7 +653,6 @@ pub(super) mod tests {
         pub config: Config,
         pub etcd: Etcd,
         pub reflectors: Vec<Reflector>,
-        pub watches: Vec<ServerWatch>,
     }
 
     impl World {
@@ -651,7 +667,6 @@ pub(super) mod tests {
             World {
                 etcd: Etcd::new(&config),
                 reflectors: vec![r],
-                watches: vec![],
                 config,
             }
         }
@@ -691,7 +706,6 @@ pub(super) mod tests {
                 now_ms,
                 config: &self.config,
                 etcd: &self.etcd,
-                watches: &mut self.watches,
                 names: &crate::model::Names::default(),
                 out: harness.out(now_ms, actor),
             };

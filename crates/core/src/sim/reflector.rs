@@ -22,7 +22,7 @@ pub struct Reflector {
     pub(super) backoff_mark_ms: Option<TimeMs>,
     /// Invalidates messages and timers of earlier requests.
     pub(super) session: Session,
-    pub(super) watch: Option<WatchId>,
+    pub(super) watch: Option<WatchRef>,
     pub(super) watch_opened_ms: TimeMs,
     pub(super) watch_events: u32,
     pub(super) listed: bool,
@@ -507,7 +507,7 @@ impl Reflector {
     fn on_initial_events_end(
         &mut self,
         st: &mut StepContext,
-        watch: WatchId,
+        watch: WatchRef,
         items: Vec<Object>,
         rv: Rv,
         cause: EventId,
@@ -528,7 +528,7 @@ impl Reflector {
     /// A streaming list's stream opened, its initial events ended by a plain BOOKMARK at `rv`
     /// without `k8s.io/initial-events-end` (antrea #8123): the informer keeps waiting for the
     /// end, and the ticker warns every 10 s.
-    fn on_unended_stream(&mut self, st: &mut StepContext, watch: WatchId, rv: Rv, cause: EventId) {
+    fn on_unended_stream(&mut self, st: &mut StepContext, watch: WatchRef, rv: Rv, cause: EventId) {
         self.watch = Some(watch);
         self.watch_opened_ms = st.now_ms;
         self.unended_since_ms = Some(st.now_ms);
@@ -573,7 +573,7 @@ impl Reflector {
     }
 
     /// The watch's stream is open from now on.
-    fn watching(&mut self, now_ms: TimeMs, watch: WatchId) {
+    fn watching(&mut self, now_ms: TimeMs, watch: WatchRef) {
         self.watch = Some(watch);
         self.watch_opened_ms = now_ms;
         self.watch_events = 0;
@@ -625,7 +625,7 @@ impl Reflector {
     fn on_watch_opened(
         &mut self,
         st: &mut StepContext,
-        watch: WatchId,
+        watch: WatchRef,
         from_rv: Rv,
         replayed: u32,
         cause: EventId,
@@ -840,7 +840,10 @@ mod tests {
         let mut r = reflector();
         r.handlers = vec![(KeyMap::Itself, Predicate::All)];
         (r.listed, r.last_rv, r.state) = (true, 7, WatcherState::Watching);
-        r.watch = Some(WatchId(0));
+        r.watch = Some(WatchRef {
+            api: ApiserverId(0),
+            id: WatchId(0),
+        });
         r
     }
 
@@ -1076,7 +1079,10 @@ mod tests {
     #[test]
     fn a_new_session_drops_the_watch() {
         let mut r = reflector();
-        r.watch = Some(WatchId(3));
+        r.watch = Some(WatchRef {
+            api: ApiserverId(0),
+            id: WatchId(3),
+        });
         assert_eq!(r.new_session(), Session(1));
         assert_eq!((r.session, r.watch), (Session(1), None));
     }

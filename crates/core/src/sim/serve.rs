@@ -453,16 +453,19 @@ impl Apiserver {
     ) {
         let cache = &self.caches[scope.kind.index()];
         let (at, items) = (cache.rv(), cached_items(st.names, scope, cache));
-        let watch = self.open_watch(st, (watcher, session), scope, false, (at, at));
+        let watch = self.open_watch((watcher, session), scope, false, (at, at));
         if self.omits_initial_events_end {
             // antrea #8123: the initial events end with a plain BOOKMARK; no periodic
             // bookmarks follow on such a server's streams.
-            let unended = Msg::WatchListUnended { watch, rv: at };
+            let unended = Msg::WatchListUnended {
+                watch: st.watch_ref(watch),
+                rv: at,
+            };
             st.send(cause, watcher, session, unended);
             return self.arm_watch_timeout(st, watch, timeout_ms, cause);
         }
         let start = Msg::WatchListStart {
-            watch,
+            watch: st.watch_ref(watch),
             items,
             rv: at,
         };
@@ -544,20 +547,14 @@ impl Apiserver {
         // `processInterval`: the RV of the last event replayed (of any namespace) bounds the
         // bookmarks that follow.
         let replayed_to = replay.last().map_or(from, |c| c.object.rv.max(from));
-        let watch = self.open_watch(
-            st,
-            (watcher, session),
-            scope,
-            from_etcd,
-            (from, replayed_to),
-        );
+        let watch = self.open_watch((watcher, session), scope, from_etcd, (from, replayed_to));
         let replayed = replay
             .iter()
             .filter(|c| scope.namespace.is_none_or(|ns| ns == c.object.namespace))
             .filter(|c| (scope.selector.as_ref()).is_none_or(|s| s.convert(c, st.names).is_some()))
             .count() as u32;
         let opened = Msg::WatchOpened {
-            watch,
+            watch: st.watch_ref(watch),
             from_rv: from,
             replayed,
         };
@@ -587,8 +584,9 @@ impl Apiserver {
             let cache = &self.caches[scope.kind.index()];
             (cache.rv(), cached_items(st.names, scope, cache))
         };
-        let watch = self.open_watch(st, (watcher, session), scope, from_etcd, (rv, rv));
-        send_added(st, watch, request.from.rv_or(rv), objects, cause);
+        let watch = self.open_watch((watcher, session), scope, from_etcd, (rv, rv));
+        let w = &self.watches[watch.index()];
+        send_added(st, w, request.from.rv_or(rv), objects, cause);
         self.arm_watch_timers(st, watch, request.timeout_ms, cause);
     }
     /// What a watch of `kind` replays after `after`: a range of the cache's buffer or of etcd's
@@ -658,9 +656,9 @@ impl Apiserver {
         };
         crate::order::sort_by_u64(&mut replay, |o| o.rv);
         let now = st.etcd.rev();
-        let watch = self.open_watch(st, (watcher, session), scope, true, (from, now));
-        send_added(st, watch, from, replay, cause);
-        st.watches[watch.index()].last_sent = now;
+        let watch = self.open_watch((watcher, session), scope, true, (from, now));
+        send_added(st, &self.watches[watch.index()], from, replay, cause);
+        self.watches[watch.index()].last_sent = now;
     }
 }
 
@@ -671,18 +669,17 @@ impl Apiserver {
     /// replay (or initial events) ends at `replayed_to`.
     fn open_watch(
         &mut self,
-        st: &mut StepContext,
         (watcher, session): (WatcherId, Session),
         scope: &RequestScope,
         from_etcd: bool,
         (from, replayed_to): (Rv, Rv),
     ) -> WatchId {
         let kind = scope.kind;
-        let watch = WatchId(st.watches.len() as u32);
-        st.watches.push(ServerWatch {
+        let watch = WatchId(self.watches.len() as u32);
+        self.watches.push(ServerWatch {
+            id: watch,
             watcher,
             session,
-            apiserver: st.api,
             kind,
             namespace: scope.namespace,
             selector: scope.selector.clone(),
@@ -720,7 +717,8 @@ impl Apiserver {
         cause: EventId,
     ) {
         let deadline = st.now_ms + timeout;
-        st.watches[watch.index()].deadline_ms = deadline;
+        self.watches[watch.index()].deadline_ms = deadline;
+        let watch = st.watch_ref(watch);
         st.out.timer(
             deadline,
             cause,
@@ -738,7 +736,7 @@ impl Apiserver {
         delivery: Delivery,
         cause: EventId,
     ) {
-        let w = &mut st.watches[watch.index()];
+        let w = &mut self.watches[watch.index()];
         let (live, slow_link) = match delivery {
             Delivery::Replay => (false, false),
             Delivery::Live { backed_up } => (true, backed_up),
@@ -751,10 +749,8 @@ impl Apiserver {
             st.names,
         ) {
             Offer::Skip => {}
-            Offer::Send => {
-                st.watch_event(cause, watch, change, live);
-            }
-            Offer::SendAs(event) => st.watch_event(cause, watch, change.converted(event), live),
+            Offer::Send => st.watch_event(cause, w, change, live),
+            Offer::SendAs(event) => st.watch_event(cause, w, change.converted(event), live),
             Offer::TooSlow => self.close_watch(st, watch, WatchEnd::TooSlow, cause),
         }
     }
@@ -776,7 +772,7 @@ impl Apiserver {
     /// or an earlier bookmark sent it before (a quiet watch still gets one about every minute).
     /// Watches served by etcd get none.
     fn send_bookmark(&mut self, st: &mut StepContext, watch: WatchId, cause: EventId) {
-        let w = &mut st.watches[watch.index()];
+        let w = &mut self.watches[watch.index()];
         if !w.open || w.from_etcd {
             return;
         }
@@ -792,7 +788,7 @@ impl Apiserver {
 
     /// A watch's bookmark is due: send it, and schedule the next.
     pub(super) fn bookmark_due(&mut self, st: &mut StepContext, watch: WatchId, cause: EventId) {
-        if st.watches[watch.index()].open {
+        if self.watches[watch.index()].open {
             self.send_bookmark(st, watch, cause);
             self.schedule_bookmark(st, watch, cause);
         }
@@ -804,7 +800,7 @@ impl Apiserver {
     /// moment's second, and the bookmark timer, popping once a second, sends it at the start of
     /// that second; a second already popped (the current one) means the next.
     fn schedule_bookmark(&mut self, st: &mut StepContext, watch: WatchId, cause: EventId) {
-        let w = &st.watches[watch.index()];
+        let w = &self.watches[watch.index()];
         if !w.bookmarks || w.from_etcd {
             return;
         }
@@ -817,6 +813,7 @@ impl Apiserver {
             let bucket =
                 (heartbeat.ms() / BOOKMARK_TICK_MS).max(st.now_ms.ms() / BOOKMARK_TICK_MS + 1);
             let pop = TimeMs(bucket * BOOKMARK_TICK_MS);
+            let watch = st.watch_ref(watch);
             st.out.timer(
                 pop,
                 cause,
@@ -834,11 +831,10 @@ impl Apiserver {
         reason: WatchEnd,
         cause: EventId,
     ) {
-        let w = &mut st.watches[watch.index()];
+        let w = &mut self.watches[watch.index()];
         if !w.open {
             return;
         }
-        debug_assert_eq!(w.apiserver, st.api, "an apiserver closes its own watches");
         w.open = false;
         let (kind, watcher, session) = (w.kind, w.watcher, w.session);
         self.watches_by_kind[kind.index()].retain(|&i| i != watch);
@@ -858,12 +854,11 @@ impl Apiserver {
 
     /// Forgets one of its watches without a word to the client: the client's process died, and
     /// nobody reads the stream any more.
-    pub(super) fn forget_watch(&mut self, st: &mut StepContext, watch: WatchId) {
-        let w = &mut st.watches[watch.index()];
+    pub(super) fn forget_watch(&mut self, watch: WatchId) {
+        let w = &mut self.watches[watch.index()];
         if !w.open {
             return;
         }
-        debug_assert_eq!(w.apiserver, st.api, "an apiserver forgets its own watches");
         w.open = false;
         self.watches_by_kind[w.kind.index()].retain(|&i| i != watch);
     }
@@ -901,19 +896,17 @@ pub(super) enum Delivery {
 /// sends, not live).
 fn send_added(
     st: &mut StepContext,
-    watch: WatchId,
+    w: &ServerWatch,
     from_rv: Rv,
     objects: Vec<Object>,
     cause: EventId,
 ) {
-    let w = &st.watches[watch.index()];
-    let (watcher, session) = (w.watcher, w.session);
     let opened = Msg::WatchOpened {
-        watch,
+        watch: st.watch_ref(w.id),
         from_rv,
         replayed: objects.len() as u32,
     };
-    st.send(cause, watcher, session, opened);
+    st.send(cause, w.watcher, w.session, opened);
     for object in objects {
         let change = Change {
             event: EventType::Added,
@@ -921,7 +914,7 @@ fn send_added(
             time_ms: st.now_ms,
             prev: Default::default(),
         };
-        st.watch_event(cause, watch, change, false);
+        st.watch_event(cause, w, change, false);
     }
 }
 
@@ -1212,7 +1205,7 @@ mod tests {
             oldest_minus_one: IssuedRv::new(4),
         };
         assert_eq!(out.sent(), [Msg::WatchErr(too_old)]);
-        assert!(world.watches.is_empty() && api.watches_by_kind[0].is_empty());
+        assert!(api.watches.is_empty() && api.watches_by_kind[0].is_empty());
         assert!(out.timers().is_empty());
     }
 
@@ -1227,7 +1220,7 @@ mod tests {
         assert!(matches!(
             sent[0],
             Msg::WatchOpened {
-                watch: WatchId(0),
+                watch: WatchRef { id: WatchId(0), .. },
                 from_rv: 4,
                 replayed: 3
             }
@@ -1241,7 +1234,7 @@ mod tests {
             .collect();
         assert_eq!(replayed, [(5, false), (6, false), (7, false)]);
         assert_eq!(api.watches_by_kind[0], [WatchId(0)]);
-        let w = &world.watches[0];
+        let w = &api.watches[0];
         assert_eq!(
             (w.last_sent, w.deadline_ms, w.open),
             (7, TimeMs(60_000), true)
@@ -1261,7 +1254,7 @@ mod tests {
         let mut world = World::new(3);
         let mut api = cache_at_7(&mut world);
         watch(&mut api, &mut world, 4);
-        assert_eq!(world.watches[0].replayed_to, 7);
+        assert_eq!(api.watches[0].replayed_to, 7);
         let due = |api: &mut Apiserver, world: &mut World| {
             let out = world.step(api, TimeMs(30_000), |a, st| {
                 a.bookmark_due(st, WatchId(0), 2)
@@ -1321,8 +1314,8 @@ mod tests {
                 out.timers().is_empty(),
                 "{tracker:?}: the fake's watch never ends"
             );
-            assert!(world.watches[0].from_etcd, "relayed from etcd's store");
-            assert_eq!(world.watches[0].last_sent, 4, "only later writes follow");
+            assert!(api.watches[0].from_etcd, "relayed from etcd's store");
+            assert_eq!(api.watches[0].last_sent, 4, "only later writes follow");
         }
     }
 
@@ -1355,7 +1348,7 @@ mod tests {
         let mut world = World::new(100);
         let mut api = world.apiserver();
         watch(&mut api, &mut world, 1);
-        let w = &mut world.watches[0];
+        let w = &mut api.watches[0];
         let offers: Vec<Offer> = [(2, false), (3, true), (3, true), (4, true), (5, true)]
             .iter()
             .map(|&(rv, live)| w.offer(&pod(rv), live, true, 2, &Names::default()))
