@@ -362,12 +362,12 @@ impl Sim {
         let (cap, mut closed) = (self.config.watch_chan_capacity, false);
         for &id in &watches {
             let watch = WatchRef { api, id };
-            let watcher = self.apiservers[api.index()].watches[id.index()].watcher;
-            let c = self.controller_of(watcher);
-            // The engine owns the links: it says whether the watch's connection is backed up
-            // (`serve.rs` `Delivery`).
-            let slow_link = self.links[c.index()].slow();
             let w = &mut self.apiservers[api.index()].watches[id.index()];
+            let watcher = w.watcher;
+            // The engine owns the links: it says whether the watch's connection is backed up
+            // (`serve.rs` `Delivery`). Fields, not `controller_of`: `w` is borrowed.
+            let c = self.reflectors[watcher.index()].controller;
+            let slow_link = self.links[c.index()].slow();
             let offer = w.offer(&change, true, slow_link, cap, &self.names);
             match offer {
                 Offer::Skip => {}
