@@ -755,7 +755,10 @@ pub(super) mod tests {
         let cache = &api.caches[0];
         let buffered: Vec<Rv> = cache.buffer().iter().map(|c| c.object.rv).collect();
         assert_eq!(buffered, [4, 5, 6]);
-        assert_eq!((cache.rv(), cache.oldest(), cache.store().len()), (6, 4, 5));
+        assert_eq!(
+            (cache.rv(), cache.oldest(), cache.object_count()),
+            (6, 4, 5)
+        );
     }
 
     /// `cacher.go` `waitUntilFreshAndBlock`: a list at a resourceVersion the cache has not

@@ -458,7 +458,7 @@ mod tests {
         assert!(!body.is_empty());
         for api in &sim.apiservers {
             assert!(
-                api.caches[0].store()[&a].body.shares(&body),
+                api.caches[0].get(a).is_some_and(|o| o.body.shares(&body)),
                 "a watch cache"
             );
         }

@@ -91,10 +91,10 @@ impl Apiserver {
         let cache = &self.caches[scope.kind.index()];
         let items = match &scope.selector {
             // `cacher.go` `GetList` filters with the request's predicate.
-            Some(sel) => (cache.store().values())
+            Some(sel) => (cache.objects())
                 .filter(|o| sel.matches_object(o, st.names))
                 .count(),
-            None => cache.store().len(),
+            None => cache.object_count(),
         };
         let listed = EventKind::Probe(ProbeEvent::ProbeListed {
             probe,
@@ -165,7 +165,7 @@ impl Apiserver {
                 (request.from.rv_or(etcd.rev()), etcd.kind_len(kind))
             }
             WatchDecision::CurrentState { from_etcd: false } => {
-                (request.from.rv_or(cache.rv()), cache.store().len())
+                (request.from.rv_or(cache.rv()), cache.object_count())
             }
         };
         let opened = EventKind::Probe(ProbeEvent::ProbeWatchOpened {

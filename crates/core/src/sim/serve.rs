@@ -872,7 +872,7 @@ fn filter_requested(names: &Names, scope: &RequestScope, mut items: Vec<Object>)
 
 /// A list's items (`RequestScope::requested`) from a cache's store: only those are copied.
 fn cached_items(names: &Names, scope: &RequestScope, cache: &WatchCache) -> Vec<Object> {
-    (cache.store().values())
+    (cache.objects())
         .filter(|o| scope.requested(names, o))
         .map(|o| Object::clone(o))
         .collect()
