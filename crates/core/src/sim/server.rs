@@ -753,6 +753,51 @@ mod tests {
         assert_eq!(got, opened);
     }
 
+    /// A kind without a watch cache is watched through etcd (`etcd3/watcher.go`): each
+    /// apiserver registers its client's watch with etcd as it opens, and etcd sends a change to
+    /// its watchers in the order they were registered, whichever apiserver relays each (the
+    /// model's order; each apiserver numbers its own watches).
+    #[test]
+    fn etcd_relays_a_change_to_the_watches_in_the_order_they_opened_across_apiservers() {
+        let mut config = mirrors(3);
+        config.kinds[0].cache = CacheMode::Off;
+        config.apiservers.push(ApiserverConfig {
+            name: "other".into(),
+            ..Default::default()
+        });
+        config.controllers[1].apiserver = ApiserverId(1);
+        let mut sim = watching(config);
+        let pods = |w: &WatcherId| sim.reflectors[w.index()].kind == KindId(0);
+        let opened: Vec<WatcherId> = events_from(&sim, 0)
+            .into_iter()
+            .filter_map(|(_, _, k)| match k {
+                EventKind::Reflector(ReflectorEvent::WatchOpened { watcher, .. }) => Some(watcher),
+                _ => None,
+            })
+            .filter(pods)
+            .collect();
+        let api_of = |w: &WatcherId| sim.links[sim.controller_of(*w).index()].apiserver();
+        let apis: Vec<ApiserverId> = opened.iter().map(api_of).collect();
+        assert_eq!(
+            apis,
+            [ApiserverId(0), ApiserverId(1), ApiserverId(0)],
+            "the watches open on both apiservers, interleaved"
+        );
+        let from = sim.sink.trace.len();
+        sim.handle_input(create_pod("x", 1));
+        let got: Vec<WatcherId> = events_from(&sim, from)
+            .into_iter()
+            .filter_map(|(_, _, k)| match k {
+                EventKind::Reflector(ReflectorEvent::WatchEvent { watcher, .. }) => Some(watcher),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            got, opened,
+            "in the order the watches opened, not by apiserver"
+        );
+    }
+
     /// `cache_watcher.go`: live events wait in a watch's channel while its client's link is
     /// slow; one more than the channel holds closes the watch (no ERROR), and it leaves its
     /// kind's list. A watch whose client keeps up is unaffected.
