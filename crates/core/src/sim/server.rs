@@ -336,8 +336,10 @@ impl Sim {
         let result = step(a, &mut st);
         // The watches it relays from etcd that the step opened are etcd's watches from now on
         // (`etcd3/watcher.go`: the apiserver registers each with etcd as it opens).
-        let relayed = (a.watches[opened_before..].iter()).filter(|w| w.from_etcd);
-        (self.etcd_watches).extend(relayed.map(|w| WatchRef { api, id: w.id }));
+        if a.watches.len() > opened_before {
+            let relayed = (a.watches[opened_before..].iter()).filter(|w| w.from_etcd);
+            (self.etcd_watches).extend(relayed.map(|w| WatchRef { api, id: w.id }));
+        }
         self.run_outbox(from);
         result
     }
