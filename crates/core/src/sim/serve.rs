@@ -1319,6 +1319,32 @@ mod tests {
         }
     }
 
+    /// `cacher.go` `GetList` filters with the request's predicate: the namespace the request
+    /// names (its path), whatever the client that sent it (here an informer of every namespace).
+    #[test]
+    fn a_list_answers_the_namespace_its_request_names() {
+        let mut world = World::new(10);
+        let mut api = world.apiserver();
+        world.step(&mut api, TimeMs(0), |a, st| {
+            for (rv, ns) in [(2, 7), (3, 8)] {
+                let mut p = pod(rv);
+                Arc::make_mut(&mut p.object).namespace = NameId(ns);
+                a.change(st, p, 0);
+            }
+        });
+        assert_eq!(world.reflectors[0].namespace, None);
+        let mut list = world.list((ListRv::Any, 0));
+        list.scope.namespace = Some(NameId(8));
+        let out = world.step(&mut api, TimeMs(0), |a, st| {
+            a.serve_list(st, WatcherId(0), Session(1), list, 1)
+        });
+        assert!(
+            matches!(&out.sent()[..], [Msg::ListOk { items, .. }] if items.len() == 1 && items[0].namespace == NameId(8)),
+            "{:?}",
+            out.sent()
+        );
+    }
+
     /// antrea #8123: a server that omits `k8s.io/initial-events-end` ends a streaming list's
     /// initial events with a plain bookmark, arms the stream's timeout and no bookmark timer.
     #[test]
