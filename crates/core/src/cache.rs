@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::config::{CacheMode, EVENT_FRESH_MS};
-use crate::model::{Change, DurationMs, Object, Rv, TimeMs};
+use crate::model::{Change, DurationMs, NameId, Object, Rv, TimeMs};
 use crate::store::NameMap;
 
 #[derive(Debug, Hash, PartialEq, Eq)]
@@ -106,26 +106,40 @@ impl WatchCache {
         self.ready
     }
 
-    /// The objects lists are served from, by name.
-    pub fn store(&self) -> &NameMap<Arc<Object>> {
-        &self.store
+    /// The objects lists are served from, in the store's order (by name).
+    pub fn objects(&self) -> impl Iterator<Item = &Arc<Object>> {
+        self.store.values()
+    }
+
+    /// The object of that name in its store.
+    pub fn get(&self, name: NameId) -> Option<&Arc<Object>> {
+        self.store.get(&name)
+    }
+
+    /// How many objects its store holds.
+    pub fn object_count(&self) -> usize {
+        self.store.len()
     }
 
     /// The recent changes, oldest first.
-    pub fn buffer(&self) -> &VecDeque<Change> {
+    #[cfg(test)]
+    pub(crate) fn buffer(&self) -> &VecDeque<Change> {
         &self.buffer
     }
 
+    // Only the apiserver changes a cache (`sim/apiserver.rs`); `replace` stays public for the
+    // tests that build a cache's state by hand.
+
     /// An etcd progress notification (or another kind's change with progress notify): a ready
     /// cache has seen `rev`.
-    pub fn progress(&mut self, rev: Rv) {
+    pub(crate) fn progress(&mut self, rev: Rv) {
         if self.ready && self.mode != CacheMode::Off {
             self.rv = self.rv.max(rev);
         }
     }
 
     /// The cache starts re-initialising (`Replace` ends it): history gone, not ready.
-    pub fn reinitialise(&mut self) {
+    pub(crate) fn reinitialise(&mut self) {
         self.ready = false;
         self.buffer.clear();
     }
@@ -173,7 +187,7 @@ impl WatchCache {
     }
 
     /// `resizeCacheLocked` then `updateCache`: grow, shrink or evict, then append.
-    pub fn add(&mut self, change: Change) -> AddOutcome {
+    pub(crate) fn add(&mut self, change: Change) -> AddOutcome {
         let capacity_before = self.capacity;
         let mut evicted = 0;
         if let CacheMode::Dynamic {

@@ -145,7 +145,8 @@ id_type!(/// Index into `Config::controllers`.
     ControllerId, u16);
 id_type!(/// Index into the run's reflectors (one per controller watch statement).
     WatcherId, u16);
-id_type!(/// A watch as a server holds it: index into the run's server-side watches.
+id_type!(/// A watch as its apiserver holds it: index into that apiserver's watches
+    /// (`Apiserver::watches`); another apiserver numbers its own from 0 too.
     WatchId, u32);
 
 macro_rules! counter_type {

@@ -1,6 +1,6 @@
 //! An apiserver: its watch caches, the reads waiting for them, and the watches it serves.
 
-use super::serve::{ListRequest, Requester, WatchRequest};
+use super::serve::{ListRequest, RequestScope, Requester, WatchRequest};
 use super::*;
 
 #[derive(Clone, Debug, Hash)]
@@ -10,6 +10,9 @@ pub struct Apiserver {
     /// Changes held back while paused, applied on resume.
     pub(super) held: VecDeque<Change>,
     pub(super) lag_ms: DurationMs,
+    /// The watches it has served, by `WatchId` (its own numbering: they opened in that order);
+    /// closed ones stay, as a `WatchId` in a late message or timer still names one.
+    pub(super) watches: Vec<ServerWatch>,
     /// Open watches served by each kind's cache.
     pub(super) watches_by_kind: Vec<Vec<WatchId>>,
     /// Reads waiting (at most 3 s) for the cache to reach a revision.
@@ -27,9 +30,6 @@ pub struct Apiserver {
     pub(super) omits_initial_events_end: bool,
     /// Requests waiting for a cache to be ready (without `ResilientWatchCacheInitialization`).
     pub(super) parked: Vec<Parked>,
-    /// The selectors of probes' lists not answered yet, sorted by probe number (a few at most:
-    /// a sorted `Vec`, which hashes as the `BTreeMap` it replaced, for less of the page's wasm).
-    pub(super) probe_selectors: Vec<(u32, Arc<crate::object::Selector>)>,
 }
 
 /// A request that waits until its kind's cache is ready: before
@@ -46,6 +46,7 @@ pub(super) enum Parked {
         session: Session,
         rv: ListRv,
         timeout_ms: DurationMs,
+        scope: RequestScope,
     },
     Watch {
         requester: Requester,
@@ -54,23 +55,6 @@ pub(super) enum Parked {
 }
 
 impl Apiserver {
-    /// Keeps the selector of probe `probe`'s list until its answer.
-    pub(super) fn hold_probe_selector(&mut self, probe: u32, s: Arc<crate::object::Selector>) {
-        match self.probe_selectors.binary_search_by_key(&probe, |e| e.0) {
-            Ok(i) => self.probe_selectors[i].1 = s,
-            Err(i) => self.probe_selectors.insert(i, (probe, s)),
-        }
-    }
-
-    /// The selector of probe `probe`'s list, which is answered now.
-    pub(super) fn take_probe_selector(
-        selectors: &mut Vec<(u32, Arc<crate::object::Selector>)>,
-        probe: u32,
-    ) -> Option<Arc<crate::object::Selector>> {
-        let i = selectors.binary_search_by_key(&probe, |e| e.0).ok()?;
-        Some(selectors.remove(i).1)
-    }
-
     /// Its caches, each listed (empty) at revision 1.
     pub(super) fn new(config: &Config, a: &crate::config::ApiserverConfig) -> Apiserver {
         let cache = |mode| {
@@ -83,6 +67,7 @@ impl Apiserver {
             paused: false,
             held: VecDeque::new(),
             lag_ms: a.lag_ms,
+            watches: vec![],
             watches_by_kind: vec![vec![]; config.kinds.len()],
             waiting_reads: vec![],
             held_progress: 0,
@@ -91,7 +76,6 @@ impl Apiserver {
             fake: a.fake,
             omits_initial_events_end: a.omits_initial_events_end,
             parked: vec![],
-            probe_selectors: Vec::new(),
         }
     }
 }
@@ -101,53 +85,29 @@ impl Apiserver {
     pub fn caches(&self) -> &[WatchCache] {
         &self.caches
     }
-}
 
-/// What the apiserver knows of its clients: a request's kind and namespace (its path), whether
-/// the client asked for bookmarks, and whether its link is slow (then live events wait in the
-/// watch's channel until the client takes them).
-#[derive(Clone, Copy)]
-pub(super) struct Clients<'a> {
-    pub reflectors: &'a [Reflector],
-    pub links: &'a [Link],
-}
-
-impl Clients<'_> {
-    pub fn kind(&self, w: WatcherId) -> KindId {
-        self.reflectors[w.index()].kind
-    }
-
-    pub fn namespace(&self, w: WatcherId) -> Option<NameId> {
-        self.reflectors[w.index()].namespace
-    }
-
-    /// The label selector its requests carry (a probe's: none).
-    pub fn selector(&self, w: WatcherId) -> Option<Arc<crate::object::Selector>> {
-        (self.reflectors.get(w.index())).and_then(|r| r.selector.clone())
-    }
-
-    pub fn bookmarks(&self, config: &Config, w: WatcherId) -> bool {
-        config
-            .reflector_of(self.reflectors[w.index()].controller)
-            .bookmarks
-    }
-
-    pub fn slow_link(&self, w: WatcherId) -> bool {
-        let c = self.reflectors[w.index()].controller;
-        self.links[c.index()].slow()
+    /// The watches it has served (open or closed), in the order they opened.
+    pub fn watches(&self) -> &[ServerWatch] {
+        &self.watches
     }
 }
 
-/// What an apiserver reads of the world during one step, and where it writes. The
-/// watches table spans the apiservers (a `WatchId` is global); a step changes only the
-/// watches of its own apiserver.
+/// A watch as the engine and its client name it: the apiserver that serves it and its
+/// `WatchId` there. The messages of a watch's stream and its timers carry it.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+pub(super) struct WatchRef {
+    pub api: ApiserverId,
+    pub id: WatchId,
+}
+
+/// What an apiserver reads of the world during one step, and where it writes: never its
+/// clients (a request carries what it names, `RequestScope`), nor another apiserver's watches
+/// (each `Apiserver` owns its own).
 pub(super) struct StepContext<'a> {
     pub api: ApiserverId,
     pub now_ms: TimeMs,
     pub config: &'a Config,
     pub etcd: &'a Etcd,
-    pub clients: Clients<'a>,
-    pub watches: &'a mut Vec<ServerWatch>,
     /// Names, for a field selector on `metadata.name` (objects are named `namespace/name`).
     pub names: &'a crate::model::Names,
     pub out: Out<'a>,
@@ -163,16 +123,19 @@ impl StepContext<'_> {
         self.out.send_to_client(cause, watcher, session, msg)
     }
 
+    /// How its apiserver's watch `id` is named outside it.
+    pub fn watch_ref(&self, id: WatchId) -> WatchRef {
+        WatchRef { api: self.api, id }
+    }
+
     /// Sends one change to a watch's client over its link.
-    pub fn watch_event(&mut self, cause: EventId, watch: WatchId, change: Change, live: bool) {
-        let w = &self.watches[watch.index()];
-        let (watcher, session) = (w.watcher, w.session);
+    pub fn watch_event(&mut self, cause: EventId, w: &ServerWatch, change: Change, live: bool) {
         let msg = Msg::Event {
-            watch,
+            watch: self.watch_ref(w.id),
             change: Arc::new(change),
             live,
         };
-        self.send(cause, watcher, session, msg);
+        self.send(cause, w.watcher, w.session, msg);
     }
 }
 
@@ -357,12 +320,9 @@ impl Apiserver {
             self.paused = false;
         }
         let api = st.api;
-        let to_close: Vec<WatchId> = (0..st.watches.len() as u32)
-            .map(WatchId)
-            .filter(|&i| {
-                let w = &st.watches[i.index()];
-                w.open && w.apiserver == api && only.is_none_or(|k| w.kind == k)
-            })
+        let to_close: Vec<WatchId> = (self.watches.iter())
+            .filter(|w| w.open && only.is_none_or(|k| w.kind == k))
+            .map(|w| w.id)
             .collect();
         for &kind in &kinds {
             let list_rv = self.caches[kind.index()].list_rv();
@@ -435,11 +395,10 @@ impl Apiserver {
 
     /// Serves, in arrival order, the parked requests whose caches are ready now.
     fn unpark(&mut self, st: &mut StepContext, cause: EventId) {
-        let kind_of = |p: &Parked| match *p {
-            Parked::List { requester, .. } | Parked::Watch { requester, .. } => {
-                requester.kind(&st.clients)
-            }
-            Parked::WatchList { watcher, .. } => st.clients.kind(watcher),
+        let kind_of = |p: &Parked| match p {
+            Parked::List { request, .. } => request.scope.kind,
+            Parked::Watch { request, .. } => request.scope.kind,
+            Parked::WatchList { scope, .. } => scope.kind,
         };
         let (ready, waiting): (Vec<Parked>, Vec<Parked>) = std::mem::take(&mut self.parked)
             .into_iter()
@@ -453,7 +412,8 @@ impl Apiserver {
                     session,
                     rv,
                     timeout_ms,
-                } => self.serve_watch_list(st, watcher, session, (rv, timeout_ms), cause),
+                    scope,
+                } => self.serve_watch_list(st, (watcher, session), (rv, timeout_ms), scope, cause),
                 Parked::Watch { requester, request } => self.watch(st, requester, request, cause),
             }
         }
@@ -462,7 +422,7 @@ impl Apiserver {
     /// A read the cache answers once it has seen `r.rv` (`cacher.go` `waitUntilFreshAndBlock`):
     /// now if it has, else when it does, within 3 s.
     pub(super) fn read_when_fresh(&mut self, st: &mut StepContext, r: WaitingRead, cause: EventId) {
-        if self.fresh_for(&st.clients, &r) {
+        if self.fresh_for(&r) {
             self.answer_read(st, r, cause);
         } else {
             self.wait_for_cache(st, r, cause);
@@ -470,8 +430,8 @@ impl Apiserver {
     }
 
     /// Whether the cache `r` reads is ready and has seen `r.rv`.
-    fn fresh_for(&self, clients: &Clients<'_>, r: &WaitingRead) -> bool {
-        let cache = &self.caches[r.requester().kind(clients).index()];
+    fn fresh_for(&self, r: &WaitingRead) -> bool {
+        let cache = &self.caches[r.scope.kind.index()];
         cache.ready() && cache.rv() >= r.rv
     }
 
@@ -479,20 +439,22 @@ impl Apiserver {
     /// reflectors stream).
     fn answer_read(&mut self, st: &mut StepContext, r: WaitingRead, cause: EventId) {
         match r.read {
-            Waiting::List { requester, .. } => self.answer_list_from_cache(st, requester, cause),
+            Waiting::List { requester, .. } => {
+                self.answer_list_from_cache(st, requester, &r.scope, cause)
+            }
             Waiting::WatchList {
                 watcher,
                 session,
                 timeout_ms,
-            } => self.answer_watch_list(st, watcher, session, timeout_ms, cause),
+            } => self.answer_watch_list(st, (watcher, session), &r.scope, timeout_ms, cause),
         }
     }
 
     /// Parks a read until the cache reaches `rv`, for at most 3 s (`cacher.go`
     /// `waitUntilFreshAndBlock`).
     fn wait_for_cache(&mut self, st: &mut StepContext, r: WaitingRead, cause: EventId) {
-        self.waiting_reads.push(r);
         let (watcher, session) = r.requester().deadline_key();
+        self.waiting_reads.push(r);
         let deadline = Action::Server(ServerAction::ListDeadline {
             watcher,
             session,
@@ -507,7 +469,9 @@ impl Apiserver {
             return;
         }
         let (done, keep): (Vec<WaitingRead>, Vec<WaitingRead>) =
-            (self.waiting_reads.iter()).partition(|r| self.fresh_for(&st.clients, r));
+            std::mem::take(&mut self.waiting_reads)
+                .into_iter()
+                .partition(|r| self.fresh_for(r));
         self.waiting_reads = keep;
         for r in done {
             self.answer_read(st, r, cause);
@@ -530,7 +494,7 @@ impl Apiserver {
             return;
         };
         let r = waiting.remove(i);
-        let current = self.caches[r.requester().kind(&st.clients).index()].rv();
+        let current = self.caches[r.scope.kind.index()].rv();
         let err = ApiError::TooLargeRv {
             requested: r.rv,
             current: IssuedRv::new(current),
@@ -544,15 +508,17 @@ impl Apiserver {
             Waiting::List {
                 requester,
                 read: ReadKind::Consistent { limit },
-            } => self.answer_list_from_etcd(st, requester, (None, limit), cause),
+            } => self.answer_list_from_etcd(st, requester, &r.scope, (None, limit), cause),
         }
     }
 }
 
-/// A read the cache answers once it has seen `rv` (`cacher.go` `waitUntilFreshAndBlock`).
-#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+/// A read the cache answers once it has seen `rv` (`cacher.go` `waitUntilFreshAndBlock`),
+/// with what its request names.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
 pub(super) struct WaitingRead {
     pub(super) rv: Rv,
+    pub(super) scope: RequestScope,
     pub(super) read: Waiting,
 }
 
@@ -599,13 +565,16 @@ pub(super) const PROBE_WATCHER: WatcherId = WatcherId(u16::MAX);
 /// A watch as the server holds it.
 #[derive(Clone, Debug, Hash)]
 pub struct ServerWatch {
+    /// Its number at its apiserver (its index in `Apiserver::watches`).
+    pub(super) id: WatchId,
     pub(super) watcher: WatcherId,
     pub(super) session: Session,
-    pub(super) apiserver: ApiserverId,
     pub(super) kind: KindId,
     pub(super) namespace: Option<NameId>,
     /// Its label selector: a change is converted (`Selector::convert`) or skipped.
     pub(super) selector: Option<Arc<crate::object::Selector>>,
+    /// The request's `allowWatchBookmarks`.
+    pub(super) bookmarks: bool,
     pub(super) from_etcd: bool,
     pub(super) last_sent: Rv,
     /// The RV its initial replay ended at (the RV it started from when it replayed nothing):
@@ -684,8 +653,6 @@ pub(super) mod tests {
         pub config: Config,
         pub etcd: Etcd,
         pub reflectors: Vec<Reflector>,
-        pub links: Vec<Link>,
-        pub watches: Vec<ServerWatch>,
     }
 
     impl World {
@@ -699,15 +666,30 @@ pub(super) mod tests {
             let r = Reflector::new(ControllerId(0), KindId(0), None, vec![], DurationMs(800));
             World {
                 etcd: Etcd::new(&config),
-                links: vec![Link::new(&config.controllers[0])],
                 reflectors: vec![r],
-                watches: vec![],
                 config,
             }
         }
 
         pub fn apiserver(&self) -> Apiserver {
             Apiserver::new(&self.config, &self.config.apiservers[0])
+        }
+
+        /// A list by its informer.
+        pub fn list(&self, (rv, limit): (ListRv, u32)) -> ListRequest {
+            let scope = self.reflectors[0].scope(&self.config);
+            ListRequest { rv, limit, scope }
+        }
+
+        /// A watch by its informer, after `from`.
+        pub fn watch(&self, (from, timeout_ms): (Rv, DurationMs)) -> WatchRequest {
+            let from = super::super::serve::WatchFrom::Rv(from);
+            let scope = self.reflectors[0].scope(&self.config);
+            WatchRequest {
+                from,
+                timeout_ms,
+                scope,
+            }
         }
 
         /// One step of `api` at `now_ms`: what it wrote.
@@ -724,11 +706,6 @@ pub(super) mod tests {
                 now_ms,
                 config: &self.config,
                 etcd: &self.etcd,
-                clients: Clients {
-                    reflectors: &self.reflectors,
-                    links: &self.links,
-                },
-                watches: &mut self.watches,
                 names: &crate::model::Names::default(),
                 out: harness.out(now_ms, actor),
             };
@@ -778,7 +755,10 @@ pub(super) mod tests {
         let cache = &api.caches[0];
         let buffered: Vec<Rv> = cache.buffer().iter().map(|c| c.object.rv).collect();
         assert_eq!(buffered, [4, 5, 6]);
-        assert_eq!((cache.rv(), cache.oldest(), cache.store().len()), (6, 4, 5));
+        assert_eq!(
+            (cache.rv(), cache.oldest(), cache.object_count()),
+            (6, 4, 5)
+        );
     }
 
     /// `cacher.go` `waitUntilFreshAndBlock`: a list at a resourceVersion the cache has not
@@ -787,8 +767,8 @@ pub(super) mod tests {
     fn a_list_at_an_rv_the_cache_has_not_seen_waits_until_the_cache_reaches_it() {
         let mut world = World::new(10);
         let mut api = world.apiserver();
+        let list = world.list((ListRv::NotOlderThan(3), 0));
         let out = world.step(&mut api, TimeMs(1000), |a, st| {
-            let list = (ListRv::NotOlderThan(3), 0);
             a.serve_list(st, WatcherId(0), Session(4), list, 0)
         });
         assert!(out.sent().is_empty(), "no answer yet: the cache is at 1");
@@ -824,14 +804,9 @@ pub(super) mod tests {
     fn a_list_the_cache_does_not_catch_up_with_in_3_s_gets_504() {
         let mut world = World::new(10);
         let mut api = world.apiserver();
+        let list = world.list((ListRv::NotOlderThan(9), 0));
         world.step(&mut api, TimeMs(0), |a, st| {
-            a.serve_list(
-                st,
-                WatcherId(0),
-                Session(1),
-                (ListRv::NotOlderThan(9), 0),
-                0,
-            )
+            a.serve_list(st, WatcherId(0), Session(1), list, 0)
         });
         let out = world.step(&mut api, TimeMs::ZERO + LIST_WAIT_MS, |a, st| {
             a.change(st, pod(2), 1);

@@ -53,7 +53,7 @@ impl Sim {
             watch, live: true, ..
         } = &msg
         {
-            self.watches[watch.index()].taken();
+            self.watch_at_mut(*watch).taken();
         }
         if self.reflectors[w.index()].session != session {
             return;

@@ -743,8 +743,7 @@ impl Sim {
     /// The controller's process died: the server forgets its open watch, its reflector stops.
     pub(super) fn stop_informer(&mut self, w: WatcherId, cause: EventId) {
         if let Some(watch) = self.reflectors[w.index()].watch {
-            let api = self.watches[watch.index()].apiserver;
-            self.step_server(api, |a, st| a.forget_watch(st, watch));
+            self.step_server(watch.api, |a, _| a.forget_watch(watch.id));
         }
         self.stop_reflector(w, cause);
     }

@@ -376,11 +376,11 @@ mod tests {
         sim.handle_input(crash(Some(2)));
         let c = &sim.controllers[0];
         assert!(c.up && c.crash_after_writes == [(2, Some(DurationMs(500)))]);
-        let watches: Vec<WatchId> = sim.reflectors.iter().filter_map(|r| r.watch).collect();
+        let watches: Vec<WatchRef> = sim.reflectors.iter().filter_map(|r| r.watch).collect();
         assert_eq!(watches.len(), 2);
         sim.handle_input(crash(None));
         assert!(!sim.controllers[0].up);
-        let open = watches.iter().map(|w| sim.watches[w.index()].open);
+        let open = watches.iter().map(|&w| sim.watch_at(w).open);
         assert!(open.into_iter().all(|o| !o), "the server forgets them");
         let served = &sim.apiservers[0].watches_by_kind;
         assert!(served.iter().all(|list| list.is_empty()));
@@ -458,7 +458,7 @@ mod tests {
         assert!(!body.is_empty());
         for api in &sim.apiservers {
             assert!(
-                api.caches[0].store()[&a].body.shares(&body),
+                api.caches[0].get(a).is_some_and(|o| o.body.shares(&body)),
                 "a watch cache"
             );
         }

@@ -463,7 +463,10 @@ mod tests {
             prev: Default::default(),
         };
         Msg::Event {
-            watch: WatchId(0),
+            watch: WatchRef {
+                api: ApiserverId(0),
+                id: WatchId(0),
+            },
             change: Arc::new(change),
             live: true,
         }
@@ -520,9 +523,7 @@ mod tests {
         let mut sim = watching();
         let open = |sim: &Sim| {
             let watches = sim.reflectors.iter().filter_map(|r| r.watch);
-            watches
-                .map(|w| sim.watches[w.index()].open)
-                .collect::<Vec<_>>()
+            watches.map(|w| sim.watch_at(w).open).collect::<Vec<_>>()
         };
         assert_eq!(open(&sim), [true, true]);
         let from = sim.sink.trace.len();
@@ -600,7 +601,11 @@ mod tests {
             time_ms: TimeMs::ZERO,
             prev: Default::default(),
         };
-        let (watch, live) = (WatchId(0), false);
+        let watch = WatchRef {
+            api: ApiserverId(0),
+            id: WatchId(0),
+        };
+        let live = false;
         Msg::Event {
             watch,
             change: Arc::new(change),

@@ -40,13 +40,14 @@ mod step;
 mod timers;
 
 pub use apiserver::{Apiserver, ServerWatch};
-use apiserver::{Clients, Offer, Parked, ReadKind, Waiting, WaitingRead, PROBE_WATCHER};
+use apiserver::{Offer, Parked, ReadKind, Waiting, WaitingRead, WatchRef, PROBE_WATCHER};
 pub use controller::Controller;
 pub(crate) use etcd::{Decision, ObjectsRead, Refusal};
 pub use etcd::{Etcd, EtcdReader};
 pub use link::Link;
 use link::{LinkTimer, Toward};
 pub use reflector::Reflector;
+use serve::RequestScope;
 use step::{Call, Out, Outbox, Sink};
 
 /// Per controller, by key: what a retry that is futile could read (`run_until_settled`).
@@ -65,14 +66,14 @@ type Informer = (
 enum Msg {
     /// A streaming list's initial events and the bookmark that ends them.
     WatchListStart {
-        watch: WatchId,
+        watch: WatchRef,
         items: Vec<Object>,
         rv: Rv,
     },
     /// A streaming list's initial events and a bookmark at `rv` without the
     /// `k8s.io/initial-events-end` annotation: the stream goes on, the list never ends.
     WatchListUnended {
-        watch: WatchId,
+        watch: WatchRef,
         rv: Rv,
     },
     /// `rest`: what later pages will hold (etcd's snapshot at `list_rv`, kept by the server for
@@ -85,7 +86,7 @@ enum Msg {
     },
     ListErr(ApiError),
     WatchOpened {
-        watch: WatchId,
+        watch: WatchRef,
         from_rv: Rv,
         replayed: u32,
     },
@@ -94,7 +95,7 @@ enum Msg {
     /// shared by every watch it fans out to (a message moves through the link, the work queue
     /// and the dispatch several times: a pointer, not a 128-byte `Change`).
     Event {
-        watch: WatchId,
+        watch: WatchRef,
         change: Arc<Change>,
         live: bool,
     },
@@ -160,11 +161,13 @@ enum ServerAction {
         kind: Option<KindId>,
         generation: Generation,
     },
+    /// The requests carry what they name (`RequestScope`), as a request's path and options do.
     ServeList {
         watcher: WatcherId,
         session: Session,
         rv: ListRv,
         limit: u32,
+        scope: RequestScope,
     },
     /// The next page: etcd reads the first page's revision again, unless it was compacted.
     ServeListPage {
@@ -179,12 +182,14 @@ enum ServerAction {
         session: Session,
         rv: ListRv,
         timeout_ms: DurationMs,
+        scope: RequestScope,
     },
     ServeWatch {
         watcher: WatcherId,
         session: Session,
         from: Rv,
         timeout_ms: DurationMs,
+        scope: RequestScope,
     },
     ListDeadline {
         watcher: WatcherId,
@@ -192,11 +197,11 @@ enum ServerAction {
         api: ApiserverId,
     },
     WatchTimeout {
-        watch: WatchId,
+        watch: WatchRef,
     },
     /// A watch's bookmark is due: about every minute, and 2 s before its deadline.
     BookmarkDue {
-        watch: WatchId,
+        watch: WatchRef,
     },
 }
 
@@ -283,7 +288,10 @@ pub struct Sim {
     names: Names,
     etcd: Etcd,
     apiservers: Vec<Apiserver>,
-    watches: Vec<ServerWatch>,
+    /// etcd's own watches, which the apiservers relay (a kind without a watch cache, and every
+    /// watch of a fake apiserver), in the order they were registered: etcd sends a change to
+    /// its watchers in that order, across apiservers (`Sim::etcd_watch_fanout`).
+    etcd_watches: Vec<WatchRef>,
     reflectors: Vec<Reflector>,
     controllers: Vec<Controller>,
     /// Each controller's link to its apiserver, by `ControllerId`.
@@ -402,7 +410,7 @@ impl Sim {
                 .iter()
                 .map(|a| Apiserver::new(&config, a))
                 .collect(),
-            watches: vec![],
+            etcd_watches: vec![],
             reflectors: vec![],
             controllers: vec![],
             links: vec![],
@@ -524,9 +532,19 @@ impl Sim {
         &self.apiservers
     }
 
-    /// Every watch the servers have opened, by watch number.
-    pub fn watches(&self) -> &[ServerWatch] {
-        &self.watches
+    /// Every watch the servers have opened, apiserver by apiserver, each's in the order they
+    /// opened (`Apiserver::watches`).
+    pub fn watches(&self) -> impl Iterator<Item = &ServerWatch> {
+        self.apiservers.iter().flat_map(|a| a.watches())
+    }
+
+    /// One watch, at the apiserver that serves it.
+    fn watch_at(&self, w: WatchRef) -> &ServerWatch {
+        &self.apiservers[w.api.index()].watches[w.id.index()]
+    }
+
+    fn watch_at_mut(&mut self, w: WatchRef) -> &mut ServerWatch {
+        &mut self.apiservers[w.api.index()].watches[w.id.index()]
     }
 
     /// The reflectors (one per informer), by `WatcherId`.
@@ -760,7 +778,7 @@ impl Sim {
         self.esr.hash_holds(&mut h);
         self.etcd.hash(&mut h);
         self.apiservers.hash(&mut h);
-        self.watches.hash(&mut h);
+        self.etcd_watches.hash(&mut h);
         self.reflectors.hash(&mut h);
         self.controllers.hash(&mut h);
         self.links.hash(&mut h);
@@ -881,8 +899,10 @@ impl Sim {
                 session,
                 rv,
                 limit,
+                scope,
             } => self.serve((watcher, session), Msg::ListErr, cause, |a, st, by| {
-                a.serve_list(st, watcher, session, (rv, limit), by)
+                let request = serve::ListRequest { rv, limit, scope };
+                a.serve_list(st, watcher, session, request, by)
             }),
             ServerAction::ServeListPage {
                 watcher,
@@ -898,16 +918,24 @@ impl Sim {
                 session,
                 rv,
                 timeout_ms,
+                scope,
             } => self.serve((watcher, session), Msg::ListErr, cause, |a, st, by| {
-                a.serve_watch_list(st, watcher, session, (rv, timeout_ms), by)
+                a.serve_watch_list(st, (watcher, session), (rv, timeout_ms), scope, by)
             }),
             ServerAction::ServeWatch {
                 watcher,
                 session,
                 from,
                 timeout_ms,
+                scope,
             } => self.serve((watcher, session), Msg::Refused, cause, |a, st, by| {
-                a.serve_watch(st, watcher, session, (from, timeout_ms), by)
+                let from = serve::WatchFrom::Rv(from);
+                let request = serve::WatchRequest {
+                    from,
+                    timeout_ms,
+                    scope,
+                };
+                a.serve_watch(st, watcher, session, request, by)
             }),
             ServerAction::ListDeadline {
                 watcher,

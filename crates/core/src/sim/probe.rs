@@ -3,27 +3,35 @@
 //! event by the probe (`Actor::Probe`).
 
 use super::apiserver::StepContext;
-use super::serve::{ListRequest, Requester, WatchDecision, WatchFrom, WatchRequest};
+use super::serve::{ListRequest, RequestScope, Requester, WatchDecision, WatchFrom, WatchRequest};
 use super::*;
 
 impl Apiserver {
-    /// A probe's request, numbered `probe` by the engine.
+    /// A probe's request, numbered `probe` by the engine, with its selector (as text, for the
+    /// trace, and resolved).
     pub(super) fn probe(
         &mut self,
         st: &mut StepContext,
         (probe, kind): (u32, KindId),
         request: ProbeRequest,
-        selector: Option<NameId>,
+        (text, selector): (Option<NameId>, Option<Arc<crate::object::Selector>>),
         cause: EventId,
     ) {
         let asked = EventKind::Probe(ProbeEvent::ProbeRequest {
             probe,
             apiserver: st.api,
             kind,
-            ask: ProbeAsk::new(request, selector),
+            ask: ProbeAsk::new(request, text),
         });
         let id = st.out.emit_by(Actor::Probe, cause, asked);
-        self.answer_probe(st, (probe, kind), request, id);
+        // A probe asks about every namespace and keeps no stream to get bookmarks on.
+        let scope = RequestScope {
+            kind,
+            namespace: None,
+            selector,
+            bookmarks: false,
+        };
+        self.answer_probe(st, probe, request, scope, id);
     }
 
     /// The answer to a probe's request, now or (parked, or waiting for the cache) later: the
@@ -32,33 +40,34 @@ impl Apiserver {
     pub(super) fn answer_probe(
         &mut self,
         st: &mut StepContext,
-        (probe, kind): (u32, KindId),
+        probe: u32,
         request: ProbeRequest,
+        scope: RequestScope,
         id: EventId,
     ) {
         if let Some(tracker) = self.fake {
-            return self.fake_probe(st, (probe, kind), request, tracker, id);
+            return self.fake_probe(st, probe, request, &scope, tracker, id);
         }
-        let requester = Requester::Probe { probe, kind };
+        let requester = Requester::Probe { probe };
         let from = match request {
             ProbeRequest::List { rv } => {
-                let selected = false; // a probe's list has no limit: its selector decides nothing here
-                return self.list(
-                    st,
-                    requester,
-                    ListRequest {
-                        rv,
-                        limit: 0,
-                        selected,
-                    },
-                    id,
-                );
+                let list = ListRequest {
+                    rv,
+                    limit: 0,
+                    scope,
+                };
+                return self.list(st, requester, list, id);
             }
             ProbeRequest::Watch { from } => WatchFrom::Rv(from),
             ProbeRequest::WatchMostRecent => WatchFrom::MostRecent,
         };
         let timeout_ms = DurationMs::ZERO;
-        self.watch(st, requester, WatchRequest { from, timeout_ms }, id);
+        let watch = WatchRequest {
+            from,
+            timeout_ms,
+            scope,
+        };
+        self.watch(st, requester, watch, id);
     }
 
     pub(super) fn probe_failed(
@@ -68,7 +77,6 @@ impl Apiserver {
         error: ApiError,
         cause: EventId,
     ) {
-        Apiserver::take_probe_selector(&mut self.probe_selectors, probe);
         let failed = EventKind::Probe(ProbeEvent::ProbeFailed { probe, error });
         st.out.emit_by(Actor::Probe, cause, failed);
     }
@@ -77,16 +85,16 @@ impl Apiserver {
         &mut self,
         st: &mut StepContext,
         probe: u32,
-        kind: KindId,
+        scope: &RequestScope,
         cause: EventId,
     ) {
-        let cache = &self.caches[kind.index()];
-        let items = match Apiserver::take_probe_selector(&mut self.probe_selectors, probe) {
+        let cache = &self.caches[scope.kind.index()];
+        let items = match &scope.selector {
             // `cacher.go` `GetList` filters with the request's predicate.
-            Some(sel) => (cache.store().values())
+            Some(sel) => (cache.objects())
                 .filter(|o| sel.matches_object(o, st.names))
                 .count(),
-            None => cache.store().len(),
+            None => cache.object_count(),
         };
         let listed = EventKind::Probe(ProbeEvent::ProbeListed {
             probe,
@@ -102,16 +110,15 @@ impl Apiserver {
         &mut self,
         st: &mut StepContext,
         probe: u32,
-        kind: KindId,
+        scope: &RequestScope,
         at: Option<Rv>,
         cause: EventId,
     ) {
-        let etcd = st.etcd;
-        let selector = Apiserver::take_probe_selector(&mut self.probe_selectors, probe);
+        let (etcd, kind) = (st.etcd, scope.kind);
         let (items, list_rv) = match at {
             // `etcd3/store.go` `GetList` filters with the request's predicate too. (An Exact
             // list with a selector is refused by the parser: the counts history has no labels.)
-            None => match selector {
+            None => match &scope.selector {
                 Some(sel) => {
                     let objects = EtcdReader(etcd).kind_objects(kind);
                     let matching = objects.iter().filter(|o| sel.matches_object(o, st.names));
@@ -136,15 +143,16 @@ impl Apiserver {
     pub(super) fn answer_probe_watch(
         &mut self,
         st: &mut StepContext,
-        (probe, kind): (u32, KindId),
+        probe: u32,
         request: WatchRequest,
         decision: WatchDecision,
         cause: EventId,
     ) {
+        let kind = request.scope.kind;
         let (cache, etcd) = (&self.caches[kind.index()], st.etcd);
         let (from_rv, replayed) = match decision {
             WatchDecision::Park => {
-                let requester = Requester::Probe { probe, kind };
+                let requester = Requester::Probe { probe };
                 return self.park(Parked::Watch { requester, request });
             }
             WatchDecision::Refuse(error) | WatchDecision::Fail(error) => {
@@ -157,7 +165,7 @@ impl Apiserver {
                 (request.from.rv_or(etcd.rev()), etcd.kind_len(kind))
             }
             WatchDecision::CurrentState { from_etcd: false } => {
-                (request.from.rv_or(cache.rv()), cache.store().len())
+                (request.from.rv_or(cache.rv()), cache.object_count())
             }
         };
         let opened = EventKind::Probe(ProbeEvent::ProbeWatchOpened {
@@ -176,12 +184,13 @@ impl Apiserver {
     fn fake_probe(
         &mut self,
         st: &mut StepContext,
-        (probe, kind): (u32, KindId),
+        probe: u32,
         request: ProbeRequest,
+        scope: &RequestScope,
         tracker: FakeTracker,
         cause: EventId,
     ) {
-        let objects = EtcdReader(st.etcd).kind_objects(kind);
+        let objects = EtcdReader(st.etcd).kind_objects(scope.kind);
         let counter = match tracker {
             FakeTracker::NoResourceVersion => 0,
             FakeTracker::ReplaysFromResourceVersion => st.etcd.rev(),
@@ -189,7 +198,7 @@ impl Apiserver {
         // The generated fake's List filters by the label selector alone
         // (`client-go/gentype/fake.go` `alsoFakeLister.List`: `ExtractFromListOptions`,
         // then `label.Matches`); a field selector is ignored.
-        let listed = match Apiserver::take_probe_selector(&mut self.probe_selectors, probe) {
+        let listed = match &scope.selector {
             Some(sel) => objects.iter().filter(|o| sel.matches(&o.body)).count(),
             None => objects.len(),
         };
@@ -255,7 +264,7 @@ mod tests {
 
     fn ask(world: &mut World, api: &mut Apiserver, probe: u32, request: ProbeRequest) -> Stepped {
         world.step(api, TimeMs(1000), |a, st| {
-            a.probe(st, (probe, KindId(0)), request, None, 0)
+            a.probe(st, (probe, KindId(0)), request, (None, None), 0)
         })
     }
 

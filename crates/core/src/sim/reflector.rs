@@ -22,7 +22,7 @@ pub struct Reflector {
     pub(super) backoff_mark_ms: Option<TimeMs>,
     /// Invalidates messages and timers of earlier requests.
     pub(super) session: Session,
-    pub(super) watch: Option<WatchId>,
+    pub(super) watch: Option<WatchRef>,
     pub(super) watch_opened_ms: TimeMs,
     pub(super) watch_events: u32,
     pub(super) listed: bool,
@@ -92,6 +92,17 @@ impl Reflector {
     /// The label selector of its lists and watches (`None`: every object).
     pub fn selector(&self) -> Option<&crate::object::Selector> {
         self.selector.as_deref()
+    }
+
+    /// What its requests name (its ListWatch's path and options): its kind, namespace and
+    /// selector, and whether it allows bookmarks.
+    pub(super) fn scope(&self, config: &Config) -> RequestScope {
+        RequestScope {
+            kind: self.kind,
+            namespace: self.namespace,
+            selector: self.selector.clone(),
+            bookmarks: config.reflector_of(self.controller).bookmarks,
+        }
     }
 
     pub fn state(&self) -> WatcherState {
@@ -257,6 +268,7 @@ impl Reflector {
                 session,
                 rv,
                 timeout_ms,
+                scope: self.scope(st.config),
             });
             return st.request(id, request, serve);
         }
@@ -290,6 +302,7 @@ impl Reflector {
             session,
             rv,
             limit,
+            scope: self.scope(st.config),
         });
         st.request(cause, request, serve);
     }
@@ -308,6 +321,7 @@ impl Reflector {
             session,
             from,
             timeout_ms,
+            scope: self.scope(st.config),
         });
         st.request(cause, request, serve);
     }
@@ -493,7 +507,7 @@ impl Reflector {
     fn on_initial_events_end(
         &mut self,
         st: &mut StepContext,
-        watch: WatchId,
+        watch: WatchRef,
         items: Vec<Object>,
         rv: Rv,
         cause: EventId,
@@ -514,7 +528,7 @@ impl Reflector {
     /// A streaming list's stream opened, its initial events ended by a plain BOOKMARK at `rv`
     /// without `k8s.io/initial-events-end` (antrea #8123): the informer keeps waiting for the
     /// end, and the ticker warns every 10 s.
-    fn on_unended_stream(&mut self, st: &mut StepContext, watch: WatchId, rv: Rv, cause: EventId) {
+    fn on_unended_stream(&mut self, st: &mut StepContext, watch: WatchRef, rv: Rv, cause: EventId) {
         self.watch = Some(watch);
         self.watch_opened_ms = st.now_ms;
         self.unended_since_ms = Some(st.now_ms);
@@ -559,7 +573,7 @@ impl Reflector {
     }
 
     /// The watch's stream is open from now on.
-    fn watching(&mut self, now_ms: TimeMs, watch: WatchId) {
+    fn watching(&mut self, now_ms: TimeMs, watch: WatchRef) {
         self.watch = Some(watch);
         self.watch_opened_ms = now_ms;
         self.watch_events = 0;
@@ -611,7 +625,7 @@ impl Reflector {
     fn on_watch_opened(
         &mut self,
         st: &mut StepContext,
-        watch: WatchId,
+        watch: WatchRef,
         from_rv: Rv,
         replayed: u32,
         cause: EventId,
@@ -826,7 +840,10 @@ mod tests {
         let mut r = reflector();
         r.handlers = vec![(KeyMap::Itself, Predicate::All)];
         (r.listed, r.last_rv, r.state) = (true, 7, WatcherState::Watching);
-        r.watch = Some(WatchId(0));
+        r.watch = Some(WatchRef {
+            api: ApiserverId(0),
+            id: WatchId(0),
+        });
         r
     }
 
@@ -897,6 +914,7 @@ mod tests {
             session: Session(2),
             rv: ListRv::NotOlderThan(7),
             limit: 0,
+            scope: r.scope(&Config::new(&["Pod"])),
         });
         assert_eq!(out.requests(), [list], "relistResourceVersion: the last RV");
     }
@@ -1061,7 +1079,10 @@ mod tests {
     #[test]
     fn a_new_session_drops_the_watch() {
         let mut r = reflector();
-        r.watch = Some(WatchId(3));
+        r.watch = Some(WatchRef {
+            api: ApiserverId(0),
+            id: WatchId(3),
+        });
         assert_eq!(r.new_session(), Session(1));
         assert_eq!((r.session, r.watch), (Session(1), None));
     }

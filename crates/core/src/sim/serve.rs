@@ -25,37 +25,54 @@ pub(super) enum Requester {
     },
     Probe {
         probe: u32,
-        kind: KindId,
     },
 }
 
 impl Requester {
-    /// The kind it asks about: a reflector's requests do not carry it (`Clients`).
-    pub(super) fn kind(self, clients: &Clients) -> KindId {
-        match self {
-            Requester::Reflector { watcher, .. } => clients.kind(watcher),
-            Requester::Probe { kind, .. } => kind,
-        }
-    }
-
     /// What its waiting read's deadline (`ServerAction::ListDeadline`) names: a probe's
     /// watcher is `PROBE_WATCHER`, its session the probe's number.
     pub(super) fn deadline_key(self) -> (WatcherId, Session) {
         match self {
             Requester::Reflector { watcher, session } => (watcher, session),
-            Requester::Probe { probe, .. } => (PROBE_WATCHER, Session(probe)),
+            Requester::Probe { probe } => (PROBE_WATCHER, Session(probe)),
         }
     }
 }
 
+/// What a request names besides its resourceVersion, as its path and client-go's
+/// `ListOptions` do: the kind (the path's resource), the namespace (`None`: every one), the
+/// label and field selector, and `allowWatchBookmarks`. The reflector fills it from its
+/// ListWatch when it sends (`Reflector::scope`), a probe its own; the apiserver reads nothing
+/// else of its clients.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+pub(super) struct RequestScope {
+    pub kind: KindId,
+    pub namespace: Option<NameId>,
+    pub selector: Option<Arc<crate::object::Selector>>,
+    pub bookmarks: bool,
+}
+
+impl RequestScope {
+    /// Whether the request carries a label or field selector.
+    pub(super) fn selected(&self) -> bool {
+        self.selector.is_some()
+    }
+
+    /// Whether an object is in the request's namespace and, with a selector, matches it
+    /// (`cacher.go` `GetList` filters with the request's predicate).
+    fn requested(&self, names: &Names, o: &Object) -> bool {
+        self.namespace.is_none_or(|ns| o.namespace == ns)
+            && (self.selector.as_ref()).is_none_or(|sel| sel.matches_object(o, names))
+    }
+}
+
 /// A list as the decision reads it: its resourceVersion, `limit` (0: none; a probe's list
-/// has none, a reflector's pager sets one unless it lists at an RV) and whether it carries a
-/// label or field selector (`selected`).
-#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+/// has none, a reflector's pager sets one unless it lists at an RV) and what it names.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
 pub(super) struct ListRequest {
     pub rv: ListRv,
     pub limit: u32,
-    pub selected: bool,
+    pub scope: RequestScope,
 }
 
 /// What the apiserver does with a list (`delegator.go` `GetList`, `cacher.go` `GetList`).
@@ -82,7 +99,7 @@ pub(super) enum ListDecision {
 pub(super) fn decide_list(
     cache: &WatchCache,
     features: &ServerFeatures,
-    request: ListRequest,
+    request: &ListRequest,
     (etcd_rev, compact_rev): (Rv, Rv),
 ) -> ListDecision {
     use ListDecision::*;
@@ -113,7 +130,10 @@ pub(super) fn decide_list(
         // `delegator.go` `shouldDelegateListOnNotReadyCache`: a cache re-initialising hands
         // etcd only lists with a `limit` and no selector; the others (a relist at an RV, a
         // probe, a selector's list) get 429 (`c.ready.wait`).
-        _ if cache.reinitialising() && resilient && (request.limit == 0 || request.selected) => {
+        _ if cache.reinitialising()
+            && resilient
+            && (request.limit == 0 || request.scope.selected()) =>
+        {
             Refuse(ApiError::TooManyRequests)
         }
         ListRv::Any if ready => FromCache,
@@ -157,12 +177,13 @@ impl WatchFrom {
     }
 }
 
-/// A watch as the decision reads it, and the server-side timeout the client asked for (a
-/// probe keeps no stream and asks none).
-#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+/// A watch as the decision reads it, the server-side timeout the client asked for (a probe
+/// keeps no stream and asks none), and what it names.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
 pub(super) struct WatchRequest {
     pub from: WatchFrom,
     pub timeout_ms: DurationMs,
+    pub scope: RequestScope,
 }
 
 /// What the apiserver does with a watch (`delegator.go` `Watch`, `cacher.go` `Watch`).
@@ -237,24 +258,14 @@ impl Apiserver {
         st: &mut StepContext,
         watcher: WatcherId,
         session: Session,
-        (rv, limit): (ListRv, u32),
+        request: ListRequest,
         cause: EventId,
     ) {
         if let Some(tracker) = self.fake {
-            return self.fake_list(st, watcher, session, tracker, cause);
+            return self.fake_list(st, (watcher, session), &request.scope, tracker, cause);
         }
         let requester = Requester::Reflector { watcher, session };
-        let selected = st.clients.selector(watcher).is_some();
-        self.list(
-            st,
-            requester,
-            ListRequest {
-                rv,
-                limit,
-                selected,
-            },
-            cause,
-        );
+        self.list(st, requester, request, cause);
     }
 
     /// A list, a reflector's or a probe's: the list decision, answered to whoever asked.
@@ -265,24 +276,28 @@ impl Apiserver {
         request: ListRequest,
         cause: EventId,
     ) {
-        let cache = &self.caches[requester.kind(&st.clients).index()];
+        let cache = &self.caches[request.scope.kind.index()];
         let etcd = (st.etcd.rev(), st.etcd.compact_rev());
-        match decide_list(cache, &st.config.server, request, etcd) {
+        match decide_list(cache, &st.config.server, &request, etcd) {
             ListDecision::Park => self.park(Parked::List { requester, request }),
             ListDecision::Refuse(error) => self.list_refused(st, requester, error, cause),
-            ListDecision::FromCache => self.answer_list_from_cache(st, requester, cause),
+            ListDecision::FromCache => {
+                self.answer_list_from_cache(st, requester, &request.scope, cause)
+            }
             ListDecision::WaitForCache { rv, read } => {
                 if let ReadKind::Consistent { .. } = read {
                     self.request_progress(st, cause);
                 }
                 let r = WaitingRead {
                     rv,
+                    scope: request.scope,
                     read: Waiting::List { requester, read },
                 };
                 self.read_when_fresh(st, r, cause);
             }
             ListDecision::FromEtcd { at } => {
-                self.answer_list_from_etcd(st, requester, (at, request.limit), cause)
+                let (at_limit, scope) = ((at, request.limit), &request.scope);
+                self.answer_list_from_etcd(st, requester, scope, at_limit, cause)
             }
         }
     }
@@ -299,7 +314,7 @@ impl Apiserver {
             Requester::Reflector { watcher, session } => {
                 st.send(cause, watcher, session, Msg::ListErr(error))
             }
-            Requester::Probe { probe, .. } => self.probe_failed(st, probe, error, cause),
+            Requester::Probe { probe } => self.probe_failed(st, probe, error, cause),
         }
     }
 
@@ -310,17 +325,18 @@ impl Apiserver {
         &mut self,
         st: &mut StepContext,
         requester: Requester,
+        scope: &RequestScope,
         (at, limit): (Option<Rv>, u32),
         cause: EventId,
     ) {
         match requester {
             Requester::Reflector { watcher, session } => {
                 debug_assert!(at.is_none(), "a reflector never lists Exact");
-                let items = EtcdReader(st.etcd).kind_objects(st.clients.kind(watcher));
-                let items = filter_namespace(st, watcher, items);
+                let items = EtcdReader(st.etcd).kind_objects(scope.kind);
+                let items = filter_requested(st.names, scope, items);
                 st.send(cause, watcher, session, page(st.etcd.rev(), items, limit));
             }
-            Requester::Probe { probe, kind } => self.probe_from_etcd(st, probe, kind, at, cause),
+            Requester::Probe { probe } => self.probe_from_etcd(st, probe, scope, at, cause),
         }
     }
 
@@ -329,16 +345,15 @@ impl Apiserver {
         &mut self,
         st: &mut StepContext,
         requester: Requester,
+        scope: &RequestScope,
         cause: EventId,
     ) {
         let (watcher, session) = match requester {
             Requester::Reflector { watcher, session } => (watcher, session),
-            Requester::Probe { probe, kind } => {
-                return self.probe_from_cache(st, probe, kind, cause)
-            }
+            Requester::Probe { probe } => return self.probe_from_cache(st, probe, scope, cause),
         };
-        let cache = &self.caches[st.clients.kind(watcher).index()];
-        let (list_rv, items) = (cache.rv(), cached_items(st, watcher, cache));
+        let cache = &self.caches[scope.kind.index()];
+        let (list_rv, items) = (cache.rv(), cached_items(st.names, scope, cache));
         let answer = Msg::ListOk {
             list_rv,
             items,
@@ -372,18 +387,19 @@ impl Apiserver {
     pub(super) fn serve_watch_list(
         &mut self,
         st: &mut StepContext,
-        watcher: WatcherId,
-        session: Session,
+        (watcher, session): (WatcherId, Session),
         (rv, timeout_ms): (ListRv, DurationMs),
+        scope: RequestScope,
         cause: EventId,
     ) {
-        let cache = &self.caches[st.clients.kind(watcher).index()];
+        let cache = &self.caches[scope.kind.index()];
         if cache.mode() == CacheMode::Off || self.fake.is_some() {
             let limit = match rv {
                 ListRv::NotOlderThan(_) => 0,
                 _ => st.config.reflector.page_size,
             };
-            return self.serve_list(st, watcher, session, (rv, limit), cause);
+            let request = ListRequest { rv, limit, scope };
+            return self.serve_list(st, watcher, session, request, cause);
         }
         // `ValidateListOptions`: without the server's WatchList gate the request is invalid,
         // and client-go falls back to a standard list.
@@ -398,6 +414,7 @@ impl Apiserver {
                     session,
                     rv,
                     timeout_ms,
+                    scope,
                 };
                 return self.park(parked);
             }
@@ -415,6 +432,7 @@ impl Apiserver {
         };
         let r = WaitingRead {
             rv: want,
+            scope,
             read: Waiting::WatchList {
                 watcher,
                 session,
@@ -428,24 +446,26 @@ impl Apiserver {
     pub(super) fn answer_watch_list(
         &mut self,
         st: &mut StepContext,
-        watcher: WatcherId,
-        session: Session,
+        (watcher, session): (WatcherId, Session),
+        scope: &RequestScope,
         timeout_ms: DurationMs,
         cause: EventId,
     ) {
-        let kind = st.clients.kind(watcher);
-        let cache = &self.caches[kind.index()];
-        let (at, items) = (cache.rv(), cached_items(st, watcher, cache));
-        let watch = self.open_watch(st, watcher, session, false, (at, at));
+        let cache = &self.caches[scope.kind.index()];
+        let (at, items) = (cache.rv(), cached_items(st.names, scope, cache));
+        let watch = self.open_watch((watcher, session), scope, false, (at, at));
         if self.omits_initial_events_end {
             // antrea #8123: the initial events end with a plain BOOKMARK; no periodic
             // bookmarks follow on such a server's streams.
-            let unended = Msg::WatchListUnended { watch, rv: at };
+            let unended = Msg::WatchListUnended {
+                watch: st.watch_ref(watch),
+                rv: at,
+            };
             st.send(cause, watcher, session, unended);
             return self.arm_watch_timeout(st, watch, timeout_ms, cause);
         }
         let start = Msg::WatchListStart {
-            watch,
+            watch: st.watch_ref(watch),
             items,
             rv: at,
         };
@@ -459,15 +479,21 @@ impl Apiserver {
         st: &mut StepContext,
         watcher: WatcherId,
         session: Session,
-        (from, timeout_ms): (Rv, DurationMs),
+        request: WatchRequest,
         cause: EventId,
     ) {
         if let Some(tracker) = self.fake {
-            return self.fake_watch(st, watcher, session, (tracker, from), cause);
+            let from = request.from.rv_or(0);
+            return self.fake_watch(
+                st,
+                (watcher, session),
+                &request.scope,
+                (tracker, from),
+                cause,
+            );
         }
         let requester = Requester::Reflector { watcher, session };
-        let from = WatchFrom::Rv(from);
-        self.watch(st, requester, WatchRequest { from, timeout_ms }, cause);
+        self.watch(st, requester, request, cause);
     }
 
     /// A watch, a reflector's or a probe's: the watch decision, answered to whoever asked.
@@ -478,14 +504,14 @@ impl Apiserver {
         request: WatchRequest,
         cause: EventId,
     ) {
-        let kind = requester.kind(&st.clients);
+        let kind = request.scope.kind;
         let cache = &self.caches[kind.index()];
         let compact_rev = st.etcd.compact_rev();
         let decision = decide_watch(cache, &st.config.server, request.from, compact_rev);
         let (watcher, session) = match requester {
             Requester::Reflector { watcher, session } => (watcher, session),
-            Requester::Probe { probe, .. } => {
-                return self.answer_probe_watch(st, (probe, kind), request, decision, cause)
+            Requester::Probe { probe } => {
+                return self.answer_probe_watch(st, probe, request, decision, cause)
             }
         };
         match decision {
@@ -497,11 +523,12 @@ impl Apiserver {
                     .replay(st.etcd, kind, after, from_etcd)
                     .cloned()
                     .collect();
-                let request = (after, request.timeout_ms);
-                self.open_replayed(st, (watcher, session), request, (from_etcd, replay), cause)
+                let (scope, timeout) = (&request.scope, request.timeout_ms);
+                let (after_timeout, replay) = ((after, timeout), (from_etcd, replay));
+                self.open_replayed(st, (watcher, session), scope, after_timeout, replay, cause)
             }
             WatchDecision::CurrentState { from_etcd } => {
-                self.open_at_state(st, (watcher, session), request, from_etcd, cause)
+                self.open_at_state(st, (watcher, session), &request, from_etcd, cause)
             }
         }
     }
@@ -512,33 +539,29 @@ impl Apiserver {
         &mut self,
         st: &mut StepContext,
         (watcher, session): (WatcherId, Session),
+        scope: &RequestScope,
         (from, timeout_ms): (Rv, DurationMs),
         (from_etcd, replay): (bool, Vec<Change>),
         cause: EventId,
     ) {
-        let namespace = st.clients.namespace(watcher);
         // `processInterval`: the RV of the last event replayed (of any namespace) bounds the
         // bookmarks that follow.
         let replayed_to = replay.last().map_or(from, |c| c.object.rv.max(from));
-        let watch = self.open_watch(st, watcher, session, from_etcd, (from, replayed_to));
-        let selector = st.clients.selector(watcher);
+        let watch = self.open_watch((watcher, session), scope, from_etcd, (from, replayed_to));
         let replayed = replay
             .iter()
-            .filter(|c| namespace.is_none_or(|ns| ns == c.object.namespace))
-            .filter(|c| {
-                selector
-                    .as_ref()
-                    .is_none_or(|s| s.convert(c, st.names).is_some())
-            })
+            .filter(|c| scope.namespace.is_none_or(|ns| ns == c.object.namespace))
+            .filter(|c| (scope.selector.as_ref()).is_none_or(|s| s.convert(c, st.names).is_some()))
             .count() as u32;
         let opened = Msg::WatchOpened {
-            watch,
+            watch: st.watch_ref(watch),
             from_rv: from,
             replayed,
         };
         st.send(cause, watcher, session, opened);
         for change in replay {
-            self.send_event(st, watch, change, false, cause);
+            // A replay blocks on the channel (`processInterval`): never too slow.
+            self.send_event(st, watch, change, Delivery::Replay, cause);
         }
         self.arm_watch_timers(st, watch, timeout_ms, cause);
     }
@@ -549,23 +572,23 @@ impl Apiserver {
         &mut self,
         st: &mut StepContext,
         (watcher, session): (WatcherId, Session),
-        request: WatchRequest,
+        request: &WatchRequest,
         from_etcd: bool,
         cause: EventId,
     ) {
-        let kind = st.clients.kind(watcher);
+        let scope = &request.scope;
         let (rv, objects) = if from_etcd {
-            let objects = EtcdReader(st.etcd).kind_objects(kind);
-            (st.etcd.rev(), filter_namespace(st, watcher, objects))
+            let objects = EtcdReader(st.etcd).kind_objects(scope.kind);
+            (st.etcd.rev(), filter_requested(st.names, scope, objects))
         } else {
-            let cache = &self.caches[kind.index()];
-            (cache.rv(), cached_items(st, watcher, cache))
+            let cache = &self.caches[scope.kind.index()];
+            (cache.rv(), cached_items(st.names, scope, cache))
         };
-        let watch = self.open_watch(st, watcher, session, from_etcd, (rv, rv));
-        send_added(st, watch, request.from.rv_or(rv), objects, cause);
+        let watch = self.open_watch((watcher, session), scope, from_etcd, (rv, rv));
+        let w = &self.watches[watch.index()];
+        send_added(st, w, request.from.rv_or(rv), objects, cause);
         self.arm_watch_timers(st, watch, request.timeout_ms, cause);
     }
-
     /// What a watch of `kind` replays after `after`: a range of the cache's buffer or of etcd's
     /// log for the kind, found by binary search (a probe counts it without copying).
     pub(super) fn replay<'a>(
@@ -591,13 +614,13 @@ impl Apiserver {
     fn fake_list(
         &mut self,
         st: &mut StepContext,
-        watcher: WatcherId,
-        session: Session,
+        (watcher, session): (WatcherId, Session),
+        scope: &RequestScope,
         tracker: FakeTracker,
         cause: EventId,
     ) {
-        let items = EtcdReader(st.etcd).kind_objects(st.clients.kind(watcher));
-        let items = filter_namespace(st, watcher, items);
+        let items = EtcdReader(st.etcd).kind_objects(scope.kind);
+        let items = filter_requested(st.names, scope, items);
         let list_rv = match tracker {
             FakeTracker::NoResourceVersion => 0,
             FakeTracker::ReplaysFromResourceVersion => st.etcd.rev(),
@@ -618,49 +641,49 @@ impl Apiserver {
     fn fake_watch(
         &mut self,
         st: &mut StepContext,
-        watcher: WatcherId,
-        session: Session,
+        (watcher, session): (WatcherId, Session),
+        scope: &RequestScope,
         (tracker, from): (FakeTracker, Rv),
         cause: EventId,
     ) {
-        let kind = st.clients.kind(watcher);
         let mut replay: Vec<Object> = match tracker {
             FakeTracker::NoResourceVersion => vec![],
             FakeTracker::ReplaysFromResourceVersion => {
-                let objects = EtcdReader(st.etcd).kind_objects(kind);
+                let objects = EtcdReader(st.etcd).kind_objects(scope.kind);
                 let newer = objects.into_iter().filter(|o| o.rv > from).collect();
-                filter_namespace(st, watcher, newer)
+                filter_requested(st.names, scope, newer)
             }
         };
         crate::order::sort_by_u64(&mut replay, |o| o.rv);
         let now = st.etcd.rev();
-        let watch = self.open_watch(st, watcher, session, true, (from, now));
-        send_added(st, watch, from, replay, cause);
-        st.watches[watch.index()].last_sent = now;
+        let watch = self.open_watch((watcher, session), scope, true, (from, now));
+        send_added(st, &self.watches[watch.index()], from, replay, cause);
+        self.watches[watch.index()].last_sent = now;
     }
 }
 
 /// The watches it serves (`cache_watcher.go`).
 impl Apiserver {
-    /// Registers a server-side watch of the watcher's kind that has sent everything up to
-    /// `from`, and whose initial replay (or initial events) ends at `replayed_to`.
+    /// Registers a server-side watch of what the request names (copied from it: the request
+    /// is gone once the watch opens) that has sent everything up to `from`, and whose initial
+    /// replay (or initial events) ends at `replayed_to`.
     fn open_watch(
         &mut self,
-        st: &mut StepContext,
-        watcher: WatcherId,
-        session: Session,
+        (watcher, session): (WatcherId, Session),
+        scope: &RequestScope,
         from_etcd: bool,
         (from, replayed_to): (Rv, Rv),
     ) -> WatchId {
-        let (kind, namespace) = (st.clients.kind(watcher), st.clients.namespace(watcher));
-        let watch = WatchId(st.watches.len() as u32);
-        st.watches.push(ServerWatch {
+        let kind = scope.kind;
+        let watch = WatchId(self.watches.len() as u32);
+        self.watches.push(ServerWatch {
+            id: watch,
             watcher,
             session,
-            apiserver: st.api,
             kind,
-            namespace,
-            selector: st.clients.selector(watcher),
+            namespace: scope.namespace,
+            selector: scope.selector.clone(),
+            bookmarks: scope.bookmarks,
             from_etcd,
             last_sent: from,
             replayed_to,
@@ -694,7 +717,8 @@ impl Apiserver {
         cause: EventId,
     ) {
         let deadline = st.now_ms + timeout;
-        st.watches[watch.index()].deadline_ms = deadline;
+        self.watches[watch.index()].deadline_ms = deadline;
+        let watch = st.watch_ref(watch);
         st.out.timer(
             deadline,
             cause,
@@ -709,11 +733,14 @@ impl Apiserver {
         st: &mut StepContext,
         watch: WatchId,
         change: Change,
-        live: bool,
+        delivery: Delivery,
         cause: EventId,
     ) {
-        let w = &mut st.watches[watch.index()];
-        let slow_link = live && st.clients.slow_link(w.watcher);
+        let w = &mut self.watches[watch.index()];
+        let (live, slow_link) = match delivery {
+            Delivery::Replay => (false, false),
+            Delivery::Live { backed_up } => (true, backed_up),
+        };
         match w.offer(
             &change,
             live,
@@ -722,23 +749,22 @@ impl Apiserver {
             st.names,
         ) {
             Offer::Skip => {}
-            Offer::Send => {
-                st.watch_event(cause, watch, change, live);
-            }
-            Offer::SendAs(event) => st.watch_event(cause, watch, change.converted(event), live),
+            Offer::Send => st.watch_event(cause, w, change, live),
+            Offer::SendAs(event) => st.watch_event(cause, w, change.converted(event), live),
             Offer::TooSlow => self.close_watch(st, watch, WatchEnd::TooSlow, cause),
         }
     }
 
-    /// etcd's watch event for a watch this apiserver relays from etcd (a kind without a cache).
+    /// etcd's watch event for a watch this apiserver relays from etcd (a kind without a cache);
+    /// `backed_up`: the watch's connection is slow (`Delivery::Live`).
     pub(super) fn relay(
         &mut self,
         st: &mut StepContext,
         watch: WatchId,
-        change: Change,
+        (change, backed_up): (Change, bool),
         cause: EventId,
     ) {
-        self.send_event(st, watch, change, true, cause);
+        self.send_event(st, watch, change, Delivery::Live { backed_up }, cause);
     }
 
     /// `cache_watcher.go` `process`: a due bookmark carries the cache's current RV and is sent
@@ -746,7 +772,7 @@ impl Apiserver {
     /// or an earlier bookmark sent it before (a quiet watch still gets one about every minute).
     /// Watches served by etcd get none.
     fn send_bookmark(&mut self, st: &mut StepContext, watch: WatchId, cause: EventId) {
-        let w = &mut st.watches[watch.index()];
+        let w = &mut self.watches[watch.index()];
         if !w.open || w.from_etcd {
             return;
         }
@@ -762,7 +788,7 @@ impl Apiserver {
 
     /// A watch's bookmark is due: send it, and schedule the next.
     pub(super) fn bookmark_due(&mut self, st: &mut StepContext, watch: WatchId, cause: EventId) {
-        if st.watches[watch.index()].open {
+        if self.watches[watch.index()].open {
             self.send_bookmark(st, watch, cause);
             self.schedule_bookmark(st, watch, cause);
         }
@@ -774,8 +800,8 @@ impl Apiserver {
     /// moment's second, and the bookmark timer, popping once a second, sends it at the start of
     /// that second; a second already popped (the current one) means the next.
     fn schedule_bookmark(&mut self, st: &mut StepContext, watch: WatchId, cause: EventId) {
-        let w = &st.watches[watch.index()];
-        if !st.clients.bookmarks(st.config, w.watcher) || w.from_etcd {
+        let w = &self.watches[watch.index()];
+        if !w.bookmarks || w.from_etcd {
             return;
         }
         let pre_deadline = w.deadline_ms.saturating_sub(BOOKMARK_BEFORE_DEADLINE_MS);
@@ -787,6 +813,7 @@ impl Apiserver {
             let bucket =
                 (heartbeat.ms() / BOOKMARK_TICK_MS).max(st.now_ms.ms() / BOOKMARK_TICK_MS + 1);
             let pop = TimeMs(bucket * BOOKMARK_TICK_MS);
+            let watch = st.watch_ref(watch);
             st.out.timer(
                 pop,
                 cause,
@@ -804,11 +831,10 @@ impl Apiserver {
         reason: WatchEnd,
         cause: EventId,
     ) {
-        let w = &mut st.watches[watch.index()];
+        let w = &mut self.watches[watch.index()];
         if !w.open {
             return;
         }
-        debug_assert_eq!(w.apiserver, st.api, "an apiserver closes its own watches");
         w.open = false;
         let (kind, watcher, session) = (w.kind, w.watcher, w.session);
         self.watches_by_kind[kind.index()].retain(|&i| i != watch);
@@ -828,57 +854,59 @@ impl Apiserver {
 
     /// Forgets one of its watches without a word to the client: the client's process died, and
     /// nobody reads the stream any more.
-    pub(super) fn forget_watch(&mut self, st: &mut StepContext, watch: WatchId) {
-        let w = &mut st.watches[watch.index()];
+    pub(super) fn forget_watch(&mut self, watch: WatchId) {
+        let w = &mut self.watches[watch.index()];
         if !w.open {
             return;
         }
-        debug_assert_eq!(w.apiserver, st.api, "an apiserver forgets its own watches");
         w.open = false;
         self.watches_by_kind[w.kind.index()].retain(|&i| i != watch);
     }
 }
 
-/// Whether an object is in the request's namespace and, with a label selector, matches it
-/// (`cacher.go` `GetList` filters with the request's predicate).
-fn requested(st: &StepContext, watcher: WatcherId, o: &Object) -> bool {
-    st.clients
-        .namespace(watcher)
-        .is_none_or(|ns| o.namespace == ns)
-        && (st.clients.selector(watcher)).is_none_or(|sel| sel.matches_object(o, st.names))
-}
-
-/// A list's items (`requested`), of objects etcd read out.
-fn filter_namespace(st: &StepContext, watcher: WatcherId, mut items: Vec<Object>) -> Vec<Object> {
-    items.retain(|o| requested(st, watcher, o));
+/// A list's items (`RequestScope::requested`), of objects etcd read out.
+fn filter_requested(names: &Names, scope: &RequestScope, mut items: Vec<Object>) -> Vec<Object> {
+    items.retain(|o| scope.requested(names, o));
     items
 }
 
-/// A list's items (`requested`) from a cache's store: only those are copied.
-fn cached_items(st: &StepContext, watcher: WatcherId, cache: &WatchCache) -> Vec<Object> {
-    (cache.store().values())
-        .filter(|o| requested(st, watcher, o))
+/// A list's items (`RequestScope::requested`) from a cache's store: only those are copied.
+fn cached_items(names: &Names, scope: &RequestScope, cache: &WatchCache) -> Vec<Object> {
+    (cache.objects())
+        .filter(|o| scope.requested(names, o))
         .map(|o| Object::clone(o))
         .collect()
+}
+
+/// How a change reaches a watch: in its initial replay (`processInterval`: blocking sends, never
+/// too slow), or live from the cache's or etcd's dispatch, when it waits in the watch's channel
+/// while the watch's connection is backed up (`backed_up`).
+///
+/// Whether a connection is backed up is TCP's back-pressure on the apiserver's writes, a fact of
+/// the connection at that moment, not of the client: the engine, which owns the links, says it
+/// at each live delivery (a link's delay can change while the watch is open, so it is not fixed
+/// when the watch opens).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Delivery {
+    Replay,
+    Live { backed_up: bool },
 }
 
 /// A watch opens at `from_rv` with synthetic ADDED events for `objects` (a replay: blocking
 /// sends, not live).
 fn send_added(
     st: &mut StepContext,
-    watch: WatchId,
+    w: &ServerWatch,
     from_rv: Rv,
     objects: Vec<Object>,
     cause: EventId,
 ) {
-    let w = &st.watches[watch.index()];
-    let (watcher, session) = (w.watcher, w.session);
     let opened = Msg::WatchOpened {
-        watch,
+        watch: st.watch_ref(w.id),
         from_rv,
         replayed: objects.len() as u32,
     };
-    st.send(cause, watcher, session, opened);
+    st.send(cause, w.watcher, w.session, opened);
     for object in objects {
         let change = Change {
             event: EventType::Added,
@@ -886,7 +914,7 @@ fn send_added(
             time_ms: st.now_ms,
             prev: Default::default(),
         };
-        st.watch_event(cause, watch, change, false);
+        st.watch_event(cause, w, change, false);
     }
 }
 
@@ -956,7 +984,12 @@ mod tests {
         let req = |rv, limit| ListRequest {
             rv,
             limit,
-            selected: false,
+            scope: RequestScope {
+                kind: KindId(0),
+                namespace: None,
+                selector: None,
+                bookmarks: true,
+            },
         };
         let etcd = |at| FromEtcd { at };
         let too_large = |requested| {
@@ -1028,7 +1061,7 @@ mod tests {
             (off, 34, req(NotOlderThan(11), 0), too_large(11)),
         ];
         for (c, minor, request, want) in rows {
-            let got = decide_list(&cache(c), &features(minor), request, (10, 3));
+            let got = decide_list(&cache(c), &features(minor), &request, (10, 3));
             assert_eq!(got, want, "{c:?} at 1.{minor}: {request:?}");
         }
         // `delegator.go`: `shouldDelegateList` ("Consistent Read" without
@@ -1037,7 +1070,12 @@ mod tests {
         // ConsistentListFromCache off: both set as features of their own).
         let mut resilient_only = features(34);
         resilient_only.consistent_list_from_cache = false;
-        let got = decide_list(&cache(reinit), &resilient_only, req(Consistent, 0), (10, 3));
+        let got = decide_list(
+            &cache(reinit),
+            &resilient_only,
+            &req(Consistent, 0),
+            (10, 3),
+        );
         assert_eq!(
             got,
             etcd(None),
@@ -1046,17 +1084,15 @@ mod tests {
         // `shouldDelegateListOnNotReadyCache`: only a list with a limit and no label or field
         // selector goes to etcd while the cache re-initialises; a selector's list waits for the
         // cache (`c.ready.wait`), which answers 429.
-        let selected = ListRequest {
-            selected: true,
-            ..req(Any, 500)
-        };
-        let got = decide_list(&cache(reinit), &features(34), selected, (10, 3));
+        let mut selected = req(Any, 500);
+        selected.scope.selector = Some(Arc::new(crate::object::Selector::default()));
+        let got = decide_list(&cache(reinit), &features(34), &selected, (10, 3));
         assert_eq!(
             got,
             Refuse(ApiError::TooManyRequests),
             "a selector's list, not ready"
         );
-        let got = decide_list(&cache(at_7), &features(34), selected, (10, 3));
+        let got = decide_list(&cache(at_7), &features(34), &selected, (10, 3));
         assert_eq!(got, FromCache, "a selector's list, ready");
     }
 
@@ -1150,8 +1186,9 @@ mod tests {
     }
 
     fn watch(api: &mut Apiserver, world: &mut World, from: Rv) -> Stepped {
+        let request = world.watch((from, DurationMs(60_000)));
         world.step(api, TimeMs::ZERO, |a, st| {
-            a.serve_watch(st, WatcherId(0), Session(1), (from, DurationMs(60_000)), 1)
+            a.serve_watch(st, WatcherId(0), Session(1), request, 1)
         })
     }
 
@@ -1168,7 +1205,7 @@ mod tests {
             oldest_minus_one: IssuedRv::new(4),
         };
         assert_eq!(out.sent(), [Msg::WatchErr(too_old)]);
-        assert!(world.watches.is_empty() && api.watches_by_kind[0].is_empty());
+        assert!(api.watches.is_empty() && api.watches_by_kind[0].is_empty());
         assert!(out.timers().is_empty());
     }
 
@@ -1183,7 +1220,7 @@ mod tests {
         assert!(matches!(
             sent[0],
             Msg::WatchOpened {
-                watch: WatchId(0),
+                watch: WatchRef { id: WatchId(0), .. },
                 from_rv: 4,
                 replayed: 3
             }
@@ -1197,7 +1234,7 @@ mod tests {
             .collect();
         assert_eq!(replayed, [(5, false), (6, false), (7, false)]);
         assert_eq!(api.watches_by_kind[0], [WatchId(0)]);
-        let w = &world.watches[0];
+        let w = &api.watches[0];
         assert_eq!(
             (w.last_sent, w.deadline_ms, w.open),
             (7, TimeMs(60_000), true)
@@ -1217,7 +1254,7 @@ mod tests {
         let mut world = World::new(3);
         let mut api = cache_at_7(&mut world);
         watch(&mut api, &mut world, 4);
-        assert_eq!(world.watches[0].replayed_to, 7);
+        assert_eq!(api.watches[0].replayed_to, 7);
         let due = |api: &mut Apiserver, world: &mut World| {
             let out = world.step(api, TimeMs(30_000), |a, st| {
                 a.bookmark_due(st, WatchId(0), 2)
@@ -1248,8 +1285,8 @@ mod tests {
                 world.etcd.commit(pod, EventType::Added, TimeMs(0));
             }
             let mut api = world.apiserver();
+            let list = world.list((ListRv::Any, 500));
             let out = world.step(&mut api, TimeMs(0), |a, st| {
-                let list = (ListRv::Any, 500);
                 a.serve_list(st, WatcherId(0), Session(1), list, 0)
             });
             let (list_rv, replayed) = match tracker {
@@ -1277,9 +1314,35 @@ mod tests {
                 out.timers().is_empty(),
                 "{tracker:?}: the fake's watch never ends"
             );
-            assert!(world.watches[0].from_etcd, "relayed from etcd's store");
-            assert_eq!(world.watches[0].last_sent, 4, "only later writes follow");
+            assert!(api.watches[0].from_etcd, "relayed from etcd's store");
+            assert_eq!(api.watches[0].last_sent, 4, "only later writes follow");
         }
+    }
+
+    /// `cacher.go` `GetList` filters with the request's predicate: the namespace the request
+    /// names (its path), whatever the client that sent it (here an informer of every namespace).
+    #[test]
+    fn a_list_answers_the_namespace_its_request_names() {
+        let mut world = World::new(10);
+        let mut api = world.apiserver();
+        world.step(&mut api, TimeMs(0), |a, st| {
+            for (rv, ns) in [(2, 7), (3, 8)] {
+                let mut p = pod(rv);
+                Arc::make_mut(&mut p.object).namespace = NameId(ns);
+                a.change(st, p, 0);
+            }
+        });
+        assert_eq!(world.reflectors[0].namespace, None);
+        let mut list = world.list((ListRv::Any, 0));
+        list.scope.namespace = Some(NameId(8));
+        let out = world.step(&mut api, TimeMs(0), |a, st| {
+            a.serve_list(st, WatcherId(0), Session(1), list, 1)
+        });
+        assert!(
+            matches!(&out.sent()[..], [Msg::ListOk { items, .. }] if items.len() == 1 && items[0].namespace == NameId(8)),
+            "{:?}",
+            out.sent()
+        );
     }
 
     /// antrea #8123: a server that omits `k8s.io/initial-events-end` ends a streaming list's
@@ -1289,9 +1352,10 @@ mod tests {
         let mut world = World::new(3);
         world.config.apiservers[0].omits_initial_events_end = true;
         let mut api = world.apiserver();
+        let scope = world.reflectors[0].scope(&world.config);
         let out = world.step(&mut api, TimeMs(0), |a, st| {
             let request = (ListRv::Consistent, DurationMs(60_000));
-            a.serve_watch_list(st, WatcherId(0), Session(1), request, 0)
+            a.serve_watch_list(st, (WatcherId(0), Session(1)), request, scope, 0)
         });
         assert!(
             matches!(out.sent()[..], [Msg::WatchListUnended { rv: 1, .. }]),
@@ -1310,7 +1374,7 @@ mod tests {
         let mut world = World::new(100);
         let mut api = world.apiserver();
         watch(&mut api, &mut world, 1);
-        let w = &mut world.watches[0];
+        let w = &mut api.watches[0];
         let offers: Vec<Offer> = [(2, false), (3, true), (3, true), (4, true), (5, true)]
             .iter()
             .map(|&(rv, live)| w.offer(&pod(rv), live, true, 2, &Names::default()))

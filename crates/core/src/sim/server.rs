@@ -327,16 +327,12 @@ impl Sim {
         step: impl FnOnce(&mut Apiserver, &mut apiserver::StepContext) -> R,
     ) -> R {
         let from = self.outbox.len();
+        let opened_before = self.apiservers[api.index()].watches.len();
         let mut st = apiserver::StepContext {
             api,
             now_ms: self.now_ms,
             config: &self.config,
             etcd: &self.etcd,
-            clients: Clients {
-                reflectors: &self.reflectors,
-                links: &self.links,
-            },
-            watches: &mut self.watches,
             names: &self.names,
             out: Out::new(
                 self.now_ms,
@@ -345,7 +341,14 @@ impl Sim {
                 &mut self.outbox,
             ),
         };
-        let result = step(&mut self.apiservers[api.index()], &mut st);
+        let a = &mut self.apiservers[api.index()];
+        let result = step(a, &mut st);
+        // The watches it relays from etcd that the step opened are etcd's watches from now on
+        // (`etcd3/watcher.go`: the apiserver registers each with etcd as it opens).
+        if a.watches.len() > opened_before {
+            let relayed = (a.watches[opened_before..].iter()).filter(|w| w.from_etcd);
+            (self.etcd_watches).extend(relayed.map(|w| WatchRef { api, id: w.id }));
+        }
         self.run_outbox(from);
         result
     }
@@ -368,11 +371,14 @@ impl Sim {
         let change = Arc::new(change);
         let watches = std::mem::take(self.apiservers[api.index()].watches_of(kind));
         let (cap, mut closed) = (self.config.watch_chan_capacity, false);
-        for &watch in &watches {
-            let watcher = self.watches[watch.index()].watcher;
-            let c = self.controller_of(watcher);
+        for &id in &watches {
+            let watch = WatchRef { api, id };
+            let w = &mut self.apiservers[api.index()].watches[id.index()];
+            let watcher = w.watcher;
+            // The engine owns the links: it says whether the watch's connection is backed up
+            // (`serve.rs` `Delivery`). Fields, not `controller_of`: `w` is borrowed.
+            let c = self.reflectors[watcher.index()].controller;
             let slow_link = self.links[c.index()].slow();
-            let w = &mut self.watches[watch.index()];
             let offer = w.offer(&change, true, slow_link, cap, &self.names);
             match offer {
                 Offer::Skip => {}
@@ -396,10 +402,11 @@ impl Sim {
                 }
             }
         }
-        let list = self.apiservers[api.index()].watches_of(kind);
-        *list = watches;
+        let a = &mut self.apiservers[api.index()];
+        a.watches_by_kind[kind.index()] = watches;
         if closed {
-            list.retain(|w| self.watches[w.index()].open);
+            let open = &a.watches;
+            a.watches_by_kind[kind.index()].retain(|w| open[w.index()].open);
         }
     }
 
@@ -442,25 +449,28 @@ impl Sim {
         if self.config.kinds[change.object.kind.index()].cache != CacheMode::Off && !fake {
             return;
         }
-        for i in 0..self.watches.len() {
-            let w = &self.watches[i];
-            if w.open && w.from_etcd && w.kind == change.object.kind {
-                let (api, watch) = (w.apiserver, WatchId(i as u32));
-                self.step_server(api, |a, st| a.relay(st, watch, change.clone(), cause));
+        for i in 0..self.etcd_watches.len() {
+            let watch = self.etcd_watches[i];
+            let w = self.watch_at(watch);
+            if w.open && w.kind == change.object.kind {
+                let backed_up = self.links[self.controller_of(w.watcher).index()].slow();
+                let relayed = (change.clone(), backed_up);
+                let id = watch.id;
+                self.step_server(watch.api, |a, st| a.relay(st, id, relayed, cause));
             }
         }
     }
 
     /// A watch's bookmark is due, at the apiserver that serves it.
-    pub(super) fn bookmark_due(&mut self, watch: WatchId, cause: EventId) {
-        let api = self.watches[watch.index()].apiserver;
-        self.step_server(api, |a, st| a.bookmark_due(st, watch, cause));
+    pub(super) fn bookmark_due(&mut self, watch: WatchRef, cause: EventId) {
+        let id = watch.id;
+        self.step_server(watch.api, |a, st| a.bookmark_due(st, id, cause));
     }
 
     /// Ends a watch at its apiserver.
-    pub(super) fn close_watch(&mut self, watch: WatchId, reason: WatchEnd, cause: EventId) {
-        let api = self.watches[watch.index()].apiserver;
-        self.step_server(api, |a, st| a.close_watch(st, watch, reason, cause));
+    pub(super) fn close_watch(&mut self, watch: WatchRef, reason: WatchEnd, cause: EventId) {
+        let id = watch.id;
+        self.step_server(watch.api, |a, st| a.close_watch(st, id, reason, cause));
     }
 
     /// The apiserver a watcher's request reaches, or None after refusing it (link down).
@@ -509,11 +519,9 @@ impl Sim {
             let names = &mut self.names;
             crate::object::Selector::resolve(s.labels.as_ref(), s.fields.as_ref(), names)
         });
+        let selector = (text, selector.map(Arc::new));
         self.step_server(api, |a, st| {
-            if let Some(s) = selector {
-                a.hold_probe_selector(probe, Arc::new(s));
-            }
-            a.probe(st, (probe, kind), request, text, cause)
+            a.probe(st, (probe, kind), request, selector, cause)
         });
     }
 }
@@ -737,7 +745,7 @@ mod tests {
         let pods = sim.apiservers[0].watches_by_kind[0].clone();
         let opened: Vec<WatcherId> = pods
             .iter()
-            .map(|w| sim.watches[w.index()].watcher)
+            .map(|&id| sim.apiservers[0].watches()[id.index()].watcher)
             .collect();
         assert_eq!(opened.len(), 2);
         let from = sim.sink.trace.len();
@@ -756,6 +764,51 @@ mod tests {
         assert_eq!(got, opened);
     }
 
+    /// A kind without a watch cache is watched through etcd (`etcd3/watcher.go`): each
+    /// apiserver registers its client's watch with etcd as it opens, and etcd sends a change to
+    /// its watchers in the order they were registered, whichever apiserver relays each (the
+    /// model's order; each apiserver numbers its own watches).
+    #[test]
+    fn etcd_relays_a_change_to_the_watches_in_the_order_they_opened_across_apiservers() {
+        let mut config = mirrors(3);
+        config.kinds[0].cache = CacheMode::Off;
+        config.apiservers.push(ApiserverConfig {
+            name: "other".into(),
+            ..Default::default()
+        });
+        config.controllers[1].apiserver = ApiserverId(1);
+        let mut sim = watching(config);
+        let pods = |w: &WatcherId| sim.reflectors[w.index()].kind == KindId(0);
+        let opened: Vec<WatcherId> = events_from(&sim, 0)
+            .into_iter()
+            .filter_map(|(_, _, k)| match k {
+                EventKind::Reflector(ReflectorEvent::WatchOpened { watcher, .. }) => Some(watcher),
+                _ => None,
+            })
+            .filter(pods)
+            .collect();
+        let api_of = |w: &WatcherId| sim.links[sim.controller_of(*w).index()].apiserver();
+        let apis: Vec<ApiserverId> = opened.iter().map(api_of).collect();
+        assert_eq!(
+            apis,
+            [ApiserverId(0), ApiserverId(1), ApiserverId(0)],
+            "the watches open on both apiservers, interleaved"
+        );
+        let from = sim.sink.trace.len();
+        sim.handle_input(create_pod("x", 1));
+        let got: Vec<WatcherId> = events_from(&sim, from)
+            .into_iter()
+            .filter_map(|(_, _, k)| match k {
+                EventKind::Reflector(ReflectorEvent::WatchEvent { watcher, .. }) => Some(watcher),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            got, opened,
+            "in the order the watches opened, not by apiserver"
+        );
+    }
+
     /// `cache_watcher.go`: live events wait in a watch's channel while its client's link is
     /// slow; one more than the channel holds closes the watch (no ERROR), and it leaves its
     /// kind's list. A watch whose client keeps up is unaffected.
@@ -770,10 +823,10 @@ mod tests {
             .expect("the slow controller's Pod watch");
         let fast = sim.reflectors[0].watch.expect("the other's");
         sim.handle_input(create_pod("x", 1));
-        assert!(sim.watches[slow.index()].open, "one event fits its channel");
+        assert!(sim.watch_at(slow).open, "one event fits its channel");
         sim.handle_input(create_pod("y", 1));
-        assert!(!sim.watches[slow.index()].open);
-        assert_eq!(sim.apiservers[0].watches_by_kind[0], [fast]);
+        assert!(!sim.watch_at(slow).open);
+        assert_eq!(sim.apiservers[0].watches_by_kind[0], [fast.id]);
         sim.handle_timeout(TimeMs(1100));
         let ended = sim.sink.trace.iter().any(|e| {
             let too_slow = WatchEnd::TooSlow;
