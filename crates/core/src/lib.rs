@@ -19,6 +19,7 @@ pub mod reconcile;
 pub mod sim;
 pub mod store;
 pub mod trace;
+pub mod validation;
 
 pub use config::*;
 pub use model::*;

@@ -855,26 +855,28 @@ impl<'a> Run<'a> {
         self.target_name_as(t, kind, false)
     }
 
-    /// [`Run::target_name`], or with `prefix` the prefix of a `generateName` (checked as the
-    /// name it starts).
-    fn target_name_as(&mut self, t: &Target, kind: KindId, prefix: bool) -> Option<Option<NameId>> {
+    /// [`Run::target_name`], or with `create` the name (or `generateName` prefix) a create
+    /// sends: not checked here, as the apiserver judges it (a 422 the reconcile returns).
+    fn target_name_as(&mut self, t: &Target, kind: KindId, create: bool) -> Option<Option<NameId>> {
         if let Target::OwnerOf(slot) = t {
             return self.one(*slot).and_then(|o| o.owner).map(|o| Some(o.name));
         }
         let cluster_scoped = self.cluster_scoped.contains(&kind);
         let mut buf = std::mem::take(&mut self.name_buf);
         buf.clear();
-        let built = self.build_name(t, cluster_scoped, prefix, &mut buf);
+        let built = self.build_name(t, cluster_scoped, create, &mut buf);
         let id = built.map(|()| self.names.name(&buf));
         self.name_buf = buf;
         id
     }
-    /// [`Run::target_name`]'s text into `buf` (empty); `None` when it names nothing.
+    /// [`Run::target_name`]'s text into `buf` (empty); `None` when it names nothing: a none
+    /// value in it, or (to read or delete by) a name no object can have, which a GET would
+    /// answer 404.
     fn build_name(
         &self,
         t: &Target,
         cluster_scoped: bool,
-        prefix: bool,
+        create: bool,
         buf: &mut String,
     ) -> Option<()> {
         // The key's namespace (`default` for a cluster-scoped key) and name.
@@ -918,26 +920,8 @@ impl<'a> Run<'a> {
                         },
                     }
                 }
-                // `apimachinery/pkg/util/validation` `IsDNS1123Subdomain`.
-                let dns = |s: &str| {
-                    !s.is_empty()
-                        && s.len() <= crate::sim::MAX_NAME_LEN
-                        && s.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
-                        && s.ends_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
-                        && (s.chars()).all(|c| {
-                            c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.'
-                        })
-                };
-                if !prefix {
-                    return dns(&buf[start..]).then_some(());
-                }
-                // The name the apiserver makes of it: the prefix, cut, then five of
-                // `utilrand.String`'s letters (any one stands for them here).
-                buf.truncate(start + generated_prefix_len(&buf[start..]));
-                buf.push('b');
-                let ok = dns(&buf[start..]);
-                buf.pop();
-                ok.then_some(())
+                let name = &buf[start..];
+                (create || crate::validation::dns_subdomain_error(name).is_none()).then_some(())
             }
         }
     }
@@ -1441,7 +1425,7 @@ impl<'a> Run<'a> {
             },
             None => None,
         };
-        let Some(name) = self.target_name_as(target, *kind, generate_name) else {
+        let Some(name) = self.target_name_as(target, *kind, true) else {
             return Ok(());
         };
         let spec = self.value(spec, self.key).unwrap_or(0);

@@ -107,7 +107,7 @@ pub fn qualified_name_error(s: &str) -> Option<&'static str> {
         if p.is_empty() {
             return Some("prefix part must be non-empty");
         }
-        if dns_subdomain_error(p).is_some() {
+        if listwatch_core::validation::dns_subdomain_error(p).is_some() {
             return Some("prefix part must be a lowercase RFC 1123 subdomain");
         }
     }
@@ -127,60 +127,11 @@ pub fn qualified_name_error(s: &str) -> Option<&'static str> {
     None
 }
 
-/// Why `s` is not a DNS subdomain, in the words of `validation.go` `IsDNS1123Subdomain`: at
-/// most 253 characters, lowercase letters, digits, `-` and `.`, each part starting and ending
-/// with a letter or digit (no limit per part).
-pub fn dns_subdomain_error(s: &str) -> Option<&'static str> {
-    if s.len() > 253 {
-        return Some("must be no more than 253 characters");
-    }
-    let part_ok = |l: &str| {
-        let edge =
-            |c: Option<char>| c.is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
-        edge(l.chars().next())
-            && edge(l.chars().last())
-            && l.chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-    };
-    if !s.split('.').all(part_ok) {
-        return Some("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character");
-    }
-    None
-}
-
-/// Why `s` is not a DNS label (`IsDNS1123Label`, a namespace's name): at most 63 lowercase
-/// letters, digits and `-`, starting and ending with a letter or digit.
-pub fn dns_label_error(s: &str) -> Option<&'static str> {
-    if s.len() > 63 {
-        return Some("must be no more than 63 characters");
-    }
-    if s.contains('.') || dns_subdomain_error(s).is_some() {
-        return Some("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character");
-    }
-    None
-}
-
-/// Why an object's `namespace/name` would be refused by the apiserver (`objectmeta.go`
-/// `ValidateObjectMeta` with `NameIsDNSSubdomain`, `ValidateNamespaceName`), naming the part
-/// (`metadata.name` or `metadata.namespace`). With `generateName` the name is a prefix, its
-/// trailing `-` masked first (`maskTrailingDash`), and it is `metadata.generateName` that is
-/// refused.
+/// Why an object's `namespace/name` would be refused by the apiserver
+/// (`listwatch_core::validation`), as `field: rule`. With `generateName` the name is a prefix.
 pub fn object_name_error(full: &str, generate: bool) -> Option<String> {
-    let (namespace, name) = match full.split_once('/') {
-        Some((ns, n)) => (Some(ns), n),
-        None => (None, full),
-    };
-    if let Some(why) = namespace.and_then(dns_label_error) {
-        return Some(format!("metadata.namespace: {why}"));
-    }
-    let (field, checked) = match generate {
-        true => match name.strip_suffix('-') {
-            Some(rest) => ("metadata.generateName", format!("{rest}a")),
-            None => ("metadata.generateName", name.to_string()),
-        },
-        false => ("metadata.name", name.to_string()),
-    };
-    dns_subdomain_error(&checked).map(|why| format!("{field}: {why}"))
+    let (field, rule) = listwatch_core::validation::object_name_error(full, generate)?;
+    Some(format!("{}: {}", field.as_str(), rule.as_str()))
 }
 
 /// A label value written as a literal in a `logic` block (`metadata.labels.app = "web"`), as
@@ -244,41 +195,7 @@ mod tests {
         let name63 = "a".repeat(63);
         assert_eq!(qualified_name_error(&format!("example.com/{name63}")), None);
         // `IsDNS1123Subdomain` limits the whole prefix, not each of its parts.
-        assert_eq!(
-            dns_subdomain_error(&format!("{}.com", "a".repeat(64))),
-            None
-        );
         let part64 = "a".repeat(64);
         assert_eq!(qualified_name_error(&format!("{part64}.com/x")), None);
-    }
-
-    /// `objectmeta.go` `ValidateObjectMeta`: a name is a DNS subdomain (`NameIsDNSSubdomain`), a
-    /// namespace a DNS label; a `generateName` prefix is checked with its trailing `-` masked
-    /// (`maskTrailingDash`), so `web-` is a prefix but not a name, and `web.` neither.
-    #[test]
-    fn object_names_are_dns_subdomains_and_generate_name_masks_its_dash() {
-        assert_eq!(object_name_error("web-0", false), None);
-        assert_eq!(object_name_error("prod/web.example", false), None);
-        assert_eq!(object_name_error("web-", true), None);
-        assert!(object_name_error("web-", false)
-            .unwrap()
-            .starts_with("metadata.name:"));
-        assert!(object_name_error("web.", true)
-            .unwrap()
-            .starts_with("metadata.generateName:"));
-        assert!(object_name_error("Web", false).is_some());
-        assert!(object_name_error("Prod/web", false)
-            .unwrap()
-            .starts_with("metadata.namespace:"));
-        assert!(
-            object_name_error("my.ns/web", false).is_some(),
-            "a namespace has no dots"
-        );
-        assert!(object_name_error(&"a".repeat(254), false).is_some());
-        assert!(
-            object_name_error(&"a".repeat(254), true).is_some(),
-            "a prefix past 253 is refused, not cut"
-        );
-        assert_eq!(object_name_error(&"a".repeat(253), false), None);
     }
 }

@@ -562,6 +562,13 @@ impl Etcd {
         if short.len() > MAX_NAME_LEN {
             return refuse(ApiError::NameTooLong);
         }
+        // A name a reconcile built at run time, or a burst's: the script's literal names were
+        // checked when it was read.
+        if let Some((field, rule)) =
+            crate::validation::object_name_error(names.resolve(name), false)
+        {
+            return refuse(ApiError::InvalidName { field, rule });
+        }
         let uid = self.next_uid;
         self.next_uid += 1;
         let obj = Object {

@@ -151,7 +151,20 @@ impl Sim {
     /// says. A write to an object that is not there is a 404, as `user_update`'s.
     fn user_write(&mut self, verb: Verb, kind: KindId, name: &str, edits: &[Edit], cause: EventId) {
         let name = if verb == Verb::Create && edits.contains(&Edit::GenerateName) {
-            self.generated_name(kind, name)
+            match self.generated_name(kind, name) {
+                Ok(drawn) => drawn,
+                Err(error) => {
+                    let name = self.intern_object(kind, name);
+                    let failed = EventKind::Store(StoreEvent::WriteFailed {
+                        op: WriteOp::Create,
+                        kind,
+                        name,
+                        error,
+                    });
+                    self.emit(Actor::User, cause, failed);
+                    return;
+                }
+            }
         } else {
             self.intern_object(kind, name)
         };
@@ -181,8 +194,16 @@ impl Sim {
 
     /// The name a create with `generateName` gets: drawn again while it is taken, up to
     /// `GENERATE_NAME_ATTEMPTS` names with RetryGenerateName (`registry/generic/registry/
-    /// store.go` `createWithGenerateNameRetry`), one without (a taken name is then 409).
-    pub(super) fn generated_name(&mut self, kind: KindId, prefix: &str) -> NameId {
+    /// store.go` `createWithGenerateNameRetry`), one without (a taken name is then 409). A prefix
+    /// that `ValidateObjectMeta` refuses is a 422, whatever is drawn (`maskTrailingDash`).
+    pub(super) fn generated_name(
+        &mut self,
+        kind: KindId,
+        prefix: &str,
+    ) -> Result<NameId, ApiError> {
+        if let Some((field, rule)) = crate::validation::object_name_error(prefix, true) {
+            return Err(ApiError::InvalidName { field, rule });
+        }
         let attempts = match self.config.server.retry_generate_name {
             true => GENERATE_NAME_ATTEMPTS,
             false => 1,
@@ -192,7 +213,7 @@ impl Sim {
             let drawn = self.generate_name(prefix);
             let name = self.intern_object(kind, &drawn);
             if tries == attempts || self.etcd.get(kind, name).is_none() {
-                return name;
+                return Ok(name);
             }
             tries += 1;
         }

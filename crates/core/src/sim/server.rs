@@ -24,7 +24,18 @@ impl Sim {
         } = &mut w
         {
             let prefix = self.names.resolve(*name).to_string();
-            *name = self.generated_name(*kind, &prefix);
+            match self.generated_name(*kind, &prefix) {
+                Ok(drawn) => *name = drawn,
+                Err(error) => {
+                    let refused = Refusal {
+                        op: WriteOp::Create,
+                        kind: *kind,
+                        name: *name,
+                        error,
+                    };
+                    return self.settle(actor, cause, Err(refused));
+                }
+            }
             *generate = false;
         }
         let decision = self.etcd.decide(w, &self.names, self.now_ms);

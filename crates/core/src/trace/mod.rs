@@ -192,6 +192,12 @@ pub enum ApiError {
     ReconcileError,
     /// 422: a create whose name is longer than Kubernetes allows (253 characters).
     NameTooLong,
+    /// 422: a create whose name, `generateName` or namespace breaks its DNS rule
+    /// (`objectmeta.go` `ValidateObjectMeta`, `crate::validation`).
+    InvalidName {
+        field: crate::validation::NameField,
+        rule: crate::validation::NameRule,
+    },
     /// 422: a streaming list to a server whose `WatchList` gate is off.
     WatchListForbidden,
     /// 422: a finalizer added to an object being deleted
@@ -247,6 +253,7 @@ impl ApiError {
             ApiError::TooLargeRv { .. } => 504,
             ApiError::TooManyRequests => 429,
             ApiError::NameTooLong
+            | ApiError::InvalidName { .. }
             | ApiError::WatchListForbidden
             | ApiError::FinalizerWhileDeleting
             | ApiError::TooManyEntries => 422,
@@ -291,6 +298,9 @@ impl ApiError {
             ApiError::ReconcileError => "reconcile returned an error".into(),
             ApiError::NameTooLong => {
                 "metadata.name: Invalid value: must be no more than 253 characters".into()
+            }
+            ApiError::InvalidName { field, rule } => {
+                format!("{}: Invalid value: {}", field.as_str(), rule.as_str())
             }
             ApiError::FinalizerWhileDeleting => "metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted".into(),
             ApiError::TooManyEntries => format!("metadata: Too many: more than {} labels, annotations, fields, finalizers and owner references", crate::object::MAX_ENTRIES),

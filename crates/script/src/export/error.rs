@@ -36,6 +36,7 @@ pub(super) fn error_out(e: ApiError) -> ErrorOut {
         ApiError::ConnectionRefused => ("connection_refused", None, None),
         ApiError::ReconcileError => ("reconcile_error", None, None),
         ApiError::NameTooLong => ("name_too_long", None, None),
+        ApiError::InvalidName { .. } => ("invalid_name", None, None),
         ApiError::ListCompacted => ("list_compacted", None, None),
         ApiError::WatchListForbidden => ("watch_list_forbidden", None, None),
         ApiError::FinalizerWhileDeleting => ("finalizer_while_deleting", None, None),

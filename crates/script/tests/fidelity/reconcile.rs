@@ -1765,6 +1765,65 @@ expect creates op Pod == 1
     assert_eq!(made[0].len(), "default/".len() + 58 + 5, "{}", made[0]);
 }
 
+/// A name built at run time meets the apiserver's rules too (`pkg/api/validation/objectmeta.go`
+/// `ValidateObjectMeta`, `NameIsDNSSubdomain`; `generateName` with `maskTrailingDash`): a
+/// value with capitals makes a 422 the reconcile returns as its error, as `r.Create` does, and
+/// so does a prefix ending in `.`; only `cfg-ok` is created.
+#[test]
+fn a_name_built_at_run_time_is_validated_as_the_apiserver_does() {
+    use crate::{events, reconciles};
+    use listwatch_core::validation::{NameField, NameRule};
+    let sim = run("
+kind Db
+kind ConfigMap
+controller op for Db
+  logic
+    get db = Db key
+    if db absent
+      done
+    get cm = ConfigMap \"cfg-{db.spec.tier}\"
+    if cm absent
+      create ConfigMap \"cfg-{db.spec.tier}\"
+    get gen = ConfigMap \"{db.spec.tier}.\"
+    if gen absent
+      create ConfigMap \"{db.spec.tier}.\" generate-name
+at 0s create Db web spec.tier=Gold
+at 0s create Db api spec.tier=ok
+run 3s
+expect creates op ConfigMap == 1
+");
+    let refused: Vec<ApiError> = events(&sim, |k| {
+        matches!(k, EventKind::Store(StoreEvent::WriteFailed { .. }))
+    })
+    .filter_map(|e| match e.kind {
+        EventKind::Store(StoreEvent::WriteFailed { error, .. }) => Some(error),
+        _ => None,
+    })
+    .collect();
+    let name = ApiError::InvalidName {
+        field: NameField::Name,
+        rule: NameRule::Subdomain,
+    };
+    assert!(refused.contains(&name), "{refused:?}");
+    let prefix = ApiError::InvalidName {
+        field: NameField::GenerateName,
+        rule: NameRule::Subdomain,
+    };
+    assert!(refused.contains(&prefix), "`Gold.` is no prefix: {refused:?}");
+    assert!(
+        name.message()
+            .starts_with("metadata.name: Invalid value: a lowercase RFC 1123 subdomain"),
+        "{}",
+        name.message()
+    );
+    assert_eq!(name.code(), 422);
+    let errors = reconciles(&sim)
+        .into_iter()
+        .filter(|r| r.4 == ReconcileResult::Error(name))
+        .count();
+    assert!(errors >= 1, "the reconcile returns the create's error");
+}
+
 /// A create's mistakes, each located at the word at fault; with the status subresource a
 /// create cannot set the status (apiextensions-apiserver `customresource/strategy.go`
 /// `PrepareForCreate`: "create cannot set status"), so the line that tries is refused.

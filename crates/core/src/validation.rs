@@ -1,0 +1,151 @@
+//! The apiserver's rules for object names (apimachinery `pkg/util/validation/validation.go`,
+//! `pkg/api/validation/objectmeta.go` `ValidateObjectMeta`), in one place: the engine applies
+//! them to every create (a name a reconcile builds at run time included) and the scenario
+//! language to the names a script writes, when it is read.
+
+/// `DNS1123SubdomainMaxLength`.
+pub const DNS1123_SUBDOMAIN_LEN_MAX: usize = 253;
+/// `DNS1123LabelMaxLength`.
+pub const DNS1123_LABEL_LEN_MAX: usize = 63;
+
+/// Which part of an object's metadata a name rule refused.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum NameField {
+    Name,
+    /// A create's `generateName` prefix (checked with its trailing `-` masked).
+    GenerateName,
+    Namespace,
+}
+
+impl NameField {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NameField::Name => "metadata.name",
+            NameField::GenerateName => "metadata.generateName",
+            NameField::Namespace => "metadata.namespace",
+        }
+    }
+}
+
+/// The rule a name broke, as `validation.go` words it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum NameRule {
+    SubdomainTooLong,
+    Subdomain,
+    LabelTooLong,
+    Label,
+}
+
+impl NameRule {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NameRule::SubdomainTooLong => "must be no more than 253 characters",
+            NameRule::Subdomain => "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+            NameRule::LabelTooLong => "must be no more than 63 characters",
+            NameRule::Label => "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+        }
+    }
+}
+
+/// One part of a DNS name: lowercase letters, digits and `-`, a letter or digit at both ends.
+fn dns_label_ok(l: &str) -> bool {
+    let edge = |c: Option<u8>| c.is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+    let b = l.as_bytes();
+    edge(b.first().copied())
+        && edge(b.last().copied())
+        && b.iter()
+            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+}
+
+/// `IsDNS1123Subdomain`: at most 253 characters, its pattern (no limit on each part).
+pub fn dns_subdomain_error(s: &str) -> Option<NameRule> {
+    if s.len() > DNS1123_SUBDOMAIN_LEN_MAX {
+        return Some(NameRule::SubdomainTooLong);
+    }
+    (!s.split('.').all(dns_label_ok)).then_some(NameRule::Subdomain)
+}
+
+/// `IsDNS1123Label` (a namespace's name, `ValidateNamespaceName`).
+pub fn dns_label_error(s: &str) -> Option<NameRule> {
+    if s.len() > DNS1123_LABEL_LEN_MAX {
+        return Some(NameRule::LabelTooLong);
+    }
+    (!dns_label_ok(s)).then_some(NameRule::Label)
+}
+
+/// What `ValidateObjectMeta` refuses of an object's `namespace/name` (`NameIsDNSSubdomain`,
+/// `ValidateNamespaceName`). With `generate` the name is a `generateName` prefix, its trailing
+/// `-` masked first (`maskTrailingDash`).
+pub fn object_name_error(full: &str, generate: bool) -> Option<(NameField, NameRule)> {
+    let (namespace, name) = match full.split_once('/') {
+        Some((ns, n)) => (Some(ns), n),
+        None => (None, full),
+    };
+    if let Some(rule) = namespace.and_then(dns_label_error) {
+        return Some((NameField::Namespace, rule));
+    }
+    if !generate {
+        return dns_subdomain_error(name).map(|r| (NameField::Name, r));
+    }
+    let rule = match name.strip_suffix('-') {
+        Some(rest) => dns_subdomain_error(&format!("{rest}a")),
+        None => dns_subdomain_error(name),
+    };
+    rule.map(|r| (NameField::GenerateName, r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `objectmeta.go` `ValidateObjectMeta`: a name is a DNS subdomain (`NameIsDNSSubdomain`),
+    /// a namespace a DNS label; a `generateName` prefix is checked with its trailing `-` masked
+    /// (`maskTrailingDash`), so `web-` is a prefix but not a name, and `web.` neither.
+    #[test]
+    fn object_names_are_dns_subdomains_and_generate_name_masks_its_dash() {
+        use NameField::*;
+        assert_eq!(object_name_error("web-0", false), None);
+        assert_eq!(object_name_error("prod/web.example", false), None);
+        assert_eq!(object_name_error("web-", true), None);
+        assert_eq!(
+            object_name_error("web-", false),
+            Some((Name, NameRule::Subdomain))
+        );
+        assert_eq!(
+            object_name_error("web.", true),
+            Some((GenerateName, NameRule::Subdomain))
+        );
+        assert_eq!(
+            object_name_error("Web", false),
+            Some((Name, NameRule::Subdomain))
+        );
+        assert_eq!(
+            object_name_error("Prod/web", false),
+            Some((Namespace, NameRule::Label))
+        );
+        assert_eq!(
+            object_name_error("my.ns/web", false),
+            Some((Namespace, NameRule::Label))
+        );
+        let long = "a".repeat(254);
+        assert_eq!(
+            object_name_error(&long, false),
+            Some((Name, NameRule::SubdomainTooLong))
+        );
+        assert_eq!(
+            object_name_error(&long, true),
+            Some((GenerateName, NameRule::SubdomainTooLong)),
+            "a prefix past 253 is refused, not cut"
+        );
+        assert_eq!(object_name_error(&"a".repeat(253), false), None);
+        // `IsDNS1123Subdomain` limits the whole name, not each of its parts.
+        assert_eq!(
+            dns_subdomain_error(&format!("{}.com", "a".repeat(64))),
+            None
+        );
+        assert_eq!(
+            dns_label_error(&"a".repeat(64)),
+            Some(NameRule::LabelTooLong)
+        );
+    }
+}
