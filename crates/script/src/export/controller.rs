@@ -38,6 +38,9 @@ pub(super) enum Out {
         requeue_after_ms: Option<u64>,
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         error: Option<ErrorOut>,
+        /// The key was added while it ran, so the queue took it back (absent: it did not).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        requeued: bool,
     },
     ReconcileRead {
         controller: u32,
@@ -153,7 +156,7 @@ impl Events<'_> {
                 controller,
                 key,
                 result,
-                ..
+                requeued,
             } => {
                 let (result, requeue_after_ms, error) = reconcile_result(result);
                 Out::ReconcileEnd {
@@ -162,6 +165,7 @@ impl Events<'_> {
                     result,
                     requeue_after_ms,
                     error,
+                    requeued,
                 }
             }
         }
