@@ -19,16 +19,18 @@
 //!    string literals do; neither the generated `web/editor/editor.js` nor this file, whose
 //!    fixtures name what is gone, is read), or be a module's
 //!    file or folder (`verdict` for `verdict.rs`) or a crate's name. In `a::b`, `b` must
-//!    occur in a file that owns `a`: for a type (upper-case first letter) a file that declares
-//!    it (`struct`, `enum`, `trait`, `type`, `union`) or has an `impl` line naming it; for a
-//!    module, `a.rs`, a file under a folder `a/`, or a file with `mod a`; for a crate
-//!    (`listwatch_core`), its `src/`. `a::b` written whole in some file's code passes too.
+//!    occur where `a` is owned: for a type (upper-case first letter) inside the braces of its
+//!    declaration (`struct`, `enum`, `trait`, `union`: a field, a variant, an item) or of an
+//!    `impl` whose head names it, so `EventKind::Write` fails when `Write` is a variant of
+//!    another enum of the same file; for a module, in `a.rs`, a file under a folder `a/`, or a
+//!    file with `mod a`; for a crate (`listwatch_core`), in its `src/`. `a::b` written whole in
+//!    some file's code passes too.
 //!
 //! 5. A code span does not cross a line: a line with an odd number of backticks fails.
 //!
 //! The test fails with every citation that breaks a rule, each with its line.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 /// The workspace as the rules read it.
@@ -178,11 +180,9 @@ impl Tree {
             .iter()
             .find(|(c, _)| *c == owner)
             .map(|(_, src)| *src);
-        let is_type = owner.starts_with(|c: char| c.is_ascii_uppercase());
         let (file, folder) = (format!("{owner}.rs"), format!("/{owner}/"));
         self.sources.iter().filter(move |s| match crate_src {
             Some(src) => s.path.starts_with(src),
-            None if is_type => s.types.contains(owner),
             None => {
                 s.path.rsplit('/').next() == Some(file.as_str())
                     || s.path.contains(&folder)
@@ -201,7 +201,11 @@ impl Tree {
         for pair in segments.windows(2) {
             let (owner, item) = (pair[0], pair[1]);
             let whole = format!("{owner}::{item}");
-            let owned = self.owners(owner).any(|s| s.idents.contains(item));
+            let owned = match owner.starts_with(|c: char| c.is_ascii_uppercase()) {
+                true => (self.sources.iter())
+                    .any(|s| s.members.get(owner).is_some_and(|m| m.contains(item))),
+                false => self.owners(owner).any(|s| s.idents.contains(item)),
+            };
             if !owned && !self.sources.iter().any(|s| s.code.contains(&whole)) {
                 return Some(format!(
                     "`{name}`: no file that declares or implements `{owner}` has `{item}`"
@@ -228,26 +232,22 @@ struct Source {
     /// Its text without comments.
     code: String,
     idents: HashSet<String>,
-    /// The types it declares (`struct`, `enum`, `trait`, `type`, `union`), and every word of
-    /// its `impl` lines.
-    types: HashSet<String>,
+    /// Per type it declares (`struct`, `enum`, `trait`, `union`) or implements (every word of
+    /// an `impl` head): the identifiers inside the braces of that declaration or `impl`.
+    members: HashMap<String, HashSet<String>>,
     /// The modules it declares (`mod NAME`).
     mods: HashSet<String>,
 }
 
 impl Source {
     fn read(path: &str, text: &str) -> Source {
-        let code = strip_comments(text, path.ends_with(".rs"));
-        let (mut types, mut mods) = (HashSet::new(), HashSet::new());
+        let rust = path.ends_with(".rs");
+        let code = strip_comments(text, rust);
+        let mut mods = HashSet::new();
         for line in code.lines() {
             let words: Vec<&str> = identifiers(line).collect();
-            if words.contains(&"impl") {
-                types.extend(words.iter().map(|w| w.to_string()));
-            }
             for w in words.windows(2) {
-                if ["struct", "enum", "trait", "type", "union"].contains(&w[0]) {
-                    types.insert(w[1].to_string());
-                } else if w[0] == "mod" {
+                if w[0] == "mod" {
                     mods.insert(w[1].to_string());
                 }
             }
@@ -255,11 +255,110 @@ impl Source {
         Source {
             path: path.to_string(),
             idents: identifiers(&code).map(str::to_string).collect(),
+            members: if rust { members(&code) } else { HashMap::new() },
             code,
-            types,
             mods,
         }
     }
+}
+
+/// A token of comment-free Rust code, as `members` reads it.
+#[derive(Clone, Copy, PartialEq)]
+enum Token<'a> {
+    Word(&'a str),
+    Open,
+    Close,
+    Semicolon,
+}
+
+/// The words, braces and semicolons of comment-free Rust code, string and character literals
+/// skipped (a `{` in `'{'` or `"{"` is no brace).
+fn tokens(code: &str) -> Vec<Token<'_>> {
+    let b = code.as_bytes();
+    let mut out = vec![];
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_alphabetic() || c == b'_' {
+            if let Some(hashes) = (c == b'r').then(|| raw_string_hashes(b, i)).flatten() {
+                i = raw_string_end(b, i, hashes);
+                continue;
+            }
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            out.push(Token::Word(&code[start..i]));
+            continue;
+        }
+        match c {
+            b'"' => i = string_end(b, i, b'"'),
+            b'\'' => {
+                let end = string_end(b, i, b'\'');
+                i = if end - i <= 4 { end } else { i + 1 };
+            }
+            b'{' | b'}' | b';' => {
+                out.push(match c {
+                    b'{' => Token::Open,
+                    b'}' => Token::Close,
+                    _ => Token::Semicolon,
+                });
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// Rule 4's owners in one file: per type declared or implemented, the words of its braces.
+fn members(code: &str) -> HashMap<String, HashSet<String>> {
+    let tokens = tokens(code);
+    let mut out: HashMap<String, HashSet<String>> = HashMap::new();
+    for (at, token) in tokens.iter().enumerate() {
+        let owners: Vec<&str> = match (token, tokens.get(at + 1)) {
+            (Token::Word("struct" | "enum" | "trait" | "union"), Some(Token::Word(name))) => {
+                vec![name]
+            }
+            (Token::Word("impl"), _) => (tokens[at + 1..].iter())
+                .take_while(|t| matches!(t, Token::Word(_)))
+                .filter_map(|t| match t {
+                    Token::Word(w) => Some(*w),
+                    _ => None,
+                })
+                .collect(),
+            _ => continue,
+        };
+        // The body: from the first brace after the head (none if a `;` comes first: `struct
+        // A(u32);`, `type A = B;`) to the brace that closes it.
+        let Some(open) = (at + 1..tokens.len())
+            .find(|&j| matches!(tokens[j], Token::Open | Token::Semicolon))
+            .filter(|&j| tokens[j] == Token::Open)
+        else {
+            continue;
+        };
+        let mut depth = 0usize;
+        let mut words = HashSet::new();
+        for t in &tokens[open..] {
+            match t {
+                Token::Open => depth += 1,
+                Token::Close => depth -= 1,
+                Token::Word(w) => {
+                    words.insert(w.to_string());
+                }
+                Token::Semicolon => {}
+            }
+            if depth == 0 {
+                break;
+            }
+        }
+        for owner in owners {
+            out.entry(owner.to_string())
+                .or_default()
+                .extend(words.iter().cloned());
+        }
+    }
+    out
 }
 
 /// `text` without its comments: `//` to the end of the line and `/* */` (nested in Rust).
@@ -302,14 +401,7 @@ pub fn strip_comments(text: &str, rust: bool) -> String {
             }
             b'r' if rust && raw_string_hashes(b, i).is_some() => {
                 let hashes = raw_string_hashes(b, i).unwrap_or(0);
-                i += 2 + hashes;
-                let close: Vec<u8> = std::iter::once(b'"')
-                    .chain(std::iter::repeat_n(b'#', hashes))
-                    .collect();
-                while i < b.len() && !b[i..].starts_with(&close) {
-                    i += 1;
-                }
-                i = (i + close.len()).min(b.len());
+                i = raw_string_end(b, i, hashes);
             }
             b'"' => i = string_end(b, i, b'"'),
             b'\'' if !rust => i = string_end(b, i, b'\''),
@@ -336,6 +428,18 @@ fn raw_string_hashes(b: &[u8], i: usize) -> Option<usize> {
     }
     let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
     (b.get(i + 1 + hashes) == Some(&b'"')).then_some(hashes)
+}
+
+/// Just past the raw string `r#…"…"#…` (with `hashes` `#`s) that opens at `i`.
+fn raw_string_end(b: &[u8], i: usize, hashes: usize) -> usize {
+    let close: Vec<u8> = std::iter::once(b'"')
+        .chain(std::iter::repeat_n(b'#', hashes))
+        .collect();
+    let mut j = i + 2 + hashes;
+    while j < b.len() && !b[j..].starts_with(&close) {
+        j += 1;
+    }
+    (j + close.len()).min(b.len())
 }
 
 /// Just past the literal that opens at `i` with `quote` (backslash escapes skipped).
@@ -449,6 +553,17 @@ mod tests {
                 "crates/core/src/verdict.rs".to_string(),
                 Some("pub fn run() {}\npub fn check_all() {}\n".to_string()),
             ),
+            (
+                "crates/core/src/trace/mod.rs".to_string(),
+                Some(
+                    "pub enum EventKind {\n    Store(StoreEvent),\n}\n\
+                     impl EventKind {\n    fn brace() -> char { '{' }\n}\n\
+                     pub enum StoreEvent {\n    Write { rv: u64 },\n    OwnerRefInvalid,\n}\n\
+                     pub struct Delivery(u8);\n\
+                     impl Delivery {\n    pub fn delta(self) -> u8 { self.0 }\n}\n"
+                        .to_string(),
+                ),
+            ),
             ("docs/fidelity.md".to_string(), None),
             ("scenarios/01-a.lw".to_string(), None),
         ];
@@ -493,6 +608,21 @@ mod tests {
             [
                 "line 1: `verdict::run_outbox`: no file that declares or implements `verdict` has `run_outbox`",
                 "line 1: `Sim::run`: no file that declares or implements `Sim` has `run`",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_variant_or_field_must_be_inside_its_own_type() {
+        // Both enums are in one file, and a `'{'` between them must not open a brace.
+        let doc = "`StoreEvent::OwnerRefInvalid`, `StoreEvent::Write`, `EventKind::Store`, \
+                   `Delivery::delta`\n`EventKind::OwnerRefInvalid`, `EventKind::rv`, `Delivery::rv`\n";
+        assert_eq!(
+            problems(doc),
+            [
+                "line 2: `EventKind::OwnerRefInvalid`: no file that declares or implements `EventKind` has `OwnerRefInvalid`",
+                "line 2: `EventKind::rv`: no file that declares or implements `EventKind` has `rv`",
+                "line 2: `Delivery::rv`: no file that declares or implements `Delivery` has `rv`",
             ]
         );
     }
