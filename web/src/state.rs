@@ -214,23 +214,31 @@ pub struct State {
     pub explore: Explore,
 }
 
-/// The Explore panel's search: what it is set to and where it is. `panels.js` draws the panel
-/// from it and runs a worker for each `job` while `running`.
+/// The Explore panel's search: what it is set to, where it is and what it found. `panels.js`
+/// draws the panel from it and asks `worker.js` for search `job` while `running`.
 #[derive(Clone, PartialEq)]
 pub struct Explore {
     /// Schedules to try at most.
     pub budget: u32,
     /// Keep searching after the first failure, up to the budget.
     pub all: bool,
+    /// The controller under test (faults only against it, as `explore --controller NAME`): one
+    /// of the script's `controller NAME` lines (`controllers`), or empty for every controller.
+    pub against: Rc<str>,
     /// The search on screen: each start takes the next number, and reports of an older one
     /// are ignored.
     pub job: u32,
     pub running: bool,
-    /// The worker's last report (`protocol::FromWorker`'s progress, done or error) as JSON: only
-    /// `panels.js` reads its fields. Shared, so a render copies no text. A cancel keeps it, so
-    /// the panel still shows how far the search went and what it found: a search not running
-    /// whose last report is progress (or none yet) was cancelled. A new search clears it.
+    /// The reader cancelled the search on screen: its last figures and failures stay until the
+    /// next search.
+    pub cancelled: bool,
+    /// The worker's last report (`protocol::FromWorker`'s progress, done or error) as JSON,
+    /// without its failures (`found`): only `panels.js` reads its fields. Shared, so a render
+    /// copies no text. A new search clears it.
     pub report: Option<Rc<str>>,
+    /// The failures found so far, (the faults in words, the counterexample script): a progress
+    /// report carries them only when there are new ones, so the last list stays until the next.
+    pub found: Ptr<Vec<(Rc<str>, Rc<str>)>>,
 }
 
 // The budget is kept as a `u32` (a plain number in JS); every budget allowed fits.
@@ -241,11 +249,28 @@ impl Default for Explore {
         Explore {
             budget: 2000,
             all: false,
+            against: Rc::from(""),
             job: 0,
             running: false,
+            cancelled: false,
             report: None,
+            found: Ptr::default(),
         }
     }
+}
+
+/// At most this many controllers are offered as the one under test.
+pub const CONTROLLERS_MAX: usize = 64;
+
+/// The names of the script's `controller NAME` lines, in order (the choice of the controller
+/// under test): read from the text, so a script with errors still offers them.
+pub fn controllers(source: &str) -> Vec<&str> {
+    (source.lines())
+        .filter_map(|l| l.strip_prefix("controller"))
+        .filter(|rest| rest.starts_with([' ', '\t']))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .take(CONTROLLERS_MAX)
+        .collect()
 }
 
 /// Something in the picture a fault can be injected into.
@@ -349,11 +374,16 @@ pub enum Search {
     /// Search the script on screen (a search still running is stopped).
     Start,
     Cancel,
+    /// The controller under test (empty: every controller); a name that is not one of the
+    /// script's controllers is ignored.
+    Against(String),
     /// Search `job`'s worker reports its progress, its result (`done`) or an error (`done`),
-    /// as JSON; a report of any other search than the one running is dropped.
+    /// as JSON without its failures, and the failures found so far when the report has them; a
+    /// report of any other search than the one running is dropped.
     Report {
         job: u32,
         report: String,
+        found: Option<Vec<(String, String)>>,
         done: bool,
     },
 }
@@ -426,10 +456,12 @@ impl State {
     /// next number tells `panels.js` that what it shows is of an older search.
     fn leave_explore(&mut self) {
         let x = &mut self.explore;
-        if x.running || x.report.is_some() {
+        if x.running || x.cancelled || x.report.is_some() || !x.found.is_empty() {
             x.job += 1;
             x.running = false;
+            x.cancelled = false;
             x.report = None;
+            x.found = Ptr::default();
         }
     }
 
@@ -483,6 +515,12 @@ impl State {
                 self.diagnostics = Ptr::new(d);
                 self.stale = self.run.is_some();
             }
+        }
+        // The controller under test is one of the script's, or none.
+        if !self.explore.against.is_empty()
+            && !controllers(&source).contains(&&*self.explore.against)
+        {
+            self.explore.against = Rc::from("");
         }
         self.source = source;
     }
@@ -782,15 +820,38 @@ impl State {
         match action {
             Search::Budget(n) => x.budget = n.clamp(1, MAX_BUDGET_SCHEDULES as u32),
             Search::All(all) => x.all = all,
+            Search::Against(name) => {
+                if name.is_empty() || controllers(&self.source).contains(&&*name) {
+                    x.against = name.into();
+                }
+            }
             Search::Start => {
                 x.job += 1;
                 x.running = true;
+                x.cancelled = false;
                 x.report = None;
+                if !x.found.is_empty() {
+                    x.found = Ptr::default();
+                }
             }
-            Search::Cancel => x.running = false,
-            Search::Report { job, report, done } => {
+            Search::Cancel => {
+                if x.running {
+                    x.running = false;
+                    x.cancelled = true;
+                }
+            }
+            Search::Report {
+                job,
+                report,
+                found,
+                done,
+            } => {
                 if x.running && job == x.job {
                     x.report = Some(report.into());
+                    if let Some(found) = found {
+                        let found = found.into_iter().map(|(w, s)| (w.into(), s.into()));
+                        x.found = Ptr::new(found.collect());
+                    }
                     x.running = !done;
                 }
             }
