@@ -17,13 +17,16 @@ use web_sys::js_sys::Array;
 use yew::prelude::*;
 
 use super::objects::{call, with_module};
-use crate::state::{controllers, Action, Explore, Ptr, Script, Search, State};
+use crate::state::{controllers, Action, Explore, Ptr, Script, Search};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub source: std::rc::Rc<str>,
     pub explore: Explore,
-    pub dispatch: UseReducerDispatcher<State>,
+    /// The panel's controls and the worker's reports.
+    pub on_search: Callback<Search>,
+    /// A counterexample opened in the editor (`Script::Edit`).
+    pub on_edit: Callback<String>,
 }
 
 /// What the panel says (`panels.js`: `start`, `cancel`, `all:true`, `all:false`, `budget:N`,
@@ -95,7 +98,7 @@ pub fn explore_panel(p: &Props) -> Html {
     // The failures as JS, made again only when the list is a new one (a progress report without
     // new failures keeps it): up to 50 scripts of up to 64 KiB are not copied on every report.
     let found_js: std::rc::Rc<std::cell::RefCell<Option<(Found, JsValue)>>> = use_mut_ref(|| None);
-    let (d, place) = (p.dispatch.clone(), host.clone());
+    let (on_search, on_edit, place) = (p.on_search.clone(), p.on_edit.clone(), host.clone());
     // The script on screen is what a search starts on, and its controllers the choice of the
     // one under test; an edit sends only them, not the panel's state and its failures.
     use_effect_with(p.source.clone(), |source| {
@@ -114,8 +117,10 @@ pub fn explore_panel(p: &Props) -> Html {
             .borrow_mut()
             .get_or_insert_with(|| {
                 Closure::<dyn Fn(String, JsValue)>::new(move |said: String, found: JsValue| {
-                    if let Some(a) = action(&said, found_of(&found)) {
-                        d.dispatch(a)
+                    match action(&said, found_of(&found)) {
+                        Some(Action::Search(s)) => on_search.emit(s),
+                        Some(Action::Script(Script::Edit(text))) => on_edit.emit(text),
+                        _ => {}
                     }
                 })
                 .into_js_value()
