@@ -288,6 +288,14 @@ function drawExplore(host, budget, max, all, against, job, running, cancelled, r
 }
 
 // ---- Compare two runs: a disclosure here; the comparison itself loads on demand ----------------
+// Its picks and clock are the page's (`state::Comparison`): given here (and to compare.js once it
+// is loaded) with `on`, which takes what the comparison says.
+const cmp = { state: null, on: null, panel: null };
+export function compare_state(state, on) {
+  Object.assign(cmp, { state, on });
+  cmp.panel?.state(state, on);
+}
+
 export function compare(host, index) {
   let open = false, loaded = false;
   const body = h('div', { class: 'compare-body' });
@@ -297,7 +305,7 @@ export function compare(host, index) {
         open = !open; draw();
         if (open && !loaded) {
           loaded = true;
-          import(new URL('compare.js', document.baseURI).href).then((m) => m.open(body, index, () => ex.script));
+          import(new URL('compare.js', document.baseURI).href).then((m) => { m.open(body, index, () => ex.script, cmp.state, cmp.on); cmp.panel = m; });
         }
       }));
     body.hidden = !open;

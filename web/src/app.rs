@@ -34,7 +34,9 @@ use crate::components::{
 };
 use crate::link;
 use crate::reducer::Latest;
-use crate::state::{Action, FaultTarget, Loaded, Moment, Page, Script, Search, State, Theme};
+use crate::state::{
+    Action, Compare, FaultTarget, Loaded, Moment, Page, Script, Search, State, Theme,
+};
 use crate::storage;
 
 const AUTOSAVE_KEY: &str = "listwatch.script";
@@ -445,6 +447,7 @@ struct Intents {
     open: Callback<String>,
     /// A part of the picture clicked for its faults (`Page::FaultMenu`).
     fault: Callback<FaultTarget>,
+    compare: Callback<Compare>,
 }
 
 impl Intents {
@@ -457,6 +460,7 @@ impl Intents {
             edit: to(d, |s| Action::Script(Script::Edit(s))),
             open: to(d, |s| Action::Script(Script::Open(s))),
             fault: to(d, |t| Action::Page(Page::FaultMenu(Some(t)))),
+            compare: to(d, Action::Compare),
         }
     }
 }
@@ -525,7 +529,8 @@ pub fn app() -> Html {
                         <Expectations {run} outcomes={state.outcomes.clone()} on_moment={on.moment.clone()} />
                     }
                     <ExplorePanel source={state.source.clone()} explore={state.explore.clone()} on_search={on.search.clone()} on_edit={on.edit.clone()} />
-                    <History source={state.source.clone()} on_restore={on.edit.clone()} />
+                    <History source={state.source.clone()} on_restore={on.edit.clone()}
+                        compare={state.compare.clone()} on_compare={on.compare.clone()} />
                 </section>
                 <section class="right">{ stage }</section>
             </main>

@@ -212,6 +212,7 @@ pub struct State {
     /// CodeMirror has replaced the highlighted preview.
     pub editor_loaded: bool,
     pub explore: Explore,
+    pub compare: Comparison,
 }
 
 /// The Explore panel's search: what it is set to, where it is and what it found. `panels.js`
@@ -273,6 +274,131 @@ pub fn controllers(source: &str) -> Vec<&str> {
         .collect()
 }
 
+/// Compare two runs: what is picked and the clock both runs share. `web/compare.js` draws it,
+/// with the runs it got from the worker.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Comparison {
+    /// One script under two versions, rather than two scripts.
+    pub versions: bool,
+    /// Run A (or the one script): a gallery file, or empty for the script in the editor.
+    pub a: Rc<str>,
+    /// Run B: a gallery file.
+    pub b: Rc<str>,
+    /// The setting whose versions are compared (`kubernetes`, `controller-runtime`) and its two
+    /// versions.
+    pub setting: Rc<str>,
+    pub version_a: Rc<str>,
+    pub version_b: Rc<str>,
+    /// The moment both runs show, in virtual milliseconds.
+    pub clock_ms: u64,
+}
+
+impl Default for Comparison {
+    fn default() -> Comparison {
+        let index = listwatch_script::gallery::INDEX;
+        // B starts as a fix twin: what a comparison is most often for.
+        let b = (index.iter().find(|(f, _)| f.contains("fixed")))
+            .or(index.first())
+            .map_or("", |(f, _)| f);
+        Comparison {
+            versions: false,
+            a: Rc::from(""),
+            b: Rc::from(b),
+            setting: Rc::from("kubernetes"),
+            version_a: Rc::from("1.34"),
+            version_b: Rc::from("1.35"),
+            clock_ms: 0,
+        }
+    }
+}
+
+/// What Compare two runs says: a pick or the clock.
+#[derive(Clone)]
+#[cfg_attr(test, derive(Debug, PartialEq))]
+pub enum Compare {
+    Versions(bool),
+    /// Run A's gallery file, or empty for the script in the editor; a file not in the gallery is
+    /// ignored.
+    A(String),
+    /// Run B's gallery file; a file not in the gallery is ignored.
+    B(String),
+    /// Another setting, with the pair of versions it starts with.
+    Setting {
+        setting: String,
+        version_a: String,
+        version_b: String,
+    },
+    VersionA(String),
+    VersionB(String),
+    Clock(u64),
+}
+
+impl Compare {
+    /// What `compare.js` says (`versions:true|false`, `a:FILE`, `b:FILE`,
+    /// `setting:NAME,A,B`, `version-a:V`, `version-b:V`, `clock:MS`) as the action; anything else
+    /// is none.
+    pub fn from_said(said: &str) -> Option<Compare> {
+        let (what, value) = said.split_once(':')?;
+        let value = value.to_string();
+        Some(match what {
+            "versions" => Compare::Versions(value.parse().ok()?),
+            "a" => Compare::A(value),
+            "b" => Compare::B(value),
+            "setting" => {
+                let mut parts = value.split(',').map(str::to_string);
+                let (setting, version_a, version_b) = (parts.next()?, parts.next()?, parts.next()?);
+                if parts.next().is_some() {
+                    return None;
+                }
+                Compare::Setting {
+                    setting,
+                    version_a,
+                    version_b,
+                }
+            }
+            "version-a" => Compare::VersionA(value),
+            "version-b" => Compare::VersionB(value),
+            "clock" => Compare::Clock(value.parse().ok()?),
+            _ => return None,
+        })
+    }
+}
+
+impl Comparison {
+    fn reduce(&mut self, action: Compare) {
+        let in_gallery = |f: &str| {
+            listwatch_script::gallery::INDEX
+                .iter()
+                .any(|(g, _)| *g == f)
+        };
+        match action {
+            Compare::Versions(v) => self.versions = v,
+            Compare::A(f) => {
+                if f.is_empty() || in_gallery(&f) {
+                    self.a = f.into();
+                }
+            }
+            Compare::B(f) => {
+                if in_gallery(&f) {
+                    self.b = f.into();
+                }
+            }
+            Compare::Setting {
+                setting,
+                version_a,
+                version_b,
+            } => {
+                self.setting = setting.into();
+                self.version_a = version_a.into();
+                self.version_b = version_b.into();
+            }
+            Compare::VersionA(v) => self.version_a = v.into(),
+            Compare::VersionB(v) => self.version_b = v.into(),
+            Compare::Clock(ms) => self.clock_ms = ms,
+        }
+    }
+}
+
 /// Something in the picture a fault can be injected into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FaultTarget {
@@ -293,6 +419,7 @@ pub enum Action {
     Moment(Moment),
     Page(Page),
     Search(Search),
+    Compare(Compare),
 }
 
 /// Actions that change the script on screen or its run.
@@ -415,6 +542,7 @@ impl State {
             theme: Theme::System,
             editor_loaded: false,
             explore: Explore::default(),
+            compare: Comparison::default(),
         };
         s.load(source.into());
         s
@@ -636,6 +764,7 @@ impl State {
             Action::Moment(a) => s.reduce_moment(a),
             Action::Page(a) => s.reduce_page(a),
             Action::Search(a) => s.reduce_search(a),
+            Action::Compare(a) => s.compare.reduce(a),
         }
         // Every move but playback's own puts the clock at the event on screen.
         if !tick && (s.cursor != self.cursor || s.run != self.run) {

@@ -11,7 +11,7 @@ use wasm_bindgen::JsCast;
 use web_sys::js_sys::{Array, Function, Reflect};
 use yew::prelude::*;
 
-use crate::state::Moment;
+use crate::state::{Compare, Comparison, Moment};
 
 type Waiting = Vec<Box<dyn FnOnce(&JsValue)>>;
 
@@ -92,6 +92,9 @@ pub fn tour(p: &TourProps) -> Html {
 pub struct HistoryProps {
     pub source: Rc<str>,
     pub on_restore: Callback<String>,
+    /// Compare two runs, which sits below the history: its picks and clock, and what it says.
+    pub compare: Comparison,
+    pub on_compare: Callback<Compare>,
 }
 
 #[function_component(History)]
@@ -111,6 +114,31 @@ pub fn history(p: &HistoryProps) -> Html {
     use_effect_with(p.source.clone(), |src| {
         let src = src.clone();
         with_module(move |m| call(m, "history_source", &[JsValue::from_str(&src)]));
+    });
+    let on_compare = {
+        let on = p.on_compare.clone();
+        use_memo((), move |_| {
+            string_callback(Callback::from(move |said: String| {
+                if let Some(a) = Compare::from_said(&said) {
+                    on.emit(a)
+                }
+            }))
+        })
+    };
+    use_effect_with(p.compare.clone(), move |c| {
+        let state: Array = [
+            c.versions.into(),
+            JsValue::from_str(&c.a),
+            JsValue::from_str(&c.b),
+            JsValue::from_str(&c.setting),
+            JsValue::from_str(&c.version_a),
+            JsValue::from_str(&c.version_b),
+            (c.clock_ms as f64).into(),
+        ]
+        .into_iter()
+        .collect();
+        let on = (*on_compare).clone();
+        with_module(move |m| call(m, "compare_state", &[state.into(), on]));
     });
     html! { <div class="history-host" ref={host} /> }
 }

@@ -690,3 +690,60 @@ fn a_link_or_restore_to_another_script_clears_the_search() {
     assert_eq!(&*restored.source, gallery("19-"));
     assert!(!restored.explore.running && restored.explore.job == 4);
 }
+
+/// Compare two runs keeps its picks and its clock in the page's state: B starts as a fix twin,
+/// a file not in the gallery is no pick, and what `compare.js` says becomes its action.
+#[test]
+fn the_comparisons_picks_and_clock_are_the_pages() {
+    let said = |s: &str| Action::Compare(Compare::from_said(s).expect(s));
+    let s = Rc::new(State::new(String::new()));
+    let c = &s.compare;
+    assert!(
+        !c.versions && c.a.is_empty() && c.b.contains("fixed"),
+        "{c:?}"
+    );
+    assert_eq!(
+        (&*c.setting, &*c.version_a, &*c.version_b),
+        ("kubernetes", "1.34", "1.35")
+    );
+    let file = listwatch_script::gallery::INDEX[3].0;
+    let s = s
+        .apply(said(&format!("a:{file}")))
+        .apply(said(&format!("b:{file}")))
+        .apply(said("clock:22000"));
+    assert_eq!(
+        (&*s.compare.a, &*s.compare.b, s.compare.clock_ms),
+        (file, file, 22000)
+    );
+    let same = s.clone().apply(said("b:nothing.lw")).apply(said("a:../x"));
+    assert!(Rc::ptr_eq(&same, &s), "not in the gallery: no pick");
+    let editor = s.clone().apply(said("a:"));
+    assert!(editor.compare.a.is_empty(), "the script in the editor");
+    assert!(
+        s.clone().apply(said("b:")).compare.b == s.compare.b,
+        "B is always a file"
+    );
+    let v = s
+        .apply(said("versions:true"))
+        .apply(said("setting:controller-runtime,0.22,0.23"))
+        .apply(said("version-b:0.21"));
+    let c = &v.compare;
+    assert!(c.versions);
+    assert_eq!(
+        (&*c.setting, &*c.version_a, &*c.version_b),
+        ("controller-runtime", "0.22", "0.21")
+    );
+    for bad in [
+        "",
+        "a",
+        "clock:",
+        "clock:-1",
+        "clock:1.5",
+        "versions:yes",
+        "setting:k,1",
+        "setting:k,1,2,3",
+        "mode:x",
+    ] {
+        assert_eq!(Compare::from_said(bad), None, "{bad:?}");
+    }
+}
