@@ -36,6 +36,17 @@ async function settled() {
 const copy = (kind, name, holder) =>
   page.locator(`[data-testid="object"][data-kind="${kind}"][data-name="${name}"] [data-testid="object-copy"][data-holder="${holder}"]`);
 
+/// A new page that counts the workers it starts (`window.workersStarted`).
+async function pageCountingWorkers() {
+  const p = await context.newPage();
+  await p.addInitScript(() => {
+    const W = window.Worker;
+    window.workersStarted = 0;
+    window.Worker = class extends W { constructor(...a) { super(...a); window.workersStarted += 1; } };
+  });
+  return p;
+}
+
 /// Runs axe-core in the page; fails on serious or critical violations.
 async function axe(label) {
   if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(axeSource);
@@ -700,12 +711,7 @@ const tests = [
     assert(each < 1500, `a move of the moment with over 1,000 objects settles in ${each.toFixed(0)} ms`);
   }],
   ['worker.js: a lane past its limit drops its oldest job not yet sent, and keeps the worker it has warm', async () => {
-    const p = await context.newPage();
-    await p.addInitScript(() => {
-      const W = window.Worker;
-      window.workersStarted = 0;
-      window.Worker = class extends W { constructor(...a) { super(...a); window.workersStarted += 1; } };
-    });
+    const p = await pageCountingWorkers();
     await gotoReady(p, base);
     const r = await p.evaluate(async () => {
       const { ask, stop, IN_FLIGHT_MAX } = await import('./worker.js');
@@ -1122,6 +1128,36 @@ const tests = [
     const fill = (sel) => page.$eval(sel, (e) => getComputedStyle(e).fill);
     assert(await fill('[data-testid="legend"] .lg-mark.lg-gone') === await fill('svg.timeline .mark.m-gone'), 'the 410 swatch has the 410 marker\'s colour');
     await axe('the legend open');
+  }],
+  ['explore: worker.js starts the explorer\'s worker, keeps it warm between searches, and a cancel ends it', async () => {
+    const p = await pageCountingWorkers();
+    await gotoReady(p, base);
+    await pickGalleryAt(p, base, '17-level-triggered');
+    const id = (t) => p.locator(`[data-testid="${t}"]`);
+    const search = async () => {
+      await id('explore').click();
+      await p.waitForFunction(() => !document.querySelector('[data-testid="explore-cancel"]')
+        && document.querySelector('[data-testid="explore-found"], [data-testid="explore-none"]'), null, { timeout: 60000 });
+    };
+    await search();
+    const first = await p.evaluate(() => window.workersStarted);
+    await search();
+    const second = await p.evaluate(() => window.workersStarted);
+    // A cancel mid-search ends the busy worker: the next search needs a new one. (The long
+    // search of the cancel test below.)
+    await pickGalleryAt(p, base, '19-explore-stale-delete');
+    await setEditor(p, (await editorText(p)).replace('run 2m', 'every 1s 30 times from 20s create RabbitmqCluster x{i}\nrun 2m'));
+    await p.locator('input[aria-label="Schedules to try at most"]').fill('100000');
+    await id('explore-all').check();
+    await id('explore').click();
+    await id('explore-cancel').click();
+    await id('explore-cancelled').waitFor({ timeout: 5000 });
+    await id('explore-all').uncheck();
+    await search();
+    const third = await p.evaluate(() => window.workersStarted);
+    await p.close();
+    assert(first === 1 && second === 1, `one worker for two searches: ${first}, ${second}`);
+    assert(third === 2, `a new worker after a cancel: ${third}`);
   }],
   ['explore: the controller under test is a choice (faults only against it, as explore --controller)', async () => {
     await gotoReady(page, base);

@@ -141,48 +141,60 @@ const STYLE = `
 .compare-lanes .now { stroke: var(--accent); stroke-width: 2; }
 `;
 
-export function open(host, index, currentScript) {
+// The picks and the clock the page gives (`state::Comparison`, see `state`), and where what the
+// reader picks goes; the open comparison's redraw.
+let picks = null, say = () => {}, redrawOpen = () => {};
+
+/// The page's picks and clock, [versions, a, b, setting, version a, version b, clock ms], and
+/// `on`, which takes `versions:BOOL`, `a:FILE`, `b:FILE`, `setting:NAME,A,B`, `version-a:V`,
+/// `version-b:V` and `clock:MS`.
+export function state(s, on) {
+  picks = s; say = on;
+  redrawOpen();
+}
+
+export function open(host, index, currentScript, s, on) {
   document.head.append(h('style', {}, STYLE));
-  let runs = null, t = 0, error = null, busy = false, facts = [], divergence = null;
-  let a = '', b = index.find(([f]) => f.includes('fixed'))?.[0] || index[0][0];
-  // What is compared: two scripts, or the script in A under two versions of `setting`.
-  let mode = 'scripts', setting = 'kubernetes', [va, vb] = VERSIONS.kubernetes[1], shownMode = mode;
-  const pick = (label, value, set, testid) => h('label', {}, `${label} `,
-    h('select', { 'data-testid': testid, 'aria-label': label, onchange: (e) => set(e.target.value) },
+  // What the worker answered: the runs and what differs (the page keeps the picks and the clock).
+  let runs = null, error = null, busy = false, facts = [], divergence = null, shownMode = 'scripts';
+  const pick = (label, value, key, testid) => h('label', {}, `${label} `,
+    h('select', { 'data-testid': testid, 'aria-label': label, onchange: (e) => say(`${key}:${e.target.value}`) },
       testid === 'compare-a' && h('option', { value: '', selected: value === '' }, 'the script in the editor'),
       index.map(([f, title]) => h('option', { value: f, selected: value === f }, title))));
-  const choose = (label, testid, options, value, set) => h('label', {}, `${label} `,
-    h('select', { 'data-testid': testid, 'aria-label': label, onchange: (e) => { set(e.target.value); draw(); } },
+  const choose = (label, testid, options, value, said) => h('label', {}, `${label} `,
+    h('select', { 'data-testid': testid, 'aria-label': label, onchange: (e) => say(said(e.target.value)) },
       options.map(([v, text]) => h('option', { value: v, selected: v === value }, text))));
   const draw = () => {
+    const [versions, a, b, setting, va, vb, t] = picks;
+    const mode = versions ? 'versions' : 'scripts';
     const end = runs ? Math.max(...runs.map((r) => r.end || 0)) : 0;
     const diffs = runs && shownMode === 'scripts' && !runs.some((r) => r.error) ? differences(runs[0], runs[1]) : [];
     redraw(host, h('div', { class: 'compare-panel' },
       h('div', { class: 'compare-bar' },
-        choose('Compare', 'compare-mode', [['scripts', 'two scripts'], ['versions', 'one script under two versions']], mode, (v) => { mode = v; }),
-        pick(mode === 'versions' ? 'Script' : 'Run A', a, (v) => { a = v; }, 'compare-a'),
-        mode === 'scripts' && pick('Run B', b, (v) => { b = v; }, 'compare-b'),
-        mode === 'versions' && choose('of', 'compare-setting', Object.keys(VERSIONS).map((k) => [k, k]), setting, (v) => { setting = v; [va, vb] = VERSIONS[v][1]; }),
-        mode === 'versions' && choose('Version A', 'compare-version-a', VERSIONS[setting][0].map((v) => [v, v]), va, (v) => { va = v; }),
-        mode === 'versions' && choose('Version B', 'compare-version-b', VERSIONS[setting][0].map((v) => [v, v]), vb, (v) => { vb = v; }),
+        choose('Compare', 'compare-mode', [['scripts', 'two scripts'], ['versions', 'one script under two versions']], mode, (v) => `versions:${v === 'versions'}`),
+        pick(mode === 'versions' ? 'Script' : 'Run A', a, 'a', 'compare-a'),
+        mode === 'scripts' && pick('Run B', b, 'b', 'compare-b'),
+        mode === 'versions' && choose('of', 'compare-setting', Object.keys(VERSIONS).map((k) => [k, k]), setting, (v) => `setting:${v},${VERSIONS[v][1].join(',')}`),
+        mode === 'versions' && choose('Version A', 'compare-version-a', (VERSIONS[setting]?.[0] || []).map((v) => [v, v]), va, (v) => `version-a:${v}`),
+        mode === 'versions' && choose('Version B', 'compare-version-b', (VERSIONS[setting]?.[0] || []).map((v) => [v, v]), vb, (v) => `version-b:${v}`),
         h('button', { 'data-testid': 'compare-run', onclick: go, disabled: busy }, busy ? 'Running…' : 'Compare')),
       error && h('p', { class: 'fail' }, error),
       runs && h('button', { 'data-testid': 'compare-show', onclick: () => show() }, 'Show the comparison side by side')));
-    if (runs) drawWide(end, diffs);
+    if (runs) drawWide(end, diffs, t);
   };
   // The runs side by side, wide: in a dialog over the page rather than in this narrow column.
   const dialog = h('dialog', { class: 'compare-dialog', 'data-testid': 'compare-dialog', 'aria-labelledby': 'compare-dialog-title' });
   document.body.append(dialog);
   const show = () => { if (!dialog.open) dialog.showModal(); };
-  const drawWide = (end, diffs) => {
-    const setT = (v) => { t = v; draw(); };
+  const drawWide = (end, diffs, t) => {
+    const setT = (v) => say(`clock:${v}`);
     redraw(dialog, h('div', { 'data-testid': 'compare', class: 'compare' },
       h('div', { class: 'compare-dialog-head' },
         h('h2', { id: 'compare-dialog-title' }, 'Two runs on one clock'),
         h('button', { 'data-testid': 'compare-close', onclick: () => dialog.close() }, 'Close')),
       h('label', { class: 'compare-clock' }, 'one clock for both ',
         h('input', { type: 'range', 'data-testid': 'compare-clock', 'aria-label': 'Time in both runs', min: '0', max: String(end), value: String(t),
-          oninput: (e) => { t = Number(e.target.value); draw(); } }),
+          oninput: (e) => setT(Number(e.target.value)) }),
         h('b', {}, ` ${secs(t)}`)),
       h('div', { class: 'compare-runs' }, runs.map((r, i) => {
         const now = at(r, t);
@@ -206,7 +218,7 @@ export function open(host, index, currentScript) {
   };
   async function go() {
     busy = true; error = null; draw();
-    const versions = mode === 'versions';
+    const [versions, a, b, setting, va, vb] = picks;
     if (versions && va === vb) { busy = false; error = `The comparison failed: ${setting} ${va} compared with itself; pick two versions`; return draw(); }
     try {
       const [sa, sb] = await Promise.all([a ? fetchScript(a) : Promise.resolve(currentScript()), versions ? '' : fetchScript(b)]);
@@ -216,11 +228,13 @@ export function open(host, index, currentScript) {
       ({ runs } = answer);
       facts = answer.differences || [];
       divergence = answer.divergence || null;
-      shownMode = mode;
-      t = 0;
+      shownMode = versions ? 'versions' : 'scripts';
+      say('clock:0');
     } catch (e) { error = `The comparison failed: ${e.message}`; }
     busy = false; draw();
     if (runs && !error) show();
   }
+  picks = s; say = on;
+  redrawOpen = draw;
   draw();
 }

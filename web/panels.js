@@ -1,7 +1,7 @@
 // The page's lighter panels, drawn with the DOM (text nodes and attributes only: no user text ever
-// becomes HTML): the legend, Start here (the tour), the local history of the script, and the
-// objects panel, whose fold runs in the explorer's worker. Kept out of the wasm to keep the first
-// load small.
+// becomes HTML): the legend, Start here (the tour), the local history of the script, the explore
+// panel (drawn from the page's state) and the objects panel, whose fold runs in the explorer's
+// worker. Kept out of the wasm to keep the first load small.
 
 // Shared with compare.js (which imports it: the same module, already loaded). Handlers are the
 // element's `on…` properties (listed in `on`), so a redraw can swap them.
@@ -195,83 +195,69 @@ export function objects(...args) {
 }
 
 // ---- Explore: the fault-schedule search, drawn from the page's state ----------------------------
-// The search's settings and where it is are the page's (the Rust reducer's, see
-// components/explore.rs): this draws them, runs the worker the state asks for, and turns every
-// control and every report of the worker into the page's action through `on`.
-const ex = { host: null, script: '', job: 0, worker: null, idle: false, on: null, running: null, report: undefined, found: [], foundJob: 0, cancelled: -1, controllers: [], against: '', args: null };
+// Everything the panel shows is the page's (the Rust reducer's, see components/explore.rs): its
+// settings, the controller under test, the search, the failures found so far and whether it was
+// cancelled. This draws them, asks worker.js (loaded on the first search) for the search the state
+// says runs, and turns every control and every report of the worker into the page's action
+// through `on`.
+const ex = { script: '', controllers: [], asked: -1, search: null, on: null, drawn: null, args: null };
 const NOTHING_YET = { kind: 'progress', tried: 0, space: 0, states: 0, skipped: 0, faults: 0, failures: 0, per_second: 0 };
+let workers = null;
 
-/// A worker for search `job` while the state says it runs. A worker that finished its search is
-/// kept for the next one: V8 compiles a new worker's wasm in tiers, and a search of a few
-/// thousand schedules otherwise runs mostly in the baseline tier (about 3x slower). A cancel
-/// or a new search stops a busy worker, the only way to stop it; only the current worker's
-/// reports reach the page.
-function exploreWorker(job, running, budget, all, on) {
+/// Search `job` while the state says it runs: asked of worker.js's `explore` lane once, which
+/// keeps its worker warm between searches (V8 compiles a new worker's wasm in tiers, and a search
+/// in a fresh worker runs mostly in the baseline tier, about 3x slower). A search the state no
+/// longer runs is cancelled (a busy worker stops only with its end); only the current search's
+/// reports reach the page, each with its failures (when it has new ones) apart.
+function search(job, running, budget, all, against, on) {
   ex.on = on;
-  if (ex.worker && !ex.idle && (!running || job !== ex.job)) { ex.worker.terminate(); ex.worker = null; }
-  if (!running || job === ex.job) return;
-  ex.job = job;
-  // Each report names its search: the page drops any but the running one's.
-  const report = (data) => ex.on(`${data.kind === 'progress' ? 'progress' : 'done'}:${job}:${JSON.stringify(data)}`);
-  const send = () => { ex.idle = false; ex.worker.postMessage({ kind: 'explore', script: ex.script, budget, all, controller: ex.against }); };
-  if (ex.worker) { ex.worker.onmessage = listen(ex.worker, send, report); send(); return; }
-  let w;
-  try { w = new Worker('./explore_worker_loader.js'); } catch { report({ kind: 'error', message: 'the explorer\'s worker could not start' }); return; }
-  w.onmessage = listen(w, send, report);
-  // A worker that cannot load its wasm, or traps, says nothing more: the search ends with an error.
-  w.onerror = (e) => {
-    e.preventDefault?.();
-    if (w !== ex.worker) return;
-    ex.worker = null;
-    report({ kind: 'error', message: 'the explorer\'s worker stopped: ' + (e.message || 'it failed to load or crashed') });
-  };
-  ex.worker = w;
+  const want = running ? job : -1;
+  if (want === ex.asked) return;
+  ex.asked = want;
+  ex.search?.cancel();
+  ex.search = null;
+  if (!running) return;
+  const report = ({ found, ...rest }) => ex.asked === job && ex.on(`${rest.kind === 'progress' ? 'progress' : 'done'}:${job}:${JSON.stringify(rest)}`, found ?? null);
+  const script = ex.script;
+  (workers ||= import(new URL('worker.js', document.baseURI).href)).then((w) => {
+    if (ex.asked !== job) return;
+    ex.search = w.ask('explore', { kind: 'explore', script, budget, all, controller: against }, { keep: true, onProgress: report });
+    ex.search.answer.then(report, (e) => e.why !== 'cancelled' && report({ kind: 'error',
+      message: e.why === 'start' ? 'the explorer\'s worker could not start' : `the explorer's worker stopped: ${e.message}` }));
+  }, () => report({ kind: 'error', message: 'the explorer\'s worker could not start' }));
 }
 
-/// A worker's messages: it is ready for the job, or it reports on it (the last report is the
-/// result or an error; the worker then waits for the next search).
-function listen(w, send, report) {
-  return (e) => {
-    if (w !== ex.worker) return;
-    if (e.data.kind === 'ready') return send();
-    if (e.data.kind !== 'progress') ex.idle = true;
-    report(e.data);
-  };
-}
-
-/// The script on screen: what the next search runs on, and what Compare offers. Its controllers
-/// (the `controller NAME` lines) are the choice of the one under test.
-export function explore_source(script) {
+/// The script on screen (what the next search runs on, and what Compare offers) and its
+/// controllers (`\n` between names), the choice of the one under test.
+export function explore_source(script, controllers) {
   ex.script = script;
-  const names = [...script.matchAll(/^controller[ \t]+(\S+)/gm)].map((m) => m[1]).slice(0, 64);
-  if (names.join('\n') === ex.controllers.join('\n')) return;
-  ex.controllers = names;
-  if (!names.includes(ex.against)) ex.against = '';
-  if (ex.host && ex.args) drawExplore(...ex.args);
+  if (controllers === ex.controllers.join('\n')) return;
+  ex.controllers = controllers ? controllers.split('\n') : [];
+  if (ex.args) drawExplore(...ex.args);
 }
 
 /// The explore panel in `host` at the page's state: the budget and its largest value, "all
-/// failures", the search's number, whether it runs and the worker's last report (JSON, null
-/// when none). `on` takes `start`, `cancel`, `all:true|false`, `budget:N`, `open:SCRIPT` and the
-/// worker's `progress:JOB:JSON` and `done:JOB:JSON`. A search stopped before its end was
-/// cancelled: its last progress (figures and failures found so far) stays until the next.
-export function explore(host, budget, max, all, job, running, report, on) {
-  exploreWorker(job, running, budget, all, on);
-  // The budget and the checkbox already show what was typed or ticked: only the search redraws
-  // the panel (in place: see `patch`).
-  if (ex.host === host && ex.running === running && ex.report === report) return;
-  Object.assign(ex, { host, running, report, args: [host, budget, max, all, job, running, report, on] });
-  drawExplore(host, budget, max, all, job, running, report, on);
+/// failures", the controller under test (empty: every one), the search's number, whether it runs,
+/// whether it was cancelled, the worker's last report (JSON without its failures, null when none)
+/// and the failures found so far (`[words, script]`). `on` takes `start`, `cancel`,
+/// `all:true|false`, `budget:N`, `against:NAME`, `open:SCRIPT` and the worker's `progress:JOB:JSON`
+/// and `done:JOB:JSON` (with the report's failures, or null, as its second argument).
+export function explore(host, budget, max, all, against, job, running, cancelled, report, found, on) {
+  search(job, running, budget, all, against, on);
+  ex.args = [host, budget, max, all, against, job, running, cancelled, report, found, on];
+  // The budget and the checkbox already show what was typed or ticked: only the rest redraws the
+  // panel (in place: see `patch`).
+  const drawn = [host, against, running, cancelled, report, found];
+  if (ex.drawn && drawn.every((x, i) => x === ex.drawn[i])) return;
+  ex.drawn = drawn;
+  drawExplore(...ex.args);
 }
 
-function drawExplore(host, budget, max, all, job, running, report, on) {
+function drawExplore(host, budget, max, all, against, job, running, cancelled, report, found, on) {
   // No report yet: a search running, or one cancelled before its first report; else (none
   // started, or the page left the scenario a search was of) nothing to show.
-  const pr = report ? JSON.parse(report) : running || ex.cancelled === job ? NOTHING_YET : {};
-  // A progress report carries the failures only when there are new ones: keep the job's last list.
-  if (ex.foundJob !== job) ex.found = [], ex.foundJob = job;
-  if (pr.found) ex.found = pr.found;
-  const active = pr.kind === 'progress', finished = pr.kind === 'done', found = ex.found;
+  const pr = report ? JSON.parse(report) : running || cancelled ? NOTHING_YET : {};
+  const active = pr.kind === 'progress', finished = pr.kind === 'done';
   const total = found.length + (pr.more || 0), n = (x) => x.toLocaleString('en');
   redraw(host, h('div', { class: 'explore', 'data-testid': 'explore-panel' },
     h('h2', {}, 'Explore'),
@@ -280,17 +266,17 @@ function drawExplore(host, budget, max, all, job, running, report, on) {
       h('label', {}, 'budget ', h('input', { type: 'number', min: '1', max, 'aria-label': 'Schedules to try at most', value: String(budget),
         oninput: (e) => { const v = parseInt(e.target.value, 10); if (v >= 1) on(`budget:${Math.min(v, max)}`); } })),
       ex.controllers.length > 1 && h('label', { title: 'Faults only against this controller; the others are the cluster\'s helpers (explore --controller NAME)' }, 'against ',
-        h('select', { 'data-testid': 'explore-controller', 'aria-label': 'Controller under test', disabled: running ? '' : null, onchange: (e) => { ex.against = e.target.value; } },
-          h('option', { value: '', selected: ex.against === '' ? '' : null }, 'every controller'),
-          ex.controllers.map((c) => h('option', { value: c, selected: ex.against === c ? '' : null }, c)))),
+        h('select', { 'data-testid': 'explore-controller', 'aria-label': 'Controller under test', disabled: running ? '' : null, onchange: (e) => on(`against:${e.target.value}`) },
+          h('option', { value: '', selected: against === '' ? '' : null }, 'every controller'),
+          ex.controllers.map((c) => h('option', { value: c, selected: against === c ? '' : null }, c)))),
       h('label', { title: 'Keep searching after the first failure, up to the budget' },
         h('input', { type: 'checkbox', 'data-testid': 'explore-all', checked: all, onchange: (e) => on(`all:${e.target.checked}`) }), ' all failures'),
-      running ? h('button', { 'data-testid': 'explore-cancel', onclick: () => { ex.cancelled = job; on('cancel'); } }, 'Cancel')
+      running ? h('button', { 'data-testid': 'explore-cancel', onclick: () => on('cancel') }, 'Cancel')
         : h('button', { 'data-testid': 'explore', onclick: () => on('start') }, 'Explore')),
     (active || finished) && h('progress', { 'data-testid': 'explore-progress', max: Math.max(pr.space, 1), value: pr.tried }),
     (active || finished) && h('div', { class: 'hint', 'data-testid': 'explore-stats' },
       `${pr.tried} of ${pr.space} schedules · ${pr.states} states · ${pr.skipped} skipped as explored · ${pr.faults} candidate faults · ${pr.failures} failing · ${pr.per_second.toFixed(0)} schedules/s`),
-    active && !running && h('p', { 'data-testid': 'explore-cancelled', role: 'status' },
+    cancelled && h('p', { 'data-testid': 'explore-cancelled', role: 'status' },
       `Cancelled after ${n(pr.tried)}${pr.space ? ` of ${n(pr.space)}` : ''} schedules: ${pr.failures ? n(pr.failures) : 'none'} failing so far.`),
     pr.kind === 'error' && h('p', { class: 'fail' }, pr.message),
     !!pr.base_broken && h('p', { class: 'fail' }, `It already fails without faults: ${pr.base_broken}`),
@@ -302,6 +288,14 @@ function drawExplore(host, budget, max, all, job, running, report, on) {
 }
 
 // ---- Compare two runs: a disclosure here; the comparison itself loads on demand ----------------
+// Its picks and clock are the page's (`state::Comparison`): given here (and to compare.js once it
+// is loaded) with `on`, which takes what the comparison says.
+const cmp = { state: null, on: null, panel: null };
+export function compare_state(state, on) {
+  Object.assign(cmp, { state, on });
+  cmp.panel?.state(state, on);
+}
+
 export function compare(host, index) {
   let open = false, loaded = false;
   const body = h('div', { class: 'compare-body' });
@@ -311,7 +305,7 @@ export function compare(host, index) {
         open = !open; draw();
         if (open && !loaded) {
           loaded = true;
-          import(new URL('compare.js', document.baseURI).href).then((m) => m.open(body, index, () => ex.script));
+          import(new URL('compare.js', document.baseURI).href).then((m) => { m.open(body, index, () => ex.script, cmp.state, cmp.on); cmp.panel = m; });
         }
       }));
     body.hidden = !open;

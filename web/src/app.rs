@@ -5,8 +5,9 @@
 //! Ctrl/Cmd+Enter re-runs.
 //!
 //! `App` holds the state (Yew's `use_reducer`) and hands each component only what it shows: the
-//! run (`Rc<Loaded>`, compared by identity), the moment, and a dispatcher. A clock tick therefore
-//! re-renders only what depends on the moment.
+//! run (`Rc<Loaded>`, compared by identity), the moment, and the typed callbacks of what the
+//! component can do (`Intents`, made once). A clock tick therefore re-renders only what depends on
+//! the moment.
 
 use std::rc::Rc;
 
@@ -33,7 +34,9 @@ use crate::components::{
 };
 use crate::link;
 use crate::reducer::Latest;
-use crate::state::{Action, Loaded, Moment, Page, Script, State, Theme};
+use crate::state::{
+    Action, Compare, FaultTarget, Loaded, Moment, Page, Script, Search, State, Theme,
+};
 use crate::storage;
 
 const AUTOSAVE_KEY: &str = "listwatch.script";
@@ -430,6 +433,44 @@ fn use_view(state: &State) -> Option<ViewRef> {
     .clone()
 }
 
+/// What the reader can do, as typed callbacks: one per family of actions, and the intents several
+/// components share. Made once for the page's life (`use_memo`), so a component holding them
+/// compares equal at every render and never re-renders for its callbacks.
+struct Intents {
+    moment: Callback<Moment>,
+    script: Callback<Script>,
+    page: Callback<Page>,
+    search: Callback<Search>,
+    /// The editor's text (`Script::Edit`): the editor, the history, a counterexample.
+    edit: Callback<String>,
+    /// Another scenario (`Script::Open`): the gallery, the tour.
+    open: Callback<String>,
+    /// A part of the picture clicked for its faults (`Page::FaultMenu`).
+    fault: Callback<FaultTarget>,
+    compare: Callback<Compare>,
+}
+
+impl Intents {
+    fn new(d: &UseReducerDispatcher<State>) -> Intents {
+        Intents {
+            moment: to(d, Action::Moment),
+            script: to(d, Action::Script),
+            page: to(d, Action::Page),
+            search: to(d, Action::Search),
+            edit: to(d, |s| Action::Script(Script::Edit(s))),
+            open: to(d, |s| Action::Script(Script::Open(s))),
+            fault: to(d, |t| Action::Page(Page::FaultMenu(Some(t)))),
+            compare: to(d, Action::Compare),
+        }
+    }
+}
+
+/// A callback that dispatches `f` of what it is given.
+fn to<T: 'static>(d: &UseReducerDispatcher<State>, f: fn(T) -> Action) -> Callback<T> {
+    let d = d.clone();
+    Callback::from(move |x| d.dispatch(f(x)))
+}
+
 #[function_component(App)]
 pub fn app() -> Html {
     let embed = use_memo((), |_| link::embed_options());
@@ -447,17 +488,13 @@ pub fn app() -> Html {
     let latest = use_latest(&state);
     use_effects(&state, &embed, &latest);
     let view = use_view(&state);
-    // The same callback at every render, so the history never re-renders for it (the gallery and
-    // the tour open scenarios through the dispatcher, which is the same at every render too).
-    let on_edit = {
+    // The same callbacks at every render: no component re-renders for them.
+    let on = {
         let d = state.dispatcher();
-        use_callback((), move |s: String, _| {
-            d.dispatch(Action::Script(Script::Edit(s)))
-        })
+        use_memo((), move |_| Intents::new(&d))
     };
-    let dispatch = state.dispatcher();
     let stage = match (state.run.clone(), view) {
-        (Some(run), Some(view)) => stage(&state, &embed, run, view, &latest),
+        (Some(run), Some(view)) => stage(&state, &on, &embed, run, view, &latest),
         _ if state.progress.is_some() => {
             html! { <p class="empty">{"Simulating: the run appears here when it is done."}</p> }
         }
@@ -469,7 +506,7 @@ pub fn app() -> Html {
     let editor = |readonly| {
         html! {
             <Editor source={state.source.clone()} diagnostics={state.diagnostics.clone()} stale={state.stale}
-                loaded={state.editor_loaded} dispatch={dispatch.clone()} {readonly} />
+                loaded={state.editor_loaded} on_edit={on.edit.clone()} on_page={on.page.clone()} {readonly} />
         }
     };
     if embed.on {
@@ -478,21 +515,22 @@ pub fn app() -> Html {
 
     html! {
         <div class="app">
-            <Header theme={state.theme} dispatch={state.dispatcher()} latest={latest}
+            <Header theme={state.theme} on_page={on.page.clone()} on_script={on.script.clone()} on_open={on.open.clone()} latest={latest}
                 title={state.run.as_ref().map(|r| AttrValue::from(r.title.clone()))} />
             { banners(&state) }
             <main>
                 <section class="left">
-                    <Tour dispatch={state.dispatcher()} />
+                    <Tour on_open={on.open.clone()} />
                     <details class="script" open={*editor_open}>
                         <summary data-testid="editor-toggle">{"Script"}</summary>
                         { editor(false) }
                     </details>
                     if let Some(run) = state.run.clone() {
-                        <Expectations {run} outcomes={state.outcomes.clone()} dispatch={state.dispatcher()} />
+                        <Expectations {run} outcomes={state.outcomes.clone()} on_moment={on.moment.clone()} />
                     }
-                    <ExplorePanel source={state.source.clone()} explore={state.explore.clone()} dispatch={state.dispatcher()} />
-                    <History source={state.source.clone()} on_restore={on_edit} />
+                    <ExplorePanel source={state.source.clone()} explore={state.explore.clone()} on_search={on.search.clone()} on_edit={on.edit.clone()} />
+                    <History source={state.source.clone()} on_restore={on.edit.clone()}
+                        compare={state.compare.clone()} on_compare={on.compare.clone()} />
                 </section>
                 <section class="right">{ stage }</section>
             </main>
@@ -520,44 +558,41 @@ fn embed_page(state: &State, embed: &link::Embed, stage: Html, editor: Html) -> 
 /// The run on screen: title, controls, the picture, faults, narration, timeline and panels.
 fn stage(
     state: &UseReducerHandle<State>,
+    on: &Intents,
     embed: &link::Embed,
     run: Rc<Loaded>,
     view: ViewRef,
     latest: &Latest,
 ) -> Html {
-    let d = state.dispatcher();
-    let on_fault = (!embed.on).then(|| {
-        let d = d.clone();
-        Callback::from(move |t| d.dispatch(Action::Page(Page::FaultMenu(Some(t)))))
-    });
+    let on_fault = (!embed.on).then(|| on.fault.clone());
     let chosen = state
         .selected
         .or_else(|| state.cursor.checked_sub(1).map(|c| c as u32));
     html! {
         <>
             <div class="title">{ &run.title }</div>
-            <Controls run={run.clone()} cursor={state.cursor} at_ms={state.at_ms} playing={state.playing} speed={state.speed} dispatch={d.clone()} />
+            <Controls run={run.clone()} cursor={state.cursor} at_ms={state.at_ms} playing={state.playing} speed={state.speed} on_moment={on.moment.clone()} />
             <CutOff run={run.clone()} />
             <Announce run={run.clone()} view={view.clone()} cursor={state.cursor} playing={state.playing} />
             <SystemView run={run.clone()} view={view.clone()} cursor={state.cursor} motion={Motion { at_ms: state.at_ms, beat: state.beat, playing: state.playing }} {on_fault} />
             if !embed.on {
                 <FaultMenu run={run.clone()} menu={state.fault_menu} cursor={state.fault_menu.map(|_| state.cursor)}
-                    undo={state.undo.len()} dispatch={d.clone()} />
+                    undo={state.undo.len()} on_script={on.script.clone()} on_page={on.page.clone()} />
             }
-            <Narration run={run.clone()} say={view.0.last_say} dispatch={d.clone()}
+            <Narration run={run.clone()} say={view.0.last_say} on_moment={on.moment.clone()}
                 waiting={!state.playing && crate::state::waiting_at(&run, state.cursor)} />
             if !embed.on || embed.show_timeline {
-                <TimelineView run={run.clone()} now_ms={listwatch_core::TimeMs(state.at_ms as u64)} dispatch={d.clone()} />
+                <TimelineView run={run.clone()} now_ms={listwatch_core::TimeMs(state.at_ms as u64)} on_moment={on.moment.clone()} />
             }
             if !embed.on || embed.show_explanation {
-                <Explanation run={run.clone()} {chosen} playing={state.playing} dispatch={d.clone()} />
+                <Explanation run={run.clone()} {chosen} playing={state.playing} on_moment={on.moment.clone()} />
             }
             // Under "Why?", not above it: at 1400x900 the picture, the timeline and "Why?" with
             // its first item fit without scrolling (issue 27); the legend is folded anyway.
             <Legend />
             if !embed.on {
-                <SequencePanel source={run.source.clone()} cursor={state.cursor} events={run.sim.trace().len()} dispatch={d.clone()} />
-                <ObjectsPanel source={run.source.clone()} cursor={state.cursor} dispatch={d.clone()} />
+                <SequencePanel source={run.source.clone()} cursor={state.cursor} events={run.sim.trace().len()} on_moment={on.moment.clone()} />
+                <ObjectsPanel source={run.source.clone()} cursor={state.cursor} on_moment={on.moment.clone()} />
                 <Export latest={latest.clone()} />
             }
         </>
@@ -569,7 +604,12 @@ struct HeaderProps {
     theme: Theme,
     /// The run's title, which the gallery names.
     title: Option<AttrValue>,
-    dispatch: UseReducerDispatcher<State>,
+    /// The theme chosen and the keyboard help.
+    on_page: Callback<Page>,
+    /// A scenario made from pasted logs (`Script::OpenImported`).
+    on_script: Callback<Script>,
+    /// A gallery scenario picked (`Script::Open`).
+    on_open: Callback<String>,
     latest: Latest,
 }
 
@@ -577,7 +617,7 @@ struct HeaderProps {
 #[function_component(Header)]
 fn header(p: &HeaderProps) -> Html {
     let on_theme = {
-        let d = p.dispatch.clone();
+        let on = p.on_page.clone();
         Callback::from(move |e: Event| {
             if let Some(sel) = e
                 .target()
@@ -585,7 +625,7 @@ fn header(p: &HeaderProps) -> Html {
             {
                 if let Some(t) = Theme::from_stored(&sel.value()) {
                     storage::set(THEME_KEY, t.as_str());
-                    d.dispatch(Action::Page(Page::Theme(t)));
+                    on.emit(Page::Theme(t));
                 }
             }
         })
@@ -605,13 +645,13 @@ fn header(p: &HeaderProps) -> Html {
             ))));
         }
     });
-    let d = p.dispatch.clone();
+    let help = p.on_page.reform(|_: MouseEvent| Page::ToggleHelp);
     html! {
         <header>
             <h1>{"listwatch"}</h1>
             <span class="tagline">{"Kubernetes list-then-watch, visible"}</span>
-            <Gallery dispatch={p.dispatch.clone()} title={p.title.clone()} />
-            { crate::components::import::button(&p.dispatch) }
+            <Gallery on_open={p.on_open.clone()} title={p.title.clone()} />
+            { crate::components::import::button(&p.on_script) }
             <button data-testid="copy-link" title="Copy a link that reproduces this scenario at this moment (Ctrl/Cmd+S)" onclick={copy}>{"Copy link"}</button>
             <button data-testid="copy-embed" title="Copy an iframe snippet for documentation" onclick={copy_embed}>{"Copy embed code"}</button>
             <label class="theme">{"Theme "}
@@ -619,7 +659,7 @@ fn header(p: &HeaderProps) -> Html {
                     { for Theme::ALL.iter().map(|t| html! { <option value={t.as_str()} selected={p.theme == *t}>{t.as_str()}</option> }) }
                 </select>
             </label>
-            <button class="help-button" aria-label="Keyboard help" onclick={move |_| d.dispatch(Action::Page(Page::ToggleHelp))}>{"?"}</button>
+            <button class="help-button" aria-label="Keyboard help" onclick={help}>{"?"}</button>
         </header>
     }
 }

@@ -212,25 +212,34 @@ pub struct State {
     /// CodeMirror has replaced the highlighted preview.
     pub editor_loaded: bool,
     pub explore: Explore,
+    pub compare: Comparison,
 }
 
-/// The Explore panel's search: what it is set to and where it is. `panels.js` draws the panel
-/// from it and runs a worker for each `job` while `running`.
+/// The Explore panel's search: what it is set to, where it is and what it found. `panels.js`
+/// draws the panel from it and asks `worker.js` for search `job` while `running`.
 #[derive(Clone, PartialEq)]
 pub struct Explore {
     /// Schedules to try at most.
     pub budget: u32,
     /// Keep searching after the first failure, up to the budget.
     pub all: bool,
+    /// The controller under test (faults only against it, as `explore --controller NAME`): one
+    /// of the script's `controller NAME` lines (`controllers`), or empty for every controller.
+    pub against: Rc<str>,
     /// The search on screen: each start takes the next number, and reports of an older one
     /// are ignored.
     pub job: u32,
     pub running: bool,
-    /// The worker's last report (`protocol::FromWorker`'s progress, done or error) as JSON: only
-    /// `panels.js` reads its fields. Shared, so a render copies no text. A cancel keeps it, so
-    /// the panel still shows how far the search went and what it found: a search not running
-    /// whose last report is progress (or none yet) was cancelled. A new search clears it.
+    /// The reader cancelled the search on screen: its last figures and failures stay until the
+    /// next search.
+    pub cancelled: bool,
+    /// The worker's last report (`protocol::FromWorker`'s progress, done or error) as JSON,
+    /// without its failures (`found`): only `panels.js` reads its fields. Shared, so a render
+    /// copies no text. A new search clears it.
     pub report: Option<Rc<str>>,
+    /// The failures found so far, (the faults in words, the counterexample script): a progress
+    /// report carries them only when there are new ones, so the last list stays until the next.
+    pub found: Ptr<Vec<(Rc<str>, Rc<str>)>>,
 }
 
 // The budget is kept as a `u32` (a plain number in JS); every budget allowed fits.
@@ -241,9 +250,151 @@ impl Default for Explore {
         Explore {
             budget: 2000,
             all: false,
+            against: Rc::from(""),
             job: 0,
             running: false,
+            cancelled: false,
             report: None,
+            found: Ptr::default(),
+        }
+    }
+}
+
+/// At most this many controllers are offered as the one under test.
+pub const CONTROLLERS_MAX: usize = 64;
+
+/// The names of the script's `controller NAME` lines, in order (the choice of the controller
+/// under test): read from the text, so a script with errors still offers them.
+pub fn controllers(source: &str) -> Vec<&str> {
+    (source.lines())
+        .filter_map(|l| l.strip_prefix("controller"))
+        .filter(|rest| rest.starts_with([' ', '\t']))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .take(CONTROLLERS_MAX)
+        .collect()
+}
+
+/// Compare two runs: what is picked and the clock both runs share. `web/compare.js` draws it,
+/// with the runs it got from the worker.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Comparison {
+    /// One script under two versions, rather than two scripts.
+    pub versions: bool,
+    /// Run A (or the one script): a gallery file, or empty for the script in the editor.
+    pub a: Rc<str>,
+    /// Run B: a gallery file.
+    pub b: Rc<str>,
+    /// The setting whose versions are compared (`kubernetes`, `controller-runtime`) and its two
+    /// versions.
+    pub setting: Rc<str>,
+    pub version_a: Rc<str>,
+    pub version_b: Rc<str>,
+    /// The moment both runs show, in virtual milliseconds.
+    pub clock_ms: u64,
+}
+
+impl Default for Comparison {
+    fn default() -> Comparison {
+        let index = listwatch_script::gallery::INDEX;
+        // B starts as a fix twin: what a comparison is most often for.
+        let b = (index.iter().find(|(f, _)| f.contains("fixed")))
+            .or(index.first())
+            .map_or("", |(f, _)| f);
+        Comparison {
+            versions: false,
+            a: Rc::from(""),
+            b: Rc::from(b),
+            setting: Rc::from("kubernetes"),
+            version_a: Rc::from("1.34"),
+            version_b: Rc::from("1.35"),
+            clock_ms: 0,
+        }
+    }
+}
+
+/// What Compare two runs says: a pick or the clock.
+#[derive(Clone)]
+#[cfg_attr(test, derive(Debug, PartialEq))]
+pub enum Compare {
+    Versions(bool),
+    /// Run A's gallery file, or empty for the script in the editor; a file not in the gallery is
+    /// ignored.
+    A(String),
+    /// Run B's gallery file; a file not in the gallery is ignored.
+    B(String),
+    /// Another setting, with the pair of versions it starts with.
+    Setting {
+        setting: String,
+        version_a: String,
+        version_b: String,
+    },
+    VersionA(String),
+    VersionB(String),
+    Clock(u64),
+}
+
+impl Compare {
+    /// What `compare.js` says (`versions:true|false`, `a:FILE`, `b:FILE`,
+    /// `setting:NAME,A,B`, `version-a:V`, `version-b:V`, `clock:MS`) as the action; anything else
+    /// is none.
+    pub fn from_said(said: &str) -> Option<Compare> {
+        let (what, value) = said.split_once(':')?;
+        let value = value.to_string();
+        Some(match what {
+            "versions" => Compare::Versions(value.parse().ok()?),
+            "a" => Compare::A(value),
+            "b" => Compare::B(value),
+            "setting" => {
+                let mut parts = value.split(',').map(str::to_string);
+                let (setting, version_a, version_b) = (parts.next()?, parts.next()?, parts.next()?);
+                if parts.next().is_some() {
+                    return None;
+                }
+                Compare::Setting {
+                    setting,
+                    version_a,
+                    version_b,
+                }
+            }
+            "version-a" => Compare::VersionA(value),
+            "version-b" => Compare::VersionB(value),
+            "clock" => Compare::Clock(value.parse().ok()?),
+            _ => return None,
+        })
+    }
+}
+
+impl Comparison {
+    fn reduce(&mut self, action: Compare) {
+        let in_gallery = |f: &str| {
+            listwatch_script::gallery::INDEX
+                .iter()
+                .any(|(g, _)| *g == f)
+        };
+        match action {
+            Compare::Versions(v) => self.versions = v,
+            Compare::A(f) => {
+                if f.is_empty() || in_gallery(&f) {
+                    self.a = f.into();
+                }
+            }
+            Compare::B(f) => {
+                if in_gallery(&f) {
+                    self.b = f.into();
+                }
+            }
+            Compare::Setting {
+                setting,
+                version_a,
+                version_b,
+            } => {
+                self.setting = setting.into();
+                self.version_a = version_a.into();
+                self.version_b = version_b.into();
+            }
+            Compare::VersionA(v) => self.version_a = v.into(),
+            Compare::VersionB(v) => self.version_b = v.into(),
+            Compare::Clock(ms) => self.clock_ms = ms,
         }
     }
 }
@@ -268,6 +419,7 @@ pub enum Action {
     Moment(Moment),
     Page(Page),
     Search(Search),
+    Compare(Compare),
 }
 
 /// Actions that change the script on screen or its run.
@@ -349,11 +501,16 @@ pub enum Search {
     /// Search the script on screen (a search still running is stopped).
     Start,
     Cancel,
+    /// The controller under test (empty: every controller); a name that is not one of the
+    /// script's controllers is ignored.
+    Against(String),
     /// Search `job`'s worker reports its progress, its result (`done`) or an error (`done`),
-    /// as JSON; a report of any other search than the one running is dropped.
+    /// as JSON without its failures, and the failures found so far when the report has them; a
+    /// report of any other search than the one running is dropped.
     Report {
         job: u32,
         report: String,
+        found: Option<Vec<(String, String)>>,
         done: bool,
     },
 }
@@ -385,6 +542,7 @@ impl State {
             theme: Theme::System,
             editor_loaded: false,
             explore: Explore::default(),
+            compare: Comparison::default(),
         };
         s.load(source.into());
         s
@@ -426,10 +584,12 @@ impl State {
     /// next number tells `panels.js` that what it shows is of an older search.
     fn leave_explore(&mut self) {
         let x = &mut self.explore;
-        if x.running || x.report.is_some() {
+        if x.running || x.cancelled || x.report.is_some() || !x.found.is_empty() {
             x.job += 1;
             x.running = false;
+            x.cancelled = false;
             x.report = None;
+            x.found = Ptr::default();
         }
     }
 
@@ -483,6 +643,12 @@ impl State {
                 self.diagnostics = Ptr::new(d);
                 self.stale = self.run.is_some();
             }
+        }
+        // The controller under test is one of the script's, or none.
+        if !self.explore.against.is_empty()
+            && !controllers(&source).contains(&&*self.explore.against)
+        {
+            self.explore.against = Rc::from("");
         }
         self.source = source;
     }
@@ -598,6 +764,7 @@ impl State {
             Action::Moment(a) => s.reduce_moment(a),
             Action::Page(a) => s.reduce_page(a),
             Action::Search(a) => s.reduce_search(a),
+            Action::Compare(a) => s.compare.reduce(a),
         }
         // Every move but playback's own puts the clock at the event on screen.
         if !tick && (s.cursor != self.cursor || s.run != self.run) {
@@ -782,15 +949,38 @@ impl State {
         match action {
             Search::Budget(n) => x.budget = n.clamp(1, MAX_BUDGET_SCHEDULES as u32),
             Search::All(all) => x.all = all,
+            Search::Against(name) => {
+                if name.is_empty() || controllers(&self.source).contains(&&*name) {
+                    x.against = name.into();
+                }
+            }
             Search::Start => {
                 x.job += 1;
                 x.running = true;
+                x.cancelled = false;
                 x.report = None;
+                if !x.found.is_empty() {
+                    x.found = Ptr::default();
+                }
             }
-            Search::Cancel => x.running = false,
-            Search::Report { job, report, done } => {
+            Search::Cancel => {
+                if x.running {
+                    x.running = false;
+                    x.cancelled = true;
+                }
+            }
+            Search::Report {
+                job,
+                report,
+                found,
+                done,
+            } => {
                 if x.running && job == x.job {
                     x.report = Some(report.into());
+                    if let Some(found) = found {
+                        let found = found.into_iter().map(|(w, s)| (w.into(), s.into()));
+                        x.found = Ptr::new(found.collect());
+                    }
                     x.running = !done;
                 }
             }

@@ -7,7 +7,7 @@ use yew::prelude::*;
 
 use std::rc::Rc;
 
-use crate::state::{Action, Loaded, Moment, State};
+use crate::state::{Loaded, Moment};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -17,7 +17,8 @@ pub struct Props {
     pub at_ms: f64,
     pub playing: bool,
     pub speed: f64,
-    pub dispatch: UseReducerDispatcher<State>,
+    /// Every control moves the moment or the speed.
+    pub on_moment: Callback<Moment>,
 }
 
 /// The browser reads the number: the page's wasm carries no float parser.
@@ -35,7 +36,7 @@ fn jumps(p: &Props) -> Html {
     // The cursor is past the event on screen: forward looks from the next one, backward before
     // the one on screen.
     let jump = |which: MarkerKind, forward: bool| {
-        let (st, run, cur) = (p.dispatch.clone(), p.run.clone(), p.cursor);
+        let (on, run, cur) = (p.on_moment.clone(), p.run.clone(), p.cursor);
         Callback::from(move |_: MouseEvent| {
             let found = if forward {
                 run.analysis.next(which, cur)
@@ -43,7 +44,7 @@ fn jumps(p: &Props) -> Html {
                 run.analysis.previous(which, cur.saturating_sub(1))
             };
             if let Some(i) = found {
-                st.dispatch(Action::Moment(Moment::JumpTo(i)));
+                on.emit(Moment::JumpTo(i));
             }
         })
     };
@@ -74,37 +75,32 @@ fn jumps(p: &Props) -> Html {
 pub fn controls(p: &Props) -> Html {
     let len = p.run.sim.trace().len();
     let now = TimeMs(p.at_ms as u64);
-    let click = |make: fn() -> Action| {
-        let st = p.dispatch.clone();
-        Callback::from(move |_: MouseEvent| st.dispatch(make()))
-    };
+    let click = |m: Moment| p.on_moment.reform(move |_: MouseEvent| m);
     let scrub = {
-        let st = p.dispatch.clone();
+        let on = p.on_moment.clone();
         Callback::from(move |e: InputEvent| {
             if let Some(v) = input_value(e) {
-                st.dispatch(Action::Moment(Moment::Seek(v as usize)));
+                on.emit(Moment::Seek(v as usize));
             }
         })
     };
     let speed = {
-        let st = p.dispatch.clone();
+        let on = p.on_moment.clone();
         Callback::from(move |e: InputEvent| {
             if let Some(v) = input_value(e) {
-                st.dispatch(Action::Moment(Moment::Speed(web_sys::js_sys::Math::pow(
-                    10.0, v,
-                ))));
+                on.emit(Moment::Speed(web_sys::js_sys::Math::pow(10.0, v)));
             }
         })
     };
     html! {
         <div class="controls">
-            <button data-testid="step-back" aria-label="Step back one event" title="Step back (←)" onclick={click(|| Action::Moment(Moment::StepBack))}>{"◀ step"}</button>
+            <button data-testid="step-back" aria-label="Step back one event" title="Step back (←)" onclick={click(Moment::StepBack)}>{"◀ step"}</button>
             if p.playing {
-                <button data-testid="pause" aria-label="Pause" title="Pause (Space)" onclick={click(|| Action::Moment(Moment::Pause))}>{"❚❚ pause"}</button>
+                <button data-testid="pause" aria-label="Pause" title="Pause (Space)" onclick={click(Moment::Pause)}>{"❚❚ pause"}</button>
             } else {
-                <button data-testid="play" aria-label="Play" title="Play (Space)" onclick={click(|| Action::Moment(Moment::Play))}>{"▶ play"}</button>
+                <button data-testid="play" aria-label="Play" title="Play (Space)" onclick={click(Moment::Play)}>{"▶ play"}</button>
             }
-            <button data-testid="step-forward" aria-label="Step forward one event" title="Step forward (→)" onclick={click(|| Action::Moment(Moment::StepForward))}>{"step ▶"}</button>
+            <button data-testid="step-forward" aria-label="Step forward one event" title="Step forward (→)" onclick={click(Moment::StepForward)}>{"step ▶"}</button>
             <input data-testid="scrubber" type="range" aria-label="Moment" min="0" max={len.to_string()}
                 value={p.cursor.to_string()} oninput={scrub} />
             <span data-testid="clock" class="clock" aria-label="Virtual time">{super::clock(now)}</span>

@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 use web_sys::js_sys::{Array, Function, Reflect};
 use yew::prelude::*;
 
-use crate::state::{Action, Page, Ptr, Script, State};
+use crate::state::{Page, Ptr};
 
 /// The loaded module and the editor it made.
 struct Live {
@@ -45,8 +45,10 @@ pub struct Props {
     pub stale: bool,
     /// CodeMirror has replaced the preview (`State::editor_loaded`).
     pub loaded: bool,
-    /// Edits go to the reducer as `Script::Edit`; a read-only editor sends none.
-    pub dispatch: UseReducerDispatcher<State>,
+    /// The text edited (`Script::Edit`); a read-only editor sends none.
+    pub on_edit: Callback<String>,
+    /// Says `Page::EditorLoaded` once CodeMirror is in place.
+    pub on_page: Callback<Page>,
     pub readonly: bool,
 }
 
@@ -100,7 +102,8 @@ struct Load {
     host: NodeRef,
     live: Rc<RefCell<Option<Live>>>,
     latest: Rc<RefCell<Text>>,
-    dispatch: UseReducerDispatcher<State>,
+    on_edit: Callback<String>,
+    on_page: Callback<Page>,
 }
 
 /// Loads CodeMirror (`editor.js`), creates the editor in the host with the latest text and
@@ -115,10 +118,8 @@ async fn load_codemirror(l: Load) {
         return;
     };
     let (text, diags) = l.latest.borrow().clone();
-    let d = l.dispatch.clone();
-    let cb = Closure::<dyn Fn(String)>::new(move |t: String| {
-        d.dispatch(Action::Script(Script::Edit(t)))
-    });
+    let on_edit = l.on_edit.clone();
+    let cb = Closure::<dyn Fn(String)>::new(move |t: String| on_edit.emit(t));
     let Ok(create) =
         Reflect::get(&module, &"create_editor".into()).and_then(|f| f.dyn_into::<Function>())
     else {
@@ -155,7 +156,7 @@ async fn load_codemirror(l: Load) {
         let _ = scroller.set_attribute("aria-label", "Scenario script editor");
     }
     *l.live.borrow_mut() = Some(live);
-    l.dispatch.dispatch(Action::Page(Page::EditorLoaded));
+    l.on_page.emit(Page::EditorLoaded);
 }
 
 /// Keeps a loaded editor in step with the props: text from elsewhere (the gallery, a link, the
@@ -262,7 +263,8 @@ pub fn editor(p: &Props) -> Html {
             host: host.clone(),
             live: live.clone(),
             latest,
-            dispatch: p.dispatch.clone(),
+            on_edit: p.on_edit.clone(),
+            on_page: p.on_page.clone(),
         };
         let readonly = p.readonly;
         Callback::from(move |_: ()| {

@@ -10,7 +10,7 @@ use std::rc::Rc;
 use listwatch_core::view::View;
 use listwatch_core::Sim;
 
-use crate::state::{Action, FaultTarget, Loaded, Page, Script, State};
+use crate::state::{FaultTarget, Loaded, Page, Script};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -22,7 +22,10 @@ pub struct Props {
     pub cursor: Option<usize>,
     /// Faults added by hand that Undo can take back.
     pub undo: usize,
-    pub dispatch: UseReducerDispatcher<State>,
+    /// A fault chosen (`Script::InjectFault`) and Undo (`Script::Undo`).
+    pub on_script: Callback<Script>,
+    /// Closing the menu (`Page::FaultMenu(None)`).
+    pub on_page: Callback<Page>,
 }
 
 /// Every apiserver's name but `a`'s.
@@ -175,12 +178,12 @@ fn target_label(run: &Loaded, t: FaultTarget) -> String {
 }
 
 /// "N faults added by hand" and its Undo.
-fn undo_bar(n: usize, d: &UseReducerDispatcher<State>) -> Option<Html> {
-    let d = d.clone();
+fn undo_bar(n: usize, on: &Callback<Script>) -> Option<Html> {
+    let undo = on.reform(|_: MouseEvent| Script::Undo);
     (n > 0).then(|| html! {
         <div class="undo-bar" role="status">
             <span>{format!("{} fault{} added by hand.", n, if n == 1 { "" } else { "s" })}</span>
-            <button data-testid="undo" onclick={move |_| d.dispatch(Action::Script(Script::Undo))} title="Put back the script as it was before the last fault">{"Undo"}</button>
+            <button data-testid="undo" onclick={undo} title="Put back the script as it was before the last fault">{"Undo"}</button>
         </div>
     })
 }
@@ -198,17 +201,15 @@ pub fn fault_menu(p: &Props) -> Html {
             }
         });
     }
-    let undo = undo_bar(p.undo, &p.dispatch);
+    let undo = undo_bar(p.undo, &p.on_script);
     let (Some(t), Some(cursor)) = (p.menu, p.cursor) else {
         return html! { <>{ for undo }</> };
     };
-    let d = p.dispatch.clone();
-    let close =
-        Callback::from(move |_: MouseEvent| d.dispatch(Action::Page(Page::FaultMenu(None))));
-    let d = p.dispatch.clone();
+    let close = p.on_page.reform(|_: MouseEvent| Page::FaultMenu(None));
+    let on = p.on_page.clone();
     let onkeydown = Callback::from(move |e: KeyboardEvent| {
         if e.key() == "Escape" {
-            d.dispatch(Action::Page(Page::FaultMenu(None)));
+            on.emit(Page::FaultMenu(None));
         }
     });
     let opts = options(&p.run, cursor, t);
@@ -226,13 +227,13 @@ pub fn fault_menu(p: &Props) -> Html {
             </div>
             <ul>
                 { for opts.into_iter().enumerate().map(|(i, (line, why))| {
-                    let d = p.dispatch.clone();
                     let l = line.clone();
+                    let onclick = p.on_script.reform(move |_: MouseEvent| Script::InjectFault(l.clone()));
                     let r = if i == 0 { first.clone() } else { NodeRef::default() };
                     html! {
                         <li>
                             <button data-testid="fault-option" data-line={line.clone()} ref={r}
-                                onclick={move |_| d.dispatch(Action::Script(Script::InjectFault(l.clone())))}>
+                                {onclick}>
                                 <code>{line}</code>
                             </button>
                             <span class="hint">{format!(" {why}")}</span>

@@ -10,23 +10,23 @@ use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 use super::objects::{call, string_callback, with_module};
-use crate::state::{Action, Script, State};
+use crate::state::Script;
 
 thread_local! {
     /// The dialog's one JS callback (`open:SCRIPT`), made on the first click.
     static ON_OPEN: RefCell<Option<JsValue>> = const { RefCell::new(None) };
 }
 
-/// The header's button.
-pub fn button(dispatch: &UseReducerDispatcher<State>) -> Html {
-    let d = dispatch.clone();
+/// The header's button; the scenario made opens with `Script::OpenImported`.
+pub fn button(on_script: &Callback<Script>) -> Html {
+    let on_script = on_script.clone();
     let onclick = Callback::from(move |_: MouseEvent| {
-        let d = d.clone();
+        let on_script = on_script.clone();
         let on = ON_OPEN.with(|on| {
             (on.borrow_mut().get_or_insert_with(|| {
                 string_callback(Callback::from(move |said: String| {
                     if let Some(script) = said.strip_prefix("open:") {
-                        d.dispatch(Action::Script(Script::OpenImported(script.to_string())))
+                        on_script.emit(Script::OpenImported(script.to_string()))
                     }
                 }))
             }))

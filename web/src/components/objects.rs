@@ -11,7 +11,7 @@ use wasm_bindgen::JsCast;
 use web_sys::js_sys::{Array, Function, Reflect};
 use yew::prelude::*;
 
-use crate::state::{Action, Moment, Script, State};
+use crate::state::{Compare, Comparison, Moment};
 
 type Waiting = Vec<Box<dyn FnOnce(&JsValue)>>;
 
@@ -58,18 +58,14 @@ pub fn string_callback(cb: Callback<String>) -> JsValue {
 #[derive(Properties, PartialEq)]
 pub struct TourProps {
     /// A step picked opens its scenario (`Script::Open`).
-    pub dispatch: UseReducerDispatcher<State>,
+    pub on_open: Callback<String>,
 }
 
 #[function_component(Tour)]
 pub fn tour(p: &TourProps) -> Html {
     let host = use_node_ref();
     {
-        let d = p.dispatch.clone();
-        let (host, pick) = (
-            host.clone(),
-            Callback::from(move |s| d.dispatch(Action::Script(Script::Open(s)))),
-        );
+        let (host, pick) = (host.clone(), p.on_open.clone());
         super::use_mount(Box::new(move || {
             with_module(move |m| {
                 let gallery: Array = crate::gallery::INDEX
@@ -96,6 +92,9 @@ pub fn tour(p: &TourProps) -> Html {
 pub struct HistoryProps {
     pub source: Rc<str>,
     pub on_restore: Callback<String>,
+    /// Compare two runs, which sits below the history: its picks and clock, and what it says.
+    pub compare: Comparison,
+    pub on_compare: Callback<Compare>,
 }
 
 #[function_component(History)]
@@ -116,6 +115,31 @@ pub fn history(p: &HistoryProps) -> Html {
         let src = src.clone();
         with_module(move |m| call(m, "history_source", &[JsValue::from_str(&src)]));
     });
+    let on_compare = {
+        let on = p.on_compare.clone();
+        use_memo((), move |_| {
+            string_callback(Callback::from(move |said: String| {
+                if let Some(a) = Compare::from_said(&said) {
+                    on.emit(a)
+                }
+            }))
+        })
+    };
+    use_effect_with(p.compare.clone(), move |c| {
+        let state: Array = [
+            c.versions.into(),
+            JsValue::from_str(&c.a),
+            JsValue::from_str(&c.b),
+            JsValue::from_str(&c.setting),
+            JsValue::from_str(&c.version_a),
+            JsValue::from_str(&c.version_b),
+            (c.clock_ms as f64).into(),
+        ]
+        .into_iter()
+        .collect();
+        let on = (*on_compare).clone();
+        with_module(move |m| call(m, "compare_state", &[state.into(), on]));
+    });
     html! { <div class="history-host" ref={host} /> }
 }
 
@@ -124,20 +148,19 @@ pub struct Props {
     /// The script of the run on screen.
     pub source: Rc<str>,
     pub cursor: usize,
-    pub dispatch: UseReducerDispatcher<State>,
+    /// An event clicked in an object's history (`Moment::JumpTo`).
+    pub on_moment: Callback<Moment>,
 }
 
 #[function_component(ObjectsPanel)]
 pub fn objects_panel(p: &Props) -> Html {
     let host = use_node_ref();
     let jump: Rc<JsValue> = {
-        let d = p.dispatch.clone();
+        let on = p.on_moment.clone();
         (*use_memo((), move |_| {
             Rc::new(
-                Closure::<dyn Fn(f64)>::new(move |id: f64| {
-                    d.dispatch(Action::Moment(Moment::JumpTo(id as u32)))
-                })
-                .into_js_value(),
+                Closure::<dyn Fn(f64)>::new(move |id: f64| on.emit(Moment::JumpTo(id as u32)))
+                    .into_js_value(),
             )
         }))
         .clone()

@@ -9,12 +9,12 @@ use listwatch_script::Expectation;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::state::{Action, Loaded, Moment, Ptr, Script, State};
+use crate::state::{Loaded, Moment, Ptr};
 
 #[derive(Properties, PartialEq)]
 pub struct GalleryProps {
     /// A scenario picked opens (`Script::Open`).
-    pub dispatch: UseReducerDispatcher<State>,
+    pub on_open: Callback<String>,
     /// The title of the run on screen: the menu names the gallery scenario it is.
     #[prop_or_default]
     pub title: Option<AttrValue>,
@@ -25,7 +25,7 @@ pub fn gallery(p: &GalleryProps) -> Html {
     // The file whose script was last fetched and handed over (tests and readers can wait for it).
     let loaded = use_state(String::new);
     let onchange = {
-        let (d, loaded) = (p.dispatch.clone(), loaded.clone());
+        let (on_open, loaded) = (p.on_open.clone(), loaded.clone());
         Callback::from(move |e: Event| {
             let Some(sel) = e
                 .target()
@@ -39,9 +39,9 @@ pub fn gallery(p: &GalleryProps) -> Html {
                 .ok()
                 .and_then(|i| crate::gallery::INDEX.get(i))
             {
-                let (d, loaded) = (d.clone(), loaded.clone());
+                let (on_open, loaded) = (on_open.clone(), loaded.clone());
                 crate::gallery::load(file, move |src| {
-                    d.dispatch(Action::Script(Script::Open(src)));
+                    on_open.emit(src);
                     loaded.set(file.to_string());
                 });
             }
@@ -74,15 +74,13 @@ pub struct NarrationProps {
     pub say: Option<EventId>,
     /// Playback stopped at this `say "..." and wait`: offer to continue.
     pub waiting: bool,
-    pub dispatch: UseReducerDispatcher<State>,
+    /// Continue (`Moment::Play`).
+    pub on_moment: Callback<Moment>,
 }
 
 #[function_component(Narration)]
 pub fn narration(p: &NarrationProps) -> Html {
-    let resume = {
-        let d = p.dispatch.clone();
-        Callback::from(move |_: MouseEvent| d.dispatch(Action::Moment(Moment::Play)))
-    };
+    let resume = p.on_moment.reform(|_: MouseEvent| Moment::Play);
     match p.say {
         Some(id) => html! {
             <div class="say" aria-live="polite">
@@ -103,7 +101,8 @@ pub struct ExpectationsProps {
     /// The text's expectations, checked against `run`: compared by pointer (the state makes a
     /// new list when it checks them again; comparing their contents cost 1.5 KB of wasm).
     pub outcomes: Ptr<Vec<(Expectation, Outcome)>>,
-    pub dispatch: UseReducerDispatcher<State>,
+    /// A click jumps to the moment that decided an expectation (`Moment::JumpTo`).
+    pub on_moment: Callback<Moment>,
 }
 
 #[function_component(Expectations)]
@@ -125,9 +124,8 @@ pub fn expectations(p: &ExpectationsProps) -> Html {
             }}</p>
             <ul>
                 { for p.outcomes.iter().map(|(x, o)| {
-                    let st = p.dispatch.clone();
                     let target = o.decided_by.unwrap_or_else(|| run.sim.trace().partition_point(|e| e.time_ms <= o.decided_ms).saturating_sub(1) as u32);
-                    let onclick = Callback::from(move |_: MouseEvent| st.dispatch(Action::Moment(Moment::JumpTo(target))));
+                    let onclick = p.on_moment.reform(move |_: MouseEvent| Moment::JumpTo(target));
                     html! {
                         <li class={if o.pass { "pass" } else { "fail" }}>
                             <button class="link" {onclick} title="Jump to the moment that decided it">
@@ -158,7 +156,8 @@ pub struct ExplanationProps {
     /// While playback runs the explanation changes every event: it is not a live region then
     /// (the picture's words, `announce`, say the moment once playback stops).
     pub playing: bool,
-    pub dispatch: UseReducerDispatcher<State>,
+    /// A cause clicked is jumped to (`Moment::JumpTo`).
+    pub on_moment: Callback<Moment>,
 }
 
 #[function_component(Explanation)]
@@ -170,8 +169,7 @@ pub fn explanation(p: &ExplanationProps) -> Html {
             if let Some(id) = chosen.filter(|&id| (id as usize) < run.sim.trace().len()) {
                 <ol>
                     { for explain(&run.sim, id).into_iter().map(|(i, text)| {
-                        let st = p.dispatch.clone();
-                        let onclick = Callback::from(move |_: MouseEvent| st.dispatch(Action::Moment(Moment::JumpTo(i))));
+                        let onclick = p.on_moment.reform(move |_: MouseEvent| Moment::JumpTo(i));
                         html! { <li><button class="link" {onclick}>{text}</button></li> }
                     }) }
                 </ol>

@@ -10,7 +10,7 @@ use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 use super::objects::{call, string_callback, with_module};
-use crate::state::{Action, Moment, State};
+use crate::state::Moment;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -19,18 +19,19 @@ pub struct Props {
     pub cursor: usize,
     /// The run's length in events.
     pub events: usize,
-    pub dispatch: UseReducerDispatcher<State>,
+    /// An arrow clicked is jumped to (`Moment::JumpTo`).
+    pub on_moment: Callback<Moment>,
 }
 
 #[function_component(SequencePanel)]
 pub fn sequence_panel(p: &Props) -> Html {
     let host = use_node_ref();
     let on_jump = {
-        let d = p.dispatch.clone();
+        let on = p.on_moment.clone();
         use_memo((), move |_| {
             string_callback(Callback::from(move |id: String| {
                 if let Ok(id) = id.parse::<u32>() {
-                    d.dispatch(Action::Moment(Moment::JumpTo(id)));
+                    on.emit(Moment::JumpTo(id));
                 }
             }))
         })

@@ -12,14 +12,15 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::{clock, num};
-use crate::state::{Action, Loaded, Moment, State};
+use crate::state::{Loaded, Moment};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub run: Rc<Loaded>,
     /// The moment on screen, in virtual time.
     pub now_ms: TimeMs,
-    pub dispatch: UseReducerDispatcher<State>,
+    /// A marker clicked is jumped to (`Moment::JumpTo`).
+    pub on_moment: Callback<Moment>,
 }
 
 const WIDTH: f64 = 900.0;
@@ -365,10 +366,8 @@ fn zoom_bar(
 #[function_component(TimelineView)]
 pub fn timeline_view(p: &Props) -> Html {
     let jump = {
-        let dispatch = p.dispatch.clone();
-        use_callback((), move |i: u32, _| {
-            dispatch.dispatch(Action::Moment(Moment::JumpTo(i)))
-        })
+        let on = p.on_moment.clone();
+        use_callback((), move |i: u32, _| on.emit(Moment::JumpTo(i)))
     };
     let run = p.run.clone();
     let end_ms = run.sim.now_ms().max(TimeMs(1));

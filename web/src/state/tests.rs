@@ -184,6 +184,7 @@ fn the_explorer_goes_through_the_reducer() {
         Action::Search(Search::Report {
             job,
             report: "{}".into(),
+            found: None,
             done,
         })
     };
@@ -207,6 +208,7 @@ fn the_explorer_goes_through_the_reducer() {
     let late = cancelled.clone().apply(Action::Search(Search::Report {
         job: 1,
         report: "{\"late\":1}".into(),
+        found: None,
         done: true,
     }));
     assert_eq!(
@@ -222,6 +224,112 @@ fn the_explorer_goes_through_the_reducer() {
     );
     let done = s.apply(report(1, true));
     assert!(!done.explore.running && done.explore.report.is_some());
+}
+
+/// The failures found so far are the page's: a report without any keeps the last list, a
+/// cancel keeps it and says the search was cancelled, and the next search starts with none.
+#[test]
+fn the_failures_found_so_far_and_the_cancel_are_the_pages() {
+    let report = |job, found: Option<&[(&str, &str)]>, done| {
+        Action::Search(Search::Report {
+            job,
+            report: "{\"kind\":\"progress\"}".into(),
+            found: found.map(|f| {
+                (f.iter())
+                    .map(|(w, s)| (w.to_string(), s.to_string()))
+                    .collect()
+            }),
+            done,
+        })
+    };
+    let words =
+        |s: &State| -> Vec<String> { s.explore.found.iter().map(|(w, _)| w.to_string()).collect() };
+    let s = Rc::new(State::new(gallery("19-").to_string()))
+        .apply(Action::Search(Search::Start))
+        .apply(report(1, Some(&[("crash at 1s", "x")]), false));
+    assert_eq!(words(&s), ["crash at 1s"]);
+    assert_eq!(&*s.explore.found[0].1, "x", "the counterexample script");
+    let s = s.apply(report(1, None, false));
+    assert_eq!(
+        words(&s),
+        ["crash at 1s"],
+        "no new failures: the list stays"
+    );
+    let s = s.apply(report(
+        1,
+        Some(&[("crash at 1s", "x"), ("stale at 2s", "y")]),
+        false,
+    ));
+    assert_eq!(words(&s), ["crash at 1s", "stale at 2s"]);
+    assert!(!s.explore.cancelled);
+    let cancelled = s.clone().apply(Action::Search(Search::Cancel));
+    assert!(cancelled.explore.cancelled && !cancelled.explore.running);
+    assert_eq!(
+        words(&cancelled),
+        words(&s),
+        "a cancel keeps what was found"
+    );
+    let late = cancelled
+        .clone()
+        .apply(report(1, Some(&[("late", "z")]), true));
+    assert_eq!(
+        words(&late),
+        words(&s),
+        "the cancelled search's worker is not heard"
+    );
+    let again = cancelled.clone().apply(Action::Search(Search::Cancel));
+    assert!(again.explore.cancelled, "a second cancel changes nothing");
+    let next = cancelled.apply(Action::Search(Search::Start));
+    assert!(!next.explore.cancelled && next.explore.found.is_empty());
+    // Another scenario: the search and what it found go.
+    let left = s.apply(Action::Script(Script::Open(gallery("20-").to_string())));
+    assert!(left.explore.found.is_empty() && !left.explore.cancelled);
+    let cancelled_first = Rc::new(State::new(gallery("19-").to_string()))
+        .apply(Action::Search(Search::Start))
+        .apply(Action::Search(Search::Cancel));
+    assert!(
+        cancelled_first.explore.cancelled,
+        "cancelled before any report"
+    );
+    let left = cancelled_first.apply(Action::Script(Script::Open(gallery("20-").to_string())));
+    assert!(
+        !left.explore.cancelled,
+        "left behind: nothing to say about it"
+    );
+}
+
+/// The controller under test is one of the script's `controller NAME` lines or none: an
+/// unknown name is ignored, and an edit that removes the controller drops the choice.
+#[test]
+fn the_controller_under_test_is_one_of_the_scripts() {
+    let script = "kind Pod\ncontroller op for Pod\ncontroller\thelper for Pod\ncontrollers x\n#controller y\nrun 1s\n";
+    assert_eq!(controllers(script), ["op", "helper"]);
+    let many: String = (0..100)
+        .map(|i| format!("controller c{i} for Pod\n"))
+        .collect();
+    assert_eq!(controllers(&many).len(), CONTROLLERS_MAX);
+    let s = Rc::new(State::new(script.to_string()));
+    let s = s.apply(Action::Search(Search::Against("op".into())));
+    assert_eq!(&*s.explore.against, "op");
+    let s = s.apply(Action::Search(Search::Against("nobody".into())));
+    assert_eq!(
+        &*s.explore.against, "op",
+        "not a controller of the script: ignored"
+    );
+    let kept = s
+        .clone()
+        .apply(Action::Script(Script::Edit(format!("{script}# more\n"))));
+    assert_eq!(
+        &*kept.explore.against, "op",
+        "an edit that keeps it keeps the choice"
+    );
+    let gone = s.apply(Action::Script(Script::Edit(script.replace("op", "other"))));
+    assert_eq!(
+        &*gone.explore.against, "",
+        "its controller gone: every controller"
+    );
+    let every = kept.apply(Action::Search(Search::Against(String::new())));
+    assert_eq!(&*every.explore.against, "");
 }
 
 /// A clock tick shares the script, the kept script and the diagnostics with the state
@@ -370,6 +478,7 @@ fn another_scenario_stops_the_search_and_clears_its_results() {
         .apply(Action::Search(Search::Report {
             job: 1,
             report: "{\"kind\":\"progress\"}".into(),
+            found: None,
             done: false,
         }));
     assert!(s.explore.running && s.explore.report.is_some());
@@ -387,6 +496,7 @@ fn another_scenario_stops_the_search_and_clears_its_results() {
     let late = left.clone().apply(Action::Search(Search::Report {
         job: 1,
         report: "{}".into(),
+        found: None,
         done: true,
     }));
     assert!(late.explore.report.is_none(), "the old search is not heard");
@@ -554,6 +664,7 @@ fn a_link_or_restore_to_another_script_clears_the_search() {
             .apply(Action::Search(Search::Report {
                 job: 1,
                 report: "{}".into(),
+                found: None,
                 done: false,
             }))
     };
@@ -578,4 +689,61 @@ fn a_link_or_restore_to_another_script_clears_the_search() {
     let restored = s.apply(Action::Script(Script::Restore));
     assert_eq!(&*restored.source, gallery("19-"));
     assert!(!restored.explore.running && restored.explore.job == 4);
+}
+
+/// Compare two runs keeps its picks and its clock in the page's state: B starts as a fix twin,
+/// a file not in the gallery is no pick, and what `compare.js` says becomes its action.
+#[test]
+fn the_comparisons_picks_and_clock_are_the_pages() {
+    let said = |s: &str| Action::Compare(Compare::from_said(s).expect(s));
+    let s = Rc::new(State::new(String::new()));
+    let c = &s.compare;
+    assert!(
+        !c.versions && c.a.is_empty() && c.b.contains("fixed"),
+        "{c:?}"
+    );
+    assert_eq!(
+        (&*c.setting, &*c.version_a, &*c.version_b),
+        ("kubernetes", "1.34", "1.35")
+    );
+    let file = listwatch_script::gallery::INDEX[3].0;
+    let s = s
+        .apply(said(&format!("a:{file}")))
+        .apply(said(&format!("b:{file}")))
+        .apply(said("clock:22000"));
+    assert_eq!(
+        (&*s.compare.a, &*s.compare.b, s.compare.clock_ms),
+        (file, file, 22000)
+    );
+    let same = s.clone().apply(said("b:nothing.lw")).apply(said("a:../x"));
+    assert!(Rc::ptr_eq(&same, &s), "not in the gallery: no pick");
+    let editor = s.clone().apply(said("a:"));
+    assert!(editor.compare.a.is_empty(), "the script in the editor");
+    assert!(
+        s.clone().apply(said("b:")).compare.b == s.compare.b,
+        "B is always a file"
+    );
+    let v = s
+        .apply(said("versions:true"))
+        .apply(said("setting:controller-runtime,0.22,0.23"))
+        .apply(said("version-b:0.21"));
+    let c = &v.compare;
+    assert!(c.versions);
+    assert_eq!(
+        (&*c.setting, &*c.version_a, &*c.version_b),
+        ("controller-runtime", "0.22", "0.21")
+    );
+    for bad in [
+        "",
+        "a",
+        "clock:",
+        "clock:-1",
+        "clock:1.5",
+        "versions:yes",
+        "setting:k,1",
+        "setting:k,1,2,3",
+        "mode:x",
+    ] {
+        assert_eq!(Compare::from_said(bad), None, "{bad:?}");
+    }
 }
