@@ -45,9 +45,10 @@ pub enum Target {
     /// The owner (by its ownerReference) of an object read before.
     OwnerOf(Slot),
     /// A name built from text, the key's name and values (`"cfg-{db.spec.shard}"`,
-    /// `key-{memory.n}`), in `namespace` or the key's. A value that is none, or a name that is
-    /// not a DNS subdomain of at most `MAX_NAME_LEN` characters, names nothing: the statement
-    /// reads an absent object, a create or delete is skipped.
+    /// `key-{memory.n}`), in `namespace` or the key's. A value that is none names nothing (the
+    /// statement reads an absent object, a create or delete is skipped); a name that is not a
+    /// DNS subdomain reads an absent object and deletes nothing, and a create sends it, for the
+    /// apiserver's 422.
     Built {
         parts: Vec<NamePart>,
         namespace: Option<String>,

@@ -73,13 +73,32 @@ pub fn dns_label_error(s: &str) -> Option<NameRule> {
     (!dns_label_ok(s)).then_some(NameRule::Label)
 }
 
-/// What `ValidateObjectMeta` refuses of an object's `namespace/name` (`NameIsDNSSubdomain`,
-/// `ValidateNamespaceName`). With `generate` the name is a `generateName` prefix, its trailing
-/// `-` masked first (`maskTrailingDash`).
-pub fn object_name_error(full: &str, generate: bool) -> Option<(NameField, NameRule)> {
-    let (namespace, name) = match full.split_once('/') {
-        Some((ns, n)) => (Some(ns), n),
-        None => (None, full),
+/// `generic.go` `maskTrailingDash`, byte for byte: a prefix of more than one byte that ends in
+/// `-` loses its last *two* bytes and gains an `a` (so a 254-byte prefix ending in `-` passes
+/// the 253 limit). Validation reads the masked prefix; the name drawn from it is the prefix.
+fn mask_trailing_dash(name: &str) -> std::borrow::Cow<'_, str> {
+    let b = name.as_bytes();
+    if b.len() > 1 && b.ends_with(b"-") {
+        let mut masked = b[..b.len() - 2].to_vec();
+        masked.push(b'a');
+        // Bytes cut inside a character are no DNS name either way: lossy keeps them refused.
+        return std::borrow::Cow::Owned(String::from_utf8_lossy(&masked).into_owned());
+    }
+    std::borrow::Cow::Borrowed(name)
+}
+
+/// What `ValidateObjectMeta` refuses of an object's name (`NameIsDNSSubdomain`,
+/// `ValidateNamespaceName`): `full` is `namespace/name` for a namespaced kind and the bare
+/// name for a cluster-scoped one (in which a `/` is refused like any other character). With
+/// `generate` the name is a `generateName` prefix, read through `maskTrailingDash`.
+pub fn object_name_error(
+    full: &str,
+    scope: crate::model::Scope,
+    generate: bool,
+) -> Option<(NameField, NameRule)> {
+    let (namespace, name) = match (scope, full.split_once('/')) {
+        (crate::model::Scope::Namespaced, Some((ns, n))) => (Some(ns), n),
+        _ => (None, full),
     };
     if let Some(rule) = namespace.and_then(dns_label_error) {
         return Some((NameField::Namespace, rule));
@@ -87,11 +106,7 @@ pub fn object_name_error(full: &str, generate: bool) -> Option<(NameField, NameR
     if !generate {
         return dns_subdomain_error(name).map(|r| (NameField::Name, r));
     }
-    let rule = match name.strip_suffix('-') {
-        Some(rest) => dns_subdomain_error(&format!("{rest}a")),
-        None => dns_subdomain_error(name),
-    };
-    rule.map(|r| (NameField::GenerateName, r))
+    dns_subdomain_error(&mask_trailing_dash(name)).map(|r| (NameField::GenerateName, r))
 }
 
 #[cfg(test)]
@@ -104,6 +119,9 @@ mod tests {
     #[test]
     fn object_names_are_dns_subdomains_and_generate_name_masks_its_dash() {
         use NameField::*;
+        let object_name_error = |full: &str, generate| {
+            object_name_error(full, crate::model::Scope::Namespaced, generate)
+        };
         assert_eq!(object_name_error("web-0", false), None);
         assert_eq!(object_name_error("prod/web.example", false), None);
         assert_eq!(object_name_error("web-", true), None);
@@ -147,5 +165,40 @@ mod tests {
             dns_label_error(&"a".repeat(64)),
             Some(NameRule::LabelTooLong)
         );
+    }
+
+    /// `generic.go` `maskTrailingDash` (and its `TestMaskTrailingDash`): the last two bytes
+    /// become `a` when the prefix ends in `-` and has more than one byte; `-` alone stays.
+    #[test]
+    fn mask_trailing_dash_is_gos() {
+        assert_eq!(mask_trailing_dash("abc-"), "aba");
+        assert_eq!(mask_trailing_dash("a-"), "a");
+        assert_eq!(mask_trailing_dash("-"), "-");
+        assert_eq!(mask_trailing_dash("abc"), "abc");
+        let ns = crate::model::Scope::Namespaced;
+        let long = format!("{}-", "a".repeat(253));
+        assert_eq!(
+            object_name_error(&long, ns, true),
+            None,
+            "254 bytes mask to 253"
+        );
+        assert_eq!(
+            object_name_error("-", ns, true),
+            Some((NameField::GenerateName, NameRule::Subdomain))
+        );
+        // Non-ASCII before the dash: cut inside a character, refused, never a panic.
+        assert!(object_name_error("é-", ns, true).is_some());
+    }
+
+    /// A cluster-scoped kind's name has no namespace: a `/` in it is one more character
+    /// `IsDNS1123Subdomain` refuses, not a namespace separator.
+    #[test]
+    fn a_cluster_scoped_name_with_a_slash_is_refused() {
+        use crate::model::Scope;
+        assert_eq!(
+            object_name_error("a/b", Scope::Cluster, false),
+            Some((NameField::Name, NameRule::Subdomain))
+        );
+        assert_eq!(object_name_error("a/b", Scope::Namespaced, false), None);
     }
 }

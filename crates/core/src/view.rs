@@ -489,7 +489,7 @@ impl Versions {
         let mut by_key: HashMap<(KindId, NameId), u32> = HashMap::new();
         let mut by_rv = HashMap::new();
         let mut first_event = vec![];
-        let mut created = sim.trace().created().peekable();
+        let mut decided = sim.trace().identities().peekable();
         for (i, e) in sim.trace().iter().enumerate() {
             let EventKind::Store(StoreEvent::Write {
                 op,
@@ -513,26 +513,23 @@ impl Versions {
             });
             let prev = objects[o as usize].versions.last().copied();
             let fields = fields_after(sim, i, rv);
-            // What etcd decided on a create (its UID and controller reference) is kept beside
-            // the create's event; an adopt or a release says the reference it leaves.
-            let made = created.next_if(|c| c.event as usize == i);
-            let (uid, deleting, owner, created_ms, deletion_ms) = match (made, prev) {
-                (Some(c), _) => {
-                    let owner = c.owner.map(|w| (w.kind, w.name, w.uid));
-                    (c.uid, false, owner, e.time_ms, None)
+            // What etcd decided of its identity (UID, controller reference) is kept beside the
+            // writes that decided it: a create (a new UID) or a change of the reference.
+            let at = decided.next_if(|d| d.event as usize == i);
+            let owner_of = |d: &crate::trace::Identity| d.owner.map(|w| (w.kind, w.name, w.uid));
+            let (uid, deleting, owner, created_ms, deletion_ms) = match (at, prev) {
+                (Some(d), p) if p.is_none_or(|p| p.uid != d.uid) => {
+                    (d.uid, false, owner_of(d), e.time_ms, None)
                 }
-                (None, Some(p)) => {
+                (at, Some(p)) => {
                     let marked = (op == WriteOp::MarkDeleting).then_some(e.time_ms);
                     let deleting = p.deleting || marked.is_some();
                     let deletion_ms = p.deletion_ms.or(marked);
-                    let owner = match fields.map(|b| sim.trace().body(b).controller_owner) {
-                        Some(Some(left)) => left.map(|w| (w.kind, w.name, w.uid)),
-                        _ => p.owner,
-                    };
+                    let owner = at.map_or(p.owner, owner_of);
                     (p.uid, deleting, owner, p.created_ms, deletion_ms)
                 }
                 // A version with no create before it: not a trace the engine writes.
-                (None, None) => (0, false, None, e.time_ms, None),
+                (_, None) => (0, false, None, e.time_ms, None),
             };
             let v = Version {
                 event: i as EventId,

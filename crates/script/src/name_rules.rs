@@ -77,10 +77,16 @@ pub(crate) fn check_field_path(
 
 /// A label's, an annotation's or a finalizer's key, as apimachinery's
 /// `util/validation/validation.go` `IsQualifiedName` reads it (the apiserver answers 422
-/// otherwise). `what` names it ("label", "finalizer"...); `err` places the error where the key
+/// otherwise; `objectmeta.go` `ValidateAnnotations` lowercases an annotation's key first). `what` names it ("label", "finalizer"...); `err` places the error where the key
 /// was read.
 pub(crate) fn check_key(key: &str, what: &str, err: impl FnOnce(String) -> Diagnostic) -> R<()> {
-    let Some(why) = qualified_name_error(key) else {
+    // `ValidateAnnotations` reads an annotation's key lowercased (`strings.ToLower(k)`), so
+    // `Example.com/Owner` is one; labels and finalizers are read as written.
+    let why = match what {
+        "annotation" => qualified_name_error(&key.to_ascii_lowercase()),
+        _ => qualified_name_error(key),
+    };
+    let Some(why) = why else {
         return Ok(());
     };
     let shown: String = key.chars().take(80).collect();
@@ -130,7 +136,10 @@ pub fn qualified_name_error(s: &str) -> Option<&'static str> {
 /// Why an object's `namespace/name` would be refused by the apiserver
 /// (`listwatch_core::validation`), as `field: rule`. With `generateName` the name is a prefix.
 pub fn object_name_error(full: &str, generate: bool) -> Option<String> {
-    let (field, rule) = listwatch_core::validation::object_name_error(full, generate)?;
+    // `namespace/name`: a cluster-scoped kind's name with a `/` is refused where the kind is
+    // known (`object_name_of`, logic's `in`).
+    let scope = listwatch_core::Scope::Namespaced;
+    let (field, rule) = listwatch_core::validation::object_name_error(full, scope, generate)?;
     Some(format!("{}: {}", field.as_str(), rule.as_str()))
 }
 
@@ -197,5 +206,15 @@ mod tests {
         // `IsDNS1123Subdomain` limits the whole prefix, not each of its parts.
         let part64 = "a".repeat(64);
         assert_eq!(qualified_name_error(&format!("{part64}.com/x")), None);
+    }
+
+    /// `objectmeta.go` `ValidateAnnotations`: `IsQualifiedName(strings.ToLower(k))`, so an
+    /// annotation may have capitals in its prefix; a label (`ValidateLabels`) may not.
+    #[test]
+    fn an_annotation_key_is_read_lowercased_and_a_label_key_is_not() {
+        let err = |m: String| crate::diag::Diagnostic::at(1, 1, 1, m);
+        assert!(check_key("Example.com/Owner", "annotation", err).is_ok());
+        assert!(check_key("Example.com/Owner", "label", err).is_err());
+        assert!(check_key("example.com/Owner", "label", err).is_ok());
     }
 }

@@ -142,6 +142,43 @@ fn fold_disagreements(sim: &listwatch_core::Sim) -> Vec<String> {
     out
 }
 
+/// The owner changes no gallery scenario makes, each through the objects fold: the collector
+/// orphaning a controller's child (`garbagecollector.go` `orphanDependents` removes the owner
+/// reference), an adopt (`controllerutil.SetControllerReference`), a release, and an object
+/// deleted and created again (a new UID).
+#[test]
+fn the_objects_fold_follows_every_owner_change() {
+    let head = "kind Db\nkind Cm\ncontroller op for Db\n  logic\n    get db = Db key\n    if db absent\n      done\n";
+    let cases = [
+        (
+            false,
+            "orphaned by the collector",
+            "    get cm = Cm key-cfg\n    if cm absent\n      create Cm key-cfg owner db\nat 0s create Db web\nat 2s delete Db web propagation orphan\nrun 5s\n",
+        ),
+        (
+            true,
+            "adopted",
+            "    get cm = Cm \"shared\"\n    if cm exists and db.spec == 1\n      adopt cm owner db\n    if cm exists and db.spec == 2\n      release cm owner db\nat 0s create Cm shared\nat 0s create Db web spec 1\nrun 2s\n",
+        ),
+        (
+            false,
+            "adopted, released, deleted and made again",
+            "    get cm = Cm \"shared\"\n    if cm exists and db.spec == 1\n      adopt cm owner db\n    if cm exists and db.spec == 2\n      release cm owner db\nat 0s create Cm shared\nat 0s create Db web spec 1\nat 2s update Db web spec 2\nat 4s delete Cm shared\nat 5s create Cm shared\nrun 6s\n",
+        ),
+    ];
+    for (owned, what, tail) in cases {
+        let src = format!("{head}{tail}");
+        let report = listwatch_script::run(&src)
+            .unwrap_or_else(|d| panic!("{what}: {}", listwatch_script::render(&d[0], what, &src)));
+        let objects = report.sim.etcd().objects();
+        assert!(!objects.is_empty(), "{what}: nothing in etcd");
+        let any_owner = objects.values().any(|o| o.owner.is_some());
+        assert_eq!(any_owner, owned, "{what}: the scenario does what it says");
+        let wrong = fold_disagreements(&report.sim);
+        assert!(wrong.is_empty(), "{what}: {}", wrong.join("\n"));
+    }
+}
+
 macro_rules! gallery_test {
     ($test:ident, $file:literal) => {
         #[test]

@@ -553,9 +553,7 @@ impl Etcd {
                 error,
             })
         };
-        if self.objects.contains_key(&(kind, name)) {
-            return refuse(ApiError::AlreadyExists);
-        }
+        // Validation (`registry/rest/create.go` `BeforeCreate`) comes before storage's 409.
         // Names are DNS subdomains: a controller that grows names (`a-data-data-...`) stops at
         // the apiserver's validation, and so does the memory they take.
         let short = names.resolve(name).rsplit('/').next().unwrap_or("");
@@ -564,10 +562,14 @@ impl Etcd {
         }
         // A name a reconcile built at run time, or a burst's: the script's literal names were
         // checked when it was read.
+        let scope = crate::model::Scope::of(self.cluster_scoped[kind.index()]);
         if let Some((field, rule)) =
-            crate::validation::object_name_error(names.resolve(name), false)
+            crate::validation::object_name_error(names.resolve(name), scope, false)
         {
             return refuse(ApiError::InvalidName { field, rule });
+        }
+        if self.objects.contains_key(&(kind, name)) {
+            return refuse(ApiError::AlreadyExists);
         }
         let uid = self.next_uid;
         self.next_uid += 1;

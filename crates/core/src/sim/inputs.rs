@@ -201,7 +201,8 @@ impl Sim {
         kind: KindId,
         prefix: &str,
     ) -> Result<NameId, ApiError> {
-        if let Some((field, rule)) = crate::validation::object_name_error(prefix, true) {
+        let scope = Scope::of(self.config.cluster_scoped(kind));
+        if let Some((field, rule)) = crate::validation::object_name_error(prefix, scope, true) {
             return Err(ApiError::InvalidName { field, rule });
         }
         let attempts = match self.config.server.retry_generate_name {

@@ -98,16 +98,22 @@ impl Sim {
         });
         let before = self.sink.trace.len();
         let id = self.emit(actor, cause, write);
-        if event == EventType::Added && self.sink.trace.len() > before {
-            // The UID and owner etcd gave it, for the view (a `Write` event has no room).
-            self.sink.trace.keep_created(crate::trace::Created {
+        // Its UID and controller reference as etcd has them, for the view (a `Write` event
+        // has no room), when they are new: a create, or a write that moved the reference (an
+        // adopt, a release, the collector orphaning it or dropping a deleted owner).
+        let prev_owner = change.prev.as_ref().map(|p| p.owner);
+        let decided = event == EventType::Added || prev_owner.is_some_and(|o| o != obj.owner);
+        if decided && self.sink.trace.len() > before {
+            self.sink.trace.keep_identity(crate::trace::Identity {
                 event: id,
                 uid: obj.uid,
                 owner: obj.owner,
             });
         }
         let owned = matches!(op, WriteOp::Adopt | WriteOp::Release);
-        if (owned || !obj.body.is_empty()) && event != EventType::Deleted {
+        // (Past the event cap the write was not recorded: no body to keep for it.)
+        let recorded = self.sink.trace.len() > before;
+        if recorded && (owned || !obj.body.is_empty()) && event != EventType::Deleted {
             // An adopt or a release says the controller reference it leaves.
             let kept = crate::trace::KeptBody {
                 body: obj.body.clone(),

@@ -87,10 +87,11 @@ impl<T> Kept<T> {
     }
 }
 
-/// What etcd decided when it created an object, kept for the create's `Write` event (an
-/// event has no room for it): its UID and its controller reference.
+/// What etcd decided of an object's identity, kept for the `Write` event that decided it (an
+/// event has no room for it): its UID and its controller reference, on a create and on every
+/// write that changed the reference.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Created {
+pub struct Identity {
     pub event: EventId,
     pub uid: u64,
     pub owner: Option<crate::model::Owner>,
@@ -105,7 +106,7 @@ pub struct Trace {
     chunks: Vec<std::sync::Arc<Vec<Event>>>,
     tail: Vec<Event>,
     bodies: Kept<KeptBody>,
-    created: Kept<Created>,
+    identities: Kept<Identity>,
 }
 
 impl Clone for Trace {
@@ -117,7 +118,7 @@ impl Clone for Trace {
             chunks: self.chunks.clone(),
             tail,
             bodies: self.bodies.clone(),
-            created: self.created.clone(),
+            identities: self.identities.clone(),
         }
     }
 }
@@ -152,16 +153,16 @@ impl Trace {
         BodyRef(self.bodies.push(body))
     }
 
-    /// Keeps what etcd decided on a create, for its `Write` event `created.event` (the last
-    /// event so far).
-    pub fn keep_created(&mut self, created: Created) {
-        debug_assert_eq!(created.event as usize + 1, self.len());
-        self.created.push(created);
+    /// Keeps what etcd decided of an object's identity, for its `Write` event `at.event` (the
+    /// last event so far).
+    pub fn keep_identity(&mut self, at: Identity) {
+        debug_assert_eq!(at.event as usize + 1, self.len());
+        self.identities.push(at);
     }
 
-    /// What etcd decided on each create, in event order.
-    pub fn created(&self) -> impl Iterator<Item = &Created> {
-        self.created.iter()
+    /// Each create's and each owner change's [`Identity`], in event order.
+    pub fn identities(&self) -> impl Iterator<Item = &Identity> {
+        self.identities.iter()
     }
 
     /// The body an `ObjectFields` event points to (empty for one this trace does not hold).

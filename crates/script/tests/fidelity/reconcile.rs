@@ -1809,7 +1809,10 @@ expect creates op ConfigMap == 1
         field: NameField::GenerateName,
         rule: NameRule::Subdomain,
     };
-    assert!(refused.contains(&prefix), "`Gold.` is no prefix: {refused:?}");
+    assert!(
+        refused.contains(&prefix),
+        "`ok.` is no prefix (web returns at its first 422): {refused:?}"
+    );
     assert!(
         name.message()
             .starts_with("metadata.name: Invalid value: a lowercase RFC 1123 subdomain"),
