@@ -30,6 +30,7 @@ mod consistency;
 mod controller;
 mod etcd;
 mod events_cache;
+mod gc;
 mod inputs;
 mod link;
 mod probe;
