@@ -47,14 +47,22 @@ impl NameRule {
     }
 }
 
-/// One part of a DNS name: lowercase letters, digits and `-`, a letter or digit at both ends.
-fn dns_label_ok(l: &str) -> bool {
-    let edge = |c: Option<u8>| c.is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
-    let b = l.as_bytes();
-    edge(b.first().copied())
-        && edge(b.last().copied())
-        && b.iter()
-            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+/// `IsDNS1123Subdomain`'s pattern (`[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`)
+/// in one pass over the bytes, as every create checks its name: each part non-empty, starting
+/// and ending with a letter or digit. `dots`: whether a `.` may separate parts (not in a label).
+fn dns_pattern_ok(s: &str, dots: bool) -> bool {
+    // The byte before: `.` stands for the start of a part.
+    let mut prev = b'.';
+    for &c in s.as_bytes() {
+        match c {
+            b'a'..=b'z' | b'0'..=b'9' => {}
+            b'-' if prev != b'.' => {}
+            b'.' if dots && prev != b'.' && prev != b'-' => {}
+            _ => return false,
+        }
+        prev = c;
+    }
+    prev != b'.' && prev != b'-'
 }
 
 /// `IsDNS1123Subdomain`: at most 253 characters, its pattern (no limit on each part).
@@ -62,7 +70,7 @@ pub fn dns_subdomain_error(s: &str) -> Option<NameRule> {
     if s.len() > DNS1123_SUBDOMAIN_LEN_MAX {
         return Some(NameRule::SubdomainTooLong);
     }
-    (!s.split('.').all(dns_label_ok)).then_some(NameRule::Subdomain)
+    (!dns_pattern_ok(s, true)).then_some(NameRule::Subdomain)
 }
 
 /// `IsDNS1123Label` (a namespace's name, `ValidateNamespaceName`).
@@ -70,7 +78,7 @@ pub fn dns_label_error(s: &str) -> Option<NameRule> {
     if s.len() > DNS1123_LABEL_LEN_MAX {
         return Some(NameRule::LabelTooLong);
     }
-    (!dns_label_ok(s)).then_some(NameRule::Label)
+    (!dns_pattern_ok(s, false)).then_some(NameRule::Label)
 }
 
 /// `generic.go` `maskTrailingDash`, byte for byte: a prefix of more than one byte that ends in
@@ -96,8 +104,9 @@ pub fn object_name_error(
     scope: crate::model::Scope,
     generate: bool,
 ) -> Option<(NameField, NameRule)> {
-    let (namespace, name) = match (scope, full.split_once('/')) {
-        (crate::model::Scope::Namespaced, Some((ns, n))) => (Some(ns), n),
+    let slash = full.bytes().position(|b| b == b'/');
+    let (namespace, name) = match (scope, slash) {
+        (crate::model::Scope::Namespaced, Some(i)) => (Some(&full[..i]), &full[i + 1..]),
         _ => (None, full),
     };
     if let Some(rule) = namespace.and_then(dns_label_error) {
@@ -165,6 +174,127 @@ mod tests {
             dns_label_error(&"a".repeat(64)),
             Some(NameRule::LabelTooLong)
         );
+    }
+
+    /// `validation_test.go` `TestIsDNS1123Subdomain`'s rows (good and bad), and
+    /// `TestIsDNS1123Label`'s: the one-pass check against the pattern.
+    #[test]
+    fn the_dns_patterns_hold_row_by_row() {
+        let good = [
+            "a",
+            "ab",
+            "abc",
+            "a1",
+            "a-1",
+            "a--1--2--b",
+            "0",
+            "01",
+            "012",
+            "1a",
+            "1-a",
+            "1--a--b--2",
+            "a.a",
+            "ab.a",
+            "abc.a",
+            "a1.a",
+            "a-1.a",
+            "a--1--2--b.a",
+            "a.1",
+            "ab.1",
+            "abc.1",
+            "a1.1",
+            "a-1.1",
+            "a--1--2--b.1",
+            "0.a",
+            "01.a",
+            "012.a",
+            "1a.a",
+            "1-a.a",
+            "1--a--b--2",
+            "0.1",
+            "01.1",
+            "012.1",
+            "1a.1",
+            "1-a.1",
+            "1--a--b--2.1",
+            "a.b.c.d.e",
+            "aa.bb.cc.dd.ee",
+            "1.2.3.4.5",
+            "11.22.33.44.55",
+        ];
+        for s in good {
+            assert_eq!(dns_subdomain_error(s), None, "{s}");
+        }
+        let bad = [
+            "",
+            "A",
+            "ABC",
+            "aBc",
+            "A1",
+            "A-1",
+            "1-A",
+            "-",
+            "a-",
+            "-a",
+            "1-",
+            "-1",
+            "_",
+            "a_",
+            "_a",
+            "a_b",
+            "1_",
+            "_1",
+            "1_2",
+            ".",
+            "a.",
+            ".a",
+            "a..b",
+            "1.",
+            ".1",
+            "1..2",
+            " ",
+            "a ",
+            " a",
+            "a b",
+            "1 ",
+            " 1",
+            "1 2",
+            "A.a",
+            "aB.a",
+            "ab.A",
+            "A1.a",
+            "a1.A",
+            "A.1",
+            "aB.1",
+            "A1.1",
+            "1A.1",
+            "0.A",
+            "01.A",
+            "012.A",
+            "1A.a",
+            "1a.A",
+            "A.B.C.D.E",
+            "AA.BB.CC.DD.EE",
+            "a.B.c.d.e",
+            "aa.bB.cc.dd.ee",
+            "a@b",
+            "a,b",
+            "a_b",
+            "a;b",
+            "a:b",
+            "a%b",
+            "a?b",
+            "a$b",
+            "a-.b",
+            "a.-b",
+        ];
+        for s in bad {
+            assert!(dns_subdomain_error(s).is_some(), "{s} is refused");
+        }
+        assert_eq!(dns_label_error("a-1"), None);
+        for s in ["a.b", "", "-a", "a-", "A"] {
+            assert!(dns_label_error(s).is_some(), "{s} is no label");
+        }
     }
 
     /// `generic.go` `maskTrailingDash` (and its `TestMaskTrailingDash`): the last two bytes

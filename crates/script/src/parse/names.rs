@@ -17,24 +17,28 @@ pub(super) fn object_name(p: &mut Cursor) -> R<String> {
         !s.is_empty()
             && s.len() <= 253
             && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-./{}".contains(c))
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '/' | '{' | '}'))
     };
     if !valid(&name) || name.matches('/').count() > 1 {
         return Err(p
             .err_at(w, format!("`{}` is not a valid object name", w.text))
             .help("use letters, digits, `-` and `.`, optionally `namespace/name`"));
     }
-    // The apiserver's rule (422 otherwise); a create with `generate-name` names a prefix.
-    let generate = p
-        .words
-        .iter()
-        .any(|w| !w.quoted && w.text == "generate-name");
-    if !name.contains(['{', '}']) {
-        if let Some(why) = crate::name_rules::object_name_error(&name, generate) {
-            return Err(p
-                .err_at(w, format!("`{}` is not a valid object name: {why}", w.text))
-                .help("an object's name is lowercase letters, digits, `-` and `.` (like `web-0`), its namespace lowercase letters, digits and `-`"));
-        }
+    // The apiserver's rule (422 otherwise); a create with `generate-name` names a prefix
+    // (looked for only when the name fails as a name: a burst checks thousands).
+    let generate = || (p.words.iter()).any(|w| !w.quoted && w.text == "generate-name");
+    let templated = name.contains(['{', '}']);
+    let refused = (!templated)
+        .then(|| crate::name_rules::object_name_error(&name, false))
+        .flatten()
+        .and_then(|why| match generate() {
+            true => crate::name_rules::object_name_error(&name, true),
+            false => Some(why),
+        });
+    if let Some(why) = refused {
+        return Err(p
+            .err_at(w, format!("`{}` is not a valid object name: {why}", w.text))
+            .help("an object's name is lowercase letters, digits, `-` and `.` (like `web-0`), its namespace lowercase letters, digits and `-`"));
     }
     Ok(name)
 }
