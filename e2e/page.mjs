@@ -736,6 +736,36 @@ const tests = [
     assert(JSON.stringify(r.outcomes) === JSON.stringify(['objects@1', 'refused', 'refused', 'objects@4', 'objects@5', 'objects@6']), `dropped the oldest waiting: ${JSON.stringify(r)}`);
   }],
 
+  ['objects: a table wider than its box says it scrolls sideways, and only then (as the comparison\'s lanes do)', async () => {
+    await gotoReady(page, base);
+    await setEditor(page, [
+      'kind Pod', 'kind Copy', 'controller ctl for Pod mirror Copy',
+      'at 1s create Pod web-0 labels app=web,tier=frontend annotations note=a-long-annotation spec.image=registry.example.com/web:v1 finalizer example.com/keep',
+      'at 2s create Pod p',
+      'run 3s', ''].join('\n'));
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="scrubber"]').max) > 5, null, { timeout: 20000 });
+    await openObjects();
+    await seekClock('2.000s');
+    await settled();
+    const said = () => page.$$eval('[data-testid="object"]', (os) => os.map((o) => {
+      const box = o.querySelector('.table-scroll'), hint = o.querySelector('[data-testid="objects-scroll-hint"]');
+      return { name: o.dataset.name, wider: box.scrollWidth > box.clientWidth + 1, shown: !!hint && hint.getClientRects().length > 0, text: hint?.textContent };
+    }));
+    const seen = {};
+    for (const [w, h] of SIZES) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.waitForTimeout(150);
+      const rows = await said();
+      for (const r of rows) assert(r.wider === r.shown, `at ${w} px ${r.name}: wider than its box ${r.wider}, hint shown ${r.shown}`);
+      seen[w] = rows;
+    }
+    const web = (w) => seen[w].find((r) => r.name === 'web-0');
+    assert(web(390).shown && /scroll it sideways/.test(web(390).text), `at 390 px the wide table says so: ${JSON.stringify(web(390))}`);
+    // A table that fits says nothing (the hint is measured, not a media query).
+    assert(seen[1400].some((r) => !r.shown), `a table that fits at 1400 px says nothing: ${JSON.stringify(seen[1400])}`);
+    await axe('objects, a wide table');
+    await shots3('page43-3-objects-scroll', 'objects');
+  }],
   ['objects: marks move with time travel (a watcher behind etcd during the 410)', async () => {
     await pickGallery('02-overflow');
     await openObjects();
