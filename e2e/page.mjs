@@ -1405,6 +1405,39 @@ const tests = [
     assert(await $('compare-dialog').evaluate((d) => d.open), 'and it opens again');
     await $('compare-close').click();
   }],
+  ['compare: the dialog keeps the focus while open (Tab and Shift+Tab wrap round inside it), Escape closes it', async () => {
+    // The comparison of the test above is still there: open it again.
+    if (await $('compare-show').count() === 0) {
+      await gotoReady(page, base);
+      await pickGallery('11-stale-apiserver');
+      await $('compare-toggle').click();
+      await $('compare-run').click();
+    } else await $('compare-show').click();
+    await $('compare').waitFor({ timeout: 30000 });
+    const dialog = $('compare-dialog');
+    assert(await dialog.evaluate((d) => d.open && d.matches(':modal')), 'showModal: the rest of the page is inert');
+    const where = () => page.evaluate(() => {
+      const a = document.activeElement;
+      return { inside: !!a?.closest('dialog[open]'), what: `${a?.tagName} ${a?.dataset?.testid || a?.getAttribute('aria-label') || ''}` };
+    });
+    const stops = await dialog.evaluate((d) => [...d.querySelectorAll('button, input, select, [tabindex]')].filter((e) => e.tabIndex >= 0 && e.getClientRects().length).length);
+    await $('compare-close').focus();
+    const path = [];
+    for (let i = 0; i < 2 * stops + 2; i++) {
+      await page.keyboard.press('Tab');
+      const w = await where();
+      path.push(w.what);
+      assert(w.inside, `Tab ${i + 1} stays inside the dialog: ${path.join(' → ')}`);
+    }
+    assert(path.filter((p) => p.includes('compare-close')).length >= 2, `Tab wraps round to Close: ${path.join(' → ')}`);
+    await $('compare-close').focus();
+    await page.keyboard.press('Shift+Tab');
+    const back = await where();
+    assert(back.inside && !back.what.includes('compare-close'), `Shift+Tab from Close goes to the dialog's last control: ${back.what}`);
+    await shots3('page43-4-compare-focus');
+    await page.keyboard.press('Escape');
+    assert(!(await dialog.evaluate((d) => d.open)), 'Escape closes it');
+  }],
 ];
 
 async function shots3(name, testid) {
