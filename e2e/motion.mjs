@@ -330,6 +330,59 @@ const ok = await runTests(([
     await page.setViewportSize({ width: 1400, height: 900 });
     assert(errors.length === 0, `no console errors: ${errors.join(' | ')}`);
   }],
+  ['sequence view: the keyboard reaches its arrows (one tab stop, Up and Down between them), Enter or Space jumps there, a ring shows which', async () => {
+    await gotoReady(page, base);
+    await pickGallery('02-overflow');
+    await seek(69);
+    if (await $('sequence').count() === 0) await $('sequence-toggle').click();
+    await $('sequence').waitFor({ timeout: 20000 });
+    const focused = () => page.evaluate(() => {
+      const a = document.activeElement;
+      return { event: a.dataset?.event ?? null, role: a.getAttribute('role'), label: a.getAttribute('aria-label'), testid: a.dataset?.testid ?? null,
+        ring: getComputedStyle(a).outlineStyle, inSvg: !!a.closest?.('svg.sequence') };
+    });
+    assert(await page.locator('svg.sequence .seq-item[tabindex="0"]').count() === 1, 'one tab stop among the items');
+    // Tab: the Export button, the scrolling box, then the event on screen.
+    await $('sequence-export').focus();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    let f = await focused();
+    assert(f.inSvg && f.event === '68' && f.role === 'button', `Tab reaches the event on screen, a button: ${JSON.stringify(f)}`);
+    assert(f.testid === 'seq-arrow' && /watch_failed|410|Gone|too old/i.test(f.label) && f.label.includes(' to '), `named by what it is: ${f.label}`);
+    assert(f.ring === 'solid', `a visible focus ring: ${f.ring}`);
+    // Up to an earlier arrow, Enter jumps there as a click does, and the focus stays on it.
+    let target = null;
+    for (let i = 0; i < 40 && !target; i++) {
+      await page.keyboard.press('ArrowUp');
+      f = await focused();
+      if (f.testid === 'seq-arrow') target = f.event;
+    }
+    assert(target !== null && Number(target) < 68, `ArrowUp reaches an earlier arrow: ${JSON.stringify(f)}`);
+    await page.keyboard.press('Enter');
+    await until(page, (t) => Number(document.querySelector('[data-testid="scrubber"]').value) === Number(t) + 1, target, 'Enter jumps to the arrow');
+    f = await focused();
+    assert(f.event === target && f.inSvg, `the focus stays on the arrow after the redraw: ${JSON.stringify(f)}`);
+    assert(await page.$eval('svg.sequence .seq-item.now', (g) => g.dataset.event) === target, 'it is the event on screen now');
+    // Down and Space: the next item, jumped to.
+    await page.keyboard.press('ArrowDown');
+    const next = (await focused()).event;
+    assert(Number(next) > Number(target), `ArrowDown goes to a later item: ${next}`);
+    await page.keyboard.press(' ');
+    await until(page, (t) => Number(document.querySelector('[data-testid="scrubber"]').value) === Number(t) + 1, next, 'Space jumps too');
+    // Tab leaves the picture at once: not one stop an item.
+    await page.keyboard.press('Tab');
+    assert(!(await focused()).inSvg, 'one Tab leaves the sequence');
+    await page.keyboard.press('Shift+Tab');
+    assert((await focused()).event === next, `Shift+Tab comes back to the item last reached: ${JSON.stringify(await focused())}`);
+    for (const [w, h] of SIZES) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.waitForTimeout(100);
+      await page.evaluate(() => document.activeElement.scrollIntoView({ block: 'center', inline: 'center' }));
+      await page.screenshot({ path: `${shots}page43-2-sequence-focus-${w}.png` });
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+    assert(errors.length === 0, `no console errors: ${errors.join(' | ')}`);
+  }],
 ]).filter(([name]) => name.includes(only)));
 
 await browser.close();

@@ -23,6 +23,17 @@ const $ = (id) => page.locator(`[data-testid="${id}"]`);
 const pickGallery = (fragment) => pickGalleryAt(page, base, fragment);
 const seek = (n) => seekTo(page, n);
 
+/// Gallery 19 with 30 more clusters, searched for all failures: a search of some seconds that finds
+/// tens of them (the same stale-state fault at other times) from its first second on.
+async function searchManyFailures() {
+  await gotoReady(page, base);
+  await pickGallery('19-explore-stale-delete');
+  await setEditor(page, (await editorText(page)).replace('run 2m', 'every 1s 30 times from 20s create RabbitmqCluster x{i}\nrun 2m'));
+  await page.locator('input[aria-label="Schedules to try at most"]').fill('100000');
+  await $('explore-all').check();
+  await $('explore').click();
+}
+
 async function openObjects() {
   if (await $('objects').count() === 0) await $('objects-toggle').click();
   await settled();
@@ -326,12 +337,7 @@ const tests = [
     await $('timeline-zoom-all').click();
   }],
   ['explore (issue 27, 7): another scenario stops the search and clears its results', async () => {
-    await gotoReady(page, base);
-    await pickGallery('19-explore-stale-delete');
-    await setEditor(page, (await editorText(page)).replace('run 2m', 'every 1s 30 times from 20s create RabbitmqCluster x{i}\nrun 2m'));
-    await page.locator('input[aria-label="Schedules to try at most"]').fill('100000');
-    await $('explore-all').check();
-    await $('explore').click();
+    await searchManyFailures();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="explore-found"] li').length >= 1, null, { timeout: 30000 });
     await pickGallery('20-explore-stale-delete-fixed');
     await $('explore').waitFor({ timeout: 5000 });
@@ -730,6 +736,36 @@ const tests = [
     assert(JSON.stringify(r.outcomes) === JSON.stringify(['objects@1', 'refused', 'refused', 'objects@4', 'objects@5', 'objects@6']), `dropped the oldest waiting: ${JSON.stringify(r)}`);
   }],
 
+  ['objects: a table wider than its box says it scrolls sideways, and only then (as the comparison\'s lanes do)', async () => {
+    await gotoReady(page, base);
+    await setEditor(page, [
+      'kind Pod', 'kind Copy', 'controller ctl for Pod mirror Copy',
+      'at 1s create Pod web-0 labels app=web,tier=frontend annotations note=a-long-annotation spec.image=registry.example.com/web:v1 finalizer example.com/keep',
+      'at 2s create Pod p',
+      'run 3s', ''].join('\n'));
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="scrubber"]').max) > 5, null, { timeout: 20000 });
+    await openObjects();
+    await seekClock('2.000s');
+    await settled();
+    const said = () => page.$$eval('[data-testid="object"]', (os) => os.map((o) => {
+      const box = o.querySelector('.table-scroll'), hint = o.querySelector('[data-testid="objects-scroll-hint"]');
+      return { name: o.dataset.name, wider: box.scrollWidth > box.clientWidth + 1, shown: !!hint && hint.getClientRects().length > 0, text: hint?.textContent };
+    }));
+    const seen = {};
+    for (const [w, h] of SIZES) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.waitForTimeout(150);
+      const rows = await said();
+      for (const r of rows) assert(r.wider === r.shown, `at ${w} px ${r.name}: wider than its box ${r.wider}, hint shown ${r.shown}`);
+      seen[w] = rows;
+    }
+    const web = (w) => seen[w].find((r) => r.name === 'web-0');
+    assert(web(390).shown && /scroll it sideways/.test(web(390).text), `at 390 px the wide table says so: ${JSON.stringify(web(390))}`);
+    // A table that fits says nothing (the hint is measured, not a media query).
+    assert(seen[1400].some((r) => !r.shown), `a table that fits at 1400 px says nothing: ${JSON.stringify(seen[1400])}`);
+    await axe('objects, a wide table');
+    await shots3('page43-3-objects-scroll', 'objects');
+  }],
   ['objects: marks move with time travel (a watcher behind etcd during the 410)', async () => {
     await pickGallery('02-overflow');
     await openObjects();
@@ -1234,6 +1270,58 @@ const tests = [
     assert(await $('explore-cancelled').count() === 0, 'no word of the cancel once a new search ran');
     await shots3('20-explore-found', 'explore-stats');
   }],
+  ['explore: failures alike but for their times are one line with "and N more like it", which opens by keyboard and stays open as the search reports', async () => {
+    await searchManyFailures();
+    await page.waitForFunction(() => document.querySelector('[data-testid="explore-cancel"]')
+      && document.querySelectorAll('[data-testid="explore-found"] li').length >= 6, null, { timeout: 60000 });
+    const alike = $('explore-alike').first();
+    await alike.waitFor({ timeout: 5000 });
+    // Keyboard: the summary takes the focus and Enter opens it, while the search still reports.
+    await alike.locator('summary').focus();
+    assert(!(await alike.evaluate((d) => d.open)), 'closed at first');
+    await page.keyboard.press('Enter');
+    assert(await alike.evaluate((d) => d.open), 'Enter opens it');
+    const stats = await $('explore-stats').textContent();
+    await page.waitForFunction((s) => document.querySelector('[data-testid="explore-stats"]').textContent !== s, stats, { timeout: 20000 });
+    await page.waitForTimeout(300);
+    assert(await alike.evaluate((d) => d.open), 'it stays open as the search reports (the redraw keeps it)');
+    await $('explore-cancel').click();
+    await $('explore-cancelled').waitFor({ timeout: 5000 });
+    const groups = await page.$$eval('[data-testid="explore-found"] ol.failures > li', (lis) => lis.map((li) => {
+      const words = (el) => el.querySelector(':scope > span').textContent;
+      const d = li.querySelector(':scope > details');
+      return { first: words(li), summary: d?.querySelector('summary').textContent ?? null,
+        rest: d ? [...d.querySelectorAll('li')].map(words) : [], opens: li.querySelectorAll('button').length };
+    }));
+    const all = await $('explore-found').locator('li').count();
+    const failing = Number((await $('explore-stats').textContent()).match(/ (\d+) failing/)[1]);
+    assert(all === Math.min(failing, 50), `every failure is still listed: ${all} of ${failing}`);
+    assert(groups.length < all, `alike failures are grouped: ${groups.length} lines for ${all}`);
+    const bare = (t) => t.replace(/\b\d+(?:\.\d+)?(?:ms|s|m)\b/g, '');
+    for (const g of groups) {
+      assert(g.opens === 1 + g.rest.length, `"Open in the editor" on each: ${g.opens} for ${1 + g.rest.length}`);
+      if (!g.rest.length) { assert(g.summary === null, 'a failure alone has no "more like it"'); continue; }
+      assert(g.summary === `and ${g.rest.length} more like it`, g.summary);
+      for (const r of g.rest) assert(bare(r) === bare(g.first) && r !== g.first, `alike but for the times: ${r} | ${g.first}`);
+    }
+    const firsts = groups.map((g) => bare(g.first));
+    assert(new Set(firsts).size === firsts.length, `one line a kind: ${firsts.join(' | ')}`);
+    await axe('failures grouped');
+    await shots3('page43-1-failures-open', 'explore-alike');
+    await alike.locator('summary').click();
+    assert(!(await alike.evaluate((d) => d.open)), 'a click closes it');
+    await shots3('page43-1-failures-grouped', 'explore-found');
+    await alike.locator('summary').click();
+    // A failure inside a group opens in the editor.
+    const inner = alike.locator('[data-testid="explore-open-more"]').first();
+    const words = await alike.locator('li > span').first().textContent();
+    await inner.click();
+    const src = await editorText(page);
+    assert(src.includes('# Found by `listwatch explore`'), 'the counterexample is in the editor');
+    await $('explore-all').uncheck();
+    await page.locator('input[aria-label="Schedules to try at most"]').fill('2000');
+    assert(words.length > 0, 'the inner failure has words');
+  }],
   ['keyboard: a Tab past the script while CodeMirror loads keeps the focus where it went (the script and the first expectation once each)', async () => {
     await page.setViewportSize({ width: 1400, height: 900 });
     // CodeMirror arriving as slowly as on a slow network: the reader's next Tab comes first.
@@ -1316,6 +1404,39 @@ const tests = [
     await $('compare-show').click();
     assert(await $('compare-dialog').evaluate((d) => d.open), 'and it opens again');
     await $('compare-close').click();
+  }],
+  ['compare: the dialog keeps the focus while open (Tab and Shift+Tab wrap round inside it), Escape closes it', async () => {
+    // The comparison of the test above is still there: open it again.
+    if (await $('compare-show').count() === 0) {
+      await gotoReady(page, base);
+      await pickGallery('11-stale-apiserver');
+      await $('compare-toggle').click();
+      await $('compare-run').click();
+    } else await $('compare-show').click();
+    await $('compare').waitFor({ timeout: 30000 });
+    const dialog = $('compare-dialog');
+    assert(await dialog.evaluate((d) => d.open && d.matches(':modal')), 'showModal: the rest of the page is inert');
+    const where = () => page.evaluate(() => {
+      const a = document.activeElement;
+      return { inside: !!a?.closest('dialog[open]'), what: `${a?.tagName} ${a?.dataset?.testid || a?.getAttribute('aria-label') || ''}` };
+    });
+    const stops = await dialog.evaluate((d) => [...d.querySelectorAll('button, input, select, [tabindex]')].filter((e) => e.tabIndex >= 0 && e.getClientRects().length).length);
+    await $('compare-close').focus();
+    const path = [];
+    for (let i = 0; i < 2 * stops + 2; i++) {
+      await page.keyboard.press('Tab');
+      const w = await where();
+      path.push(w.what);
+      assert(w.inside, `Tab ${i + 1} stays inside the dialog: ${path.join(' → ')}`);
+    }
+    assert(path.filter((p) => p.includes('compare-close')).length >= 2, `Tab wraps round to Close: ${path.join(' → ')}`);
+    await $('compare-close').focus();
+    await page.keyboard.press('Shift+Tab');
+    const back = await where();
+    assert(back.inside && !back.what.includes('compare-close'), `Shift+Tab from Close goes to the dialog's last control: ${back.what}`);
+    await shots3('page43-4-compare-focus');
+    await page.keyboard.press('Escape');
+    assert(!(await dialog.evaluate((d) => d.open)), 'Escape closes it');
   }],
 ];
 

@@ -185,6 +185,17 @@ export function open(host, index, currentScript, s, on) {
   // The runs side by side, wide: in a dialog over the page rather than in this narrow column.
   const dialog = h('dialog', { class: 'compare-dialog', 'data-testid': 'compare-dialog', 'aria-labelledby': 'compare-dialog-title' });
   document.body.append(dialog);
+  // showModal() makes the rest of the page inert, but Chromium's Tab past the dialog's last control
+  // leaves the document (for the browser's own controls) before it comes back: at either end, Tab
+  // and Shift+Tab wrap round inside the dialog instead. Escape still closes it.
+  dialog.addEventListener('keydown', (e) => {
+    if (e.key !== 'Tab') return;
+    const stops = [...dialog.querySelectorAll('button, input, select, textarea, a[href], [tabindex]')]
+      .filter((el) => el.tabIndex >= 0 && !el.disabled && el.getClientRects().length > 0);
+    const at = document.activeElement, [first, last] = [stops[0], stops[stops.length - 1]];
+    const edge = e.shiftKey ? at === first || at === dialog : at === last;
+    if (edge && first) { e.preventDefault(); (e.shiftKey ? last : first).focus(); }
+  });
   const show = () => { if (!dialog.open) dialog.showModal(); };
   const drawWide = (end, diffs, t) => {
     const setT = (v) => say(`clock:${v}`);

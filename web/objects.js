@@ -6,7 +6,8 @@ import { ask, stop } from './worker.js';
 
 const MARKS = { fresh: '✓ current', stale: '⚠ stale', missing: '∅ missing', ghost: '✗ ghost' };
 const isStale = (m) => m === 'stale' || m === 'ghost';
-let obj = { host: null, open: false, script: '', cursor: 0, pick: null, page: 0, table: null, jump: null };
+// `wide`: the objects (`kind/name`) whose table is wider than its box; `sized`: the panel's ResizeObserver.
+let obj = { host: null, open: false, script: '', cursor: 0, pick: null, page: 0, table: null, jump: null, wide: new Set(), sized: null };
 
 // The table's columns: a copy's cells (`CopyRow::cells`) go to the first column whose test takes
 // their key; a column none of an object's copies fills is left out.
@@ -56,6 +57,19 @@ function drawObjects() {
     list.map(([kind, name, rows, hist]) => drawObject(kind, name, rows, hist)),
     t && t.kind === 'objects' && t.seen > t.per_page && pager(t));
   redraw(obj.host, h('div', { class: 'objects-panel' }, head, body));
+  wide();
+}
+
+/// Says, under each table wider than its box, that it scrolls sideways (as compare.js does under
+/// its lanes); measured after every draw and whenever the panel's width changes.
+function wide() {
+  if (!obj.sized) (obj.sized = new ResizeObserver(() => wide())).observe(obj.host);
+  for (const box of obj.host.querySelectorAll('.table-scroll')) {
+    const hint = box.nextElementSibling, name = box.parentElement.dataset;
+    const over = box.scrollWidth > box.clientWidth + 1;
+    obj.wide[over ? 'add' : 'delete'](`${name.kind}/${name.name}`);
+    if (hint.hidden === over) hint.hidden = !over;
+  }
 }
 
 /// One object: its name (a button that shows its history) and a row per holder; a stale copy's
@@ -92,6 +106,9 @@ function drawObject(kind, name, rows, hist) {
           'data-differs': r.differs.join(','), class: `copy mark-${r.mark}`,
         }, h('th', { scope: 'row' }, r.holder), h('td', { class: 'mark' }, markText(r)),
         r.cells.length ? cols.map(([, i]) => cell(r, i)) : h('td', { colspan: String(cols.length), class: 'hint' }, 'no copy')))))),
+    // Shown by `wide` only while the table is wider than its box.
+    h('p', { class: 'hint table-wide', 'data-testid': 'objects-scroll-hint', hidden: !obj.wide.has(`${kind}/${name}`) },
+      'The table is wider than its box: scroll it sideways ↔'),
     selected && hist && h('ol', { class: 'history', 'data-testid': 'object-history', 'aria-label': `History of ${kind}/${name}` },
       hist.map(([id, text, later]) => h('li', { class: later ? 'future' : null },
         h('button', { class: 'link', title: 'Go to this write', onclick: () => obj.jump(id) }, text)))));

@@ -200,7 +200,8 @@ export function objects(...args) {
 // cancelled. This draws them, asks worker.js (loaded on the first search) for the search the state
 // says runs, and turns every control and every report of the worker into the page's action
 // through `on`.
-const ex = { script: '', controllers: [], asked: -1, search: null, on: null, drawn: null, args: null };
+// `open`: the keys (see `alike`) of the groups of failures the reader opened.
+const ex = { script: '', controllers: [], asked: -1, search: null, on: null, drawn: null, args: null, open: new Set() };
 const NOTHING_YET = { kind: 'progress', tried: 0, space: 0, states: 0, skipped: 0, faults: 0, failures: 0, per_second: 0 };
 let workers = null;
 
@@ -253,12 +254,29 @@ export function explore(host, budget, max, all, against, job, running, cancelled
   drawExplore(...ex.args);
 }
 
+// A time as format_ms writes it (`0s`, `250ms`, `5.001s`, `2m`).
+const TIME = /\b\d+(?:\.\d+)?(?:ms|s|m)\b/g;
+/// The failures `[words, script]` grouped by their words with the times taken out (the same fault
+/// type against the same targets, at other moments), in the order each group was first found:
+/// `[key, first, ...rest]` each. An "all failures" search finds tens of these.
+const alike = (found) => {
+  const groups = new Map();
+  for (const f of found) {
+    const k = f[0].replace(TIME, '…');
+    groups.has(k) ? groups.get(k).push(f) : groups.set(k, [k, f]);
+  }
+  return [...groups.values()];
+};
+const failure = ([words, script], first, on) => [h('span', {}, words), ' ',
+  h('button', { 'data-testid': first ? 'explore-open' : 'explore-open-more', onclick: () => on(`open:${script}`) }, 'Open in the editor')];
+
 function drawExplore(host, budget, max, all, against, job, running, cancelled, report, found, on) {
   // No report yet: a search running, or one cancelled before its first report; else (none
   // started, or the page left the scenario a search was of) nothing to show.
   const pr = report ? JSON.parse(report) : running || cancelled ? NOTHING_YET : {};
   const active = pr.kind === 'progress', finished = pr.kind === 'done';
   const total = found.length + (pr.more || 0), n = (x) => x.toLocaleString('en');
+  if (!found.length) ex.open.clear();
   redraw(host, h('div', { class: 'explore', 'data-testid': 'explore-panel' },
     h('h2', {}, 'Explore'),
     h('p', { class: 'hint' }, 'Search crash, stale-apiserver, held-notification (unobserved state) and disconnect faults for a schedule that breaks this scenario\'s expectations or ESR.'),
@@ -282,8 +300,11 @@ function drawExplore(host, budget, max, all, against, job, running, cancelled, r
     !!pr.base_broken && h('p', { class: 'fail' }, `It already fails without faults: ${pr.base_broken}`),
     found.length > 0 && h('div', { 'data-testid': 'explore-found' },
       h('p', { class: 'fail' }, `Found ${total === 1 ? 'a fault schedule' : `${total} fault schedules`} that break${total === 1 ? 's' : ''} it${finished ? '' : ' so far'}:`),
-      h('ol', { class: 'failures' }, found.map(([words, script], i) => h('li', {}, h('span', {}, words), ' ',
-        h('button', { 'data-testid': i === 0 ? 'explore-open' : 'explore-open-more', onclick: () => on(`open:${script}`) }, 'Open in the editor'))))),
+      h('ol', { class: 'failures' }, alike(found).map(([like, first, ...rest], g) => h('li', {}, failure(first, g === 0, on),
+        rest.length > 0 && h('details', { class: 'alike', 'data-testid': 'explore-alike', open: ex.open.has(like),
+          ontoggle: (e) => e.target.open ? ex.open.add(like) : ex.open.delete(like) },
+          h('summary', {}, `and ${rest.length} more like it`),
+          h('ul', {}, rest.map((f) => h('li', {}, failure(f, false, on))))))))),
     finished && !pr.base_broken && !found.length && h('p', { class: 'pass', 'data-testid': 'explore-none' }, 'No schedule within the budget breaks it.')));
 }
 

@@ -2,7 +2,8 @@
 // etcd, each apiserver, each reflector and each controller (and the user, when the script writes),
 // every request, response and watch event as an arrow between lanes, everything else as a mark
 // on its lane, one row per event with its time. It follows the moment on screen (the event on
-// screen is marked and scrolled to) and a click on an arrow jumps there. The trace comes from the
+// screen is marked and scrolled to) and a click on an arrow, or Enter on it, jumps there (its items
+// are buttons to the keyboard, one tab stop among them). The trace comes from the
 // explorer's worker as the CLI's JSON (docs/trace-format.md). DOM text and attributes only.
 import { h, redraw } from './panels.js';
 import { ask } from './worker.js';
@@ -105,6 +106,9 @@ function picture(seq, now, onJump) {
   const n = seq.items.length;
   const lo = Math.max(0, Math.min(now - ROWS / 2, n - ROWS)), hi = Math.min(n, lo + ROWS);
   const y = (row) => (row - lo) * ROW_H + ROW_H / 2;
+  // The tab stop: the item the keyboard last reached if it is still drawn, else the one on screen.
+  const ids = seq.items.slice(lo, hi).map((it) => it.id);
+  const stop = ids.includes(st.focus) ? st.focus : seq.items[now]?.id;
   const width = LEFT + LANE_W * seq.lanes.length + 8, height = (hi - lo) * ROW_H + 8;
   const rows = [];
   let last = -1;
@@ -113,6 +117,11 @@ function picture(seq, now, onJump) {
     const here = it.id === now;
     const jump = () => onJump(String(it.id));
     const title = s('title', {}, `#${it.id} ${secs(it.time)} ${it.text}`);
+    // A button to the keyboard and to screen readers, named by what it is; one tab stop for all
+    // (see `keys`).
+    const between = it.from !== null && it.from !== undefined && it.to !== null && it.to !== undefined && it.from !== it.to
+      ? `, ${seq.lanes[it.from].label} to ${seq.lanes[it.to].label}` : '';
+    const button = { role: 'button', tabindex: it.id === stop ? '0' : '-1', 'aria-label': `${secs(it.time)} ${it.text}${between}${here ? ' (on screen)' : ''}` };
     const cls = `seq-item seq-${it.type}${here ? ' now' : ''}`;
     if (here) rows.push(s('rect', { class: 'seq-now', x: 0, y: y(i) - ROW_H / 2, width, height: ROW_H }));
     if (it.time !== last) rows.push(s('text', { class: 'seq-time', x: 6, y: y(i) + 4 }, secs(it.time)));
@@ -122,7 +131,7 @@ function picture(seq, now, onJump) {
       const [x1, x2] = [laneX(it.from), laneX(it.to)];
       const [y1, y2] = [y(Math.max(lo, Math.min(hi - 1, it.row))), y(Math.max(lo, Math.min(hi - 1, it.at)))];
       const dir = x2 > x1 ? 1 : -1;
-      g = s('g', { class: cls, 'data-event': it.id, 'data-testid': 'seq-arrow' },
+      g = s('g', { class: cls, 'data-event': it.id, 'data-testid': 'seq-arrow', ...button },
         s('line', { class: 'seq-hit', x1, y1, x2, y2 }),
         s('line', { x1, y1, x2: x2 - 6 * dir, y2 }),
         s('path', { d: `M${x2},${y2} l${-8 * dir},-4 l0,8 z` }),
@@ -135,11 +144,11 @@ function picture(seq, now, onJump) {
       const x = laneX(it.from);
       // Beside its lane, on the left of the last one: past it there is only the margin.
       const left = it.from === seq.lanes.length - 1;
-      g = s('g', { class: cls, 'data-event': it.id, 'data-testid': 'seq-mark' },
+      g = s('g', { class: cls, 'data-event': it.id, 'data-testid': 'seq-mark', ...button },
         s('circle', { cx: x, cy: y(i), r: 4 }),
         s('text', { x: left ? x - 8 : x + 8, y: y(i) + 4, 'text-anchor': left ? 'end' : 'start' }, cut(it.text, 17)), title);
     } else {
-      g = s('g', { class: cls, 'data-event': it.id, 'data-testid': 'seq-mark' },
+      g = s('g', { class: cls, 'data-event': it.id, 'data-testid': 'seq-mark', ...button },
         s('text', { x: LEFT + 4, y: y(i) + 4, class: 'seq-say' }, cut(it.text, 90)), title);
     }
     g.addEventListener('click', jump);
@@ -158,6 +167,26 @@ function picture(seq, now, onJump) {
   lines, rows);
   return [head, body];
 }
+
+/// The keyboard in the sequence: its items are one tab stop (a roving tabindex); Up and Down move
+/// to the previous and next item, Home and End to the first and last drawn, Enter and Space jump
+/// there as a click does. A handler of the box around the SVG: Chromium makes an SVG element with a
+/// key or focus listener a tab stop of its own.
+const keys = (onJump) => ({
+  onkeydown: (e) => {
+    const g = e.target.closest?.('.seq-item');
+    if (!g) return;
+    if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); st.focus = Number(g.dataset.event); onJump(g.dataset.event); return; }
+    const all = [...g.ownerSVGElement.querySelectorAll('.seq-item')], i = all.indexOf(g);
+    if (!(e.key in { ArrowDown: 1, ArrowUp: 1, Home: 1, End: 1 })) return;
+    e.preventDefault();
+    const to = { ArrowDown: all[i + 1], ArrowUp: all[i - 1], Home: all[0], End: all[all.length - 1] }[e.key];
+    if (!to) return;
+    for (const x of all) x.setAttribute('tabindex', x === to ? '0' : '-1');
+    st.focus = Number(to.dataset.event);
+    to.focus();
+  },
+});
 
 /// The sequence drawn as a standalone SVG file (its head above its rows): the page's rules for it
 /// inlined, colours resolved.
@@ -191,7 +220,8 @@ function save(svgs) {
   setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
 }
 
-const st = { open: true, script: null, seq: null, error: null, args: null };
+// `focus`: the event of the item the keyboard last reached (the sequence's tab stop).
+const st = { open: true, script: null, seq: null, error: null, args: null, focus: null };
 
 /// Draws the panel into `host`: the run of `script` (`events` long) with event `cursor - 1` on
 /// screen; `onToggle` closes it, `onJump(id)` moves the page to an event.
@@ -211,16 +241,19 @@ export function draw(host, script, cursor, events, onJump, onToggle) {
   else if (st.error) body = h('p', { class: 'fail' }, `The sequence could not be drawn: ${st.error}`);
   else if (!st.seq || st.script !== script) body = h('p', { class: 'hint', 'data-testid': 'sequence-loading' }, 'Running the scenario for the sequence view…');
   if (body) return redraw(host, head, h('div', { id: 'sequence-body' }, body));
+  // An item with the focus keeps it across the redraw (a jump from the keyboard redraws it all).
+  const focused = host.contains(document.activeElement) && document.activeElement.closest?.('.seq-item')?.dataset.event;
   const now = Math.max(0, cursor - 1);
   const [headSvg, svg] = picture(st.seq, now, onJump);
   const exportButton = h('button', { 'data-testid': 'sequence-export', onclick: () => save([host.querySelector('svg.sequence-head'), host.querySelector('svg.sequence')]) }, 'Export SVG');
-  const box = h('div', { class: 'sequence-scroll', 'data-testid': 'sequence-scroll', tabindex: '0', role: 'region', 'aria-label': 'Sequence view (scrolls)' });
+  const box = h('div', { class: 'sequence-scroll', 'data-testid': 'sequence-scroll', tabindex: '0', role: 'region', 'aria-label': 'Sequence view (scrolls)', ...keys(onJump) });
   redraw(host, head, h('div', { id: 'sequence-body' }, h('div', { class: 'sequence-bar' }, exportButton,
-    h('span', { class: 'hint' }, `event ${cursor} of ${st.seq.items.length}; click an arrow to go there`)), box));
+    h('span', { class: 'hint' }, `event ${cursor} of ${st.seq.items.length}; click an arrow, or Tab to it and press Enter, to go there`)), box));
   // The SVG is replaced whole (the page's `redraw` keeps HTML elements only), then the moment on
   // screen is scrolled into the middle of the box.
   const scroller = host.querySelector('.sequence-scroll');
   scroller.replaceChildren(headSvg, svg);
+  if (focused) (svg.querySelector(`.seq-item[data-event="${focused}"]`) || svg.querySelector('.seq-item[tabindex="0"]'))?.focus({ preventScroll: true });
   const mark = svg.querySelector('.seq-now');
   if (mark) scroller.scrollTop = Math.max(0, Number(mark.getAttribute('y')) + TOP - scroller.clientHeight / 2);
 }
