@@ -68,8 +68,15 @@ fn main() -> ExitCode {
     }
 }
 
+/// The workspace root: from the `CARGO_MANIFEST_DIR` cargo gives the command it runs (`cargo
+/// xtask`), else the one it was built in. Two checkouts that share a target directory share
+/// this binary, so the build-time path alone would send one checkout's command to the other's
+/// files.
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    manifest_dir
         .ancestors()
         .nth(2)
         .expect("crates/xtask is two levels down")
