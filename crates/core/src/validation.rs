@@ -81,6 +81,18 @@ pub fn dns_label_error(s: &str) -> Option<NameRule> {
     (!dns_pattern_ok(s, false)).then_some(NameRule::Label)
 }
 
+/// `IsValidLabelValue`: empty, or at most 63 characters of ASCII letters, digits, `-`, `_` and
+/// `.` that start and end with a letter or digit.
+pub fn label_value_ok(s: &str) -> bool {
+    let b = s.as_bytes();
+    let inner = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.');
+    b.is_empty()
+        || (b.len() <= crate::object::MAX_LABEL_VALUE_LEN
+            && b[0].is_ascii_alphanumeric()
+            && b[b.len() - 1].is_ascii_alphanumeric()
+            && b.iter().all(inner))
+}
+
 /// `generic.go` `maskTrailingDash`, byte for byte: a prefix of more than one byte that ends in
 /// `-` loses its last *two* bytes and gains an `a` (so a 254-byte prefix ending in `-` passes
 /// the 253 limit). Validation reads the masked prefix; the name drawn from it is the prefix.
@@ -330,5 +342,39 @@ mod tests {
             Some((NameField::Name, NameRule::Subdomain))
         );
         assert_eq!(object_name_error("a/b", Scope::Namespaced, false), None);
+    }
+
+    /// `validation_test.go` `TestIsValidLabelValue`'s rows.
+    #[test]
+    fn label_values_as_is_valid_label_value_reads_them() {
+        let long = "a".repeat(63);
+        let good = [
+            "simple",
+            "now-with-dashes",
+            "1-starts-with-num",
+            "end-with-num-1",
+            "1234",
+            long.as_str(),
+            "",
+            "Uppercase_Is_OK_123",
+            "dots.are.ok",
+        ];
+        for v in good {
+            assert!(label_value_ok(v), "{v}");
+        }
+        let bad = [
+            "nospecialchars%^=@",
+            "Tama-nui-te-rā.is.Māori.sun",
+            "\\backslashes\\are\\bad",
+            "-starts-with-dash",
+            "ends-with-dash-",
+            ".starts.with.dot",
+            "ends.with.dot.",
+            "a/b",
+        ];
+        for v in bad {
+            assert!(!label_value_ok(v), "{v} is refused");
+        }
+        assert!(!label_value_ok(&"a".repeat(64)));
     }
 }

@@ -16,12 +16,6 @@ pub(crate) fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || "-_.".contains(c)
 }
 
-/// A label value's characters (`validation.IsValidLabelValue`): ASCII letters, digits, `-`, `_`
-/// and `.`; every place that reads one checks it so (the timeline, selectors, `logic`).
-pub(crate) fn is_label_value_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || "-_.".contains(c)
-}
-
 /// A declared name starts with an ASCII letter, holds only `allowed` characters and is at most
 /// `MAX_NAME_CHARS` long.
 pub(crate) fn check_name(p: &Cursor, w: &Word, what: &str, allowed: fn(char) -> bool) -> R<()> {
@@ -144,13 +138,11 @@ pub fn object_name_error(full: &str, generate: bool) -> Option<String> {
 }
 
 /// A label value written as a literal in a `logic` block (`metadata.labels.app = "web"`), as
-/// `validation.IsValidLabelValue` reads it: at most `MAX_LABEL_VALUE_LEN` characters of ASCII
-/// letters, digits, `-`, `_` and `.` (the apiserver answers 422 otherwise).
+/// `validation.IsValidLabelValue` reads it (`listwatch_core::validation::label_value_ok`; the
+/// apiserver answers 422 otherwise).
 pub(crate) fn check_label_value(value: &str, err: impl FnOnce(String) -> Diagnostic) -> R<()> {
-    use listwatch_core::object::MAX_LABEL_VALUE_LEN;
-    if value.chars().count() > MAX_LABEL_VALUE_LEN || !value.chars().all(is_label_value_char) {
-        return Err(err(format!("`{value}` is not a valid label value"))
-            .help(format!("a label value is at most {MAX_LABEL_VALUE_LEN} ASCII letters, digits, `-`, `_` and `.`")));
+    if !listwatch_core::validation::label_value_ok(value) {
+        return Err(err(format!("`{value}` is not a valid label value")).help("a label value is empty or at most 63 ASCII letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit"));
     }
     Ok(())
 }

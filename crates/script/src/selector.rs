@@ -342,10 +342,10 @@ impl Parser<'_> {
                 ),
             ));
         }
-        if !value.chars().all(crate::name_rules::is_label_value_char) {
+        if !listwatch_core::validation::label_value_ok(value) {
             return Err(self
                 .err(i, format!("`{value}` is not a valid label value"))
-                .help("a label value is ASCII letters, digits, `-`, `_` and `.`"));
+                .help("a label value is empty or at most 63 ASCII letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit"));
         }
         Ok(())
     }

@@ -496,7 +496,7 @@ impl Etcd {
                 name,
                 expect_rv,
                 change,
-            } => self.decide_update(kind, name, expect_rv, change),
+            } => self.decide_update(kind, name, expect_rv, change, names),
             Write::Delete { kind, name, uid } => self.decide_delete(kind, name, uid, now_ms),
             Write::Event(e) => self.decide_event(e, names),
         }
@@ -598,6 +598,7 @@ impl Etcd {
         name: NameId,
         expect_rv: Rv,
         change: UpdateTo,
+        names: &Names,
     ) -> Result<Decision, Refusal> {
         let cur = self.stored(&(kind, name));
         let op = update_op(change, expect_rv, cur);
@@ -610,6 +611,9 @@ impl Etcd {
         // A field a controller writes counts against the object's bound as a user's does.
         if obj.body.data().entries() > crate::object::MAX_ENTRIES {
             return Err(refusal(op, kind, name, ApiError::TooManyEntries));
+        }
+        if !labels_valid(&obj, names) {
+            return Err(refusal(op, kind, name, ApiError::InvalidLabelValue));
         }
         self.decide_replace(obj, expect_rv, Some(op))
     }
@@ -630,6 +634,14 @@ impl Etcd {
                 WriteOp::Update
             };
             return Err(refusal(op, kind, name, ApiError::TooManyEntries));
+        }
+        if !labels_valid(&obj, names) {
+            let op = if verb == Verb::Create {
+                WriteOp::Create
+            } else {
+                WriteOp::Update
+            };
+            return Err(refusal(op, kind, name, ApiError::InvalidLabelValue));
         }
         match verb {
             Verb::Create => {
@@ -859,6 +871,13 @@ impl EtcdReader<'_> {
     pub fn kind_objects(&self, kind: KindId) -> Vec<Object> {
         self.of_kind(kind).collect()
     }
+}
+
+/// `objectmeta.go` `ValidateLabels` on every create and update: each label's value as
+/// `IsValidLabelValue` reads it (keys are the script's own, checked when it was read).
+fn labels_valid(obj: &Object, names: &Names) -> bool {
+    (obj.body.data().labels.iter())
+        .all(|&(_, v)| crate::validation::label_value_ok(names.resolve(v)))
 }
 
 #[cfg(test)]

@@ -198,6 +198,9 @@ pub enum ApiError {
         field: crate::validation::NameField,
         rule: crate::validation::NameRule,
     },
+    /// 422: a write whose labels hold a value `IsValidLabelValue` refuses (`ValidateLabels`),
+    /// one a reconcile computed (the script's own were checked when it was read).
+    InvalidLabelValue,
     /// 422: a streaming list to a server whose `WatchList` gate is off.
     WatchListForbidden,
     /// 422: a finalizer added to an object being deleted
@@ -254,6 +257,7 @@ impl ApiError {
             ApiError::TooManyRequests => 429,
             ApiError::NameTooLong
             | ApiError::InvalidName { .. }
+            | ApiError::InvalidLabelValue
             | ApiError::WatchListForbidden
             | ApiError::FinalizerWhileDeleting
             | ApiError::TooManyEntries => 422,
@@ -302,6 +306,7 @@ impl ApiError {
             ApiError::InvalidName { field, rule } => {
                 format!("{}: Invalid value: {}", field.as_str(), rule.as_str())
             }
+            ApiError::InvalidLabelValue => "metadata.labels: Invalid value: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character".into(),
             ApiError::FinalizerWhileDeleting => "metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted".into(),
             ApiError::TooManyEntries => format!("metadata: Too many: more than {} labels, annotations, fields, finalizers and owner references", crate::object::MAX_ENTRIES),
             // `ValidateListOptions` (apimachinery `metainternalversion/validation`).

@@ -37,6 +37,7 @@ pub(super) fn error_out(e: ApiError) -> ErrorOut {
         ApiError::ReconcileError => ("reconcile_error", None, None),
         ApiError::NameTooLong => ("name_too_long", None, None),
         ApiError::InvalidName { .. } => ("invalid_name", None, None),
+        ApiError::InvalidLabelValue => ("invalid_label_value", None, None),
         ApiError::ListCompacted => ("list_compacted", None, None),
         ApiError::WatchListForbidden => ("watch_list_forbidden", None, None),
         ApiError::FinalizerWhileDeleting => ("finalizer_while_deleting", None, None),

@@ -346,10 +346,10 @@ pub(super) fn check_value(p: &Cursor, w: &Word, value: &str, what: &str, max: us
             ),
         ));
     }
-    if what == "label" && !value.chars().all(crate::name_rules::is_label_value_char) {
+    if what == "label" && !listwatch_core::validation::label_value_ok(value) {
         return Err(p
             .err_at(w, format!("`{value}` is not a valid label value"))
-            .help("a label value is ASCII letters, digits, `-`, `_` and `.`"));
+            .help("a label value is empty or at most 63 ASCII letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit"));
     }
     if value.contains(['"', ',']) || value.chars().any(char::is_control) {
         return Err(p.err_at(

@@ -1827,6 +1827,55 @@ expect creates op ConfigMap == 1
     assert!(errors >= 1, "the reconcile returns the create's error");
 }
 
+/// A label value a reconcile computes meets `IsValidLabelValue` too (`objectmeta.go`
+/// `ValidateLabels`, on every create and update): an image reference copied into a label (its
+/// `/` and `:`) is a 422 the reconcile returns, and the object keeps its labels.
+#[test]
+fn a_label_value_computed_at_run_time_is_validated_as_the_apiserver_does() {
+    use crate::{events, reconciles};
+    let sim = run("
+kind Db
+controller op for Db
+  logic
+    get db = Db key
+    if db absent
+      done
+    if db.metadata.labels.image != db.spec.image
+      patch db metadata.labels.image = db.spec.image
+at 0s create Db web spec.image=registry.example/web:v1
+at 0s create Db api spec.image=v1
+run 3s
+");
+    let patched = events(&sim, |k| {
+        matches!(
+            k,
+            EventKind::Store(StoreEvent::Write {
+                op: WriteOp::Patch,
+                ..
+            })
+        )
+    })
+    .count();
+    assert_eq!(patched, 1, "api's valid label is written");
+    let refused = events(&sim, |k| {
+        matches!(
+            k,
+            EventKind::Store(StoreEvent::WriteFailed {
+                error: ApiError::InvalidLabelValue,
+                ..
+            })
+        )
+    })
+    .count();
+    assert!(refused >= 1, "the write of web's label is refused");
+    let errors = reconciles(&sim)
+        .into_iter()
+        .filter(|r| r.4 == ReconcileResult::Error(ApiError::InvalidLabelValue))
+        .count();
+    assert!(errors >= 1, "the reconcile returns the 422");
+    assert_eq!(ApiError::InvalidLabelValue.code(), 422);
+}
+
 /// A create's mistakes, each located at the word at fault; with the status subresource a
 /// create cannot set the status (apiextensions-apiserver `customresource/strategy.go`
 /// `PrepareForCreate`: "create cannot set status"), so the line that tries is refused.
