@@ -98,7 +98,7 @@ function factTable(runs, differences, divergence) {
   const [la, lb] = runs.map((r) => (r.title || '').split(':')[0]);
   return [
     h('h3', {}, `Facts that differ: ${differences.length}`),
-    differences.length ? h('div', { class: 'compare-facts-wrap' }, h('table', { class: 'compare-facts', 'data-testid': 'compare-facts' },
+    differences.length ? h('div', { class: 'compare-facts-wrap', tabindex: '0', role: 'region', 'aria-label': 'Facts that differ (scrolls)' }, h('table', { class: 'compare-facts', 'data-testid': 'compare-facts' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'fact'), h('th', { scope: 'col' }, la), h('th', { scope: 'col' }, lb))),
       h('tbody', {}, differences.map(([fact, va, vb]) => h('tr', { 'data-testid': 'compare-fact' }, h('td', {}, fact), h('td', {}, va), h('td', {}, vb))))))
       : h('p', { class: 'hint', 'data-testid': 'compare-facts' }, 'None: every fact is the same under both versions.'),

@@ -220,7 +220,8 @@ function search(job, running, budget, all, against, on) {
   if (!running) return;
   const report = ({ found, ...rest }) => ex.asked === job && ex.on(`${rest.kind === 'progress' ? 'progress' : 'done'}:${job}:${JSON.stringify(rest)}`, found ?? null);
   const script = ex.script;
-  (workers ||= import(new URL('worker.js', document.baseURI).href)).then((w) => {
+  // A failed load is not kept: the next search tries again.
+  (workers ||= import(new URL('worker.js', document.baseURI).href).catch((e) => { workers = null; throw e; })).then((w) => {
     if (ex.asked !== job) return;
     ex.search = w.ask('explore', { kind: 'explore', script, budget, all, controller: against }, { keep: true, onProgress: report });
     ex.search.answer.then(report, (e) => e.why !== 'cancelled' && report({ kind: 'error',
@@ -254,12 +255,13 @@ export function explore(host, budget, max, all, against, job, running, cancelled
   drawExplore(...ex.args);
 }
 
-// A time as format_ms writes it (`0s`, `250ms`, `5.001s`, `2m`).
-const TIME = /\b\d+(?:\.\d+)?(?:ms|s|m)\b/g;
+// A time as format_ms writes it (`0s`, `250ms`, `5.001s`, `2m`), standing as a word of its own:
+// not inside a name such as `Pod/web-1s` or `op-5m`.
+const TIME = /(?<=^|\s)\d+(?:\.\d+)?(?:ms|s|m)(?![\w./-])/g;
 /// The failures `[words, script]` grouped by their words with the times taken out (the same fault
 /// type against the same targets, at other moments), in the order each group was first found:
 /// `[key, first, ...rest]` each. An "all failures" search finds tens of these.
-const alike = (found) => {
+export const alike = (found) => {
   const groups = new Map();
   for (const f of found) {
     const k = f[0].replace(TIME, '…');

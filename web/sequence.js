@@ -115,7 +115,8 @@ function picture(seq, now, onJump) {
   for (let i = lo; i < hi; i++) {
     const it = seq.items[i];
     const here = it.id === now;
-    const jump = () => onJump(String(it.id));
+    // A click moves the one tab stop too, so Tab never finds two inside the picture.
+    const jump = () => { st.focus = it.id; onJump(String(it.id)); };
     const title = s('title', {}, `#${it.id} ${secs(it.time)} ${it.text}`);
     // A button to the keyboard and to screen readers, named by what it is; one tab stop for all
     // (see `keys`).
@@ -228,7 +229,8 @@ const st = { open: true, script: null, seq: null, error: null, args: null, focus
 export function draw(host, script, cursor, events, onJump, onToggle) {
   st.args = [host, script, cursor, events, onJump, onToggle];
   if (st.open && script !== st.script && events <= EVENTS_MAX) {
-    st.script = script; st.seq = null; st.error = null;
+    // A new run: the item the keyboard reached in the old one names nothing here.
+    st.script = script; st.seq = null; st.error = null; st.focus = null;
     traceOf(script).then((doc) => { if (st.script === script) { st.seq = read(doc); draw(...st.args); } },
       (e) => { if (st.script === script) { st.error = String(e.message || e); draw(...st.args); } });
   }
