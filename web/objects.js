@@ -63,7 +63,17 @@ function drawObjects() {
 /// Says, under each table wider than its box, that it scrolls sideways (as compare.js does under
 /// its lanes); measured after every draw and whenever the panel's width changes.
 function wide() {
-  if (!obj.sized) (obj.sized = new ResizeObserver(() => wide())).observe(obj.host);
+  // One observer, on the host drawn now (a new host is observed in the old one's place), acting
+  // only when the width moved: its own hints change the height.
+  if (obj.sized?.host !== obj.host) {
+    obj.sized?.observer.disconnect();
+    let width = -1;
+    const observer = new ResizeObserver(([e]) => {
+      if (e.contentRect.width !== width) { width = e.contentRect.width; wide(); }
+    });
+    observer.observe(obj.host);
+    obj.sized = { host: obj.host, observer };
+  }
   for (const box of obj.host.querySelectorAll('.table-scroll')) {
     const hint = box.nextElementSibling, name = box.parentElement.dataset;
     const over = box.scrollWidth > box.clientWidth + 1;

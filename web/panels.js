@@ -278,6 +278,9 @@ function drawExplore(host, budget, max, all, against, job, running, cancelled, r
   const pr = report ? JSON.parse(report) : running || cancelled ? NOTHING_YET : {};
   const active = pr.kind === 'progress', finished = pr.kind === 'done';
   const total = found.length + (pr.more || 0), n = (x) => x.toLocaleString('en');
+  // What the reader opened or closed is read off the page too: its toggle event comes a task
+  // later, after a report may have redrawn the panel.
+  for (const d of host.querySelectorAll('details.alike[data-like]')) d.open ? ex.open.add(d.dataset.like) : ex.open.delete(d.dataset.like);
   if (!found.length) ex.open.clear();
   redraw(host, h('div', { class: 'explore', 'data-testid': 'explore-panel' },
     h('h2', {}, 'Explore'),
@@ -303,7 +306,7 @@ function drawExplore(host, budget, max, all, against, job, running, cancelled, r
     found.length > 0 && h('div', { 'data-testid': 'explore-found' },
       h('p', { class: 'fail' }, `Found ${total === 1 ? 'a fault schedule' : `${total} fault schedules`} that break${total === 1 ? 's' : ''} it${finished ? '' : ' so far'}:`),
       h('ol', { class: 'failures' }, alike(found).map(([like, first, ...rest], g) => h('li', {}, failure(first, g === 0, on),
-        rest.length > 0 && h('details', { class: 'alike', 'data-testid': 'explore-alike', open: ex.open.has(like),
+        rest.length > 0 && h('details', { class: 'alike', 'data-testid': 'explore-alike', 'data-like': like, open: ex.open.has(like),
           ontoggle: (e) => e.target.open ? ex.open.add(like) : ex.open.delete(like) },
           h('summary', {}, `and ${rest.length} more like it`),
           h('ul', {}, rest.map((f) => h('li', {}, failure(f, false, on))))))))),
